@@ -1,0 +1,16 @@
+// Diagnoser role: turns the best kernel and its profile into a bottleneck query (Stage II).
+//
+//   (diagnose_atom, diagnosis_job) -> diagnosis_outcome
+#pragma once
+
+#include <memory>
+
+#include <caf/all.hpp>
+
+#include "agent/roles.hpp"
+
+namespace aopt::actors {
+
+caf::actor spawn_diagnoser(caf::actor_system& sys, std::shared_ptr<agent::diagnoser_policy> policy);
+
+}  // namespace aopt::actors

@@ -1,0 +1,203 @@
+#include "actors/episode.hpp"
+
+#include <chrono>
+#include <variant>
+
+#include "actors/messages.hpp"
+#include "agent/episode.hpp"
+
+namespace aopt::actors {
+namespace {
+
+struct episode_actor_state {
+  episode_context ctx;
+  std::unique_ptr<agent::episode_engine> engine;
+  caf::response_promise done;
+  static inline const char* name = "episode";
+};
+
+using episode_actor = caf::stateful_actor<episode_actor_state>;
+
+template <class... Fs>
+struct overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+overloaded(Fs...) -> overloaded<Fs...>;
+
+double now_seconds() {
+  static const auto start = std::chrono::steady_clock::now();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+agent::campaign_event make_event(const agent::episode_state& s, agent::campaign_event::kind type) {
+  agent::campaign_event e;
+  e.type = type;
+  e.campaign = s.campaign;
+  e.op = s.op_name;
+  e.round = s.round;
+  e.stage = s.stage;
+  e.candidates = s.candidates;
+  e.budget = s.config.budget;
+  e.baseline_us = s.baseline_us;
+  e.best_us = s.best_us;
+  e.status = to_string(s.phase);
+  e.timestamp_s = now_seconds();
+  return e;
+}
+
+void publish(episode_actor* self, const agent::campaign_event& e) {
+  if (self->state.ctx.events) self->state.ctx.events->publish(e);
+}
+
+void finish(episode_actor* self, const std::string& error) {
+  const agent::episode_state& s = self->state.engine->state();
+  publish(self, make_event(s, agent::campaign_event::kind::episode_finished));
+  self->state.done.deliver(episode_summary{s.op_name, nlohmann::json(s).dump(), error});
+  self->quit();
+}
+
+// Persists one transition; on failure the episode stops (it must not run ahead of its journal).
+bool persist(episode_actor* self, const std::optional<agent::candidate_record>& record,
+             const std::optional<agent::eval_cache_entry>& cache_entry) {
+  status st = self->state.ctx.journal->record(self->state.engine->state(), record, cache_entry);
+  if (!st.ok()) {
+    finish(self, "persisting " + self->state.engine->state().op_name + ": " + st.to_string());
+    return false;
+  }
+  if (record) {
+    agent::campaign_event e = make_event(self->state.engine->state(),
+                                         agent::campaign_event::kind::candidate_evaluated);
+    e.status = record->result.error_kind.empty() ? npu::to_string(record->result.status)
+                                                 : record->result.error_kind;
+    e.origin = record->origin;
+    e.accepted = record->accepted;
+    publish(self, e);
+  }
+  return true;
+}
+
+template <class T>
+result<T> from_error(const caf::error& e, const char* role) {
+  return internal_error(std::string(role) + " actor: " + caf::to_string(e));
+}
+
+void step(episode_actor* self);
+
+void continue_after(episode_actor* self, const std::optional<agent::candidate_record>& record) {
+  if (record && !persist(self, record, std::nullopt)) return;
+  step(self);
+}
+
+void step(episode_actor* self) {
+  episode_context& ctx = self->state.ctx;
+  agent::episode_engine& engine = *self->state.engine;
+  if (ctx.stop_requested && ctx.stop_requested->load()) return finish(self, "");
+  agent::episode_action action = engine.next();
+  std::visit(
+      overloaded{
+          [&](const agent::need_mutation& m) {
+            self->request(ctx.pipeline.mutator, caf::infinite, mutate_atom_v, make_local(m.request))
+                .then(
+                    [=](const mutation_outcome& o) {
+                      continue_after(self, self->state.engine->on_mutation(
+                                               *o.value, self->state.ctx.pipeline.mutator_policy));
+                    },
+                    [=](caf::error& e) {
+                      continue_after(self, self->state.engine->on_mutation(
+                                               from_error<agent::mutation_reply>(e, "mutator"),
+                                               self->state.ctx.pipeline.mutator_policy));
+                    });
+          },
+          [&](const agent::need_diagnosis& d) {
+            self->request(ctx.pipeline.diagnoser, caf::infinite, diagnose_atom_v,
+                          make_local(d.request))
+                .then(
+                    [=](const diagnosis_outcome& o) {
+                      continue_after(self, self->state.engine->on_diagnosis(*o.value));
+                    },
+                    [=](caf::error& e) {
+                      continue_after(self, self->state.engine->on_diagnosis(
+                                               from_error<agent::diagnosis>(e, "diagnoser")));
+                    });
+          },
+          [&](const agent::need_retrieval& r) {
+            self->request(ctx.pipeline.retriever, caf::infinite, retrieve_atom_v, make_local(r))
+                .then(
+                    [=](const retrieval_outcome& o) {
+                      self->state.engine->on_retrieval(*o.value);
+                      step(self);
+                    },
+                    [=](caf::error& e) {
+                      self->state.engine->on_retrieval(
+                          from_error<std::vector<agent::tuple_ref>>(e, "retriever"));
+                      step(self);
+                    });
+          },
+          [&](const agent::need_refinement& r) {
+            self->request(ctx.pipeline.refiner, caf::infinite, refine_atom_v, make_local(r.request))
+                .then(
+                    [=](const refinement_outcome& o) {
+                      continue_after(self, self->state.engine->on_refinement(
+                                               *o.value, self->state.ctx.pipeline.refiner_policy));
+                    },
+                    [=](caf::error& e) {
+                      continue_after(self,
+                                     self->state.engine->on_refinement(
+                                         from_error<std::vector<agent::kernel_candidate>>(e, "refiner"),
+                                         self->state.ctx.pipeline.refiner_policy));
+                    });
+          },
+          [&](const agent::need_evaluation& ev) {
+            evaluation_job job{ctx.state.campaign, ctx.op->dir.string(), ev.request.tiling,
+                               ev.request.kernel, ctx.op};
+            self->request(ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, std::move(job))
+                .then(
+                    [=](const evaluation_done& done) {
+                      npu::eval_result r;
+                      try {
+                        r = nlohmann::json::parse(done.result_json).get<npu::eval_result>();
+                      } catch (const nlohmann::json::exception& e) {
+                        r.status = npu::eval_status::infra_error;
+                        r.message = std::string("evaluation result unreadable: ") + e.what();
+                      }
+                      agent::candidate_record record = self->state.engine->on_evaluation(r);
+                      std::optional<agent::eval_cache_entry> entry;
+                      if (!r.from_cache && r.status != npu::eval_status::infra_error) {
+                        entry = agent::eval_cache_entry{done.cache_key, r};
+                      }
+                      if (persist(self, record, entry)) step(self);
+                    },
+                    [=](caf::error& e) {
+                      npu::eval_result r;
+                      r.status = npu::eval_status::infra_error;
+                      r.message = "evaluator actor: " + caf::to_string(e);
+                      agent::candidate_record record = self->state.engine->on_evaluation(r);
+                      if (persist(self, record, std::nullopt)) step(self);
+                    });
+          },
+          [&](const agent::episode_finished&) { finish(self, ""); },
+      },
+      action);
+}
+
+}  // namespace
+
+caf::actor spawn_episode(caf::actor_system& sys, episode_context context) {
+  return sys.spawn<caf::detached>(
+      [](episode_actor* self, episode_context ctx) -> caf::behavior {
+        self->state.ctx = std::move(ctx);
+        self->state.engine =
+            std::make_unique<agent::episode_engine>(*self->state.ctx.op, self->state.ctx.state);
+        return {[=](run_atom) {
+          self->state.done = self->make_response_promise();
+          publish(self, make_event(self->state.engine->state(),
+                                   agent::campaign_event::kind::episode_started));
+          step(self);
+          return self->state.done;
+        }};
+      },
+      std::move(context));
+}
+
+}  // namespace aopt::actors

@@ -1,0 +1,44 @@
+// Episode: runs Algorithm 1 for one operator. Drives an agent::episode_engine, sending each
+// need to the role actor that serves it and persisting every transition through the journal
+// before taking the next step. Spawned detached: journal writes are synchronous (WAL).
+//
+//   (run_atom) -> episode_summary   (answered when the episode is finished or stopped)
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include <caf/all.hpp>
+
+#include "agent/campaign_events.hpp"
+#include "agent/episode_journal.hpp"
+#include "agent/episode_state.hpp"
+#include "npu/op_spec.hpp"
+
+namespace aopt::actors {
+
+// Role actors by the need they serve (the pipeline, configured by name in the role registry).
+struct episode_pipeline {
+  caf::actor mutator;
+  caf::actor diagnoser;
+  caf::actor retriever;
+  caf::actor refiner;
+  caf::actor evaluator;
+  std::string mutator_policy;  // names recorded with each candidate
+  std::string refiner_policy;
+};
+
+struct episode_context {
+  std::shared_ptr<const npu::op_package> op;
+  agent::episode_state state;  // fresh or resumed
+  episode_pipeline pipeline;
+  std::shared_ptr<agent::episode_journal> journal;
+  std::shared_ptr<agent::event_sink> events;  // may be null
+  // Set to stop after the step in flight (its result is persisted first).
+  std::shared_ptr<const std::atomic<bool>> stop_requested;
+};
+
+caf::actor spawn_episode(caf::actor_system& sys, episode_context context);
+
+}  // namespace aopt::actors

@@ -1,0 +1,137 @@
+// Every message type the actors exchange, their `inspect` overloads and the CAF type-ID block,
+// kept in one header so that a move to CAF 0.18+/1.x (where `inspect` and typed signatures
+// change) is mechanical.
+//
+// Two kinds of payload:
+// * evaluation_job / evaluation_done may cross the network (remote evaluation workers): they
+//   are plain strings and numbers, fully inspected.
+// * local<T> carries a plain request or reply of the agent layer between actors of one process
+//   (it holds pointers, e.g. to the operator package); it is never serialised.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <caf/all.hpp>
+
+#include "agent/campaign_metrics.hpp"
+#include "agent/episode.hpp"
+#include "agent/roles.hpp"
+#include "npu/device.hpp"
+
+namespace aopt::actors {
+
+template <class T>
+struct local {
+  std::shared_ptr<const T> value;
+};
+
+template <class T>
+local<T> make_local(T value) {
+  return local<T>{std::make_shared<const T>(std::move(value))};
+}
+
+template <class Inspector, class T>
+typename Inspector::result_type inspect(Inspector& f, local<T>&) {
+  return f(caf::meta::type_name("local"));
+}
+
+// A request to evaluate (T, K) of the operator in `op_dir` (the package's op.json and
+// reference are read from there; T and K travel as text).
+struct evaluation_job {
+  std::string campaign;
+  std::string op_dir;
+  std::string tiling;
+  std::string kernel;
+  // Local fast path: the already loaded package (not serialised; remote workers load op_dir).
+  std::shared_ptr<const npu::op_package> op;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, evaluation_job& x) {
+  return f(caf::meta::type_name("evaluation_job"), x.campaign, x.op_dir, x.tiling, x.kernel);
+}
+
+struct evaluation_done {
+  std::string result_json;  // npu::eval_result as JSON
+  std::string cache_key;    // eval_cache key of this (profile, op, T, K)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, evaluation_done& x) {
+  return f(caf::meta::type_name("evaluation_done"), x.result_json, x.cache_key);
+}
+
+// What a finished episode reports to its campaign.
+struct episode_summary {
+  std::string op;
+  std::string state_json;  // agent::episode_state as JSON
+  std::string error;       // why the episode stopped early (persistence failed); empty if none
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, episode_summary& x) {
+  return f(caf::meta::type_name("episode_summary"), x.op, x.state_json, x.error);
+}
+
+struct campaign_summary {
+  std::vector<episode_summary> episodes;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, campaign_summary& x) {
+  return f(caf::meta::type_name("campaign_summary"), x.episodes);
+}
+
+using mutation_job = local<agent::mutation_request>;
+using mutation_outcome = local<result<agent::mutation_reply>>;
+using diagnosis_job = local<agent::diagnosis_request>;
+using diagnosis_outcome = local<result<agent::diagnosis>>;
+using retrieval_job = local<agent::need_retrieval>;
+using retrieval_outcome = local<result<std::vector<agent::tuple_ref>>>;
+using refinement_job = local<agent::refinement_request>;
+using refinement_outcome = local<result<std::vector<agent::kernel_candidate>>>;
+
+// Device-pool statistics, for tests and /metrics.
+struct pool_stats {
+  uint32_t slots = 0;
+  uint32_t in_flight = 0;
+  uint32_t max_in_flight = 0;
+  uint32_t queued = 0;
+  uint64_t evaluated = 0;
+  uint64_t cache_hits = 0;
+  double busy_seconds = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, pool_stats& x) {
+  return f(caf::meta::type_name("pool_stats"), x.slots, x.in_flight, x.max_in_flight, x.queued,
+           x.evaluated, x.cache_hits, x.busy_seconds);
+}
+
+}  // namespace aopt::actors
+
+CAF_BEGIN_TYPE_ID_BLOCK(aopt, caf::first_custom_type_id)
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::evaluation_job))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::evaluation_done))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::episode_summary))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::pool_stats))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::campaign_summary))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::mutation_job))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::mutation_outcome))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::diagnosis_job))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::diagnosis_outcome))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::retrieval_job))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::retrieval_outcome))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::refinement_job))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::refinement_outcome))
+  CAF_ADD_ATOM(aopt, aopt::actors, evaluate_atom, "evaluate")
+  CAF_ADD_ATOM(aopt, aopt::actors, mutate_atom, "mutate")
+  CAF_ADD_ATOM(aopt, aopt::actors, diagnose_atom, "diagnose")
+  CAF_ADD_ATOM(aopt, aopt::actors, retrieve_atom, "retrieve")
+  CAF_ADD_ATOM(aopt, aopt::actors, refine_atom, "refine")
+  CAF_ADD_ATOM(aopt, aopt::actors, run_atom, "run")
+  CAF_ADD_ATOM(aopt, aopt::actors, stats_atom, "stats")
+  CAF_ADD_ATOM(aopt, aopt::actors, slot_free_atom, "slotfree")
+  CAF_ADD_ATOM(aopt, aopt::actors, stop_atom, "stop")
+CAF_END_TYPE_ID_BLOCK(aopt)

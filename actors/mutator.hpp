@@ -1,0 +1,16 @@
+// Mutator role: proposes a tiling program T' for the current best pair (Stage I).
+//
+//   (mutate_atom, mutation_job) -> mutation_outcome
+#pragma once
+
+#include <memory>
+
+#include <caf/all.hpp>
+
+#include "agent/roles.hpp"
+
+namespace aopt::actors {
+
+caf::actor spawn_mutator(caf::actor_system& sys, std::shared_ptr<agent::mutator_policy> policy);
+
+}  // namespace aopt::actors

@@ -1,0 +1,13 @@
+#include "actors/refiner.hpp"
+
+#include "actors/detached_call.hpp"
+#include "actors/messages.hpp"
+
+namespace aopt::actors {
+
+caf::actor spawn_refiner(caf::actor_system& sys, std::shared_ptr<agent::refiner_policy> policy) {
+  return spawn_policy_actor<refine_atom, refinement_job, refinement_outcome>(
+      sys, [policy](const refinement_job& job) { return make_local(policy->refine(*job.value)); });
+}
+
+}  // namespace aopt::actors

@@ -1,0 +1,16 @@
+// Refiner role: candidate kernels K' for the best kernel, guided by retrieved tuples (Stage II).
+//
+//   (refine_atom, refinement_job) -> refinement_outcome
+#pragma once
+
+#include <memory>
+
+#include <caf/all.hpp>
+
+#include "agent/roles.hpp"
+
+namespace aopt::actors {
+
+caf::actor spawn_refiner(caf::actor_system& sys, std::shared_ptr<agent::refiner_policy> policy);
+
+}  // namespace aopt::actors

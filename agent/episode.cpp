@@ -1,0 +1,360 @@
+#include "agent/episode.hpp"
+
+#include <algorithm>
+
+#include "base/content_hash.hpp"
+
+namespace aopt::agent {
+namespace {
+
+constexpr size_t max_tiling_history = 50;
+
+std::string hash_pair(const std::string& tiling, const std::string& kernel) {
+  return content_hash({tiling, kernel});
+}
+
+std::string failure_key(const npu::eval_result& r) {
+  return r.error_kind.empty() ? npu::to_string(r.status) : r.error_kind;
+}
+
+}  // namespace
+
+episode_state initial_episode_state(const std::string& campaign, const npu::op_package& op,
+                                    const episode_config& config) {
+  episode_state s;
+  s.campaign = campaign;
+  s.op_name = op.spec.name;
+  s.op_dir = op.dir.string();
+  s.level = op.spec.level;
+  s.config = config;
+  s.baseline_tiling = op.host_source;
+  s.baseline_kernel = op.kernel_source;
+  return s;
+}
+
+episode_engine::episode_engine(const npu::op_package& op, episode_state state)
+    : op_(op), state_(std::move(state)) {}
+
+bool episode_engine::finished() const {
+  return state_.phase == episode_phase::done || state_.phase == episode_phase::failed;
+}
+
+uint32_t episode_engine::round_count() const {
+  return state_.config.strat == strategy::alternating ? state_.config.rounds : 1;
+}
+
+uint32_t episode_engine::stage_steps(int stage) const {
+  const episode_config& c = state_.config;
+  switch (c.strat) {
+    case strategy::alternating: return stage == 1 ? c.stage1_steps : c.stage2_steps;
+    case strategy::stage1: return stage == 1 ? c.budget : 0;
+    case strategy::stage2: return stage == 2 ? c.budget : 0;
+    case strategy::best_of_n: return c.budget;
+  }
+  return 0;
+}
+
+// best_of_n samples rewrite the baseline independently; the other strategies refine the best.
+const std::string& episode_engine::source_tiling() const {
+  return state_.config.strat == strategy::best_of_n ? state_.baseline_tiling : state_.best_tiling;
+}
+const std::string& episode_engine::source_kernel() const {
+  return state_.config.strat == strategy::best_of_n ? state_.baseline_kernel : state_.best_kernel;
+}
+const npu::eval_result& episode_engine::source_result() const { return state_.best_result; }
+
+episode_action episode_engine::next() const {
+  if (finished()) return episode_finished{};
+  if (state_.phase == episode_phase::baseline) {
+    return need_evaluation{{state_.baseline_tiling, state_.baseline_kernel, "baseline", "baseline", {}}};
+  }
+  if (pending_.evaluation) return need_evaluation{*pending_.evaluation};
+
+  const bool best_of_n = state_.config.strat == strategy::best_of_n;
+  if ((best_of_n && !pending_.mutated_tiling) || (!best_of_n && state_.stage == 1)) {
+    mutation_request m;
+    m.campaign = state_.campaign;
+    m.op = &op_;
+    m.tiling = source_tiling();
+    m.kernel = source_kernel();
+    m.best_latency_us = best_of_n ? state_.baseline_us : state_.best_us;
+    if (!best_of_n) m.policy_state = state_.mutator_state;
+    m.history = state_.tiling_history;
+    m.sample_index = state_.candidates;
+    return need_mutation{std::move(m)};
+  }
+  if (!pending_.diag) {
+    diagnosis_request d;
+    d.campaign = state_.campaign;
+    d.op = &op_;
+    d.kernel = source_kernel();
+    d.tiling = source_tiling();
+    d.result = source_result();
+    d.sample_index = state_.candidates;
+    return need_diagnosis{std::move(d)};
+  }
+  if (!pending_.tuples) return need_retrieval{*pending_.diag, state_.config.top_k};
+  refinement_request r;
+  r.campaign = state_.campaign;
+  r.op = &op_;
+  r.kernel = source_kernel();
+  r.tiling = source_tiling();
+  r.diag = *pending_.diag;
+  r.tuples = *pending_.tuples;
+  r.result = source_result();
+  r.sample_index = state_.candidates;
+  return need_refinement{std::move(r)};
+}
+
+std::optional<candidate_record> episode_engine::on_mutation(const result<mutation_reply>& reply,
+                                                            const std::string& policy) {
+  if (!reply.ok()) {
+    if (reply.error().code() == status_code::failed_precondition) {
+      end_stage();
+      return std::nullopt;
+    }
+    return failed_step("mutator", policy, reply.error());
+  }
+  pending_.policy = policy;
+  pending_.mutator_state = reply->policy_state;
+  if (state_.config.strat == strategy::best_of_n) {
+    pending_.mutated_tiling = reply->tiling;
+    if (pending_.kernels) compose_best_of_n();
+    return std::nullopt;
+  }
+  if (state_.tried.count(hash_pair(reply->tiling, state_.best_kernel)) != 0) {
+    return failed_step("mutator", policy,
+                       {status_code::already_exists, "proposed a tiling already evaluated"});
+  }
+  pending_.evaluation = evaluation_request{reply->tiling, state_.best_kernel, "mutator",
+                                           reply->origin, {}};
+  return std::nullopt;
+}
+
+std::optional<candidate_record> episode_engine::on_diagnosis(const result<diagnosis>& diag) {
+  if (!diag.ok()) return failed_step("diagnoser", "diagnoser", diag.error());
+  pending_.diag = *diag;
+  return std::nullopt;
+}
+
+void episode_engine::on_retrieval(const result<std::vector<tuple_ref>>& tuples) {
+  pending_.tuples = tuples.ok() ? *tuples : std::vector<tuple_ref>{};
+}
+
+std::optional<candidate_record> episode_engine::on_refinement(
+    const result<std::vector<kernel_candidate>>& candidates, const std::string& policy) {
+  if (!candidates.ok()) {
+    if (candidates.error().code() == status_code::failed_precondition) {
+      pending_.kernels = std::vector<kernel_candidate>{};
+      if (state_.config.strat == strategy::best_of_n) {
+        compose_best_of_n();
+      } else {
+        end_stage();
+      }
+      return std::nullopt;
+    }
+    return failed_step("refiner", policy, candidates.error());
+  }
+  pending_.refiner_policy = policy;
+  std::vector<kernel_candidate> untried;
+  for (const kernel_candidate& c : *candidates) {
+    if (state_.config.strat == strategy::best_of_n ||
+        state_.tried.count(hash_pair(state_.best_tiling, c.kernel)) == 0) {
+      untried.push_back(c);
+    }
+  }
+  pending_.kernels = std::move(untried);
+  if (state_.config.strat == strategy::best_of_n) {
+    if (pending_.mutated_tiling) compose_best_of_n();
+    return std::nullopt;
+  }
+  queue_next_kernel();
+  return std::nullopt;
+}
+
+// best_of_n pairs sample n's mutated tiling with the n-th refinement of the baseline kernel (the
+// baseline kernel itself when the refiner has nothing).
+void episode_engine::compose_best_of_n() {
+  const std::vector<kernel_candidate>& kernels = *pending_.kernels;
+  evaluation_request e{*pending_.mutated_tiling, state_.baseline_kernel, "best_of_n", "sample", {}};
+  if (!kernels.empty()) {
+    const kernel_candidate& k = kernels[state_.candidates % kernels.size()];
+    e.kernel = k.kernel;
+    e.origin = "sample+" + k.origin;
+    e.tuple_ids = k.tuple_ids;
+  }
+  pending_.evaluation = std::move(e);
+}
+
+void episode_engine::queue_next_kernel() {
+  std::vector<kernel_candidate>& kernels = *pending_.kernels;
+  if (kernels.empty()) {
+    end_stage();
+    return;
+  }
+  kernel_candidate next = std::move(kernels.front());
+  kernels.erase(kernels.begin());
+  pending_.policy = pending_.refiner_policy;
+  pending_.evaluation =
+      evaluation_request{state_.best_tiling, std::move(next.kernel), "refiner",
+                         std::move(next.origin), std::move(next.tuple_ids)};
+}
+
+candidate_record episode_engine::make_record(const evaluation_request& request,
+                                             const npu::eval_result& result) {
+  candidate_record c;
+  c.seq = state_.next_seq++;
+  c.round = state_.round;
+  c.stage = request.role == "baseline" ? 0 : state_.stage;
+  c.role = request.role;
+  c.policy = pending_.policy;
+  c.origin = request.origin;
+  c.tuple_ids = request.tuple_ids;
+  c.parent_seq = state_.best_seq;
+  c.tiling = request.tiling;
+  c.kernel = request.kernel;
+  c.result = result;
+  return c;
+}
+
+candidate_record episode_engine::failed_step(const std::string& role, const std::string& policy,
+                                             const status& reason) {
+  npu::eval_result r;
+  r.status = npu::eval_status::infra_error;
+  r.error_kind = "policy_failure";
+  r.message = role + " (" + policy + "): " + reason.to_string();
+  pending_.policy = policy;
+  candidate_record c = make_record({source_tiling(), source_kernel(), role, "failed", {}}, r);
+  state_.failures["policy_failure"]++;
+  state_.trajectory.push_back({state_.candidates + 1, state_.best_us, state_.stage});
+  c.best_after_us = state_.best_us;
+  pending_ = pending{};
+  advance_after_step();
+  return c;
+}
+
+candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
+  if (state_.phase == episode_phase::baseline) {
+    evaluation_request baseline{state_.baseline_tiling, state_.baseline_kernel, "baseline",
+                                "baseline", {}};
+    pending_.policy = "baseline";
+    candidate_record c = make_record(baseline, result);
+    state_.tried.insert(hash_pair(state_.baseline_tiling, state_.baseline_kernel));
+    if (!result.ok()) {
+      state_.phase = episode_phase::failed;
+      state_.failure = "baseline " + std::string(npu::to_string(result.status)) + ": " +
+                       result.message;
+      return c;
+    }
+    c.accepted = true;
+    state_.baseline_us = state_.best_us = c.best_after_us = result.latency_us;
+    state_.best_tiling = state_.baseline_tiling;
+    state_.best_kernel = state_.baseline_kernel;
+    state_.best_seq = static_cast<int64_t>(c.seq);
+    state_.best_result = result;
+    state_.trajectory.push_back({0, result.latency_us, 0});
+    state_.phase = episode_phase::running;
+    if (state_.config.budget == 0) {
+      state_.phase = episode_phase::done;
+    } else {
+      skip_empty_stages();
+    }
+    return c;
+  }
+
+  const evaluation_request request = *pending_.evaluation;
+  candidate_record c = make_record(request, result);
+  state_.tried.insert(hash_pair(request.tiling, request.kernel));
+  const bool faster = result.ok() && result.latency_us < state_.best_us;
+  if (!result.ok()) state_.failures[failure_key(result)]++;
+  if (faster) {
+    c.accepted = true;
+    state_.best_tiling = request.tiling;
+    state_.best_kernel = request.kernel;
+    state_.best_us = result.latency_us;
+    state_.best_seq = static_cast<int64_t>(c.seq);
+    state_.best_result = result;
+    state_.accepted_by_origin[request.role == "mutator" ? "mutator" : request.origin]++;
+  }
+  c.best_after_us = state_.best_us;
+  if (pending_.mutator_state) state_.mutator_state = *pending_.mutator_state;
+  if (request.role != "refiner") {
+    state_.tiling_history.push_back(
+        {request.tiling,
+         result.ok() ? std::optional<double>(result.latency_us) : std::nullopt,
+         result.ok() ? request.origin : failure_key(result)});
+    if (state_.tiling_history.size() > max_tiling_history) {
+      state_.tiling_history.erase(state_.tiling_history.begin());
+    }
+  }
+  state_.trajectory.push_back({state_.candidates + 1, state_.best_us, state_.stage});
+
+  pending_.evaluation.reset();
+  pending_.mutator_state.reset();
+  pending_.mutated_tiling.reset();
+  if (state_.config.strat == strategy::stage1 || state_.stage == 1 ||
+      state_.config.strat == strategy::best_of_n) {
+    if (state_.config.strat != strategy::best_of_n) pending_ = pending{};
+    advance_after_step();
+    return c;
+  }
+  // Stage II: a new best needs a new diagnosis; otherwise try the next candidate of the list.
+  const int stage_before = state_.stage;
+  const uint32_t round_before = state_.round;
+  if (faster) pending_ = pending{};
+  advance_after_step();
+  if (!finished() && state_.stage == stage_before && state_.round == round_before &&
+      pending_.kernels) {
+    queue_next_kernel();
+  }
+  return c;
+}
+
+void episode_engine::advance_after_step() {
+  state_.candidates++;
+  state_.step_in_stage++;
+  if (state_.candidates >= state_.config.budget) {
+    state_.phase = episode_phase::done;
+    return;
+  }
+  if (state_.step_in_stage >= stage_steps(state_.stage)) end_stage();
+}
+
+void episode_engine::end_stage() {
+  const bool best_of_n = state_.config.strat == strategy::best_of_n;
+  pending_ = pending{};
+  state_.step_in_stage = 0;
+  if (best_of_n) {
+    state_.phase = episode_phase::done;
+    return;
+  }
+  if (state_.stage == 1) {
+    state_.stage = 2;
+  } else {
+    state_.stage = 1;
+    state_.round++;
+  }
+  if (state_.round >= round_count()) {
+    state_.phase = episode_phase::done;
+    return;
+  }
+  skip_empty_stages();
+}
+
+void episode_engine::skip_empty_stages() {
+  if (state_.config.strat == strategy::best_of_n) return;
+  if (stage_steps(1) == 0 && stage_steps(2) == 0) {
+    state_.phase = episode_phase::done;
+    return;
+  }
+  while (state_.phase == episode_phase::running && stage_steps(state_.stage) == 0) {
+    if (state_.stage == 1) {
+      state_.stage = 2;
+    } else {
+      state_.stage = 1;
+      if (++state_.round >= round_count()) state_.phase = episode_phase::done;
+    }
+  }
+}
+
+}  // namespace aopt::agent

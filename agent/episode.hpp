@@ -1,0 +1,118 @@
+// Algorithm 1 of the paper for one operator, as a resumable state machine.
+//
+// The engine never calls a policy or a device itself: next() says what it needs (a mutation,
+// a diagnosis, a retrieval, a refinement or an evaluation), the caller obtains it (an actor
+// pipeline, or a plain loop in tests) and hands it back with the matching on_*() call. Only
+// on_evaluation() changes the persisted state; it returns the candidate record that must be
+// written together with state() in one atomic transition. Everything between two evaluations
+// is recomputed deterministically after a restart.
+//
+//   best = (T0, K0)
+//   for r in 1..R:
+//     Stage I  (U steps): T' = Mutate(T*, K*); keep if ok and faster than best
+//     Stage II (S steps): q = Diagnose(K*); M = Retrieve(q, k); K' = Refine(K*, M, T*); keep ...
+//
+// Infeasible candidates (any status but ok) are discarded. A stage whose policy has nothing to
+// propose ends early without spending budget. Thread-compatible: one thread at a time.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "agent/episode_state.hpp"
+#include "agent/roles.hpp"
+#include "npu/op_spec.hpp"
+
+namespace aopt::agent {
+
+struct evaluation_request {
+  std::string tiling;
+  std::string kernel;
+  std::string role;
+  std::string origin;
+  std::vector<std::string> tuple_ids;
+};
+
+struct need_mutation {
+  mutation_request request;
+};
+struct need_diagnosis {
+  diagnosis_request request;
+};
+struct need_retrieval {
+  diagnosis query;
+  uint32_t top_k = 3;
+};
+struct need_refinement {
+  refinement_request request;
+};
+struct need_evaluation {
+  evaluation_request request;
+};
+struct episode_finished {};
+
+using episode_action = std::variant<need_mutation, need_diagnosis, need_retrieval,
+                                    need_refinement, need_evaluation, episode_finished>;
+
+// Returns a fresh state for `op` under `config` (phase baseline).
+episode_state initial_episode_state(const std::string& campaign, const npu::op_package& op,
+                                    const episode_config& config);
+
+class episode_engine {
+ public:
+  // `op` must outlive the engine.
+  episode_engine(const npu::op_package& op, episode_state state);
+
+  episode_action next() const;
+
+  // A policy that fails (an unreachable endpoint, a malformed answer) costs the step: the
+  // on_*() call then returns the failed candidate's record, to persist like an evaluation's.
+  // A policy answering failed_precondition has nothing to propose: the stage ends, free.
+  std::optional<candidate_record> on_mutation(const result<mutation_reply>& reply,
+                                              const std::string& policy);
+  std::optional<candidate_record> on_diagnosis(const result<diagnosis>& diag);
+  // A failed retrieval degrades to refinement without tuples.
+  void on_retrieval(const result<std::vector<tuple_ref>>& tuples);
+  std::optional<candidate_record> on_refinement(
+      const result<std::vector<kernel_candidate>>& candidates, const std::string& policy);
+  // Records the outcome of the evaluation next() asked for and advances the algorithm.
+  candidate_record on_evaluation(const npu::eval_result& result);
+
+  const episode_state& state() const { return state_; }
+  bool finished() const;
+
+ private:
+  // Transient between two evaluations; derived again after a restart.
+  struct pending {
+    std::optional<evaluation_request> evaluation;
+    std::string policy;
+    std::optional<nlohmann::json> mutator_state;
+    std::optional<std::string> mutated_tiling;  // best_of_n: T' waiting for its K'
+    std::optional<diagnosis> diag;
+    std::optional<std::vector<tuple_ref>> tuples;
+    std::optional<std::vector<kernel_candidate>> kernels;  // untried, best first
+    std::string refiner_policy;
+  };
+
+  uint32_t stage_steps(int stage) const;
+  uint32_t round_count() const;
+  const std::string& source_tiling() const;
+  const std::string& source_kernel() const;
+  const npu::eval_result& source_result() const;
+  void advance_after_step();
+  void end_stage();
+  void skip_empty_stages();
+  void queue_next_kernel();
+  void compose_best_of_n();
+  candidate_record failed_step(const std::string& role, const std::string& policy,
+                               const status& reason);
+  candidate_record make_record(const evaluation_request& request, const npu::eval_result& result);
+
+  const npu::op_package& op_;
+  episode_state state_;
+  pending pending_;
+};
+
+}  // namespace aopt::agent

@@ -1,0 +1,101 @@
+// The persisted state of one operator's episode (Algorithm 1) and of each candidate it tried.
+//
+// Both are stored as JSON in RocksDB (episodes and candidates column families): do not rename
+// JSON keys or enum strings without a storage migration.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/roles.hpp"
+#include "base/status.hpp"
+#include "npu/eval_result.hpp"
+
+namespace aopt::agent {
+
+// How the evaluation budget is spent (DESIGN §9). Every strategy counts one candidate as one
+// unit of budget.
+enum class strategy { alternating, stage1, stage2, best_of_n };
+const char* to_string(strategy s);
+bool parse_strategy(const std::string& text, strategy& out);
+
+struct episode_config {
+  strategy strat = strategy::alternating;
+  uint32_t budget = 40;        // candidates per operator, the baseline evaluation excluded
+  uint32_t rounds = 4;         // R
+  uint32_t stage1_steps = 5;   // U per round
+  uint32_t stage2_steps = 5;   // S per round
+  uint32_t top_k = 3;          // tuples retrieved per diagnosis
+  uint64_t seed = 1;
+};
+
+enum class episode_phase { baseline, running, done, failed };
+const char* to_string(episode_phase p);
+
+// One point of the best-latency trajectory (the paper's Fig. 4).
+struct trajectory_point {
+  uint32_t evaluation = 0;  // candidates evaluated so far (0 = baseline)
+  double best_us = 0;
+  int stage = 0;            // stage of the candidate (0 = baseline)
+};
+
+struct episode_state {
+  std::string campaign;
+  std::string op_name;
+  std::string op_dir;
+  int level = 1;
+  episode_config config;
+  episode_phase phase = episode_phase::baseline;
+  std::string failure;  // why the baseline failed
+
+  uint32_t round = 0;          // 0-based
+  int stage = 1;               // 1 = tiling, 2 = kernel
+  uint32_t step_in_stage = 0;
+  uint32_t candidates = 0;     // budget used
+  uint64_t next_seq = 0;
+
+  std::string baseline_tiling, baseline_kernel;
+  double baseline_us = 0;
+  std::string best_tiling, best_kernel;
+  double best_us = 0;
+  int64_t best_seq = -1;
+  npu::eval_result best_result;
+
+  nlohmann::json mutator_state;           // owned by the mutator policy
+  std::vector<tiling_trial> tiling_history;  // most recent last, bounded
+  std::set<std::string> tried;             // content hashes of (T, K) pairs tried
+  std::map<std::string, uint32_t> failures;  // by status or error kind
+  std::vector<trajectory_point> trajectory;
+  std::map<std::string, uint32_t> accepted_by_origin;  // which roles/tuples produced speedups
+};
+
+void to_json(nlohmann::json& j, const episode_state& s);
+result<episode_state> episode_state_from_json(const nlohmann::json& j);
+
+// What the episode tried, persisted with the episode transition that followed it.
+struct candidate_record {
+  uint64_t seq = 0;
+  uint32_t round = 0;
+  int stage = 0;           // 0 = baseline
+  std::string role;        // "baseline", "mutator", "refiner", "best_of_n"
+  std::string policy;      // e.g. "heuristic-mutator", "llm"
+  std::string origin;
+  std::vector<std::string> tuple_ids;
+  int64_t parent_seq = -1;  // the best candidate it was derived from
+  std::string tiling;
+  std::string kernel;
+  npu::eval_result result;
+  bool accepted = false;
+  double best_after_us = 0;
+};
+
+void to_json(nlohmann::json& j, const candidate_record& c);
+result<candidate_record> candidate_record_from_json(const nlohmann::json& j);
+
+}  // namespace aopt::agent

@@ -1,0 +1,31 @@
+// A named, rule-based text transformation of an AscendC kernel, the unit of the heuristic
+// rewind (de-optimization) and refinement (optimization) libraries. A rule keeps the kernel
+// correct by construction where it can; whatever it cannot promise (UB capacity after a
+// change of buffer counts, hazards the text does not show) the evaluation checks, and a
+// candidate that fails is discarded.
+//
+// Thread-safety: rules are immutable; applies/apply are reentrant.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/status.hpp"
+
+namespace aopt::agent {
+
+struct kernel_rule {
+  std::string name;         // stable id, e.g. "double_to_single_buffer"
+  std::string category;     // pipelining, synchronization, vectorization, memory, tiling, fusion
+  std::string title;        // the optimization the rule's pair teaches, as a tuple title
+  std::string description;  // what the fast kernel does and why it is faster
+  std::string bottleneck;   // the slow kernel's symptom, in the diagnoser's vocabulary
+  std::vector<std::string> tags;  // diagnoser tags of that symptom
+  std::string counterpart;  // the rule of the other library that undoes this one
+  std::function<bool(const std::string& kernel)> applies;
+  // The transformed kernel; failed_precondition when the rule does not apply.
+  std::function<result<std::string>(const std::string& kernel)> apply;
+};
+
+}  // namespace aopt::agent

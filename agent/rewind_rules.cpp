@@ -1,0 +1,341 @@
+#include "agent/rewind_rules.hpp"
+
+#include <algorithm>
+#include <map>
+#include <regex>
+
+#include "agent/bottleneck_phrases.hpp"
+#include "agent/kernel_edits.hpp"
+#include "agent/kernel_facts.hpp"
+#include "agent/kernel_rule_support.hpp"
+#include "agent/tiling_names.hpp"
+
+namespace aopt::agent {
+
+namespace {
+
+using edits_fn = std::vector<text_edit> (*)(const kernel_facts&);
+
+// A rule whose applies/apply come from one function computing its edits.
+kernel_rule make_rule(kernel_rule r, edits_fn fn) {
+  r.applies = [fn](const std::string& kernel) { return !fn(kernel_facts(kernel)).empty(); };
+  std::string name = r.name;
+  r.apply = [fn, name](const std::string& kernel) -> result<std::string> {
+    kernel_facts facts(kernel);
+    std::vector<text_edit> edits = fn(facts);
+    if (edits.empty()) return failed_precondition("rewind rule " + name + " does not apply");
+    return apply_edits(kernel, std::move(edits));
+  };
+  return r;
+}
+
+// double_to_single_buffer -----------------------------------------------------------------
+
+std::vector<text_edit> single_buffer_edits(const kernel_facts& f) {
+  std::vector<text_edit> edits;
+  const std::string& masked = f.masked();
+  for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
+    if (call.arguments.size() != 3 || f.is_tbuf(operand_base(call.arguments[0]))) continue;
+    if (call.arguments[1] == "1") continue;
+    edits.push_back({call.argument_ranges[1], "1"});
+  }
+  for (const int_constant& c : find_int_constants(masked)) {
+    if (classify_tiling_name(c.name) == tiling_role::buffer_num && c.value > 1) {
+      edits.push_back({c.literal, "1"});
+    }
+  }
+  return edits;
+}
+
+// add_full_barriers -------------------------------------------------------------------------
+
+std::vector<text_edit> full_barrier_edits(const kernel_facts& f) {
+  const std::string& masked = f.masked();
+  std::optional<text_range> process = find_function_body(masked, "Process");
+  if (!process) return {};
+  for (const loop_range& loop : find_loops(masked, *process)) {
+    if (masked.substr(loop.body.begin, loop.body.end - loop.body.begin).find("PIPE_ALL") !=
+        std::string::npos) {
+      continue;
+    }
+    std::vector<text_edit> edits;
+    for (const text_range& s : split_statements(masked, loop.body)) {
+      if (!is_stage_call(f, s)) continue;
+      std::optional<text_range> lines = own_lines(masked, s);
+      if (!lines) continue;
+      edits.push_back({{lines->end, lines->end},
+                       "\n" + line_indent(f.text(), lines->begin) + "PipeBarrier<PIPE_ALL>();"});
+    }
+    if (edits.size() >= 2) return edits;
+  }
+  return {};
+}
+
+// vector_to_scalar ----------------------------------------------------------------------------
+
+std::vector<text_edit> scalar_loop_edits(const kernel_facts& f) {
+  const std::string& masked = f.masked();
+  static const std::regex identifier(R"(^[A-Za-z_]\w*$)");
+  struct candidate {
+    call_site call;
+    std::string api;
+  };
+  std::vector<candidate> calls;
+  for (const auto& [api, op] : elementwise_apis()) {
+    (void)op;
+    for (call_site& c : find_calls(f.text(), masked, api, {0, masked.size()})) {
+      calls.push_back({std::move(c), api});
+    }
+  }
+  std::sort(calls.begin(), calls.end(), [](const candidate& a, const candidate& b) {
+    return a.call.name_begin < b.call.name_begin;
+  });
+  for (const candidate& c : calls) {
+    const std::vector<std::string>& args = c.call.arguments;
+    if (args.size() != 4) continue;
+    const elementwise_op& op = elementwise_apis().at(c.api);
+    bool operands_ok = std::regex_match(args[0], identifier) && std::regex_match(args[1], identifier) &&
+                       (op.scalar_operand || std::regex_match(args[2], identifier));
+    if (!operands_ok) continue;
+    std::optional<std::string> type = f.element_type(args[0]);
+    if (!type || f.is_global(args[0]) || f.is_global(args[1])) continue;
+    std::optional<std::string> compute = compute_type(*type);
+    if (!compute || (op.symbol == "/" && *compute != "float")) continue;
+    if (c.call.name_begin > 0 && (masked[c.call.name_begin - 1] == '.')) continue;
+    std::optional<text_range> stmt = call_statement(masked, c.call.name_begin, c.call.parens);
+    if (!stmt) continue;
+    std::optional<text_range> lines = own_lines(masked, *stmt);
+    if (!lines) continue;
+    std::string i = fresh_identifier(f.text(), "aoptIdx");
+    std::string lhs = "static_cast<" + *compute + ">(" + args[1] + ".GetValue(" + i + "))";
+    std::string rhs = op.scalar_operand
+                          ? "static_cast<" + *compute + ">(" + args[2] + ")"
+                          : "static_cast<" + *compute + ">(" + args[2] + ".GetValue(" + i + "))";
+    std::vector<std::string> body;
+    if (op.symbol == "max" || op.symbol == "min") {
+      std::string x = fresh_identifier(f.text(), "aoptLhs");
+      std::string y = fresh_identifier(f.text(), "aoptRhs");
+      body = {*compute + " " + x + " = " + lhs + ";", *compute + " " + y + " = " + rhs + ";",
+              args[0] + ".SetValue(" + i + ", static_cast<" + *type + ">(" + x +
+                  (op.symbol == "max" ? " > " : " < ") + y + " ? " + x + " : " + y + "));"};
+    } else {
+      body = {args[0] + ".SetValue(" + i + ", static_cast<" + *type + ">(" + lhs + " " + op.symbol +
+              " " + rhs + "));"};
+    }
+    std::vector<std::string> out = {"PipeBarrier<PIPE_ALL>();",
+                                    "for (uint32_t " + i + " = 0; " + i + " < static_cast<uint32_t>(" +
+                                        args[3] + "); " + i + "++) {"};
+    for (const std::string& b : body) out.push_back(kIndentUnit + b);
+    out.push_back("}");
+    out.push_back("PipeBarrier<PIPE_ALL>();");
+    return {{*lines, indented(out, line_indent(f.text(), lines->begin))}};
+  }
+  return {};
+}
+
+// chunked_copies ------------------------------------------------------------------------------
+
+std::vector<text_edit> chunked_copy_edits(const kernel_facts& f) {
+  const std::string& masked = f.masked();
+  std::vector<text_edit> edits;
+  std::string offset = fresh_identifier(f.text(), "aoptOffset");
+  for (const call_site& call : find_calls(f.text(), masked, "DataCopy", {0, masked.size()})) {
+    if (call.arguments.size() != 3) continue;
+    const std::string dst = operand_base(call.arguments[0]);
+    const std::string src = operand_base(call.arguments[1]);
+    if (dst.empty() || src.empty()) continue;
+    const std::string& local = f.is_global(dst) ? src : dst;
+    if (f.is_global(local)) continue;
+    std::optional<std::string> type = f.element_type(local);
+    if (!type) continue;
+    std::optional<std::string> shifted_dst = shifted_operand(call.arguments[0], offset);
+    std::optional<std::string> shifted_src = shifted_operand(call.arguments[1], offset);
+    if (!shifted_dst || !shifted_src) continue;
+    std::optional<text_range> stmt = call_statement(masked, call.name_begin, call.parens);
+    if (!stmt) continue;
+    std::optional<text_range> lines = own_lines(masked, *stmt);
+    if (!lines) continue;
+    std::string chunk = "static_cast<uint32_t>(" + std::to_string(kChunkBytes) + " / sizeof(" + *type + "))";
+    std::string count = "static_cast<uint32_t>(" + call.arguments[2] + ")";
+    std::vector<std::string> out = {
+        "for (uint32_t " + offset + " = 0; " + offset + " < " + count + "; " + offset + " += " + chunk + ") {",
+        std::string(kIndentUnit) + "DataCopy(" + *shifted_dst + ", " + *shifted_src + ", " + count + " - " +
+            offset + " < " + chunk + " ? " + count + " - " + offset + " : " + chunk + ");",
+        "}"};
+    edits.push_back({*lines, indented(out, line_indent(f.text(), lines->begin))});
+  }
+  return edits;
+}
+
+// small_tile ------------------------------------------------------------------------------------
+
+std::vector<text_edit> small_tile_edits(const kernel_facts& f) {
+  const std::string& masked = f.masked();
+  for (const int_constant& c : find_int_constants(masked)) {
+    if (classify_tiling_name(c.name) != tiling_role::tile_size || c.value < 128) continue;
+    int64_t smaller = std::max<int64_t>(64, c.value / 4 / 64 * 64);
+    if (smaller < c.value) return {{c.literal, std::to_string(smaller)}};
+  }
+  static const std::regex assignment(R"(this\s*->\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*;)");
+  for (auto it = std::sregex_iterator(masked.begin(), masked.end(), assignment);
+       it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    std::string member = m[1];
+    std::string value = m[2];
+    text_range rhs{static_cast<size_t>(m.position(2)), static_cast<size_t>(m.position(2) + m.length(2))};
+    if (classify_tiling_name(member) == tiling_role::tile_size) {
+      return {{rhs, "(" + value + " >= 256 ? " + value + " / 256 * 64 : " + value + ")"}};
+    }
+    if (is_rows_per_tile(member)) {
+      return {{rhs, "(" + value + " >= 4 ? " + value + " / 4 : " + value + ")"}};
+    }
+  }
+  return {};
+}
+
+// flags_to_full_barriers ------------------------------------------------------------------------
+
+std::vector<text_edit> flag_barrier_edits(const kernel_facts& f) {
+  const std::string& masked = f.masked();
+  std::vector<call_site> sets = find_calls(f.text(), masked, "SetFlag", {0, masked.size()});
+  std::vector<call_site> waits = find_calls(f.text(), masked, "WaitFlag", {0, masked.size()});
+  if (sets.empty() || waits.empty()) return {};
+  std::vector<text_edit> edits;
+  for (const call_site& w : waits) {
+    std::optional<text_range> stmt = call_statement(masked, w.name_begin, w.parens);
+    if (!stmt) return {};
+    edits.push_back({*stmt, "PipeBarrier<PIPE_ALL>();"});
+  }
+  for (const call_site& s : sets) {
+    std::optional<text_range> stmt = call_statement(masked, s.name_begin, s.parens);
+    if (!stmt) return {};
+    std::optional<text_range> lines = own_lines(masked, *stmt);
+    if (lines && lines->end < masked.size()) {
+      edits.push_back({{lines->begin, lines->end + 1}, ""});
+    } else {
+      edits.push_back({*stmt, ""});
+    }
+  }
+  // Event ids fetched only for the removed flags would be unused variables.
+  std::string after = apply_edits(f.text(), edits);
+  std::string after_masked = mask_comments_and_strings(after);
+  static const std::regex event_decl(R"(event_t\s+([A-Za-z_]\w*)\s*=[^;]*;)");
+  for (auto it = std::sregex_iterator(masked.begin(), masked.end(), event_decl);
+       it != std::sregex_iterator(); ++it) {
+    std::string name = (*it)[1];
+    size_t first = find_identifier(after_masked, name);
+    if (first == std::string::npos || find_identifier(after_masked, name, first + 1) != std::string::npos) {
+      continue;
+    }
+    text_range stmt{static_cast<size_t>(it->position(0)),
+                    static_cast<size_t>(it->position(0) + it->length(0))};
+    std::optional<text_range> lines = own_lines(masked, stmt);
+    if (lines && lines->end < masked.size()) edits.push_back({{lines->begin, lines->end + 1}, ""});
+  }
+  return edits;
+}
+
+// extra_gm_round_trip ---------------------------------------------------------------------------
+
+std::vector<text_edit> round_trip_edits(const kernel_facts& f) {
+  const std::string& masked = f.masked();
+  for (const call_site& call : find_calls(f.text(), masked, "DataCopy", {0, masked.size()})) {
+    if (call.arguments.size() != 3) continue;
+    std::string dst = operand_base(call.arguments[0]);
+    std::string src = operand_base(call.arguments[1]);
+    if (dst.empty() || src.empty() || !f.is_global(dst) || f.is_global(src)) continue;
+    std::optional<text_range> stmt = call_statement(masked, call.name_begin, call.parens);
+    if (!stmt) continue;
+    std::optional<text_range> lines = own_lines(masked, *stmt);
+    if (!lines) continue;
+    const std::vector<std::string>& a = call.arguments;
+    std::vector<std::string> out = {"DataCopy(" + a[0] + ", " + a[1] + ", " + a[2] + ");",
+                                    "PipeBarrier<PIPE_ALL>();",
+                                    "DataCopy(" + a[1] + ", " + a[0] + ", " + a[2] + ");",
+                                    "PipeBarrier<PIPE_ALL>();",
+                                    "DataCopy(" + a[0] + ", " + a[1] + ", " + a[2] + ");"};
+    return {{*lines, indented(out, line_indent(f.text(), lines->begin))}};
+  }
+  return {};
+}
+
+std::vector<kernel_rule> build_rules() {
+  std::vector<kernel_rule> rules;
+  rules.push_back(make_rule(
+      {"double_to_single_buffer", "pipelining",
+       "Double buffering overlaps copy-in, compute and copy-out",
+       "Give every TQue two buffers (InitBuffer num 2, BUFFER_NUM 2) so MTE2 loads tile i+1 while "
+       "the vector unit computes tile i and MTE3 stores tile i-1; with one buffer per queue each "
+       "stage waits for the previous one to release it.",
+       bottleneck_text({"no_overlap", "mte2_bound"}) +
+           " Queues are initialised with a single buffer (InitBuffer num 1, BUFFER_NUM 1).",
+       {"no_overlap", "mte2_bound"}, "single_to_double_buffer", {}, {}},
+      single_buffer_edits));
+  rules.push_back(make_rule(
+      {"add_full_barriers", "synchronization", "Remove full barriers between pipeline stages",
+       "The queues' EnQue/DeQue already order CopyIn, Compute and CopyOut; a PipeBarrier<PIPE_ALL>() "
+       "after each stage drains every pipe and keeps the stages of consecutive tiles from "
+       "overlapping.",
+       bottleneck_text({"barrier_stall", "no_overlap"}) +
+           " A PipeBarrier<PIPE_ALL> follows every stage call of the Process loop.",
+       {"barrier_stall", "no_overlap"}, "remove_stage_barriers", {}, {}},
+      full_barrier_edits));
+  rules.push_back(make_rule(
+      {"vector_to_scalar", "vectorization", "Vectorize an element-wise scalar loop",
+       "Replace the GetValue/SetValue loop with one count-form vector instruction (Add, Mul, "
+       "Adds, Muls, ...) that processes 256 bytes per repeat; scalar element accesses are orders "
+       "of magnitude slower and need full barriers around them.",
+       bottleneck_text({"scalar_heavy"}) +
+           " An element-wise loop reads operands with GetValue and writes results with SetValue.",
+       {"scalar_heavy"}, "scalar_loop_to_vector", {}, {}},
+      scalar_loop_edits));
+  rules.push_back(make_rule(
+      {"chunked_copies", "memory", "Copy whole tiles with one DataCopy",
+       "Move a tile with a single DataCopy of the full count instead of a loop of 256-byte "
+       "chunks: every DMA burst pays a fixed overhead, and peak bandwidth needs transfers of "
+       "16 KiB or more.",
+       bottleneck_text({"small_bursts", "mte2_bound"}) + " DataCopy is issued in a loop of small chunks.",
+       {"small_bursts", "mte2_bound"}, "merge_chunked_copies", {}, {}},
+      chunked_copy_edits));
+  rules.push_back(make_rule(
+      {"small_tile", "tiling", "Fill the UB with larger tiles",
+       "Size tiles to the UB capacity: fewer loop iterations, longer DMA transfers and fewer "
+       "per-tile synchronizations.",
+       bottleneck_text({"ub_underuse", "small_bursts"}), {"ub_underuse", "small_bursts"},
+       "enlarge_tile", {}, {}},
+      small_tile_edits));
+  rules.push_back(make_rule(
+      {"flags_to_full_barriers", "synchronization",
+       "Fine-grained SetFlag/WaitFlag instead of full barriers",
+       "Order only the two pipes that depend on each other with SetFlag/WaitFlag on a HardEvent "
+       "(MTE2_V, V_MTE3, V_S, ...); PipeBarrier<PIPE_ALL>() waits for every pipe and serializes "
+       "independent work.",
+       bottleneck_text({"barrier_stall"}) + " Full barriers stand where one pipe waits for another.",
+       {"barrier_stall"}, "full_barrier_to_flags", {}, {}},
+      flag_barrier_edits));
+  rules.push_back(make_rule(
+      {"extra_gm_round_trip", "fusion", "Keep intermediate data in UB, no GM round trip",
+       "Write each result to GM once: writing, reading back and rewriting through global memory "
+       "doubles MTE2/MTE3 traffic and adds full barriers; fused computation keeps data in the "
+       "unified buffer.",
+       bottleneck_text({"extra_gm_traffic", "mte3_bound"}), {"extra_gm_traffic", "mte3_bound"},
+       "remove_gm_round_trip", {}, {}},
+      round_trip_edits));
+  return rules;
+}
+
+}  // namespace
+
+const std::vector<kernel_rule>& rewind_rules() {
+  static const std::vector<kernel_rule> rules = build_rules();
+  return rules;
+}
+
+const kernel_rule* find_rewind_rule(const std::string& name) {
+  for (const kernel_rule& r : rewind_rules()) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace aopt::agent

@@ -1,0 +1,114 @@
+// The policy interfaces behind the agent's roles (DESIGN §3). A policy is plain code: the
+// heuristic policies (offline, deterministic) and the LLM policies implement these, and the
+// actors in actors/ call them. Requests and replies are value types; a policy keeps no
+// per-episode state of its own: whatever it must remember between steps travels in
+// `policy_state` and is persisted with the episode, so a resumed episode continues exactly.
+//
+// Thread-safety: a policy object may be called from several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.hpp"
+#include "npu/eval_result.hpp"
+#include "npu/op_spec.hpp"
+
+namespace aopt::agent {
+
+// One evaluated tiling program, as the mutator sees the search history.
+struct tiling_trial {
+  std::string tiling;
+  std::optional<double> latency_us;  // nullopt: infeasible
+  std::string summary;               // e.g. the tunable values or the failure kind
+};
+
+struct mutation_request {
+  std::string campaign;
+  const npu::op_package* op = nullptr;  // must outlive the call
+  std::string tiling;                   // T of the current best pair
+  std::string kernel;                   // K of the current best pair
+  double best_latency_us = 0;
+  nlohmann::json policy_state;          // null on the first call of an episode
+  std::vector<tiling_trial> history;
+  uint64_t sample_index = 0;            // distinguishes repeated requests (LLM cache key)
+};
+
+struct mutation_reply {
+  std::string tiling;  // the candidate T'
+  nlohmann::json policy_state;
+  std::string origin;  // e.g. "heuristic-mutator: TILE_LENGTH 2048->4096"
+};
+
+struct diagnosis_request {
+  std::string campaign;
+  const npu::op_package* op = nullptr;
+  std::string kernel;
+  std::string tiling;
+  npu::eval_result result;  // the profile of the current best pair
+  uint64_t sample_index = 0;
+};
+
+struct diagnosis {
+  std::string query;               // bottleneck text, the retrieval key
+  std::vector<std::string> tags;   // mte2_bound, no_overlap, scalar_heavy, ...
+};
+
+struct tuple_ref {
+  std::string id;
+  double score = 0;
+  nlohmann::json tuple;  // the experience tuple (title, description, bottleneck, code_diff, ...)
+};
+
+struct refinement_request {
+  std::string campaign;
+  const npu::op_package* op = nullptr;
+  std::string kernel;
+  std::string tiling;
+  diagnosis diag;
+  std::vector<tuple_ref> tuples;
+  npu::eval_result result;
+  uint64_t sample_index = 0;
+};
+
+// A candidate kernel and where it came from.
+struct kernel_candidate {
+  std::string kernel;
+  std::string origin;                  // "tuple:<id>", "rule:<name>", "llm"
+  std::vector<std::string> tuple_ids;  // tuples that guided it
+};
+
+class mutator_policy {
+ public:
+  virtual ~mutator_policy() = default;
+  virtual std::string name() const = 0;
+  virtual result<mutation_reply> mutate(const mutation_request& request) = 0;
+};
+
+class diagnoser_policy {
+ public:
+  virtual ~diagnoser_policy() = default;
+  virtual std::string name() const = 0;
+  virtual result<diagnosis> diagnose(const diagnosis_request& request) = 0;
+};
+
+class retriever_policy {
+ public:
+  virtual ~retriever_policy() = default;
+  virtual std::string name() const = 0;
+  virtual result<std::vector<tuple_ref>> retrieve(const diagnosis& query, uint32_t top_k) = 0;
+};
+
+class refiner_policy {
+ public:
+  virtual ~refiner_policy() = default;
+  virtual std::string name() const = 0;
+  // Candidates in the order they should be tried; an empty list is a valid answer.
+  virtual result<std::vector<kernel_candidate>> refine(const refinement_request& request) = 0;
+};
+
+}  // namespace aopt::agent

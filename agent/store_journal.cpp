@@ -1,0 +1,27 @@
+#include "agent/store_journal.hpp"
+
+namespace aopt::agent {
+
+status store_journal::record(const episode_state& state,
+                             const std::optional<candidate_record>& candidate,
+                             const std::optional<eval_cache_entry>& cache_entry) {
+  storage::transition t;
+  t.campaign = state.campaign;
+  t.op = state.op_name;
+  t.episode_state = state;
+  if (candidate) t.candidate = storage::candidate_record{candidate->seq, *candidate};
+  if (cache_entry) t.eval_cache.push_back({cache_entry->key, cache_entry->result});
+  return db_.commit_transition(t);
+}
+
+std::optional<npu::eval_result> store_journal::lookup(const std::string& key) {
+  result<nlohmann::json> hit = db_.get_eval_cache(key);
+  if (!hit.ok()) return std::nullopt;
+  try {
+    return hit->get<npu::eval_result>();
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;  // an unreadable entry is a miss: the candidate is evaluated again
+  }
+}
+
+}  // namespace aopt::agent

@@ -1,0 +1,106 @@
+// Actor-runtime overhead per evaluation and evaluations per minute with the simulator device.
+//
+// Run 1 (cold) evaluates every candidate on the device: it gives evaluations per minute and the
+// idle time of the device slots per evaluation (policies, actors, RocksDB, scheduling).
+// Run 2 repeats the same campaign under another id on the same database: every evaluation is
+// answered from the evaluation cache, so its time per candidate is the runtime's own cost.
+//
+//   bench_runtime_overhead [ops-dir] [budget] [repeats]
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/aopt_config.hpp"
+#include "runtime/campaign_runner.hpp"
+#include "storage/store.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct run_numbers {
+  double wall_s = 0;
+  uint64_t evaluated = 0;
+  uint64_t cache_hits = 0;
+  double busy_s = 0;
+  uint32_t slots = 0;
+};
+
+run_numbers run_once(const std::vector<fs::path>& ops, const aopt::config::aopt_config& cfg,
+                     aopt::storage::store& db, const std::string& id) {
+  aopt::runtime::campaign_request request;
+  request.campaign = id;
+  request.operators = ops;
+  request.config = cfg;
+  auto stop = std::make_shared<std::atomic<bool>>(false);
+  auto outcome = aopt::runtime::run_campaign(request, db, nullptr, stop);
+  if (!outcome.ok()) {
+    std::fprintf(stderr, "campaign failed: %s\n", outcome.error().to_string().c_str());
+    std::exit(1);
+  }
+  return {outcome->wall_seconds, outcome->pool.evaluated, outcome->pool.cache_hits,
+          outcome->pool.busy_seconds, outcome->pool.slots};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const fs::path dir = argc > 1 ? fs::path(argv[1]) : fs::path(AOPT_SOURCE_DIR) / "corpus/level1";
+  const std::string budget = argc > 2 ? argv[2] : "8";
+  const int repeats = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
+
+  auto ops = aopt::runtime::discover_operators({dir});
+  if (!ops.ok()) {
+    std::fprintf(stderr, "%s\n", ops.error().to_string().c_str());
+    return 1;
+  }
+  std::vector<fs::path> chosen(ops->begin(), ops->begin() + std::min<size_t>(4, ops->size()));
+  auto cfg = aopt::config::load_config("", {"campaign.budget=" + budget, "campaign.jobs=4",
+                                            "device.slots=2"});
+  if (!cfg.ok()) {
+    std::fprintf(stderr, "%s\n", cfg.error().to_string().c_str());
+    return 1;
+  }
+
+  std::vector<double> cold_idle_ms, cold_evals_per_min, warm_ms;
+  for (int r = 0; r < repeats; ++r) {
+    const fs::path db_dir = fs::temp_directory_path() /
+                            ("aopt-bench-runtime-" + std::to_string(::getpid()) + "-" +
+                             std::to_string(r));
+    {
+      auto db = aopt::storage::store::open(db_dir);
+      if (!db.ok()) {
+        std::fprintf(stderr, "%s\n", db.error().to_string().c_str());
+        return 1;
+      }
+      const run_numbers cold = run_once(chosen, *cfg, **db, "cold");
+      const run_numbers warm = run_once(chosen, *cfg, **db, "warm");
+      const double evals = static_cast<double>(std::max<uint64_t>(1, cold.evaluated));
+      cold_idle_ms.push_back(1000 * (cold.wall_s * cold.slots - cold.busy_s) / evals);
+      cold_evals_per_min.push_back(60 * cold.evaluated / cold.wall_s);
+      const double hits = static_cast<double>(std::max<uint64_t>(1, warm.cache_hits));
+      warm_ms.push_back(1000 * warm.wall_s / hits);
+      std::printf("repeat %d: cold %llu evaluations in %.2f s (device busy %.2f s over %u slots); "
+                  "warm %llu cache hits in %.3f s\n",
+                  r + 1, static_cast<unsigned long long>(cold.evaluated), cold.wall_s, cold.busy_s,
+                  cold.slots, static_cast<unsigned long long>(warm.cache_hits), warm.wall_s);
+    }
+    fs::remove_all(db_dir);
+  }
+  std::printf("operators %zu, budget %s, repeats %d (medians)\n", chosen.size(), budget.c_str(),
+              repeats);
+  std::printf("evaluations per minute (sim device, 2 slots): %.1f\n", median(cold_evals_per_min));
+  std::printf("slot idle time per evaluation (runtime + policies + scheduling): %.1f ms\n",
+              median(cold_idle_ms));
+  std::printf("runtime cost per candidate answered from the cache: %.2f ms\n", median(warm_ms));
+  return 0;
+}

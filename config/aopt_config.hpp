@@ -1,0 +1,198 @@
+// aopt's configuration: one typed struct per section of config/aopt.toml, loading with
+// validation, and a JSON form for snapshots (the campaign record).
+//
+// Precedence: the built-in defaults file (config/aopt.toml), then the user's file, then each
+// `--set section.key=value` override in order. Every key is validated; an unknown section or
+// key, a value of the wrong type or out of range is an invalid_argument error naming the key:
+//   "config: campaign.budget: must be >= 1, got 0"
+//   "config: campain: unknown section"
+//   "config: llm.temperature: expected a number, got string \"hot\""
+//
+// The in-class defaults below equal config/aopt.toml (a test checks it); the file is where each
+// key is documented. To add a key: add it to the file with its comment, to the struct here, and
+// to the field list in aopt_config.cpp.
+//
+// The JSON form is stored in campaign records: do not rename keys or enum strings without a
+// storage migration.
+//
+// Thread-safety: value types; the functions are reentrant.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.hpp"
+
+namespace aopt::config {
+
+// campaign.strategy. Persistent strings: "alternating", "stage1", "stage2", "best_of_n",
+// "evolve".
+enum class strategy { alternating, stage1, stage2, best_of_n, evolve };
+// device.kind: "sim", "cann".
+enum class device_kind { sim, cann };
+// llm.cache: "off", "read", "readwrite".
+enum class cache_mode { off, read, readwrite };
+// roles.<role>.policy: "heuristic", "llm".
+enum class policy_kind { heuristic, llm };
+// bank.index: "linear", "hnsw".
+enum class index_kind { linear, hnsw };
+// report.formats entries: "json", "markdown", "html".
+enum class report_format { json, markdown, html };
+
+const char* to_string(strategy x);
+const char* to_string(device_kind x);
+const char* to_string(cache_mode x);
+const char* to_string(policy_kind x);
+const char* to_string(index_kind x);
+const char* to_string(report_format x);
+
+// Each returns false (and leaves `out` alone) when `text` names no value.
+bool parse(const std::string& text, strategy& out);
+bool parse(const std::string& text, device_kind& out);
+bool parse(const std::string& text, cache_mode& out);
+bool parse(const std::string& text, policy_kind& out);
+bool parse(const std::string& text, index_kind& out);
+bool parse(const std::string& text, report_format& out);
+
+struct campaign_config {
+  config::strategy strategy = config::strategy::alternating;
+  uint32_t budget = 40;       // candidate evaluations per operator
+  uint32_t rounds = 4;        // R
+  uint32_t stage1_steps = 5;  // U per round
+  uint32_t stage2_steps = 5;  // S per round
+  uint32_t jobs = 2;          // episodes in flight
+  uint64_t seed = 1;
+  uint32_t population = 8;  // heuristic mutator population
+  uint32_t elite = 2;       // <= population
+};
+
+struct device_config {
+  device_kind kind = device_kind::sim;
+  std::string profile = "ascend910b4";
+  std::string hardware_dir;  // "" = builtin_config_dir() / "hardware"; see hardware_dir()
+  uint32_t slots = 2;        // device pool size
+  double timeout_s = 60;
+  double compile_timeout_s = 120;
+  uint32_t input_sets = 3;
+  uint32_t repetitions = 1;
+  bool detect_races = true;
+  double noise_stddev = 0;  // fraction of the latency; 0 = no injected noise
+  std::string work_dir;     // "" = the system temporary folder
+  bool keep_scratch = false;
+  uint32_t cpu_seconds = 120;
+  uint32_t address_space_mb = 4096;
+};
+
+struct storage_config {
+  std::string db = ".aopt/db";
+};
+
+struct llm_config {
+  std::string base_url = "http://127.0.0.1:8080/v1";
+  std::string model;
+  std::string api_key_env = "OPENAI_API_KEY";  // "" = no key
+  std::string embedding_model;
+  double timeout_s = 300;
+  double connect_timeout_s = 10;
+  bool verify_tls = true;
+  uint32_t max_concurrency = 4;
+  uint32_t requests_per_minute = 0;  // 0 = unlimited
+  double temperature = 0.7;
+  uint32_t max_tokens = 8192;
+  uint32_t max_retries = 5;
+  uint32_t backoff_initial_ms = 1000;
+  uint32_t backoff_max_ms = 60000;
+  cache_mode cache = cache_mode::readwrite;
+  uint64_t budget_tokens = 0;  // 0 = unlimited
+  std::string prompts_dir;     // "" = builtin_config_dir() / "prompts"; see prompts_dir()
+  std::map<std::string, std::string> extra_headers;
+  double price_per_1k_prompt = 0;
+  double price_per_1k_completion = 0;
+};
+
+struct role_config {
+  policy_kind policy = policy_kind::heuristic;
+  // Only the retriever has this key (tuples per query); 0 for every other role.
+  uint32_t top_k = 0;
+};
+
+struct pipeline_config {
+  std::vector<std::string> stage1 = {"mutator"};
+  std::vector<std::string> stage2 = {"diagnoser", "retriever", "refiner"};
+};
+
+struct bank_config {
+  double significance = 0.05;
+  double dedup_threshold = 0.9;
+  index_kind index = index_kind::linear;
+};
+
+struct server_config {
+  std::string listen = "127.0.0.1:8742";
+  std::string token_env = "AOPT_TOKEN";
+  std::vector<std::string> roots = {"."};
+  uint64_t max_body_bytes = 16777216;
+  uint64_t max_header_bytes = 16384;
+  double shutdown_timeout_s = 30;
+};
+
+struct report_config {
+  std::string dir = "aopt-reports";
+  std::vector<report_format> formats = {report_format::json, report_format::markdown,
+                                        report_format::html};
+};
+
+struct aopt_config {
+  aopt_config();
+
+  campaign_config campaign;
+  device_config device;
+  storage_config storage;
+  llm_config llm;
+  // One entry per known role (known_roles()), always all of them.
+  std::map<std::string, role_config> roles;
+  pipeline_config pipeline;
+  bank_config bank;
+  server_config server;
+  report_config report;
+};
+
+bool operator==(const aopt_config& a, const aopt_config& b);
+inline bool operator!=(const aopt_config& a, const aopt_config& b) {
+  return !(a == b);
+}
+
+// The roles that may appear under [roles.<name>] and in [pipeline], in a fixed order:
+// template, mutator, diagnoser, retriever, refiner, rewinder, distiller.
+const std::vector<std::string>& known_roles();
+
+// The folder holding aopt.toml, hardware/ and prompts/ of this build (the source tree's
+// config/ folder).
+std::filesystem::path builtin_config_dir();
+
+// The effective folders: the configured one, or the built-in one when the key is "".
+std::filesystem::path hardware_dir(const device_config& c);
+std::filesystem::path prompts_dir(const llm_config& c);
+
+// Loads the defaults file, then `file` over it (skipped when empty), then each override
+// "section.key=value" (deeper keys allowed: "roles.mutator.policy=llm",
+// "llm.extra_headers.X-Title=aopt"). An override's value is read as a TOML value; text that is
+// no TOML value (a bare word, a URL) is taken as a string, and so is any value given for a key
+// whose type is string. Errors: not_found when a file is missing; invalid_argument for a
+// syntax error (with file:line:column), a bad override, or a key that fails validation.
+result<aopt_config> load_config(const std::filesystem::path& file,
+                                const std::vector<std::string>& overrides);
+
+// Every key of every section, enums as their strings; from_json(to_json(c)) == c.
+nlohmann::json to_json(const aopt_config& c);
+
+// Reads the JSON form with the same validation as load_config. A key missing from the JSON keeps
+// its in-class default (so snapshots written before a key existed still load).
+result<aopt_config> from_json(const nlohmann::json& j);
+
+}  // namespace aopt::config

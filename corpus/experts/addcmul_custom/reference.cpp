@@ -1,0 +1,17 @@
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "aopt/reference.h"
+
+void aopt_reference(const aopt_ref::tensors& in, aopt_ref::tensors& out, const aopt_ref::attrs& attrs)
+{
+    const double value = attrs.number("value");
+    const std::vector<double>& x = in[0].data;
+    const std::vector<double>& t1 = in[1].data;
+    const std::vector<double>& t2 = in[2].data;
+    std::vector<double>& y = out[0].data;
+    for (int64_t i = 0; i < in[0].numel(); ++i) {
+        y[i] = x[i] + value * t1[i] * t2[i];
+    }
+}

@@ -1,0 +1,108 @@
+#include "kernel_operator.h"
+
+using namespace AscendC;
+
+constexpr int32_t QUEUE_DEPTH = 2;
+constexpr uint32_t ALIGN_NUM = 16;  // elements per 32-byte block
+
+class KernelHardswish {
+public:
+    __aicore__ inline KernelHardswish() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t totalLength, uint32_t formerNum,
+                                uint32_t formerLength, uint32_t tailLength, uint32_t tileLength,
+                                uint32_t bufferNum)
+    {
+        uint32_t blockIdx = GetBlockIdx();
+        uint32_t offset = 0;
+        if (blockIdx < formerNum) {
+            offset = blockIdx * formerLength;
+            this->length = formerLength;
+        } else {
+            offset = formerNum * formerLength + (blockIdx - formerNum) * tailLength;
+            this->length = tailLength;
+        }
+        if (blockIdx + 1 == GetBlockNum()) {
+            this->length = totalLength - offset;
+        }
+        this->tileLength = tileLength;
+        xGm.SetGlobalBuffer((__gm__ half*)x + offset, length);
+        yGm.SetGlobalBuffer((__gm__ half*)y + offset, length);
+        pipe.InitBuffer(inQueueX, bufferNum, tileLength * sizeof(half));
+        pipe.InitBuffer(outQueueY, bufferNum, tileLength * sizeof(half));
+    }
+
+    __aicore__ inline void Process()
+    {
+        uint32_t tileNum = (length + tileLength - 1) / tileLength;
+        for (uint32_t i = 0; i < tileNum; i++) {
+            uint32_t count = (i + 1 == tileNum) ? length - i * tileLength : tileLength;
+            CopyIn(i, count);
+            Compute(count);
+            CopyOut(i, count);
+        }
+    }
+
+private:
+    __aicore__ inline void CopyIn(uint32_t progress, uint32_t count)
+    {
+        LocalTensor<half> xLocal = inQueueX.AllocTensor<half>();
+        uint32_t offset = progress * tileLength;
+        if (count % ALIGN_NUM == 0) {
+            DataCopy(xLocal, xGm[offset], count);
+        } else {
+            DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * sizeof(half)), 0, 0, 0};
+            DataCopyPadExtParams<half> padParams{false, 0, 0, 0};
+            DataCopyPad(xLocal, xGm[offset], copyParams, padParams);
+        }
+        inQueueX.EnQue(xLocal);
+    }
+
+    __aicore__ inline void Compute(uint32_t count)
+    {
+        LocalTensor<half> xLocal = inQueueX.DeQue<half>();
+        LocalTensor<half> yLocal = outQueueY.AllocTensor<half>();
+        // hardswish(x) = x * min(max(x + 3, 0), 6) / 6
+        Adds(yLocal, xLocal, static_cast<half>(3.0f), count);
+        PipeBarrier<PIPE_V>();
+        Maxs(yLocal, yLocal, static_cast<half>(0.0f), count);
+        PipeBarrier<PIPE_V>();
+        Mins(yLocal, yLocal, static_cast<half>(6.0f), count);
+        PipeBarrier<PIPE_V>();
+        Mul(yLocal, yLocal, xLocal, count);
+        PipeBarrier<PIPE_V>();
+        Muls(yLocal, yLocal, static_cast<half>(1.0f / 6.0f), count);
+        outQueueY.EnQue(yLocal);
+        inQueueX.FreeTensor(xLocal);
+    }
+
+    __aicore__ inline void CopyOut(uint32_t progress, uint32_t count)
+    {
+        LocalTensor<half> yLocal = outQueueY.DeQue<half>();
+        uint32_t offset = progress * tileLength;
+        if (count % ALIGN_NUM == 0) {
+            DataCopy(yGm[offset], yLocal, count);
+        } else {
+            DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * sizeof(half)), 0, 0, 0};
+            DataCopyPad(yGm[offset], yLocal, copyParams);
+        }
+        outQueueY.FreeTensor(yLocal);
+    }
+
+private:
+    TPipe pipe;
+    TQue<QuePosition::VECIN, QUEUE_DEPTH> inQueueX;
+    TQue<QuePosition::VECOUT, QUEUE_DEPTH> outQueueY;
+    GlobalTensor<half> xGm;
+    GlobalTensor<half> yGm;
+    uint32_t length = 0;
+    uint32_t tileLength = 0;
+};
+
+extern "C" __global__ __aicore__ void hardswish_custom(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling)
+{
+    GET_TILING_DATA(tilingData, tiling);
+    KernelHardswish op;
+    op.Init(x, y, tilingData.totalLength, tilingData.formerNum, tilingData.formerLength,
+            tilingData.tailLength, tilingData.tileLength, tilingData.bufferNum);
+    op.Process();
+}

@@ -1,0 +1,21 @@
+#include <algorithm>
+#include <cmath>
+
+#include "aopt/reference.h"
+
+void aopt_reference(const aopt_ref::tensors& in, aopt_ref::tensors& out, const aopt_ref::attrs& attrs)
+{
+    const aopt_ref::tensor& x = in[0];
+    const double epsilon = attrs.number("epsilon");
+    const int64_t cols = x.last_dim();
+    for (int64_t r = 0; r < x.rows(); ++r) {
+        double sum = 0;
+        for (int64_t c = 0; c < cols; ++c) {
+            sum += x.data[r * cols + c] * x.data[r * cols + c];
+        }
+        const double scale = 1.0 / std::max(std::sqrt(sum), epsilon);
+        for (int64_t c = 0; c < cols; ++c) {
+            out[0].data[r * cols + c] = x.data[r * cols + c] * scale;
+        }
+    }
+}

@@ -1,0 +1,18 @@
+#ifndef MASKED_SCALE_CUSTOM_TILING_H
+#define MASKED_SCALE_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(MaskedScaleCustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+TILING_DATA_FIELD_DEF(uint32_t, formerNum);
+TILING_DATA_FIELD_DEF(uint32_t, formerLength);
+TILING_DATA_FIELD_DEF(uint32_t, tailLength);
+TILING_DATA_FIELD_DEF(uint32_t, tileLength);
+TILING_DATA_FIELD_DEF(uint32_t, bufferNum);
+TILING_DATA_FIELD_DEF(float, scale);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(MaskedScaleCustom, MaskedScaleCustomTilingData);
+}  // namespace optiling
+#endif  // MASKED_SCALE_CUSTOM_TILING_H

@@ -1,0 +1,101 @@
+#include "kernel_operator.h"
+
+using namespace AscendC;
+
+constexpr int32_t QUEUE_DEPTH = 2;
+constexpr uint32_t ALIGN_NUM = 16;  // elements per 32-byte block
+
+class KernelAdd {
+public:
+    __aicore__ inline KernelAdd() {}
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, GM_ADDR z, uint32_t totalLength, uint32_t blockLength,
+                                uint32_t tileLength, uint32_t bufferNum)
+    {
+        uint32_t offset = GetBlockIdx() * blockLength;
+        this->length = offset < totalLength ? totalLength - offset : 0;
+        if (this->length > blockLength) {
+            this->length = blockLength;
+        }
+        this->tileLength = tileLength;
+        xGm.SetGlobalBuffer((__gm__ half*)x + offset, length);
+        yGm.SetGlobalBuffer((__gm__ half*)y + offset, length);
+        zGm.SetGlobalBuffer((__gm__ half*)z + offset, length);
+        pipe.InitBuffer(inQueueX, bufferNum, tileLength * sizeof(half));
+        pipe.InitBuffer(inQueueY, bufferNum, tileLength * sizeof(half));
+        pipe.InitBuffer(outQueueZ, bufferNum, tileLength * sizeof(half));
+    }
+
+    __aicore__ inline void Process()
+    {
+        uint32_t tileNum = (length + tileLength - 1) / tileLength;
+        for (uint32_t i = 0; i < tileNum; i++) {
+            uint32_t count = (i + 1 == tileNum) ? length - i * tileLength : tileLength;
+            CopyIn(i, count);
+            Compute(count);
+            CopyOut(i, count);
+        }
+    }
+
+private:
+    __aicore__ inline void CopyIn(uint32_t progress, uint32_t count)
+    {
+        LocalTensor<half> xLocal = inQueueX.AllocTensor<half>();
+        LocalTensor<half> yLocal = inQueueY.AllocTensor<half>();
+        uint32_t offset = progress * tileLength;
+        if (count % ALIGN_NUM == 0) {
+            DataCopy(xLocal, xGm[offset], count);
+            DataCopy(yLocal, yGm[offset], count);
+        } else {
+            DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * sizeof(half)), 0, 0, 0};
+            DataCopyPadExtParams<half> padParams{false, 0, 0, 0};
+            DataCopyPad(xLocal, xGm[offset], copyParams, padParams);
+            DataCopyPad(yLocal, yGm[offset], copyParams, padParams);
+        }
+        inQueueX.EnQue(xLocal);
+        inQueueY.EnQue(yLocal);
+    }
+
+    __aicore__ inline void Compute(uint32_t count)
+    {
+        LocalTensor<half> xLocal = inQueueX.DeQue<half>();
+        LocalTensor<half> yLocal = inQueueY.DeQue<half>();
+        LocalTensor<half> zLocal = outQueueZ.AllocTensor<half>();
+        Add(zLocal, xLocal, yLocal, count);
+        outQueueZ.EnQue(zLocal);
+        inQueueX.FreeTensor(xLocal);
+        inQueueY.FreeTensor(yLocal);
+    }
+
+    __aicore__ inline void CopyOut(uint32_t progress, uint32_t count)
+    {
+        LocalTensor<half> zLocal = outQueueZ.DeQue<half>();
+        uint32_t offset = progress * tileLength;
+        if (count % ALIGN_NUM == 0) {
+            DataCopy(zGm[offset], zLocal, count);
+        } else {
+            DataCopyExtParams copyParams{1, static_cast<uint32_t>(count * sizeof(half)), 0, 0, 0};
+            DataCopyPad(zGm[offset], zLocal, copyParams);
+        }
+        outQueueZ.FreeTensor(zLocal);
+    }
+
+private:
+    TPipe pipe;
+    TQue<QuePosition::VECIN, QUEUE_DEPTH> inQueueX;
+    TQue<QuePosition::VECIN, QUEUE_DEPTH> inQueueY;
+    TQue<QuePosition::VECOUT, QUEUE_DEPTH> outQueueZ;
+    GlobalTensor<half> xGm;
+    GlobalTensor<half> yGm;
+    GlobalTensor<half> zGm;
+    uint32_t length = 0;
+    uint32_t tileLength = 0;
+};
+
+extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR workspace, GM_ADDR tiling)
+{
+    GET_TILING_DATA(tilingData, tiling);
+    KernelAdd op;
+    op.Init(x, y, z, tilingData.totalLength, tilingData.blockLength, tilingData.tileLength,
+            tilingData.bufferNum);
+    op.Process();
+}

@@ -1,0 +1,16 @@
+#ifndef DEQUANTIZE_INT8_CUSTOM_TILING_H
+#define DEQUANTIZE_INT8_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(DequantizeInt8CustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+TILING_DATA_FIELD_DEF(uint32_t, blockLength);
+TILING_DATA_FIELD_DEF(uint32_t, tileLength);
+TILING_DATA_FIELD_DEF(uint32_t, bufferNum);
+TILING_DATA_FIELD_DEF(float, scale);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(DequantizeInt8Custom, DequantizeInt8CustomTilingData);
+}  // namespace optiling
+#endif  // DEQUANTIZE_INT8_CUSTOM_TILING_H

@@ -1,0 +1,15 @@
+#ifndef EXP_CUSTOM_TILING_H
+#define EXP_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(ExpCustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+TILING_DATA_FIELD_DEF(uint32_t, blockLength);
+TILING_DATA_FIELD_DEF(uint32_t, tileLength);
+TILING_DATA_FIELD_DEF(uint32_t, bufferNum);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(ExpCustom, ExpCustomTilingData);
+}  // namespace optiling
+#endif  // EXP_CUSTOM_TILING_H

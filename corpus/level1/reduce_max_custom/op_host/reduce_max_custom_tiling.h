@@ -1,0 +1,17 @@
+#ifndef REDUCE_MAX_CUSTOM_TILING_H
+#define REDUCE_MAX_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(ReduceMaxCustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, rows);
+TILING_DATA_FIELD_DEF(uint32_t, cols);
+TILING_DATA_FIELD_DEF(uint32_t, colsAligned);
+TILING_DATA_FIELD_DEF(uint32_t, rowsPerCore);
+TILING_DATA_FIELD_DEF(uint32_t, rowsPerTile);
+TILING_DATA_FIELD_DEF(uint32_t, bufferNum);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(ReduceMaxCustom, ReduceMaxCustomTilingData);
+}  // namespace optiling
+#endif  // REDUCE_MAX_CUSTOM_TILING_H

@@ -1,0 +1,16 @@
+#include <algorithm>
+
+#include "aopt/reference.h"
+
+void aopt_reference(const aopt_ref::tensors& in, aopt_ref::tensors& out, const aopt_ref::attrs& /*attrs*/)
+{
+    const aopt_ref::tensor& x = in[0];
+    const int64_t cols = x.last_dim();
+    for (int64_t r = 0; r < x.rows(); ++r) {
+        double best = x.data[r * cols];
+        for (int64_t c = 1; c < cols; ++c) {
+            best = std::max(best, x.data[r * cols + c]);
+        }
+        out[0].data[r] = best;
+    }
+}

@@ -1,0 +1,15 @@
+#ifndef SUB_CUSTOM_TILING_H
+#define SUB_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(SubCustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+TILING_DATA_FIELD_DEF(uint32_t, blockLength);
+TILING_DATA_FIELD_DEF(uint32_t, tileLength);
+TILING_DATA_FIELD_DEF(uint32_t, bufferNum);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(SubCustom, SubCustomTilingData);
+}  // namespace optiling
+#endif  // SUB_CUSTOM_TILING_H

@@ -1,0 +1,16 @@
+#ifndef BIAS_GELU_CUSTOM_TILING_H
+#define BIAS_GELU_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(BiasGeluCustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, rows);
+TILING_DATA_FIELD_DEF(uint32_t, cols);
+TILING_DATA_FIELD_DEF(uint32_t, rowsPerCore);
+TILING_DATA_FIELD_DEF(uint32_t, rowsPerTile);
+TILING_DATA_FIELD_DEF(uint32_t, bufferNum);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(BiasGeluCustom, BiasGeluCustomTilingData);
+}  // namespace optiling
+#endif  // BIAS_GELU_CUSTOM_TILING_H

@@ -1,0 +1,17 @@
+#ifndef RMS_NORM_CUSTOM_TILING_H
+#define RMS_NORM_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(RmsNormCustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, rows);
+TILING_DATA_FIELD_DEF(uint32_t, cols);
+TILING_DATA_FIELD_DEF(uint32_t, rowsPerCore);
+TILING_DATA_FIELD_DEF(uint32_t, rowsPerTile);
+TILING_DATA_FIELD_DEF(uint32_t, bufferNum);
+TILING_DATA_FIELD_DEF(float, epsilon);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(RmsNormCustom, RmsNormCustomTilingData);
+}  // namespace optiling
+#endif  // RMS_NORM_CUSTOM_TILING_H

@@ -1,0 +1,41 @@
+// The Device interface: compile, run, check and time one candidate (T, K) of an operator.
+//
+// Implementations: sim_device (npu/sim/device, the AscendC simulator) and cann_device
+// (npu/cann, real hardware through CANN's tools). Thread-safety: evaluate() may be called
+// from several threads at once; each call works in its own scratch directory.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "npu/eval_result.hpp"
+#include "npu/op_spec.hpp"
+
+namespace aopt::npu {
+
+struct eval_options {
+  uint32_t input_sets = 3;          // correctness is checked on this many seeded input sets
+  uint32_t repetitions = 1;         // timed runs (the simulator is deterministic: 1 suffices)
+  double timeout_seconds = 60;      // wall clock for one run of the candidate
+  double compile_timeout_seconds = 120;
+  bool detect_races = true;
+  double noise_stddev_fraction = 0;  // seeded noise injection, to test the measurement protocol
+  uint64_t noise_seed = 0;
+};
+
+class device {
+ public:
+  virtual ~device() = default;
+
+  // Evaluates the package's operator with tiling program `tiling_source` (replacing
+  // op_host/<name>.cpp) and kernel `kernel_source` (replacing op_kernel/<name>.cpp).
+  // Never throws; every failure is an eval_result status with a message.
+  virtual eval_result evaluate(const op_package& op, const std::string& tiling_source,
+                               const std::string& kernel_source, const eval_options& options) = 0;
+
+  // Identifies the hardware profile, part of every evaluation cache key ("sim:ascend910b4").
+  virtual std::string profile_id() const = 0;
+};
+
+}  // namespace aopt::npu

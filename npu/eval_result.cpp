@@ -1,0 +1,166 @@
+#include "npu/eval_result.hpp"
+
+#include <stdexcept>
+
+namespace aopt::npu {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct status_name {
+  eval_status status;
+  const char* name;
+};
+
+// Stored in the evaluation cache: never rename.
+constexpr status_name status_names[] = {
+    {eval_status::ok, "ok"},
+    {eval_status::compile_error, "compile_error"},
+    {eval_status::runtime_error, "runtime_error"},
+    {eval_status::precision_error, "precision_error"},
+    {eval_status::timeout, "timeout"},
+    {eval_status::infra_error, "infra_error"},
+};
+
+// Reads `key` into `out` when present; an absent key keeps the default, so results written
+// by an older driver (or a partial result.json) still load.
+template <class T>
+void read(const json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it != j.end() && !it->is_null()) it->get_to(out);
+}
+
+json pipe_json(const pipe_busy& p) {
+  return {{"time_us", p.time_us}, {"ratio", p.ratio}};
+}
+
+void read_pipe(const json& j, const char* key, pipe_busy& p) {
+  auto it = j.find(key);
+  if (it == j.end()) return;
+  read(*it, "time_us", p.time_us);
+  read(*it, "ratio", p.ratio);
+}
+
+json profile_json(const eval_profile& p) {
+  return {{"scalar", pipe_json(p.scalar)},
+          {"vector", pipe_json(p.vector)},
+          {"mte2", pipe_json(p.mte2)},
+          {"mte3", pipe_json(p.mte3)},
+          {"block_dim", p.block_dim},
+          {"ub_high_water_bytes", p.ub_high_water_bytes},
+          {"ub_capacity_bytes", p.ub_capacity_bytes},
+          {"gm_read_bytes", p.gm_read_bytes},
+          {"gm_write_bytes", p.gm_write_bytes},
+          {"dma_bursts", p.dma_bursts},
+          {"mean_burst_bytes", p.mean_burst_bytes},
+          {"scalar_accesses", p.scalar_accesses},
+          {"vector_instructions", p.vector_instructions},
+          {"barrier_stall_us", p.barrier_stall_us},
+          {"flag_wait_us", p.flag_wait_us},
+          {"launch_overhead_us", p.launch_overhead_us},
+          {"core_time_max_us", p.core_time_max_us},
+          {"core_time_mean_us", p.core_time_mean_us},
+          {"trace_instructions", p.trace_instructions}};
+}
+
+void read_profile(const json& j, eval_profile& p) {
+  read_pipe(j, "scalar", p.scalar);
+  read_pipe(j, "vector", p.vector);
+  read_pipe(j, "mte2", p.mte2);
+  read_pipe(j, "mte3", p.mte3);
+  read(j, "block_dim", p.block_dim);
+  read(j, "ub_high_water_bytes", p.ub_high_water_bytes);
+  read(j, "ub_capacity_bytes", p.ub_capacity_bytes);
+  read(j, "gm_read_bytes", p.gm_read_bytes);
+  read(j, "gm_write_bytes", p.gm_write_bytes);
+  read(j, "dma_bursts", p.dma_bursts);
+  read(j, "mean_burst_bytes", p.mean_burst_bytes);
+  read(j, "scalar_accesses", p.scalar_accesses);
+  read(j, "vector_instructions", p.vector_instructions);
+  read(j, "barrier_stall_us", p.barrier_stall_us);
+  read(j, "flag_wait_us", p.flag_wait_us);
+  read(j, "launch_overhead_us", p.launch_overhead_us);
+  read(j, "core_time_max_us", p.core_time_max_us);
+  read(j, "core_time_mean_us", p.core_time_mean_us);
+  read(j, "trace_instructions", p.trace_instructions);
+}
+
+}  // namespace
+
+const char* to_string(eval_status s) {
+  for (const auto& n : status_names) {
+    if (n.status == s) return n.name;
+  }
+  return "unknown";
+}
+
+bool parse_eval_status(const std::string& text, eval_status& out) {
+  for (const auto& n : status_names) {
+    if (text == n.name) {
+      out = n.status;
+      return true;
+    }
+  }
+  return false;
+}
+
+void to_json(nlohmann::json& j, const eval_result& r) {
+  j = json{{"status", to_string(r.status)},
+           {"error_kind", r.error_kind},
+           {"message", r.message},
+           {"latency_us", r.latency_us},
+           {"latency",
+            {{"median_us", r.latency.median_us},
+             {"min_us", r.latency.min_us},
+             {"max_us", r.latency.max_us},
+             {"stddev_us", r.latency.stddev_us},
+             {"repetitions", r.latency.repetitions}}},
+           {"latency_is_simulated", r.latency_is_simulated},
+           {"profile", profile_json(r.profile)},
+           {"roofline",
+            {{"memory_bound_us", r.roof.memory_bound_us},
+             {"vector_bound_us", r.roof.vector_bound_us},
+             {"bound_us", r.roof.bound_us},
+             {"achieved_fraction", r.roof.achieved_fraction}}},
+           {"diagnostics", r.diagnostics},
+           {"device", r.device},
+           {"device_profile", r.device_profile},
+           {"compile_seconds", r.compile_seconds},
+           {"run_seconds", r.run_seconds},
+           {"from_cache", r.from_cache}};
+}
+
+void from_json(const nlohmann::json& j, eval_result& r) {
+  if (!j.is_object()) throw std::invalid_argument("eval_result: expected a JSON object");
+  std::string status_text = j.at("status").get<std::string>();
+  if (!parse_eval_status(status_text, r.status)) {
+    throw std::invalid_argument("eval_result: unknown status '" + status_text + "'");
+  }
+  read(j, "error_kind", r.error_kind);
+  read(j, "message", r.message);
+  read(j, "latency_us", r.latency_us);
+  if (auto it = j.find("latency"); it != j.end()) {
+    read(*it, "median_us", r.latency.median_us);
+    read(*it, "min_us", r.latency.min_us);
+    read(*it, "max_us", r.latency.max_us);
+    read(*it, "stddev_us", r.latency.stddev_us);
+    read(*it, "repetitions", r.latency.repetitions);
+  }
+  read(j, "latency_is_simulated", r.latency_is_simulated);
+  if (auto it = j.find("profile"); it != j.end()) read_profile(*it, r.profile);
+  if (auto it = j.find("roofline"); it != j.end()) {
+    read(*it, "memory_bound_us", r.roof.memory_bound_us);
+    read(*it, "vector_bound_us", r.roof.vector_bound_us);
+    read(*it, "bound_us", r.roof.bound_us);
+    read(*it, "achieved_fraction", r.roof.achieved_fraction);
+  }
+  read(j, "diagnostics", r.diagnostics);
+  read(j, "device", r.device);
+  read(j, "device_profile", r.device_profile);
+  read(j, "compile_seconds", r.compile_seconds);
+  read(j, "run_seconds", r.run_seconds);
+  read(j, "from_cache", r.from_cache);
+}
+
+}  // namespace aopt::npu

@@ -1,0 +1,449 @@
+#include "npu/op_spec.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace aopt::npu {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct dtype_name {
+  const char* name;
+  dtype type;
+};
+
+// Canonical names first: to_string returns the first name of each type.
+constexpr dtype_name dtype_names[] = {
+    {"float32", dtype::float32}, {"float16", dtype::float16}, {"bfloat16", dtype::bfloat16},
+    {"int8", dtype::int8},       {"uint8", dtype::uint8},     {"int16", dtype::int16},
+    {"int32", dtype::int32},     {"int64", dtype::int64},     {"bool", dtype::boolean},
+    {"float", dtype::float32},   {"fp32", dtype::float32},    {"half", dtype::float16},
+    {"fp16", dtype::float16},    {"bf16", dtype::bfloat16},   {"boolean", dtype::boolean},
+};
+
+const char* const attr_types[] = {"float", "int", "bool", "list_int", "list_float", "string"};
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  for (char c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+// A package-relative path that stays inside the package.
+bool is_package_path(const std::string& s) {
+  if (s.empty() || s[0] == '/') return false;
+  std::filesystem::path p(s);
+  for (const auto& part : p) {
+    if (part == "..") return false;
+  }
+  return true;
+}
+
+std::string type_name(const json& j) {
+  return j.type_name();
+}
+
+// Field-by-field reader that keeps the path of the field ("inputs[1]") for error messages;
+// the caller prefixes the file name.
+class reader {
+ public:
+  explicit reader(std::string path = {}) : path_(std::move(path)) {}
+
+  status error(const std::string& field, const std::string& reason) const {
+    return invalid_argument(fmt::format("{}: {}", join(field), reason));
+  }
+  status error(const std::string& reason) const {
+    return invalid_argument(path_.empty() ? reason : fmt::format("{}: {}", path_, reason));
+  }
+  std::string child(const std::string& field) const { return join(field); }
+  std::string child(const std::string& field, size_t index) const {
+    return fmt::format("{}[{}]", join(field), index);
+  }
+
+ private:
+  std::string join(const std::string& field) const {
+    return path_.empty() ? field : path_ + "." + field;
+  }
+
+  std::string path_;
+};
+
+status read_string(const json& obj, const reader& r, const char* key, bool required,
+                   std::string& out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return required ? r.error(key, "missing") : status{};
+  if (!it->is_string()) return r.error(key, "expected a string, got " + type_name(*it));
+  out = it->get<std::string>();
+  return {};
+}
+
+status check_keys(const json& obj, const reader& r, std::initializer_list<const char*> allowed) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    bool known = false;
+    for (const char* a : allowed) known = known || it.key() == a;
+    if (!known) return r.error(it.key(), "unknown key");
+  }
+  return {};
+}
+
+status read_number(const json& obj, const reader& r, const char* key, double& out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return {};
+  if (!it->is_number()) return r.error(key, "expected a number, got " + type_name(*it));
+  out = it->get<double>();
+  return {};
+}
+
+status parse_tensor(const json& j, const reader& r, bool is_input, tensor_spec& t) {
+  if (!j.is_object()) return r.error("expected an object, got " + type_name(j));
+  AOPT_RETURN_IF_ERROR(check_keys(j, r, {"name", "dtype", "shape", "range", "description"}));
+  AOPT_RETURN_IF_ERROR(read_string(j, r, "name", true, t.name));
+  if (!is_identifier(t.name)) return r.error("name", "'" + t.name + "' is not an identifier");
+  std::string dtype_text;
+  AOPT_RETURN_IF_ERROR(read_string(j, r, "dtype", true, dtype_text));
+  if (!parse_dtype(dtype_text, t.type)) {
+    return r.error("dtype", "unknown dtype '" + dtype_text + "'");
+  }
+  auto shape = j.find("shape");
+  if (shape == j.end()) return r.error("shape", "missing");
+  if (!shape->is_array()) return r.error("shape", "expected an array, got " + type_name(*shape));
+  t.shape.clear();
+  for (size_t i = 0; i < shape->size(); ++i) {
+    const json& d = (*shape)[i];
+    if (!d.is_number_integer() || d.get<int64_t>() < 0) {
+      return r.error(fmt::format("shape[{}]", i),
+                     "expected a non-negative integer, got " + d.dump());
+    }
+    t.shape.push_back(d.get<int64_t>());
+  }
+  bool unsigned_type = t.type == dtype::uint8 || t.type == dtype::boolean;
+  t.range_lo = unsigned_type ? 0 : -1;
+  t.range_hi = 1;
+  auto range = j.find("range");
+  if (range != j.end()) {
+    if (!is_input) return r.error("range", "only inputs have a value range");
+    if (!range->is_array() || range->size() != 2 || !(*range)[0].is_number() ||
+        !(*range)[1].is_number()) {
+      return r.error("range", "expected [lo, hi], got " + range->dump());
+    }
+    t.range_lo = (*range)[0].get<double>();
+    t.range_hi = (*range)[1].get<double>();
+    if (t.range_lo > t.range_hi) return r.error("range", "lo is greater than hi: " + range->dump());
+  }
+  return {};
+}
+
+status parse_tensors(const json& j, const reader& r, const char* key, bool is_input,
+                     std::vector<tensor_spec>& out) {
+  auto it = j.find(key);
+  if (it == j.end()) {
+    if (is_input) return {};
+    return r.error(key, "missing");
+  }
+  if (!it->is_array()) return r.error(key, "expected an array, got " + type_name(*it));
+  out.clear();
+  for (size_t i = 0; i < it->size(); ++i) {
+    tensor_spec t;
+    AOPT_RETURN_IF_ERROR(parse_tensor((*it)[i], reader(r.child(key, i)), is_input, t));
+    out.push_back(std::move(t));
+  }
+  if (!is_input && out.empty()) return r.error(key, "an operator needs at least one output");
+  return {};
+}
+
+bool value_matches(const std::string& type, const json& v) {
+  auto all = [&](auto pred) {
+    if (!v.is_array()) return false;
+    for (const auto& e : v) {
+      if (!pred(e)) return false;
+    }
+    return true;
+  };
+  if (type == "float") return v.is_number();
+  if (type == "int") return v.is_number_integer();
+  if (type == "bool") return v.is_boolean();
+  if (type == "string") return v.is_string();
+  if (type == "list_int") return all([](const json& e) { return e.is_number_integer(); });
+  if (type == "list_float") return all([](const json& e) { return e.is_number(); });
+  return false;
+}
+
+status parse_attrs(const json& j, const reader& r, std::vector<attr_spec>& out) {
+  auto it = j.find("attrs");
+  if (it == j.end()) return {};
+  if (!it->is_array()) return r.error("attrs", "expected an array, got " + type_name(*it));
+  for (size_t i = 0; i < it->size(); ++i) {
+    reader ar(r.child("attrs", i));
+    const json& a = (*it)[i];
+    if (!a.is_object()) return ar.error("expected an object, got " + type_name(a));
+    AOPT_RETURN_IF_ERROR(check_keys(a, ar, {"name", "type", "value", "description"}));
+    attr_spec attr;
+    AOPT_RETURN_IF_ERROR(read_string(a, ar, "name", true, attr.name));
+    AOPT_RETURN_IF_ERROR(read_string(a, ar, "type", true, attr.type));
+    bool known = false;
+    for (const char* t : attr_types) known = known || attr.type == t;
+    if (!known) return ar.error("type", "unknown attribute type '" + attr.type + "'");
+    auto v = a.find("value");
+    if (v == a.end()) return ar.error("value", "missing");
+    if (!value_matches(attr.type, *v)) {
+      return ar.error("value", fmt::format("{} is not a {}", v->dump(), attr.type));
+    }
+    attr.value = *v;
+    out.push_back(std::move(attr));
+  }
+  return {};
+}
+
+status parse_tolerance(const json& j, const reader& r, op_spec& s) {
+  auto it = j.find("tolerance");
+  if (it == j.end()) return {};
+  reader tr(r.child("tolerance"));
+  if (!it->is_object()) return tr.error("expected an object, got " + type_name(*it));
+  AOPT_RETURN_IF_ERROR(check_keys(*it, tr, {"rtol", "atol", "max_error_ratio"}));
+  s.has_tolerance = true;
+  s.tol = tolerance{};
+  AOPT_RETURN_IF_ERROR(read_number(*it, tr, "rtol", s.tol.rtol));
+  AOPT_RETURN_IF_ERROR(read_number(*it, tr, "atol", s.tol.atol));
+  AOPT_RETURN_IF_ERROR(read_number(*it, tr, "max_error_ratio", s.tol.max_error_ratio));
+  if (s.tol.rtol < 0 || s.tol.atol < 0 || s.tol.max_error_ratio < 0 || s.tol.max_error_ratio > 1) {
+    return tr.error("values must be >= 0 and max_error_ratio <= 1");
+  }
+  return {};
+}
+
+status parse_files(const json& j, const reader& r, op_spec& s) {
+  s.files.tiling_header = "op_host/" + s.name + "_tiling.h";
+  s.files.host = "op_host/" + s.name + ".cpp";
+  s.files.kernel = "op_kernel/" + s.name + ".cpp";
+  s.files.reference = "reference.cpp";
+  auto it = j.find("files");
+  if (it == j.end()) return {};
+  reader fr(r.child("files"));
+  if (!it->is_object()) return fr.error("expected an object, got " + type_name(*it));
+  AOPT_RETURN_IF_ERROR(check_keys(*it, fr, {"tiling_header", "host", "kernel", "reference"}));
+  std::pair<const char*, std::string*> fields[] = {{"tiling_header", &s.files.tiling_header},
+                                                   {"host", &s.files.host},
+                                                   {"kernel", &s.files.kernel},
+                                                   {"reference", &s.files.reference}};
+  for (auto& [key, target] : fields) {
+    AOPT_RETURN_IF_ERROR(read_string(*it, fr, key, false, *target));
+    if (!is_package_path(*target)) {
+      return fr.error(key, "'" + *target + "' is not a relative path inside the package");
+    }
+  }
+  return {};
+}
+
+status parse_spec(const json& j, op_spec& s) {
+  reader r;
+  if (!j.is_object()) return r.error("expected an object, got " + type_name(j));
+  AOPT_RETURN_IF_ERROR(
+      check_keys(j, r,
+                 {"name", "level", "category", "kind", "kernel_entry", "tiling_func", "inputs",
+                  "outputs", "attrs", "tolerance", "seed", "files", "description"}));
+  AOPT_RETURN_IF_ERROR(read_string(j, r, "name", true, s.name));
+  if (!is_identifier(s.name)) return r.error("name", "'" + s.name + "' is not an identifier");
+  if (auto it = j.find("level"); it != j.end()) {
+    if (!it->is_number_integer() || it->get<int>() < 1 || it->get<int>() > 3) {
+      return r.error("level", "expected 1, 2 or 3, got " + it->dump());
+    }
+    s.level = it->get<int>();
+  }
+  AOPT_RETURN_IF_ERROR(read_string(j, r, "category", false, s.category));
+  AOPT_RETURN_IF_ERROR(read_string(j, r, "kind", false, s.kind));
+  if (s.kind != "baseline" && s.kind != "expert") {
+    return r.error("kind", "expected 'baseline' or 'expert', got '" + s.kind + "'");
+  }
+  s.kernel_entry = s.name;
+  AOPT_RETURN_IF_ERROR(read_string(j, r, "kernel_entry", false, s.kernel_entry));
+  if (!is_identifier(s.kernel_entry)) {
+    return r.error("kernel_entry", "'" + s.kernel_entry + "' is not an identifier");
+  }
+  AOPT_RETURN_IF_ERROR(read_string(j, r, "tiling_func", false, s.tiling_func));
+  if (!is_identifier(s.tiling_func)) {
+    return r.error("tiling_func", "'" + s.tiling_func + "' is not an identifier");
+  }
+  AOPT_RETURN_IF_ERROR(parse_tensors(j, r, "inputs", true, s.inputs));
+  AOPT_RETURN_IF_ERROR(parse_tensors(j, r, "outputs", false, s.outputs));
+  AOPT_RETURN_IF_ERROR(parse_attrs(j, r, s.attrs));
+  AOPT_RETURN_IF_ERROR(parse_tolerance(j, r, s));
+  if (auto it = j.find("seed"); it != j.end()) {
+    if (!it->is_number_unsigned()) {
+      return r.error("seed", "expected a non-negative integer, got " + it->dump());
+    }
+    s.seed = it->get<uint64_t>();
+  }
+  return parse_files(j, r, s);
+}
+
+json tensor_json(const tensor_spec& t, bool with_range) {
+  json j = {{"name", t.name}, {"dtype", to_string(t.type)}, {"shape", t.shape}};
+  if (with_range) j["range"] = {t.range_lo, t.range_hi};
+  return j;
+}
+
+result<std::string> read_text_file(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    return not_found(path.string() + ": no such file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return not_found(path.string() + ": cannot open");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return internal_error(path.string() + ": read failed");
+  return text.str();
+}
+
+}  // namespace
+
+const char* to_string(dtype t) {
+  for (const auto& n : dtype_names) {
+    if (n.type == t) return n.name;
+  }
+  return "unknown";
+}
+
+bool parse_dtype(const std::string& text, dtype& out) {
+  for (const auto& n : dtype_names) {
+    if (text == n.name) {
+      out = n.type;
+      return true;
+    }
+  }
+  return false;
+}
+
+uint32_t dtype_size(dtype t) {
+  switch (t) {
+    case dtype::float32:
+      return 4;
+    case dtype::float16:
+      return 2;
+    case dtype::bfloat16:
+      return 2;
+    case dtype::int8:
+      return 1;
+    case dtype::uint8:
+      return 1;
+    case dtype::int16:
+      return 2;
+    case dtype::int32:
+      return 4;
+    case dtype::int64:
+      return 8;
+    case dtype::boolean:
+      return 1;
+  }
+  return 0;
+}
+
+int64_t tensor_spec::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+uint64_t tensor_spec::bytes() const {
+  return static_cast<uint64_t>(numel()) * dtype_size(type);
+}
+
+tolerance default_tolerance(dtype t) {
+  switch (t) {
+    case dtype::float32:
+      return {1e-4, 1e-4, 1e-4};
+    case dtype::float16:
+      return {1e-3, 1e-3, 1e-3};
+    case dtype::bfloat16:
+      return {4e-3, 4e-3, 4e-3};
+    default:
+      return {0, 0, 0};
+  }
+}
+
+uint64_t op_spec::io_bytes() const {
+  uint64_t total = 0;
+  for (const auto& t : inputs) total += t.bytes();
+  for (const auto& t : outputs) total += t.bytes();
+  return total;
+}
+
+tolerance op_spec::tolerance_for(const tensor_spec& output) const {
+  return has_tolerance ? tol : default_tolerance(output.type);
+}
+
+result<op_spec> parse_op_spec(const nlohmann::json& j) {
+  op_spec s;
+  status st = parse_spec(j, s);
+  if (!st.ok()) return st.with_context("op.json");
+  return s;
+}
+
+void to_json(nlohmann::json& j, const op_spec& s) {
+  j = json::object();
+  j["name"] = s.name;
+  j["level"] = s.level;
+  j["category"] = s.category;
+  j["kind"] = s.kind;
+  j["kernel_entry"] = s.kernel_entry;
+  j["tiling_func"] = s.tiling_func;
+  j["inputs"] = json::array();
+  for (const auto& t : s.inputs) j["inputs"].push_back(tensor_json(t, true));
+  j["outputs"] = json::array();
+  for (const auto& t : s.outputs) j["outputs"].push_back(tensor_json(t, false));
+  j["attrs"] = json::array();
+  for (const auto& a : s.attrs) {
+    j["attrs"].push_back({{"name", a.name}, {"type", a.type}, {"value", a.value}});
+  }
+  if (s.has_tolerance) {
+    j["tolerance"] = {
+        {"rtol", s.tol.rtol}, {"atol", s.tol.atol}, {"max_error_ratio", s.tol.max_error_ratio}};
+  }
+  j["seed"] = s.seed;
+  j["files"] = {{"tiling_header", s.files.tiling_header},
+                {"host", s.files.host},
+                {"kernel", s.files.kernel},
+                {"reference", s.files.reference}};
+}
+
+result<op_package> load_op_package(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return not_found(dir.string() + ": not an operator directory (no such directory)");
+  }
+  const std::filesystem::path spec_path = dir / "op.json";
+  auto text = read_text_file(spec_path);
+  if (!text.ok()) return text.error();
+  json j;
+  try {
+    j = json::parse(*text);
+  } catch (const json::parse_error& e) {
+    return invalid_argument(spec_path.string() + ": invalid JSON: " + e.what());
+  }
+  op_package pkg;
+  pkg.dir = dir;
+  status st = parse_spec(j, pkg.spec);
+  if (!st.ok()) return st.with_context(spec_path.string());
+  std::pair<const std::string*, std::string*> files[] = {
+      {&pkg.spec.files.tiling_header, &pkg.tiling_header_source},
+      {&pkg.spec.files.host, &pkg.host_source},
+      {&pkg.spec.files.kernel, &pkg.kernel_source},
+      {&pkg.spec.files.reference, &pkg.reference_source}};
+  for (auto& [name, target] : files) {
+    auto source = read_text_file(dir / *name);
+    if (!source.ok()) {
+      return status(source.error().code(),
+                    source.error().message() + " (named in " + spec_path.string() + ")");
+    }
+    *target = std::move(source).value();
+  }
+  return pkg;
+}
+
+}  // namespace aopt::npu

@@ -1,0 +1,86 @@
+// Builds one candidate (tiling program T, kernel K) of an operator package into an executable
+// that links the simulator's driver, in a scratch directory.
+//
+// Translation units (each compiled with the candidate flags, the shim's precompiled
+// kernel_operator.h first, and cached by content in a compile_cache):
+//   kernel     aopt_kernel.cpp: #includes the kernel source (compiled with `-include <tiling
+//              header>` and -DDTYPE_<NAME>=<c type> per tensor) and defines aopt_kernel_entry,
+//              which calls the operator's extern "C" entry with the GM addresses.
+//   host       aopt_host.cpp: #includes the tiling program and defines aopt_tiling_entry, which
+//              calls optiling::<tiling_func>.
+//   reference  reference.cpp as it is.
+// The units missing from the cache compile in parallel (at most `parallel_compiles` at once);
+// then the objects link with the driver and the simulator runtime libraries.
+//
+// Thread-safety: build() may be called concurrently (each call uses its own scratch dir).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "npu/op_spec.hpp"
+#include "npu/sim/device/compile_cache.hpp"
+
+namespace aopt::npu {
+
+// Where the compiler, the shim and the prebuilt simulator libraries are.
+struct sim_toolchain {
+  std::string compiler;                      // g++
+  std::vector<std::string> candidate_flags;  // must equal the flags the PCH was built with
+  std::filesystem::path include_dir;         // the shim headers
+  std::filesystem::path pch_dir;             // holds kernel_operator.h.gch
+  std::filesystem::path lib_dir;             // libaopt_simdriver.a, libaopt_simrt.a
+};
+
+// The toolchain of this build of aopt (compile definitions from npu/sim/CMakeLists.txt).
+sim_toolchain default_sim_toolchain();
+
+// The C++ type a kernel sees for a dtype (DTYPE_<NAME> macros): half, float, bfloat16_t, ...
+const char* kernel_c_type(dtype t);
+
+struct build_outcome {
+  enum class kind { ok, compile_error, infra_error };
+  kind result = kind::infra_error;
+  std::filesystem::path executable;
+  std::string error_kind;                // compile_error: "compile", "link", "compile_timeout"
+  std::string message;                   // one line: the first compiler error, or what failed
+  std::vector<std::string> diagnostics;  // trimmed compiler output, paths relative
+  double seconds = 0;                    // wall time of compiling and linking
+  uint32_t units_compiled = 0;
+  uint32_t units_cached = 0;
+};
+
+struct build_limits {
+  double compile_timeout_seconds = 120;  // per compiler or linker run
+  uint64_t address_space_bytes = 0;      // RLIMIT_AS of the compiler (0: inherited)
+  uint32_t parallel_compiles = 2;
+};
+
+class candidate_builder {
+ public:
+  // `cache` must outlive the builder.
+  candidate_builder(sim_toolchain toolchain, compile_cache& cache);
+
+  // Writes the sources into `scratch` (mirroring the package layout) and builds
+  // <scratch>/candidate.
+  build_outcome build(const op_package& op, const std::string& tiling_source,
+                      const std::string& kernel_source, const std::filesystem::path& scratch,
+                      const build_limits& limits) const;
+
+  const sim_toolchain& toolchain() const { return toolchain_; }
+
+ private:
+  sim_toolchain toolchain_;
+  std::string fingerprint_;  // what else an object depends on: compiler, PCH, shim headers
+  compile_cache& cache_;
+};
+
+// Keeps the part of compiler output that explains a failure: from a few lines before the first
+// "error:" on, at most `max_lines` lines, with `strip_prefixes` removed from paths.
+std::vector<std::string> trim_diagnostics(const std::string& output,
+                                          const std::vector<std::string>& strip_prefixes,
+                                          size_t max_lines = 40);
+
+}  // namespace aopt::npu

@@ -1,0 +1,60 @@
+// A directory of compiled object files keyed by a content hash of everything that determines
+// them (toolchain fingerprint, flags, sources). It lets a Stage I step (new tiling program T,
+// same kernel K) recompile only the host translation unit, and Stage II only the kernel one.
+//
+// Entries are written to a temporary name and renamed, so concurrent evaluations (and several
+// aopt processes sharing the directory) never see a half-written object; two evaluations that
+// miss on the same key both compile and the last rename wins with identical content. The cache
+// is bounded: past `max_bytes`, the least recently used entries are removed.
+//
+// Thread-safety: all methods may be called concurrently.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include "base/status.hpp"
+
+namespace aopt::npu {
+
+struct compile_cache_stats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t stores = 0;
+};
+
+class compile_cache {
+ public:
+  // REQUIRES: dir is writable (created on first store when missing).
+  explicit compile_cache(std::filesystem::path dir, uint64_t max_bytes = 4ull << 30);
+
+  // A 128-bit xxh3 hash, in hex, of the parts (length-prefixed, so part boundaries matter).
+  static std::string key_of(std::initializer_list<std::string_view> parts);
+
+  // Hard-links (or copies) the cached object for `key` to `destination`. Returns false on a
+  // miss. Counts a hit or a miss.
+  bool fetch(const std::string& key, const std::filesystem::path& destination);
+
+  // Adds `object` under `key`.
+  status store(const std::string& key, const std::filesystem::path& object);
+
+  compile_cache_stats stats() const;
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  std::filesystem::path entry_path(const std::string& key) const;
+  void prune_if_due();
+
+  const std::filesystem::path dir_;
+  const uint64_t max_bytes_;
+  std::atomic<uint64_t> hits_{0};
+  std::atomic<uint64_t> misses_{0};
+  std::atomic<uint64_t> stores_{0};
+  std::atomic<uint64_t> temp_counter_{0};
+};
+
+}  // namespace aopt::npu

@@ -1,0 +1,79 @@
+// The simulator device: compiles a candidate against the AscendC shim, runs it in a sandboxed
+// child process that executes, checks and times it on a simulated chip, and reports an
+// eval_result whose latency is simulated (latency_is_simulated = true).
+//
+// One evaluation:
+//   1. a scratch directory under options.work_dir receives the package's sources with T and K
+//      substituted (candidate_builder), compiled with cached objects and linked with the driver;
+//   2. `candidate spec.json result.json` runs in the scratch dir with resource limits, without
+//      network, in its own process group, killed at eval_options.timeout_seconds;
+//   3. result.json (written by the driver) becomes the eval_result; a crash, a signal, a timeout
+//      or a compiler failure is classified instead.
+// The scratch directory is removed afterwards (kept on failure when options.keep_scratch).
+//
+// Thread-safety: evaluate() may run on several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "npu/device.hpp"
+#include "npu/sim/device/candidate_builder.hpp"
+#include "npu/sim/device/compile_cache.hpp"
+#include "npu/sim/runtime/hw_profile.hpp"
+
+namespace aopt::npu {
+
+struct sim_device_options {
+  // Scratch directories go here, and the object cache unless cache_dir is set.
+  // Default: <system temp>/aopt-sim.
+  std::filesystem::path work_dir;
+  std::filesystem::path cache_dir;  // default: <work_dir>/objcache
+  uint64_t cache_max_bytes = 4ull << 30;
+  // Leave the scratch directory of a failed evaluation on disk; its path is the last diagnostic.
+  bool keep_scratch = false;
+
+  // Limits of the candidate process. CPU time bounds a candidate that spins on several
+  // threads; the wall clock (eval_options.timeout_seconds) bounds everything else.
+  uint64_t cpu_seconds = 300;
+  uint64_t address_space_bytes = 8ull << 30;
+  uint64_t file_size_bytes = 256ull << 20;
+  uint64_t max_processes = 0;  // RLIMIT_NPROC; 0: leave it (the sandbox blocks fork anyway)
+  bool sandbox = true;         // network namespace + seccomp (no fork, no sockets)
+
+  uint64_t compiler_address_space_bytes = 0;  // RLIMIT_AS of g++; 0: inherited
+  uint32_t parallel_compiles = 2;
+
+  sim_toolchain toolchain = default_sim_toolchain();
+};
+
+class sim_device : public device {
+ public:
+  sim_device(sim::hw_profile profile, sim_device_options options);
+  ~sim_device() override;
+
+  eval_result evaluate(const op_package& op, const std::string& tiling_source,
+                       const std::string& kernel_source, const eval_options& options) override;
+
+  // "sim:<profile name>"
+  std::string profile_id() const override;
+
+  const sim::hw_profile& hardware() const { return profile_; }
+  // Object-cache counters: a Stage I evaluation adds one miss (the host unit) and two hits.
+  compile_cache_stats cache_stats() const { return cache_->stats(); }
+
+  // The JSON the driver reads from spec.json.
+  nlohmann::json driver_spec(const op_package& op, const eval_options& options) const;
+
+ private:
+  sim::hw_profile profile_;
+  sim_device_options options_;
+  std::unique_ptr<compile_cache> cache_;
+  std::unique_ptr<candidate_builder> builder_;
+};
+
+}  // namespace aopt::npu

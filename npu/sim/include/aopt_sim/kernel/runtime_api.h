@@ -1,0 +1,263 @@
+// aopt simulator: the boundary between the kernel-facing AscendC templates (header only, compiled
+// with every candidate) and the simulator runtime (aopt_simrt, compiled once with -O2).
+//
+// The templates reduce every API call to one of these type-erased functions on plain
+// descriptors, so a candidate compiles fast and the element loops run optimised. Every function
+// acts on the core that the calling thread runs (aopt::sim::core_context::current()), checks its
+// arguments (throwing aopt::sim::sim_error naming the API call and the values), does the work
+// and appends the call to the core's trace.
+#pragma once
+
+#include <cstdint>
+
+#include "aopt_sim/kernel/defs.h"
+#include "aopt_sim/kernel/dtypes.h"
+
+namespace aopt_sim::rt {
+
+enum class dtype : uint8_t { f32, f16, bf16, i8, u8, i16, u16, i32, u32, i64, u64, other };
+
+template <typename T>
+struct dtype_of {
+  static constexpr dtype value = dtype::other;
+};
+template <>
+struct dtype_of<float> {
+  static constexpr dtype value = dtype::f32;
+};
+template <>
+struct dtype_of<_Float16> {
+  static constexpr dtype value = dtype::f16;
+};
+template <>
+struct dtype_of<bfloat16_t> {
+  static constexpr dtype value = dtype::bf16;
+};
+template <>
+struct dtype_of<int8_t> {
+  static constexpr dtype value = dtype::i8;
+};
+template <>
+struct dtype_of<uint8_t> {
+  static constexpr dtype value = dtype::u8;
+};
+template <>
+struct dtype_of<int16_t> {
+  static constexpr dtype value = dtype::i16;
+};
+template <>
+struct dtype_of<uint16_t> {
+  static constexpr dtype value = dtype::u16;
+};
+template <>
+struct dtype_of<int32_t> {
+  static constexpr dtype value = dtype::i32;
+};
+template <>
+struct dtype_of<uint32_t> {
+  static constexpr dtype value = dtype::u32;
+};
+template <>
+struct dtype_of<int64_t> {
+  static constexpr dtype value = dtype::i64;
+};
+template <>
+struct dtype_of<uint64_t> {
+  static constexpr dtype value = dtype::u64;
+};
+
+// The source line of an API call in the kernel, captured by a defaulted trailing argument.
+struct call_site {
+  uint32_t line;
+  explicit constexpr call_site(uint32_t l = __builtin_LINE()) : line(l) {}
+};
+
+// A LocalTensor as the runtime sees it: its first byte in UB and the buffer it may touch.
+struct local_ref {
+  uint32_t addr = 0;
+  uint32_t buf_begin = 0;
+  uint32_t buf_end = 0;  // an empty buffer (a default-constructed tensor) admits no access
+  int32_t buffer = -1;   // index of the TPipe buffer, -1 when none
+};
+
+// ---- identity -------------------------------------------------------------------------------
+uint64_t tiling_key();
+int64_t block_idx();
+int64_t block_num();
+uint8_t* ub_base();
+
+// ---- scalar access (S pipe); the returned pointer is valid for `bytes` bytes ----------------
+uint8_t* ub_scalar(const local_ref& t, uint64_t offset_bytes, uint32_t bytes, bool write,
+                   const char* api, call_site site);
+uint8_t* gm_scalar(uint8_t* address, uint32_t bytes, bool write, const char* api, call_site site);
+
+// ---- TPipe, queues, buffers, event ids ------------------------------------------------------
+struct queue_handle {
+  int32_t id = -1;
+  uint32_t generation = 0;
+};
+
+void pipe_attach(void* pipe);
+void pipe_detach(void* pipe) noexcept;
+void* current_pipe();
+void pipe_reset(call_site site);
+queue_handle pipe_init_queue(AscendC::TPosition src, AscendC::TPosition dst, int32_t depth,
+                             uint32_t num, uint32_t bytes, call_site site);
+local_ref pipe_init_tbuf(AscendC::TPosition pos, uint32_t bytes, call_site site);
+
+local_ref queue_alloc(const queue_handle& q, call_site site);
+void queue_enque(const queue_handle& q, const local_ref& t, call_site site);
+local_ref queue_deque(const queue_handle& q, call_site site);
+void queue_free(const queue_handle& q, const local_ref& t, call_site site);
+int32_t queue_count(const queue_handle& q);  // tensors waiting in the queue
+int32_t queue_idle_buffers(const queue_handle& q);
+int32_t queue_depth(const queue_handle& q);
+
+AscendC::TEventID event_alloc(AscendC::HardEvent e, call_site site);
+AscendC::TEventID event_fetch(AscendC::HardEvent e, call_site site);
+void event_release(AscendC::HardEvent e, int32_t id, call_site site);
+
+// ---- synchronisation ------------------------------------------------------------------------
+void set_flag(AscendC::HardEvent e, int32_t id, call_site site);
+void wait_flag(AscendC::HardEvent e, int32_t id, call_site site);
+void set_flag_pipes(pipe_t src, pipe_t dst, int32_t id, call_site site);
+void wait_flag_pipes(pipe_t src, pipe_t dst, int32_t id, call_site site);
+void pipe_barrier(pipe_t p, call_site site);
+
+// ---- data movement --------------------------------------------------------------------------
+// `bursts` bursts of `burst_bytes`; a burst starts `gm_stride` GM bytes and `ub_stride` UB bytes
+// after the previous one. GM -> UB with padding writes, per burst, `ub_lead` bytes of pad, the
+// payload, then pad up to `ub_row` bytes (`ub_row` 0: no padding).
+struct copy_geometry {
+  uint32_t bursts = 1;
+  uint32_t burst_bytes = 0;
+  uint64_t gm_stride = 0;
+  uint32_t ub_stride = 0;
+  uint32_t ub_src_stride = 0;  // UB -> UB: the source's stride (ub_stride is the destination's)
+  uint32_t ub_lead = 0;
+  uint32_t ub_row = 0;
+  bool whole_blocks = true;  // DataCopy: burst_bytes must be a multiple of 32
+};
+
+enum class pad_source : uint8_t { none, value, pad_register };
+
+struct pad_spec {
+  pad_source source = pad_source::none;
+  uint32_t left_elems = 0;
+  uint32_t right_elems = 0;
+  uint64_t value_bits = 0;
+};
+
+void copy_gm_to_ub(const local_ref& dst, const uint8_t* src, dtype type, uint32_t elem_size,
+                   const copy_geometry& g, const pad_spec& pad, const char* api, call_site site);
+void copy_ub_to_gm(uint8_t* dst, const local_ref& src, dtype type, uint32_t elem_size,
+                   const copy_geometry& g, const char* api, call_site site);
+void copy_ub_to_ub(const local_ref& dst, const local_ref& src, uint32_t elem_size,
+                   const copy_geometry& g, const char* api, call_site site);
+void set_pad_value(uint64_t bits);
+
+enum class atomic_op : uint8_t { none, add, max, min };
+void set_atomic(atomic_op op, dtype type);
+
+// ---- vector instructions ----------------------------------------------------------------------
+enum class vop : uint8_t {
+  add,
+  sub,
+  mul,
+  div,
+  max,
+  min,
+  bit_and,
+  bit_or,  // binary
+  adds,
+  muls,
+  maxs,
+  mins,
+  leaky_relu,
+  shift_left,
+  shift_right,  // tensor-scalar
+  exp,
+  ln,
+  abs,
+  sqrt,
+  rsqrt,
+  reciprocal,
+  relu,
+  bit_not,  // unary
+  tanh,
+  sigmoid,
+  sin,
+  cos,
+  erf,
+  silu,
+  gelu,
+  neg,
+  floor,
+  ceil,
+  round,
+  trunc,
+  sum,  // reductions
+  duplicate,
+  axpy,
+};
+
+// How a vector instruction walks its operands: `count` contiguous elements (count form), or
+// `repeats` repeats of 256 bytes with block/repeat strides (in 32-byte blocks) and a lane mask,
+// given as a continuous lane count, as bits, or taken from the mask register (isSetMask=false).
+enum class vec_form : uint8_t { count, mask_continuous, mask_bits, mask_register };
+
+struct vec_shape {
+  vec_form form = vec_form::count;
+  uint64_t count = 0;  // count form: elements; mask_continuous: the mask
+  uint64_t mask_hi = 0;
+  uint64_t mask_lo = 0;
+  uint32_t repeats = 0;
+  uint16_t blk[3] = {1, 1, 1};  // dst, src0, src1
+  uint16_t rep[3] = {8, 8, 8};
+};
+
+void vec_binary(vop op, dtype t, const local_ref& dst, const local_ref& a, const local_ref& b,
+                const vec_shape& s, const char* api, call_site site);
+void vec_unary(vop op, dtype t, const local_ref& dst, const local_ref& src, const vec_shape& s,
+               const char* api, call_site site);
+void vec_scalar(vop op, dtype t, const local_ref& dst, const local_ref& src, double scalar,
+                const vec_shape& s, const char* api, call_site site);
+void vec_duplicate(dtype t, const local_ref& dst, double value, const vec_shape& s, const char* api,
+                   call_site site);
+void vec_axpy(dtype dst_t, dtype src_t, const local_ref& dst, const local_ref& src, double scalar,
+              const vec_shape& s, const char* api, call_site site);
+void vec_cast(dtype dst_t, dtype src_t, AscendC::RoundMode mode, const local_ref& dst,
+              const local_ref& src, const vec_shape& s, const char* api, call_site site);
+// `b` is ignored when `scalar_form`.
+void vec_compare(AscendC::CMPMODE mode, dtype t, const local_ref& dst, const local_ref& a,
+                 const local_ref& b, bool scalar_form, double scalar, const vec_shape& s,
+                 const char* api, call_site site);
+// Compare into the CMPMASK register (one repeat).
+void vec_compare_to_register(AscendC::CMPMODE mode, dtype t, const local_ref& a, const local_ref& b,
+                             const vec_shape& s, const char* api, call_site site);
+// `mask` null: the CMPMASK register (SetCmpMask / register Compare).
+void vec_select(AscendC::SELMODE mode, dtype t, const local_ref& dst, const local_ref* mask,
+                const local_ref& a, const local_ref& b, bool scalar_form, double scalar,
+                const vec_shape& s, const char* api, call_site site);
+void set_cmp_mask(const local_ref& src, call_site site);
+void get_cmp_mask(const local_ref& dst, call_site site);
+
+// ReduceSum/Max/Min over all lanes into dst[0] (and the index into dst[1] when `cal_index`).
+// vec_shape.rep[1] is srcRepStride in the mask form.
+void vec_reduce(vop op, dtype t, const local_ref& dst, const local_ref& src, const local_ref& tmp,
+                bool cal_index, const vec_shape& s, const char* api, call_site site);
+// One result per repeat, `dst_rep_stride` results apart (units per ReduceOrder).
+void vec_whole_reduce(vop op, dtype t, const local_ref& dst, const local_ref& src,
+                      AscendC::ReduceOrder order, uint32_t dst_rep_stride, const vec_shape& s,
+                      const char* api, call_site site);
+// One result per 32-byte block, 8 per repeat, repeats `dst_rep_stride` * 8 elements apart.
+void vec_block_reduce(vop op, dtype t, const local_ref& dst, const local_ref& src,
+                      uint32_t dst_rep_stride, const vec_shape& s, const char* api, call_site site);
+
+void set_mask_count();
+void set_mask_norm();
+void set_vector_mask(uint32_t elem_size, AscendC::MaskMode mode, uint64_t hi, uint64_t lo);
+void set_vector_mask_len(uint32_t elem_size, AscendC::MaskMode mode, int32_t len);
+void reset_mask();
+
+}  // namespace aopt_sim::rt

@@ -1,0 +1,50 @@
+// aopt simulator: host-side CANN API shim (clean-room, from public documentation).
+// Enough of gert::InferDataTypeContext for an operator's InferDataType function to compile and run.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "exe_graph/runtime/runtime_attrs.h"
+#include "graph/types.h"
+
+namespace gert {
+
+class InferDataTypeContext {
+ public:
+  explicit InferDataTypeContext(std::string node_name = "aopt_op")
+      : node_name_(std::move(node_name)) {}
+
+  // aopt API (not CANN)
+  void add_input(ge::DataType type) { inputs_.push_back(type); }
+  void add_output(ge::DataType type = ge::DT_UNDEFINED) { outputs_.push_back(type); }
+  RuntimeAttrs& mutable_attrs() { return attrs_; }
+
+  const char* GetNodeName() const { return node_name_.c_str(); }
+  ge::DataType GetInputDataType(size_t index) const {
+    return index < inputs_.size() ? inputs_[index] : ge::DT_UNDEFINED;
+  }
+  ge::DataType GetOptionalInputDataType(size_t index) const { return GetInputDataType(index); }
+  ge::DataType GetDynamicInputDataType(size_t ir_index, size_t relative_index) const {
+    return GetInputDataType(ir_index + relative_index);
+  }
+  ge::DataType GetOutputDataType(size_t index) const {
+    return index < outputs_.size() ? outputs_[index] : ge::DT_UNDEFINED;
+  }
+  ge::graphStatus SetOutputDataType(size_t index, ge::DataType type) {
+    if (index >= outputs_.size()) return ge::GRAPH_FAILED;
+    outputs_[index] = type;
+    return ge::GRAPH_SUCCESS;
+  }
+  const RuntimeAttrs* GetAttrs() const { return &attrs_; }
+
+ private:
+  std::string node_name_;
+  std::vector<ge::DataType> inputs_;
+  std::vector<ge::DataType> outputs_;
+  RuntimeAttrs attrs_;
+};
+
+}  // namespace gert

@@ -1,0 +1,127 @@
+// aopt simulator: host-side CANN API shim (clean-room, from public documentation).
+// Operator attributes by index (the order of op.json's "attrs"), typed as CANN stores them:
+// Int -> int64_t, Float -> float, Bool -> bool, String -> char, ListInt/ListFloat/ListBool ->
+// TypedContinuousVector. Reading an attribute as another kind (an Int as float, a Float as a
+// list) returns nullptr.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "exe_graph/runtime/continuous_vector.h"
+
+namespace gert {
+
+class RuntimeAttrs {
+ public:
+  size_t GetAttrNum() const { return slots_.size(); }
+
+  template <typename T>
+  const T* GetAttrPointer(size_t index) const {
+    if (index >= slots_.size()) return nullptr;
+    const slot& s = slots_[index];
+    if constexpr (std::is_same<T, char>::value) {
+      return s.which == kind::string ? s.text.c_str() : nullptr;
+    } else if constexpr (std::is_same<T, ContinuousVector>::value) {
+      switch (s.which) {
+        case kind::list_int:
+          return &s.ints;
+        case kind::list_float:
+          return &s.floats;
+        case kind::list_bool:
+          return &s.bools;
+        default:
+          return nullptr;
+      }
+    } else if constexpr (std::is_same<T, TypedContinuousVector<int64_t>>::value) {
+      return s.which == kind::list_int ? &s.ints : nullptr;
+    } else if constexpr (std::is_same<T, TypedContinuousVector<float>>::value) {
+      return s.which == kind::list_float ? &s.floats : nullptr;
+    } else if constexpr (std::is_same<T, TypedContinuousVector<bool>>::value) {
+      return s.which == kind::list_bool ? &s.bools : nullptr;
+    } else {
+      static_assert(std::is_arithmetic<T>::value, "GetAttrPointer: unsupported type");
+      if constexpr (std::is_same<T, bool>::value) {
+        return s.which == kind::boolean ? reinterpret_cast<const T*>(s.scalar) : nullptr;
+      } else if constexpr (std::is_same<T, float>::value) {
+        return s.which == kind::floating ? reinterpret_cast<const T*>(s.scalar) : nullptr;
+      } else if constexpr (std::is_integral<T>::value) {
+        // Narrower integer reads see the low bytes (little-endian), as on the real runtime.
+        return s.which == kind::integer ? reinterpret_cast<const T*>(s.scalar) : nullptr;
+      } else {
+        return nullptr;
+      }
+    }
+  }
+
+  const int64_t* GetInt(size_t index) const { return GetAttrPointer<int64_t>(index); }
+  const float* GetFloat(size_t index) const { return GetAttrPointer<float>(index); }
+  const bool* GetBool(size_t index) const { return GetAttrPointer<bool>(index); }
+  const char* GetStr(size_t index) const { return GetAttrPointer<char>(index); }
+  const TypedContinuousVector<int64_t>* GetListInt(size_t index) const {
+    return GetAttrPointer<TypedContinuousVector<int64_t>>(index);
+  }
+  const TypedContinuousVector<float>* GetListFloat(size_t index) const {
+    return GetAttrPointer<TypedContinuousVector<float>>(index);
+  }
+  const TypedContinuousVector<bool>* GetListBool(size_t index) const {
+    return GetAttrPointer<TypedContinuousVector<bool>>(index);
+  }
+
+  // aopt: the driver appends attributes in op.json order (not CANN API).
+  void add_int(int64_t value) { add_scalar(kind::integer, value); }
+  void add_float(float value) { add_scalar(kind::floating, value); }
+  void add_bool(bool value) { add_scalar(kind::boolean, value); }
+  void add_string(std::string value) {
+    slot s;
+    s.which = kind::string;
+    s.text = std::move(value);
+    slots_.push_back(std::move(s));
+  }
+  void add_list_int(const std::vector<int64_t>& values) {
+    slot s;
+    s.which = kind::list_int;
+    s.ints = TypedContinuousVector<int64_t>(values);
+    slots_.push_back(std::move(s));
+  }
+  void add_list_float(const std::vector<float>& values) {
+    slot s;
+    s.which = kind::list_float;
+    s.floats = TypedContinuousVector<float>(values);
+    slots_.push_back(std::move(s));
+  }
+  void add_list_bool(const std::vector<bool>& values) {
+    slot s;
+    s.which = kind::list_bool;
+    s.bools = TypedContinuousVector<bool>(values);
+    slots_.push_back(std::move(s));
+  }
+
+ private:
+  enum class kind { integer, floating, boolean, string, list_int, list_float, list_bool };
+  struct slot {
+    kind which = kind::integer;
+    alignas(8) unsigned char scalar[8] = {};
+    std::string text;
+    TypedContinuousVector<int64_t> ints;
+    TypedContinuousVector<float> floats;
+    TypedContinuousVector<bool> bools;
+  };
+
+  template <typename T>
+  void add_scalar(kind which, T value) {
+    slot s;
+    s.which = which;
+    std::memcpy(s.scalar, &value, sizeof(T));
+    slots_.push_back(std::move(s));
+  }
+
+  std::vector<slot> slots_;
+};
+
+}  // namespace gert

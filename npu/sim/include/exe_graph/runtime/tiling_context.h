@@ -1,0 +1,163 @@
+// aopt simulator: host-side CANN API shim (clean-room, from public documentation).
+// gert::TilingContext: what a TilingFunc reads (shapes, dtypes, attributes, platform) and writes
+// (block dim, tiling key, tiling data, workspace sizes). The simulator's driver builds one per
+// run with the snake_case add_*/set_* members, which are not CANN API.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "exe_graph/runtime/runtime_attrs.h"
+#include "exe_graph/runtime/storage_shape.h"
+#include "exe_graph/runtime/tensor.h"
+#include "exe_graph/runtime/tiling_data.h"
+#include "graph/types.h"
+#include "platform/platform_infos_def.h"
+
+namespace gert {
+
+class TilingContext {
+ public:
+  static constexpr size_t kDefaultTilingCapacity = 64 * 1024;
+  static constexpr size_t kMaxWorkspaceNum = 16;
+
+  explicit TilingContext(std::string node_name = "aopt_op", std::string node_type = "AoptOp",
+                         size_t tiling_capacity = kDefaultTilingCapacity)
+      : node_name_(std::move(node_name)),
+        node_type_(std::move(node_type)),
+        tiling_data_(tiling_capacity),
+        workspace_sizes_(kMaxWorkspaceNum, 0) {}
+
+  // ---- aopt driver API (not CANN) ----
+  // `data` must outlive the context (the host copy of the input the kernel will read).
+  void add_input(ge::DataType type, const Shape& shape, const void* data = nullptr) {
+    inputs_.push_back(port{CompileTimeTensorDesc(type, ge::FORMAT_ND),
+                           Tensor(StorageShape(shape, shape), type, data)});
+  }
+  void add_output(ge::DataType type, const Shape& shape) {
+    outputs_.push_back(port{CompileTimeTensorDesc(type, ge::FORMAT_ND),
+                            Tensor(StorageShape(shape, shape), type, nullptr)});
+  }
+  RuntimeAttrs& mutable_attrs() { return attrs_; }
+  fe::PlatFormInfos& mutable_platform() { return platform_; }
+  // Workspace entries requested through GetWorkspaceSizes(n): the largest n asked for.
+  size_t workspace_num() const { return workspace_num_; }
+  // Sum of the requested workspace sizes, saturating instead of wrapping.
+  uint64_t workspace_bytes() const {
+    uint64_t total = 0;
+    for (size_t i = 0; i < workspace_num_; ++i) {
+      const uint64_t size = workspace_sizes_[i];
+      total = size > UINT64_MAX - total ? UINT64_MAX : total + size;
+    }
+    return total;
+  }
+  uint32_t schedule_mode() const { return schedule_mode_; }
+
+  // ---- CANN API ----
+  const char* GetNodeName() const { return node_name_.c_str(); }
+  const char* GetNodeType() const { return node_type_.c_str(); }
+  size_t GetComputeNodeInputNum() const { return inputs_.size(); }
+  size_t GetComputeNodeOutputNum() const { return outputs_.size(); }
+
+  const StorageShape* GetInputShape(size_t index) const {
+    return index < inputs_.size() ? &inputs_[index].tensor.GetShape() : nullptr;
+  }
+  const StorageShape* GetOptionalInputShape(size_t index) const { return GetInputShape(index); }
+  // op.json has no dynamic (list) inputs: each list element is its own input, so the element
+  // `relative_index` of list `ir_index` is input ir_index + relative_index.
+  const StorageShape* GetDynamicInputShape(size_t ir_index, size_t relative_index) const {
+    return GetInputShape(ir_index + relative_index);
+  }
+  const StorageShape* GetOutputShape(size_t index) const {
+    return index < outputs_.size() ? &outputs_[index].tensor.GetShape() : nullptr;
+  }
+  const Tensor* GetInputTensor(size_t index) const {
+    return index < inputs_.size() ? &inputs_[index].tensor : nullptr;
+  }
+  const Tensor* GetOptionalInputTensor(size_t index) const { return GetInputTensor(index); }
+  const Tensor* GetDynamicInputTensor(size_t ir_index, size_t relative_index) const {
+    return GetInputTensor(ir_index + relative_index);
+  }
+  const CompileTimeTensorDesc* GetInputDesc(size_t index) const {
+    return index < inputs_.size() ? &inputs_[index].desc : nullptr;
+  }
+  const CompileTimeTensorDesc* GetOptionalInputDesc(size_t index) const {
+    return GetInputDesc(index);
+  }
+  const CompileTimeTensorDesc* GetDynamicInputDesc(size_t ir_index, size_t relative_index) const {
+    return GetInputDesc(ir_index + relative_index);
+  }
+  const CompileTimeTensorDesc* GetOutputDesc(size_t index) const {
+    return index < outputs_.size() ? &outputs_[index].desc : nullptr;
+  }
+  const RuntimeAttrs* GetAttrs() const { return &attrs_; }
+  fe::PlatFormInfos* GetPlatformInfo() const { return &platform_; }
+
+  ge::graphStatus SetBlockDim(uint32_t block_dim) {
+    block_dim_ = block_dim;
+    return ge::GRAPH_SUCCESS;
+  }
+  uint32_t GetBlockDim() const { return block_dim_; }
+  ge::graphStatus SetTilingKey(uint64_t key) {
+    tiling_key_ = key;
+    return ge::GRAPH_SUCCESS;
+  }
+  uint64_t GetTilingKey() const { return tiling_key_; }
+  ge::graphStatus SetScheduleMode(uint32_t mode) {
+    schedule_mode_ = mode;
+    return ge::GRAPH_SUCCESS;
+  }
+  ge::graphStatus SetNeedAtomic(bool need) {
+    need_atomic_ = need;
+    return ge::GRAPH_SUCCESS;
+  }
+  bool NeedAtomic() const { return need_atomic_; }
+  int32_t GetDeterministic() const { return 1; }
+
+  TilingData* GetRawTilingData() { return &tiling_data_; }
+  const TilingData* GetRawTilingData() const { return &tiling_data_; }
+
+  // Newer style: the tiling is a plain struct written in place; its size becomes the data size.
+  template <typename T>
+  T* GetTilingData() {
+    static_assert(std::is_trivially_copyable<T>::value, "GetTilingData: T must be a plain struct");
+    if (sizeof(T) > tiling_data_.GetCapacity()) return nullptr;
+    if (tiling_data_.GetDataSize() < sizeof(T)) tiling_data_.SetDataSize(sizeof(T));
+    return static_cast<T*>(tiling_data_.GetData());
+  }
+
+  // Sizes in bytes of `count` workspaces, zero-initialised; nullptr above kMaxWorkspaceNum.
+  size_t* GetWorkspaceSizes(size_t count) {
+    if (count > kMaxWorkspaceNum) return nullptr;
+    if (count > workspace_num_) workspace_num_ = count;
+    return workspace_sizes_.data();
+  }
+  size_t GetWorkspaceNum() const { return workspace_num_; }
+
+ private:
+  struct port {
+    CompileTimeTensorDesc desc;
+    Tensor tensor;
+  };
+
+  std::string node_name_;
+  std::string node_type_;
+  std::vector<port> inputs_;
+  std::vector<port> outputs_;
+  RuntimeAttrs attrs_;
+  // CANN hands out a mutable platform pointer from a const context.
+  mutable fe::PlatFormInfos platform_;
+  TilingData tiling_data_;
+  std::vector<size_t> workspace_sizes_;
+  size_t workspace_num_ = 0;
+  uint32_t block_dim_ = 0;
+  uint64_t tiling_key_ = 0;
+  uint32_t schedule_mode_ = 0;
+  bool need_atomic_ = false;
+};
+
+}  // namespace gert

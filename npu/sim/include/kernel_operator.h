@@ -1,0 +1,24 @@
+// aopt simulator: the AscendC kernel API for operators compiled with g++ and run on the CPU
+// (DESIGN §6.1). A kernel written for CANN includes this header unchanged:
+//
+//   #include "kernel_operator.h"
+//   using namespace AscendC;
+//   extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR y, GM_ADDR z,
+//                                                    GM_ADDR workspace, GM_ADDR tiling) { ... }
+//
+// Each block of the kernel runs on a simulated core (aopt::sim::core_context) that checks every
+// call and records the per-core instruction trace. The API subset is listed in
+// ascendc-reference.md §2; it is written from the public documentation only.
+#pragma once
+
+#include "aopt_sim/kernel/data_copy.h"
+#include "aopt_sim/kernel/defs.h"
+#include "aopt_sim/kernel/dtypes.h"
+#include "aopt_sim/kernel/identity.h"
+#include "aopt_sim/kernel/pipe.h"
+#include "aopt_sim/kernel/runtime_api.h"
+#include "aopt_sim/kernel/sync.h"
+#include "aopt_sim/kernel/tensor.h"
+#include "aopt_sim/kernel/vector_ops.h"
+#include "aopt_sim/kernel/vector_reduce.h"
+#include "aopt_sim/tiling_data.h"

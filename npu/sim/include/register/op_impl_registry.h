@@ -1,0 +1,51 @@
+// aopt simulator: host-side CANN API shim (clean-room, from public documentation).
+// IMPL_OP* registrations (tiling and shape functions bound by op type) compile to unused
+// objects: the simulator calls the tiling function through the generated aopt_tiling_entry.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+
+#include "exe_graph/runtime/infer_datatype_context.h"
+#include "exe_graph/runtime/infer_shape_context.h"
+#include "exe_graph/runtime/tiling_context.h"
+#include "graph/ge_error_codes.h"
+
+namespace gert {
+
+class OpImplRegisterV2 {
+ public:
+  explicit OpImplRegisterV2(const char*) {}
+  template <typename F>
+  OpImplRegisterV2& Tiling(F, size_t = 0) {
+    return *this;
+  }
+  template <typename CompileInfo = void, typename F = void*>
+  OpImplRegisterV2& TilingParse(F) {
+    return *this;
+  }
+  template <typename F>
+  OpImplRegisterV2& InferShape(F) {
+    return *this;
+  }
+  template <typename F>
+  OpImplRegisterV2& InferDataType(F) {
+    return *this;
+  }
+  template <typename F>
+  OpImplRegisterV2& InferShapeRange(F) {
+    return *this;
+  }
+  OpImplRegisterV2& InputsDataDependency(std::initializer_list<int32_t>) { return *this; }
+};
+
+}  // namespace gert
+
+#define AOPT_IMPL_OP_CONCAT_INNER(a, b) a##b
+#define AOPT_IMPL_OP_CONCAT(a, b) AOPT_IMPL_OP_CONCAT_INNER(a, b)
+#define IMPL_OP(op_type)                                                \
+  [[maybe_unused]] static ::gert::OpImplRegisterV2 AOPT_IMPL_OP_CONCAT( \
+      aopt_impl_op_, __COUNTER__) = ::gert::OpImplRegisterV2(#op_type)
+#define IMPL_OP_OPTILING(op_type) IMPL_OP(op_type)
+#define IMPL_OP_INFERSHAPE(op_type) IMPL_OP(op_type)

@@ -1,0 +1,10 @@
+// aopt simulator: host-side CANN API shim (clean-room, from public documentation).
+// The host tiling API umbrella: tiling data classes, the tiling context and the platform.
+// (Library tiling helpers such as matmul or softmax tiling are not simulated.)
+#pragma once
+
+#include "exe_graph/runtime/tiling_context.h"
+#include "graph/types.h"
+#include "graph/utils/type_utils.h"
+#include "register/tilingdata_base.h"
+#include "tiling/platform/platform_ascendc.h"

@@ -1,0 +1,151 @@
+#include "core_context.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "kernel_state.hpp"
+
+namespace aopt::sim {
+namespace {
+
+// The core the calling thread runs (see core_context.hpp for why this is thread-local).
+thread_local core_context* running_core = nullptr;
+
+// Uninitialised UB reads as this pattern (NaN for every float type, -1 for integers), so a
+// kernel that computes with memory it never wrote shows it.
+constexpr uint8_t ub_poison = 0xff;
+
+}  // namespace
+
+namespace kernel {
+
+void free_deleter::operator()(uint8_t* p) const {
+  std::free(p);
+}
+
+}  // namespace kernel
+
+core_context::impl::impl(const kernel_launch& l, uint32_t block)
+    : launch(l), block_idx(block), ub_bytes(l.hw.ub_bytes), rec(l.record_trace, block) {
+  // Room for one vector repeat past the end keeps block-granular loops in bounds; the checks
+  // still stop at ub_bytes.
+  const size_t bytes = kernel::align_up(ub_bytes, 64) + 256;
+  ub.reset(static_cast<uint8_t*>(std::aligned_alloc(64, bytes)));
+  if (!ub) throw std::bad_alloc();
+  std::memset(ub.get(), ub_poison, bytes);
+}
+
+core_context::core_context(const kernel_launch& launch, uint32_t block_idx)
+    : impl_(std::make_unique<impl>(launch, block_idx)) {}
+
+core_context::~core_context() {
+  if (running_core == this) running_core = nullptr;
+}
+
+core_context& core_context::current() {
+  if (running_core == nullptr)
+    throw sim_error("bad_argument", "an AscendC kernel API was called outside a simulated core");
+  return *running_core;
+}
+
+bool core_context::running() {
+  return running_core != nullptr;
+}
+
+uint32_t core_context::block_idx() const {
+  return impl_->block_idx;
+}
+uint32_t core_context::block_num() const {
+  return impl_->launch.block_num;
+}
+const hw_profile& core_context::hw() const {
+  return impl_->launch.hw;
+}
+
+void core_context::finish() {
+  impl& s = *impl_;
+  for (size_t e = 0; e < s.flags.size(); ++e) {
+    for (int32_t id = 0; id < kernel::event_ids; ++id) {
+      const kernel::flag_slot& slot = s.flags[e][static_cast<size_t>(id)];
+      if (!slot.pending) continue;
+      const char* name = kernel::event_name(static_cast<AscendC::HardEvent>(e));
+      kernel::fail("flag_misuse",
+                   kernel::cat("SetFlag<HardEvent::", name, ">(", id, ")",
+                               slot.line != 0 ? kernel::cat(" at line ", slot.line) : std::string(),
+                               " has no matching WaitFlag<HardEvent::", name, ">(", id,
+                               ") before the kernel returned: the flag stays set and corrupts the "
+                               "next kernel on this core"));
+    }
+  }
+  if (!s.unfreed.empty()) kernel::fail("unfreed_tensor", s.unfreed);
+  for (size_t b = 0; b < s.buffers.size(); ++b) {
+    const kernel::ub_buffer& buf = s.buffers[b];
+    if (buf.queue < 0 || buf.st == kernel::ub_buffer::state::idle) continue;
+    kernel::fail(
+        "unfreed_tensor",
+        kernel::cat("the tensor allocated from a TQue by AllocTensor",
+                    buf.alloc_line != 0 ? kernel::cat(" at line ", buf.alloc_line) : std::string(),
+                    " (UB [", buf.begin, ", ", buf.end, ")) was never freed with FreeTensor",
+                    buf.st == kernel::ub_buffer::state::queued
+                        ? " (it is still enqueued: EnQue without DeQue)"
+                        : ""));
+  }
+}
+
+core_trace core_context::take_trace() {
+  return impl_->rec.take();
+}
+
+scoped_core::scoped_core(core_context& core) : previous_(running_core) {
+  running_core = &core;
+}
+
+scoped_core::~scoped_core() {
+  running_core = previous_;
+}
+
+}  // namespace aopt::sim
+
+namespace aopt_sim::rt {
+
+using aopt::sim::kernel::current;
+
+uint64_t tiling_key() {
+  return current().launch.tiling_key;
+}
+int64_t block_idx() {
+  return current().block_idx;
+}
+int64_t block_num() {
+  return current().launch.block_num;
+}
+uint8_t* ub_base() {
+  return current().ub.get();
+}
+
+uint8_t* ub_scalar(const local_ref& t, uint64_t offset_bytes, uint32_t bytes, bool write,
+                   const char* api, call_site site) {
+  aopt::sim::core_context::impl& s = current();
+  const uint64_t begin = uint64_t{t.addr} + offset_bytes;
+  if (begin < t.buf_begin || begin + bytes > t.buf_end) {
+    aopt::sim::kernel::check_ub_range(
+        t, begin, bytes, api, site,
+        aopt::sim::kernel::cat(write ? "writes element " : "reads element ",
+                               offset_bytes / (bytes == 0 ? 1 : bytes), ","));
+  }
+  s.rec.scalar_ub(
+      api, site.line,
+      aopt::sim::ub_range{static_cast<uint32_t>(begin), static_cast<uint32_t>(begin + bytes)},
+      write);
+  return s.ub.get() + begin;
+}
+
+uint8_t* gm_scalar(uint8_t* address, uint32_t bytes, bool write, const char* api, call_site site) {
+  aopt::sim::core_context::impl& s = current();
+  aopt::sim::kernel::check_gm_range(s, address, bytes, api, site, write ? "writes" : "reads");
+  s.rec.scalar_gm(api, site.line, bytes, write);
+  return address;
+}
+
+}  // namespace aopt_sim::rt

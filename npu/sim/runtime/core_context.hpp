@@ -1,0 +1,88 @@
+// The state of one simulated AI Core while a kernel runs on it: its Unified Buffer, its trace
+// recorder, the GM regions the kernel was given, and block identity. The kernel API shim reaches
+// it through core_context::current(): AscendC's free functions (GetBlockIdx, DataCopy, ...) take
+// no context argument, so the running core is a thread-local set by scoped_core for the
+// duration of one block's execution. Nothing else in the simulator uses thread-locals.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "hw_profile.hpp"
+#include "trace.hpp"
+
+namespace aopt::sim {
+
+// A check failed while the kernel ran. `kind` is one of: "ub_overflow", "ub_out_of_bounds",
+// "gm_out_of_bounds", "misaligned", "deadlock", "empty_queue", "flag_misuse", "too_many_buffers",
+// "bad_argument", "unfreed_tensor" (a queue tensor still allocated or enqueued when the kernel
+// returns). what() names the API call, its kernel source line when known, and the values.
+class sim_error : public std::runtime_error {
+ public:
+  sim_error(std::string kind, const std::string& message)
+      : std::runtime_error(message), kind_(std::move(kind)) {}
+  const std::string& kind() const { return kind_; }
+
+ private:
+  std::string kind_;
+};
+
+// A GM allocation the kernel may touch (an input, output, workspace or the tiling buffer).
+struct gm_region {
+  std::string name;
+  uint8_t* base = nullptr;
+  uint64_t bytes = 0;
+};
+
+struct kernel_launch {
+  hw_profile hw;
+  uint32_t block_num = 1;
+  std::vector<gm_region> gm;
+  bool record_trace = true;
+  uint64_t tiling_key = 0;  // what TILING_KEY_IS compares with (TilingContext::SetTilingKey)
+};
+
+class core_context {
+ public:
+  core_context(const kernel_launch& launch, uint32_t block_idx);
+  ~core_context();
+  core_context(const core_context&) = delete;
+  core_context& operator=(const core_context&) = delete;
+
+  // The core the calling thread is running. REQUIRES: inside a scoped_core (throws sim_error
+  // otherwise).
+  static core_context& current();
+  static bool running();
+
+  uint32_t block_idx() const;
+  uint32_t block_num() const;
+  const hw_profile& hw() const;
+
+  // Called after the kernel returns: reports unmatched SetFlag/WaitFlag and tensors still
+  // allocated as sim_error. Then hands over the trace.
+  void finish();
+  core_trace take_trace();
+
+  struct impl;
+  impl& internals() { return *impl_; }  // for the shim's implementation files only
+
+ private:
+  std::unique_ptr<impl> impl_;
+};
+
+// Makes `core` the calling thread's current core for its lifetime.
+class scoped_core {
+ public:
+  explicit scoped_core(core_context& core);
+  ~scoped_core();
+  scoped_core(const scoped_core&) = delete;
+  scoped_core& operator=(const scoped_core&) = delete;
+
+ private:
+  core_context* previous_;
+};
+
+}  // namespace aopt::sim

@@ -1,0 +1,58 @@
+#include "input_generator.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace aopt::sim {
+namespace {
+
+double max_finite(element_type t) {
+  switch (t) {
+    case element_type::float16:
+      return 65504.0;
+    case element_type::bfloat16:
+      return 3.3895313892515355e38;
+    default:
+      return std::numeric_limits<float>::max();
+  }
+}
+
+}  // namespace
+
+std::vector<uint8_t> generate_input(const driver_tensor& input, std::mt19937_64& rng) {
+  const uint64_t n = input.numel();
+  const uint32_t size = element_size(input.type);
+  std::vector<uint8_t> bytes(n * size);
+  if (is_floating(input.type)) {
+    const double limit = max_finite(input.type);
+    const double lo = std::clamp(input.range_lo, -limit, limit);
+    const double hi = std::clamp(input.range_hi, lo, limit);
+    std::uniform_real_distribution<double> dist(lo, hi);
+    for (uint64_t i = 0; i < n; ++i) encode_element(dist(rng), input.type, bytes.data() + i * size);
+    return bytes;
+  }
+  const double type_lo = lowest_value(input.type);
+  const double type_hi = highest_value(input.type);
+  double lo = std::clamp(std::ceil(input.range_lo), type_lo, type_hi);
+  double hi = std::clamp(std::floor(input.range_hi), type_lo, type_hi);
+  if (lo > hi) {
+    // A range holding no integer ([0.2, 0.7]): its nearest integer.
+    lo = hi = std::clamp(std::round((input.range_lo + input.range_hi) / 2), type_lo, type_hi);
+  }
+  std::uniform_int_distribution<int64_t> dist(static_cast<int64_t>(lo), static_cast<int64_t>(hi));
+  for (uint64_t i = 0; i < n; ++i) {
+    encode_element(static_cast<double>(dist(rng)), input.type, bytes.data() + i * size);
+  }
+  return bytes;
+}
+
+std::vector<double> decode_tensor(const driver_tensor& t, const uint8_t* bytes) {
+  const uint64_t n = t.numel();
+  const uint32_t size = element_size(t.type);
+  std::vector<double> values(n);
+  for (uint64_t i = 0; i < n; ++i) values[i] = decode_element(bytes + i * size, t.type);
+  return values;
+}
+
+}  // namespace aopt::sim

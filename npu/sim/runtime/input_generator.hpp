@@ -1,0 +1,19 @@
+// Deterministic input data: input set k of an operator draws every input, in op.json order,
+// from one std::mt19937_64 seeded with op.seed + k, uniformly within the input's range
+// (inclusive integers for integer types), rounded to the input's dtype.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "driver_spec.hpp"
+
+namespace aopt::sim {
+
+std::vector<uint8_t> generate_input(const driver_tensor& input, std::mt19937_64& rng);
+
+// The values of a tensor's bytes, as the reference receives them.
+std::vector<double> decode_tensor(const driver_tensor& t, const uint8_t* bytes);
+
+}  // namespace aopt::sim

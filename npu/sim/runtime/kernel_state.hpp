@@ -1,0 +1,149 @@
+// The state of one simulated core behind core_context (its `impl`), shared by the kernel API
+// shim's implementation files: the Unified Buffer, the TPipe allocations and queues, pending
+// flags, the vector mask registers, and the trace recorder. Also the checks every API call
+// makes, which throw sim_error naming the call, its source line and the values.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "aopt_sim/kernel/runtime_api.h"
+#include "core_context.hpp"
+#include "trace_recorder.hpp"
+
+namespace aopt::sim {
+
+namespace kernel {
+
+constexpr uint32_t no_index = trace_recorder::no_index;
+constexpr uint32_t ub_block = 32;
+constexpr uint32_t max_pipe_buffers = 64;
+constexpr int32_t event_ids = 8;
+constexpr size_t hard_event_count = static_cast<size_t>(AscendC::HardEvent::MAX);
+
+inline uint32_t align_up(uint32_t v, uint32_t a) {
+  return (v + a - 1) / a * a;
+}
+
+// A buffer carved out of UB by TPipe::InitBuffer (a TQue's buffers, or a TBuf).
+struct ub_buffer {
+  enum class state : uint8_t { idle, allocated, queued, dequeued };
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  int32_t queue = -1;  // -1: a TBuf
+  state st = state::idle;
+  bool freed_before = false;      // the next AllocTensor reuses it and waits for the free
+  uint32_t free_set = no_index;   // trace index of the FreeTensor's hidden set_flag
+  uint32_t enque_set = no_index;  // trace index of the EnQue's hidden set_flag
+  uint32_t alloc_line = 0;
+};
+
+struct tensor_queue {
+  AscendC::TPosition src = AscendC::TPosition::VECCALC;
+  AscendC::TPosition dst = AscendC::TPosition::VECCALC;
+  pipe producer = pipe::v;  // writes a buffer before EnQue
+  pipe consumer = pipe::v;  // reads it after DeQue
+  int32_t depth = 1;
+  uint32_t init_line = 0;
+  std::vector<int32_t> buffers;
+  std::deque<int32_t> fifo;
+  size_t next = 0;  // AllocTensor hands the buffers out in ring order
+
+  bool synchronised() const { return producer != consumer; }
+};
+
+struct flag_slot {
+  bool pending = false;
+  uint32_t set_index = no_index;
+  uint32_t line = 0;
+};
+
+struct free_deleter {
+  void operator()(uint8_t* p) const;
+};
+
+}  // namespace kernel
+
+struct core_context::impl {
+  impl(const kernel_launch& l, uint32_t block);
+
+  const kernel_launch& launch;
+  uint32_t block_idx;
+  std::unique_ptr<uint8_t[], kernel::free_deleter> ub;
+  uint32_t ub_bytes;
+  trace_recorder rec;
+
+  // TPipe
+  uint32_t ub_next = 0;
+  uint32_t generation = 1;
+  std::vector<kernel::ub_buffer> buffers;
+  std::vector<kernel::tensor_queue> queues;
+  void* pipe_object = nullptr;
+  std::string unfreed;  // the first tensor left allocated when a TPipe went away
+
+  // Flags (SetFlag/WaitFlag) and event ids taken with AllocEventID
+  std::array<std::array<kernel::flag_slot, kernel::event_ids>, kernel::hard_event_count> flags{};
+  std::array<uint8_t, kernel::hard_event_count> allocated_ids{};
+
+  // Vector unit: the mask register (in counter mode mask_lo is the element count) and CMPMASK.
+  bool counter_mode = false;
+  uint64_t mask_hi = ~uint64_t{0};
+  uint64_t mask_lo = ~uint64_t{0};
+  std::array<uint64_t, 2> cmp_mask{};
+
+  // DMA
+  aopt_sim::rt::atomic_op atomic = aopt_sim::rt::atomic_op::none;
+  aopt_sim::rt::dtype atomic_type = aopt_sim::rt::dtype::other;
+  uint64_t pad_value = 0;
+  bool pad_value_set = false;
+  size_t last_region = 0;
+};
+
+namespace kernel {
+
+using state = core_context::impl;
+
+inline state& current() {
+  return core_context::current().internals();
+}
+
+// Builds a message with operator<<.
+template <typename... Args>
+std::string cat(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+
+// "DataCopy (line 42)" or "DataCopy".
+std::string where(const char* api, aopt_sim::rt::call_site site);
+
+[[noreturn]] void fail(const char* kind, const std::string& message);
+
+const char* dtype_name(aopt_sim::rt::dtype t);
+uint32_t dtype_size(aopt_sim::rt::dtype t);
+const char* event_name(AscendC::HardEvent e);
+
+// Checks that [addr, addr + bytes) lies in the buffer of `t`; `what` names the operand and the
+// access for the message ("src0 reads", "dst writes").
+void check_ub_range(const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t bytes,
+                    const char* api, aopt_sim::rt::call_site site, const std::string& what);
+
+void check_ub_aligned(const aopt_sim::rt::local_ref& t, const char* api,
+                      aopt_sim::rt::call_site site, const char* operand);
+
+// Checks that [p, p + bytes) lies in one GM region of the launch.
+void check_gm_range(state& s, const uint8_t* p, uint64_t bytes, const char* api,
+                    aopt_sim::rt::call_site site, const char* what);
+
+// "'x' + 4096" for an address inside or after a region, for messages that must not print raw
+// (run-dependent) pointers.
+std::string describe_gm(const state& s, const uint8_t* p);
+
+}  // namespace kernel
+}  // namespace aopt::sim

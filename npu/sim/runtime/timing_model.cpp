@@ -1,0 +1,224 @@
+#include "timing_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+namespace aopt::sim {
+namespace {
+
+constexpr double vector_repeat_bytes = 256;
+
+size_t index_of(pipe p) {
+  return static_cast<size_t>(p);
+}
+
+bool is_vector_class(op_class c) {
+  switch (c) {
+    case op_class::dma_local:
+    case op_class::vec_simple:
+    case op_class::vec_mul:
+    case op_class::vec_div_transcendental:
+    case op_class::vec_reduce:
+    case op_class::vec_cast:
+    case op_class::vec_compare_select:
+      return true;
+    default:
+      return false;
+  }
+}
+
+double cycles_per_repeat(op_class c, const hw_profile& hw) {
+  switch (c) {
+    case op_class::vec_mul:
+      return hw.vec_mul_cycles_per_repeat;
+    case op_class::vec_div_transcendental:
+      return hw.vec_div_transcendental_cycles_per_repeat;
+    case op_class::vec_reduce:
+      return hw.vec_reduce_cycles_per_repeat;
+    case op_class::vec_cast:
+      return hw.vec_cast_cycles_per_repeat;
+    case op_class::vec_compare_select:
+      return hw.vec_compare_select_cycles_per_repeat;
+    default:
+      return hw.vec_simple_cycles_per_repeat;
+  }
+}
+
+// Repeat cycles of a vector instruction, without start-up. An instruction recorded with bytes
+// but no repeat count (a UB -> UB copy) costs one repeat per 256 bytes.
+double vector_work(const instruction& in, const hw_profile& hw) {
+  double repeats = in.repeats;
+  if (repeats == 0 && in.bytes > 0)
+    repeats = std::ceil(static_cast<double>(in.bytes) / vector_repeat_bytes);
+  return repeats * cycles_per_repeat(in.cls, hw);
+}
+
+double dma_cost(const instruction& in, const hw_profile& hw, uint32_t active_cores) {
+  const double per_core =
+      in.cls == op_class::dma_in ? hw.gm_read_bytes_per_cycle : hw.gm_write_bytes_per_cycle;
+  // hbm_gbps GB/s over clock_ghz G cycles/s is bytes per cycle for the whole chip.
+  const double hbm_share = hw.hbm_gbps / hw.clock_ghz / std::max<uint32_t>(active_cores, 1);
+  double bandwidth = std::min(per_core, hbm_share);
+  const uint64_t bursts = std::max<uint64_t>(in.bursts, 1);
+  const uint64_t shortest_burst = in.min_burst_bytes > 0 ? in.min_burst_bytes : in.bytes / bursts;
+  if (shortest_burst < hw.dma_efficient_burst_bytes) bandwidth /= hw.dma_short_burst_penalty;
+  if (in.gm_unaligned) bandwidth *= hw.dma_unaligned_efficiency;
+  return hw.dma_latency_cycles + static_cast<double>(bursts) * hw.dma_burst_overhead_cycles +
+         static_cast<double>(in.bytes) / bandwidth;
+}
+
+// Execution cycles of an instruction on its pipe, not counting issue.
+double execution_cost(const instruction& in, const hw_profile& hw, uint32_t active_cores) {
+  switch (in.cls) {
+    case op_class::scalar_ub:
+      return static_cast<double>(in.count) * hw.scalar_ub_access_cycles;
+    case op_class::scalar_gm:
+      return static_cast<double>(in.count) * hw.scalar_gm_access_cycles;
+    case op_class::dma_in:
+    case op_class::dma_out:
+      return dma_cost(in, hw, active_cores);
+    case op_class::set_flag:
+    case op_class::wait_flag:
+    case op_class::barrier:
+      return 0;
+    default:
+      return hw.vec_startup_cycles + vector_work(in, hw);
+  }
+}
+
+// Instructions that run on the scalar unit itself and so hold up issue until they finish.
+bool blocks_issue(const instruction& in) {
+  return in.on == pipe::s || in.all_pipes_barrier;
+}
+
+// Issue slots taken: a coalesced scalar access stands for `count` API calls.
+double issue_slots(const instruction& in) {
+  if (in.cls == op_class::scalar_ub || in.cls == op_class::scalar_gm)
+    return static_cast<double>(std::max<uint64_t>(in.count, 1));
+  return 1;
+}
+
+class core_replay {
+ public:
+  core_replay(const core_trace& trace, const hw_profile& hw, uint32_t active_cores)
+      : trace_(trace), hw_(hw), active_cores_(active_cores), end_(trace.instructions.size(), 0.0) {}
+
+  core_timing run() {
+    for (size_t i = 0; i < trace_.instructions.size(); ++i) step(i);
+    double finish = issue_time_;
+    for (double t : pipe_free_) finish = std::max(finish, t);
+    result_.total_cycles = finish;
+    return result_;
+  }
+
+ private:
+  double deps_end(const instruction& in) const {
+    double t = 0;
+    for (uint32_t d : in.deps)
+      if (d < end_.size()) t = std::max(t, end_[d]);
+    return t;
+  }
+
+  void step(size_t i) {
+    const instruction& in = trace_.instructions[i];
+    const double slots = issue_slots(in);
+    const double issued = issue_time_ + slots * hw_.issue_cycles;
+    result_.busy_cycles[index_of(pipe::s)] += slots * hw_.issue_cycles;
+    const double cost = execution_cost(in, hw_, active_cores_);
+    account_work(in);
+
+    if (blocks_issue(in)) {
+      double start = std::max(issued, deps_end(in));
+      if (in.all_pipes_barrier) {
+        for (double t : pipe_free_) start = std::max(start, t);
+        result_.barrier_stall_cycles += start - issued;
+      } else {
+        result_.flag_wait_cycles += start - issued;
+      }
+      end_[i] = start + cost;
+      result_.busy_cycles[index_of(pipe::s)] += cost;
+      issue_time_ = end_[i];
+      pipe_free_[index_of(pipe::s)] = std::max(pipe_free_[index_of(pipe::s)], end_[i]);
+      return;
+    }
+
+    const size_t p = index_of(in.on);
+    double enqueued = issued;
+    std::deque<double>& waiting = queued_starts_[p];
+    while (!waiting.empty() && waiting.front() <= enqueued) waiting.pop_front();
+    if (hw_.pipe_queue_depth > 0 && waiting.size() >= hw_.pipe_queue_depth) {
+      // The queue is full: issue stalls until the oldest waiting instruction leaves it.
+      enqueued = waiting.front();
+      waiting.pop_front();
+    }
+    const double ready = std::max(enqueued, pipe_free_[p]);
+    const double start = std::max(ready, deps_end(in));
+    result_.flag_wait_cycles += start - ready;
+    end_[i] = start + cost;
+    pipe_free_[p] = end_[i];
+    result_.busy_cycles[p] += cost;
+    if (start > enqueued) waiting.push_back(start);
+    issue_time_ = enqueued;
+  }
+
+  void account_work(const instruction& in) {
+    if (in.cls == op_class::dma_in || in.cls == op_class::dma_out) {
+      result_.dma_bursts += std::max<uint32_t>(in.bursts, 1);
+      result_.dma_bytes += in.bytes;
+    } else if (in.cls == op_class::scalar_ub || in.cls == op_class::scalar_gm) {
+      result_.scalar_accesses += in.count;
+    } else if (is_vector_class(in.cls)) {
+      ++result_.vector_instructions;
+      result_.vector_work_cycles += vector_work(in, hw_);
+    }
+  }
+
+  const core_trace& trace_;
+  const hw_profile& hw_;
+  uint32_t active_cores_;
+  std::vector<double> end_;
+  double issue_time_ = 0;
+  std::array<double, pipe_count> pipe_free_{};
+  // Per pipe, start times of issued instructions that have not started yet (in order).
+  std::array<std::deque<double>, pipe_count> queued_starts_;
+  core_timing result_;
+};
+
+}  // namespace
+
+core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores) {
+  return core_replay(trace, hw, active_cores).run();
+}
+
+kernel_timing combine_cores(const std::vector<core_timing>& cores,
+                            const std::vector<core_trace>& traces, const hw_profile& hw) {
+  kernel_timing k;
+  const auto block_dim = static_cast<uint32_t>(cores.size());
+  k.launch_overhead_us = hw.launch_overhead_us(block_dim);
+  double sum_us = 0;
+  for (size_t i = 0; i < cores.size(); ++i) {
+    const double us = hw.cycles_to_us(cores[i].total_cycles);
+    sum_us += us;
+    if (us > k.core_time_max_us) {
+      k.core_time_max_us = us;
+      k.critical_core = static_cast<uint32_t>(i);
+    }
+  }
+  if (!cores.empty()) k.core_time_mean_us = sum_us / static_cast<double>(cores.size());
+  // GM traffic per core: the trace's own count where the recorder kept one, else the DMA bytes.
+  double gm_bytes = 0;
+  for (size_t i = 0; i < cores.size(); ++i) {
+    double core_bytes = static_cast<double>(cores[i].dma_bytes);
+    if (i < traces.size())
+      core_bytes = std::max(
+          core_bytes, static_cast<double>(traces[i].gm_read_bytes + traces[i].gm_write_bytes));
+    gm_bytes += core_bytes;
+  }
+  // hbm_gbps GB/s = hbm_gbps * 1e3 bytes per microsecond.
+  k.hbm_floor_us = gm_bytes / (hw.hbm_gbps * 1e3);
+  k.latency_us = k.launch_overhead_us + std::max(k.core_time_max_us, k.hbm_floor_us);
+  return k;
+}
+
+}  // namespace aopt::sim

@@ -1,0 +1,43 @@
+// Discrete-event replay of a core trace (DESIGN §6.1.3): in-order issue from the scalar pipe,
+// one in-order queue per pipe, start = max(issue, pipe free, dependencies). Multi-core
+// combination: launch overhead + slowest core, never below total GM bytes / HBM bandwidth.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "hw_profile.hpp"
+#include "trace.hpp"
+
+namespace aopt::sim {
+
+struct core_timing {
+  double total_cycles = 0;                          // first issue to last pipe idle
+  std::array<double, pipe_count> busy_cycles{};     // indexed by pipe
+  double barrier_stall_cycles = 0;                  // issue stalled in PipeBarrier<PIPE_ALL>
+  double flag_wait_cycles = 0;                      // pipes idle waiting on flags/queues
+  uint64_t vector_instructions = 0;
+  double vector_work_cycles = 0;                    // repeat cycles without start-up (roofline)
+  uint64_t dma_bursts = 0;
+  uint64_t dma_bytes = 0;
+  uint64_t scalar_accesses = 0;
+};
+
+// `active_cores` is the launch's blockDim: DMA bandwidth per core is
+// min(per-core rate, HBM bandwidth / active_cores).
+core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores);
+
+struct kernel_timing {
+  double latency_us = 0;         // launch overhead + max(slowest core, GM bytes / HBM)
+  double launch_overhead_us = 0;
+  double core_time_max_us = 0;
+  double core_time_mean_us = 0;
+  uint32_t critical_core = 0;    // index into the cores vector of the slowest core
+  double hbm_floor_us = 0;       // total GM bytes / HBM bandwidth
+};
+
+kernel_timing combine_cores(const std::vector<core_timing>& cores, const std::vector<core_trace>& traces,
+                            const hw_profile& hw);
+
+}  // namespace aopt::sim

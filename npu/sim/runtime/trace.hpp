@@ -1,0 +1,70 @@
+// The per-core instruction trace: the contract between the functional kernel API shim (which
+// records one instruction per API call, in program order) and the timing model and hazard
+// detector (which replay it). Synchronisation is resolved at record time into explicit
+// dependency edges, so a replay needs nothing but this trace.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace aopt::sim {
+
+enum class pipe : uint8_t { s = 0, v = 1, mte2 = 2, mte3 = 3 };
+constexpr int pipe_count = 4;
+const char* to_string(pipe p);
+
+enum class op_class : uint8_t {
+  scalar_ub,        // LocalTensor GetValue/SetValue (coalesced: `count` accesses)
+  scalar_gm,        // GlobalTensor GetValue/SetValue (coalesced: `count` accesses)
+  dma_in,           // DataCopy/DataCopyPad GM -> UB, on MTE2
+  dma_out,          // DataCopy/DataCopyPad UB -> GM, on MTE3
+  dma_local,        // UB -> UB copy, on V
+  vec_simple,       // add, sub, max, min, abs, relu, duplicate, logic, adds, maxs, ...
+  vec_mul,          // mul, muls, axpy-like multiply-adds
+  vec_div_transcendental,  // div, exp, ln, sqrt, rsqrt, reciprocal, ...
+  vec_reduce,       // ReduceSum/Max/Min, WholeReduce*, BlockReduce*
+  vec_cast,
+  vec_compare_select,
+  set_flag,         // SetFlag (explicit or hidden in EnQue/FreeTensor): fires when earlier work
+                    // of its pipe is done
+  wait_flag,        // WaitFlag (explicit or hidden in DeQue/AllocTensor): `deps` holds the set
+  barrier,          // PipeBarrier<PIPE_X> on pipe X; PIPE_ALL is on S with deps on every pipe
+};
+
+// A byte range [begin, end) of the core's Unified Buffer.
+struct ub_range {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+};
+
+struct instruction {
+  pipe on = pipe::s;
+  op_class cls = op_class::scalar_ub;
+  bool all_pipes_barrier = false;  // PipeBarrier<PIPE_ALL>
+  const char* api = "";            // static string naming the API call, e.g. "DataCopy"
+  uint32_t line = 0;               // source line in the kernel when known, else 0
+  // Work
+  uint64_t bytes = 0;              // DMA bytes moved, or vector bytes touched
+  uint32_t repeats = 0;            // vector repeats (256 bytes each)
+  uint32_t bursts = 0;             // DMA bursts
+  uint32_t min_burst_bytes = 0;
+  bool gm_unaligned = false;       // a GM address not 512-byte aligned
+  uint64_t count = 1;              // coalesced scalar accesses
+  // Memory footprint in UB (for hazards)
+  std::vector<ub_range> reads;
+  std::vector<ub_range> writes;
+  // Ordering edges: indices of earlier instructions of this core's trace that must finish
+  // before this one starts (flag set -> wait, barrier on pipe drains).
+  std::vector<uint32_t> deps;
+};
+
+struct core_trace {
+  uint32_t block_idx = 0;
+  std::vector<instruction> instructions;
+  uint64_t ub_high_water_bytes = 0;
+  uint64_t gm_read_bytes = 0;
+  uint64_t gm_write_bytes = 0;
+};
+
+}  // namespace aopt::sim

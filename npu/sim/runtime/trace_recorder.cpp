@@ -1,0 +1,140 @@
+#include "trace_recorder.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace aopt::sim {
+namespace {
+
+// Enough for the access patterns of real scalar loops (a few tensors, rows with gaps) while
+// bounding the hazard detector's work on one coalesced instruction.
+constexpr size_t max_scalar_ranges = 64;
+
+constexpr const char* mixed_local = "LocalTensor::GetValue/SetValue";
+constexpr const char* mixed_global = "GlobalTensor::GetValue/SetValue";
+
+// Names a coalesced instruction after its calls: `api`, or `mixed` once two differ.
+void rename(instruction& in, const char* api, const char* mixed) {
+  if (in.api != api && in.api != mixed && std::strcmp(in.api, api) != 0) in.api = mixed;
+}
+
+}  // namespace
+
+void merge_range(std::vector<ub_range>& ranges, ub_range r, size_t max_ranges) {
+  if (r.begin >= r.end) return;
+  if (!ranges.empty()) {
+    ub_range& last = ranges.back();
+    if (r.begin >= last.begin && r.begin <= last.end) {  // the common ascending walk
+      last.end = std::max(last.end, r.end);
+      return;
+    }
+  }
+  auto it =
+      std::lower_bound(ranges.begin(), ranges.end(), r,
+                       [](const ub_range& a, const ub_range& b) { return a.begin < b.begin; });
+  if (it != ranges.begin() && std::prev(it)->end >= r.begin) --it;
+  if (it != ranges.end() && it->begin <= r.end) {
+    it->begin = std::min(it->begin, r.begin);
+    it->end = std::max(it->end, r.end);
+    auto next = std::next(it);
+    while (next != ranges.end() && next->begin <= it->end) {
+      it->end = std::max(it->end, next->end);
+      next = ranges.erase(next);
+    }
+  } else {
+    ranges.insert(it, r);
+  }
+  while (ranges.size() > max_ranges) {
+    size_t best = 0;
+    for (size_t i = 1; i + 1 < ranges.size(); ++i)
+      if (ranges[i + 1].begin - ranges[i].end < ranges[best + 1].begin - ranges[best].end) best = i;
+    ranges[best].end = ranges[best + 1].end;
+    ranges.erase(ranges.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+  }
+}
+
+trace_recorder::trace_recorder(bool on, uint32_t block_idx) : on_(on) {
+  trace_.block_idx = block_idx;
+  last_on_.fill(no_index);
+}
+
+uint32_t trace_recorder::push(instruction in) {
+  if (!on_) return no_index;
+  const auto index = static_cast<uint32_t>(trace_.instructions.size());
+  last_on_[static_cast<size_t>(in.on)] = index;
+  trace_.instructions.push_back(std::move(in));
+  return index;
+}
+
+uint32_t trace_recorder::add(instruction in) {
+  open_ub_ = no_index;
+  open_gm_ = no_index;
+  return push(std::move(in));
+}
+
+uint32_t trace_recorder::add_sync(pipe p, op_class cls, const char* api, uint32_t line,
+                                  uint32_t dep) {
+  if (!on_) return no_index;
+  instruction in;
+  in.on = p;
+  in.cls = cls;
+  in.api = api;
+  in.line = line;
+  if (dep != no_index) in.deps.push_back(dep);
+  return add(std::move(in));
+}
+
+void trace_recorder::scalar_ub(const char* api, uint32_t line, ub_range r, bool write) {
+  if (!on_) return;
+  if (open_ub_ == no_index) {
+    instruction in;
+    in.on = pipe::s;
+    in.cls = op_class::scalar_ub;
+    in.api = api;
+    in.line = line;
+    in.count = 0;
+    open_ub_ = push(std::move(in));
+  }
+  instruction& in = trace_.instructions[open_ub_];
+  rename(in, api, mixed_local);
+  ++in.count;
+  in.bytes += r.end - r.begin;
+  merge_range(write ? in.writes : in.reads, r, max_scalar_ranges);
+}
+
+void trace_recorder::scalar_gm(const char* api, uint32_t line, uint32_t bytes, bool write) {
+  count_gm(write ? 0 : bytes, write ? bytes : 0);
+  if (!on_) return;
+  if (open_gm_ == no_index) {
+    instruction in;
+    in.on = pipe::s;
+    in.cls = op_class::scalar_gm;
+    in.api = api;
+    in.line = line;
+    in.count = 0;
+    open_gm_ = push(std::move(in));
+  }
+  instruction& in = trace_.instructions[open_gm_];
+  rename(in, api, mixed_global);
+  ++in.count;
+  in.bytes += bytes;
+}
+
+void trace_recorder::count_gm(uint64_t read_bytes, uint64_t write_bytes) {
+  trace_.gm_read_bytes += read_bytes;
+  trace_.gm_write_bytes += write_bytes;
+}
+
+void trace_recorder::note_ub_use(uint64_t end) {
+  trace_.ub_high_water_bytes = std::max(trace_.ub_high_water_bytes, end);
+}
+
+core_trace trace_recorder::take() {
+  open_ub_ = no_index;
+  open_gm_ = no_index;
+  last_on_.fill(no_index);
+  return std::exchange(trace_, core_trace{trace_.block_idx, {}, 0, 0, 0});
+}
+
+}  // namespace aopt::sim

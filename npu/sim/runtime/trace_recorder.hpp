@@ -1,0 +1,60 @@
+// Builds one core's instruction trace (trace.hpp) as the kernel API shim executes: one
+// instruction per API call in program order, the last instruction of each pipe (for barriers),
+// and the coalescing of scalar accesses.
+//
+// Scalar coalescing: while nothing but scalar accesses run, all LocalTensor accesses share one
+// scalar_ub instruction and all GlobalTensor accesses one scalar_gm instruction (count, bytes and
+// UB ranges accumulate), so an element-wise GetValue/SetValue loop costs one or two entries.
+// Every other instruction ends the run. All of it is on the scalar pipe, which executes in
+// order, so merging changes neither the ordering against other pipes nor the total work.
+//
+// With recording off, add() returns no_index and keeps nothing; callers still run every check.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "trace.hpp"
+
+namespace aopt::sim {
+
+class trace_recorder {
+ public:
+  static constexpr uint32_t no_index = 0xffffffffu;
+
+  trace_recorder(bool on, uint32_t block_idx);
+
+  bool on() const { return on_; }
+
+  // Appends `in` (closing any scalar run) and returns its index.
+  uint32_t add(instruction in);
+  // An instruction on `p` with deps = {dep} when dep is not no_index.
+  uint32_t add_sync(pipe p, op_class cls, const char* api, uint32_t line, uint32_t dep);
+
+  void scalar_ub(const char* api, uint32_t line, ub_range r, bool write);
+  void scalar_gm(const char* api, uint32_t line, uint32_t bytes, bool write);
+
+  uint32_t last_on(pipe p) const { return last_on_[static_cast<size_t>(p)]; }
+
+  void count_gm(uint64_t read_bytes, uint64_t write_bytes);
+  void note_ub_use(uint64_t end);
+
+  core_trace take();
+
+ private:
+  uint32_t push(instruction in);
+
+  bool on_;
+  core_trace trace_;
+  std::array<uint32_t, pipe_count> last_on_;
+  uint32_t open_ub_ = no_index;
+  uint32_t open_gm_ = no_index;
+};
+
+// Adds `r` to the sorted, disjoint list `ranges`, merging touching ranges. Keeps at most
+// `max_ranges` entries by joining the pair with the smallest gap.
+void merge_range(std::vector<ub_range>& ranges, ub_range r, size_t max_ranges);
+
+}  // namespace aopt::sim

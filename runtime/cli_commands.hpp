@@ -1,0 +1,18 @@
+// Registration of the `aopt` subcommands. Each command lives in its own runtime/cli_<name>.cpp
+// and adds itself to the CLI11 app; `exit_code` receives the command's exit status.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace aopt::runtime {
+
+struct cli_context {
+  int exit_code = 0;
+};
+
+void add_eval_command(CLI::App& app, cli_context& ctx);
+// run, resume, status, report
+void add_run_commands(CLI::App& app, cli_context& ctx);
+void add_corpus_command(CLI::App& app, cli_context& ctx);
+
+}  // namespace aopt::runtime

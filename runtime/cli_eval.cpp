@@ -1,0 +1,159 @@
+// `aopt eval <op-dir>`: one evaluation of an operator package on the simulator, with its profile.
+//
+// Exit status: 0 the candidate is ok; 1 the candidate failed (compile, runtime, precision,
+// timeout); 2 bad input (missing operator directory, broken op.json, unknown profile, unreadable
+// --tiling/--kernel file); 3 aopt itself could not evaluate (infra_error).
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "npu/hardware_profile.hpp"
+#include "npu/op_spec.hpp"
+#include "npu/sim/device/sim_device.hpp"
+#include "runtime/cli_commands.hpp"
+
+namespace aopt::runtime {
+
+namespace {
+
+constexpr int exit_ok = 0;
+constexpr int exit_candidate_failed = 1;
+constexpr int exit_bad_input = 2;
+constexpr int exit_infra = 3;
+
+struct eval_args {
+  std::string op_dir;
+  bool json = false;
+  std::string profile = "ascend910b4";
+  std::string tiling_file;
+  std::string kernel_file;
+  uint32_t input_sets = 3;
+  double timeout_seconds = 60;
+  bool keep_scratch = false;
+  std::string work_dir;
+};
+
+result<std::string> read_source(const std::string& path, const char* what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return not_found(fmt::format("{} {}: cannot open", what, path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string percent(double ratio) {
+  return fmt::format("{:5.1f} %", ratio * 100);
+}
+
+void print_report(const npu::op_package& op, const std::string& profile_id,
+                  const npu::eval_result& r) {
+  const auto& p = r.profile;
+  fmt::print("operator      {} (level {}, {}) on {}\n", op.spec.name, op.spec.level,
+             op.spec.category.empty() ? "uncategorized" : op.spec.category, profile_id);
+  fmt::print("status        {}{}\n", npu::to_string(r.status),
+             r.error_kind.empty() ? "" : " (" + r.error_kind + ")");
+  if (!r.message.empty()) fmt::print("message       {}\n", r.message);
+  if (r.ok() || r.status == npu::eval_status::precision_error) {
+    fmt::print("latency       {:.3f} us ({}", r.latency_us,
+               r.latency_is_simulated ? "simulated" : "measured");
+    if (r.latency.repetitions > 1) {
+      fmt::print(", median of {}, min {:.3f}, max {:.3f}", r.latency.repetitions, r.latency.min_us,
+                 r.latency.max_us);
+    }
+    fmt::print(")\n");
+    fmt::print("block dim     {}\n", p.block_dim);
+    fmt::print("pipe          busy (us)   ratio\n");
+    const std::pair<const char*, const npu::pipe_busy*> pipes[] = {
+        {"scalar", &p.scalar}, {"vector", &p.vector}, {"MTE2", &p.mte2}, {"MTE3", &p.mte3}};
+    for (const auto& [name, busy] : pipes) {
+      fmt::print("  {:<10} {:>10.3f}  {}\n", name, busy->time_us, percent(busy->ratio));
+    }
+    fmt::print("UB high water {} of {} bytes\n", p.ub_high_water_bytes, p.ub_capacity_bytes);
+    fmt::print("GM bytes      {} read, {} written ({} bursts, {:.0f} bytes on average)\n",
+               p.gm_read_bytes, p.gm_write_bytes, p.dma_bursts, p.mean_burst_bytes);
+    fmt::print("roofline      bound {:.3f} us (memory {:.3f}, vector {:.3f}); achieved {}\n",
+               r.roof.bound_us, r.roof.memory_bound_us, r.roof.vector_bound_us,
+               percent(r.roof.achieved_fraction));
+  }
+  fmt::print("time          compile {:.2f} s, run {:.2f} s\n", r.compile_seconds, r.run_seconds);
+  if (!r.diagnostics.empty()) {
+    fmt::print("diagnostics\n");
+    for (const auto& line : r.diagnostics) fmt::print("  {}\n", line);
+  }
+}
+
+int run_eval(const eval_args& args) {
+  auto bad_input = [](const std::string& message) {
+    std::cerr << "aopt eval: " << message << "\n";
+    return exit_bad_input;
+  };
+  auto op = npu::load_op_package(args.op_dir);
+  if (!op.ok()) return bad_input(op.error().message());
+  const std::filesystem::path hardware_dir =
+      std::filesystem::path(AOPT_SOURCE_DIR) / "config/hardware";
+  auto profile = npu::find_hardware_profile(args.profile, hardware_dir);
+  if (!profile.ok()) return bad_input(profile.error().message());
+
+  std::string tiling = op->host_source;
+  std::string kernel = op->kernel_source;
+  if (!args.tiling_file.empty()) {
+    auto text = read_source(args.tiling_file, "--tiling");
+    if (!text.ok()) return bad_input(text.error().message());
+    tiling = std::move(text).value();
+  }
+  if (!args.kernel_file.empty()) {
+    auto text = read_source(args.kernel_file, "--kernel");
+    if (!text.ok()) return bad_input(text.error().message());
+    kernel = std::move(text).value();
+  }
+
+  npu::sim_device_options device_options;
+  device_options.keep_scratch = args.keep_scratch;
+  if (!args.work_dir.empty()) device_options.work_dir = args.work_dir;
+  npu::sim_device device(*profile, device_options);
+  npu::eval_options options;
+  options.input_sets = args.input_sets;
+  options.timeout_seconds = args.timeout_seconds;
+  npu::eval_result r = device.evaluate(*op, tiling, kernel, options);
+
+  if (args.json) {
+    std::cout << nlohmann::json(r).dump(2) << std::endl;
+  } else {
+    print_report(*op, device.profile_id(), r);
+  }
+  if (r.ok()) return exit_ok;
+  return r.status == npu::eval_status::infra_error ? exit_infra : exit_candidate_failed;
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app, cli_context& ctx) {
+  auto args = std::make_shared<eval_args>();
+  CLI::App* eval = app.add_subcommand(
+      "eval",
+      "Compile, run, check and time one operator package on the simulator (latency is "
+      "simulated). Exit status: 0 ok, 1 candidate failed, 2 bad input, 3 aopt failure.");
+  eval->add_option("op-dir", args->op_dir, "Operator package directory (holds op.json)")
+      ->required();
+  eval->add_flag("--json", args->json, "Print exactly one JSON object (the eval result)");
+  eval->add_option("--profile", args->profile,
+                   "Hardware profile name (config/hardware/<NAME>.toml) or a .toml file")
+      ->capture_default_str();
+  eval->add_option("--tiling", args->tiling_file, "Tiling program replacing op_host/<name>.cpp");
+  eval->add_option("--kernel", args->kernel_file, "Kernel replacing op_kernel/<name>.cpp");
+  eval->add_option("--input-sets", args->input_sets, "Seeded input sets checked for correctness")
+      ->check(CLI::Range(1u, 1000u))
+      ->capture_default_str();
+  eval->add_option("--timeout", args->timeout_seconds, "Wall-clock limit of the run, seconds")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  eval->add_option("--work-dir", args->work_dir,
+                   "Scratch and object-cache directory (default: <temp>/aopt-sim)");
+  eval->add_flag("--keep-scratch", args->keep_scratch,
+                 "Keep the scratch directory of a failed evaluation");
+  eval->callback([args, &ctx] { ctx.exit_code = run_eval(*args); });
+}
+
+}  // namespace aopt::runtime

@@ -1,0 +1,325 @@
+// `aopt run`, `aopt resume`, `aopt status`, `aopt report`: campaigns in this process.
+//
+// Exit status: 0 every episode finished; 1 a campaign could not run; 2 bad input (no operators,
+// invalid configuration); 130 stopped by a signal (the campaign resumes with the same command).
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "runtime/campaign_runner.hpp"
+#include "runtime/cli_commands.hpp"
+#include "runtime/cli_config.hpp"
+#include "runtime/progress_view.hpp"
+#include "runtime/report.hpp"
+#include "runtime/signal_watcher.hpp"
+
+namespace aopt::runtime {
+namespace {
+
+constexpr int exit_failed = 1;
+constexpr int exit_bad_input = 2;
+constexpr int exit_interrupted = 130;
+
+struct run_args {
+  std::vector<std::string> inputs;
+  std::string campaign;
+  std::string db;
+  std::string strategy;
+  int64_t budget = -1, rounds = -1, jobs = -1, seed = -1;
+  std::string report_dir;
+  bool json = false;
+  config_options config;
+};
+
+std::vector<std::string> flag_overrides(const run_args& a) {
+  std::vector<std::string> o;
+  if (!a.db.empty()) o.push_back("storage.db=" + a.db);
+  if (!a.strategy.empty()) o.push_back("campaign.strategy=" + a.strategy);
+  if (a.budget >= 0) o.push_back("campaign.budget=" + std::to_string(a.budget));
+  if (a.rounds >= 0) o.push_back("campaign.rounds=" + std::to_string(a.rounds));
+  if (a.jobs >= 0) o.push_back("campaign.jobs=" + std::to_string(a.jobs));
+  if (a.seed >= 0) o.push_back("campaign.seed=" + std::to_string(a.seed));
+  if (!a.report_dir.empty()) o.push_back("report.dir=" + a.report_dir);
+  return o;
+}
+
+std::string policy_names(const config::aopt_config& c) {
+  std::string out;
+  for (const auto& [role, rc] : c.roles) {
+    out += fmt::format("{}{}={}", out.empty() ? "" : ", ", role, config::to_string(rc.policy));
+  }
+  return out;
+}
+
+report_data make_report_data(const campaign_outcome& o, const config::aopt_config& c) {
+  report_data d;
+  d.campaign = o.campaign;
+  d.strategy = config::to_string(c.campaign.strategy);
+  d.policies = policy_names(c);
+  d.device = fmt::format("{}:{}", config::to_string(c.device.kind), c.device.profile);
+  d.simulated = c.device.kind == config::device_kind::sim;
+  d.wall_seconds = o.wall_seconds;
+  d.episodes = o.episodes;
+  return d;
+}
+
+std::vector<std::string> format_names(const config::report_config& r) {
+  std::vector<std::string> out;
+  for (config::report_format f : r.formats) out.push_back(config::to_string(f));
+  return out;
+}
+
+void print_table(const report_data& d, const campaign_outcome& o) {
+  nlohmann::json j = report_json(d);
+  fmt::print("\ncampaign {}  ({} strategy, {} latencies)\n", d.campaign, d.strategy,
+             d.simulated ? "simulated" : "measured");
+  fmt::print("{:<32} {:>5} {:>12} {:>12} {:>9} {:>6}  {}\n", "operator", "level", "baseline us",
+             "best us", "speedup", "evals", "failures");
+  for (const auto& op : j["operators"]) {
+    std::string failures;
+    for (const auto& [kind, n] : op["failures"].items()) {
+      failures += fmt::format("{}{} {}", failures.empty() ? "" : ", ", kind, n.get<int>());
+    }
+    if (op["phase"] == "failed") failures = "baseline failed: " + op["failure"].get<std::string>();
+    fmt::print("{:<32} {:>5} {:>12.2f} {:>12.2f} {:>8.3f}x {:>6}  {}\n",
+               op["name"].get<std::string>(), op["level"].get<int>(),
+               op["baseline_us"].get<double>(), op["best_us"].get<double>(),
+               op["speedup"].get<double>(), op["evaluations"].get<int>(), failures);
+  }
+  fmt::print("\nGM speedup {:.3f}x  fast_1.0 {:.1f}%  fast_1.2 {:.1f}%  fast_1.4 {:.1f}%  "
+             "fast_2.0 {:.1f}%  evaluations {}  wall {:.0f} s  device slots max used {}/{}\n",
+             j["geomean_speedup"].get<double>(), 100 * j["fast_p"]["1.0"].get<double>(),
+             100 * j["fast_p"]["1.2"].get<double>(), 100 * j["fast_p"]["1.4"].get<double>(),
+             100 * j["fast_p"]["2.0"].get<double>(), j["evaluations"].get<int>(), o.wall_seconds,
+             o.pool.max_in_flight, o.pool.slots);
+  for (const std::string& e : o.errors) fmt::print(stderr, "error: {}\n", e);
+}
+
+int execute(campaign_request request, const config::aopt_config& cfg, bool json) {
+  signal_watcher signals;
+  result<std::unique_ptr<storage::store>> db = storage::store::open(cfg.storage.db);
+  if (!db.ok()) {
+    fmt::print(stderr, "aopt: {}\n", db.error().to_string());
+    return exit_failed;
+  }
+  uint64_t total_budget = static_cast<uint64_t>(request.config.campaign.budget) *
+                          request.operators.size();
+  auto view = std::make_shared<progress_view>(stderr, isatty(STDERR_FILENO) != 0, total_budget,
+                                              request.operators.size());
+  result<campaign_outcome> outcome = run_campaign(request, **db, view, signals.stop_flag());
+  view->close();
+  if (!outcome.ok()) {
+    fmt::print(stderr, "aopt: {}\n", outcome.error().to_string());
+    return outcome.error().code() == status_code::invalid_argument ? exit_bad_input : exit_failed;
+  }
+  report_data data = make_report_data(*outcome, request.config);
+  status written = write_reports(data, cfg.report.dir + "/" + outcome->campaign,
+                                 format_names(cfg.report));
+  if (!written.ok()) fmt::print(stderr, "aopt: reports: {}\n", written.to_string());
+  if (json) {
+    std::cout << report_json(data).dump() << std::endl;
+  } else {
+    print_table(data, *outcome);
+    fmt::print("reports in {}/{}\n", cfg.report.dir, outcome->campaign);
+  }
+  if (outcome->interrupted) {
+    fmt::print(stderr, "aopt: campaign {} interrupted; run the same command or `aopt resume {}`\n",
+               outcome->campaign, outcome->campaign);
+    return exit_interrupted;
+  }
+  return outcome->errors.empty() ? 0 : exit_failed;
+}
+
+}  // namespace
+
+void add_run_commands(CLI::App& app, cli_context& ctx) {
+  auto args = std::make_shared<run_args>();
+  CLI::App* run = app.add_subcommand("run", "optimize operators: one episode per operator");
+  run->add_option("inputs", args->inputs, "operator packages or corpus folders")->required();
+  run->add_option("--campaign", args->campaign, "campaign id (default: derived from the inputs)");
+  run->add_option("--db", args->db, "database folder (storage.db)");
+  run->add_option("--strategy", args->strategy, "alternating, stage1, stage2 or best_of_n");
+  run->add_option("--budget", args->budget, "candidate evaluations per operator");
+  run->add_option("--rounds", args->rounds, "rounds R of Stage I + Stage II");
+  run->add_option("--jobs", args->jobs, "episodes in flight");
+  run->add_option("--seed", args->seed, "seed of the heuristic policies");
+  run->add_option("--report", args->report_dir, "report folder (report.dir)");
+  run->add_flag("--json", args->json, "print one JSON summary object at the end");
+  add_config_options(run, args->config);
+  run->callback([args, &ctx] {
+    result<config::aopt_config> cfg = load_config(args->config, flag_overrides(*args));
+    if (!cfg.ok()) {
+      fmt::print(stderr, "aopt: {}\n", cfg.error().to_string());
+      ctx.exit_code = exit_bad_input;
+      return;
+    }
+    std::vector<std::filesystem::path> inputs(args->inputs.begin(), args->inputs.end());
+    result<std::vector<std::filesystem::path>> ops = discover_operators(inputs);
+    if (!ops.ok()) {
+      fmt::print(stderr, "aopt: {}\n", ops.error().to_string());
+      ctx.exit_code = exit_bad_input;
+      return;
+    }
+    ctx.exit_code = execute({args->campaign, *ops, *cfg}, *cfg, args->json);
+  });
+
+  auto resume_args = std::make_shared<run_args>();
+  CLI::App* resume = app.add_subcommand("resume", "continue unfinished campaigns");
+  resume->add_option("campaign", resume_args->campaign, "campaign id (default: every unfinished)");
+  resume->add_option("--db", resume_args->db, "database folder (storage.db)");
+  resume->add_flag("--json", resume_args->json, "print one JSON summary object per campaign");
+  add_config_options(resume, resume_args->config);
+  resume->callback([resume_args, &ctx] {
+    result<config::aopt_config> cfg = load_config(resume_args->config, flag_overrides(*resume_args));
+    if (!cfg.ok()) {
+      fmt::print(stderr, "aopt: {}\n", cfg.error().to_string());
+      ctx.exit_code = exit_bad_input;
+      return;
+    }
+    std::vector<std::string> ids;
+    {
+      result<std::unique_ptr<storage::store>> db = storage::store::open(cfg->storage.db);
+      if (!db.ok()) {
+        fmt::print(stderr, "aopt: {}\n", db.error().to_string());
+        ctx.exit_code = exit_failed;
+        return;
+      }
+      if (!resume_args->campaign.empty()) {
+        ids.push_back(resume_args->campaign);
+      } else if (auto all = (*db)->list_campaigns(); all.ok()) {
+        for (const auto& kv : *all) {
+          if (kv.value.value("status", "") != "done") ids.push_back(kv.key);
+        }
+      }
+      for (const std::string& id : ids) {
+        if (!load_campaign_request(**db, id).ok()) {
+          fmt::print(stderr, "aopt: no campaign '{}' in {}\n", id, cfg->storage.db);
+          ctx.exit_code = exit_bad_input;
+          return;
+        }
+      }
+    }
+    if (ids.empty()) fmt::print("nothing to resume\n");
+    for (const std::string& id : ids) {
+      result<std::unique_ptr<storage::store>> db = storage::store::open(cfg->storage.db);
+      if (!db.ok()) {
+        ctx.exit_code = exit_failed;
+        return;
+      }
+      result<campaign_request> request = load_campaign_request(**db, id);
+      db->reset();
+      config::aopt_config run_cfg = request->config;
+      run_cfg.storage = cfg->storage;
+      ctx.exit_code = execute(*request, run_cfg, resume_args->json);
+      if (ctx.exit_code == exit_interrupted) return;
+    }
+  });
+
+  auto status_args = std::make_shared<run_args>();
+  CLI::App* status_cmd = app.add_subcommand("status", "list the campaigns in the database");
+  status_cmd->add_option("--db", status_args->db, "database folder (storage.db)");
+  status_cmd->add_flag("--json", status_args->json, "print JSON");
+  add_config_options(status_cmd, status_args->config);
+  status_cmd->callback([status_args, &ctx] {
+    result<config::aopt_config> cfg = load_config(status_args->config, flag_overrides(*status_args));
+    if (!cfg.ok()) {
+      fmt::print(stderr, "aopt: {}\n", cfg.error().to_string());
+      ctx.exit_code = exit_bad_input;
+      return;
+    }
+    result<std::unique_ptr<storage::store>> db = storage::store::open(cfg->storage.db);
+    if (!db.ok()) {
+      fmt::print(stderr, "aopt: {}\n", db.error().to_string());
+      ctx.exit_code = exit_failed;
+      return;
+    }
+    result<std::vector<storage::keyed_value>> all = (*db)->list_campaigns();
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& kv : all.ok() ? *all : std::vector<storage::keyed_value>{}) {
+      uint32_t done = 0, total = 0, used = 0;
+      if (auto eps = (*db)->list_episodes(kv.key); eps.ok()) {
+        for (const auto& e : *eps) {
+          total++;
+          std::string phase = e.value.value("phase", "");
+          if (phase == "done" || phase == "failed") done++;
+          used += e.value.value("candidates", 0u);
+        }
+      }
+      out.push_back({{"campaign", kv.key},
+                     {"status", kv.value.value("status", "")},
+                     {"strategy", kv.value.value("strategy", "")},
+                     {"operators", kv.value.contains("operators") ? kv.value["operators"].size() : 0},
+                     {"episodes_started", total},
+                     {"episodes_finished", done},
+                     {"evaluations", used},
+                     {"updated", kv.value.value("updated", "")}});
+    }
+    if (status_args->json) {
+      std::cout << out.dump() << std::endl;
+      return;
+    }
+    if (out.empty()) fmt::print("no campaigns in {}\n", cfg->storage.db);
+    for (const auto& c : out) {
+      fmt::print("{:<16} {:<12} {:<12} {}/{} operators finished, {} evaluations, updated {}\n",
+                 c["campaign"].get<std::string>(), c["status"].get<std::string>(),
+                 c["strategy"].get<std::string>(), c["episodes_finished"].get<uint32_t>(),
+                 c["operators"].get<size_t>(), c["evaluations"].get<uint32_t>(),
+                 c["updated"].get<std::string>());
+    }
+  });
+
+  auto report_args = std::make_shared<run_args>();
+  CLI::App* report = app.add_subcommand("report", "write a campaign's reports again");
+  report->add_option("campaign", report_args->campaign, "campaign id")->required();
+  report->add_option("--db", report_args->db, "database folder (storage.db)");
+  report->add_option("--report", report_args->report_dir, "report folder (report.dir)");
+  report->add_flag("--json", report_args->json, "print the JSON summary");
+  add_config_options(report, report_args->config);
+  report->callback([report_args, &ctx] {
+    result<config::aopt_config> cfg = load_config(report_args->config, flag_overrides(*report_args));
+    if (!cfg.ok()) {
+      fmt::print(stderr, "aopt: {}\n", cfg.error().to_string());
+      ctx.exit_code = exit_bad_input;
+      return;
+    }
+    result<std::unique_ptr<storage::store>> db = storage::store::open(cfg->storage.db);
+    if (!db.ok()) {
+      fmt::print(stderr, "aopt: {}\n", db.error().to_string());
+      ctx.exit_code = exit_failed;
+      return;
+    }
+    result<campaign_request> request = load_campaign_request(**db, report_args->campaign);
+    if (!request.ok()) {
+      fmt::print(stderr, "aopt: {}\n", request.error().to_string());
+      ctx.exit_code = exit_bad_input;
+      return;
+    }
+    campaign_outcome outcome;
+    outcome.campaign = report_args->campaign;
+    if (auto eps = (*db)->list_episodes(outcome.campaign); eps.ok()) {
+      for (const auto& kv : *eps) {
+        if (auto st = agent::episode_state_from_json(kv.value); st.ok()) {
+          outcome.episodes.push_back(*st);
+        }
+      }
+    }
+    report_data data = make_report_data(outcome, request->config);
+    const std::string dir = cfg->report.dir + "/" + outcome.campaign;
+    status written = write_reports(data, dir, format_names(cfg->report));
+    if (!written.ok()) {
+      fmt::print(stderr, "aopt: {}\n", written.to_string());
+      ctx.exit_code = exit_failed;
+      return;
+    }
+    if (report_args->json) {
+      std::cout << report_json(data).dump() << std::endl;
+    } else {
+      fmt::print("reports in {}\n", dir);
+    }
+  });
+}
+
+}  // namespace aopt::runtime

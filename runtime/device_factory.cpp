@@ -1,0 +1,35 @@
+#include "runtime/device_factory.hpp"
+
+#include "npu/hardware_profile.hpp"
+#include "npu/sim/device/sim_device.hpp"
+
+namespace aopt::runtime {
+
+result<std::shared_ptr<npu::device>> make_device(const config::device_config& config) {
+  if (config.kind != config::device_kind::sim) {
+    return failed_precondition("device.kind = " + std::string(config::to_string(config.kind)) +
+                               ": this build has only the simulator device");
+  }
+  result<sim::hw_profile> profile =
+      npu::find_hardware_profile(config.profile, config::hardware_dir(config));
+  if (!profile.ok()) return profile.error().with_context("device.profile");
+  npu::sim_device_options options;
+  if (!config.work_dir.empty()) options.work_dir = config.work_dir;
+  options.keep_scratch = config.keep_scratch;
+  options.cpu_seconds = config.cpu_seconds;
+  options.address_space_bytes = static_cast<uint64_t>(config.address_space_mb) << 20;
+  return std::shared_ptr<npu::device>(std::make_shared<npu::sim_device>(*profile, options));
+}
+
+npu::eval_options make_eval_options(const config::device_config& config) {
+  npu::eval_options o;
+  o.input_sets = config.input_sets;
+  o.repetitions = config.repetitions;
+  o.timeout_seconds = config.timeout_s;
+  o.compile_timeout_seconds = config.compile_timeout_s;
+  o.detect_races = config.detect_races;
+  o.noise_stddev_fraction = config.noise_stddev;
+  return o;
+}
+
+}  // namespace aopt::runtime

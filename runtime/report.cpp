@@ -1,0 +1,248 @@
+#include "runtime/report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+namespace aopt::runtime {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<agent::operator_outcome> outcomes(const report_data& d) {
+  std::vector<agent::operator_outcome> out;
+  for (const agent::episode_state& s : d.episodes) out.push_back(agent::outcome_of(s));
+  return out;
+}
+
+std::string unit(const report_data& d) { return d.simulated ? "simulated us" : "us"; }
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// Fig. 2: the fraction of operators whose speedup exceeds x, as a step curve.
+std::string speedup_cdf_svg(const std::vector<agent::operator_outcome>& ops) {
+  std::vector<double> speedups;
+  for (const auto& o : ops) {
+    if (o.phase != "failed" && o.baseline_us > 0) speedups.push_back(o.speedup);
+  }
+  const int w = 520, h = 300, left = 50, bottom = 40, top = 15, right = 15;
+  std::string svg = fmt::format(
+      "<svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' class='plot'>", w, h);
+  if (speedups.empty()) return svg + "<text x='20' y='40'>no operators</text></svg>";
+  std::sort(speedups.begin(), speedups.end());
+  const double x_max = std::max(2.0, speedups.back() * 1.05);
+  auto sx = [&](double x) { return left + (x - 0.0) / x_max * (w - left - right); };
+  auto sy = [&](double y) { return h - bottom - y * (h - bottom - top); };
+  svg += fmt::format("<line x1='{}' y1='{}' x2='{}' y2='{}' stroke='#333'/>", left, sy(0),
+                     w - right, sy(0));
+  svg += fmt::format("<line x1='{}' y1='{}' x2='{}' y2='{}' stroke='#333'/>", left, sy(0), left,
+                     sy(1));
+  for (double x = 0; x <= x_max + 1e-9; x += 0.5) {
+    svg += fmt::format("<text x='{:.1f}' y='{}' font-size='11' text-anchor='middle'>{:.1f}</text>",
+                       sx(x), h - bottom + 15, x);
+  }
+  for (double y = 0; y <= 1.0001; y += 0.25) {
+    svg += fmt::format("<text x='{}' y='{:.1f}' font-size='11' text-anchor='end'>{:.0f}%</text>",
+                       left - 5, sy(y) + 4, y * 100);
+  }
+  svg += fmt::format("<line x1='{:.1f}' y1='{}' x2='{:.1f}' y2='{}' stroke='#aaa' "
+                     "stroke-dasharray='4'/>",
+                     sx(1.0), sy(0), sx(1.0), sy(1));
+  // Survival curve: fraction with speedup > x.
+  std::string path = fmt::format("M{:.1f},{:.1f}", sx(0), sy(1));
+  const double n = static_cast<double>(speedups.size());
+  for (size_t i = 0; i < speedups.size(); ++i) {
+    path += fmt::format(" H{:.1f} V{:.1f}", sx(speedups[i]), sy((n - i - 1) / n));
+  }
+  path += fmt::format(" H{:.1f}", sx(x_max));
+  svg += "<path d='" + path + "' fill='none' stroke='#1f77b4' stroke-width='2'/>";
+  svg += fmt::format("<text x='{}' y='{}' font-size='12' text-anchor='middle'>speedup p</text>",
+                     (w + left) / 2, h - 5);
+  svg += fmt::format("<text x='12' y='{}' font-size='12' transform='rotate(-90 12 {})' "
+                     "text-anchor='middle'>fast_p</text>",
+                     h / 2, h / 2);
+  return svg + "</svg>";
+}
+
+// Fig. 4: best latency (relative to the baseline) against evaluations, stage switches marked.
+std::string trajectory_svg(const agent::episode_state& s) {
+  const int w = 260, h = 150, left = 40, bottom = 25, top = 20, right = 10;
+  std::string svg = fmt::format(
+      "<svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' class='traj'>", w, h);
+  svg += fmt::format("<text x='{}' y='13' font-size='11'>{}</text>", left, html_escape(s.op_name));
+  if (s.trajectory.empty() || s.baseline_us <= 0) return svg + "</svg>";
+  const double x_max = std::max<double>(1, s.trajectory.back().evaluation);
+  double y_min = 1.0;
+  for (const auto& p : s.trajectory) y_min = std::min(y_min, p.best_us / s.baseline_us);
+  y_min = std::max(0.0, y_min - 0.05);
+  auto sx = [&](double x) { return left + x / x_max * (w - left - right); };
+  auto sy = [&](double y) { return top + (1.0 - y) / (1.0 - y_min + 1e-9) * (h - bottom - top); };
+  for (size_t i = 1; i < s.trajectory.size(); ++i) {
+    if (s.trajectory[i].stage != s.trajectory[i - 1].stage && s.trajectory[i - 1].stage != 0) {
+      const double x = sx(s.trajectory[i].evaluation - 0.5);
+      svg += fmt::format("<line x1='{:.1f}' y1='{}' x2='{:.1f}' y2='{}' stroke='#d62728' "
+                         "stroke-dasharray='3' stroke-width='0.8'/>",
+                         x, top, x, h - bottom);
+    }
+  }
+  std::string path;
+  for (const auto& p : s.trajectory) {
+    path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", sx(p.evaluation),
+                        sy(p.best_us / s.baseline_us));
+  }
+  svg += "<path d='" + path + "' fill='none' stroke='#2ca02c' stroke-width='1.8'/>";
+  svg += fmt::format("<line x1='{}' y1='{}' x2='{}' y2='{}' stroke='#333'/>", left, h - bottom,
+                     w - right, h - bottom);
+  svg += fmt::format("<text x='{}' y='{:.1f}' font-size='10' text-anchor='end'>1.00</text>",
+                     left - 3, sy(1.0) + 3);
+  svg += fmt::format("<text x='{}' y='{:.1f}' font-size='10' text-anchor='end'>{:.2f}</text>",
+                     left - 3, sy(y_min) + 3, y_min);
+  svg += fmt::format("<text x='{}' y='{}' font-size='10' text-anchor='end'>{:.0f} evals</text>",
+                     w - right, h - 8, x_max);
+  return svg + "</svg>";
+}
+
+std::string failures_text(const std::map<std::string, uint32_t>& failures) {
+  std::string out;
+  for (const auto& [kind, n] : failures) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", kind, n);
+  return out.empty() ? "-" : out;
+}
+
+}  // namespace
+
+nlohmann::json report_json(const report_data& d) {
+  std::vector<agent::operator_outcome> ops = outcomes(d);
+  agent::campaign_metrics m = agent::compute_metrics(ops);
+  nlohmann::json by_level = nlohmann::json::object();
+  for (const auto& [level, lm] : agent::metrics_by_level(ops)) by_level[std::to_string(level)] = lm;
+  nlohmann::json trajectories = nlohmann::json::object();
+  for (const agent::episode_state& s : d.episodes) {
+    nlohmann::json points = nlohmann::json::array();
+    for (const auto& p : s.trajectory) points.push_back({p.evaluation, p.best_us, p.stage});
+    trajectories[s.op_name] = points;
+  }
+  return {{"campaign", d.campaign},
+          {"strategy", d.strategy},
+          {"policies", d.policies},
+          {"device", d.device},
+          {"latency_unit", unit(d)},
+          {"geomean_speedup", m.geomean_speedup},
+          {"fast_p", m.fast_p},
+          {"evaluations", m.evaluations},
+          {"failed_baselines", m.failed_baselines},
+          {"wall_seconds", d.wall_seconds},
+          {"operators", ops},
+          {"by_level", by_level},
+          {"trajectories", trajectories}};
+}
+
+std::string report_markdown(const report_data& d) {
+  std::vector<agent::operator_outcome> ops = outcomes(d);
+  agent::campaign_metrics m = agent::compute_metrics(ops);
+  std::string md = fmt::format("# aopt campaign {}\n\n", d.campaign);
+  md += fmt::format("Strategy `{}`; policies: {}; device `{}`; latencies in {}.\n\n", d.strategy,
+                    d.policies, d.device, unit(d));
+  md += fmt::format(
+      "**Geometric-mean speedup {:.3f}x** over {} operators; fast_1.0 {:.1f} %, fast_1.2 "
+      "{:.1f} %, fast_1.4 {:.1f} %, fast_2.0 {:.1f} %; {} evaluations in {:.0f} s.\n\n",
+      m.geomean_speedup, m.operators, 100 * m.fast_p["1.0"], 100 * m.fast_p["1.2"],
+      100 * m.fast_p["1.4"], 100 * m.fast_p["2.0"], m.evaluations, d.wall_seconds);
+  md += "| level | operators | GM speedup | fast_1.0 | fast_1.2 | fast_1.4 | fast_2.0 |\n";
+  md += "|---|---|---|---|---|---|---|\n";
+  for (auto& [level, lm] : agent::metrics_by_level(ops)) {
+    md += fmt::format("| {} | {} | {:.3f} | {:.1f} % | {:.1f} % | {:.1f} % | {:.1f} % |\n", level,
+                      lm.operators, lm.geomean_speedup, 100 * lm.fast_p["1.0"],
+                      100 * lm.fast_p["1.2"], 100 * lm.fast_p["1.4"], 100 * lm.fast_p["2.0"]);
+  }
+  md += "\n| operator | level | baseline | best | speedup | evaluations | failures |\n";
+  md += "|---|---|---|---|---|---|---|\n";
+  for (const auto& o : ops) {
+    if (o.phase == "failed") {
+      md += fmt::format("| {} | {} | failed: {} | | | {} | |\n", o.name, o.level, o.failure,
+                        o.evaluations);
+      continue;
+    }
+    md += fmt::format("| {} | {} | {:.2f} | {:.2f} | {:.3f}x | {} | {} |\n", o.name, o.level,
+                      o.baseline_us, o.best_us, o.speedup, o.evaluations,
+                      failures_text(o.failures));
+  }
+  return md;
+}
+
+std::string report_html(const report_data& d) {
+  std::vector<agent::operator_outcome> ops = outcomes(d);
+  agent::campaign_metrics m = agent::compute_metrics(ops);
+  std::string html =
+      "<!doctype html><html><head><meta charset='utf-8'><title>aopt campaign " +
+      html_escape(d.campaign) +
+      "</title><style>body{font-family:sans-serif;margin:24px;color:#222}"
+      "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;"
+      "text-align:right}th{background:#f3f3f3}td:first-child{text-align:left}"
+      ".grid{display:flex;flex-wrap:wrap;gap:8px}</style></head><body>";
+  html += "<h1>aopt campaign " + html_escape(d.campaign) + "</h1>";
+  html += fmt::format(
+      "<p>Strategy <b>{}</b>; policies: {}; device {}; latencies in {}.</p>"
+      "<p><b>GM speedup {:.3f}x</b> over {} operators &middot; fast_1.0 {:.1f} % &middot; "
+      "fast_1.2 {:.1f} % &middot; fast_1.4 {:.1f} % &middot; fast_2.0 {:.1f} % &middot; {} "
+      "evaluations in {:.0f} s</p>",
+      html_escape(d.strategy), html_escape(d.policies), html_escape(d.device), unit(d),
+      m.geomean_speedup, m.operators, 100 * m.fast_p["1.0"], 100 * m.fast_p["1.2"],
+      100 * m.fast_p["1.4"], 100 * m.fast_p["2.0"], m.evaluations, d.wall_seconds);
+  html += "<h2>Speedup distribution</h2>" + speedup_cdf_svg(ops);
+  html += "<h2>Operators</h2><table><tr><th>operator</th><th>level</th><th>baseline</th>"
+          "<th>best</th><th>speedup</th><th>evaluations</th><th>failures</th></tr>";
+  for (const auto& o : ops) {
+    html += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{:.2f}</td><td>{:.2f}</td><td>{:.3f}x</td><td>{}</td>"
+        "<td>{}</td></tr>",
+        html_escape(o.name), o.level, o.baseline_us, o.best_us, o.speedup, o.evaluations,
+        html_escape(o.phase == "failed" ? "baseline failed: " + o.failure
+                                        : failures_text(o.failures)));
+  }
+  html += "</table><h2>Trajectories</h2><p>Best latency relative to the baseline against "
+          "evaluations; dashed red lines mark stage switches.</p><div class='grid'>";
+  for (const agent::episode_state& s : d.episodes) html += trajectory_svg(s);
+  return html + "</div></body></html>\n";
+}
+
+status write_reports(const report_data& data, const fs::path& dir,
+                     const std::vector<std::string>& formats) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return internal_error("report dir " + dir.string() + ": " + ec.message());
+  for (const std::string& format : formats) {
+    std::string name, text;
+    if (format == "json") {
+      name = "report.json";
+      text = report_json(data).dump(2) + "\n";
+    } else if (format == "markdown") {
+      name = "report.md";
+      text = report_markdown(data);
+    } else if (format == "html") {
+      name = "report.html";
+      text = report_html(data);
+    } else {
+      return invalid_argument("report.formats: unknown format '" + format + "'");
+    }
+    std::ofstream out(dir / name, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) return internal_error("writing " + (dir / name).string());
+  }
+  return {};
+}
+
+}  // namespace aopt::runtime

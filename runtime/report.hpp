@@ -1,0 +1,38 @@
+// Campaign reports (DESIGN §8): JSON, Markdown and a self-contained HTML page with SVG plots,
+// after the paper's Fig. 2 (speedup CDF) and Fig. 4 (best latency against evaluations, stage
+// switches marked). Latencies are labelled simulated when they come from the simulator.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/campaign_metrics.hpp"
+#include "agent/episode_state.hpp"
+#include "base/status.hpp"
+
+namespace aopt::runtime {
+
+struct report_data {
+  std::string campaign;
+  std::string strategy;
+  std::string policies;  // e.g. "mutator=heuristic-mutator, refiner=heuristic-refiner"
+  std::string device;    // e.g. "sim:ascend910b4"
+  bool simulated = true;
+  double wall_seconds = 0;
+  std::vector<agent::episode_state> episodes;
+};
+
+// The summary object `aopt run --json` prints: campaign, geomean_speedup, fast_p, evaluations,
+// operators[] (name, level, baseline_us, best_us, speedup, evaluations, failures), by_level.
+nlohmann::json report_json(const report_data& data);
+std::string report_markdown(const report_data& data);
+std::string report_html(const report_data& data);
+
+// Writes report.json, report.md and report.html (as `formats` asks) into `dir`.
+status write_reports(const report_data& data, const std::filesystem::path& dir,
+                     const std::vector<std::string>& formats);
+
+}  // namespace aopt::runtime

@@ -1,0 +1,215 @@
+#include "agent/episode.hpp"
+
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <map>
+
+using namespace aopt;
+using namespace aopt::agent;
+
+namespace {
+
+// Scripted stand-ins for the policies: the episode engine is pure logic and is tested here
+// against synthetic evaluation results; the real policies and the simulator are exercised by
+// the integration tests.
+struct scripted_world {
+  // Latency of a candidate as a function of its tiling and kernel text.
+  std::function<npu::eval_result(const std::string&, const std::string&)> evaluate;
+  int mutations = 0;
+  int refinements = 0;
+  bool refiner_has_nothing = false;
+  std::vector<candidate_record> records;
+
+  void run(episode_engine& e, int max_actions = 1000) {
+    for (int i = 0; i < max_actions; ++i) {
+      episode_action a = e.next();
+      if (std::holds_alternative<episode_finished>(a)) return;
+      if (auto* m = std::get_if<need_mutation>(&a)) {
+        mutation_reply r;
+        int n = m->request.policy_state.is_null() ? 0 : m->request.policy_state.get<int>();
+        r.tiling = "T" + std::to_string(++mutations);
+        r.policy_state = n + 1;
+        r.origin = "scripted";
+        if (auto rec = e.on_mutation(r, "scripted-mutator")) records.push_back(*rec);
+      } else if (auto* d = std::get_if<need_diagnosis>(&a)) {
+        (void)d;
+        if (auto rec = e.on_diagnosis(diagnosis{"mte2 bound", {"mte2_bound"}})) records.push_back(*rec);
+      } else if (std::get_if<need_retrieval>(&a)) {
+        e.on_retrieval(std::vector<tuple_ref>{});
+      } else if (auto* r = std::get_if<need_refinement>(&a)) {
+        std::vector<kernel_candidate> ks;
+        if (!refiner_has_nothing) {
+          for (int k = 0; k < 2; ++k) {
+            ks.push_back({r->request.kernel + "+K" + std::to_string(++refinements), "rule:x", {}});
+          }
+        }
+        if (auto rec = e.on_refinement(ks, "scripted-refiner")) records.push_back(*rec);
+      } else if (auto* ev = std::get_if<need_evaluation>(&a)) {
+        records.push_back(e.on_evaluation(evaluate(ev->request.tiling, ev->request.kernel)));
+      }
+    }
+    FAIL("episode did not finish");
+  }
+};
+
+npu::eval_result ok_result(double latency) {
+  npu::eval_result r;
+  r.status = npu::eval_status::ok;
+  r.latency_us = latency;
+  return r;
+}
+
+npu::op_package test_op() {
+  npu::op_package op;
+  op.spec.name = "toy";
+  op.host_source = "T0";
+  op.kernel_source = "K0";
+  return op;
+}
+
+}  // namespace
+
+TEST_CASE("episode spends exactly the budget with alternating stages and keeps only faster candidates") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.budget = 8;
+  cfg.rounds = 2;
+  cfg.stage1_steps = 2;
+  cfg.stage2_steps = 2;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  // Every new tiling is 1 us faster; refined kernels are slower, except "+K1".
+  w.evaluate = [](const std::string& t, const std::string& k) {
+    double lat = 100 - (t == "T0" ? 0 : std::stoi(t.substr(1)));
+    if (k.find("+K1") != std::string::npos) lat -= 10;
+    else if (k != "K0") lat += 5;
+    return ok_result(lat);
+  };
+  w.run(e);
+  const episode_state& s = e.state();
+  CHECK(s.phase == episode_phase::done);
+  CHECK(s.candidates == 8);
+  CHECK(w.records.size() == 9);  // baseline + 8
+  CHECK(s.baseline_us == doctest::Approx(100));
+  CHECK(s.best_us < s.baseline_us);
+  // Stages alternate: records 1-2 stage 1, 3-4 stage 2, 5-6 stage 1, 7-8 stage 2.
+  CHECK(w.records[1].stage == 1);
+  CHECK(w.records[3].stage == 2);
+  CHECK(w.records[5].stage == 1);
+  CHECK(w.records[5].round == 1);
+  CHECK(w.records[7].stage == 2);
+  for (const candidate_record& r : w.records) {
+    if (r.accepted && r.role != "baseline") CHECK(r.result.latency_us < 100);
+  }
+  CHECK(s.trajectory.size() == 9);
+}
+
+TEST_CASE("an infeasible candidate is never kept however fast it claims to be") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage1;
+  cfg.budget = 3;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.evaluate = [](const std::string& t, const std::string&) {
+    if (t == "T2") {
+      npu::eval_result r = ok_result(1);
+      r.status = npu::eval_status::precision_error;
+      r.error_kind = "mismatch";
+      return r;
+    }
+    return ok_result(t == "T0" ? 50 : 60);
+  };
+  w.run(e);
+  CHECK(e.state().best_us == doctest::Approx(50));
+  CHECK(e.state().best_tiling == "T0");
+  CHECK(e.state().failures.at("mismatch") == 1);
+}
+
+TEST_CASE("stage2 with a refiner that has nothing ends early without spending budget") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage2;
+  cfg.budget = 10;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.refiner_has_nothing = true;
+  w.evaluate = [](const std::string&, const std::string&) { return ok_result(10); };
+  w.run(e);
+  CHECK(e.state().phase == episode_phase::done);
+  CHECK(e.state().candidates == 0);
+  CHECK(w.mutations == 0);
+}
+
+TEST_CASE("a failed baseline fails the episode with its reason") {
+  npu::op_package op = test_op();
+  episode_engine e(op, initial_episode_state("c", op, episode_config{}));
+  scripted_world w;
+  w.evaluate = [](const std::string&, const std::string&) {
+    npu::eval_result r;
+    r.status = npu::eval_status::compile_error;
+    r.message = "expected ';'";
+    return r;
+  };
+  w.run(e);
+  CHECK(e.state().phase == episode_phase::failed);
+  CHECK(e.state().failure.find("compile_error") != std::string::npos);
+}
+
+TEST_CASE("a resumed episode continues exactly like an uninterrupted one") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.budget = 7;
+  cfg.rounds = 2;
+  cfg.stage1_steps = 2;
+  cfg.stage2_steps = 2;
+  auto eval = [](const std::string& t, const std::string& k) {
+    double lat = 100 - (t == "T0" ? 0 : std::stoi(t.substr(1)) % 3) + static_cast<double>(k.size() % 5);
+    return ok_result(lat);
+  };
+  episode_engine whole(op, initial_episode_state("c", op, cfg));
+  scripted_world w1;
+  w1.evaluate = eval;
+  w1.run(whole);
+
+  // Interrupted run: stop after four evaluations, persist through JSON, continue in a new engine.
+  episode_engine first(op, initial_episode_state("c", op, cfg));
+  scripted_world w2;
+  w2.evaluate = eval;
+  int evaluations = 0;
+  while (evaluations < 4) {
+    episode_action a = first.next();
+    if (auto* ev = std::get_if<need_evaluation>(&a)) {
+      w2.records.push_back(first.on_evaluation(eval(ev->request.tiling, ev->request.kernel)));
+      ++evaluations;
+    } else if (std::get_if<need_mutation>(&a)) {
+      mutation_reply r;
+      r.tiling = "T" + std::to_string(++w2.mutations);
+      r.policy_state = w2.mutations;
+      (void)first.on_mutation(r, "scripted-mutator");
+    } else if (std::get_if<need_diagnosis>(&a)) {
+      (void)first.on_diagnosis(diagnosis{"q", {}});
+    } else if (std::get_if<need_retrieval>(&a)) {
+      first.on_retrieval(std::vector<tuple_ref>{});
+    } else if (auto* r = std::get_if<need_refinement>(&a)) {
+      std::vector<kernel_candidate> ks;
+      for (int k = 0; k < 2; ++k) ks.push_back({r->request.kernel + "+K" + std::to_string(++w2.refinements), "rule:x", {}});
+      (void)first.on_refinement(ks, "scripted-refiner");
+    }
+  }
+  nlohmann::json saved = first.state();
+  result<episode_state> restored = episode_state_from_json(saved);
+  REQUIRE(restored.ok());
+  episode_engine second(op, *restored);
+  // The scripted mutator numbers its proposals from the persisted policy state, as a real
+  // deterministic policy does; the refiner restarts its numbering like a fresh process would.
+  scripted_world w3;
+  w3.evaluate = eval;
+  w3.mutations = restored->mutator_state.is_null() ? 0 : restored->mutator_state.get<int>();
+  w3.refinements = 0;
+  w3.run(second);
+  CHECK(second.state().candidates == whole.state().candidates);
+  CHECK(second.state().phase == episode_phase::done);
+  CHECK(nlohmann::json(second.state().trajectory.size()) == nlohmann::json(whole.state().trajectory.size()));
+}

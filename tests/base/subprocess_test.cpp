@@ -1,0 +1,296 @@
+#include "base/subprocess.hpp"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <doctest/doctest.h>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A directory for the programs these tests compile; removed at the end of each test.
+class temp_dir {
+ public:
+  temp_dir() {
+    std::string pattern = (fs::temp_directory_path() / "aopt-subprocess-XXXXXX").string();
+    REQUIRE(::mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+  ~temp_dir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+aopt::subprocess_result run(aopt::subprocess_options options) {
+  auto r = aopt::run_subprocess(options);
+  REQUIRE_MESSAGE(r.ok(), r.error().to_string());
+  return std::move(r).value();
+}
+
+aopt::subprocess_result run_shell(const std::string& script, double wall_seconds = 20) {
+  aopt::subprocess_options o;
+  o.argv = {"/bin/sh", "-c", script};
+  o.limits.wall_seconds = wall_seconds;
+  return run(o);
+}
+
+// Compiles a C program with the system compiler into `dir` and returns the executable.
+std::string compile_c(const temp_dir& dir, const std::string& name, const std::string& source) {
+  fs::path src = dir.path() / (name + ".c");
+  std::ofstream(src) << source;
+  std::string exe = (dir.path() / name).string();
+  auto r = run_shell("cc -O1 -pthread -o '" + exe + "' '" + src.string() + "'", 60);
+  REQUIRE_MESSAGE(r.succeeded(), r.stderr_text);
+  return exe;
+}
+
+const char* fork_probe_source = R"(
+#include <errno.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+int main(void) {
+  pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  if (pid < 0) { printf("fork failed errno=%d\n", errno); return errno == EPERM ? 10 : 11; }
+  waitpid(pid, 0, 0);
+  printf("fork ok\n");
+  return 0;
+}
+)";
+
+}  // namespace
+
+TEST_SUITE("base") {
+  TEST_CASE("a child's exit code is reported") {
+    auto r = run_shell("exit 3");
+    CHECK(r.exited);
+    CHECK(r.exit_code == 3);
+    CHECK_FALSE(r.timed_out);
+    CHECK_FALSE(r.succeeded());
+    CHECK(r.describe() == "exit code 3");
+  }
+
+  TEST_CASE("a child killed by a signal reports the signal") {
+    auto r = run_shell("kill -SEGV $$");
+    CHECK_FALSE(r.exited);
+    CHECK(r.term_signal == SIGSEGV);
+    CHECK(r.describe() == "signal SIGSEGV");
+    CHECK(aopt::signal_name(SIGABRT) == "SIGABRT");
+  }
+
+  TEST_CASE("stdout and stderr are captured separately") {
+    auto r = run_shell("echo out; echo err >&2");
+    CHECK(r.succeeded());
+    CHECK(r.stdout_text == "out\n");
+    CHECK(r.stderr_text == "err\n");
+    CHECK_FALSE(r.stdout_truncated);
+  }
+
+  TEST_CASE("output beyond the cap is dropped and marked truncated") {
+    aopt::subprocess_options o;
+    o.argv = {"/bin/sh", "-c", "head -c 300000 /dev/zero"};
+    o.output_limit_bytes = 1000;
+    o.limits.wall_seconds = 20;
+    auto r = run(o);
+    CHECK(r.succeeded());  // the child was not blocked by a full pipe
+    CHECK(r.stdout_text.size() == 1000);
+    CHECK(r.stdout_truncated);
+  }
+
+  TEST_CASE("the working directory and environment are the ones given") {
+    temp_dir dir;
+    aopt::subprocess_options o;
+    o.argv = {"/bin/sh", "-c", "pwd; echo \"[$AOPT_TEST_VAR][$HOME]\""};
+    o.working_dir = dir.path().string();
+    o.inherit_environment = false;
+    o.environment = {"AOPT_TEST_VAR=hello", "PATH=/usr/bin:/bin"};
+    o.limits.wall_seconds = 20;
+    auto r = run(o);
+    CHECK(r.succeeded());
+    CHECK(r.stdout_text == fs::canonical(dir.path()).string() + "\n[hello][]\n");
+  }
+
+  TEST_CASE("a missing program is not_found, not a child failure") {
+    aopt::subprocess_options o;
+    o.argv = {"/nonexistent/aopt-no-such-program"};
+    auto r = aopt::run_subprocess(o);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code() == aopt::status_code::not_found);
+    CHECK(r.error().message().find("/nonexistent/aopt-no-such-program") != std::string::npos);
+  }
+
+  TEST_CASE("an infinite loop is killed at the wall-clock limit and reported as timed out") {
+    auto r = run_shell("while :; do :; done", 0.5);
+    CHECK(r.timed_out);
+    CHECK_FALSE(r.exited);
+    CHECK(r.wall_seconds >= 0.5);
+    CHECK(r.wall_seconds < 3.0);
+    CHECK(r.describe().find("timed out") == 0);
+  }
+
+  TEST_CASE(
+      "a timeout kills the whole process group, so a background grandchild cannot hold "
+      "the output pipe open") {
+    // Without the group kill, the reader would wait for `sleep 30` to close stdout.
+    auto r = run_shell("sleep 30 & sleep 30", 0.3);
+    CHECK(r.timed_out);
+    CHECK(r.wall_seconds < 5.0);
+  }
+
+  TEST_CASE("a grandchild left running after the child exits is killed with the group") {
+    auto r = run_shell("sleep 30 & echo started", 20);
+    CHECK(r.succeeded());
+    CHECK(r.stdout_text == "started\n");
+    CHECK(r.wall_seconds < 5.0);
+  }
+
+  TEST_CASE("the CPU-time limit stops a spinning child before the wall clock does") {
+    aopt::subprocess_options o;
+    o.argv = {"/bin/sh", "-c", "while :; do :; done"};
+    o.limits.cpu_seconds = 1;
+    o.limits.wall_seconds = 20;
+    auto r = run(o);
+    CHECK_FALSE(r.timed_out);
+    CHECK_FALSE(r.exited);
+    CHECK((r.term_signal == SIGXCPU || r.term_signal == SIGKILL));
+    CHECK(r.cpu_seconds >= 0.9);
+    CHECK(r.wall_seconds < 10.0);
+  }
+
+  TEST_CASE("the file-size limit stops a child writing a large file") {
+    temp_dir dir;
+    aopt::subprocess_options o;
+    o.argv = {"/bin/sh", "-c", "exec head -c 1000000 /dev/zero > big"};
+    o.working_dir = dir.path().string();
+    o.limits.file_size_bytes = 4096;
+    o.limits.wall_seconds = 20;
+    auto r = run(o);
+    CHECK_FALSE(r.succeeded());
+    CHECK(r.term_signal == SIGXFSZ);
+    CHECK(fs::file_size(dir.path() / "big") <= 4096);
+  }
+
+  TEST_CASE("a memory hog fails to allocate beyond the address-space limit") {
+    temp_dir dir;
+    std::string exe = compile_c(dir, "hog", R"(
+#include <stdlib.h>
+#include <string.h>
+int main(void) {
+  char* p = malloc((size_t)1 << 30);
+  if (!p) return 42;
+  memset(p, 1, (size_t)1 << 30);
+  return 0;
+}
+)");
+    aopt::subprocess_options o;
+    o.argv = {exe};
+    o.limits.address_space_bytes = 256ull << 20;
+    o.limits.wall_seconds = 20;
+    auto r = run(o);
+    CHECK(r.exited);
+    CHECK(r.exit_code == 42);
+  }
+
+  TEST_CASE("no core file is written when a child crashes") {
+    temp_dir dir;
+    aopt::subprocess_options o;
+    o.argv = {"/bin/sh", "-c", "kill -ABRT $$"};
+    o.working_dir = dir.path().string();
+    o.limits.wall_seconds = 20;
+    auto r = run(o);
+    CHECK(r.term_signal == SIGABRT);
+    CHECK(fs::is_empty(dir.path()));
+  }
+
+  TEST_CASE("fork works outside the sandbox and fails with EPERM inside it") {
+    temp_dir dir;
+    std::string exe = compile_c(dir, "fork_probe", fork_probe_source);
+    aopt::subprocess_options o;
+    o.argv = {exe};
+    o.limits.wall_seconds = 20;
+    auto free_run = run(o);
+    CHECK(free_run.exit_code == 0);
+    CHECK(free_run.stdout_text == "fork ok\n");
+
+    o.sandbox = true;
+    auto boxed = run(o);
+    CHECK(boxed.exited);
+    CHECK_MESSAGE(boxed.exit_code == 10, boxed.stdout_text);
+  }
+
+  TEST_CASE("a fork bomb inside the sandbox creates no process and ends") {
+    temp_dir dir;
+    std::string exe = compile_c(dir, "bomb", R"(
+#include <unistd.h>
+int main(void) {
+  int made = 0;
+  for (int i = 0; i < 10000; ++i) if (fork() >= 0) ++made;
+  return made == 0 ? 0 : 1;
+}
+)");
+    aopt::subprocess_options o;
+    o.argv = {exe};
+    o.sandbox = true;
+    o.limits.wall_seconds = 20;
+    auto r = run(o);
+    CHECK(r.exited);
+    CHECK(r.exit_code == 0);
+  }
+
+  TEST_CASE("threads still work inside the sandbox, sockets do not") {
+    temp_dir dir;
+    std::string exe = compile_c(dir, "threads_sockets", R"(
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/socket.h>
+static void* work(void* arg) { *(int*)arg = 7; return 0; }
+int main(void) {
+  int value = 0;
+  pthread_t t;
+  if (pthread_create(&t, 0, work, &value) != 0) return 2;
+  pthread_join(t, 0);
+  if (value != 7) return 3;
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  if (s >= 0) return 4;
+  printf("socket errno=%d\n", errno);
+  return errno == EPERM ? 0 : 5;
+}
+)");
+    aopt::subprocess_options o;
+    o.argv = {exe};
+    o.sandbox = true;
+    o.limits.wall_seconds = 20;
+    auto r = run(o);
+    CHECK_MESSAGE(r.exit_code == 0, r.stdout_text);
+    if (!r.network_isolated) MESSAGE("no network namespace here: " << r.notes.at(0));
+  }
+
+  TEST_CASE("destroying a running subprocess kills and reaps the child") {
+    aopt::subprocess_options o;
+    o.argv = {"/bin/sleep", "30"};
+    pid_t pid = -1;
+    {
+      auto child = aopt::subprocess::start(o);
+      REQUIRE(child.ok());
+      pid = child->pid();
+      CHECK(::kill(pid, 0) == 0);
+    }
+    // Reaped by the destructor: the pid no longer names our child.
+    CHECK(::kill(pid, 0) == -1);
+    CHECK(errno == ESRCH);
+  }
+}

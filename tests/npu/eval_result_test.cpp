@@ -1,0 +1,76 @@
+#include "npu/eval_result.hpp"
+
+#include <doctest/doctest.h>
+
+using nlohmann::json;
+
+namespace {
+
+aopt::npu::eval_result sample_result() {
+  aopt::npu::eval_result r;
+  r.status = aopt::npu::eval_status::precision_error;
+  r.error_kind = "data_race";
+  r.message = "DataCopy (MTE2) writes UB [0, 512) read by Add (V) without a sync";
+  r.latency_us = 12.5;
+  r.latency = {12.5, 12.0, 13.0, 0.25, 3};
+  r.profile.vector = {3.5, 0.28};
+  r.profile.mte2 = {9.0, 0.72};
+  r.profile.block_dim = 8;
+  r.profile.ub_high_water_bytes = 65536;
+  r.profile.gm_read_bytes = 1u << 20;
+  r.profile.trace_instructions = 1234;
+  r.roof = {5.0, 1.0, 9.0, 0.72};
+  r.diagnostics = {"line one", "line two"};
+  r.device = "sim";
+  r.device_profile = "ascend910b4";
+  r.compile_seconds = 0.8;
+  r.run_seconds = 0.1;
+  r.from_cache = true;
+  return r;
+}
+
+}  // namespace
+
+TEST_SUITE("npu") {
+  TEST_CASE("eval_result JSON uses the field names, 'roofline' for roof and the status name") {
+    json j = sample_result();
+    CHECK(j.at("status") == "precision_error");
+    CHECK(j.at("error_kind") == "data_race");
+    CHECK(j.at("latency_us") == 12.5);
+    CHECK(j.at("latency").at("repetitions") == 3);
+    CHECK(j.at("profile").at("mte2").at("ratio") == 0.72);
+    CHECK(j.at("profile").at("block_dim") == 8);
+    CHECK(j.at("roofline").at("achieved_fraction") == 0.72);
+    CHECK_FALSE(j.contains("roof"));
+    CHECK(j.at("diagnostics").size() == 2);
+    CHECK(j.at("device_profile") == "ascend910b4");
+  }
+
+  TEST_CASE("eval_result survives a JSON round trip") {
+    json j = sample_result();
+    auto back = j.get<aopt::npu::eval_result>();
+    CHECK(json(back) == j);
+    CHECK(back.status == aopt::npu::eval_status::precision_error);
+    CHECK(back.profile.vector.time_us == 3.5);
+    CHECK(back.roof.bound_us == 9.0);
+    CHECK(back.from_cache);
+  }
+
+  TEST_CASE("a partial result keeps defaults for the absent keys") {
+    auto r = json::parse(R"({"status": "runtime_error", "error_kind": "ub_overflow"})")
+                 .get<aopt::npu::eval_result>();
+    CHECK(r.status == aopt::npu::eval_status::runtime_error);
+    CHECK(r.error_kind == "ub_overflow");
+    CHECK(r.latency_us == 0);
+    CHECK(r.diagnostics.empty());
+  }
+
+  TEST_CASE("an unknown status is rejected") {
+    CHECK_THROWS(json::parse(R"({"status": "fine"})").get<aopt::npu::eval_result>());
+    aopt::npu::eval_status s{};
+    CHECK(aopt::npu::parse_eval_status("timeout", s));
+    CHECK(s == aopt::npu::eval_status::timeout);
+    CHECK_FALSE(aopt::npu::parse_eval_status("fine", s));
+    CHECK(std::string(aopt::npu::to_string(aopt::npu::eval_status::infra_error)) == "infra_error");
+  }
+}

@@ -1,0 +1,271 @@
+// End-to-end tests of the simulator device: real g++ compiles against the shim, real candidate
+// processes in the sandbox, with the hand-written operators in tests/data/ops.
+#include "npu/sim/device/sim_device.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <regex>
+#include <thread>
+
+#include <doctest/doctest.h>
+
+#include "base/subprocess.hpp"
+#include "npu/hardware_profile.hpp"
+#include "npu/sim/device/scratch_dir.hpp"
+
+namespace fs = std::filesystem;
+using aopt::npu::eval_status;
+
+namespace {
+
+const fs::path ops_dir = fs::path(AOPT_TEST_DATA_DIR) / "ops";
+
+aopt::sim::hw_profile default_profile() {
+  auto p = aopt::npu::find_hardware_profile("ascend910b4",
+                                            fs::path(AOPT_SOURCE_DIR) / "config/hardware");
+  REQUIRE_MESSAGE(p.ok(), p.error().to_string());
+  return *p;
+}
+
+aopt::npu::op_package load(const std::string& name) {
+  auto op = aopt::npu::load_op_package(ops_dir / name);
+  REQUIRE_MESSAGE(op.ok(), op.error().to_string());
+  return std::move(op).value();
+}
+
+// A device with its own work dir (and so its own object cache), removed afterwards.
+struct device_fixture {
+  aopt::npu::scratch_dir work = make_work_dir();
+  aopt::npu::sim_device device;
+
+  explicit device_fixture(aopt::npu::sim_device_options options = {})
+      : device(default_profile(), with_work_dir(std::move(options))) {}
+
+  static aopt::npu::scratch_dir make_work_dir() {
+    auto dir = aopt::npu::scratch_dir::create(fs::temp_directory_path(), "aopt-sim-test-");
+    REQUIRE(dir.ok());
+    return std::move(dir).value();
+  }
+  aopt::npu::sim_device_options with_work_dir(aopt::npu::sim_device_options o) {
+    o.work_dir = work.path();
+    return o;
+  }
+
+  aopt::npu::eval_result evaluate(const aopt::npu::op_package& op,
+                                  aopt::npu::eval_options options = {}) {
+    return device.evaluate(op, op.host_source, op.kernel_source, options);
+  }
+  // Scratch directories left in the work dir (the object cache aside).
+  size_t scratch_dirs_left() const {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(work.path()))
+      n += e.path().filename() != "objcache";
+    return n;
+  }
+};
+
+std::string describe(const aopt::npu::eval_result& r) {
+  return nlohmann::json(r).dump(1);
+}
+
+std::string replace_once(std::string text, const std::string& from, const std::string& to) {
+  auto pos = text.find(from);
+  REQUIRE_MESSAGE(pos != std::string::npos, from);
+  return text.replace(pos, from.size(), to);
+}
+
+}  // namespace
+
+TEST_SUITE("npu") {
+  TEST_CASE("a correct tiled add is ok with a positive simulated latency and a profile") {
+    device_fixture f;
+    auto r = f.evaluate(load("add_tiled"));
+    REQUIRE_MESSAGE(r.status == eval_status::ok, describe(r));
+    CHECK(r.latency_us > 0);
+    CHECK(r.latency_is_simulated);
+    CHECK(r.device == "sim");
+    CHECK(r.device_profile == "ascend910b4");
+    CHECK(f.device.profile_id() == "sim:ascend910b4");
+    CHECK(r.profile.block_dim == 8);
+    CHECK(r.profile.ub_high_water_bytes > 0);
+    CHECK(r.profile.gm_read_bytes == 2 * 8 * 4096 * 2);
+    CHECK(r.profile.gm_write_bytes == 8 * 4096 * 2);
+    CHECK(r.roof.bound_us > 0);
+    CHECK(r.roof.achieved_fraction > 0);
+    CHECK(r.roof.achieved_fraction <= 1.0);
+    CHECK(r.compile_seconds > 0);
+    CHECK(r.run_seconds > 0);
+    CHECK(f.scratch_dirs_left() == 0);
+    MESSAGE("add_tiled: " << r.latency_us << " us simulated, compile " << r.compile_seconds
+                          << " s, run " << r.run_seconds << " s");
+  }
+
+  TEST_CASE("the same candidate gets the same simulated latency every time") {
+    device_fixture f;
+    auto op = load("add_tiled");
+    auto first = f.evaluate(op);
+    auto second = f.evaluate(op);
+    REQUIRE_MESSAGE(first.ok(), describe(first));
+    CHECK(second.latency_us == first.latency_us);
+  }
+
+  TEST_CASE("a kernel without synchronization between pipes is a data race") {
+    device_fixture f;
+    auto r = f.evaluate(load("add_race"));
+    CHECK_MESSAGE(r.status == eval_status::precision_error, describe(r));
+    CHECK(r.error_kind == "data_race");
+    CHECK(r.message.find("DataCopy") != std::string::npos);
+    CHECK(r.message.find("Add") != std::string::npos);
+  }
+
+  TEST_CASE("buffers beyond the Unified Buffer are a runtime error of kind ub_overflow") {
+    device_fixture f;
+    auto r = f.evaluate(load("add_ub_overflow"));
+    CHECK_MESSAGE(r.status == eval_status::runtime_error, describe(r));
+    CHECK(r.error_kind == "ub_overflow");
+    CHECK(r.message.find("InitBuffer") != std::string::npos);
+  }
+
+  TEST_CASE("a kernel that never returns is killed at the timeout") {
+    device_fixture f;
+    aopt::npu::eval_options o;
+    o.timeout_seconds = 1.5;
+    auto started = std::chrono::steady_clock::now();
+    auto r = f.evaluate(load("add_spin"), o);
+    double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    CHECK_MESSAGE(r.status == eval_status::timeout, describe(r));
+    CHECK(r.run_seconds >= 1.5);
+    CHECK(r.run_seconds < 5);
+    CHECK(waited < r.compile_seconds + 6);
+  }
+
+  TEST_CASE("a null-pointer write is a runtime error naming the signal") {
+    device_fixture f;
+    auto r = f.evaluate(load("add_null_crash"));
+    CHECK_MESSAGE(r.status == eval_status::runtime_error, describe(r));
+    CHECK(r.error_kind == "signal");
+    CHECK(r.message.find("SIGSEGV") != std::string::npos);
+  }
+
+  TEST_CASE("a kernel that does not compile is a compile error with the diagnostic") {
+    device_fixture f;
+    auto r = f.evaluate(load("add_compile_error"));
+    REQUIRE_MESSAGE(r.status == eval_status::compile_error, describe(r));
+    CHECK(r.error_kind == "compile");
+    CHECK(r.message.find("op_kernel/add_compile_error.cpp:10") == 0);
+    CHECK(r.message.find("tileLength") != std::string::npos);
+    REQUIRE_FALSE(r.diagnostics.empty());
+    CHECK(r.diagnostics.size() <= 41);
+    for (const auto& line : r.diagnostics) {
+      CHECK_MESSAGE(line.find(f.work.path().string()) == std::string::npos, line);
+    }
+    CHECK(r.run_seconds == 0);
+  }
+
+  TEST_CASE("a kernel entry that does not match op.json fails to link") {
+    device_fixture f;
+    auto op = load("add_tiled");
+    std::string kernel = replace_once(op.kernel_source, "void add_tiled(", "void add_tiles(");
+    auto r = f.device.evaluate(op, op.host_source, kernel, {});
+    CHECK_MESSAGE(r.status == eval_status::compile_error, describe(r));
+    CHECK(r.error_kind == "link");
+    CHECK(r.message.find("add_tiled") != std::string::npos);
+  }
+
+  TEST_CASE("a fork bomb in a kernel is a runtime error, not a hang") {
+    device_fixture f;
+    aopt::npu::eval_options o;
+    o.timeout_seconds = 20;
+    auto r = f.evaluate(load("add_fork_bomb"), o);
+    CHECK_MESSAGE(r.status == eval_status::runtime_error, describe(r));
+    CHECK(r.message.find("SIGABRT") != std::string::npos);
+    CHECK(r.run_seconds < 10);
+  }
+
+  TEST_CASE(
+      "a new tiling program recompiles only the host unit, a new kernel only the kernel "
+      "unit") {
+    device_fixture f;
+    auto op = load("add_tiled");
+    auto cold = f.evaluate(op);
+    REQUIRE_MESSAGE(cold.ok(), describe(cold));
+    auto after_cold = f.device.cache_stats();
+    CHECK(after_cold.misses == 3);
+    CHECK(after_cold.hits == 0);
+
+    // Stage I: a new T, the same K.
+    std::string tiling = replace_once(op.host_source, "TILE_NUM = 8;", "TILE_NUM = 4;");
+    auto stage1 = f.device.evaluate(op, tiling, op.kernel_source, {});
+    REQUIRE_MESSAGE(stage1.ok(), describe(stage1));
+    auto after_stage1 = f.device.cache_stats();
+    CHECK(after_stage1.misses - after_cold.misses == 1);
+    CHECK(after_stage1.hits - after_cold.hits == 2);
+    CHECK(stage1.latency_us != cold.latency_us);
+
+    // Stage II: the same T, a new K.
+    std::string kernel = op.kernel_source + "\n// a kernel edit\n";
+    auto stage2 = f.device.evaluate(op, op.host_source, kernel, {});
+    REQUIRE_MESSAGE(stage2.ok(), describe(stage2));
+    auto after_stage2 = f.device.cache_stats();
+    CHECK(after_stage2.misses - after_stage1.misses == 1);
+    CHECK(after_stage2.hits - after_stage1.hits == 2);
+    CHECK(stage2.latency_us == cold.latency_us);
+
+    MESSAGE("compile seconds: cold " << cold.compile_seconds << ", new T " << stage1.compile_seconds
+                                     << ", new K " << stage2.compile_seconds);
+    CHECK(stage1.compile_seconds < cold.compile_seconds);
+  }
+
+  TEST_CASE("evaluations on several threads at once are independent") {
+    device_fixture f;
+    auto good = load("add_tiled");
+    auto bad = load("add_ub_overflow");
+    aopt::npu::eval_result good_result, bad_result;
+    std::thread t([&] { bad_result = f.evaluate(bad); });
+    good_result = f.evaluate(good);
+    t.join();
+    CHECK_MESSAGE(good_result.ok(), describe(good_result));
+    CHECK(bad_result.error_kind == "ub_overflow");
+    CHECK(f.scratch_dirs_left() == 0);
+  }
+
+  TEST_CASE("keep_scratch leaves a failed evaluation's directory and names it") {
+    aopt::npu::sim_device_options o;
+    o.keep_scratch = true;
+    device_fixture f(o);
+    auto r = f.evaluate(load("add_null_crash"));
+    REQUIRE(r.status == eval_status::runtime_error);
+    REQUIRE_FALSE(r.diagnostics.empty());
+    const std::string prefix = "scratch directory kept: ";
+    REQUIRE(r.diagnostics.back().find(prefix) == 0);
+    fs::path kept = r.diagnostics.back().substr(prefix.size());
+    CHECK(fs::exists(kept / "op_kernel/add_null_crash.cpp"));
+    CHECK(fs::exists(kept / "spec.json"));
+    CHECK(f.scratch_dirs_left() == 1);
+  }
+
+  TEST_CASE("a missing compiler is an infra error, not a candidate failure") {
+    aopt::npu::sim_device_options o;
+    o.toolchain.compiler = "/nonexistent/g++";
+    device_fixture f(o);
+    auto r = f.evaluate(load("add_tiled"));
+    CHECK_MESSAGE(r.status == eval_status::infra_error, describe(r));
+    CHECK(r.message.find("/nonexistent/g++") != std::string::npos);
+  }
+
+  TEST_CASE("the driver spec carries the operator, the profile and the options") {
+    device_fixture f;
+    auto op = load("add_tiled");
+    aopt::npu::eval_options o;
+    o.input_sets = 5;
+    o.noise_seed = 9;
+    auto spec = f.device.driver_spec(op, o);
+    CHECK(spec.at("op").at("name") == "add_tiled");
+    CHECK(spec.at("op").at("inputs").size() == 2);
+    CHECK(spec.at("hw").at("name") == "ascend910b4");
+    CHECK(spec.at("input_sets") == 5);
+    CHECK(spec.at("noise_seed") == 9);
+    CHECK(spec.at("detect_races") == true);
+  }
+}

@@ -1,0 +1,82 @@
+// Runs the real `aopt eval` binary as a user would.
+#include <filesystem>
+#include <string>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "base/subprocess.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path ops_dir = fs::path(AOPT_TEST_DATA_DIR) / "ops";
+
+aopt::subprocess_result run_aopt(std::vector<std::string> args) {
+  aopt::subprocess_options o;
+  o.argv = {AOPT_BINARY};
+  o.argv.insert(o.argv.end(), args.begin(), args.end());
+  o.limits.wall_seconds = 300;
+  auto r = aopt::run_subprocess(o);
+  REQUIRE_MESSAGE(r.ok(), r.error().to_string());
+  return std::move(r).value();
+}
+
+}  // namespace
+
+TEST_SUITE("runtime") {
+  TEST_CASE("aopt eval --json prints exactly one JSON object with the result") {
+    auto r = run_aopt({"eval", (ops_dir / "add_tiled").string(), "--json"});
+    CHECK_MESSAGE(r.exited, r.describe());
+    CHECK_MESSAGE(r.exit_code == 0, r.stdout_text + r.stderr_text);
+    nlohmann::json j;
+    REQUIRE_NOTHROW(j = nlohmann::json::parse(r.stdout_text));  // throws on trailing text
+    REQUIRE(j.is_object());
+    CHECK(j.at("status") == "ok");
+    CHECK(j.at("latency_us").get<double>() > 0);
+    CHECK(j.at("latency_is_simulated") == true);
+    CHECK(j.at("profile").at("block_dim") == 8);
+    CHECK(j.at("roofline").at("bound_us").get<double>() > 0);
+    CHECK(j.at("diagnostics").is_array());
+  }
+
+  TEST_CASE("aopt eval prints the status, the simulated latency and the pipe profile") {
+    auto r = run_aopt({"eval", (ops_dir / "add_tiled").string()});
+    CHECK(r.exit_code == 0);
+    for (const char* expected :
+         {"status        ok", "(simulated", "block dim     8", "scalar", "vector", "MTE2", "MTE3",
+          "UB high water", "GM bytes", "roofline"}) {
+      CHECK_MESSAGE(r.stdout_text.find(expected) != std::string::npos, expected);
+    }
+  }
+
+  TEST_CASE("aopt eval exits 1 for a failing candidate and shows the diagnostic") {
+    auto r = run_aopt({"eval", (ops_dir / "add_compile_error").string()});
+    CHECK(r.exit_code == 1);
+    CHECK(r.stdout_text.find("compile_error") != std::string::npos);
+    CHECK(r.stdout_text.find("op_kernel/add_compile_error.cpp:10") != std::string::npos);
+  }
+
+  TEST_CASE("aopt eval exits 2 for a missing operator directory or a broken op.json") {
+    auto missing = run_aopt({"eval", "/nonexistent/aopt-op", "--json"});
+    CHECK(missing.exit_code == 2);
+    CHECK(missing.stdout_text.empty());
+    CHECK(missing.stderr_text.find("/nonexistent/aopt-op") != std::string::npos);
+
+    auto profile =
+        run_aopt({"eval", (ops_dir / "add_tiled").string(), "--profile", "no_such_chip"});
+    CHECK(profile.exit_code == 2);
+    CHECK(profile.stderr_text.find("no_such_chip") != std::string::npos);
+  }
+
+  TEST_CASE("aopt eval --kernel evaluates another kernel with the package's tiling") {
+    auto r = run_aopt({"eval", (ops_dir / "add_tiled").string(), "--json", "--kernel",
+                       (ops_dir / "add_null_crash/op_kernel/add_null_crash.cpp").string()});
+    // The crashing kernel's entry is named add_null_crash, so it cannot link as add_tiled.
+    CHECK(r.exit_code == 1);
+    auto j = nlohmann::json::parse(r.stdout_text);
+    CHECK(j.at("status") == "compile_error");
+    CHECK(j.at("error_kind") == "link");
+  }
+}
