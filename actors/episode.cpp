@@ -72,6 +72,9 @@ bool persist(episode_actor* self, const std::optional<agent::candidate_record>& 
                                                  : record->result.error_kind;
     e.origin = record->origin;
     e.accepted = record->accepted;
+    // The state has already moved on; the event describes the candidate's own step.
+    e.round = record->round;
+    e.stage = record->stage == 0 ? 1 : record->stage;
     publish(self, e);
   }
   return true;

@@ -1,10 +1,17 @@
-// How fast the simulator device turns a candidate around: per operator package, the compile
-// time with a cold object cache, the compile time of a Stage I step (host unit recompiled,
-// kernel and reference cached), the simulation time, the simulated latency and the simulator's
-// throughput in tensor elements (inputs + outputs, over all input sets) per wall second.
+// How fast the simulator device turns a candidate around, per operator package:
 //
-//   bench_sim_speed [op-dir...]     default: tests/data/ops/* and corpus/*/* of the source tree
+//   cold_cc_s    compile + link with an empty object cache (kernel, host and reference units)
+//   kernel_cc_s  a Stage II step: a new kernel text, host and reference objects cached
+//   tiling_cc_s  a Stage I step: a new tiling program text, kernel and reference objects cached
+//   sim_s        the candidate process: every input set run, checked and the first one timed
+//   sim_elem/s   tensor elements (inputs + outputs, over all input sets) per wall second of sim_s
+//
+// Each figure is the median over --reps evaluations (the cold compile is measured once). Times
+// are wall seconds on this host; latency_us is the simulated latency, not a hardware measurement.
+//
+//   bench_sim_speed [--reps N] [op-dir...]   default: a handful of corpus operators per level
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -19,35 +26,48 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<fs::path> default_op_dirs() {
-  std::vector<fs::path> dirs;
-  const fs::path source = AOPT_SOURCE_DIR;
-  auto add_children = [&](const fs::path& parent) {
-    std::error_code ec;
-    std::vector<fs::path> found;
-    for (const auto& e : fs::directory_iterator(parent, ec)) {
-      if (fs::exists(e.path() / "op.json")) found.push_back(e.path());
-    }
-    std::sort(found.begin(), found.end());
-    dirs.insert(dirs.end(), found.begin(), found.end());
-  };
-  add_children(source / "tests/data/ops");
-  std::error_code ec;
-  std::vector<fs::path> groups;
-  for (const auto& e : fs::directory_iterator(source / "corpus", ec)) {
-    if (e.is_directory()) groups.push_back(e.path());
-  }
-  std::sort(groups.begin(), groups.end());
-  for (const auto& g : groups) add_children(g);
-  return dirs;
+const char* const default_ops[] = {
+    "corpus/level1/add_custom",          "corpus/level1/gelu_custom",
+    "corpus/level1/reduce_sum_custom",   "corpus/level1/cast_fp32_fp16_custom",
+    "corpus/level2/add_rms_norm_custom", "corpus/level2/clamp_custom",
+    "corpus/level3/group_norm_custom",   "corpus/level3/rotary_embedding_custom",
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+std::string status_of(const aopt::npu::eval_result& r) {
+  std::string s = aopt::npu::to_string(r.status);
+  if (!r.error_kind.empty()) s += "/" + r.error_kind;
+  return s;
+}
+
+struct op_figures {
+  std::string name;
+  std::string status;
+  double cold_cc = 0, kernel_cc = 0, tiling_cc = 0, sim = 0, latency = 0, throughput = 0;
+};
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  int reps = 3;
   std::vector<fs::path> dirs;
-  for (int i = 1; i < argc; ++i) dirs.emplace_back(argv[i]);
-  if (dirs.empty()) dirs = default_op_dirs();
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--reps" && i + 1 < argc) {
+      reps = std::max(1, std::atoi(argv[++i]));
+    } else {
+      dirs.emplace_back(arg);
+    }
+  }
+  if (dirs.empty()) {
+    for (const char* op : default_ops) dirs.push_back(fs::path(AOPT_SOURCE_DIR) / op);
+  }
 
   auto profile = aopt::npu::find_hardware_profile("ascend910b4",
                                                   fs::path(AOPT_SOURCE_DIR) / "config/hardware");
@@ -55,6 +75,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "{}\n", profile.error().to_string());
     return 2;
   }
+  // A fresh work dir holds a fresh object cache, so the first compile of each operator is cold.
   auto work = aopt::npu::scratch_dir::create(fs::temp_directory_path(), "aopt-bench-sim-");
   if (!work.ok()) {
     fmt::print(stderr, "{}\n", work.error().to_string());
@@ -64,31 +85,68 @@ int main(int argc, char** argv) {
   options.work_dir = work->path();
   aopt::npu::sim_device device(*profile, options);
   aopt::npu::eval_options eval;
-  eval.timeout_seconds = 30;
+  eval.timeout_seconds = 120;
 
-  fmt::print("profile {}; latency is simulated; times are wall seconds on this host\n",
-             device.profile_id());
-  fmt::print("{:<28} {:>16} {:>10} {:>10} {:>10} {:>14} {:>14}\n", "operator", "status",
-             "cold_cc_s", "stage1_cc_s", "sim_s", "latency_us", "sim_elem/s");
+  fmt::print(
+      "profile {}; {} input sets; medians over {} evaluations; wall seconds on this host; "
+      "latency is simulated\n",
+      device.profile_id(), eval.input_sets, reps);
+  fmt::print("{:<30} {:>14} {:>9} {:>11} {:>11} {:>8} {:>12} {:>11}\n", "operator", "status",
+             "cold_cc_s", "kernel_cc_s", "tiling_cc_s", "sim_s", "latency_us", "sim_elem/s");
+  std::vector<op_figures> all;
   for (const auto& dir : dirs) {
     auto op = aopt::npu::load_op_package(dir);
     if (!op.ok()) {
-      fmt::print("{:<28} {}\n", dir.filename().string(), op.error().to_string());
+      fmt::print("{:<30} {}\n", dir.filename().string(), op.error().to_string());
       continue;
     }
-    auto cold = device.evaluate(*op, op->host_source, op->kernel_source, eval);
-    // A Stage I step: a different tiling program text, the same kernel.
-    auto stage1 = device.evaluate(*op, op->host_source + "\n// bench\n", op->kernel_source, eval);
-    std::string status = aopt::npu::to_string(cold.status);
-    if (!cold.error_kind.empty()) status += "/" + cold.error_kind;
     uint64_t elements = 0;
     for (const auto& t : op->spec.inputs) elements += static_cast<uint64_t>(t.numel());
     for (const auto& t : op->spec.outputs) elements += static_cast<uint64_t>(t.numel());
     elements *= eval.input_sets;
-    double throughput = cold.run_seconds > 0 ? static_cast<double>(elements) / cold.run_seconds : 0;
-    fmt::print("{:<28} {:>16} {:>10.3f} {:>10.3f} {:>10.3f} {:>14.3f} {:>14.3g}\n", op->spec.name,
-               status, cold.compile_seconds, stage1.compile_seconds, cold.run_seconds,
-               cold.latency_us, throughput);
+
+    op_figures f;
+    f.name = op->spec.name;
+    const auto cold = device.evaluate(*op, op->host_source, op->kernel_source, eval);
+    f.cold_cc = cold.compile_seconds;
+    f.status = status_of(cold);
+    std::vector<double> kernel_cc, tiling_cc, sim, latency, throughput;
+    for (int rep = 0; rep < reps; ++rep) {
+      // A comment makes a new source text, as a Stage II (kernel) or Stage I (tiling) step does.
+      const std::string salt = fmt::format("\n// bench step {}\n", rep);
+      const auto k = device.evaluate(*op, op->host_source, op->kernel_source + salt, eval);
+      const auto t = device.evaluate(*op, op->host_source + salt, op->kernel_source, eval);
+      kernel_cc.push_back(k.compile_seconds);
+      tiling_cc.push_back(t.compile_seconds);
+      for (const auto* r : {&k, &t}) {
+        if (r->status != cold.status) f.status = status_of(*r) + " (varies)";
+        sim.push_back(r->run_seconds);
+        latency.push_back(r->latency_us);
+        if (r->run_seconds > 0) {
+          throughput.push_back(static_cast<double>(elements) / r->run_seconds);
+        }
+      }
+    }
+    f.kernel_cc = median(kernel_cc);
+    f.tiling_cc = median(tiling_cc);
+    f.sim = median(sim);
+    f.latency = median(latency);
+    f.throughput = median(throughput);
+    fmt::print("{:<30} {:>14} {:>9.3f} {:>11.3f} {:>11.3f} {:>8.3f} {:>12.3f} {:>11.3g}\n", f.name,
+               f.status, f.cold_cc, f.kernel_cc, f.tiling_cc, f.sim, f.latency, f.throughput);
+    std::fflush(stdout);
+    all.push_back(f);
+  }
+  if (all.size() > 1) {
+    auto column = [&](double op_figures::*field) {
+      std::vector<double> v;
+      for (const auto& f : all) v.push_back(f.*field);
+      return median(v);
+    };
+    fmt::print("{:<30} {:>14} {:>9.3f} {:>11.3f} {:>11.3f} {:>8.3f} {:>12} {:>11.3g}\n",
+               "median over operators", "", column(&op_figures::cold_cc),
+               column(&op_figures::kernel_cc), column(&op_figures::tiling_cc),
+               column(&op_figures::sim), "", column(&op_figures::throughput));
   }
   return 0;
 }

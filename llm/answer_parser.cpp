@@ -8,8 +8,8 @@ namespace aopt::llm {
 namespace {
 
 struct line_span {
-  size_t begin = 0;  // offset of the first character
-  size_t end = 0;    // offset just past the line's '\n' (or the end of the text)
+  size_t begin = 0;       // offset of the first character
+  size_t end = 0;         // offset just past the line's '\n' (or the end of the text)
   std::string_view text;  // without the '\n'
 };
 
@@ -19,14 +19,16 @@ std::vector<line_span> split_lines(std::string_view text) {
   while (at < text.size()) {
     const size_t nl = text.find('\n', at);
     const size_t stop = nl == std::string_view::npos ? text.size() : nl;
-    lines.push_back({at, nl == std::string_view::npos ? text.size() : nl + 1,
-                     text.substr(at, stop - at)});
+    lines.push_back(
+        {at, nl == std::string_view::npos ? text.size() : nl + 1, text.substr(at, stop - at)});
     at = lines.back().end;
   }
   return lines;
 }
 
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_blank(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
@@ -131,9 +133,12 @@ std::vector<std::pair<size_t, size_t>> normalised_matches(std::string_view sourc
   return matches;
 }
 
-size_t count_occurrences(std::string_view text, std::string_view what, size_t* first) {
+// Occurrences of the whole lines `what` starting at a line start: a SEARCH text "  x();" must not
+// match inside "    x();", where the replacement's own indentation would be added to the rest.
+size_t count_line_occurrences(std::string_view text, std::string_view what, size_t* first) {
   size_t count = 0;
   for (size_t at = text.find(what); at != std::string_view::npos; at = text.find(what, at + 1)) {
+    if (at != 0 && text[at - 1] != '\n') continue;
     if (count == 0) *first = at;
     ++count;
   }
@@ -206,14 +211,22 @@ void drop_blank_edges(std::vector<std::string_view>& lines, size_t* first_line) 
 
 const char* to_string(answer_error kind) {
   switch (kind) {
-    case answer_error::none: return "none";
-    case answer_error::no_code: return "no_code";
-    case answer_error::malformed_edit_block: return "malformed_edit_block";
-    case answer_error::search_not_found: return "search_not_found";
-    case answer_error::search_ambiguous: return "search_ambiguous";
-    case answer_error::evolve_block_missing: return "evolve_block_missing";
-    case answer_error::outside_evolve_block: return "outside_evolve_block";
-    case answer_error::malformed_json: return "malformed_json";
+    case answer_error::none:
+      return "none";
+    case answer_error::no_code:
+      return "no_code";
+    case answer_error::malformed_edit_block:
+      return "malformed_edit_block";
+    case answer_error::search_not_found:
+      return "search_not_found";
+    case answer_error::search_ambiguous:
+      return "search_ambiguous";
+    case answer_error::evolve_block_missing:
+      return "evolve_block_missing";
+    case answer_error::outside_evolve_block:
+      return "outside_evolve_block";
+    case answer_error::malformed_json:
+      return "malformed_json";
   }
   return "unknown";
 }
@@ -288,10 +301,10 @@ answer_result<code_answer> apply_edit_blocks(std::string_view source,
   out.from_edits = true;
   for (size_t i = 0; i < blocks.size(); ++i) {
     const edit_block& b = blocks[i];
-    const std::string which = "edit block " + std::to_string(i + 1) + " (SEARCH starting '" +
-                              shorten(b.search) + "')";
+    const std::string which =
+        "edit block " + std::to_string(i + 1) + " (SEARCH starting '" + shorten(b.search) + "')";
     size_t at = 0;
-    const size_t exact = count_occurrences(out.source, b.search, &at);
+    const size_t exact = count_line_occurrences(out.source, b.search, &at);
     if (exact == 1) {
       out.source.replace(at, b.search.size(), b.replace);
       ++out.edits;
@@ -305,9 +318,8 @@ answer_result<code_answer> apply_edit_blocks(std::string_view source,
       return {answer_error::search_not_found,
               which + " does not match the source, even with whitespace normalised"};
     if (matches.size() > 1)
-      return {answer_error::search_ambiguous,
-              which + " matches " + std::to_string(matches.size()) +
-                  " places in the source (whitespace normalised)"};
+      return {answer_error::search_ambiguous, which + " matches " + std::to_string(matches.size()) +
+                                                  " places in the source (whitespace normalised)"};
     auto [begin, end] = matches.front();
     std::string replacement = b.replace;
     // The matched stretch may be the file's last line without a newline.
@@ -338,7 +350,8 @@ answer_result<size_t> check_evolve_block_only(std::string_view before, std::stri
   if (!old_split) return {answer_error::evolve_block_missing, "the current source: " + why};
   std::optional<evolve_split> new_split = split_evolve(after, &why);
   if (!new_split)
-    return {answer_error::outside_evolve_block, "the answer broke the EVOLVE-BLOCK markers: " + why};
+    return {answer_error::outside_evolve_block,
+            "the answer broke the EVOLVE-BLOCK markers: " + why};
   if (new_split->inside.size() != old_split->inside.size())
     return {answer_error::outside_evolve_block,
             "the answer has " + std::to_string(new_split->inside.size()) +
@@ -356,9 +369,9 @@ answer_result<size_t> check_evolve_block_only(std::string_view before, std::stri
     if (k == n && a.size() == b.size()) continue;
     const std::string was = k < a.size() ? "'" + shorten(a[k]) + "'" : "nothing";
     const std::string now = k < b.size() ? "'" + shorten(b[k]) + "'" : "nothing";
-    return {answer_error::outside_evolve_block,
-            "line " + std::to_string(b_line + k) + " outside the EVOLVE-BLOCK changed: " + was +
-                " became " + now};
+    return {answer_error::outside_evolve_block, "line " + std::to_string(b_line + k) +
+                                                    " outside the EVOLVE-BLOCK changed: " + was +
+                                                    " became " + now};
   }
   size_t changed = 0;
   for (size_t i = 0; i < old_split->inside.size(); ++i)
@@ -384,9 +397,9 @@ answer_result<nlohmann::json> parse_json_answer(std::string_view answer) {
   const size_t close = answer.rfind('}');
   if (open != std::string_view::npos && close != std::string_view::npos && close > open)
     if (auto j = object(answer.substr(open, close - open + 1))) return std::move(*j);
-  return {answer_error::malformed_json,
-          "the answer holds no JSON object (bare or in a ```json block): '" + shorten(answer) +
-              "'"};
+  return {
+      answer_error::malformed_json,
+      "the answer holds no JSON object (bare or in a ```json block): '" + shorten(answer) + "'"};
 }
 
 }  // namespace aopt::llm

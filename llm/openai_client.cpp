@@ -12,8 +12,8 @@
 #include <boost/asio/strand.hpp>
 
 #include "llm/backoff.hpp"
-#include "llm/http_exchange.hpp"
 #include "llm/blocking_call.hpp"
+#include "llm/http_exchange.hpp"
 #include "llm/openai_protocol.hpp"
 
 namespace aopt::llm {
@@ -27,7 +27,7 @@ namespace detail {
 struct client_core {
   client_options options;
   endpoint_url url;
-  std::string api_key;                       // "" = none
+  std::string api_key;                      // "" = none
   std::shared_ptr<asio::ssl::context> tls;  // non-null iff url.tls()
 
   // Replaces every occurrence of the API key, so that no error message carries it even when
@@ -93,12 +93,12 @@ class post_operation : public std::enable_shared_from_this<post_operation> {
     limits.connect_timeout = core_->options.connect_timeout;
     limits.total_timeout = core_->options.timeout;
     limits.max_body_bytes = core_->options.max_response_bytes;
-    exchange_ = start_http_post(context_, core_->tls, core_->url, request_, limits,
-                                [self = shared_from_this()](http_outcome outcome) {
-                                  asio::post(self->strand_, [self, o = std::move(outcome)]() mutable {
-                                    self->on_outcome(std::move(o));
-                                  });
-                                });
+    exchange_ = start_http_post(
+        context_, core_->tls, core_->url, request_, limits,
+        [self = shared_from_this()](http_outcome outcome) {
+          asio::post(self->strand_,
+                     [self, o = std::move(outcome)]() mutable { self->on_outcome(std::move(o)); });
+        });
   }
 
   void on_outcome(http_outcome outcome) {
@@ -163,13 +163,16 @@ std::string plural(uint32_t n, const char* word) {
 }
 
 // The final outcome of an operation as a call_result: a failure as it is, an HTTP error status
-// by its class, a 2xx answer by `parse`. Every message gets "POST <url>: " and redaction.
+// by its class, a 2xx answer by `parse`. Every message becomes "<kind>: POST <url>: <detail>",
+// redacted: the kind stays the first word, as error_kind.hpp promises.
 template <class T, class Parse>
 call_result<T> interpret(const detail::client_core& core, const std::string& target,
                          const http_outcome& outcome, uint32_t attempts, Parse parse) {
   const std::string context = "POST " + core.url.scheme + "://" + core.url.host_header() + target;
-  auto fail = [&](error_kind kind, const std::string& detail, token_usage billed = {}) {
-    status error = make_error(kind, core.redact(detail)).with_context(context);
+  auto fail = [&](error_kind kind, std::string detail, token_usage billed = {}) {
+    const std::string kind_prefix = std::string(to_string(kind)) + ": ";
+    if (detail.rfind(kind_prefix, 0) == 0) detail.erase(0, kind_prefix.size());
+    status error = make_error(kind, context + ": " + core.redact(detail));
     return call_result<T>(kind, std::move(error), billed);
   };
   if (outcome.kind != error_kind::none) {
@@ -178,7 +181,7 @@ call_result<T> interpret(const detail::client_core& core, const std::string& tar
     return fail(outcome.kind, detail);
   }
   if (outcome.status < 200 || outcome.status >= 300) {
-    const error_kind kind = outcome.status == 429  ? error_kind::http_429
+    const error_kind kind = outcome.status == 429   ? error_kind::http_429
                             : outcome.status >= 500 ? error_kind::http_5xx
                                                     : error_kind::http_4xx;
     std::string detail = "HTTP " + std::to_string(outcome.status) + " " + outcome.reason;
@@ -207,7 +210,8 @@ http_post_request make_post(const detail::client_core& core, const std::string& 
   post.headers.emplace_back("Accept", "application/json");
   post.headers.emplace_back("User-Agent", core.options.user_agent);
   if (!core.api_key.empty()) post.headers.emplace_back("Authorization", "Bearer " + core.api_key);
-  for (const auto& [name, value] : core.options.extra_headers) post.headers.emplace_back(name, value);
+  for (const auto& [name, value] : core.options.extra_headers)
+    post.headers.emplace_back(name, value);
   return post;
 }
 
@@ -215,9 +219,8 @@ http_post_request make_post(const detail::client_core& core, const std::string& 
 template <class T>
 void post_result(http_runtime& runtime, std::function<void(call_result<T>)> done,
                  call_result<T> r) {
-  asio::post(runtime.context(), [done = std::move(done), r = std::move(r)]() mutable {
-    done(std::move(r));
-  });
+  asio::post(runtime.context(),
+             [done = std::move(done), r = std::move(r)]() mutable { done(std::move(r)); });
 }
 
 status check_options(const client_options& o) {
@@ -253,8 +256,7 @@ result<std::shared_ptr<asio::ssl::context>> make_tls_context(const client_option
     if (!std::filesystem::exists(o.ca_file))
       return not_found("llm client: CA file '" + o.ca_file + "' does not exist");
     tls->load_verify_file(o.ca_file, ec);
-    if (ec)
-      return invalid_argument("llm client: CA file '" + o.ca_file + "': " + ec.message());
+    if (ec) return invalid_argument("llm client: CA file '" + o.ca_file + "': " + ec.message());
   }
   return tls;
 }
@@ -272,8 +274,8 @@ result<std::unique_ptr<openai_client>> openai_client::make(http_runtime& runtime
   if (!url.ok()) return url.error().with_context("llm client");
   auto core = std::make_shared<detail::client_core>();
   core->options = std::move(options);
-  core->jitter = backoff(core->options.backoff_initial, core->options.backoff_max,
-                         core->options.jitter_seed);
+  core->jitter =
+      backoff(core->options.backoff_initial, core->options.backoff_max, core->options.jitter_seed);
   core->url = std::move(*url);
   if (!core->options.api_key_env.empty()) {
     if (const char* key = std::getenv(core->options.api_key_env.c_str())) core->api_key = key;
@@ -299,9 +301,15 @@ openai_client::~openai_client() {
   for (auto& operation : live) operation->cancel();
 }
 
-const client_options& openai_client::options() const { return core_->options; }
-const endpoint_url& openai_client::url() const { return core_->url; }
-bool openai_client::has_api_key() const { return !core_->api_key.empty(); }
+const client_options& openai_client::options() const {
+  return core_->options;
+}
+const endpoint_url& openai_client::url() const {
+  return core_->url;
+}
+bool openai_client::has_api_key() const {
+  return !core_->api_key.empty();
+}
 
 chat_request openai_client::with_defaults(chat_request request) const {
   if (!request.model || request.model->empty()) request.model = core_->options.model;
@@ -330,10 +338,9 @@ call_handle openai_client::async_chat(chat_request request, chat_callback done) 
   auto operation = std::make_shared<detail::post_operation>(
       runtime_.context(), core_, make_post(*core_, target, chat_request_body(request).dump()),
       [core = core_, target, done = std::move(done)](http_outcome outcome, uint32_t attempts) {
-        done(interpret<chat_response>(*core, target, outcome, attempts,
-                                      [](const std::string& body) {
-                                        return parse_chat_answer(body);
-                                      }));
+        done(interpret<chat_response>(
+            *core, target, outcome, attempts,
+            [](const std::string& body) { return parse_chat_answer(body); }));
       });
   operation->start();
   return call_handle(operation);
@@ -353,29 +360,25 @@ call_handle openai_client::async_embed(embedding_request request, embedding_call
   const std::string target = core_->url.target("/embeddings");
   const size_t inputs = request.inputs.size();
   auto operation = std::make_shared<detail::post_operation>(
-      runtime_.context(), core_,
-      make_post(*core_, target, embedding_request_body(request).dump()),
+      runtime_.context(), core_, make_post(*core_, target, embedding_request_body(request).dump()),
       [core = core_, target, inputs, done = std::move(done)](http_outcome outcome,
                                                              uint32_t attempts) {
-        done(interpret<embedding_response>(*core, target, outcome, attempts,
-                                           [inputs](const std::string& body) {
-                                             return parse_embedding_answer(body, inputs);
-                                           }));
+        done(interpret<embedding_response>(
+            *core, target, outcome, attempts,
+            [inputs](const std::string& body) { return parse_embedding_answer(body, inputs); }));
       });
   operation->start();
   return call_handle(operation);
 }
 
 call_result<chat_response> openai_client::chat(chat_request request) {
-  return wait_for_call<chat_response>(runtime_, [&](chat_callback done) {
-    async_chat(std::move(request), std::move(done));
-  });
+  return wait_for_call<chat_response>(
+      runtime_, [&](chat_callback done) { async_chat(std::move(request), std::move(done)); });
 }
 
 call_result<embedding_response> openai_client::embed(embedding_request request) {
-  return wait_for_call<embedding_response>(runtime_, [&](embedding_callback done) {
-    async_embed(std::move(request), std::move(done));
-  });
+  return wait_for_call<embedding_response>(
+      runtime_, [&](embedding_callback done) { async_embed(std::move(request), std::move(done)); });
 }
 
 }  // namespace aopt::llm

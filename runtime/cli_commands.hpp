@@ -14,5 +14,6 @@ void add_eval_command(CLI::App& app, cli_context& ctx);
 // run, resume, status, report
 void add_run_commands(CLI::App& app, cli_context& ctx);
 void add_corpus_command(CLI::App& app, cli_context& ctx);
+void add_llm_command(CLI::App& app, cli_context& ctx);
 
 }  // namespace aopt::runtime

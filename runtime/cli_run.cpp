@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -15,6 +17,7 @@
 #include "runtime/progress_view.hpp"
 #include "runtime/report.hpp"
 #include "runtime/signal_watcher.hpp"
+#include "runtime/strategy_comparison.hpp"
 
 namespace aopt::runtime {
 namespace {
@@ -131,6 +134,36 @@ int execute(campaign_request request, const config::aopt_config& cfg, bool json)
     return exit_interrupted;
   }
   return outcome->errors.empty() ? 0 : exit_failed;
+}
+
+result<report_data> load_stored_report(storage::store& db, const std::string& id) {
+  result<campaign_request> request = load_campaign_request(db, id);
+  if (!request.ok()) return request.error();
+  campaign_outcome outcome;
+  outcome.campaign = id;
+  result<std::vector<storage::keyed_value>> episodes = db.list_episodes(id);
+  if (!episodes.ok()) return episodes.error().with_context("campaign " + id);
+  for (const storage::keyed_value& kv : *episodes) {
+    result<agent::episode_state> state = agent::episode_state_from_json(kv.value);
+    if (!state.ok()) return state.error().with_context("campaign " + id + ", episode " + kv.key);
+    outcome.episodes.push_back(std::move(*state));
+  }
+  return make_report_data(outcome, request->config);
+}
+
+status write_comparison(const nlohmann::json& comparison, const std::string& markdown,
+                        const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return internal_error("creating " + dir + ": " + ec.message());
+  for (const auto& [name, text] : {std::pair<std::string, std::string>{"comparison.json",
+                                                                       comparison.dump(2)},
+                                   {"comparison.md", markdown}}) {
+    std::ofstream out(dir + "/" + name);
+    out << text;
+    if (!out) return internal_error("writing " + dir + "/" + name);
+  }
+  return status{};
 }
 
 }  // namespace
@@ -272,11 +305,12 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
   });
 
   auto report_args = std::make_shared<run_args>();
-  CLI::App* report = app.add_subcommand("report", "write a campaign's reports again");
-  report->add_option("campaign", report_args->campaign, "campaign id")->required();
+  CLI::App* report = app.add_subcommand(
+      "report", "write campaigns' reports again; with several campaigns also a comparison");
+  report->add_option("campaigns", report_args->inputs, "campaign ids")->required();
   report->add_option("--db", report_args->db, "database folder (storage.db)");
   report->add_option("--report", report_args->report_dir, "report folder (report.dir)");
-  report->add_flag("--json", report_args->json, "print the JSON summary");
+  report->add_flag("--json", report_args->json, "print the JSON summary (or comparison)");
   add_config_options(report, report_args->config);
   report->callback([report_args, &ctx] {
     result<config::aopt_config> cfg = load_config(report_args->config, flag_overrides(*report_args));
@@ -291,33 +325,38 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       ctx.exit_code = exit_failed;
       return;
     }
-    result<campaign_request> request = load_campaign_request(**db, report_args->campaign);
-    if (!request.ok()) {
-      fmt::print(stderr, "aopt: {}\n", request.error().to_string());
-      ctx.exit_code = exit_bad_input;
+    std::vector<report_data> reports;
+    for (const std::string& id : report_args->inputs) {
+      result<report_data> data = load_stored_report(**db, id);
+      if (!data.ok()) {
+        fmt::print(stderr, "aopt: {}\n", data.error().to_string());
+        ctx.exit_code = exit_bad_input;
+        return;
+      }
+      const std::string dir = cfg->report.dir + "/" + id;
+      if (status written = write_reports(*data, dir, format_names(cfg->report)); !written.ok()) {
+        fmt::print(stderr, "aopt: {}\n", written.to_string());
+        ctx.exit_code = exit_failed;
+        return;
+      }
+      if (!report_args->json) fmt::print("reports in {}\n", dir);
+      reports.push_back(std::move(*data));
+    }
+    if (reports.size() == 1) {
+      if (report_args->json) std::cout << report_json(reports.front()).dump() << std::endl;
       return;
     }
-    campaign_outcome outcome;
-    outcome.campaign = report_args->campaign;
-    if (auto eps = (*db)->list_episodes(outcome.campaign); eps.ok()) {
-      for (const auto& kv : *eps) {
-        if (auto st = agent::episode_state_from_json(kv.value); st.ok()) {
-          outcome.episodes.push_back(*st);
-        }
-      }
-    }
-    report_data data = make_report_data(outcome, request->config);
-    const std::string dir = cfg->report.dir + "/" + outcome.campaign;
-    status written = write_reports(data, dir, format_names(cfg->report));
-    if (!written.ok()) {
+    const std::string markdown = comparison_markdown(reports);
+    const nlohmann::json comparison = comparison_json(reports);
+    if (status written = write_comparison(comparison, markdown, cfg->report.dir); !written.ok()) {
       fmt::print(stderr, "aopt: {}\n", written.to_string());
       ctx.exit_code = exit_failed;
       return;
     }
     if (report_args->json) {
-      std::cout << report_json(data).dump() << std::endl;
+      std::cout << comparison.dump() << std::endl;
     } else {
-      fmt::print("reports in {}\n", dir);
+      fmt::print("\n{}\ncomparison in {}/comparison.md\n", markdown, cfg->report.dir);
     }
   });
 }

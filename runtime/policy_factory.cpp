@@ -1,25 +1,31 @@
 // make_policies: the configured policy of every role. The heuristic policies read their knobs
 // from [campaign] and the hardware profile; the retriever starts from the bank stored in the
-// database (an empty bank is valid: Stage II then finds no tuple and relies on rules).
+// database (an empty bank is valid: Stage II then finds no tuple and relies on rules). Roles
+// with policy = "llm" share one LLM backend (endpoint, gateway, llm_cache in `db`); the
+// rewinder and distiller are not episode roles: the bank builder reads their policy itself.
 #include <memory>
 #include <vector>
 
 #include "agent/experience_tuple.hpp"
 #include "agent/heuristic_policies.hpp"
+#include "agent/llm_backend.hpp"
+#include "agent/llm_diagnoser.hpp"
+#include "agent/llm_mutator.hpp"
+#include "agent/llm_refiner.hpp"
+#include "agent/llm_retriever.hpp"
+#include "agent/llm_template.hpp"
 #include "npu/hardware_profile.hpp"
 #include "runtime/campaign_runner.hpp"
 
 namespace aopt::runtime {
 namespace {
 
-status require_heuristic(const config::aopt_config& config, const std::string& role) {
+const std::vector<std::string> episode_roles = {"template", "mutator", "diagnoser", "retriever",
+                                                "refiner"};
+
+bool uses_llm(const config::aopt_config& config, const std::string& role) {
   auto it = config.roles.find(role);
-  if (it == config.roles.end() || it->second.policy == config::policy_kind::heuristic) {
-    return status{};
-  }
-  return status(status_code::unimplemented, "roles." + role +
-                               ".policy = \"llm\": no LLM policy is built into this version of "
-                               "aopt yet; use policy = \"heuristic\"");
+  return it != config.roles.end() && it->second.policy == config::policy_kind::llm;
 }
 
 result<std::vector<agent::experience_tuple>> load_bank(const storage::store& db) {
@@ -38,9 +44,6 @@ result<std::vector<agent::experience_tuple>> load_bank(const storage::store& db)
 }  // namespace
 
 result<agent::policy_set> make_policies(const config::aopt_config& config, storage::store& db) {
-  for (const std::string& role : config::known_roles()) {
-    AOPT_RETURN_IF_ERROR(require_heuristic(config, role));
-  }
   result<sim::hw_profile> hw =
       npu::find_hardware_profile(config.device.profile, config::hardware_dir(config.device));
   if (!hw.ok()) return hw.error().with_context("device.profile");
@@ -53,11 +56,40 @@ result<agent::policy_set> make_policies(const config::aopt_config& config, stora
   mutator.mutator.seed = config.campaign.seed;
   mutator.ub_bytes = hw->ub_bytes;
 
+  std::shared_ptr<agent::llm_backend> llm;
+  for (const std::string& role : episode_roles) {
+    if (!uses_llm(config, role) || llm) continue;
+    result<std::shared_ptr<agent::llm_backend>> made = agent::make_llm_backend(config, &db);
+    if (!made.ok()) return made.error().with_context("roles." + role + ".policy = \"llm\"");
+    llm = std::move(*made);
+  }
+
   agent::policy_set set;
-  set.mutator = std::make_shared<agent::heuristic_mutator_policy>(mutator);
-  set.diagnoser = std::make_shared<agent::heuristic_diagnoser_policy>();
-  set.retriever = std::make_shared<agent::bm25_retriever_policy>(*bank);
-  set.refiner = std::make_shared<agent::heuristic_refiner_policy>();
+  if (uses_llm(config, "mutator")) {
+    agent::llm_mutator_options options;
+    options.synthesis.cores = hw->vector_cores;
+    set.mutator = std::make_shared<agent::llm_mutator_policy>(llm, options);
+  } else {
+    set.mutator = std::make_shared<agent::heuristic_mutator_policy>(mutator);
+  }
+  if (uses_llm(config, "template")) {
+    set.mutator = std::make_shared<agent::llm_template_mutator_policy>(llm, set.mutator);
+  }
+  if (uses_llm(config, "diagnoser")) {
+    set.diagnoser = std::make_shared<agent::llm_diagnoser_policy>(llm);
+  } else {
+    set.diagnoser = std::make_shared<agent::heuristic_diagnoser_policy>();
+  }
+  if (uses_llm(config, "retriever")) {
+    set.retriever = std::make_shared<agent::llm_embedding_retriever_policy>(llm, *bank);
+  } else {
+    set.retriever = std::make_shared<agent::bm25_retriever_policy>(*bank);
+  }
+  if (uses_llm(config, "refiner")) {
+    set.refiner = std::make_shared<agent::llm_refiner_policy>(llm);
+  } else {
+    set.refiner = std::make_shared<agent::heuristic_refiner_policy>();
+  }
   return set;
 }
 

@@ -75,7 +75,8 @@ TEST_CASE("a SEARCH block that matches nowhere or in several places is a classif
   CHECK(missing.error().message().find("edit block 1") != std::string::npos);
   CHECK(missing.error().message().find("constexpr uint32_t TILE = 1;") != std::string::npos);
 
-  auto twice = llm::extract_source("<<<<<<< SEARCH\n}\n=======\n};\n>>>>>>> REPLACE\n", tiling);
+  auto twice = llm::extract_source("<<<<<<< SEARCH\n}\n=======\n};\n>>>>>>> REPLACE\n",
+                                   tiling + "void g()\n{\n}\n");
   REQUIRE_FALSE(twice.ok());
   CHECK(twice.kind() == llm::answer_error::search_ambiguous);
 }

@@ -47,8 +47,15 @@ struct gateway_fixture {
 };
 
 llm::chat_request ask(const std::string& text, uint64_t sample = 0) {
-  llm::chat_request r{{llm::user_message(text)}};
+  llm::chat_request r;
+  r.messages = {llm::user_message(text)};
   r.sample_index = sample;
+  return r;
+}
+
+llm::embedding_request texts(std::vector<std::string> inputs) {
+  llm::embedding_request r;
+  r.inputs = std::move(inputs);
   return r;
 }
 
@@ -160,7 +167,7 @@ TEST_CASE("gateway token totals equal the usage the endpoint reported") {
   REQUIRE(g->chat(refiner, ask("two")).ok());
   CHECK(g->chat(refiner, ask("three")).kind() == llm::error_kind::truncated);
   REQUIRE(g->chat(other_op, ask("four words right here")).ok());
-  REQUIRE(g->embed(other_op, {{"mte2 bound", "vector bound"}}).ok());
+  REQUIRE(g->embed(other_op, texts({"mte2 bound", "vector bound"})).ok());
   REQUIRE(g->chat(mutator, ask("one")).ok());  // a cache hit: used, not billed
 
   const llm::token_ledger ledger = g->ledger();
@@ -281,8 +288,8 @@ TEST_CASE("gateway holds calls beyond requests_per_minute until its clock allows
 TEST_CASE("gateway serves embeddings through the cache too") {
   gateway_fixture f;
   auto g = f.make_gateway({}, &f.cache);
-  auto first = g->embed(other_op, {{"double buffering hides MTE2 latency"}});
-  auto second = g->embed(other_op, {{"double buffering hides MTE2 latency"}});
+  auto first = g->embed(other_op, texts({"double buffering hides MTE2 latency"}));
+  auto second = g->embed(other_op, texts({"double buffering hides MTE2 latency"}));
   REQUIRE(first.ok());
   REQUIRE(second.ok());
   CHECK(second->from_cache);

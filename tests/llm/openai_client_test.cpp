@@ -51,7 +51,17 @@ struct client_fixture {
   std::unique_ptr<llm::openai_client> client;
 };
 
-llm::chat_request hello() { return {{llm::user_message("say hello")}}; }
+llm::chat_request hello() {
+  llm::chat_request r;
+  r.messages = {llm::user_message("say hello")};
+  return r;
+}
+
+llm::embedding_request texts(std::vector<std::string> inputs) {
+  llm::embedding_request r;
+  r.inputs = std::move(inputs);
+  return r;
+}
 
 uint16_t closed_port() {
   boost::asio::io_context io;
@@ -86,7 +96,8 @@ TEST_CASE("openai_client sends model, messages, parameters and extra headers") {
     o.extra_headers = {{"X-Title", "aopt-test"}};
   });
   f.server.script({test::reply("ok")});
-  llm::chat_request request{{llm::system_message("be brief"), llm::user_message("hi")}};
+  llm::chat_request request;
+  request.messages = {llm::system_message("be brief"), llm::user_message("hi")};
   request.seed = 1234;
   REQUIRE(f.client->chat(request).ok());
   const auto seen = f.server.received();
@@ -110,7 +121,7 @@ TEST_CASE("openai_client returns one embedding per input, in input order") {
     o.embedding_model = "stub-embed";
   });
   llm::call_result<llm::embedding_response> r =
-      f.client->embed({{"mte2 bound copy", "vector bound compute", "mte2 bound copy"}});
+      f.client->embed(texts({"mte2 bound copy", "vector bound compute", "mte2 bound copy"}));
   REQUIRE_MESSAGE(r.ok(), r.error().to_string());
   REQUIRE(r->vectors.size() == 3);
   CHECK(r->vectors[0].size() == 64);

@@ -49,6 +49,12 @@ llm::client_options tls_options(const std::string& base_url) {
   return o;
 }
 
+llm::chat_request hi() {
+  llm::chat_request r;
+  r.messages = {llm::user_message("hi")};
+  return r;
+}
+
 }  // namespace
 
 TEST_SUITE("llm") {
@@ -64,7 +70,7 @@ TEST_CASE("openai_client over HTTPS rejects an untrusted certificate by default 
   SUBCASE("verification is on by default and a self-signed endpoint fails, without retries") {
     auto client = llm::openai_client::make(runtime, tls_options(server.base_url()));
     REQUIRE(client.ok());
-    llm::call_result<llm::chat_response> r = (*client)->chat({{llm::user_message("hi")}});
+    llm::call_result<llm::chat_response> r = (*client)->chat(hi());
     REQUIRE_FALSE(r.ok());
     CHECK(r.kind() == llm::error_kind::connect_error);
     CHECK_MESSAGE(r.error().message().find("certificate") != std::string::npos,
@@ -79,7 +85,7 @@ TEST_CASE("openai_client over HTTPS rejects an untrusted certificate by default 
     o.ca_file = ca.path().string();
     auto client = llm::openai_client::make(runtime, o);
     REQUIRE_MESSAGE(client.ok(), client.error().to_string());
-    llm::call_result<llm::chat_response> r = (*client)->chat({{llm::user_message("hi")}});
+    llm::call_result<llm::chat_response> r = (*client)->chat(hi());
     REQUIRE_MESSAGE(r.ok(), r.error().to_string());
     CHECK(r->content == "secure hello");
     CHECK(server.chat_requests() == 1);
@@ -94,7 +100,7 @@ TEST_CASE("openai_client over HTTPS rejects an untrusted certificate by default 
     o.ca_file = other_ca.path().string();
     auto client = llm::openai_client::make(runtime, o);
     REQUIRE(client.ok());
-    llm::call_result<llm::chat_response> r = (*client)->chat({{llm::user_message("hi")}});
+    llm::call_result<llm::chat_response> r = (*client)->chat(hi());
     REQUIRE_FALSE(r.ok());
     CHECK(r.kind() == llm::error_kind::connect_error);
     CHECK_MESSAGE(r.error().message().find("certificate") != std::string::npos,
@@ -108,7 +114,7 @@ TEST_CASE("openai_client over HTTPS rejects an untrusted certificate by default 
     o.verify_tls = false;
     auto client = llm::openai_client::make(runtime, o);
     REQUIRE(client.ok());
-    llm::call_result<llm::chat_response> r = (*client)->chat({{llm::user_message("hi")}});
+    llm::call_result<llm::chat_response> r = (*client)->chat(hi());
     REQUIRE_MESSAGE(r.ok(), r.error().to_string());
     CHECK(r->content == "unverified");
   }

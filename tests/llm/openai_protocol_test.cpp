@@ -7,7 +7,8 @@ namespace llm = aopt::llm;
 TEST_SUITE("llm") {
 
 TEST_CASE("chat_request_body carries model, messages and parameters, and the seed only when set") {
-  llm::chat_request r{{llm::system_message("s"), llm::user_message("u")}};
+  llm::chat_request r;
+  r.messages = {llm::system_message("s"), llm::user_message("u")};
   r.model = "m";
   r.temperature = 0.2;
   r.max_tokens = 64;

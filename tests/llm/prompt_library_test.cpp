@@ -62,7 +62,7 @@ TEST_CASE("the built-in prompt folder has every standard template, each renderab
     CHECK((*messages)[1].role == "user");
     for (const std::string& var : t->variables)
       CHECK_MESSAGE((*messages)[1].content.find("<" + var + " value>") != std::string::npos,
-                    name + ": " + var);
+                    (name + ": " + var));
     CHECK_MESSAGE((*messages)[1].content.find("{{") == std::string::npos, name);
   }
   CHECK(library->find("tiling_mutation")->variables.count("history") == 1);

@@ -50,7 +50,7 @@ nlohmann::json run_to_end(const std::vector<std::string>& argv) {
   options.limits.wall_seconds = 600;
   auto run = aopt::run_subprocess(options);
   REQUIRE_MESSAGE(run.ok(), run.error().to_string());
-  REQUIRE_MESSAGE(run->succeeded(), run->describe() + "\n" + run->stderr_text);
+  REQUIRE_MESSAGE(run->succeeded(), (run->describe() + "\n" + run->stderr_text));
   return nlohmann::json::parse(run->stdout_text);
 }
 

@@ -576,6 +576,25 @@ TEST_SUITE("sim") {
     for (size_t b = 0; b < 8; ++b) CHECK(block_max[b] == static_cast<float>(8 * b + 7));
   }
 
+  TEST_CASE(
+      "the newer names ReduceRepeat* and ReduceDataBlock* reduce as WholeReduce*/BlockReduce*") {
+    std::vector<float> sums;
+    std::vector<float> mins;
+    std::vector<float> block_sums;
+    with_tensors<float>([&](LocalTensor<float> d, LocalTensor<float> a, LocalTensor<float>) {
+      load(a, ramp(128, 0, 1));
+      ReduceRepeatSum(d, a, 64, 2, 1, 1, 8);
+      sums = read(d, 2);
+      ReduceRepeatMin(d, a, 64, 2, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);
+      mins = read(d, 2);
+      ReduceDataBlockSum(d, a, 1, 64, 1, 1, 8);
+      block_sums = read(d, 8);
+    });
+    CHECK(sums == std::vector<float>{2016, 6112});
+    CHECK(mins == std::vector<float>{0, 64});
+    for (size_t b = 0; b < 8; ++b) CHECK(block_sums[b] == static_cast<float>(64 * b + 28));
+  }
+
   TEST_CASE("Axpy accumulates src * scalar into dst, also from half into float") {
     std::vector<float> got;
     std::vector<float> mixed;

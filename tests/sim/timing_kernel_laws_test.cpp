@@ -53,8 +53,8 @@ class kernel_add {
 
  private:
   __aicore__ inline void CopyIn(uint32_t i) {
-    LocalTensor<float> x = in_x_.AllocTensor<float>();
-    LocalTensor<float> y = in_y_.AllocTensor<float>();
+    LocalTensor<float> x = in_x_.template AllocTensor<float>();
+    LocalTensor<float> y = in_y_.template AllocTensor<float>();
     DataCopy(x, x_gm_[i * tile_length], tile_length);
     DataCopy(y, y_gm_[i * tile_length], tile_length);
     in_x_.EnQue(x);
@@ -62,9 +62,9 @@ class kernel_add {
   }
 
   __aicore__ inline void Compute() {
-    LocalTensor<float> x = in_x_.DeQue<float>();
-    LocalTensor<float> y = in_y_.DeQue<float>();
-    LocalTensor<float> z = out_z_.AllocTensor<float>();
+    LocalTensor<float> x = in_x_.template DeQue<float>();
+    LocalTensor<float> y = in_y_.template DeQue<float>();
+    LocalTensor<float> z = out_z_.template AllocTensor<float>();
     if (options_.scalar_loop) {
       // The scalar unit touches UB directly, so it synchronises with the DMA pipes explicitly.
       SetFlag<HardEvent::MTE2_S>(EVENT_ID0);
@@ -85,7 +85,7 @@ class kernel_add {
   }
 
   __aicore__ inline void CopyOut(uint32_t i) {
-    LocalTensor<float> z = out_z_.DeQue<float>();
+    LocalTensor<float> z = out_z_.template DeQue<float>();
     DataCopy(z_gm_[i * tile_length], z, tile_length);
     out_z_.FreeTensor(z);
   }

@@ -55,7 +55,8 @@ std::string file_stamp(const fs::path& path) {
 
 std::string toolchain_fingerprint(const sim_toolchain& t) {
   std::string fp = file_stamp(t.compiler) + "\n" + join(t.candidate_flags) + "\n" +
-                   file_stamp(t.pch_dir / "kernel_operator.h.gch") + "\n";
+                   file_stamp(t.pch_dir / "kernel_operator.h.gch") + "\n" +
+                   file_stamp(t.pch_dir / "host/aopt_sim/host_api.h.gch") + "\n";
   std::vector<std::string> headers;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(t.include_dir, ec), end; !ec && it != end;
@@ -265,8 +266,12 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
       {fingerprint_, join(kernel.args), kernel_text, op.tiling_header_source, kernel_source});
 
   // Host code is compiled as CANN compiles it: with the host headers, without the kernel API.
+  // The precompiled host header saves parsing them (and the standard library) per unit.
   std::vector<std::string> host_args = toolchain_.candidate_flags;
+  host_args.push_back("-I" + (toolchain_.pch_dir / "host").string());
   host_args.push_back(include_dir);
+  host_args.push_back("-include");
+  host_args.push_back("aopt_sim/host_api.h");
   unit host(host_unit_file, host_args, "obj/host.o");
   host.key = compile_cache::key_of(
       {fingerprint_, join(host.args), host_text, op.tiling_header_source, tiling_source});

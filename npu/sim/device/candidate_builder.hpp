@@ -30,7 +30,7 @@ struct sim_toolchain {
   std::string compiler;                      // g++
   std::vector<std::string> candidate_flags;  // must equal the flags the PCH was built with
   std::filesystem::path include_dir;         // the shim headers
-  std::filesystem::path pch_dir;             // holds kernel_operator.h.gch
+  std::filesystem::path pch_dir;             // kernel_operator.h.gch, host/aopt_sim/host_api.h.gch
   std::filesystem::path lib_dir;             // libaopt_simdriver.a, libaopt_simrt.a
 };
 

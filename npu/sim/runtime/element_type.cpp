@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace aopt::sim {
 namespace {
@@ -30,33 +31,38 @@ constexpr uint16_t bfloat16_poison = 0x7FA5u;
 constexpr uint8_t integer_poison_byte = 0x5A;
 
 // IEEE-style binary format with `exp_bits` exponent and `mant_bits` mantissa bits (binary16:
-// 5/10, bfloat16: 8/7), rounded directly from double to avoid double rounding through float.
+// 5/10, bfloat16: 8/7), rounded directly from double (to nearest, ties to even) to avoid double
+// rounding through float. Generating and checking tensors converts every element, so this works
+// on the double's bits instead of calling into libm.
 uint32_t encode_small_float(double value, int exp_bits, int mant_bits) {
   const int bias = (1 << (exp_bits - 1)) - 1;
   const uint32_t max_exp = (1u << exp_bits) - 1;
-  const uint32_t sign = std::signbit(value) ? 1u << (exp_bits + mant_bits) : 0u;
+  uint64_t d = 0;
+  std::memcpy(&d, &value, sizeof d);
+  const uint32_t sign = (d >> 63) != 0 ? 1u << (exp_bits + mant_bits) : 0u;
   const uint32_t infinity = max_exp << mant_bits;
-  if (std::isnan(value)) return sign | infinity | (1u << (mant_bits - 1));
-  const double a = std::fabs(value);
-  if (std::isinf(a)) return sign | infinity;
-  if (a < std::ldexp(1.0, 1 - bias)) {
+  const int d_exp = static_cast<int>((d >> 52) & 0x7FF);
+  const uint64_t d_mant = d & ((uint64_t{1} << 52) - 1);
+  if (d_exp == 0x7FF) return sign | infinity | (d_mant != 0 ? 1u << (mant_bits - 1) : 0u);
+  const int e = d_exp - 1023;  // |value| = 1.m * 2^e (or a double subnormal: far below ours)
+  if (e < 1 - bias) {
     // Subnormal: a multiple of the smallest subnormal; rounding up to 1 << mant_bits yields the
-    // smallest normal's bit pattern.
-    const double q = std::nearbyint(std::ldexp(a, bias - 1 + mant_bits));
-    return sign | static_cast<uint32_t>(q);
+    // smallest normal's bit pattern. Scaling by a power of two is exact.
+    const double scale = std::ldexp(1.0, bias - 1 + mant_bits);
+    return sign | static_cast<uint32_t>(std::nearbyint(std::fabs(value) * scale));
   }
-  int exp = 0;
-  std::frexp(a, &exp);
-  const int e = exp - 1;  // a = 1.f * 2^e
-  const double fraction = std::nearbyint((std::ldexp(a, -e) - 1.0) * (1u << mant_bits));
+  const int shift = 52 - mant_bits;
+  uint64_t fraction = d_mant >> shift;
+  const uint64_t rest = d_mant & ((uint64_t{1} << shift) - 1);
+  const uint64_t half = uint64_t{1} << (shift - 1);
+  if (rest > half || (rest == half && (fraction & 1) != 0)) ++fraction;
   // A fraction rounded up to 1 << mant_bits carries into the exponent, which is what adding does.
-  const uint64_t bits =
-      (static_cast<uint64_t>(e + bias) << mant_bits) + static_cast<uint64_t>(fraction);
+  const uint64_t bits = (static_cast<uint64_t>(e + bias) << mant_bits) + fraction;
   if (bits >= infinity) return sign | infinity;
   return sign | static_cast<uint32_t>(bits);
 }
 
-double decode_small_float(uint32_t bits, int exp_bits, int mant_bits) {
+double decode_small_float_slow(uint32_t bits, int exp_bits, int mant_bits) {
   const int bias = (1 << (exp_bits - 1)) - 1;
   const uint32_t max_exp = (1u << exp_bits) - 1;
   const bool negative = (bits >> (exp_bits + mant_bits)) & 1u;
@@ -73,6 +79,25 @@ double decode_small_float(uint32_t bits, int exp_bits, int mant_bits) {
                            static_cast<int>(e) - bias);
   }
   return negative ? -magnitude : magnitude;
+}
+
+// Every 16-bit pattern of a format decoded once (built on first use, read-only afterwards).
+std::vector<double> decode_table(int exp_bits, int mant_bits) {
+  std::vector<double> table(1u << 16);
+  for (uint32_t bits = 0; bits < table.size(); ++bits) {
+    table[bits] = decode_small_float_slow(bits, exp_bits, mant_bits);
+  }
+  return table;
+}
+
+double decode_float16(uint16_t bits) {
+  static const std::vector<double> table = decode_table(5, 10);
+  return table[bits];
+}
+
+double decode_bfloat16(uint16_t bits) {
+  static const std::vector<double> table = decode_table(8, 7);
+  return table[bits];
 }
 
 template <class T>
@@ -220,9 +245,9 @@ double decode_element(const void* in, element_type t) {
     case element_type::float32:
       return load<float>(in);
     case element_type::float16:
-      return decode_small_float(load<uint16_t>(in), 5, 10);
+      return decode_float16(load<uint16_t>(in));
     case element_type::bfloat16:
-      return decode_small_float(load<uint16_t>(in), 8, 7);
+      return decode_bfloat16(load<uint16_t>(in));
     case element_type::int8:
       return load<int8_t>(in);
     case element_type::uint8:

@@ -7,7 +7,7 @@
 //     TILING_DATA_FIELD_DEF_ARR(uint32_t, 8, tileOffsets);
 //     TILING_DATA_FIELD_DEF_STRUCT(InnerTiling, inner);   // InnerTiling defined the same way
 //   END_TILING_DATA_DEF;
-//   REGISTER_TILING_DATA_CLASS(AddCustom, AddCustomTilingData);
+//   REGISTER_TILING_DATA_CLASS(AddCustom, AddCustomTilingData)   (a trailing ';' is optional)
 //
 // Each field is a plain public member with set_<f>()/get_<f>(); SaveToBuffer copies the object
 // bytes, so the kernel's GET_TILING_DATA (aopt_sim/tiling_data.h) reads back exactly this layout.
@@ -98,15 +98,17 @@ inline void save_tiling_data(const void* object, size_t size, void* buffer, size
   }                                                                              \
   }
 
+// CANN operators write the registration with and without a trailing semicolon; each expansion
+// ends in a complete declaration, so an extra one is an empty declaration at namespace scope.
 #if defined(AOPT_TILING_OP_TYPE)
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name) \
   struct aopt_tiling_of_##op_type {                     \
     using type = class_name;                            \
-  }
+  };
 #else
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name) \
   struct aopt_tiling_of_##op_type {                     \
     using type = class_name;                            \
   };                                                    \
-  using aopt_registered_tiling_t = class_name
+  using aopt_registered_tiling_t = class_name;
 #endif

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "aopt_sim/kernel/defs.h"
 #include "aopt_sim/kernel/runtime_api.h"
@@ -336,5 +337,21 @@ AOPT_SIM_BLOCK_REDUCE(BlockReduceSum, aopt_sim::rt::vop::sum)
 AOPT_SIM_BLOCK_REDUCE(BlockReduceMax, aopt_sim::rt::vop::max)
 AOPT_SIM_BLOCK_REDUCE(BlockReduceMin, aopt_sim::rt::vop::min)
 #undef AOPT_SIM_BLOCK_REDUCE
+
+// Newer CANN releases name the per-repeat and per-block reductions ReduceRepeat* and
+// ReduceDataBlock*, with the arguments of WholeReduce* and BlockReduce*.
+#define AOPT_SIM_REDUCE_ALIAS(Name, Target)                                         \
+  template <typename T, bool isSetMask = true, typename... Args>                    \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, Args&&... args) { \
+    Target<T, isSetMask>(dst, src, std::forward<Args>(args)...);                    \
+  }
+
+AOPT_SIM_REDUCE_ALIAS(ReduceRepeatSum, WholeReduceSum)
+AOPT_SIM_REDUCE_ALIAS(ReduceRepeatMax, WholeReduceMax)
+AOPT_SIM_REDUCE_ALIAS(ReduceRepeatMin, WholeReduceMin)
+AOPT_SIM_REDUCE_ALIAS(ReduceDataBlockSum, BlockReduceSum)
+AOPT_SIM_REDUCE_ALIAS(ReduceDataBlockMax, BlockReduceMax)
+AOPT_SIM_REDUCE_ALIAS(ReduceDataBlockMin, BlockReduceMin)
+#undef AOPT_SIM_REDUCE_ALIAS
 
 }  // namespace AscendC

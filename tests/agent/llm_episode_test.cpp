@@ -1,0 +1,163 @@
+// End to end: the real `aopt run` binary runs one episode of corpus/level1/add_custom with the
+// LLM mutator and refiner (the diagnoser and retriever stay heuristic) against the stub endpoint
+// on loopback. The scripted answers carry a real tiling change (more cores), a worse one
+// (smaller tiles) and a real kernel rewrite (double-buffered queues); the simulator evaluates
+// them and the episode keeps the faster candidates only. A second campaign over the same
+// database replays every answer from the llm_cache without calling the endpoint.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agent/episode_state.hpp"
+#include "base/subprocess.hpp"
+#include "config/aopt_config.hpp"
+#include "storage/store.hpp"
+#include "support/openai_stub_server.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace test = aopt::test;
+
+std::string edit(const std::vector<std::string>& search, const std::vector<std::string>& replace) {
+  std::string text = "<<<<<<< SEARCH\n";
+  for (const std::string& line : search) text += line + "\n";
+  text += "=======\n";
+  for (const std::string& line : replace) text += line + "\n";
+  return text + ">>>>>>> REPLACE\n";
+}
+
+const std::vector<std::string> single_buffer = {
+    "        pipe.InitBuffer(inQueueX, bufferNum, tileLength * sizeof(half));",
+    "        pipe.InitBuffer(inQueueY, bufferNum, tileLength * sizeof(half));",
+    "        pipe.InitBuffer(outQueueZ, bufferNum, tileLength * sizeof(half));"};
+const std::vector<std::string> double_buffer = {
+    "        pipe.InitBuffer(inQueueX, 2, tileLength * sizeof(half));",
+    "        pipe.InitBuffer(inQueueY, 2, tileLength * sizeof(half));",
+    "        pipe.InitBuffer(outQueueZ, 2, tileLength * sizeof(half));"};
+
+std::vector<test::stub_action> scripted_answers() {
+  return {
+      test::reply("Use all 40 vector cores.\n" +
+                  edit({"constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]"},
+                       {"constexpr uint32_t BLOCK_DIM = 40;      // tunable: range [1, 40]"})),
+      test::reply("Try smaller tiles.\n" +
+                  edit({"constexpr uint32_t TILE_LENGTH = 2048;  // tunable: pow2 [256, 32768]"},
+                       {"constexpr uint32_t TILE_LENGTH = 256;   // tunable: pow2 [256, 32768]"})),
+      test::reply("Double-buffer the queues so MTE2, V and MTE3 overlap.\n" +
+                  edit(single_buffer, double_buffer)),
+  };
+}
+
+aopt::subprocess_result run_aopt(const fs::path& db, const std::string& campaign,
+                                 const std::string& base_url, const std::string& cache_mode) {
+  const fs::path op = aopt::config::builtin_config_dir().parent_path() / "corpus/level1/add_custom";
+  aopt::subprocess_options o;
+  o.argv = {AOPT_BINARY, "run",       op.string(),
+            "--db",      db.string(), "--campaign",
+            campaign,    "--report",  (db.parent_path() / ("reports-" + campaign)).string(),
+            "--json"};
+  for (const std::string& s : std::vector<std::string>{
+           "roles.mutator.policy=llm", "roles.refiner.policy=llm", "llm.base_url=" + base_url,
+           "llm.model=stub-model", "llm.cache=" + cache_mode, "llm.max_retries=0",
+           "campaign.rounds=1", "campaign.stage1_steps=2", "campaign.stage2_steps=1",
+           "campaign.budget=10", "campaign.jobs=1", "device.slots=1", "device.input_sets=1"}) {
+    o.argv.push_back("--set");
+    o.argv.push_back(s);
+  }
+  o.limits.wall_seconds = 300;
+  auto r = aopt::run_subprocess(o);
+  REQUIRE_MESSAGE(r.ok(), r.error().to_string());
+  return std::move(r).value();
+}
+
+std::vector<aopt::agent::candidate_record> candidates(const fs::path& db,
+                                                      const std::string& campaign) {
+  auto store = aopt::storage::store::open(db);
+  REQUIRE_MESSAGE(store.ok(), store.error().to_string());
+  auto rows = (*store)->list_candidates(campaign, "add_custom");
+  REQUIRE_MESSAGE(rows.ok(), rows.error().to_string());
+  std::vector<aopt::agent::candidate_record> records;
+  for (const auto& row : *rows) {
+    auto c = aopt::agent::candidate_record_from_json(row.value);
+    REQUIRE_MESSAGE(c.ok(), c.error().to_string());
+    records.push_back(std::move(*c));
+  }
+  return records;
+}
+
+}  // namespace
+
+TEST_SUITE("agent") {
+  TEST_CASE(
+      "an episode with the LLM mutator and refiner keeps the faster rewrites and replays "
+      "them from the cache") {
+    aopt::testing::temp_dir dir;
+    const fs::path db = dir.path() / "db";
+    test::openai_stub_server server;
+    server.script(scripted_answers());
+
+    auto first = run_aopt(db, "llm-e2e", server.base_url(), "readwrite");
+    REQUIRE_MESSAGE(first.exit_code == 0, (first.stdout_text + first.stderr_text));
+    CHECK(server.chat_requests() == 3);
+    CHECK(server.scripted_left() == 0);
+
+    const auto records = candidates(db, "llm-e2e");
+    REQUIRE(records.size() == 4);
+    const auto& baseline = records[0];
+    const auto& more_cores = records[1];
+    const auto& small_tiles = records[2];
+    const auto& rewrite = records[3];
+    REQUIRE(baseline.result.ok());
+    CHECK(baseline.result.latency_is_simulated);
+
+    CHECK(more_cores.role == "mutator");
+    CHECK(more_cores.policy == "llm-mutator");
+    CHECK(more_cores.origin.find("llm-mutator[stub-model]") == 0);
+    CHECK(more_cores.tiling.find("BLOCK_DIM = 40;") != std::string::npos);
+    REQUIRE(more_cores.result.ok());
+    CHECK(more_cores.result.latency_us < baseline.result.latency_us);
+    CHECK(more_cores.accepted);
+
+    CHECK(small_tiles.policy == "llm-mutator");
+    CHECK(small_tiles.tiling.find("TILE_LENGTH = 256;") != std::string::npos);
+    REQUIRE(small_tiles.result.ok());
+    CHECK(small_tiles.result.latency_us > more_cores.result.latency_us);
+    CHECK_FALSE(small_tiles.accepted);
+
+    CHECK(rewrite.role == "refiner");
+    CHECK(rewrite.policy == "llm-refiner");
+    CHECK(rewrite.origin == "llm");
+    CHECK(rewrite.tiling == more_cores.tiling);  // Stage II starts from the kept T
+    CHECK(rewrite.kernel.find("InitBuffer(inQueueX, 2,") != std::string::npos);
+    REQUIRE(rewrite.result.ok());
+    CHECK(rewrite.result.latency_us < more_cores.result.latency_us);
+    CHECK(rewrite.accepted);
+    CHECK(rewrite.best_after_us == rewrite.result.latency_us);
+
+    // The prompts said what the device is: simulated latencies, labelled as such.
+    const auto seen = server.received();
+    REQUIRE(seen.size() == 3);
+    const std::string mutation_prompt =
+        seen[0].body.at("messages").back().at("content").get<std::string>();
+    CHECK(mutation_prompt.find("(simulated)") != std::string::npos);
+
+    // A repeated campaign in read mode: every answer from the llm_cache, none from the endpoint.
+    auto second = run_aopt(db, "llm-e2e-again", server.base_url(), "read");
+    REQUIRE_MESSAGE(second.exit_code == 0, (second.stdout_text + second.stderr_text));
+    CHECK(server.chat_requests() == 3);
+    const auto replayed = candidates(db, "llm-e2e-again");
+    REQUIRE(replayed.size() == records.size());
+    for (size_t i = 0; i < records.size(); ++i) {
+      CHECK(replayed[i].tiling == records[i].tiling);
+      CHECK(replayed[i].kernel == records[i].kernel);
+      CHECK(replayed[i].accepted == records[i].accepted);
+      CHECK(replayed[i].policy == records[i].policy);
+    }
+  }
+
+}  // TEST_SUITE
