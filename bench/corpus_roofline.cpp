@@ -12,6 +12,7 @@
 #include <map>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -90,6 +91,10 @@ int main(int argc, char** argv) {
     }
     rows.push_back({std::move(op).value(), {}});
   }
+  std::stable_sort(rows.begin(), rows.end(), [](const row& a, const row& b) {
+    return std::make_tuple(a.op.spec.kind != "baseline", a.op.spec.level, a.op.spec.name) <
+           std::make_tuple(b.op.spec.kind != "baseline", b.op.spec.level, b.op.spec.name);
+  });
 
   aopt::npu::sim_device device(*profile, aopt::npu::sim_device_options{});
   aopt::npu::eval_options options;
@@ -108,8 +113,8 @@ int main(int argc, char** argv) {
   fmt::print("Corpus roofline on {} (simulated latency, microseconds)\n\n", device.profile_id());
   fmt::print("| {:<38} | {:<7} | {:>5} | {:>11} | {:>9} | {:>9} | {:>9} | {:>8} |\n", "operator",
              "group", "cores", "latency_us", "bound_us", "memory_us", "vector_us", "achieved");
-  fmt::print("|{:-<40}|{:-<9}|{:->7}|{:->13}|{:->11}|{:->11}|{:->11}|{:->10}|\n", "", "", "", "", "",
-             "", "", "");
+  fmt::print("|{:-<40}|{:-<9}|{:->7}|{:->13}|{:->11}|{:->11}|{:->11}|{:->10}|\n", "", "", "", "",
+             "", "", "", "");
   std::map<std::string, std::vector<double>> fractions;
   std::map<std::string, std::vector<double>> latencies;
   size_t failed = 0;
@@ -122,30 +127,35 @@ int main(int argc, char** argv) {
                  aopt::npu::to_string(res.status), res.message);
       continue;
     }
-    fmt::print("| {:<38} | {:<7} | {:>5} | {:>11.2f} | {:>9.2f} | {:>9.2f} | {:>9.2f} | {:>7.1f}% |\n",
-               r.op.spec.name, group, res.profile.block_dim, res.latency_us, res.roof.bound_us,
-               res.roof.memory_bound_us, res.roof.vector_bound_us,
-               100 * res.roof.achieved_fraction);
+    fmt::print(
+        "| {:<38} | {:<7} | {:>5} | {:>11.2f} | {:>9.2f} | {:>9.2f} | {:>9.2f} | {:>7.1f}% |\n",
+        r.op.spec.name, group, res.profile.block_dim, res.latency_us, res.roof.bound_us,
+        res.roof.memory_bound_us, res.roof.vector_bound_us, 100 * res.roof.achieved_fraction);
     fractions[group].push_back(res.roof.achieved_fraction);
-    if (r.op.spec.kind != "expert") fractions["all baselines"].push_back(res.roof.achieved_fraction);
+    if (r.op.spec.kind != "expert")
+      fractions["all baselines"].push_back(res.roof.achieved_fraction);
     latencies[group].push_back(res.latency_us);
   }
 
   fmt::print("\nAchieved roofline fraction per group (geometric mean; distribution)\n\n");
-  fmt::print("| {:<13} | {:>3} | {:>8} | {:>6} | {:>6} | {:>6} | {:>6} | {:>6} | {:>5} | {:>5} | {:>5} | {:>5} |\n",
-             "group", "n", "geomean", "min", "p25", "median", "p75", "max", "<25%", "25-50", "50-75",
-             ">=75");
-  fmt::print("|{:-<15}|{:->5}|{:->10}|{:->8}|{:->8}|{:->8}|{:->8}|{:->8}|{:->7}|{:->7}|{:->7}|{:->7}|\n",
-             "", "", "", "", "", "", "", "", "", "", "", "");
+  fmt::print(
+      "| {:<13} | {:>3} | {:>8} | {:>6} | {:>6} | {:>6} | {:>6} | {:>6} | {:>5} | {:>5} | {:>5} | "
+      "{:>5} |\n",
+      "group", "n", "geomean", "min", "p25", "median", "p75", "max", "<25%", "25-50", "50-75",
+      ">=75");
+  fmt::print(
+      "|{:-<15}|{:->5}|{:->10}|{:->8}|{:->8}|{:->8}|{:->8}|{:->8}|{:->7}|{:->7}|{:->7}|{:->7}|\n",
+      "", "", "", "", "", "", "", "", "", "", "", "");
   for (auto& [group, values] : fractions) {
     std::sort(values.begin(), values.end());
     int buckets[4] = {0, 0, 0, 0};
     for (double v : values) ++buckets[std::min(3, static_cast<int>(v * 4))];
-    fmt::print("| {:<13} | {:>3} | {:>7.1f}% | {:>5.1f}% | {:>5.1f}% | {:>5.1f}% | {:>5.1f}% | {:>5.1f}% | {:>5} | {:>5} | {:>5} | {:>5} |\n",
-               group, values.size(), 100 * geometric_mean(values), 100 * values.front(),
-               100 * quantile(values, 0.25), 100 * quantile(values, 0.5),
-               100 * quantile(values, 0.75), 100 * values.back(), buckets[0], buckets[1],
-               buckets[2], buckets[3]);
+    fmt::print(
+        "| {:<13} | {:>3} | {:>7.1f}% | {:>5.1f}% | {:>5.1f}% | {:>5.1f}% | {:>5.1f}% | {:>5.1f}% "
+        "| {:>5} | {:>5} | {:>5} | {:>5} |\n",
+        group, values.size(), 100 * geometric_mean(values), 100 * values.front(),
+        100 * quantile(values, 0.25), 100 * quantile(values, 0.5), 100 * quantile(values, 0.75),
+        100 * values.back(), buckets[0], buckets[1], buckets[2], buckets[3]);
   }
   std::vector<double> all_latencies;
   for (const auto& [group, values] : latencies) {

@@ -6,6 +6,8 @@
 // answered from the evaluation cache, so its time per candidate is the runtime's own cost.
 //
 //   bench_runtime_overhead [ops-dir] [budget] [repeats]
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstdio>

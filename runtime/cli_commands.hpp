@@ -15,5 +15,6 @@ void add_eval_command(CLI::App& app, cli_context& ctx);
 void add_run_commands(CLI::App& app, cli_context& ctx);
 void add_corpus_command(CLI::App& app, cli_context& ctx);
 void add_llm_command(CLI::App& app, cli_context& ctx);
+void add_bank_command(CLI::App& app, cli_context& ctx);
 
 }  // namespace aopt::runtime

@@ -10,6 +10,7 @@
 #include <iostream>
 #include <optional>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -98,18 +99,15 @@ void evaluate_all(std::vector<corpus_entry>& entries, npu::sim_device& device,
 
 nlohmann::json to_json(const corpus_entry& entry) {
   const npu::op_spec& spec = entry.op.spec;
-  nlohmann::json j = {{"name", spec.name},
-                      {"level", spec.level},
-                      {"category", spec.category},
-                      {"kind", spec.kind},
-                      {"dtypes", dtypes_of(spec)},
-                      {"path", entry.op.dir.string()}};
+  nlohmann::json j = {{"name", spec.name},         {"level", spec.level},
+                      {"category", spec.category}, {"kind", spec.kind},
+                      {"dtypes", dtypes_of(spec)}, {"path", entry.op.dir.string()}};
   if (entry.eval) {
     j["status"] = npu::to_string(entry.eval->status);
     j["latency_us"] = entry.eval->ok() ? nlohmann::json(entry.eval->latency_us) : nlohmann::json();
     j["latency_is_simulated"] = entry.eval->latency_is_simulated;
-    j["roofline_fraction"] = entry.eval->ok() ? nlohmann::json(entry.eval->roof.achieved_fraction)
-                                              : nlohmann::json();
+    j["roofline_fraction"] =
+        entry.eval->ok() ? nlohmann::json(entry.eval->roof.achieved_fraction) : nlohmann::json();
     if (!entry.eval->ok()) j["message"] = entry.eval->message;
   }
   return j;
@@ -152,11 +150,17 @@ int run_corpus_list(const corpus_list_args& args) {
     if (!op.ok()) return bad_input(op.error().message());
     entries.push_back({std::move(op).value(), std::nullopt});
   }
+  // Baselines by level, then the expert kernels, as the corpus folders are laid out.
+  std::stable_sort(
+      entries.begin(), entries.end(), [](const corpus_entry& a, const corpus_entry& b) {
+        return std::make_tuple(a.op.spec.kind != "baseline", a.op.spec.level, a.op.spec.name) <
+               std::make_tuple(b.op.spec.kind != "baseline", b.op.spec.level, b.op.spec.name);
+      });
 
   std::string profile_id;
   if (!args.no_latency) {
-    auto profile = npu::find_hardware_profile(
-        args.profile, fs::path(AOPT_SOURCE_DIR) / "config/hardware");
+    auto profile =
+        npu::find_hardware_profile(args.profile, fs::path(AOPT_SOURCE_DIR) / "config/hardware");
     if (!profile.ok()) return bad_input(profile.error().message());
     npu::sim_device device(*profile, npu::sim_device_options{});
     npu::eval_options options;
@@ -172,9 +176,8 @@ int run_corpus_list(const corpus_list_args& args) {
   } else {
     print_table(entries, profile_id);
   }
-  const bool all_ok = std::all_of(entries.begin(), entries.end(), [](const corpus_entry& e) {
-    return !e.eval || e.eval->ok();
-  });
+  const bool all_ok = std::all_of(entries.begin(), entries.end(),
+                                  [](const corpus_entry& e) { return !e.eval || e.eval->ok(); });
   return all_ok ? exit_ok : exit_eval_failed;
 }
 

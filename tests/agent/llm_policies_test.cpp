@@ -189,6 +189,8 @@ TEST_SUITE("agent") {
     CHECK(d->tags == std::vector<std::string>{"single_buffer", "no_overlap"});
     CHECK(f.last_user_prompt().find("12.50 us (simulated)") != std::string::npos);
 
+    // Another sample, so the response cache does not replay the first answer.
+    request.sample_index = 1;
     auto no_bottleneck = policy.diagnose(request);
     REQUIRE_FALSE(no_bottleneck.ok());
     CHECK(starts(no_bottleneck.error(), 14) == "malformed_json");

@@ -123,12 +123,11 @@ void check_folder_passes(const std::string& folder) {
 
   for (size_t i = 0; i < ops.size(); ++i) {
     const eval_result& r = results[i];
-    INFO(ops[i].spec.name, ": ", aopt::npu::to_string(r.status), " ", r.error_kind, " ",
-         r.message);
+    INFO(ops[i].spec.name, ": ", aopt::npu::to_string(r.status), " ", r.error_kind, " ", r.message);
     CHECK(r.ok());
     CHECK(r.latency_is_simulated);
-    // The corpus is sized so that the work, not the launch, dominates the simulated latency.
-    CHECK(r.latency_us > 1.5 * r.profile.launch_overhead_us);
+    // The corpus is sized so that each kernel's own work outlasts its launch overhead.
+    CHECK(r.latency_us > 2 * r.profile.launch_overhead_us);
   }
 }
 
@@ -142,7 +141,8 @@ TEST_SUITE("corpus") {
     CHECK(load_folder("experts").size() >= 10);
   }
 
-  TEST_CASE("every package is named after its folder and declares the level and kind of its place") {
+  TEST_CASE(
+      "every package is named after its folder and declares the level and kind of its place") {
     const std::map<std::string, int> levels = {{"level1", 1}, {"level2", 2}, {"level3", 3}};
     std::map<std::string, std::string> seen;  // kernel names are unique over the corpus
     for (const std::string folder : {"level1", "level2", "level3", "experts"}) {
@@ -175,11 +175,19 @@ TEST_SUITE("corpus") {
     }
   }
 
-  TEST_CASE("every level-1 operator passes the simulator's checks") { check_folder_passes("level1"); }
+  TEST_CASE("every level-1 operator passes the simulator's checks") {
+    check_folder_passes("level1");
+  }
 
-  TEST_CASE("every level-2 operator passes the simulator's checks") { check_folder_passes("level2"); }
+  TEST_CASE("every level-2 operator passes the simulator's checks") {
+    check_folder_passes("level2");
+  }
 
-  TEST_CASE("every level-3 operator passes the simulator's checks") { check_folder_passes("level3"); }
+  TEST_CASE("every level-3 operator passes the simulator's checks") {
+    check_folder_passes("level3");
+  }
 
-  TEST_CASE("every expert kernel passes the simulator's checks") { check_folder_passes("experts"); }
+  TEST_CASE("every expert kernel passes the simulator's checks") {
+    check_folder_passes("experts");
+  }
 }

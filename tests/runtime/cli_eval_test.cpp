@@ -29,7 +29,7 @@ TEST_SUITE("runtime") {
   TEST_CASE("aopt eval --json prints exactly one JSON object with the result") {
     auto r = run_aopt({"eval", (ops_dir / "add_tiled").string(), "--json"});
     CHECK_MESSAGE(r.exited, r.describe());
-    CHECK_MESSAGE(r.exit_code == 0, r.stdout_text + r.stderr_text);
+    CHECK_MESSAGE(r.exit_code == 0, (r.stdout_text + r.stderr_text));
     nlohmann::json j;
     REQUIRE_NOTHROW(j = nlohmann::json::parse(r.stdout_text));  // throws on trailing text
     REQUIRE(j.is_object());

@@ -47,7 +47,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     tiling.set_tailLength(tailLength);
     tiling.set_tileLength(tileLength);
     tiling.set_bufferNum(BUFFER_NUM);
-    tiling.set_value(*value);
+    tiling.set_scalarValue(*value);
     context->SetBlockDim(blockDim);
     tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());

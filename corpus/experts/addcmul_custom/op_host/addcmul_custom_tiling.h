@@ -10,7 +10,7 @@ TILING_DATA_FIELD_DEF(uint32_t, formerLength);
 TILING_DATA_FIELD_DEF(uint32_t, tailLength);
 TILING_DATA_FIELD_DEF(uint32_t, tileLength);
 TILING_DATA_FIELD_DEF(uint32_t, bufferNum);
-TILING_DATA_FIELD_DEF(float, value);
+TILING_DATA_FIELD_DEF(float, scalarValue);
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(AddcmulCustom, AddcmulCustomTilingData);

@@ -120,6 +120,6 @@ extern "C" __global__ __aicore__ void addcmul_custom(GM_ADDR x, GM_ADDR t1, GM_A
     GET_TILING_DATA(tilingData, tiling);
     KernelAddcmul op;
     op.Init(x, t1, t2, y, tilingData.totalLength, tilingData.formerNum, tilingData.formerLength,
-            tilingData.tailLength, tilingData.tileLength, tilingData.bufferNum, tilingData.value);
+            tilingData.tailLength, tilingData.tileLength, tilingData.bufferNum, tilingData.scalarValue);
     op.Process();
 }
