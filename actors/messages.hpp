@@ -17,6 +17,10 @@
 #include "agent/campaign_metrics.hpp"
 #include "agent/episode.hpp"
 #include "agent/roles.hpp"
+#include "llm/call_result.hpp"
+#include "llm/chat_types.hpp"
+#include "llm/gateway.hpp"
+#include "llm/token_ledger.hpp"
 #include "npu/device.hpp"
 
 namespace aopt::actors {
@@ -92,6 +96,28 @@ using retrieval_outcome = local<result<std::vector<agent::tuple_ref>>>;
 using refinement_job = local<agent::refinement_request>;
 using refinement_outcome = local<result<std::vector<agent::kernel_candidate>>>;
 
+// LLM calls by message to the campaign's gateway actor (actors/llm_gateway.hpp). A failed call
+// is a classified llm::call_result, not an actor error.
+struct llm_chat_call {
+  llm::call_context who;
+  llm::chat_request request;
+};
+struct llm_embed_call {
+  llm::call_context who;
+  llm::embedding_request request;
+};
+// The gateway's accounting at one moment: the token ledger and the admission counters.
+struct llm_usage {
+  llm::token_ledger ledger;
+  llm::gateway_stats stats;
+};
+
+using llm_chat_job = local<llm_chat_call>;
+using llm_chat_outcome = local<llm::call_result<llm::chat_response>>;
+using llm_embed_job = local<llm_embed_call>;
+using llm_embed_outcome = local<llm::call_result<llm::embedding_response>>;
+using llm_usage_report = local<llm_usage>;
+
 // Device-pool statistics, for tests and /metrics.
 struct pool_stats {
   uint32_t slots = 0;
@@ -125,6 +151,11 @@ CAF_BEGIN_TYPE_ID_BLOCK(aopt, caf::first_custom_type_id)
   CAF_ADD_TYPE_ID(aopt, (aopt::actors::retrieval_outcome))
   CAF_ADD_TYPE_ID(aopt, (aopt::actors::refinement_job))
   CAF_ADD_TYPE_ID(aopt, (aopt::actors::refinement_outcome))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_chat_job))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_chat_outcome))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_embed_job))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_embed_outcome))
+  CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_usage_report))
   CAF_ADD_ATOM(aopt, aopt::actors, evaluate_atom, "evaluate")
   CAF_ADD_ATOM(aopt, aopt::actors, mutate_atom, "mutate")
   CAF_ADD_ATOM(aopt, aopt::actors, diagnose_atom, "diagnose")
@@ -134,4 +165,8 @@ CAF_BEGIN_TYPE_ID_BLOCK(aopt, caf::first_custom_type_id)
   CAF_ADD_ATOM(aopt, aopt::actors, stats_atom, "stats")
   CAF_ADD_ATOM(aopt, aopt::actors, slot_free_atom, "slotfree")
   CAF_ADD_ATOM(aopt, aopt::actors, stop_atom, "stop")
+  CAF_ADD_ATOM(aopt, aopt::actors, chat_atom, "chat")
+  CAF_ADD_ATOM(aopt, aopt::actors, embed_atom, "embed")
+  CAF_ADD_ATOM(aopt, aopt::actors, usage_atom, "usage")
+  CAF_ADD_ATOM(aopt, aopt::actors, llm_done_atom, "llmdone")
 CAF_END_TYPE_ID_BLOCK(aopt)

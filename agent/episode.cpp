@@ -132,7 +132,20 @@ std::optional<candidate_record> episode_engine::on_mutation(const result<mutatio
 }
 
 std::optional<candidate_record> episode_engine::on_diagnosis(const result<diagnosis>& diag) {
-  if (!diag.ok()) return failed_step("diagnoser", "diagnoser", diag.error());
+  if (!diag.ok()) {
+    // Without a diagnosis there is nothing to refine: ends the stage like a refiner with nothing
+    // to propose (best_of_n keeps sampling tilings with the baseline kernel).
+    if (diag.error().code() == status_code::failed_precondition) {
+      pending_.kernels = std::vector<kernel_candidate>{};
+      if (state_.config.strat == strategy::best_of_n) {
+        if (pending_.mutated_tiling) compose_best_of_n();
+      } else {
+        end_stage();
+      }
+      return std::nullopt;
+    }
+    return failed_step("diagnoser", "diagnoser", diag.error());
+  }
   pending_.diag = *diag;
   return std::nullopt;
 }

@@ -81,14 +81,26 @@ result<llm::chat_response> llm_backend::ask(const llm::call_context& who, const 
   request.messages = std::move(*messages);
   request.seed = seed_;
   request.sample_index = sample_index;
-  return to_policy_result(gateway_->chat(who, std::move(request)));
+  std::shared_ptr<llm::call_port> via = route();
+  return to_policy_result((via ? *via : *gateway_).chat(who, std::move(request)));
 }
 
 result<llm::embedding_response> llm_backend::embed(const llm::call_context& who,
                                                    std::vector<std::string> inputs) {
   llm::embedding_request request;
   request.inputs = std::move(inputs);
-  return to_policy_result(gateway_->embed(who, std::move(request)));
+  std::shared_ptr<llm::call_port> via = route();
+  return to_policy_result((via ? *via : *gateway_).embed(who, std::move(request)));
+}
+
+void llm_backend::route_through(std::shared_ptr<llm::call_port> port) {
+  std::lock_guard<std::mutex> lock(route_mutex_);
+  route_ = std::move(port);
+}
+
+std::shared_ptr<llm::call_port> llm_backend::route() const {
+  std::lock_guard<std::mutex> lock(route_mutex_);
+  return route_;
 }
 
 const std::string& llm_backend::model() const {

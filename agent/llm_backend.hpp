@@ -4,11 +4,13 @@
 // templates and the hardware profile text the prompts quote.
 //
 // ask() is the one call the policies make: it renders a prompt template and sends it through
-// the gateway, blocking (policies run in detached workers, never on a runtime thread). A failed
-// call is a status whose message starts with the llm::error_kind word ("http_429: ...",
-// "truncated: ..."), so the episode records the step as a failed candidate with that reason; a
-// spent token budget is failed_precondition, so a stage whose LLM policy can no longer call
-// ends without spending evaluations.
+// the gateway, blocking (policies run in detached workers, never on a runtime thread). In a
+// campaign the runtime routes these calls through its gateway actor (route_through), so every
+// LLM call of the campaign goes by message to that one actor; without a route (tests, the bank
+// builder) they go to the gateway directly. A failed call is a status whose message starts with
+// the llm::error_kind word ("http_429: ...", "truncated: ..."), so the episode records the step
+// as a failed candidate with that reason; a spent token budget is failed_precondition, so a
+// stage whose LLM policy can no longer call ends without spending evaluations.
 //
 // Lifetime: members are destroyed gateway first, runtime last. Must not be destroyed on one of
 // its own runtime threads.
@@ -18,11 +20,13 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
+#include "llm/call_port.hpp"
 #include "llm/gateway.hpp"
 #include "llm/prompt_library.hpp"
 #include "storage/store.hpp"
@@ -56,6 +60,10 @@ class llm_backend {
   llm::gateway& gateway() { return *gateway_; }
   llm::token_ledger ledger() const { return gateway_->ledger(); }
 
+  // Sends ask()/embed() through `port` from now on; null sends them to gateway() directly. A
+  // call already started finishes on the port it started with.
+  void route_through(std::shared_ptr<llm::call_port> port);
+
   // One line per (campaign, operator, role): calls, cache hits, failures, tokens used and
   // billed, and cost when a price table is configured.
   std::string usage_report() const;
@@ -64,6 +72,7 @@ class llm_backend {
   friend result<std::shared_ptr<llm_backend>> make_llm_backend(const config::aopt_config&,
                                                                storage::store*);
   llm_backend() = default;
+  std::shared_ptr<llm::call_port> route() const;
 
   std::unique_ptr<llm::http_runtime> runtime_;
   std::unique_ptr<llm::openai_client> client_;
@@ -73,6 +82,9 @@ class llm_backend {
   std::string hardware_text_;
   int64_t seed_ = 0;  // campaign.seed, sent with every chat request
   bool latency_is_simulated_ = true;
+
+  mutable std::mutex route_mutex_;
+  std::shared_ptr<llm::call_port> route_;  // guarded by route_mutex_; null = gateway_ directly
 };
 
 // Builds the backend of `config`: [llm] for the endpoint, llm.cache over `db`'s llm_cache

@@ -129,15 +129,28 @@ std::optional<neighbours> neighbours_of(const std::string& masked, text_range s)
 
 // single_to_double_buffer ----------------------------------------------------------------------
 
+// The buffer count of a queue's InitBuffer that double buffering replaces: the literal 1, or a
+// runtime count (a tiling field such as `bufferNum`, which the host may have set to 1). A named
+// kernel constant is left to the constant edit below, which knows its value.
+bool replaceable_buffer_count(const std::string& count, const std::set<std::string>& constants) {
+  static const std::regex literal(R"(^\d+[uU]?$)");
+  if (count == "1" || count == "1u" || count == "1U") return true;
+  if (std::regex_match(count, literal)) return false;
+  return constants.count(count) == 0;
+}
+
 std::vector<text_edit> double_buffer_edits(const kernel_facts& f) {
   std::vector<text_edit> edits;
   const std::string& masked = f.masked();
+  const std::vector<int_constant> constants = find_int_constants(masked);
+  std::set<std::string> constant_names;
+  for (const int_constant& c : constants) constant_names.insert(c.name);
   for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
     if (call.arguments.size() != 3 || !f.is_queue(operand_base(call.arguments[0]))) continue;
-    if (call.arguments[1] != "1") continue;
+    if (!replaceable_buffer_count(call.arguments[1], constant_names)) continue;
     edits.push_back({call.argument_ranges[1], "2"});
   }
-  for (const int_constant& c : find_int_constants(masked)) {
+  for (const int_constant& c : constants) {
     if (classify_tiling_name(c.name) == tiling_role::buffer_num && c.value == 1) {
       edits.push_back({c.literal, "2"});
     }
@@ -149,7 +162,8 @@ std::vector<text_edit> double_buffer_edits(const kernel_facts& f) {
 
 std::vector<text_edit> stage_barrier_edits(const kernel_facts& f) {
   const std::string& masked = f.masked();
-  const bool flags = masked.find("SetFlag") != std::string::npos && masked.find("WaitFlag") != std::string::npos;
+  const bool flags =
+      masked.find("SetFlag") != std::string::npos && masked.find("WaitFlag") != std::string::npos;
   if (!f.uses_queues() && !flags) return {};
   std::vector<text_edit> edits;
   for (const loop_range& loop : find_loops(masked, {0, masked.size()})) {
@@ -226,7 +240,8 @@ std::optional<binary_split> split_binary(const std::string& expr) {
     if (c == '-' && k + 1 < masked.size() && masked[k + 1] == '>') continue;
     size_t p = k;
     while (p > 0 && std::isspace(static_cast<unsigned char>(masked[p - 1]))) --p;
-    if (p == 0 || std::string("+-*/(<,?:=").find(masked[p - 1]) != std::string::npos) continue;  // unary
+    if (p == 0 || std::string("+-*/(<,?:=").find(masked[p - 1]) != std::string::npos)
+      continue;  // unary
     if ((masked[p - 1] == 'e' || masked[p - 1] == 'E') && p > 1 &&
         std::isdigit(static_cast<unsigned char>(masked[p - 2]))) {
       continue;  // an exponent, as in 1e-3
@@ -256,7 +271,8 @@ std::optional<std::pair<std::string, std::string>> set_value(const std::string& 
 // `body` holds the loop body's statements as written.
 std::optional<vector_form> match_scalar_loop(const std::vector<std::string>& body,
                                              const std::string& i) {
-  static const std::map<char, std::string> binary = {{'+', "Add"}, {'-', "Sub"}, {'*', "Mul"}, {'/', "Div"}};
+  static const std::map<char, std::string> binary = {
+      {'+', "Add"}, {'-', "Sub"}, {'*', "Mul"}, {'/', "Div"}};
   static const std::map<char, std::string> scalar_api = {{'+', "Adds"}, {'*', "Muls"}};
   if (body.size() == 1) {
     auto set = set_value(body[0], i);
@@ -280,7 +296,8 @@ std::optional<vector_form> match_scalar_loop(const std::vector<std::string>& bod
         R"(^\s*(?:float|double|int64_t|int32_t|half)\s+([A-Za-z_]\w*)\s*=\s*([\s\S]+?)\s*;\s*$)");
     std::smatch m1;
     std::smatch m2;
-    if (!std::regex_match(body[0], m1, temp) || !std::regex_match(body[1], m2, temp)) return std::nullopt;
+    if (!std::regex_match(body[0], m1, temp) || !std::regex_match(body[1], m2, temp))
+      return std::nullopt;
     std::optional<std::string> a = get_operand(m1[2], i);
     std::optional<std::string> b = get_operand(m2[2], i);
     if (!a || (!b && !invariant_scalar(m2[2], i))) return std::nullopt;
@@ -290,7 +307,9 @@ std::optional<vector_form> match_scalar_loop(const std::vector<std::string>& bod
     const std::string y = regex_escape(m2[1]);
     std::smatch m3;
     std::string chosen = shape_of(set->second);
-    if (!std::regex_match(chosen, m3, std::regex(R"(^\(*)" + x + "([<>])" + y + R"(\?)" + x + ":" + y + R"(\)*$)"))) {
+    if (!std::regex_match(
+            chosen, m3,
+            std::regex(R"(^\(*)" + x + "([<>])" + y + R"(\?)" + x + ":" + y + R"(\)*$)"))) {
       return std::nullopt;
     }
     bool is_max = m3[1] == ">";
@@ -325,7 +344,8 @@ std::vector<text_edit> vectorize_edits(const kernel_facts& f) {
       auto relax = [&](const std::optional<text_range>& barrier, bool before) {
         if (!barrier || !is_full_barrier(masked, *barrier)) return;
         std::optional<neighbours> beyond = neighbours_of(masked, *barrier);
-        std::optional<text_range> other = beyond ? (before ? beyond->before : beyond->after) : std::nullopt;
+        std::optional<text_range> other =
+            beyond ? (before ? beyond->before : beyond->after) : std::nullopt;
         if (other && is_barrier(masked, *other)) {
           edits.push_back(remove_statement(masked, *barrier));
         } else {
@@ -342,17 +362,20 @@ std::vector<text_edit> vectorize_edits(const kernel_facts& f) {
 
 // merge_chunked_copies -------------------------------------------------------------------------
 
-std::optional<std::string> unshifted_operand(const std::string& operand, const std::string& offset) {
+std::optional<std::string> unshifted_operand(const std::string& operand,
+                                             const std::string& offset) {
   std::string t = trim(operand);
   const std::string o = regex_escape(offset);
   std::smatch m;
   if (std::regex_match(t, m, std::regex(R"(^([A-Za-z_]\w*)\s*\[\s*)" + o + R"(\s*\]$)"))) {
     return std::string(m[1]);
   }
-  if (std::regex_match(t, m, std::regex(R"(^([A-Za-z_]\w*)\s*\[\s*\(([\s\S]*)\)\s*\+\s*)" + o + R"(\s*\]$)"))) {
+  if (std::regex_match(
+          t, m, std::regex(R"(^([A-Za-z_]\w*)\s*\[\s*\(([\s\S]*)\)\s*\+\s*)" + o + R"(\s*\]$)"))) {
     return std::string(m[1]) + "[" + trim(std::string(m[2])) + "]";
   }
-  if (std::regex_match(t, m, std::regex(R"(^([A-Za-z_]\w*)\s*\[([\s\S]*?)\s*\+\s*)" + o + R"(\s*\]$)"))) {
+  if (std::regex_match(t, m,
+                       std::regex(R"(^([A-Za-z_]\w*)\s*\[([\s\S]*?)\s*\+\s*)" + o + R"(\s*\]$)"))) {
     return std::string(m[1]) + "[" + trim(std::string(m[2])) + "]";
   }
   return std::nullopt;
@@ -375,8 +398,8 @@ std::vector<text_edit> merge_copy_edits(const kernel_facts& f) {
     if (!dst || !src) continue;
     std::optional<text_range> lines = own_lines(masked, {loop.keyword, loop.body.end});
     if (!lines) continue;
-    edits.push_back({*lines, line_indent(f.text(), lines->begin) + "DataCopy(" + *dst + ", " + *src +
-                                 ", " + unwrap_count(c->bound) + ");"});
+    edits.push_back({*lines, line_indent(f.text(), lines->begin) + "DataCopy(" + *dst + ", " +
+                                 *src + ", " + unwrap_count(c->bound) + ");"});
   }
   return edits;
 }
@@ -395,8 +418,9 @@ std::vector<text_edit> enlarge_tile_edits(const kernel_facts& f) {
     bool rows_form = m[2] == "4" && std::string(m[0]).find('*') == std::string::npos;
     bool tile_form = m[2] == "256" && std::string(m[0]).find('*') != std::string::npos;
     if (!rows_form && !tile_form) continue;
-    edits.push_back({{static_cast<size_t>(m.position(0)), static_cast<size_t>(m.position(0) + m.length(0))},
-                     m[1]});
+    edits.push_back(
+        {{static_cast<size_t>(m.position(0)), static_cast<size_t>(m.position(0) + m.length(0))},
+         m[1]});
   }
   if (!edits.empty()) return edits;
   for (const int_constant& c : find_int_constants(masked)) {
@@ -414,7 +438,8 @@ std::vector<text_edit> barrier_flag_edits(const kernel_facts& f) {
   if (!pipe) return {};
   const std::string& masked = f.masked();
   std::set<size_t> loop_bodies;
-  for (const loop_range& loop : find_loops(masked, {0, masked.size()})) loop_bodies.insert(loop.body.begin);
+  for (const loop_range& loop : find_loops(masked, {0, masked.size()}))
+    loop_bodies.insert(loop.body.begin);
   std::string event = fresh_identifier(f.text(), "aoptEvent");
   std::vector<text_edit> edits;
   std::set<size_t> done;
@@ -443,17 +468,19 @@ std::vector<text_edit> barrier_flag_edits(const kernel_facts& f) {
           if (!p.empty()) after = p.front();
         }
       }
-      if (!before || !after || (*before == pipe_kind::scalar && *after == pipe_kind::scalar)) continue;
+      if (!before || !after || (*before == pipe_kind::scalar && *after == pipe_kind::scalar))
+        continue;
       std::string replacement;
       if (*before == *after) {
         replacement = std::string("PipeBarrier<PIPE_") + pipe_name(*before) + ">();";
       } else {
-        std::string hard = std::string("HardEvent::") + pipe_name(*before) + "_" + pipe_name(*after);
+        std::string hard =
+            std::string("HardEvent::") + pipe_name(*before) + "_" + pipe_name(*after);
         std::string indent = line_indent(f.text(), stmts[i].begin);
-        replacement = "{\n" + indent + kIndentUnit + "event_t " + event + " = static_cast<event_t>(" +
-                      *pipe + "FetchEventID(" + hard + "));\n" + indent + kIndentUnit + "SetFlag<" +
-                      hard + ">(" + event + ");\n" + indent + kIndentUnit + "WaitFlag<" + hard + ">(" +
-                      event + ");\n" + indent + "}";
+        replacement = "{\n" + indent + kIndentUnit + "event_t " + event +
+                      " = static_cast<event_t>(" + *pipe + "FetchEventID(" + hard + "));\n" +
+                      indent + kIndentUnit + "SetFlag<" + hard + ">(" + event + ");\n" + indent +
+                      kIndentUnit + "WaitFlag<" + hard + ">(" + event + ");\n" + indent + "}";
       }
       done.insert(stmts[i].begin);
       edits.push_back({stmts[i], replacement});
@@ -471,7 +498,9 @@ std::vector<text_edit> round_trip_removal_edits(const kernel_facts& f) {
   for (const text_range& block : find_blocks(masked)) {
     std::vector<text_range> s = split_statements(masked, block);
     for (size_t i = 0; i + 4 < s.size(); ++i) {
-      auto shape = [&](size_t k) { return shape_of(f.text().substr(s[k].begin, s[k].end - s[k].begin)); };
+      auto shape = [&](size_t k) {
+        return shape_of(f.text().substr(s[k].begin, s[k].end - s[k].begin));
+      };
       std::smatch m0;
       std::smatch m2;
       std::string first = shape(i);
@@ -489,45 +518,81 @@ std::vector<text_edit> round_trip_removal_edits(const kernel_facts& f) {
 std::vector<kernel_rule> build_rules() {
   std::vector<kernel_rule> rules;
   rules.push_back(make_rule(
-      {"single_to_double_buffer", "pipelining", "Double buffering overlaps copy-in, compute and copy-out",
+      {"single_to_double_buffer",
+       "pipelining",
+       "Double buffering overlaps copy-in, compute and copy-out",
        "Give every queue two buffers so loads, compute and stores of consecutive tiles overlap.",
-       bottleneck_text({"no_overlap", "mte2_bound"}), {"no_overlap", "mte2_bound"},
-       "double_to_single_buffer", {}, {}},
+       bottleneck_text({"no_overlap", "mte2_bound"}),
+       {"no_overlap", "mte2_bound"},
+       "double_to_single_buffer",
+       {},
+       {}},
       double_buffer_edits));
   rules.push_back(make_rule(
-      {"remove_stage_barriers", "synchronization", "Remove full barriers between pipeline stages",
+      {"remove_stage_barriers",
+       "synchronization",
+       "Remove full barriers between pipeline stages",
        "Drop PipeBarrier<PIPE_ALL>() after stage calls; the queues already order the stages.",
-       bottleneck_text({"barrier_stall", "no_overlap"}), {"barrier_stall", "no_overlap"},
-       "add_full_barriers", {}, {}},
-      stage_barrier_edits));
-  rules.push_back(make_rule(
-      {"scalar_loop_to_vector", "vectorization", "Vectorize an element-wise scalar loop",
-       "Replace a GetValue/SetValue loop by one count-form vector instruction.",
-       bottleneck_text({"scalar_heavy"}), {"scalar_heavy"}, "vector_to_scalar", {}, {}},
-      vectorize_edits));
-  rules.push_back(make_rule(
-      {"merge_chunked_copies", "memory", "Copy whole tiles with one DataCopy",
-       "Replace a loop of small DataCopy chunks by one DataCopy of the whole count.",
-       bottleneck_text({"small_bursts", "mte2_bound"}), {"small_bursts", "mte2_bound"},
-       "chunked_copies", {}, {}},
-      merge_copy_edits));
-  rules.push_back(make_rule(
-      {"enlarge_tile", "tiling", "Fill the UB with larger tiles",
-       "Undo a shrunk tile, or double a hard-coded tile-size constant.",
-       bottleneck_text({"ub_underuse", "small_bursts"}), {"ub_underuse", "small_bursts"}, "small_tile", {},
+       bottleneck_text({"barrier_stall", "no_overlap"}),
+       {"barrier_stall", "no_overlap"},
+       "add_full_barriers",
+       {},
        {}},
-      enlarge_tile_edits));
+      stage_barrier_edits));
+  rules.push_back(
+      make_rule({"scalar_loop_to_vector",
+                 "vectorization",
+                 "Vectorize an element-wise scalar loop",
+                 "Replace a GetValue/SetValue loop by one count-form vector instruction.",
+                 bottleneck_text({"scalar_heavy"}),
+                 {"scalar_heavy"},
+                 "vector_to_scalar",
+                 {},
+                 {}},
+                vectorize_edits));
+  rules.push_back(
+      make_rule({"merge_chunked_copies",
+                 "memory",
+                 "Copy whole tiles with one DataCopy",
+                 "Replace a loop of small DataCopy chunks by one DataCopy of the whole count.",
+                 bottleneck_text({"small_bursts", "mte2_bound"}),
+                 {"small_bursts", "mte2_bound"},
+                 "chunked_copies",
+                 {},
+                 {}},
+                merge_copy_edits));
+  rules.push_back(make_rule({"enlarge_tile",
+                             "tiling",
+                             "Fill the UB with larger tiles",
+                             "Undo a shrunk tile, or double a hard-coded tile-size constant.",
+                             bottleneck_text({"ub_underuse", "small_bursts"}),
+                             {"ub_underuse", "small_bursts"},
+                             "small_tile",
+                             {},
+                             {}},
+                            enlarge_tile_edits));
   rules.push_back(make_rule(
-      {"full_barrier_to_flags", "synchronization", "Fine-grained SetFlag/WaitFlag instead of full barriers",
+      {"full_barrier_to_flags",
+       "synchronization",
+       "Fine-grained SetFlag/WaitFlag instead of full barriers",
        "Replace PipeBarrier<PIPE_ALL>() by a flag between the two pipes that depend on each other.",
-       bottleneck_text({"barrier_stall"}), {"barrier_stall"}, "flags_to_full_barriers", {}, {}},
+       bottleneck_text({"barrier_stall"}),
+       {"barrier_stall"},
+       "flags_to_full_barriers",
+       {},
+       {}},
       barrier_flag_edits));
-  rules.push_back(make_rule(
-      {"remove_gm_round_trip", "fusion", "Keep intermediate data in UB, no GM round trip",
-       "Drop a redundant read-back and rewrite of data already written to GM.",
-       bottleneck_text({"extra_gm_traffic", "mte3_bound"}), {"extra_gm_traffic", "mte3_bound"},
-       "extra_gm_round_trip", {}, {}},
-      round_trip_removal_edits));
+  rules.push_back(
+      make_rule({"remove_gm_round_trip",
+                 "fusion",
+                 "Keep intermediate data in UB, no GM round trip",
+                 "Drop a redundant read-back and rewrite of data already written to GM.",
+                 bottleneck_text({"extra_gm_traffic", "mte3_bound"}),
+                 {"extra_gm_traffic", "mte3_bound"},
+                 "extra_gm_round_trip",
+                 {},
+                 {}},
+                round_trip_removal_edits));
   return rules;
 }
 

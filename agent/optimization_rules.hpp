@@ -2,7 +2,8 @@
 // counterparts of the rewind rules (rewind_rules.hpp). Each recognises the pattern its rewind
 // rule produces and, where the text allows, the same motif written by hand.
 //
-//   single_to_double_buffer  InitBuffer(queue, 1, ...) -> 2 for TQue/TQueBind queues,
+//   single_to_double_buffer  InitBuffer(queue, 1, ...) or InitBuffer(queue, <runtime count>, ...)
+//                            (a tiling field such as bufferNum) -> 2 for TQue/TQueBind queues,
 //                            buffer/slot-count constants equal to 1 -> 2
 //   remove_stage_barriers    PipeBarrier<PIPE_ALL>() right after a stage call in a loop, when
 //                            the kernel's queues (EnQue/DeQue) or its SetFlag/WaitFlag pairs

@@ -78,7 +78,7 @@ struct refinement_request {
 // A candidate kernel and where it came from.
 struct kernel_candidate {
   std::string kernel;
-  std::string origin;                  // "tuple:<id>", "rule:<name>", "llm"
+  std::string origin;                  // "tuple:<id>", "tuple:<id>+rule:<name>", "llm"
   std::vector<std::string> tuple_ids;  // tuples that guided it
 };
 

@@ -117,6 +117,11 @@ class gateway::core {
     return ledger_;
   }
 
+  void restore_usage(const token_ledger& earlier) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& [who, entry] : earlier.entries()) ledger_.add(who, entry);
+  }
+
   gateway_stats stats() const {
     std::lock_guard<std::mutex> lock(mutex_);
     gateway_stats s = stats_;
@@ -334,6 +339,10 @@ call_result<embedding_response> gateway::embed(call_context who, embedding_reque
   return wait_for_call<embedding_response>(core_->runtime(), [&](embedding_callback done) {
     async_embed(std::move(who), std::move(request), std::move(done));
   });
+}
+
+void gateway::restore_usage(const token_ledger& earlier) {
+  core_->restore_usage(earlier);
 }
 
 token_ledger gateway::ledger() const { return core_->ledger(); }

@@ -13,8 +13,8 @@
 // A cache that fails (get, put, or an entry that does not decode) does not fail the call: the
 // call goes on without it and stats().cache_errors counts it.
 //
-// The actor wrapper forwards results from the callbacks into actors; policies in detached
-// workers may use the blocking forms.
+// The gateway actor (actors/llm_gateway.hpp) forwards results from the callbacks into actors;
+// policies in detached workers reach it through a call_port (this class, or that actor).
 //
 // Lifetime: runtime, client and cache must outlive the gateway. The destructor fails queued
 // calls with error_kind::cancelled, cancels the calls in flight and waits until their
@@ -29,6 +29,7 @@
 #include <memory>
 #include <string>
 
+#include "llm/call_port.hpp"
 #include "llm/call_result.hpp"
 #include "llm/http_runtime.hpp"
 #include "llm/openai_client.hpp"
@@ -64,7 +65,7 @@ struct gateway_stats {
   std::string last_cache_error;  // the newest cache failure, for the log
 };
 
-class gateway {
+class gateway final : public call_port {
  public:
   gateway(http_runtime& runtime, openai_client& client, response_cache* cache,
           gateway_options options);
@@ -77,8 +78,12 @@ class gateway {
   void async_embed(call_context who, embedding_request request, embedding_callback done);
 
   // Blocking forms. REQUIRES: not on a runtime thread (such a call fails with invalid_request).
-  call_result<chat_response> chat(call_context who, chat_request request);
-  call_result<embedding_response> embed(call_context who, embedding_request request);
+  call_result<chat_response> chat(call_context who, chat_request request) override;
+  call_result<embedding_response> embed(call_context who, embedding_request request) override;
+
+  // Adds `earlier` (a resumed campaign's persisted usage) to the ledger, so the budget and the
+  // totals cover the whole campaign, not only this process's part of it.
+  void restore_usage(const token_ledger& earlier);
 
   token_ledger ledger() const;  // a snapshot
   gateway_stats stats() const;

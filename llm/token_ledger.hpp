@@ -65,6 +65,8 @@ class token_ledger {
   void record_answer(const call_context& who, const token_usage& usage, bool from_cache);
   // A failed call; `billed` is what the endpoint charged for it (zero for most failures).
   void record_failure(const call_context& who, const token_usage& billed);
+  // Adds a whole entry (usage persisted by an earlier run of the campaign).
+  void add(const call_context& who, const ledger_entry& entry) { entries_[who] += entry; }
 
   const std::map<call_context, ledger_entry>& entries() const { return entries_; }
   ledger_entry total() const;

@@ -8,10 +8,12 @@
 
 #include "actors/campaign.hpp"
 #include "actors/evaluator.hpp"
+#include "actors/llm_gateway.hpp"
 #include "actors/role_registry.hpp"
 #include "agent/device_slots.hpp"
 #include "agent/store_journal.hpp"
 #include "base/content_hash.hpp"
+#include "llm/token_ledger_json.hpp"
 #include "runtime/device_factory.hpp"
 
 namespace aopt::runtime {
@@ -73,7 +75,47 @@ result<actors::episode_pipeline> spawn_pipeline(caf::actor_system& sys,
   return pipeline;
 }
 
+// The campaign's gateway actor, through which its LLM policies call (they run in detached
+// workers and block on the actor's answer). Unroutes the backend when the campaign returns,
+// because the port refers to the actor system; calls already started keep their port.
+class llm_gateway_link {
+ public:
+  llm_gateway_link(caf::actor_system& sys, std::shared_ptr<agent::llm_backend> backend)
+      : backend_(std::move(backend)) {
+    if (!backend_) return;
+    actor_ = actors::spawn_llm_gateway(sys, backend_->gateway());
+    backend_->route_through(std::make_shared<actors::llm_gateway_port>(sys, actor_));
+  }
+  ~llm_gateway_link() {
+    if (backend_) backend_->route_through(nullptr);
+  }
+  llm_gateway_link(const llm_gateway_link&) = delete;
+  llm_gateway_link& operator=(const llm_gateway_link&) = delete;
+
+  // The ledger, asked of the actor; nullopt without an LLM backend.
+  std::optional<llm::token_ledger> usage(caf::scoped_actor& self) const {
+    std::optional<llm::token_ledger> ledger;
+    if (!actor_) return ledger;
+    self->request(actor_, caf::infinite, actors::usage_atom_v)
+        .receive([&](const actors::llm_usage_report& u) { ledger = u.value->ledger; },
+                 [](caf::error&) {});
+    return ledger;
+  }
+  const caf::actor& actor() const { return actor_; }
+
+ private:
+  std::shared_ptr<agent::llm_backend> backend_;
+  caf::actor actor_;
+};
+
 }  // namespace
+
+result<std::optional<llm::token_ledger>> llm_usage_of(const nlohmann::json& campaign_record) {
+  if (!campaign_record.contains("llm_usage")) return std::optional<llm::token_ledger>();
+  result<llm::token_ledger> ledger = llm::token_ledger_from_json(campaign_record["llm_usage"]);
+  if (!ledger.ok()) return ledger.error();
+  return std::optional<llm::token_ledger>(std::move(*ledger));
+}
 
 result<std::vector<fs::path>> discover_operators(const std::vector<fs::path>& inputs) {
   std::set<fs::path> found;
@@ -163,7 +205,15 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
     episodes.push_back({std::move(op), std::move(state)});
   }
 
-  result<agent::policy_set> policies = make_policies(cfg, db);
+  result<std::shared_ptr<agent::llm_backend>> backend = make_role_llm_backend(cfg, db);
+  if (!backend.ok()) return backend.error();
+  if (*backend) {
+    // A resumed campaign's budget and totals include what its earlier runs used.
+    result<std::optional<llm::token_ledger>> earlier = llm_usage_of(record);
+    if (!earlier.ok()) return earlier.error().with_context("campaign " + outcome.campaign);
+    if (*earlier) (*backend)->gateway().restore_usage(**earlier);
+  }
+  result<agent::policy_set> policies = make_policies(cfg, db, *backend);
   if (!policies.ok()) return policies.error();
   result<std::shared_ptr<npu::device>> device = make_device(cfg.device);
   if (!device.ok()) return device.error();
@@ -173,11 +223,13 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   caf_cfg.add_message_types<caf::id_block::aopt>();
   caf_cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
   caf::actor_system sys{caf_cfg};
+  llm_gateway_link llm_gateway(sys, *backend);
   result<actors::episode_pipeline> pipeline = spawn_pipeline(sys, cfg.pipeline, *policies);
   if (!pipeline.ok()) return pipeline.error();
-  pipeline->evaluator = actors::spawn_evaluator(
-      sys, {*device, std::make_shared<agent::device_slots>(cfg.device.slots), journal,
-            make_eval_options(cfg.device)});
+  std::shared_ptr<agent::device_slots> slots =
+      request.slots ? request.slots : std::make_shared<agent::device_slots>(cfg.device.slots);
+  pipeline->evaluator =
+      actors::spawn_evaluator(sys, {*device, slots, journal, make_eval_options(cfg.device)});
 
   if (events) {
     agent::campaign_event started;
@@ -198,9 +250,10 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
                [&](caf::error& e) { outcome.errors.push_back("campaign: " + caf::to_string(e)); });
   self->request(pipeline->evaluator, caf::infinite, actors::stats_atom_v)
       .receive([&](const actors::pool_stats& s) { outcome.pool = s; }, [](caf::error&) {});
+  outcome.llm_usage = llm_gateway.usage(self);
   for (const caf::actor& a : {pipeline->mutator, pipeline->diagnoser, pipeline->retriever,
-                              pipeline->refiner, pipeline->evaluator}) {
-    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+                              pipeline->refiner, pipeline->evaluator, llm_gateway.actor()}) {
+    if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   }
 
   // Episodes that never started (a stop came first) report their stored state.
@@ -233,6 +286,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
       });
   outcome.interrupted = !all_finished;
   record["status"] = all_finished ? "done" : "interrupted";
+  if (outcome.llm_usage) record["llm_usage"] = llm::to_json(*outcome.llm_usage);
   record["updated"] = utc_now();
   AOPT_RETURN_IF_ERROR(db.put_campaign(outcome.campaign, record));
   outcome.wall_seconds =

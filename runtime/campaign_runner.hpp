@@ -9,15 +9,19 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "actors/messages.hpp"
 #include "agent/campaign_events.hpp"
+#include "agent/device_slots.hpp"
 #include "agent/episode_state.hpp"
+#include "agent/llm_backend.hpp"
 #include "agent/policy_set.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
+#include "llm/token_ledger.hpp"
 #include "storage/store.hpp"
 
 namespace aopt::runtime {
@@ -39,21 +43,37 @@ struct campaign_outcome {
   bool interrupted = false;         // a stop was requested before every episode finished
   double wall_seconds = 0;
   actors::pool_stats pool;
+  // LLM calls and tokens per (campaign, operator, role), over every run of the campaign; unset
+  // when no role uses the LLM. Persisted in the campaign record as "llm_usage".
+  std::optional<llm::token_ledger> llm_usage;
 };
 
 struct campaign_request {
   std::string campaign;  // "" = derive_campaign_id
   std::vector<std::filesystem::path> operators;
   config::aopt_config config;
+  // The device pool to evaluate on. `aopt serve` passes one pool to every campaign so that
+  // concurrent campaigns share the devices; null = a pool of config.device.slots of its own.
+  std::shared_ptr<agent::device_slots> slots;
 };
 
-// Policies for the configured roles (heuristic or LLM per role).
-result<agent::policy_set> make_policies(const config::aopt_config& config, storage::store& db);
+// The LLM backend the configured roles share (llm_cache in `db`); null when no episode role
+// uses the LLM.
+result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(const config::aopt_config& config,
+                                                                  storage::store& db);
+
+// Policies for the configured roles (heuristic or LLM per role). `llm`: make_role_llm_backend's
+// backend; invalid_argument when a role needs it and it is null.
+result<agent::policy_set> make_policies(const config::aopt_config& config, storage::store& db,
+                                        std::shared_ptr<agent::llm_backend> llm);
 
 // Runs the campaign to completion or until *stop becomes true. `events` may be null.
 result<campaign_outcome> run_campaign(const campaign_request& request, storage::store& db,
                                       std::shared_ptr<agent::event_sink> events,
                                       std::shared_ptr<const std::atomic<bool>> stop);
+
+// The "llm_usage" of a campaign record (see campaign_outcome); nullopt when it has none.
+result<std::optional<llm::token_ledger>> llm_usage_of(const nlohmann::json& campaign_record);
 
 // Loads the campaign record `id` (its operators and configuration snapshot) for a resume.
 result<campaign_request> load_campaign_request(storage::store& db, const std::string& id);

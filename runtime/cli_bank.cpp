@@ -12,13 +12,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "agent/bank_rewind.hpp"
-#include "agent/bm25_retriever.hpp"
 #include "agent/bank_store.hpp"
+#include "agent/bm25_retriever.hpp"
 #include "agent/llm_backend.hpp"
 #include "agent/llm_bank.hpp"
 #include "runtime/cli_commands.hpp"
@@ -88,7 +89,8 @@ agent::rewind_proposer llm_proposer(std::shared_ptr<agent::llm_backend> llm,
     result<agent::llm_rewind_result> r = agent::llm_rewind_step(*llm, request);
     if (!r.ok()) {
       // A spent budget ends the trajectory; any other failure is one failed proposal.
-      if (r.error().code() == status_code::failed_precondition) return not_found(r.error().message());
+      if (r.error().code() == status_code::failed_precondition)
+        return not_found(r.error().message());
       return agent::rewind_proposal{"llm-failure-" + std::to_string(step), "", r.error().message(),
                                     kernel, nullptr};
     }
@@ -209,13 +211,20 @@ int run_build(const bank_args& args) {
   }
   agent::bm25_retriever retriever;
   for (const agent::experience_tuple& t : writer->tuples()) retriever.add(t);
-  fmt::print("retrieval: the diagnoser's query of the slow kernel finds its pair's tuple in the "
-             "BM25 top 3 for {:.1f} % of {} pairs\n",
-             100 * agent::top_k_hit_rate(retriever, probes, 3), probes.size());
-  fmt::print("trajectories {}  steps tried {}  pairs kept {}  tuples added {}  duplicates {}  "
-             "bank size {}\n",
-             counts.trajectories, counts.steps_tried, counts.pairs_kept, added, duplicates,
-             writer->tuples().size());
+  fmt::print(
+      "retrieval: the diagnoser's query of the slow kernel finds its pair's tuple in the "
+      "BM25 top 3 for {:.1f} % of {} pairs\n",
+      100 * agent::top_k_hit_rate(retriever, probes, 3), probes.size());
+  fmt::print(
+      "trajectories {}  steps tried {}  pairs kept {}  tuples added {}  duplicates {}  "
+      "bank size {}\n",
+      counts.trajectories, counts.steps_tried, counts.pairs_kept, added, duplicates,
+      writer->tuples().size());
+  std::map<std::string, uint64_t> by_category;
+  for (const agent::experience_tuple& t : writer->tuples()) {
+    ++by_category[t.category.empty() ? "uncategorized" : t.category];
+  }
+  for (const auto& [category, n] : by_category) fmt::print("  {:16} {}\n", category, n);
   return exit_code;
 }
 
@@ -247,8 +256,8 @@ int run_show(const bank_args& args) {
   if (!db.ok()) return report("show", db.error(), exit_failed);
   result<nlohmann::json> t = (*db)->get_tuple(args.id);
   if (!t.ok()) {
-    return report("show", t.error(), t.error().code() == status_code::not_found ? exit_bad_input
-                                                                                : exit_failed);
+    return report("show", t.error(),
+                  t.error().code() == status_code::not_found ? exit_bad_input : exit_failed);
   }
   std::cout << t->dump(2) << std::endl;
   return exit_ok;
@@ -287,10 +296,11 @@ int run_import(const bank_args& args) {
   if (!db.ok()) return report("import", db.error(), exit_failed);
   result<agent::import_counts> c = agent::import_bank(**db, args.file, cfg->bank.dedup_threshold);
   if (!c.ok()) {
-    return report("import", c.error(), c.error().code() == status_code::invalid_argument ||
-                                               c.error().code() == status_code::not_found
-                                           ? exit_bad_input
-                                           : exit_failed);
+    return report("import", c.error(),
+                  c.error().code() == status_code::invalid_argument ||
+                          c.error().code() == status_code::not_found
+                      ? exit_bad_input
+                      : exit_failed);
   }
   fmt::print("read {}  added {}  duplicates {}\n", c->read, c->added, c->duplicates);
   return exit_ok;

@@ -33,6 +33,7 @@ struct run_args {
   std::string strategy;
   int64_t budget = -1, rounds = -1, jobs = -1, seed = -1;
   std::string report_dir;
+  std::string llm_cache;
   bool json = false;
   config_options config;
 };
@@ -46,6 +47,7 @@ std::vector<std::string> flag_overrides(const run_args& a) {
   if (a.jobs >= 0) o.push_back("campaign.jobs=" + std::to_string(a.jobs));
   if (a.seed >= 0) o.push_back("campaign.seed=" + std::to_string(a.seed));
   if (!a.report_dir.empty()) o.push_back("report.dir=" + a.report_dir);
+  if (!a.llm_cache.empty()) o.push_back("llm.cache=" + a.llm_cache);
   return o;
 }
 
@@ -66,6 +68,7 @@ report_data make_report_data(const campaign_outcome& o, const config::aopt_confi
   d.simulated = c.device.kind == config::device_kind::sim;
   d.wall_seconds = o.wall_seconds;
   d.episodes = o.episodes;
+  d.llm_usage = o.llm_usage;
   return d;
 }
 
@@ -98,6 +101,7 @@ void print_table(const report_data& d, const campaign_outcome& o) {
              100 * j["fast_p"]["1.2"].get<double>(), 100 * j["fast_p"]["1.4"].get<double>(),
              100 * j["fast_p"]["2.0"].get<double>(), j["evaluations"].get<int>(), o.wall_seconds,
              o.pool.max_in_flight, o.pool.slots);
+  if (d.llm_usage) fmt::print("{}", llm_usage_text(*d.llm_usage));
   for (const std::string& e : o.errors) fmt::print(stderr, "error: {}\n", e);
 }
 
@@ -141,6 +145,11 @@ result<report_data> load_stored_report(storage::store& db, const std::string& id
   if (!request.ok()) return request.error();
   campaign_outcome outcome;
   outcome.campaign = id;
+  result<nlohmann::json> record = db.get_campaign(id);
+  if (!record.ok()) return record.error();
+  result<std::optional<llm::token_ledger>> usage = llm_usage_of(*record);
+  if (!usage.ok()) return usage.error().with_context("campaign " + id);
+  outcome.llm_usage = std::move(*usage);
   result<std::vector<storage::keyed_value>> episodes = db.list_episodes(id);
   if (!episodes.ok()) return episodes.error().with_context("campaign " + id);
   for (const storage::keyed_value& kv : *episodes) {
@@ -180,6 +189,8 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
   run->add_option("--jobs", args->jobs, "episodes in flight");
   run->add_option("--seed", args->seed, "seed of the heuristic policies");
   run->add_option("--report", args->report_dir, "report folder (report.dir)");
+  run->add_option("--llm-cache", args->llm_cache,
+                  "LLM response cache: off, read (replay only) or readwrite (llm.cache)");
   run->add_flag("--json", args->json, "print one JSON summary object at the end");
   add_config_options(run, args->config);
   run->callback([args, &ctx] {
@@ -196,13 +207,15 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       ctx.exit_code = exit_bad_input;
       return;
     }
-    ctx.exit_code = execute({args->campaign, *ops, *cfg}, *cfg, args->json);
+    ctx.exit_code = execute({args->campaign, *ops, *cfg, nullptr}, *cfg, args->json);
   });
 
   auto resume_args = std::make_shared<run_args>();
   CLI::App* resume = app.add_subcommand("resume", "continue unfinished campaigns");
   resume->add_option("campaign", resume_args->campaign, "campaign id (default: every unfinished)");
   resume->add_option("--db", resume_args->db, "database folder (storage.db)");
+  resume->add_option("--llm-cache", resume_args->llm_cache,
+                     "LLM response cache for the resumed run: off, read or readwrite (llm.cache)");
   resume->add_flag("--json", resume_args->json, "print one JSON summary object per campaign");
   add_config_options(resume, resume_args->config);
   resume->callback([resume_args, &ctx] {
@@ -244,6 +257,8 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       }
       result<campaign_request> request = load_campaign_request(**db, id);
       db->reset();
+      // A resume runs the stored configuration; only the flags that say how to run it apply.
+      if (!resume_args->llm_cache.empty()) request->config.llm.cache = cfg->llm.cache;
       config::aopt_config run_cfg = request->config;
       run_cfg.storage = cfg->storage;
       ctx.exit_code = execute(*request, run_cfg, resume_args->json);

@@ -1,11 +1,14 @@
 // make_policies: the configured policy of every role. The heuristic policies read their knobs
 // from [campaign] and the hardware profile; the retriever starts from the bank stored in the
-// database (an empty bank is valid: Stage II then finds no tuple and relies on rules). Roles
-// with policy = "llm" share one LLM backend (endpoint, gateway, llm_cache in `db`); the
+// database (an empty bank is valid: Stage II then finds no tuple, the heuristic refiner has
+// nothing to transfer and the stage ends; an LLM refiner still rewrites unguided). Roles
+// with policy = "llm" share one LLM backend (endpoint, gateway, llm_cache in `db`), made by
+// make_role_llm_backend so that the campaign can route it through its gateway actor; the
 // rewinder and distiller are not episode roles: the bank builder reads their policy itself.
 #include <memory>
 #include <vector>
 
+#include "agent/bank_store.hpp"
 #include "agent/experience_tuple.hpp"
 #include "agent/heuristic_policies.hpp"
 #include "agent/llm_backend.hpp"
@@ -28,26 +31,25 @@ bool uses_llm(const config::aopt_config& config, const std::string& role) {
   return it != config.roles.end() && it->second.policy == config::policy_kind::llm;
 }
 
-result<std::vector<agent::experience_tuple>> load_bank(const storage::store& db) {
-  result<std::vector<storage::keyed_value>> rows = db.list_tuples();
-  if (!rows.ok()) return rows.error().with_context("reading the experience bank");
-  std::vector<agent::experience_tuple> bank;
-  bank.reserve(rows->size());
-  for (const storage::keyed_value& row : *rows) {
-    result<agent::experience_tuple> t = agent::experience_tuple_from_json(row.value);
-    if (!t.ok()) return t.error().with_context("experience bank tuple " + row.key);
-    bank.push_back(std::move(*t));
-  }
-  return bank;
-}
-
 }  // namespace
 
-result<agent::policy_set> make_policies(const config::aopt_config& config, storage::store& db) {
+result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(const config::aopt_config& config,
+                                                                  storage::store& db) {
+  for (const std::string& role : episode_roles) {
+    if (!uses_llm(config, role)) continue;
+    result<std::shared_ptr<agent::llm_backend>> made = agent::make_llm_backend(config, &db);
+    if (!made.ok()) return made.error().with_context("roles." + role + ".policy = \"llm\"");
+    return made;
+  }
+  return std::shared_ptr<agent::llm_backend>();
+}
+
+result<agent::policy_set> make_policies(const config::aopt_config& config, storage::store& db,
+                                        std::shared_ptr<agent::llm_backend> llm) {
   result<sim::hw_profile> hw =
       npu::find_hardware_profile(config.device.profile, config::hardware_dir(config.device));
   if (!hw.ok()) return hw.error().with_context("device.profile");
-  result<std::vector<agent::experience_tuple>> bank = load_bank(db);
+  result<std::vector<agent::experience_tuple>> bank = agent::load_bank(db);
   if (!bank.ok()) return bank.error();
 
   agent::heuristic_mutator_policy_options mutator;
@@ -56,12 +58,9 @@ result<agent::policy_set> make_policies(const config::aopt_config& config, stora
   mutator.mutator.seed = config.campaign.seed;
   mutator.ub_bytes = hw->ub_bytes;
 
-  std::shared_ptr<agent::llm_backend> llm;
   for (const std::string& role : episode_roles) {
-    if (!uses_llm(config, role) || llm) continue;
-    result<std::shared_ptr<agent::llm_backend>> made = agent::make_llm_backend(config, &db);
-    if (!made.ok()) return made.error().with_context("roles." + role + ".policy = \"llm\"");
-    llm = std::move(*made);
+    if (uses_llm(config, role) && !llm)
+      return invalid_argument("roles." + role + ".policy = \"llm\" needs the LLM backend");
   }
 
   agent::policy_set set;

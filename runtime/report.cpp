@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
+
+#include "llm/token_ledger_json.hpp"
 
 namespace aopt::runtime {
 namespace fs = std::filesystem;
@@ -116,13 +119,64 @@ std::string trajectory_svg(const agent::episode_state& s) {
   return svg + "</svg>";
 }
 
+// Accepted candidates by origin over all episodes ("tuple:<id>", "tuple:<id>+rule:<name>",
+// "mutator", "llm"): which experience tuples (and rules transferring them) produced speedups.
+struct origin_tally {
+  uint32_t accepted = 0;
+  std::vector<std::string> operators;
+};
+
+std::map<std::string, origin_tally> accepted_origins(const report_data& d) {
+  std::map<std::string, origin_tally> out;
+  for (const agent::episode_state& s : d.episodes) {
+    for (const auto& [origin, n] : s.accepted_by_origin) {
+      origin_tally& t = out[origin];
+      t.accepted += n;
+      t.operators.push_back(s.op_name);
+    }
+  }
+  return out;
+}
+
 std::string failures_text(const std::map<std::string, uint32_t>& failures) {
   std::string out;
   for (const auto& [kind, n] : failures) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", kind, n);
   return out.empty() ? "-" : out;
 }
 
+std::string cost_text(const llm::token_ledger& usage, const llm::ledger_entry& e) {
+  return usage.prices().empty() ? "-" : fmt::format("{:.4f}", usage.cost(e));
+}
+
+// Per operator and role: what the LLM was asked and what the endpoint billed for it.
+std::string llm_usage_markdown(const llm::token_ledger& usage) {
+  std::string md =
+      "\n## LLM usage\n\nTokens used (answers consumed, replays included) and billed (reported "
+      "by the endpoint for calls sent).\n\n| operator | role | calls | from cache | failed | used "
+      "prompt | used completion | billed prompt | billed completion | cost |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n";
+  auto row = [&](const std::string& op, const std::string& role, const llm::ledger_entry& e) {
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", op, role, e.calls,
+                      e.cache_hits, e.failures, e.used.prompt_tokens, e.used.completion_tokens,
+                      e.billed.prompt_tokens, e.billed.completion_tokens, cost_text(usage, e));
+  };
+  for (const auto& [who, entry] : usage.entries()) row(who.op, who.role, entry);
+  row("**total**", "", usage.total());
+  return md;
+}
+
 }  // namespace
+
+std::string llm_usage_text(const llm::token_ledger& usage) {
+  const llm::ledger_entry t = usage.total();
+  std::string text = fmt::format(
+      "LLM: {} calls ({} from cache, {} failed), tokens used {}+{}, billed {}+{} "
+      "(prompt+completion)",
+      t.calls, t.cache_hits, t.failures, t.used.prompt_tokens, t.used.completion_tokens,
+      t.billed.prompt_tokens, t.billed.completion_tokens);
+  if (!usage.prices().empty()) text += fmt::format(", cost {:.4f}", usage.cost(t));
+  return text + "\n";
+}
 
 nlohmann::json report_json(const report_data& d) {
   std::vector<agent::operator_outcome> ops = outcomes(d);
@@ -135,19 +189,26 @@ nlohmann::json report_json(const report_data& d) {
     for (const auto& p : s.trajectory) points.push_back({p.evaluation, p.best_us, p.stage});
     trajectories[s.op_name] = points;
   }
-  return {{"campaign", d.campaign},
-          {"strategy", d.strategy},
-          {"policies", d.policies},
-          {"device", d.device},
-          {"latency_unit", unit(d)},
-          {"geomean_speedup", m.geomean_speedup},
-          {"fast_p", m.fast_p},
-          {"evaluations", m.evaluations},
-          {"failed_baselines", m.failed_baselines},
-          {"wall_seconds", d.wall_seconds},
-          {"operators", ops},
-          {"by_level", by_level},
-          {"trajectories", trajectories}};
+  nlohmann::json j = {{"campaign", d.campaign},
+                      {"strategy", d.strategy},
+                      {"policies", d.policies},
+                      {"device", d.device},
+                      {"latency_unit", unit(d)},
+                      {"geomean_speedup", m.geomean_speedup},
+                      {"fast_p", m.fast_p},
+                      {"evaluations", m.evaluations},
+                      {"failed_baselines", m.failed_baselines},
+                      {"wall_seconds", d.wall_seconds},
+                      {"operators", ops},
+                      {"by_level", by_level},
+                      {"trajectories", trajectories}};
+  nlohmann::json origins = nlohmann::json::object();
+  for (const auto& [origin, t] : accepted_origins(d)) {
+    origins[origin] = {{"accepted", t.accepted}, {"operators", t.operators}};
+  }
+  j["accepted_by_origin"] = origins;
+  if (d.llm_usage) j["llm_usage"] = llm::to_json(*d.llm_usage);
+  return j;
 }
 
 std::string report_markdown(const report_data& d) {
@@ -180,6 +241,21 @@ std::string report_markdown(const report_data& d) {
                       o.baseline_us, o.best_us, o.speedup, o.evaluations,
                       failures_text(o.failures));
   }
+  const std::map<std::string, origin_tally> origins = accepted_origins(d);
+  if (!origins.empty()) {
+    md +=
+        "\n## Where the speedups came from\n\nAccepted (faster) candidates by origin: "
+        "`tuple:<id>` a retrieved experience tuple's CodeDiff, `tuple:<id>+rule:<name>` the "
+        "tuple transferred by a rule, several joined by ` & ` when applied together; "
+        "`mutator` a tiling from Stage I, `llm` an LLM rewrite.\n\n"
+        "| origin | accepted | operators |\n|---|---|---|\n";
+    for (const auto& [origin, t] : origins) {
+      std::string names;
+      for (const std::string& op : t.operators) names += (names.empty() ? "" : ", ") + op;
+      md += fmt::format("| `{}` | {} | {} |\n", origin, t.accepted, names);
+    }
+  }
+  if (d.llm_usage) md += llm_usage_markdown(*d.llm_usage);
   return md;
 }
 
@@ -202,6 +278,7 @@ std::string report_html(const report_data& d) {
       html_escape(d.strategy), html_escape(d.policies), html_escape(d.device), unit(d),
       m.geomean_speedup, m.operators, 100 * m.fast_p["1.0"], 100 * m.fast_p["1.2"],
       100 * m.fast_p["1.4"], 100 * m.fast_p["2.0"], m.evaluations, d.wall_seconds);
+  if (d.llm_usage) html += "<p>" + html_escape(llm_usage_text(*d.llm_usage)) + "</p>";
   html += "<h2>Speedup distribution</h2>" + speedup_cdf_svg(ops);
   html += "<h2>Operators</h2><table><tr><th>operator</th><th>level</th><th>baseline</th>"
           "<th>best</th><th>speedup</th><th>evaluations</th><th>failures</th></tr>";

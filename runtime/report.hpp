@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "agent/campaign_metrics.hpp"
 #include "agent/episode_state.hpp"
 #include "base/status.hpp"
+#include "llm/token_ledger.hpp"
 
 namespace aopt::runtime {
 
@@ -23,13 +25,19 @@ struct report_data {
   bool simulated = true;
   double wall_seconds = 0;
   std::vector<agent::episode_state> episodes;
+  // LLM calls and tokens per (campaign, operator, role); unset when no role used the LLM.
+  std::optional<llm::token_ledger> llm_usage;
 };
 
 // The summary object `aopt run --json` prints: campaign, geomean_speedup, fast_p, evaluations,
-// operators[] (name, level, baseline_us, best_us, speedup, evaluations, failures), by_level.
+// operators[] (name, level, baseline_us, best_us, speedup, evaluations, failures), by_level,
+// and llm_usage (llm/token_ledger_json.hpp) when the campaign used the LLM.
 nlohmann::json report_json(const report_data& data);
 std::string report_markdown(const report_data& data);
 std::string report_html(const report_data& data);
+
+// One line of LLM totals: calls, cache hits, failures, tokens used and billed, cost if priced.
+std::string llm_usage_text(const llm::token_ledger& usage);
 
 // Writes report.json, report.md and report.html (as `formats` asks) into `dir`.
 status write_reports(const report_data& data, const std::filesystem::path& dir,

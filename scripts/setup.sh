@@ -6,6 +6,7 @@ packages=(
   libcaf-dev libboost-dev libboost-system-dev librocksdb-dev nlohmann-json3-dev
   doctest-dev libssl-dev libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
   libhnswlib-dev libxxhash-dev libseccomp-dev libdtl-dev
+  chromium  # headless, for the dashboard's browser test (tests/server/dashboard_browser_test.cpp)
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -8,8 +8,7 @@ namespace aopt::server {
 namespace {
 
 double unix_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -26,9 +25,14 @@ void event_hub::publish(const agent::campaign_event& event) {
         counters_.evaluations_by_status[event.status.empty() ? "unknown" : event.status]++;
         if (event.accepted) counters_.accepted++;
         break;
-      case kind::episode_started: counters_.episodes_started++; break;
-      case kind::episode_finished: counters_.episodes_finished++; break;
-      default: break;
+      case kind::episode_started:
+        counters_.episodes_started++;
+        break;
+      case kind::episode_finished:
+        counters_.episodes_finished++;
+        break;
+      default:
+        break;
     }
   }
   append(event.campaign, agent::to_string(event.type), std::move(j));

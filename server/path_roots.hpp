@@ -22,8 +22,6 @@ class path_roots {
   result<std::filesystem::path> confine(const std::filesystem::path& p) const;
   bool contains(const std::filesystem::path& resolved) const;
 
-  const std::vector<std::filesystem::path>& roots() const { return roots_; }
-
  private:
   std::vector<std::filesystem::path> roots_;  // resolved
 };

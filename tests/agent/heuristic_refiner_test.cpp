@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "agent/code_diff.hpp"
+#include "agent/optimization_rules.hpp"
 #include "agent/rewind_rules.hpp"
 #include "kernel_snippets.hpp"
 
@@ -33,61 +34,78 @@ experience_tuple tuple_from(const std::string& rule) {
 }  // namespace
 
 TEST_SUITE("agent") {
+  TEST_CASE("a tuple's diff transfers to the kernel it came from") {
+    experience_tuple t = tuple_from("chunked_copies");
+    result<std::string> slow = find_rewind_rule("chunked_copies")->apply(kQueueKernel);
+    REQUIRE(slow.ok());
+    heuristic_refiner refiner;
+    std::vector<kernel_candidate> out = refiner.refine({*slow, "", {t}});
+    REQUIRE_FALSE(out.empty());
+    CHECK(out[0].origin == "tuple:" + t.id);
+    CHECK(out[0].tuple_ids == std::vector<std::string>{t.id});
+    CHECK(out[0].kernel == kQueueKernel);
+    // The rule that would produce the same kernel is not offered a second time.
+    for (size_t i = 1; i < out.size(); ++i) CHECK(out[i].kernel != kQueueKernel);
+  }
 
-TEST_CASE("a tuple's diff transfers to the kernel it came from") {
-  experience_tuple t = tuple_from("chunked_copies");
-  result<std::string> slow = find_rewind_rule("chunked_copies")->apply(kQueueKernel);
-  REQUIRE(slow.ok());
-  heuristic_refiner refiner;
-  std::vector<kernel_candidate> out = refiner.refine({*slow, "", {t}, {"small_bursts"}});
-  REQUIRE_FALSE(out.empty());
-  CHECK(out[0].origin == "tuple:" + t.id);
-  CHECK(out[0].tuple_ids == std::vector<std::string>{t.id});
-  CHECK(out[0].kernel == kQueueKernel);
-  // The rule that would produce the same kernel is not offered a second time.
-  for (size_t i = 1; i < out.size(); ++i) CHECK(out[i].kernel != kQueueKernel);
-}
+  TEST_CASE("a tuple whose diff does not apply falls back to its rule's counterpart") {
+    experience_tuple t = tuple_from("add_full_barriers");
+    // Another kernel with a barrier after every stage, but different context lines.
+    std::string other = std::string(kQueueKernel);
+    auto swap = [&](const std::string& from, const std::string& to) {
+      REQUIRE(other.find(from) != std::string::npos);
+      other.replace(other.find(from), from.size(), to);
+    };
+    swap("KernelAxpy", "KernelOther");
+    swap("            CopyIn(i);\n",
+         "            CopyIn(i);\n            PipeBarrier<PIPE_ALL>();\n");
+    swap("            Compute();\n",
+         "            Compute();\n            PipeBarrier<PIPE_ALL>();\n");
+    swap("for (uint32_t i = 0; i < tileNum; i++)", "for (uint32_t i = 0; i < this->tileNum; ++i)");
+    t.code_diff = "@@ -1,3 +1,2 @@\n unrelated context\n-line that is not there\n more context\n";
+    heuristic_refiner refiner;
+    std::vector<kernel_candidate> out = refiner.refine({other, "", {t}});
+    REQUIRE_FALSE(out.empty());
+    CHECK(out[0].origin == "tuple:" + t.id + "+rule:remove_stage_barriers");
+    CHECK(out[0].kernel.find("PIPE_ALL") == std::string::npos);
+  }
 
-TEST_CASE("a tuple whose diff does not apply falls back to its rule's counterpart") {
-  experience_tuple t = tuple_from("add_full_barriers");
-  // Another kernel with a barrier after every stage, but different context lines.
-  std::string other = std::string(kQueueKernel);
-  auto swap = [&](const std::string& from, const std::string& to) {
-    REQUIRE(other.find(from) != std::string::npos);
-    other.replace(other.find(from), from.size(), to);
-  };
-  swap("KernelAxpy", "KernelOther");
-  swap("            CopyIn(i);\n", "            CopyIn(i);\n            PipeBarrier<PIPE_ALL>();\n");
-  swap("            Compute();\n", "            Compute();\n            PipeBarrier<PIPE_ALL>();\n");
-  swap("for (uint32_t i = 0; i < tileNum; i++)", "for (uint32_t i = 0; i < this->tileNum; ++i)");
-  t.code_diff = "@@ -1,3 +1,2 @@\n unrelated context\n-line that is not there\n more context\n";
-  heuristic_refiner refiner;
-  std::vector<kernel_candidate> out = refiner.refine({other, "", {t}, {}});
-  REQUIRE_FALSE(out.empty());
-  CHECK(out[0].origin == "tuple:" + t.id + "+rule:remove_stage_barriers");
-  CHECK(out[0].kernel.find("PIPE_ALL") == std::string::npos);
-}
+  TEST_CASE("with an empty bank the refiner proposes nothing, even where a rule would apply") {
+    heuristic_refiner refiner;
+    CHECK(find_optimization_rule("full_barrier_to_flags")->applies(kBarrierKernel));
+    CHECK(refiner.refine({kBarrierKernel, "", {}}).empty());
+  }
 
-TEST_CASE("with an empty bank the rules matching the diagnosis come first") {
-  heuristic_refiner refiner;
-  std::vector<kernel_candidate> out = refiner.refine({kBarrierKernel, "", {}, {"barrier_stall"}});
-  REQUIRE_FALSE(out.empty());
-  CHECK(out[0].origin == "rule:full_barrier_to_flags");
-  CHECK(out[0].tuple_ids.empty());
+  TEST_CASE("tuples that all transfer are first offered together, then one by one") {
+    result<std::string> chunked = find_rewind_rule("chunked_copies")->apply(kQueueKernel);
+    REQUIRE(chunked.ok());
+    result<std::string> slow = find_rewind_rule("add_full_barriers")->apply(*chunked);
+    REQUIRE(slow.ok());
+    experience_tuple copies = tuple_from("chunked_copies");
+    experience_tuple barriers = tuple_from("add_full_barriers");
+    heuristic_refiner refiner;
+    std::vector<kernel_candidate> out = refiner.refine({*slow, "", {barriers, copies}});
+    REQUIRE(out.size() == 3);
+    CHECK(out[0].tuple_ids == std::vector<std::string>{barriers.id, copies.id});
+    CHECK(out[0].origin.find(" & ") != std::string::npos);
+    CHECK(out[0].kernel == kQueueKernel);
+    CHECK(out[1].tuple_ids == std::vector<std::string>{barriers.id});
+    CHECK(out[1].kernel == *chunked);
+    CHECK(out[2].tuple_ids == std::vector<std::string>{copies.id});
+  }
 
-  heuristic_refiner tuples_only({8, false, 2});
-  CHECK(tuples_only.refine({kBarrierKernel, "", {}, {"barrier_stall"}}).empty());
-}
-
-TEST_CASE("nothing to improve gives an empty list and candidates are capped") {
-  heuristic_refiner refiner;
-  CHECK(refiner.refine({"int main() { return 0; }\n", "", {}, {}}).empty());
-  heuristic_refiner one({1, true, 2});
-  experience_tuple a = tuple_from("chunked_copies");
-  experience_tuple b = tuple_from("small_tile");
-  result<std::string> slow = find_rewind_rule("chunked_copies")->apply(kQueueKernel);
-  REQUIRE(slow.ok());
-  CHECK(one.refine({*slow, "", {a, b}, {}}).size() == 1);
-}
+  TEST_CASE("a tuple that does not transfer gives nothing and candidates are capped") {
+    heuristic_refiner refiner;
+    experience_tuple a = tuple_from("chunked_copies");
+    CHECK(refiner.refine({"int main() { return 0; }\n", "", {a}}).empty());
+    heuristic_refiner one({1, 2});
+    experience_tuple b = tuple_from("small_tile");
+    result<std::string> slow = find_rewind_rule("chunked_copies")->apply(kQueueKernel);
+    REQUIRE(slow.ok());
+    slow = find_rewind_rule("small_tile")->apply(*slow);
+    REQUIRE(slow.ok());
+    CHECK(refiner.refine({*slow, "", {a, b}}).size() == 3);
+    CHECK(one.refine({*slow, "", {a, b}}).size() == 1);
+  }
 
 }  // TEST_SUITE

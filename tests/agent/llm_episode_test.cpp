@@ -2,14 +2,20 @@
 // LLM mutator and refiner (the diagnoser and retriever stay heuristic) against the stub endpoint
 // on loopback. The scripted answers carry a real tiling change (more cores), a worse one
 // (smaller tiles) and a real kernel rewrite (double-buffered queues); the simulator evaluates
-// them and the episode keeps the faster candidates only. A second campaign over the same
-// database replays every answer from the llm_cache without calling the endpoint.
+// them and the episode keeps the faster candidates only. The tokens the endpoint reported reach
+// the run's summary, the report and the campaign record. A second campaign over the same
+// database (`--llm-cache read`) replays every answer from the llm_cache without calling the
+// endpoint; `aopt resume --llm-cache` runs the stored campaign with another cache mode.
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "agent/episode_state.hpp"
 #include "base/subprocess.hpp"
@@ -53,26 +59,47 @@ std::vector<test::stub_action> scripted_answers() {
   };
 }
 
-aopt::subprocess_result run_aopt(const fs::path& db, const std::string& campaign,
-                                 const std::string& base_url, const std::string& cache_mode) {
-  const fs::path op = aopt::config::builtin_config_dir().parent_path() / "corpus/level1/add_custom";
+aopt::subprocess_result run_command(std::vector<std::string> argv) {
   aopt::subprocess_options o;
-  o.argv = {AOPT_BINARY, "run",       op.string(),
-            "--db",      db.string(), "--campaign",
-            campaign,    "--report",  (db.parent_path() / ("reports-" + campaign)).string(),
-            "--json"};
-  for (const std::string& s : std::vector<std::string>{
-           "roles.mutator.policy=llm", "roles.refiner.policy=llm", "llm.base_url=" + base_url,
-           "llm.model=stub-model", "llm.cache=" + cache_mode, "llm.max_retries=0",
-           "campaign.rounds=1", "campaign.stage1_steps=2", "campaign.stage2_steps=1",
-           "campaign.budget=10", "campaign.jobs=1", "device.slots=1", "device.input_sets=1"}) {
-    o.argv.push_back("--set");
-    o.argv.push_back(s);
-  }
+  o.argv = std::move(argv);
+  o.argv.insert(o.argv.begin(), AOPT_BINARY);
   o.limits.wall_seconds = 300;
   auto r = aopt::run_subprocess(o);
   REQUIRE_MESSAGE(r.ok(), r.error().to_string());
   return std::move(r).value();
+}
+
+// `aopt run` of add_custom with the LLM mutator and refiner; `extra` are more arguments.
+aopt::subprocess_result run_aopt(const fs::path& db, const std::string& campaign,
+                                 const std::string& base_url,
+                                 const std::vector<std::string>& extra) {
+  const fs::path op = aopt::config::builtin_config_dir().parent_path() / "corpus/level1/add_custom";
+  std::vector<std::string> argv = {
+      "run",        op.string(), "--db",     db.string(),
+      "--campaign", campaign,    "--report", (db.parent_path() / "reports").string(),
+      "--json"};
+  for (const std::string& s : std::vector<std::string>{
+           "roles.mutator.policy=llm", "roles.refiner.policy=llm", "llm.base_url=" + base_url,
+           "llm.model=stub-model", "llm.max_retries=0", "campaign.rounds=1",
+           "campaign.stage1_steps=2", "campaign.stage2_steps=1", "campaign.budget=10",
+           "campaign.jobs=1", "device.slots=1", "device.input_sets=1"}) {
+    argv.push_back("--set");
+    argv.push_back(s);
+  }
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return run_command(std::move(argv));
+}
+
+// The JSON summary `--json` prints as the last line of stdout.
+nlohmann::json summary_of(const aopt::subprocess_result& r) {
+  std::string text = r.stdout_text;
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  const size_t start = text.rfind('\n');
+  return nlohmann::json::parse(start == std::string::npos ? text : text.substr(start + 1));
+}
+
+uint64_t tokens(const nlohmann::json& usage, const char* count, const char* kind) {
+  return usage.at("total").at(count).at(kind).get<uint64_t>();
 }
 
 std::vector<aopt::agent::candidate_record> candidates(const fs::path& db,
@@ -101,7 +128,7 @@ TEST_SUITE("agent") {
     test::openai_stub_server server;
     server.script(scripted_answers());
 
-    auto first = run_aopt(db, "llm-e2e", server.base_url(), "readwrite");
+    auto first = run_aopt(db, "llm-e2e", server.base_url(), {"--llm-cache", "readwrite"});
     REQUIRE_MESSAGE(first.exit_code == 0, (first.stdout_text + first.stderr_text));
     CHECK(server.chat_requests() == 3);
     CHECK(server.scripted_left() == 0);
@@ -146,8 +173,35 @@ TEST_SUITE("agent") {
         seen[0].body.at("messages").back().at("content").get<std::string>();
     CHECK(mutation_prompt.find("(simulated)") != std::string::npos);
 
-    // A repeated campaign in read mode: every answer from the llm_cache, none from the endpoint.
-    auto second = run_aopt(db, "llm-e2e-again", server.base_url(), "read");
+    // Token accounting reaches the user: the run's summary, the report files and the campaign
+    // record (`aopt report`) all carry the tokens the endpoint reported, per operator and role.
+    const test::stub_usage reported = server.reported_usage();
+    REQUIRE(reported.prompt_tokens > 0);
+    const nlohmann::json usage = summary_of(first).at("llm_usage");
+    CHECK(tokens(usage, "billed", "prompt_tokens") == reported.prompt_tokens);
+    CHECK(tokens(usage, "billed", "completion_tokens") == reported.completion_tokens);
+    CHECK(tokens(usage, "used", "prompt_tokens") == reported.prompt_tokens);
+    CHECK(usage.at("total").at("calls") == 3);
+    REQUIRE(usage.at("entries").size() == 2);
+    CHECK(usage.at("entries")[0].at("op") == "add_custom");
+    CHECK(usage.at("entries")[0].at("role") == "mutator");
+    CHECK(usage.at("entries")[0].at("calls") == 2);
+    CHECK(usage.at("entries")[1].at("role") == "refiner");
+    CHECK(usage.at("entries")[1].at("calls") == 1);
+    std::ifstream markdown(db.parent_path() / "reports/llm-e2e/report.md");
+    std::stringstream md;
+    md << markdown.rdbuf();
+    CHECK(md.str().find("## LLM usage") != std::string::npos);
+    CHECK(md.str().find("| add_custom | refiner | 1 | 0 | 0 |") != std::string::npos);
+
+    auto stored = run_command({"report", "llm-e2e", "--db", db.string(), "--report",
+                               (db.parent_path() / "reports-again").string(), "--json"});
+    REQUIRE_MESSAGE(stored.exit_code == 0, stored.stderr_text);
+    CHECK(summary_of(stored).at("llm_usage") == usage);
+
+    // A repeated campaign with --llm-cache read: every answer from the llm_cache, none from the
+    // endpoint; its tokens count as used, none as billed.
+    auto second = run_aopt(db, "llm-e2e-again", server.base_url(), {"--llm-cache", "read"});
     REQUIRE_MESSAGE(second.exit_code == 0, (second.stdout_text + second.stderr_text));
     CHECK(server.chat_requests() == 3);
     const auto replayed = candidates(db, "llm-e2e-again");
@@ -158,6 +212,29 @@ TEST_SUITE("agent") {
       CHECK(replayed[i].accepted == records[i].accepted);
       CHECK(replayed[i].policy == records[i].policy);
     }
+    const nlohmann::json replay_usage = summary_of(second).at("llm_usage");
+    CHECK(replay_usage.at("total").at("cache_hits") == 3);
+    CHECK(tokens(replay_usage, "billed", "prompt_tokens") == 0);
+    CHECK(tokens(replay_usage, "used", "prompt_tokens") == reported.prompt_tokens);
+    CHECK(tokens(replay_usage, "used", "completion_tokens") == reported.completion_tokens);
+
+    // `aopt resume --llm-cache` changes how the stored campaign runs; its usage carries over
+    // from the record instead of restarting at zero or counting twice.
+    auto resumed =
+        run_command({"resume", "llm-e2e", "--db", db.string(), "--llm-cache", "off", "--json"});
+    REQUIRE_MESSAGE(resumed.exit_code == 0, (resumed.stdout_text + resumed.stderr_text));
+    CHECK(summary_of(resumed).at("llm_usage") == usage);
+    {
+      auto store = aopt::storage::store::open(db);
+      REQUIRE(store.ok());
+      auto record = (*store)->get_campaign("llm-e2e");
+      REQUIRE(record.ok());
+      CHECK(record->at("config").at("llm").at("cache") == "off");
+    }
+
+    auto bad = run_aopt(db, "llm-e2e-bad", server.base_url(), {"--llm-cache", "sometimes"});
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.stderr_text.find("llm.cache") != std::string::npos);
   }
 
 }  // TEST_SUITE

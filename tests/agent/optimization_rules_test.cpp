@@ -61,7 +61,15 @@ TEST_CASE("single_to_double_buffer doubles queue buffers but not TBufs") {
   CHECK(count(out, "constexpr int32_t BUFFER_NUM = 2;") == 1);
   CHECK(count(out, "pipe.InitBuffer(inQueueY, 2, tileLength * sizeof(half));") == 1);
   CHECK(count(out, "pipe.InitBuffer(tmpBuf, tileLength * sizeof(half));") == 1);
-  CHECK_FALSE(find_optimization_rule("single_to_double_buffer")->applies(kQueueKernel));
+  std::string doubled = std::string(kQueueKernel);
+  doubled.replace(doubled.find("inQueueY, bufferNum"), 19, "inQueueY, BUFFER_NUM");
+  CHECK_FALSE(find_optimization_rule("single_to_double_buffer")->applies(doubled));
+}
+
+TEST_CASE("single_to_double_buffer replaces a runtime buffer count the host may set to 1") {
+  std::string out = optimize("single_to_double_buffer", kQueueKernel);
+  CHECK(count(out, "pipe.InitBuffer(inQueueY, 2, tileLength * sizeof(half));") == 1);
+  CHECK(count(out, "pipe.InitBuffer(inQueueX, BUFFER_NUM, tileLength * sizeof(half));") == 1);
 }
 
 TEST_CASE("scalar_loop_to_vector recognises a hand-written element-wise loop") {

@@ -28,6 +28,13 @@ END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(HostShimOp, HostShimTilingData);
 
+// Real tiling data accepts any field name, including the setter's usual parameter names.
+BEGIN_TILING_DATA_DEF(HostShimCommonNames)
+TILING_DATA_FIELD_DEF(float, value);
+TILING_DATA_FIELD_DEF_ARR(uint32_t, 2, values);
+TILING_DATA_FIELD_DEF_STRUCT(HostShimInnerTiling, data_type);
+END_TILING_DATA_DEF;
+
 }  // namespace optiling
 
 // The newer style: a plain struct shared by host and kernel.
@@ -160,5 +167,18 @@ TEST_SUITE("sim") {
   TEST_CASE("GET_TILING_DATA on a null tiling argument throws instead of crashing") {
     const uint8_t* tiling = nullptr;
     CHECK_THROWS_AS(kernel_reads(tiling), std::invalid_argument);
+  }
+
+  TEST_CASE("a field may be named like the setter's parameter") {
+    optiling::HostShimCommonNames t;
+    t.set_value(2.5f);
+    const uint32_t pair[2] = {3, 4};
+    t.set_values(pair);
+    optiling::HostShimInnerTiling inner;
+    inner.set_rows(11);
+    t.set_data_type(inner);
+    CHECK(t.get_value() == 2.5f);
+    CHECK(t.get_values()[1] == 4u);
+    CHECK(t.get_data_type().get_rows() == 11);
   }
 }

@@ -53,19 +53,19 @@ inline void save_tiling_data(const void* object, size_t size, void* buffer, size
     using aopt_self_type = class_name;    \
     static const char* aopt_class_name() { return #class_name; }
 
-#define TILING_DATA_FIELD_DEF(data_type, field_name) \
-  data_type field_name = data_type();                \
-  void set_##field_name(data_type value) {           \
-    field_name = value;                              \
-  }                                                  \
-  data_type get_##field_name() const {               \
-    return field_name;                               \
+#define TILING_DATA_FIELD_DEF(data_type, field_name)   \
+  data_type field_name = data_type();                  \
+  void set_##field_name(data_type aopt_field_value_) { \
+    field_name = aopt_field_value_;                    \
+  }                                                    \
+  data_type get_##field_name() const {                 \
+    return field_name;                                 \
   }
 
 #define TILING_DATA_FIELD_DEF_ARR(data_type, array_size, field_name) \
   data_type field_name[array_size] = {};                             \
-  void set_##field_name(const data_type* values) {                   \
-    std::memcpy(field_name, values, sizeof(field_name));             \
+  void set_##field_name(const data_type* aopt_field_values_) {       \
+    std::memcpy(field_name, aopt_field_values_, sizeof(field_name)); \
   }                                                                  \
   data_type* get_##field_name() {                                    \
     return field_name;                                               \
@@ -74,16 +74,16 @@ inline void save_tiling_data(const void* object, size_t size, void* buffer, size
     return field_name;                                               \
   }
 
-#define TILING_DATA_FIELD_DEF_STRUCT(struct_type, field_name) \
-  struct_type field_name;                                     \
-  void set_##field_name(const struct_type& value) {           \
-    field_name = value;                                       \
-  }                                                           \
-  struct_type& get_##field_name() {                           \
-    return field_name;                                        \
-  }                                                           \
-  const struct_type& get_##field_name() const {               \
-    return field_name;                                        \
+#define TILING_DATA_FIELD_DEF_STRUCT(struct_type, field_name)   \
+  struct_type field_name;                                       \
+  void set_##field_name(const struct_type& aopt_field_value_) { \
+    field_name = aopt_field_value_;                             \
+  }                                                             \
+  struct_type& get_##field_name() {                             \
+    return field_name;                                          \
+  }                                                             \
+  const struct_type& get_##field_name() const {                 \
+    return field_name;                                          \
   }
 
 #define END_TILING_DATA_DEF                                                      \

@@ -1,0 +1,209 @@
+#include "server/campaign_manager.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <thread>
+
+#include "runtime/campaign_runner.hpp"
+
+namespace aopt::server {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* owner_key = "owner";
+constexpr const char* owner_serve = "serve";
+
+std::string utc_now() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace
+
+campaign_manager::campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub,
+                                   uint32_t device_slots)
+    : db_(db),
+      hub_(std::move(hub)),
+      slots_(std::make_shared<agent::device_slots>(std::max<uint32_t>(1, device_slots))) {}
+
+campaign_manager::~campaign_manager() {
+  stop_all();
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [&] { return running_.empty(); });
+}
+
+result<std::string> campaign_manager::create(const std::string& id,
+                                             const std::vector<fs::path>& operators,
+                                             const config::aopt_config& config) {
+  const std::string cid = id.empty() ? runtime::derive_campaign_id(operators, config) : id;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopping_) return unavailable("the daemon is shutting down");
+  if (db_.get_campaign(cid).ok()) {
+    return status(status_code::already_exists,
+                  "campaign " + cid + " already exists (resume it, or pick another id)");
+  }
+  // The full record goes in before the run starts, so a daemon killed at any moment after this
+  // reply finds what it needs to resume the campaign.
+  nlohmann::json record = {{"id", cid},
+                           {"created", utc_now()},
+                           {"updated", utc_now()},
+                           {owner_key, owner_serve},
+                           {"status", "running"},
+                           {"strategy", config::to_string(config.campaign.strategy)},
+                           {"config", config::to_json(config)},
+                           {"operators", nlohmann::json::array()}};
+  for (const fs::path& p : operators) record["operators"].push_back(p.string());
+  AOPT_RETURN_IF_ERROR(db_.put_campaign(cid, record));
+  start_locked(cid, operators, config);
+  return cid;
+}
+
+void campaign_manager::start_locked(const std::string& id, const std::vector<fs::path>& operators,
+                                    const config::aopt_config& config) {
+  running_campaign rc;
+  rc.stop = std::make_shared<std::atomic<bool>>(false);
+  running_[id] = rc;
+  runtime::campaign_request request{id, operators, config, slots_};
+  hub_->publish_status(id, "running");
+  // A campaign blocks its thread until it ends; the destructor waits for every such thread
+  // through running_, so detaching is safe.
+  std::thread([this, request, stop = rc.stop] {
+    result<runtime::campaign_outcome> outcome = runtime::run_campaign(request, db_, hub_, stop);
+    if (!outcome.ok()) {
+      finish(request.campaign, outcome.error(), false);
+      return;
+    }
+    status errors;
+    if (!outcome->errors.empty()) errors = internal_error(outcome->errors.front());
+    finish(request.campaign, errors, outcome->interrupted);
+  }).detach();
+}
+
+void campaign_manager::finish(const std::string& id, const status& outcome, bool interrupted) {
+  std::string stop_as;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_as = running_[id].stop_as;
+  }
+  std::string final_status = interrupted ? "interrupted" : "done";
+  if (!outcome.ok()) final_status = "failed";
+  if (!stop_as.empty() && (interrupted || !outcome.ok())) final_status = stop_as;
+  const std::string why = outcome.ok() ? "" : outcome.to_string();
+  status written = record_status(id, final_status, why);
+  // The campaign leaves running_ before its final status is published, so a client that sees
+  // the status and asks finds it no longer running. After the erase the destructor may run, so
+  // only locals are used from there on.
+  std::shared_ptr<event_hub> hub = hub_;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    running_.erase(id);
+    idle_.notify_all();
+  }
+  if (written.ok()) {
+    hub->publish_status(id, final_status, why);
+  } else {
+    hub->publish_status(id, "failed", written.to_string());
+  }
+}
+
+status campaign_manager::record_status(const std::string& id, const std::string& value,
+                                       const std::string& why) {
+  result<nlohmann::json> record = db_.get_campaign(id);
+  if (!record.ok()) return record.error();
+  (*record)["status"] = value;
+  (*record)["updated"] = utc_now();
+  if (!why.empty()) (*record)["error"] = why;
+  return db_.put_campaign(id, *record);
+}
+
+status campaign_manager::set_status(const std::string& id, const std::string& value,
+                                    const std::string& why) {
+  AOPT_RETURN_IF_ERROR(record_status(id, value, why));
+  hub_->publish_status(id, value, why);
+  return status{};
+}
+
+status campaign_manager::request_stop(const std::string& id, const std::string& stop_as) {
+  auto it = running_.find(id);
+  it->second.stop_as = stop_as;
+  it->second.stop->store(true);
+  hub_->publish_status(id, "stopping", "will be " + stop_as);
+  return status{};
+}
+
+status campaign_manager::pause(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (running_.count(id)) return request_stop(id, "paused");
+  result<nlohmann::json> record = db_.get_campaign(id);
+  if (!record.ok()) return not_found("no campaign " + id);
+  const std::string st = record->value("status", "");
+  if (st == "paused") return status{};
+  return failed_precondition("campaign " + id + " is " + st + ", not running");
+}
+
+status campaign_manager::cancel(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (running_.count(id)) return request_stop(id, "cancelled");
+  result<nlohmann::json> record = db_.get_campaign(id);
+  if (!record.ok()) return not_found("no campaign " + id);
+  const std::string st = record->value("status", "");
+  if (st == "cancelled") return status{};
+  if (st == "done") return failed_precondition("campaign " + id + " has finished");
+  return set_status(id, "cancelled", "");
+}
+
+status campaign_manager::resume(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (stopping_) return unavailable("the daemon is shutting down");
+  if (running_.count(id)) return status{};
+  result<nlohmann::json> record = db_.get_campaign(id);
+  if (!record.ok()) return not_found("no campaign " + id);
+  const std::string st = record->value("status", "");
+  if (st == "done" || st == "cancelled") {
+    return failed_precondition("campaign " + id + " is " + st + " and cannot be resumed");
+  }
+  result<runtime::campaign_request> request = runtime::load_campaign_request(db_, id);
+  if (!request.ok()) return request.error();
+  start_locked(id, request->operators, request->config);
+  return status{};
+}
+
+std::vector<std::string> campaign_manager::resume_unfinished() {
+  std::vector<std::string> resumed;
+  result<std::vector<storage::keyed_value>> all = db_.list_campaigns();
+  if (!all.ok()) return resumed;
+  for (const storage::keyed_value& kv : *all) {
+    const std::string st = kv.value.value("status", "");
+    if (kv.value.value(owner_key, "") != owner_serve) continue;
+    if (st != "running" && st != "interrupted") continue;
+    if (resume(kv.key).ok()) resumed.push_back(kv.key);
+  }
+  return resumed;
+}
+
+bool campaign_manager::is_running(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return running_.count(id) > 0;
+}
+
+size_t campaign_manager::running_count() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return running_.size();
+}
+
+void campaign_manager::stop_all() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stopping_ = true;
+  for (auto& [id, rc] : running_) rc.stop->store(true);
+}
+
+bool campaign_manager::wait_idle(double timeout_s) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  return idle_.wait_for(lock, std::chrono::duration<double>(timeout_s),
+                        [&] { return running_.empty(); });
+}
+
+}  // namespace aopt::server

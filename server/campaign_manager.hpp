@@ -1,0 +1,94 @@
+// The campaigns of one `aopt serve` daemon: starts each on its own thread (run_campaign, which
+// brings up the campaign's actors), shares one device pool between all of them, pauses, resumes
+// and cancels them, and on start resumes every campaign the daemon was running when it stopped.
+//
+// Campaign records written by the daemon carry "owner": "serve", so `aopt run` campaigns in the
+// same database are never resumed behind their user's back. Status values in the record:
+//   running      - a run is in progress (or was, when the daemon died: it resumes on start)
+//   interrupted  - the daemon stopped it while shutting down; it resumes on start
+//   paused       - stopped on request; resumes only on request
+//   cancelled    - stopped for good; its results stay readable
+//   done         - every episode finished
+// ON-DISK FORMAT: do not rename these strings or the "owner" key; later daemons read them.
+//
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "agent/device_slots.hpp"
+#include "base/status.hpp"
+#include "config/aopt_config.hpp"
+#include "server/event_hub.hpp"
+#include "storage/store.hpp"
+
+namespace aopt::server {
+
+class campaign_manager {
+ public:
+  // `db` and `hub` must outlive the manager. `device_slots`: size of the pool shared by all
+  // campaigns.
+  campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub, uint32_t device_slots);
+  // Waits for every campaign thread (call stop_all first for a bounded wait).
+  ~campaign_manager();
+  campaign_manager(const campaign_manager&) = delete;
+  campaign_manager& operator=(const campaign_manager&) = delete;
+
+  // Records and starts a new campaign over `operators` (already confined and discovered).
+  // `id` "" = derived from the inputs. Errors: already_exists when the id is taken.
+  result<std::string> create(const std::string& id,
+                             const std::vector<std::filesystem::path>& operators,
+                             const config::aopt_config& config);
+
+  // Errors: not_found for an unknown campaign; failed_precondition when the campaign's status
+  // does not allow it (e.g. resuming a finished one).
+  status pause(const std::string& id);
+  status resume(const std::string& id);
+  status cancel(const std::string& id);
+
+  // Starts every daemon campaign whose record says running or interrupted. Returns their ids.
+  std::vector<std::string> resume_unfinished();
+
+  bool is_running(const std::string& id) const;
+  size_t running_count() const;
+  agent::slot_stats pool_stats() const { return slots_->stats(); }
+
+  // Asks every running campaign to stop (status "interrupted") and refuses new starts.
+  void stop_all();
+  // True when every campaign thread ended within `timeout_s`.
+  bool wait_idle(double timeout_s);
+
+ private:
+  struct running_campaign {
+    std::shared_ptr<std::atomic<bool>> stop;
+    std::string stop_as;  // status to record once stopped ("" = whatever the run decided)
+  };
+
+  // REQUIRES: mutex_ held, id not running.
+  void start_locked(const std::string& id, const std::vector<std::filesystem::path>& operators,
+                    const config::aopt_config& config);
+  void finish(const std::string& id, const status& outcome, bool interrupted);
+  status request_stop(const std::string& id, const std::string& stop_as);
+  // Writes the record's status; set_status also publishes it.
+  status record_status(const std::string& id, const std::string& value, const std::string& why);
+  status set_status(const std::string& id, const std::string& value, const std::string& why);
+
+  storage::store& db_;
+  std::shared_ptr<event_hub> hub_;
+  std::shared_ptr<agent::device_slots> slots_;
+
+  mutable std::mutex mutex_;
+  std::condition_variable idle_;
+  // State below is guarded by mutex_.
+  std::map<std::string, running_campaign> running_;
+  bool stopping_ = false;
+};
+
+}  // namespace aopt::server

@@ -1,0 +1,83 @@
+#include "server/metrics.hpp"
+
+#include <fmt/format.h>
+
+namespace aopt::server {
+
+namespace {
+
+void family(std::string& out, const char* name, const char* type, const char* help) {
+  out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
+}
+
+// Label values are campaign statuses and evaluation statuses written by aopt itself, but a
+// quote or backslash would still break the format, so they are escaped.
+std::string label(const std::string& v) {
+  std::string out;
+  for (char c : v) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string prometheus_text(const metrics_snapshot& m) {
+  std::string out;
+  family(out, "aopt_uptime_seconds", "gauge", "Seconds since the daemon started.");
+  out += fmt::format("aopt_uptime_seconds {:.3f}\n", m.uptime_s);
+
+  family(out, "aopt_evaluations_total", "counter",
+         "Candidate evaluations reported since the daemon started, by result status.");
+  for (const auto& [st, n] : m.events.evaluations_by_status) {
+    out += fmt::format("aopt_evaluations_total{{status=\"{}\"}} {}\n", label(st), n);
+  }
+  family(out, "aopt_candidates_accepted_total", "counter",
+         "Evaluated candidates that improved their operator's best latency.");
+  out += fmt::format("aopt_candidates_accepted_total {}\n", m.events.accepted);
+  family(out, "aopt_episodes_started_total", "counter", "Episodes started or resumed.");
+  out += fmt::format("aopt_episodes_started_total {}\n", m.events.episodes_started);
+  family(out, "aopt_episodes_finished_total", "counter", "Episodes finished.");
+  out += fmt::format("aopt_episodes_finished_total {}\n", m.events.episodes_finished);
+
+  family(out, "aopt_device_slots", "gauge", "Size of the shared device pool.");
+  out += fmt::format("aopt_device_slots {}\n", m.pool.slots);
+  family(out, "aopt_device_in_flight", "gauge", "Evaluations holding a device slot now.");
+  out += fmt::format("aopt_device_in_flight {}\n", m.pool.in_flight);
+  family(out, "aopt_device_queue_depth", "gauge", "Evaluations waiting for a device slot.");
+  out += fmt::format("aopt_device_queue_depth {}\n", m.pool.waiting);
+  family(out, "aopt_device_busy_seconds_total", "counter", "Slot-seconds the devices were busy.");
+  out += fmt::format("aopt_device_busy_seconds_total {:.3f}\n", m.pool.busy_seconds);
+  family(out, "aopt_device_busy_ratio", "gauge",
+         "Busy slot-seconds over available slot-seconds since the daemon started.");
+  const double capacity = m.uptime_s * m.pool.slots;
+  out += fmt::format("aopt_device_busy_ratio {:.6f}\n",
+                     capacity > 0 ? m.pool.busy_seconds / capacity : 0.0);
+
+  family(out, "aopt_campaigns_running", "gauge", "Campaigns with a run in progress.");
+  out += fmt::format("aopt_campaigns_running {}\n", m.campaigns_running);
+  family(out, "aopt_campaigns", "gauge", "Stored campaigns by recorded status.");
+  for (const auto& [st, n] : m.campaigns_by_status) {
+    out += fmt::format("aopt_campaigns{{status=\"{}\"}} {}\n", label(st), n);
+  }
+
+  family(out, "aopt_llm_tokens_total", "counter",
+         "LLM tokens used by stored campaigns (persisted at the end of each run), by kind.");
+  out += fmt::format("aopt_llm_tokens_total{{kind=\"prompt\"}} {}\n", m.llm_prompt_tokens);
+  out += fmt::format("aopt_llm_tokens_total{{kind=\"completion\"}} {}\n", m.llm_completion_tokens);
+  family(out, "aopt_llm_calls_total", "counter", "LLM answers delivered to stored campaigns.");
+  out += fmt::format("aopt_llm_calls_total {}\n", m.llm_calls);
+
+  family(out, "aopt_events_total", "counter", "Progress events published.");
+  out += fmt::format("aopt_events_total {}\n", m.events.events);
+  family(out, "aopt_event_subscribers", "gauge", "Connected server-sent-event clients.");
+  out += fmt::format("aopt_event_subscribers {}\n", m.events.subscribers);
+  return out;
+}
+
+}  // namespace aopt::server

@@ -1,0 +1,74 @@
+#include "daemon_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <stdexcept>
+
+namespace aopt::testing {
+
+daemon_process::daemon_process(const std::vector<std::string>& args,
+                               const std::vector<std::string>& env) {
+  int out_pipe[2];
+  if (pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
+  std::vector<std::string> argv = {AOPT_BINARY, "serve"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error("fork");
+  if (pid_ == 0) {
+    dup2(out_pipe[1], STDOUT_FILENO);
+    for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
+    std::vector<char*> cargs;
+    for (const std::string& a : argv) cargs.push_back(const_cast<char*>(a.c_str()));
+    cargs.push_back(nullptr);
+    execv(cargs[0], cargs.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  out_ = fdopen(out_pipe[0], "r");
+}
+
+daemon_process::~daemon_process() {
+  if (!reaped_) {
+    kill(pid_, SIGKILL);
+    wait();
+  }
+  if (out_) std::fclose(out_);
+}
+
+bool daemon_process::wait_ready() {
+  const std::string marker = "listening on http://";
+  char* line = nullptr;
+  size_t capacity = 0;
+  bool ready = false;
+  while (getline(&line, &capacity, out_) > 0) {
+    std::string text(line);
+    const size_t at = text.find(marker);
+    if (at == std::string::npos) {
+      lines_.push_back(text);
+      continue;
+    }
+    const size_t colon = text.rfind(':');
+    port_ = static_cast<uint16_t>(std::strtoul(text.c_str() + colon + 1, nullptr, 10));
+    ready = port_ != 0;
+    break;
+  }
+  free(line);
+  return ready;
+}
+
+void daemon_process::signal(int sig) {
+  kill(pid_, sig);
+}
+
+int daemon_process::wait() {
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  reaped_ = true;
+  return status;
+}
+
+}  // namespace aopt::testing

@@ -1,0 +1,26 @@
+#include <doctest/doctest.h>
+
+#include "server/metrics.hpp"
+
+TEST_CASE("prometheus_text writes every family with HELP and TYPE and labelled samples") {
+  aopt::server::metrics_snapshot m;
+  m.uptime_s = 10;
+  m.events.evaluations_by_status = {{"ok", 7}, {"compile_error", 2}};
+  m.pool.slots = 2;
+  m.pool.busy_seconds = 5;
+  m.pool.waiting = 3;
+  m.campaigns_by_status = {{"running", 1}};
+  m.llm_prompt_tokens = 100;
+  const std::string text = aopt::server::prometheus_text(m);
+  CHECK(text.find("# TYPE aopt_evaluations_total counter\n") != std::string::npos);
+  CHECK(text.find("aopt_evaluations_total{status=\"ok\"} 7\n") != std::string::npos);
+  CHECK(text.find("aopt_evaluations_total{status=\"compile_error\"} 2\n") != std::string::npos);
+  CHECK(text.find("aopt_device_busy_ratio 0.250000\n") != std::string::npos);
+  CHECK(text.find("aopt_device_queue_depth 3\n") != std::string::npos);
+  CHECK(text.find("aopt_campaigns{status=\"running\"} 1\n") != std::string::npos);
+  CHECK(text.find("aopt_llm_tokens_total{kind=\"prompt\"} 100\n") != std::string::npos);
+  // Every sample line belongs to a family declared before it.
+  size_t declared = 0;
+  for (size_t at = 0; (at = text.find("# TYPE ", at)) != std::string::npos; ++at) declared++;
+  CHECK(declared >= 15);
+}
