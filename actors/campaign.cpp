@@ -33,8 +33,8 @@ void launch_more(campaign_actor* self) {
   while (!stopping && st.running < std::max<uint32_t>(1, st.ctx.jobs) &&
          st.next < st.ctx.episodes.size()) {
     campaign_episode& e = st.ctx.episodes[st.next++];
-    episode_context ec{e.op, e.state, st.ctx.pipeline, st.ctx.journal, st.ctx.events,
-                       st.ctx.stop_requested};
+    episode_context ec{e.op,           e.state,       st.ctx.pipeline,
+                       st.ctx.journal, st.ctx.events, st.ctx.stop_requested};
     caf::actor episode = spawn_episode(self->system(), std::move(ec));
     st.running++;
     const std::string op = e.state.op_name;

@@ -5,7 +5,8 @@
 
 namespace aopt::actors {
 
-caf::actor spawn_diagnoser(caf::actor_system& sys, std::shared_ptr<agent::diagnoser_policy> policy) {
+caf::actor spawn_diagnoser(caf::actor_system& sys,
+                           std::shared_ptr<agent::diagnoser_policy> policy) {
   return spawn_policy_actor<diagnose_atom, diagnosis_job, diagnosis_outcome>(
       sys, [policy](const diagnosis_job& job) { return make_local(policy->diagnose(*job.value)); });
 }

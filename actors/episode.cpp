@@ -66,8 +66,8 @@ bool persist(episode_actor* self, const std::optional<agent::candidate_record>& 
     return false;
   }
   if (record) {
-    agent::campaign_event e = make_event(self->state.engine->state(),
-                                         agent::campaign_event::kind::candidate_evaluated);
+    agent::campaign_event e =
+        make_event(self->state.engine->state(), agent::campaign_event::kind::candidate_evaluated);
     e.status = record->result.error_kind.empty() ? npu::to_string(record->result.status)
                                                  : record->result.error_kind;
     e.origin = record->origin;
@@ -145,10 +145,10 @@ void step(episode_actor* self) {
                                                *o.value, self->state.ctx.pipeline.refiner_policy));
                     },
                     [=](caf::error& e) {
-                      continue_after(self,
-                                     self->state.engine->on_refinement(
-                                         from_error<std::vector<agent::kernel_candidate>>(e, "refiner"),
-                                         self->state.ctx.pipeline.refiner_policy));
+                      continue_after(
+                          self, self->state.engine->on_refinement(
+                                    from_error<std::vector<agent::kernel_candidate>>(e, "refiner"),
+                                    self->state.ctx.pipeline.refiner_policy));
                     });
           },
           [&](const agent::need_evaluation& ev) {

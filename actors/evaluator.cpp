@@ -8,10 +8,11 @@ namespace {
 
 evaluation_done evaluate(const evaluator_context& ctx, const evaluation_job& job) {
   evaluation_done done;
-  done.cache_key = agent::eval_cache_key(ctx.device->profile_id(), *job.op, job.tiling, job.kernel,
-                                         ctx.options);
+  done.cache_key =
+      agent::eval_cache_key(ctx.device->profile_id(), *job.op, job.tiling, job.kernel, ctx.options);
   npu::eval_result result;
-  std::optional<npu::eval_result> cached = ctx.cache ? ctx.cache->lookup(done.cache_key) : std::nullopt;
+  std::optional<npu::eval_result> cached =
+      ctx.cache ? ctx.cache->lookup(done.cache_key) : std::nullopt;
   if (cached) {
     result = *cached;
     result.from_cache = true;
@@ -34,8 +35,8 @@ caf::actor spawn_evaluator(caf::actor_system& sys, evaluator_context context) {
         },
         [=](stats_atom) {
           agent::slot_stats s = ctx->slots->stats();
-          return pool_stats{s.slots, s.in_flight, s.max_in_flight, s.waiting, s.completed, 0,
-                            s.busy_seconds};
+          return pool_stats{s.slots,     s.in_flight, s.max_in_flight, s.waiting,
+                            s.completed, 0,           s.busy_seconds};
         },
     };
   });

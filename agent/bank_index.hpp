@@ -30,8 +30,7 @@ namespace aopt::agent {
 constexpr size_t lexical_embedding_dims = 512;
 
 // L2-normalized feature-hashed word counts of `text`; all zeros for a text without words.
-std::vector<float> lexical_embedding(const std::string& text,
-                                     size_t dims = lexical_embedding_dims);
+std::vector<float> lexical_embedding(const std::string& text, size_t dims = lexical_embedding_dims);
 
 class bank_index final : public retriever {
  public:

@@ -44,8 +44,8 @@ result<rewind_trajectory> rewind_expert(npu::device& device, const npu::op_packa
   trajectory.expert_result =
       device.evaluate(expert, expert.host_source, expert.kernel_source, options.eval);
   if (!trajectory.expert_result.ok()) {
-    return failed_precondition("expert " + expert.spec.name + " does not evaluate ok: " +
-                               trajectory.expert_result.message);
+    return failed_precondition("expert " + expert.spec.name +
+                               " does not evaluate ok: " + trajectory.expert_result.message);
   }
   std::string current = expert.kernel_source;
   npu::eval_result current_result = trajectory.expert_result;

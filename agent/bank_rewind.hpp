@@ -65,7 +65,7 @@ struct rewind_step {
   std::string kernel;
   npu::eval_result result;
   bool kept = false;
-  std::string verdict;  // "kept", "not_slower", "infeasible: <status>", "unchanged"
+  std::string verdict;     // "kept", "not_slower", "infeasible: <status>", "unchanged"
   uint32_t from_step = 0;  // t of the kernel K(t) it was derived from
 };
 

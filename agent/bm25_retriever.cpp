@@ -13,10 +13,10 @@ namespace {
 
 const std::set<std::string>& stop_words() {
   static const std::set<std::string> words = {
-      "a",    "an",   "and",  "are",  "as",   "at",    "be",   "by",   "for",  "from",
-      "has",  "have", "in",   "into", "is",   "it",    "its",  "of",   "on",   "or",
-      "that", "the",  "their", "then", "there", "these", "this", "to",   "was",  "were",
-      "which", "while", "with", "each", "every", "so",   "than", "instead", "one", "per"};
+      "a",     "an",    "and",   "are",  "as",    "at",    "be",   "by",      "for", "from",
+      "has",   "have",  "in",    "into", "is",    "it",    "its",  "of",      "on",  "or",
+      "that",  "the",   "their", "then", "there", "these", "this", "to",      "was", "were",
+      "which", "while", "with",  "each", "every", "so",    "than", "instead", "one", "per"};
   return words;
 }
 
@@ -60,7 +60,8 @@ std::vector<std::string> tokenize(std::string_view text) {
     while (j < text.size() && std::isalnum(static_cast<unsigned char>(text[j]))) ++j;
     for (std::string& word : identifier_words(text.substr(i, j - i))) {
       if (word.size() < 2) continue;
-      if (std::all_of(word.begin(), word.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      if (std::all_of(word.begin(), word.end(),
+                      [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
         continue;
       }
       if (stop_words().count(word) != 0) continue;
@@ -73,7 +74,9 @@ std::vector<std::string> tokenize(std::string_view text) {
 
 bm25_retriever::bm25_retriever(bm25_options options) : options_(options) {}
 
-void bm25_retriever::add(const experience_tuple& t) { add_text(t.id, t.bottleneck, t.title); }
+void bm25_retriever::add(const experience_tuple& t) {
+  add_text(t.id, t.bottleneck, t.title);
+}
 
 void bm25_retriever::add_text(const std::string& id, const std::string& bottleneck,
                               const std::string& title) {
@@ -135,8 +138,9 @@ std::vector<retrieval_hit> bm25_retriever::top_k(const std::string& query, size_
     if (score > 0) hits.push_back({id, score});
   }
   // docs_ is ordered by id, so a stable sort by score leaves ties in ascending id order.
-  std::stable_sort(hits.begin(), hits.end(),
-                   [](const retrieval_hit& a, const retrieval_hit& b) { return a.score > b.score; });
+  std::stable_sort(hits.begin(), hits.end(), [](const retrieval_hit& a, const retrieval_hit& b) {
+    return a.score > b.score;
+  });
   if (hits.size() > k) hits.resize(k);
   return hits;
 }

@@ -47,7 +47,8 @@ class bm25_retriever final : public retriever {
 
   void add(const experience_tuple& t);
   // Indexes arbitrary text under `id` (the retrieval key of something that is not a tuple).
-  void add_text(const std::string& id, const std::string& bottleneck, const std::string& title = {});
+  void add_text(const std::string& id, const std::string& bottleneck,
+                const std::string& title = {});
   // Returns false when `id` is not indexed.
   bool remove(const std::string& id);
 

@@ -8,8 +8,7 @@ namespace {
 
 const std::map<std::string, std::string>& phrases() {
   static const std::map<std::string, std::string> table = {
-      {"mte2_bound",
-       "MTE2 bound: copy-in from GM to UB on the MTE2 pipe dominates the core time."},
+      {"mte2_bound", "MTE2 bound: copy-in from GM to UB on the MTE2 pipe dominates the core time."},
       {"mte3_bound",
        "MTE3 bound: copy-out from UB to GM on the MTE3 pipe dominates the core time."},
       {"vector_bound", "Vector bound: the vector pipe is busy most of the core time."},
@@ -47,8 +46,8 @@ const std::map<std::string, std::string>& phrases() {
 
 const std::vector<std::string>& bottleneck_tags() {
   static const std::vector<std::string> tags = {
-      "mte2_bound",    "mte3_bound",     "vector_bound", "no_overlap",   "scalar_heavy",
-      "barrier_stall", "core_underuse",  "core_imbalance", "small_bursts", "ub_underuse",
+      "mte2_bound",    "mte3_bound",       "vector_bound",   "no_overlap",   "scalar_heavy",
+      "barrier_stall", "core_underuse",    "core_imbalance", "small_bursts", "ub_underuse",
       "launch_bound",  "extra_gm_traffic", "near_roofline"};
   return tags;
 }

@@ -10,8 +10,13 @@
 namespace aopt::agent {
 
 struct campaign_event {
-  enum class kind { campaign_started, episode_started, candidate_evaluated, episode_finished,
-                    campaign_finished };
+  enum class kind {
+    campaign_started,
+    episode_started,
+    candidate_evaluated,
+    episode_finished,
+    campaign_finished
+  };
   kind type = kind::candidate_evaluated;
   std::string campaign;
   std::string op;
@@ -21,11 +26,11 @@ struct campaign_event {
   uint32_t budget = 0;
   double baseline_us = 0;
   double best_us = 0;
-  std::string status;       // of the candidate, or of the finished episode
+  std::string status;  // of the candidate, or of the finished episode
   std::string origin;
   bool accepted = false;
-  uint32_t operators = 0;       // campaign_started: operators in the campaign
-  double timestamp_s = 0;       // steady clock seconds since the process started
+  uint32_t operators = 0;  // campaign_started: operators in the campaign
+  double timestamp_s = 0;  // steady clock seconds since the process started
 };
 
 const char* to_string(campaign_event::kind k);

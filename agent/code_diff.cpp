@@ -268,7 +268,8 @@ result<patch_outcome> apply_unified_diff(const std::string& target, const std::s
       if (!trim(hk.lines[k].text).empty()) {
         std::string hunk_ws = leading_ws(hk.lines[k].text);
         std::string target_ws = leading_ws(lines[t]);
-        if (target_ws.size() > hunk_ws.size() && target_ws.compare(0, hunk_ws.size(), hunk_ws) == 0) {
+        if (target_ws.size() > hunk_ws.size() &&
+            target_ws.compare(0, hunk_ws.size(), hunk_ws) == 0) {
           add_prefix = target_ws.substr(hunk_ws.size());
         } else if (hunk_ws.size() > target_ws.size() &&
                    hunk_ws.compare(0, target_ws.size(), target_ws) == 0) {

@@ -40,18 +40,18 @@ struct patch_options {
 };
 
 struct hunk_report {
-  size_t index = 0;        // 1-based position in the diff
+  size_t index = 0;  // 1-based position in the diff
   bool applied = false;
-  size_t header_line = 0;  // old start line the header names
-  size_t matched_line = 0; // 1-based target line where the (fuzz-trimmed) hunk matched
-  long offset = 0;         // matched_line minus the expected line
-  size_t fuzz = 0;         // context lines dropped at each end
-  std::string message;     // why it failed, empty when applied
+  size_t header_line = 0;   // old start line the header names
+  size_t matched_line = 0;  // 1-based target line where the (fuzz-trimmed) hunk matched
+  long offset = 0;          // matched_line minus the expected line
+  size_t fuzz = 0;          // context lines dropped at each end
+  std::string message;      // why it failed, empty when applied
 };
 
 struct patch_outcome {
-  bool applied = false;    // every hunk applied
-  std::string text;        // the patched target, or the target unchanged when !applied
+  bool applied = false;  // every hunk applied
+  std::string text;      // the patched target, or the target unchanged when !applied
   std::vector<hunk_report> hunks;
 };
 

@@ -4,7 +4,9 @@
 
 namespace aopt::agent {
 
-device_slots::device_slots(uint32_t slots) { stats_.slots = std::max<uint32_t>(1, slots); }
+device_slots::device_slots(uint32_t slots) {
+  stats_.slots = std::max<uint32_t>(1, slots);
+}
 
 device_slots::lease::lease(device_slots& owner)
     : owner_(owner), start_(std::chrono::steady_clock::now()) {

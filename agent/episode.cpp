@@ -46,10 +46,14 @@ uint32_t episode_engine::round_count() const {
 uint32_t episode_engine::stage_steps(int stage) const {
   const episode_config& c = state_.config;
   switch (c.strat) {
-    case strategy::alternating: return stage == 1 ? c.stage1_steps : c.stage2_steps;
-    case strategy::stage1: return stage == 1 ? c.budget : 0;
-    case strategy::stage2: return stage == 2 ? c.budget : 0;
-    case strategy::best_of_n: return c.budget;
+    case strategy::alternating:
+      return stage == 1 ? c.stage1_steps : c.stage2_steps;
+    case strategy::stage1:
+      return stage == 1 ? c.budget : 0;
+    case strategy::stage2:
+      return stage == 2 ? c.budget : 0;
+    case strategy::best_of_n:
+      return c.budget;
   }
   return 0;
 }
@@ -61,12 +65,15 @@ const std::string& episode_engine::source_tiling() const {
 const std::string& episode_engine::source_kernel() const {
   return state_.config.strat == strategy::best_of_n ? state_.baseline_kernel : state_.best_kernel;
 }
-const npu::eval_result& episode_engine::source_result() const { return state_.best_result; }
+const npu::eval_result& episode_engine::source_result() const {
+  return state_.best_result;
+}
 
 episode_action episode_engine::next() const {
   if (finished()) return episode_finished{};
   if (state_.phase == episode_phase::baseline) {
-    return need_evaluation{{state_.baseline_tiling, state_.baseline_kernel, "baseline", "baseline", {}}};
+    return need_evaluation{
+        {state_.baseline_tiling, state_.baseline_kernel, "baseline", "baseline", {}}};
   }
   if (pending_.evaluation) return need_evaluation{*pending_.evaluation};
 
@@ -126,8 +133,8 @@ std::optional<candidate_record> episode_engine::on_mutation(const result<mutatio
     return failed_step("mutator", policy,
                        {status_code::already_exists, "proposed a tiling already evaluated"});
   }
-  pending_.evaluation = evaluation_request{reply->tiling, state_.best_kernel, "mutator",
-                                           reply->origin, {}};
+  pending_.evaluation =
+      evaluation_request{reply->tiling, state_.best_kernel, "mutator", reply->origin, {}};
   return std::nullopt;
 }
 
@@ -208,9 +215,8 @@ void episode_engine::queue_next_kernel() {
   kernel_candidate next = std::move(kernels.front());
   kernels.erase(kernels.begin());
   pending_.policy = pending_.refiner_policy;
-  pending_.evaluation =
-      evaluation_request{state_.best_tiling, std::move(next.kernel), "refiner",
-                         std::move(next.origin), std::move(next.tuple_ids)};
+  pending_.evaluation = evaluation_request{state_.best_tiling, std::move(next.kernel), "refiner",
+                                           std::move(next.origin), std::move(next.tuple_ids)};
 }
 
 candidate_record episode_engine::make_record(const evaluation_request& request,
@@ -248,15 +254,15 @@ candidate_record episode_engine::failed_step(const std::string& role, const std:
 
 candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
   if (state_.phase == episode_phase::baseline) {
-    evaluation_request baseline{state_.baseline_tiling, state_.baseline_kernel, "baseline",
-                                "baseline", {}};
+    evaluation_request baseline{
+        state_.baseline_tiling, state_.baseline_kernel, "baseline", "baseline", {}};
     pending_.policy = "baseline";
     candidate_record c = make_record(baseline, result);
     state_.tried.insert(hash_pair(state_.baseline_tiling, state_.baseline_kernel));
     if (!result.ok()) {
       state_.phase = episode_phase::failed;
-      state_.failure = "baseline " + std::string(npu::to_string(result.status)) + ": " +
-                       result.message;
+      state_.failure =
+          "baseline " + std::string(npu::to_string(result.status)) + ": " + result.message;
       return c;
     }
     c.accepted = true;
@@ -293,8 +299,7 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
   if (pending_.mutator_state) state_.mutator_state = *pending_.mutator_state;
   if (request.role != "refiner") {
     state_.tiling_history.push_back(
-        {request.tiling,
-         result.ok() ? std::optional<double>(result.latency_us) : std::nullopt,
+        {request.tiling, result.ok() ? std::optional<double>(result.latency_us) : std::nullopt,
          result.ok() ? request.origin : failure_key(result)});
     if (state_.tiling_history.size() > max_tiling_history) {
       state_.tiling_history.erase(state_.tiling_history.begin());

@@ -53,8 +53,8 @@ struct need_evaluation {
 };
 struct episode_finished {};
 
-using episode_action = std::variant<need_mutation, need_diagnosis, need_retrieval,
-                                    need_refinement, need_evaluation, episode_finished>;
+using episode_action = std::variant<need_mutation, need_diagnosis, need_retrieval, need_refinement,
+                                    need_evaluation, episode_finished>;
 
 // Returns a fresh state for `op` under `config` (phase baseline).
 episode_state initial_episode_state(const std::string& campaign, const npu::op_package& op,

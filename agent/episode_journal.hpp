@@ -20,7 +20,8 @@ struct eval_cache_entry {
 class episode_journal {
  public:
   virtual ~episode_journal() = default;
-  virtual status record(const episode_state& state, const std::optional<candidate_record>& candidate,
+  virtual status record(const episode_state& state,
+                        const std::optional<candidate_record>& candidate,
                         const std::optional<eval_cache_entry>& cache_entry) = 0;
 };
 

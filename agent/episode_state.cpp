@@ -12,7 +12,8 @@ const char* enum_name(Enum value, const std::pair<Enum, const char*> (&names)[N]
 }
 
 template <class Enum, size_t N>
-bool enum_parse(const std::string& text, Enum& out, const std::pair<Enum, const char*> (&names)[N]) {
+bool enum_parse(const std::string& text, Enum& out,
+                const std::pair<Enum, const char*> (&names)[N]) {
   for (const auto& [e, name] : names) {
     if (text == name) {
       out = e;
@@ -38,18 +39,23 @@ const std::pair<episode_phase, const char*> phase_names[] = {
 
 }  // namespace
 
-const char* to_string(strategy s) { return enum_name(s, strategy_names); }
+const char* to_string(strategy s) {
+  return enum_name(s, strategy_names);
+}
 bool parse_strategy(const std::string& text, strategy& out) {
   return enum_parse(text, out, strategy_names);
 }
-const char* to_string(episode_phase p) { return enum_name(p, phase_names); }
+const char* to_string(episode_phase p) {
+  return enum_name(p, phase_names);
+}
 
 void to_json(nlohmann::json& j, const episode_state& s) {
   nlohmann::json history = nlohmann::json::array();
   for (const tiling_trial& t : s.tiling_history) {
-    history.push_back({{"tiling", t.tiling},
-                       {"latency_us", t.latency_us ? nlohmann::json(*t.latency_us) : nlohmann::json()},
-                       {"summary", t.summary}});
+    history.push_back(
+        {{"tiling", t.tiling},
+         {"latency_us", t.latency_us ? nlohmann::json(*t.latency_us) : nlohmann::json()},
+         {"summary", t.summary}});
   }
   nlohmann::json trajectory = nlohmann::json::array();
   for (const trajectory_point& p : s.trajectory) {
@@ -148,10 +154,18 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
 }
 
 void to_json(nlohmann::json& j, const candidate_record& c) {
-  j = {{"seq", c.seq},         {"round", c.round},         {"stage", c.stage},
-       {"role", c.role},       {"policy", c.policy},       {"origin", c.origin},
-       {"tuple_ids", c.tuple_ids}, {"parent_seq", c.parent_seq}, {"tiling", c.tiling},
-       {"kernel", c.kernel},   {"result", c.result},       {"accepted", c.accepted},
+  j = {{"seq", c.seq},
+       {"round", c.round},
+       {"stage", c.stage},
+       {"role", c.role},
+       {"policy", c.policy},
+       {"origin", c.origin},
+       {"tuple_ids", c.tuple_ids},
+       {"parent_seq", c.parent_seq},
+       {"tiling", c.tiling},
+       {"kernel", c.kernel},
+       {"result", c.result},
+       {"accepted", c.accepted},
        {"best_after_us", c.best_after_us}};
 }
 

@@ -27,11 +27,11 @@ bool parse_strategy(const std::string& text, strategy& out);
 
 struct episode_config {
   strategy strat = strategy::alternating;
-  uint32_t budget = 40;        // candidates per operator, the baseline evaluation excluded
-  uint32_t rounds = 4;         // R
-  uint32_t stage1_steps = 5;   // U per round
-  uint32_t stage2_steps = 5;   // S per round
-  uint32_t top_k = 3;          // tuples retrieved per diagnosis
+  uint32_t budget = 40;       // candidates per operator, the baseline evaluation excluded
+  uint32_t rounds = 4;        // R
+  uint32_t stage1_steps = 5;  // U per round
+  uint32_t stage2_steps = 5;  // S per round
+  uint32_t top_k = 3;         // tuples retrieved per diagnosis
   uint64_t seed = 1;
 };
 
@@ -42,7 +42,7 @@ const char* to_string(episode_phase p);
 struct trajectory_point {
   uint32_t evaluation = 0;  // candidates evaluated so far (0 = baseline)
   double best_us = 0;
-  int stage = 0;            // stage of the candidate (0 = baseline)
+  int stage = 0;  // stage of the candidate (0 = baseline)
 };
 
 struct episode_state {
@@ -54,10 +54,10 @@ struct episode_state {
   episode_phase phase = episode_phase::baseline;
   std::string failure;  // why the baseline failed
 
-  uint32_t round = 0;          // 0-based
-  int stage = 1;               // 1 = tiling, 2 = kernel
+  uint32_t round = 0;  // 0-based
+  int stage = 1;       // 1 = tiling, 2 = kernel
   uint32_t step_in_stage = 0;
-  uint32_t candidates = 0;     // budget used
+  uint32_t candidates = 0;  // budget used
   uint64_t next_seq = 0;
 
   std::string baseline_tiling, baseline_kernel;
@@ -67,9 +67,9 @@ struct episode_state {
   int64_t best_seq = -1;
   npu::eval_result best_result;
 
-  nlohmann::json mutator_state;           // owned by the mutator policy
+  nlohmann::json mutator_state;              // owned by the mutator policy
   std::vector<tiling_trial> tiling_history;  // most recent last, bounded
-  std::set<std::string> tried;             // content hashes of (T, K) pairs tried
+  std::set<std::string> tried;               // content hashes of (T, K) pairs tried
   std::map<std::string, uint32_t> failures;  // by status or error kind
   std::vector<trajectory_point> trajectory;
   std::map<std::string, uint32_t> accepted_by_origin;  // which roles/tuples produced speedups
@@ -82,9 +82,9 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j);
 struct candidate_record {
   uint64_t seq = 0;
   uint32_t round = 0;
-  int stage = 0;           // 0 = baseline
-  std::string role;        // "baseline", "mutator", "refiner", "best_of_n"
-  std::string policy;      // e.g. "heuristic-mutator", "llm"
+  int stage = 0;       // 0 = baseline
+  std::string role;    // "baseline", "mutator", "refiner", "best_of_n"
+  std::string policy;  // e.g. "heuristic-mutator", "llm"
   std::string origin;
   std::vector<std::string> tuple_ids;
   int64_t parent_seq = -1;  // the best candidate it was derived from

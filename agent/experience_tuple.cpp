@@ -30,7 +30,8 @@ result<experience_tuple> experience_tuple_from_json(const nlohmann::json& j) {
   if (!j.is_object()) return invalid_argument("experience tuple: expected an object");
   for (const char* key : {"id", "bottleneck", "code_diff"}) {
     if (!j.contains(key) || !j[key].is_string()) {
-      return invalid_argument(std::string("experience tuple: ") + key + ": missing or not a string");
+      return invalid_argument(std::string("experience tuple: ") + key +
+                              ": missing or not a string");
     }
   }
   try {
@@ -44,13 +45,13 @@ result<experience_tuple> experience_tuple_from_json(const nlohmann::json& j) {
     t.tags = j.value("tags", std::vector<std::string>{});
     if (j.contains("provenance")) {
       const nlohmann::json& p = j.at("provenance");
-      if (!p.is_object()) return invalid_argument("experience tuple: provenance: expected an object");
+      if (!p.is_object())
+        return invalid_argument("experience tuple: provenance: expected an object");
       t.provenance.expert_op = p.value("expert_op", "");
       t.provenance.step = p.value("step", 0u);
       t.provenance.latency_before_us = p.value("latency_before_us", 0.0);
       t.provenance.latency_after_us = p.value("latency_after_us", 0.0);
-      t.provenance.profile_deltas =
-          p.value("profile_deltas", std::map<std::string, double>{});
+      t.provenance.profile_deltas = p.value("profile_deltas", std::map<std::string, double>{});
       t.provenance.policy = p.value("policy", "");
       t.provenance.rule = p.value("rule", "");
     }
@@ -59,7 +60,8 @@ result<experience_tuple> experience_tuple_from_json(const nlohmann::json& j) {
     }
     return t;
   } catch (const nlohmann::json::exception& e) {
-    return invalid_argument(std::string("experience tuple ") + j.value("id", "?") + ": " + e.what());
+    return invalid_argument(std::string("experience tuple ") + j.value("id", "?") + ": " +
+                            e.what());
   }
 }
 

@@ -25,8 +25,8 @@
 namespace aopt::agent {
 
 struct tuple_provenance {
-  std::string expert_op;     // the expert operator the trajectory started from
-  uint32_t step = 0;         // rewind step t of the pair (K(t+1) slow, K(t) fast)
+  std::string expert_op;         // the expert operator the trajectory started from
+  uint32_t step = 0;             // rewind step t of the pair (K(t+1) slow, K(t) fast)
   double latency_before_us = 0;  // the slow kernel K(t+1): before the optimization
   double latency_after_us = 0;   // the fast kernel K(t): after it
   // Profile changes from the slow to the fast kernel, e.g. {"mte2.ratio": -0.21}.
@@ -40,8 +40,8 @@ struct experience_tuple {
   std::string title;
   std::string description;
   std::string bottleneck;
-  std::string code_diff;  // unified diff from the slow kernel to the fast one
-  std::string category;   // e.g. "pipelining", "synchronization", "vectorization"
+  std::string code_diff;          // unified diff from the slow kernel to the fast one
+  std::string category;           // e.g. "pipelining", "synchronization", "vectorization"
   std::vector<std::string> tags;  // diagnoser tags the tuple addresses (no_overlap, ...)
   tuple_provenance provenance;
   std::optional<std::vector<float>> embedding;

@@ -44,7 +44,7 @@
 namespace aopt::agent {
 
 struct diagnoser_options {
-  uint32_t cores = 40;               // vector cores of the device profile
+  uint32_t cores = 40;  // vector cores of the device profile
   double pipe_bound_ratio = 0.6;
   double overlap_sum = 1.2;
   double scalar_ratio = 0.3;

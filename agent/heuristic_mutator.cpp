@@ -45,8 +45,8 @@ int64_t clamp_to_domain(const tunable& t, int64_t v) {
 }
 
 nlohmann::json tunable_to_json(const tunable& t) {
-  return {{"name", t.name},   {"type", t.type}, {"kind", to_string(t.kind)},
-          {"lo", t.lo},       {"hi", t.hi},     {"step", t.step},
+  return {{"name", t.name},       {"type", t.type},   {"kind", to_string(t.kind)},
+          {"lo", t.lo},           {"hi", t.hi},       {"step", t.step},
           {"choices", t.choices}, {"value", t.value}, {"line", t.line}};
 }
 
@@ -96,8 +96,8 @@ admissibility_check make_ub_capacity_check(const std::vector<tunable>& tunables,
     if (tile.empty() || tile_it == values.end()) return true;
     int64_t count = 1;
     if (auto it = values.find(buffers); !buffers.empty() && it != values.end()) count = it->second;
-    long double bytes = static_cast<long double>(tile_it->second) * static_cast<long double>(count) *
-                        bytes_per_element;
+    long double bytes = static_cast<long double>(tile_it->second) *
+                        static_cast<long double>(count) * bytes_per_element;
     return bytes <= static_cast<long double>(ub_bytes);
   };
 }
@@ -226,7 +226,8 @@ std::string heuristic_mutator::describe(const point& parent, const point& child)
   for (size_t i = 0; i < tunables_.size(); ++i) {
     if (parent[i] == child[i]) continue;
     if (!changes.empty()) changes += ", ";
-    changes += tunables_[i].name + " " + std::to_string(parent[i]) + "->" + std::to_string(child[i]);
+    changes +=
+        tunables_[i].name + " " + std::to_string(parent[i]) + "->" + std::to_string(child[i]);
   }
   return changes.empty() ? "no change" : changes;
 }
@@ -368,7 +369,8 @@ nlohmann::json heuristic_mutator::save() const {
   for (const tunable& t : tunables_) j["tunables"].push_back(tunable_to_json(t));
   j["population"] = nlohmann::json::array();
   for (const member& m : population_) {
-    j["population"].push_back({{"values", m.values}, {"latency_us", m.latency_us}, {"order", m.order}});
+    j["population"].push_back(
+        {{"values", m.values}, {"latency_us", m.latency_us}, {"order", m.order}});
   }
   j["tried"] = tried_;
   j["rng"] = rng_.save();
@@ -377,12 +379,14 @@ nlohmann::json heuristic_mutator::save() const {
   return j;
 }
 
-result<heuristic_mutator> heuristic_mutator::load(const nlohmann::json& j, admissibility_check check) {
+result<heuristic_mutator> heuristic_mutator::load(const nlohmann::json& j,
+                                                  admissibility_check check) {
   if (!j.is_object() || j.value("kind", "") != "heuristic-mutator") {
     return invalid_argument("mutator state: not a heuristic-mutator state");
   }
   if (j.value("version", 0) != 1) {
-    return invalid_argument("mutator state: unsupported version " + j.value("version", nlohmann::json()).dump());
+    return invalid_argument("mutator state: unsupported version " +
+                            j.value("version", nlohmann::json()).dump());
   }
   try {
     const nlohmann::json& o = j.at("options");
@@ -402,7 +406,8 @@ result<heuristic_mutator> heuristic_mutator::load(const nlohmann::json& j, admis
     heuristic_mutator m(std::move(tunables), options, std::move(check));
     for (const nlohmann::json& p : j.at("population")) {
       m.population_.push_back(member{p.at("values").get<tunable_values>(),
-                                     p.at("latency_us").get<double>(), p.at("order").get<uint64_t>()});
+                                     p.at("latency_us").get<double>(),
+                                     p.at("order").get<uint64_t>()});
     }
     for (const nlohmann::json& p : j.at("tried")) {
       point values = p.get<point>();

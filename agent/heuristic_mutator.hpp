@@ -44,8 +44,8 @@
 namespace aopt::agent {
 
 struct mutator_options {
-  uint32_t population = 8;    // feasible members kept (>= 1)
-  uint32_t elite = 2;         // best members parents and crossover draw from (>= 1)
+  uint32_t population = 8;  // feasible members kept (>= 1)
+  uint32_t elite = 2;       // best members parents and crossover draw from (>= 1)
   uint64_t seed = 1;
   uint32_t element_bytes = 2;  // smallest element size of the operator's tensors
   double crossover_rate = 0.3;

@@ -11,7 +11,9 @@ namespace aopt::agent {
 
 namespace {
 
-std::string short_hash(const std::string& text) { return content_hash({text}).substr(0, 16); }
+std::string short_hash(const std::string& text) {
+  return content_hash({text}).substr(0, 16);
+}
 
 uint64_t generation_seed(uint64_t seed, const std::string& op, const std::string& generation) {
   std::string h = content_hash({"heuristic-mutator-seed", std::to_string(seed), op, generation});
@@ -35,7 +37,8 @@ std::pair<uint32_t, uint32_t> element_sizes(const npu::op_package* op, uint32_t 
 }
 
 // The tunable values of `tiling` when it has exactly the tunables `names`.
-std::optional<tunable_values> values_of(const std::string& tiling, const std::set<std::string>& names) {
+std::optional<tunable_values> values_of(const std::string& tiling,
+                                        const std::set<std::string>& names) {
   result<std::vector<tunable>> t = parse_tunables(tiling);
   if (!t.ok() || t->size() != names.size()) return std::nullopt;
   tunable_values v = current_values(*t);
@@ -77,7 +80,8 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
     } else {
       return failed_precondition("heuristic-mutator: " + parsed.error().message());
     }
-    if (tunables.empty()) return failed_precondition("heuristic-mutator: the EVOLVE-BLOCK holds no tunable");
+    if (tunables.empty())
+      return failed_precondition("heuristic-mutator: the EVOLVE-BLOCK holds no tunable");
   } else {
     base = state.value("base", "");
   }
@@ -85,7 +89,8 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
   admissibility_check check;
   if (options_.ub_bytes > 0 && per_element > 0) {
     result<std::vector<tunable>> base_tunables = parse_tunables(base);
-    if (base_tunables.ok()) check = make_ub_capacity_check(*base_tunables, options_.ub_bytes, per_element);
+    if (base_tunables.ok())
+      check = make_ub_capacity_check(*base_tunables, options_.ub_bytes, per_element);
   }
 
   std::optional<heuristic_mutator> mutator;
@@ -95,15 +100,17 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
     generation = state.is_object() ? state.value("generation", uint64_t{0}) + 1 : 0;
     // Without a state (the first call, or best_of_n, which never passes one back) the sample
     // index tells independent requests apart.
-    mopts.seed = generation_seed(options_.mutator.seed, op_name,
-                                 state.is_object() ? std::to_string(generation)
-                                                   : "first-" + std::to_string(request.sample_index));
+    mopts.seed =
+        generation_seed(options_.mutator.seed, op_name,
+                        state.is_object() ? std::to_string(generation)
+                                          : "first-" + std::to_string(request.sample_index));
     mutator.emplace(tunables, mopts, check);
     mutator->report(current_values(tunables), request.best_latency_us);
     // History so far was measured with other kernels (or is the generation's own start).
     for (const tiling_trial& trial : request.history) seen.insert(short_hash(trial.tiling));
   } else {
-    result<heuristic_mutator> loaded = heuristic_mutator::load(state.value("mutator", nlohmann::json()), check);
+    result<heuristic_mutator> loaded =
+        heuristic_mutator::load(state.value("mutator", nlohmann::json()), check);
     if (!loaded.ok()) return loaded.error().with_context("heuristic-mutator state");
     mutator.emplace(std::move(*loaded));
     generation = state.value("generation", uint64_t{0});
@@ -114,7 +121,8 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
   for (const tunable& t : mutator->tunables()) names.insert(t.name);
   for (const tiling_trial& trial : request.history) {
     if (seen.count(short_hash(trial.tiling)) != 0) continue;
-    if (std::optional<tunable_values> v = values_of(trial.tiling, names)) mutator->report(*v, trial.latency_us);
+    if (std::optional<tunable_values> v = values_of(trial.tiling, names))
+      mutator->report(*v, trial.latency_us);
   }
 
   std::optional<tunable_values> proposal = mutator->propose();
@@ -135,7 +143,8 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
   return reply;
 }
 
-heuristic_diagnoser_policy::heuristic_diagnoser_policy(diagnoser_options options) : diagnoser_(options) {}
+heuristic_diagnoser_policy::heuristic_diagnoser_policy(diagnoser_options options)
+    : diagnoser_(options) {}
 
 result<diagnosis> heuristic_diagnoser_policy::diagnose(const diagnosis_request& request) {
   diagnosis_input input;
@@ -143,12 +152,14 @@ result<diagnosis> heuristic_diagnoser_policy::diagnose(const diagnosis_request& 
   input.kernel = request.kernel;
   if (request.op != nullptr) {
     input.io_bytes = request.op->spec.io_bytes();
-    input.tensor_count = static_cast<uint32_t>(request.op->spec.inputs.size() + request.op->spec.outputs.size());
+    input.tensor_count =
+        static_cast<uint32_t>(request.op->spec.inputs.size() + request.op->spec.outputs.size());
   }
   return diagnoser_.diagnose(input).as_diagnosis();
 }
 
-bm25_retriever_policy::bm25_retriever_policy(const std::vector<experience_tuple>& bank, bm25_options options)
+bm25_retriever_policy::bm25_retriever_policy(const std::vector<experience_tuple>& bank,
+                                             bm25_options options)
     : index_(options) {
   for (const experience_tuple& t : bank) add(t);
 }
@@ -159,7 +170,8 @@ void bm25_retriever_policy::add(const experience_tuple& t) {
   tuples_[t.id] = t;
 }
 
-result<std::vector<tuple_ref>> bm25_retriever_policy::retrieve(const diagnosis& query, uint32_t top_k) {
+result<std::vector<tuple_ref>> bm25_retriever_policy::retrieve(const diagnosis& query,
+                                                               uint32_t top_k) {
   std::shared_lock lock(mutex_);
   std::vector<tuple_ref> out;
   for (const retrieval_hit& hit : index_.top_k(query.query, top_k)) {
@@ -170,7 +182,8 @@ result<std::vector<tuple_ref>> bm25_retriever_policy::retrieve(const diagnosis& 
 
 heuristic_refiner_policy::heuristic_refiner_policy(refiner_options options) : refiner_(options) {}
 
-result<std::vector<kernel_candidate>> heuristic_refiner_policy::refine(const refinement_request& request) {
+result<std::vector<kernel_candidate>> heuristic_refiner_policy::refine(
+    const refinement_request& request) {
   refinement_input input;
   input.kernel = request.kernel;
   input.tiling = request.tiling;

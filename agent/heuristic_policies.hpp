@@ -73,7 +73,7 @@ class bm25_retriever_policy final : public retriever_policy {
 
  private:
   mutable std::shared_mutex mutex_;
-  bm25_retriever index_;                          // guarded by mutex_
+  bm25_retriever index_;                            // guarded by mutex_
   std::map<std::string, experience_tuple> tuples_;  // guarded by mutex_
 };
 

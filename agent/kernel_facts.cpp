@@ -8,47 +8,92 @@ namespace aopt::agent {
 namespace {
 
 const std::set<std::string>& vector_apis() {
-  static const std::set<std::string> names = {
-      "Add",          "Sub",           "Mul",           "Div",            "Max",
-      "Min",          "And",           "Or",            "Adds",           "Muls",
-      "Maxs",         "Mins",          "LeakyRelu",     "ShiftLeft",      "ShiftRight",
-      "Exp",          "Ln",            "Abs",           "Sqrt",           "Rsqrt",
-      "Reciprocal",   "Relu",          "Not",           "Duplicate",      "Cast",
-      "Compare",      "Compares",      "Select",        "ReduceSum",      "ReduceMax",
-      "ReduceMin",    "WholeReduceSum", "WholeReduceMax", "WholeReduceMin", "BlockReduceSum",
-      "BlockReduceMax", "BlockReduceMin", "Axpy",       "Sigmoid",        "Tanh",
-      "Power",        "Brcb",          "Gather",        "Copy",           "AddRelu",
-      "MulAddDst",    "Sign",          "Floor",         "Ceil",           "Round"};
+  static const std::set<std::string> names = {"Add",
+                                              "Sub",
+                                              "Mul",
+                                              "Div",
+                                              "Max",
+                                              "Min",
+                                              "And",
+                                              "Or",
+                                              "Adds",
+                                              "Muls",
+                                              "Maxs",
+                                              "Mins",
+                                              "LeakyRelu",
+                                              "ShiftLeft",
+                                              "ShiftRight",
+                                              "Exp",
+                                              "Ln",
+                                              "Abs",
+                                              "Sqrt",
+                                              "Rsqrt",
+                                              "Reciprocal",
+                                              "Relu",
+                                              "Not",
+                                              "Duplicate",
+                                              "Cast",
+                                              "Compare",
+                                              "Compares",
+                                              "Select",
+                                              "ReduceSum",
+                                              "ReduceMax",
+                                              "ReduceMin",
+                                              "WholeReduceSum",
+                                              "WholeReduceMax",
+                                              "WholeReduceMin",
+                                              "BlockReduceSum",
+                                              "BlockReduceMax",
+                                              "BlockReduceMin",
+                                              "Axpy",
+                                              "Sigmoid",
+                                              "Tanh",
+                                              "Power",
+                                              "Brcb",
+                                              "Gather",
+                                              "Copy",
+                                              "AddRelu",
+                                              "MulAddDst",
+                                              "Sign",
+                                              "Floor",
+                                              "Ceil",
+                                              "Round"};
   return names;
 }
 
 const std::set<std::string>& not_functions() {
-  static const std::set<std::string> names = {"if",          "for",         "while",
-                                              "switch",      "return",      "sizeof",
-                                              "static_cast", "reinterpret_cast", "const_cast",
-                                              "decltype",    "alignof"};
+  static const std::set<std::string> names = {
+      "if",         "for",      "while",       "switch",
+      "return",     "sizeof",   "static_cast", "reinterpret_cast",
+      "const_cast", "decltype", "alignof"};
   return names;
 }
 
 bool looks_global(const std::string& base) {
-  return base.size() >= 2 && (base.find("Gm") != std::string::npos ||
-                              base.find("gm") != std::string::npos ||
-                              base.find("GM") != std::string::npos);
+  return base.size() >= 2 &&
+         (base.find("Gm") != std::string::npos || base.find("gm") != std::string::npos ||
+          base.find("GM") != std::string::npos);
 }
 
 }  // namespace
 
 const char* pipe_name(pipe_kind p) {
   switch (p) {
-    case pipe_kind::scalar: return "S";
-    case pipe_kind::vector: return "V";
-    case pipe_kind::mte2: return "MTE2";
-    case pipe_kind::mte3: return "MTE3";
+    case pipe_kind::scalar:
+      return "S";
+    case pipe_kind::vector:
+      return "V";
+    case pipe_kind::mte2:
+      return "MTE2";
+    case pipe_kind::mte3:
+      return "MTE3";
   }
   return "S";
 }
 
-bool is_vector_api(const std::string& name) { return vector_apis().count(name) != 0; }
+bool is_vector_api(const std::string& name) {
+  return vector_apis().count(name) != 0;
+}
 
 std::string operand_base(const std::string& operand) {
   static const std::regex re(R"(^\(*\s*([A-Za-z_]\w*)\s*\)*\s*(?:\[.*\])?\s*\)*$)");
@@ -87,7 +132,9 @@ kernel_facts::kernel_facts(std::string kernel)
   }
 }
 
-std::optional<std::string> kernel_facts::pipe_access() const { return pipe_access_; }
+std::optional<std::string> kernel_facts::pipe_access() const {
+  return pipe_access_;
+}
 
 std::optional<std::string> kernel_facts::element_type(const std::string& variable) const {
   if (auto it = local_types_.find(variable); it != local_types_.end()) return it->second;
@@ -101,8 +148,12 @@ bool kernel_facts::is_global(const std::string& variable) const {
   return looks_global(variable);
 }
 
-bool kernel_facts::is_queue(const std::string& variable) const { return queues_.count(variable) != 0; }
-bool kernel_facts::is_tbuf(const std::string& variable) const { return tbufs_.count(variable) != 0; }
+bool kernel_facts::is_queue(const std::string& variable) const {
+  return queues_.count(variable) != 0;
+}
+bool kernel_facts::is_tbuf(const std::string& variable) const {
+  return tbufs_.count(variable) != 0;
+}
 
 bool kernel_facts::uses_queues() const {
   return masked_.find("EnQue") != std::string::npos && masked_.find("DeQue") != std::string::npos;
@@ -146,8 +197,8 @@ void kernel_facts::pipes(text_range range, int depth, std::vector<pipe_kind>& ou
       i = word_end;
       continue;
     }
-    bool member_access = i > 0 && (masked_[i - 1] == '.' || (i > 1 && masked_[i - 1] == '>' &&
-                                                             masked_[i - 2] == '-'));
+    bool member_access = i > 0 && (masked_[i - 1] == '.' ||
+                                   (i > 1 && masked_[i - 1] == '>' && masked_[i - 2] == '-'));
     if (word == "DataCopy" || word == "DataCopyPad") {
       pipes({k + 1, close}, depth, out);
       std::vector<std::string> args = split_arguments(text_.substr(k + 1, close - k - 1));

@@ -38,7 +38,7 @@ class kernel_facts {
   // kernel declares none of that name.
   std::optional<std::string> element_type(const std::string& variable) const;
   bool is_global(const std::string& variable) const;
-  bool is_queue(const std::string& variable) const;   // TQue / TQueBind
+  bool is_queue(const std::string& variable) const;  // TQue / TQueBind
   bool is_tbuf(const std::string& variable) const;
   bool uses_queues() const;  // EnQue and DeQue both appear
 

@@ -22,7 +22,7 @@ struct kernel_rule {
   std::string description;  // what the fast kernel does and why it is faster
   std::string bottleneck;   // the slow kernel's symptom, in the diagnoser's vocabulary
   std::vector<std::string> tags;  // diagnoser tags of that symptom
-  std::string counterpart;  // the rule of the other library that undoes this one
+  std::string counterpart;        // the rule of the other library that undoes this one
   std::function<bool(const std::string& kernel)> applies;
   // The transformed kernel; failed_precondition when the rule does not apply.
   std::function<result<std::string>(const std::string& kernel)> apply;

@@ -9,15 +9,16 @@ namespace aopt::agent {
 
 const std::map<std::string, elementwise_op>& elementwise_apis() {
   static const std::map<std::string, elementwise_op> apis = {
-      {"Add", {"+", false}},   {"Sub", {"-", false}},   {"Mul", {"*", false}},
-      {"Div", {"/", false}},   {"Max", {"max", false}}, {"Min", {"min", false}},
-      {"Adds", {"+", true}},   {"Muls", {"*", true}},   {"Maxs", {"max", true}},
+      {"Add", {"+", false}},  {"Sub", {"-", false}},   {"Mul", {"*", false}},
+      {"Div", {"/", false}},  {"Max", {"max", false}}, {"Min", {"min", false}},
+      {"Adds", {"+", true}},  {"Muls", {"*", true}},   {"Maxs", {"max", true}},
       {"Mins", {"min", true}}};
   return apis;
 }
 
 std::optional<std::string> compute_type(const std::string& element_type) {
-  static const std::set<std::string> floats = {"half", "float", "bfloat16_t", "float16_t", "half_t"};
+  static const std::set<std::string> floats = {"half", "float", "bfloat16_t", "float16_t",
+                                               "half_t"};
   static const std::set<std::string> ints = {"int8_t",  "uint8_t",  "int16_t", "uint16_t",
                                              "int32_t", "uint32_t", "int64_t", "int"};
   if (floats.count(element_type) != 0) return std::string("float");
@@ -33,7 +34,8 @@ std::optional<std::string> shifted_operand(const std::string& operand, const std
   if (std::regex_match(t, m, plain)) return std::string(m[1]) + "[" + offset + "]";
   if (std::regex_match(t, m, subscript)) {
     std::string inner = m[2];
-    if (std::count(inner.begin(), inner.end(), '[') != std::count(inner.begin(), inner.end(), ']')) {
+    if (std::count(inner.begin(), inner.end(), '[') !=
+        std::count(inner.begin(), inner.end(), ']')) {
       return std::nullopt;
     }
     return std::string(m[1]) + "[(" + trim(inner) + ") + " + offset + "]";

@@ -19,8 +19,8 @@ inline constexpr const char* kIndentUnit = "    ";
 inline constexpr int kChunkBytes = 256;
 
 struct elementwise_op {
-  std::string symbol;          // "+", "-", "*", "/", "max", "min"
-  bool scalar_operand = false; // Adds/Muls/Maxs/Mins: the third argument is a scalar
+  std::string symbol;           // "+", "-", "*", "/", "max", "min"
+  bool scalar_operand = false;  // Adds/Muls/Maxs/Mins: the third argument is a scalar
 };
 
 // Add, Sub, Mul, Div, Max, Min, Adds, Muls, Maxs, Mins.

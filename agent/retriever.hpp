@@ -11,8 +11,8 @@
 namespace aopt::agent {
 
 struct retrieval_hit {
-  std::string id;     // tuple id
-  double score = 0;   // larger is more relevant; comparable only within one retriever
+  std::string id;    // tuple id
+  double score = 0;  // larger is more relevant; comparable only within one retriever
 };
 
 class retriever {

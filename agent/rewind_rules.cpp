@@ -94,7 +94,8 @@ std::vector<text_edit> scalar_loop_edits(const kernel_facts& f) {
     const std::vector<std::string>& args = c.call.arguments;
     if (args.size() != 4) continue;
     const elementwise_op& op = elementwise_apis().at(c.api);
-    bool operands_ok = std::regex_match(args[0], identifier) && std::regex_match(args[1], identifier) &&
+    bool operands_ok = std::regex_match(args[0], identifier) &&
+                       std::regex_match(args[1], identifier) &&
                        (op.scalar_operand || std::regex_match(args[2], identifier));
     if (!operands_ok) continue;
     std::optional<std::string> type = f.element_type(args[0]);
@@ -122,9 +123,10 @@ std::vector<text_edit> scalar_loop_edits(const kernel_facts& f) {
       body = {args[0] + ".SetValue(" + i + ", static_cast<" + *type + ">(" + lhs + " " + op.symbol +
               " " + rhs + "));"};
     }
-    std::vector<std::string> out = {"PipeBarrier<PIPE_ALL>();",
-                                    "for (uint32_t " + i + " = 0; " + i + " < static_cast<uint32_t>(" +
-                                        args[3] + "); " + i + "++) {"};
+    std::vector<std::string> out = {"PipeBarrier<PIPE_ALL>();", "for (uint32_t " + i + " = 0; " +
+                                                                    i +
+                                                                    " < static_cast<uint32_t>(" +
+                                                                    args[3] + "); " + i + "++) {"};
     for (const std::string& b : body) out.push_back(kIndentUnit + b);
     out.push_back("}");
     out.push_back("PipeBarrier<PIPE_ALL>();");
@@ -155,12 +157,14 @@ std::vector<text_edit> chunked_copy_edits(const kernel_facts& f) {
     if (!stmt) continue;
     std::optional<text_range> lines = own_lines(masked, *stmt);
     if (!lines) continue;
-    std::string chunk = "static_cast<uint32_t>(" + std::to_string(kChunkBytes) + " / sizeof(" + *type + "))";
+    std::string chunk =
+        "static_cast<uint32_t>(" + std::to_string(kChunkBytes) + " / sizeof(" + *type + "))";
     std::string count = "static_cast<uint32_t>(" + call.arguments[2] + ")";
     std::vector<std::string> out = {
-        "for (uint32_t " + offset + " = 0; " + offset + " < " + count + "; " + offset + " += " + chunk + ") {",
-        std::string(kIndentUnit) + "DataCopy(" + *shifted_dst + ", " + *shifted_src + ", " + count + " - " +
-            offset + " < " + chunk + " ? " + count + " - " + offset + " : " + chunk + ");",
+        "for (uint32_t " + offset + " = 0; " + offset + " < " + count + "; " + offset +
+            " += " + chunk + ") {",
+        std::string(kIndentUnit) + "DataCopy(" + *shifted_dst + ", " + *shifted_src + ", " + count +
+            " - " + offset + " < " + chunk + " ? " + count + " - " + offset + " : " + chunk + ");",
         "}"};
     edits.push_back({*lines, indented(out, line_indent(f.text(), lines->begin))});
   }
@@ -182,7 +186,8 @@ std::vector<text_edit> small_tile_edits(const kernel_facts& f) {
     const std::smatch& m = *it;
     std::string member = m[1];
     std::string value = m[2];
-    text_range rhs{static_cast<size_t>(m.position(2)), static_cast<size_t>(m.position(2) + m.length(2))};
+    text_range rhs{static_cast<size_t>(m.position(2)),
+                   static_cast<size_t>(m.position(2) + m.length(2))};
     if (classify_tiling_name(member) == tiling_role::tile_size) {
       return {{rhs, "(" + value + " >= 256 ? " + value + " / 256 * 64 : " + value + ")"}};
     }
@@ -224,7 +229,8 @@ std::vector<text_edit> flag_barrier_edits(const kernel_facts& f) {
        it != std::sregex_iterator(); ++it) {
     std::string name = (*it)[1];
     size_t first = find_identifier(after_masked, name);
-    if (first == std::string::npos || find_identifier(after_masked, name, first + 1) != std::string::npos) {
+    if (first == std::string::npos ||
+        find_identifier(after_masked, name, first + 1) != std::string::npos) {
       continue;
     }
     text_range stmt{static_cast<size_t>(it->position(0)),
@@ -249,11 +255,10 @@ std::vector<text_edit> round_trip_edits(const kernel_facts& f) {
     std::optional<text_range> lines = own_lines(masked, *stmt);
     if (!lines) continue;
     const std::vector<std::string>& a = call.arguments;
-    std::vector<std::string> out = {"DataCopy(" + a[0] + ", " + a[1] + ", " + a[2] + ");",
-                                    "PipeBarrier<PIPE_ALL>();",
-                                    "DataCopy(" + a[1] + ", " + a[0] + ", " + a[2] + ");",
-                                    "PipeBarrier<PIPE_ALL>();",
-                                    "DataCopy(" + a[0] + ", " + a[1] + ", " + a[2] + ");"};
+    std::vector<std::string> out = {
+        "DataCopy(" + a[0] + ", " + a[1] + ", " + a[2] + ");", "PipeBarrier<PIPE_ALL>();",
+        "DataCopy(" + a[1] + ", " + a[0] + ", " + a[2] + ");", "PipeBarrier<PIPE_ALL>();",
+        "DataCopy(" + a[0] + ", " + a[1] + ", " + a[2] + ");"};
     return {{*lines, indented(out, line_indent(f.text(), lines->begin))}};
   }
   return {};
@@ -262,64 +267,100 @@ std::vector<text_edit> round_trip_edits(const kernel_facts& f) {
 std::vector<kernel_rule> build_rules() {
   std::vector<kernel_rule> rules;
   rules.push_back(make_rule(
-      {"double_to_single_buffer", "pipelining",
+      {"double_to_single_buffer",
+       "pipelining",
        "Double buffering overlaps copy-in, compute and copy-out",
        "Give every TQue two buffers (InitBuffer num 2, BUFFER_NUM 2) so MTE2 loads tile i+1 while "
        "the vector unit computes tile i and MTE3 stores tile i-1; with one buffer per queue each "
        "stage waits for the previous one to release it.",
        bottleneck_text({"no_overlap", "mte2_bound"}) +
            " Queues are initialised with a single buffer (InitBuffer num 1, BUFFER_NUM 1).",
-       {"no_overlap", "mte2_bound"}, "single_to_double_buffer", {}, {}},
+       {"no_overlap", "mte2_bound"},
+       "single_to_double_buffer",
+       {},
+       {}},
       single_buffer_edits));
   rules.push_back(make_rule(
-      {"add_full_barriers", "synchronization", "Remove full barriers between pipeline stages",
-       "The queues' EnQue/DeQue already order CopyIn, Compute and CopyOut; a PipeBarrier<PIPE_ALL>() "
+      {"add_full_barriers",
+       "synchronization",
+       "Remove full barriers between pipeline stages",
+       "The queues' EnQue/DeQue already order CopyIn, Compute and CopyOut; a "
+       "PipeBarrier<PIPE_ALL>() "
        "after each stage drains every pipe and keeps the stages of consecutive tiles from "
        "overlapping.",
        bottleneck_text({"barrier_stall", "no_overlap"}) +
            " A PipeBarrier<PIPE_ALL> follows every stage call of the Process loop.",
-       {"barrier_stall", "no_overlap"}, "remove_stage_barriers", {}, {}},
+       {"barrier_stall", "no_overlap"},
+       "remove_stage_barriers",
+       {},
+       {}},
       full_barrier_edits));
   rules.push_back(make_rule(
-      {"vector_to_scalar", "vectorization", "Vectorize an element-wise scalar loop",
+      {"vector_to_scalar",
+       "vectorization",
+       "Vectorize an element-wise scalar loop",
        "Replace the GetValue/SetValue loop with one count-form vector instruction (Add, Mul, "
        "Adds, Muls, ...) that processes 256 bytes per repeat; scalar element accesses are orders "
        "of magnitude slower and need full barriers around them.",
        bottleneck_text({"scalar_heavy"}) +
            " An element-wise loop reads operands with GetValue and writes results with SetValue.",
-       {"scalar_heavy"}, "scalar_loop_to_vector", {}, {}},
+       {"scalar_heavy"},
+       "scalar_loop_to_vector",
+       {},
+       {}},
       scalar_loop_edits));
   rules.push_back(make_rule(
-      {"chunked_copies", "memory", "Copy whole tiles with one DataCopy",
+      {"chunked_copies",
+       "memory",
+       "Copy whole tiles with one DataCopy",
        "Move a tile with a single DataCopy of the full count instead of a loop of 256-byte "
        "chunks: every DMA burst pays a fixed overhead, and peak bandwidth needs transfers of "
        "16 KiB or more.",
-       bottleneck_text({"small_bursts", "mte2_bound"}) + " DataCopy is issued in a loop of small chunks.",
-       {"small_bursts", "mte2_bound"}, "merge_chunked_copies", {}, {}},
+       bottleneck_text({"small_bursts", "mte2_bound"}) +
+           " DataCopy is issued in a loop of small chunks.",
+       {"small_bursts", "mte2_bound"},
+       "merge_chunked_copies",
+       {},
+       {}},
       chunked_copy_edits));
   rules.push_back(make_rule(
-      {"small_tile", "tiling", "Fill the UB with larger tiles",
+      {"small_tile",
+       "tiling",
+       "Fill the UB with larger tiles",
        "Size tiles to the UB capacity: fewer loop iterations, longer DMA transfers and fewer "
        "per-tile synchronizations.",
-       bottleneck_text({"ub_underuse", "small_bursts"}), {"ub_underuse", "small_bursts"},
-       "enlarge_tile", {}, {}},
+       bottleneck_text({"ub_underuse", "small_bursts"}),
+       {"ub_underuse", "small_bursts"},
+       "enlarge_tile",
+       {},
+       {}},
       small_tile_edits));
   rules.push_back(make_rule(
-      {"flags_to_full_barriers", "synchronization",
+      {"flags_to_full_barriers",
+       "synchronization",
        "Fine-grained SetFlag/WaitFlag instead of full barriers",
        "Order only the two pipes that depend on each other with SetFlag/WaitFlag on a HardEvent "
        "(MTE2_V, V_MTE3, V_S, ...); PipeBarrier<PIPE_ALL>() waits for every pipe and serializes "
        "independent work.",
-       bottleneck_text({"barrier_stall"}) + " Full barriers stand where one pipe waits for another.",
-       {"barrier_stall"}, "full_barrier_to_flags", {}, {}},
+       bottleneck_text({"barrier_stall"}) +
+           " Full barriers stand where one pipe waits for another.",
+       {"barrier_stall"},
+       "full_barrier_to_flags",
+       {},
+       {}},
       flag_barrier_edits));
   rules.push_back(make_rule(
-      {"extra_gm_round_trip", "fusion", "Keep intermediate data in UB, no GM round trip",
+      {"extra_gm_round_trip",
+       "fusion",
+       "Keep intermediate data in UB, no GM round trip",
        "Write each result to GM once: writing, reading back and rewriting through global memory "
        "doubles MTE2/MTE3 traffic and adds full barriers; fused computation keeps data in the "
        "unified buffer.",
-       bottleneck_text({"extra_gm_traffic", "mte3_bound"}), {"extra_gm_traffic", "mte3_bound"},
-       "remove_gm_round_trip", {}, {}},
+       bottleneck_text({"extra_gm_traffic", "mte3_bound"}),
+       {"extra_gm_traffic", "mte3_bound"},
+       "remove_gm_round_trip",
+       {},
+       {}},
       round_trip_edits));
   return rules;
 }

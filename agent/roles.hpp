@@ -33,9 +33,9 @@ struct mutation_request {
   std::string tiling;                   // T of the current best pair
   std::string kernel;                   // K of the current best pair
   double best_latency_us = 0;
-  nlohmann::json policy_state;          // null on the first call of an episode
+  nlohmann::json policy_state;  // null on the first call of an episode
   std::vector<tiling_trial> history;
-  uint64_t sample_index = 0;            // distinguishes repeated requests (LLM cache key)
+  uint64_t sample_index = 0;  // distinguishes repeated requests (LLM cache key)
 };
 
 struct mutation_reply {
@@ -54,8 +54,8 @@ struct diagnosis_request {
 };
 
 struct diagnosis {
-  std::string query;               // bottleneck text, the retrieval key
-  std::vector<std::string> tags;   // mte2_bound, no_overlap, scalar_heavy, ...
+  std::string query;              // bottleneck text, the retrieval key
+  std::vector<std::string> tags;  // mte2_bound, no_overlap, scalar_heavy, ...
 };
 
 struct tuple_ref {

@@ -23,9 +23,13 @@ int64_t seeded_rng::between(int64_t lo, int64_t hi) {
   return static_cast<int64_t>(static_cast<uint64_t>(lo) + below(span + 1));
 }
 
-double seeded_rng::unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+double seeded_rng::unit() {
+  return static_cast<double>(next() >> 11) * 0x1.0p-53;
+}
 
-nlohmann::json seeded_rng::save() const { return {{"seed", seed_}, {"draws", draws_}}; }
+nlohmann::json seeded_rng::save() const {
+  return {{"seed", seed_}, {"draws", draws_}};
+}
 
 result<seeded_rng> seeded_rng::load(const nlohmann::json& j) {
   auto non_negative = [&](const char* key) {

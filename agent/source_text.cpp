@@ -6,15 +6,23 @@ namespace aopt::agent {
 
 namespace {
 
-bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
-bool is_digit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+bool is_space(char c) {
+  return std::isspace(static_cast<unsigned char>(c)) != 0;
+}
+bool is_digit(char c) {
+  return std::isdigit(static_cast<unsigned char>(c)) != 0;
+}
 
 char closing_of(char open) {
   switch (open) {
-    case '(': return ')';
-    case '[': return ']';
-    case '{': return '}';
-    default: return 0;
+    case '(':
+      return ')';
+    case '[':
+      return ']';
+    case '{':
+      return '}';
+    default:
+      return 0;
   }
 }
 
@@ -136,7 +144,9 @@ std::string join_lines(const std::vector<std::string>& lines, bool trailing_newl
   return out;
 }
 
-bool ends_with_newline(std::string_view text) { return !text.empty() && text.back() == '\n'; }
+bool ends_with_newline(std::string_view text) {
+  return !text.empty() && text.back() == '\n';
+}
 
 std::string trim(std::string_view text) {
   size_t b = 0;
@@ -191,8 +201,9 @@ std::string mask_comments_and_strings(std::string_view source) {
       end = end == std::string_view::npos ? n : end + closing.size();
       blank(i + 2, end - 1);
       i = end;
-    } else if (c == '"' || (c == '\'' && !(i > 0 && is_digit(source[i - 1]) && i + 1 < n &&
-                                           std::isxdigit(static_cast<unsigned char>(source[i + 1]))))) {
+    } else if (c == '"' ||
+               (c == '\'' && !(i > 0 && is_digit(source[i - 1]) && i + 1 < n &&
+                               std::isxdigit(static_cast<unsigned char>(source[i + 1]))))) {
       size_t k = i + 1;
       while (k < n && source[k] != c && source[k] != '\n') {
         if (source[k] == '\\') ++k;
@@ -392,8 +403,8 @@ std::vector<call_site> find_calls(std::string_view original, std::string_view ma
     if (k < masked.size() && masked[k] == '(') {
       size_t close = find_matching(masked, k);
       size_t after = close == std::string_view::npos ? close : skip_space(masked, close + 1);
-      bool definition = after != std::string_view::npos && after < masked.size() &&
-                        masked[after] == '{';
+      bool definition =
+          after != std::string_view::npos && after < masked.size() && masked[after] == '{';
       if (close != std::string_view::npos && close < within.end && !definition) {
         call_site call;
         call.name_begin = pos;

@@ -62,9 +62,9 @@ std::optional<text_range> find_function_body(std::string_view masked, std::strin
 
 // A `for (...) {...}` or `while (...) {...}` loop with a braced body.
 struct loop_range {
-  size_t keyword = 0;   // offset of "for" / "while"
-  text_range header;    // '(' to ')' included
-  text_range body;      // '{' to '}' included
+  size_t keyword = 0;  // offset of "for" / "while"
+  text_range header;   // '(' to ')' included
+  text_range body;     // '{' to '}' included
 };
 // Loops whose keyword lies inside `within`, outermost first, in source order (nested loops are
 // listed too).
@@ -84,8 +84,8 @@ std::vector<std::string> split_arguments(std::string_view args);
 // A call `name(...)` found in masked text.
 struct call_site {
   size_t name_begin = 0;
-  text_range parens;  // '(' to ')' included
-  std::vector<std::string> arguments;   // from the original text, trimmed
+  text_range parens;                        // '(' to ')' included
+  std::vector<std::string> arguments;       // from the original text, trimmed
   std::vector<text_range> argument_ranges;  // where each trimmed argument lies
 };
 // Every call of `name` (optionally with template arguments, `name<...>(`) inside `within`,

@@ -13,7 +13,9 @@ namespace aopt::agent {
 
 namespace {
 
-bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+bool is_pow2(int64_t v) {
+  return v > 0 && (v & (v - 1)) == 0;
+}
 
 std::optional<int64_t> to_int(const std::string& text) {
   int64_t v = 0;
@@ -175,11 +177,13 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
       }
       bool is_static = m[2].matched || m[4].matched;
       if (!is_static && in_class_scope(masked, kinds, line_offsets[i])) is_static = true;
-      std::string comment = trailing_comment(lines[i], static_cast<size_t>(m.position(8) + m.length(8)));
+      std::string comment =
+          trailing_comment(lines[i], static_cast<size_t>(m.position(8) + m.length(8)));
       rewrite r;
       r.line = std::string(m[1]) + (is_static ? "static " : "") + "constexpr " + type + " " + name +
-               " = " + std::string(m[7]) + std::string(m[8]) + ";  // tunable: " +
-               domain_for(role, *value, options.cores) + (comment.empty() ? "" : "  " + comment);
+               " = " + std::string(m[7]) + std::string(m[8]) +
+               ";  // tunable: " + domain_for(role, *value, options.cores) +
+               (comment.empty() ? "" : "  " + comment);
       r.declares_tunable = true;
       rewrites[i] = std::move(r);
     } else if (std::regex_match(ml, m, define_decl)) {
@@ -218,9 +222,9 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
     working_text += "\n" + name;  // reserve the name for later literals
     std::string indent = line_indent(tiling, line_offsets[index]);
     rewrite r;
-    r.lines_before.push_back(indent + "constexpr uint32_t " + name + " = " + call.arguments[0] +
-                             ";  // tunable: " +
-                             domain_for(tiling_role::block_dim, *value, options.cores));
+    r.lines_before.push_back(
+        indent + "constexpr uint32_t " + name + " = " + call.arguments[0] +
+        ";  // tunable: " + domain_for(tiling_role::block_dim, *value, options.cores));
     size_t arg_open = call.parens.begin - line_offsets[index];
     r.line = lines[index].substr(0, arg_open + 1) + name + lines[index].substr(close_in_line - 1);
     rewrites[index] = std::move(r);
@@ -271,7 +275,8 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
   t.source = join_lines(out, ends_with_newline(tiling));
   t.synthesized = true;
   result<std::vector<tunable>> parsed = parse_tunables(t.source);
-  if (!parsed.ok()) return internal_error("synthesized template does not parse: " + parsed.error().message());
+  if (!parsed.ok())
+    return internal_error("synthesized template does not parse: " + parsed.error().message());
   t.tunables = std::move(*parsed);
   return t;
 }

@@ -40,9 +40,9 @@ struct synthesis_options {
 };
 
 struct synthesized_template {
-  std::string source;              // T with EVOLVE-BLOCK(s)
-  std::vector<tunable> tunables;   // parsed back from `source`
-  bool synthesized = false;        // false: the source already had an EVOLVE-BLOCK
+  std::string source;             // T with EVOLVE-BLOCK(s)
+  std::vector<tunable> tunables;  // parsed back from `source`
+  bool synthesized = false;       // false: the source already had an EVOLVE-BLOCK
 };
 
 // A source that already has an EVOLVE-BLOCK is returned unchanged with its tunables.

@@ -21,12 +21,18 @@ bool has_any(const std::vector<std::string>& words, std::initializer_list<std::s
 
 const char* to_string(tiling_role role) {
   switch (role) {
-    case tiling_role::none: return "none";
-    case tiling_role::block_dim: return "block_dim";
-    case tiling_role::buffer_num: return "buffer_num";
-    case tiling_role::ub_size: return "ub_size";
-    case tiling_role::tile_count: return "tile_count";
-    case tiling_role::tile_size: return "tile_size";
+    case tiling_role::none:
+      return "none";
+    case tiling_role::block_dim:
+      return "block_dim";
+    case tiling_role::buffer_num:
+      return "buffer_num";
+    case tiling_role::ub_size:
+      return "ub_size";
+    case tiling_role::tile_count:
+      return "tile_count";
+    case tiling_role::tile_size:
+      return "tile_size";
   }
   return "none";
 }
@@ -34,9 +40,9 @@ const char* to_string(tiling_role role) {
 tiling_role classify_tiling_name(std::string_view name) {
   std::vector<std::string> words = identifier_words(name);
   if (words.empty()) return tiling_role::none;
-  if (has_any(words, {"align", "alignment", "aligned", "reserve", "reserved", "elem", "elems",
-                      "element", "elements", "depth", "mask", "repeat", "stride", "offset",
-                      "index", "idx", "epsilon", "eps", "dtype", "key", "id"})) {
+  if (has_any(words, {"align",   "alignment", "aligned", "reserve", "reserved", "elem",   "elems",
+                      "element", "elements",  "depth",   "mask",    "repeat",   "stride", "offset",
+                      "index",   "idx",       "epsilon", "eps",     "dtype",    "key",    "id"})) {
     return tiling_role::none;
   }
   const bool count_word = has_any(words, {"num", "count", "cnt", "number"});

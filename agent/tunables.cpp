@@ -45,9 +45,9 @@ bool parse_int(const std::string& text, int64_t& out) {
 
 bool is_integer_type(const std::string& type, bool& is_unsigned) {
   static const std::set<std::string> words = {"unsigned", "signed", "long", "short", "int", "char"};
-  static const std::set<std::string> named = {
-      "size_t",   "int8_t",   "int16_t",  "int32_t",  "int64_t",  "uint8_t",
-      "uint16_t", "uint32_t", "uint64_t", "intptr_t", "uintptr_t", "ptrdiff_t"};
+  static const std::set<std::string> named = {"size_t",   "int8_t",   "int16_t",   "int32_t",
+                                              "int64_t",  "uint8_t",  "uint16_t",  "uint32_t",
+                                              "uint64_t", "intptr_t", "uintptr_t", "ptrdiff_t"};
   std::istringstream in(type);
   std::string word;
   int count = 0;
@@ -67,10 +67,14 @@ bool is_integer_type(const std::string& type, bool& is_unsigned) {
   return ok && count > 0;
 }
 
-bool is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+bool is_pow2(int64_t v) {
+  return v > 0 && (v & (v - 1)) == 0;
+}
 
 // "line 12: " prefix of every error.
-std::string at_line(size_t line) { return "line " + std::to_string(line) + ": "; }
+std::string at_line(size_t line) {
+  return "line " + std::to_string(line) + ": ";
+}
 
 status parse_domain(const std::string& text, size_t line, tunable& t) {
   std::string spec = trim(text);
@@ -90,7 +94,8 @@ status parse_domain(const std::string& text, size_t line, tunable& t) {
     if (!parse_int(m[1], t.lo) || !parse_int(m[2], t.hi)) {
       return invalid_argument(at_line(line) + t.name + ": pow2 bounds are not integers");
     }
-    if (t.lo < 1) return invalid_argument(at_line(line) + t.name + ": pow2 lower bound must be >= 1");
+    if (t.lo < 1)
+      return invalid_argument(at_line(line) + t.name + ": pow2 lower bound must be >= 1");
   } else if (std::regex_match(spec, m, choice_pattern())) {
     t.kind = tunable_kind::choice;
     std::string list = m[1];
@@ -116,7 +121,8 @@ status parse_domain(const std::string& text, size_t line, tunable& t) {
                             "' (expected range [lo, hi], range [lo, hi] step s, pow2 [lo, hi] "
                             "or choice {a, b, ...})");
   }
-  if (t.lo > t.hi) return invalid_argument(at_line(line) + t.name + ": lower bound above upper bound");
+  if (t.lo > t.hi)
+    return invalid_argument(at_line(line) + t.name + ": lower bound above upper bound");
   if (t.kind == tunable_kind::pow2 && t.domain(64).empty()) {
     return invalid_argument(at_line(line) + t.name + ": no power of two in [" +
                             std::to_string(t.lo) + ", " + std::to_string(t.hi) + "]");
@@ -147,7 +153,8 @@ result<std::vector<located_tunable>> locate_tunables(const std::string& source) 
     std::string t = trim(line);
     if (t.rfind("// EVOLVE-BLOCK-START", 0) == 0) {
       if (in_block) {
-        return invalid_argument(at_line(line_no) + "EVOLVE-BLOCK-START inside the block opened at line " +
+        return invalid_argument(at_line(line_no) +
+                                "EVOLVE-BLOCK-START inside the block opened at line " +
                                 std::to_string(block_start_line));
       }
       in_block = true;
@@ -177,8 +184,8 @@ result<std::vector<located_tunable>> locate_tunables(const std::string& source) 
       }
       AOPT_RETURN_IF_ERROR(parse_domain(m[5], line_no, lt.t));
       if (is_unsigned && lt.t.lo < 0) {
-        return invalid_argument(at_line(line_no) + lt.t.name + ": negative values for unsigned type " +
-                                lt.t.type);
+        return invalid_argument(at_line(line_no) + lt.t.name +
+                                ": negative values for unsigned type " + lt.t.type);
       }
       if (!lt.t.admits(lt.t.value)) {
         return invalid_argument(at_line(line_no) + lt.t.name + " = " + std::to_string(lt.t.value) +
@@ -195,7 +202,8 @@ result<std::vector<located_tunable>> locate_tunables(const std::string& source) 
     offset = nl + 1;
   }
   if (in_block) {
-    return invalid_argument(at_line(block_start_line) + "EVOLVE-BLOCK-START without EVOLVE-BLOCK-END");
+    return invalid_argument(at_line(block_start_line) +
+                            "EVOLVE-BLOCK-START without EVOLVE-BLOCK-END");
   }
   if (!any_block) return not_found("no EVOLVE-BLOCK in the tiling source");
   return found;
@@ -205,18 +213,24 @@ result<std::vector<located_tunable>> locate_tunables(const std::string& source) 
 
 const char* to_string(tunable_kind kind) {
   switch (kind) {
-    case tunable_kind::range: return "range";
-    case tunable_kind::pow2: return "pow2";
-    case tunable_kind::choice: return "choice";
+    case tunable_kind::range:
+      return "range";
+    case tunable_kind::pow2:
+      return "pow2";
+    case tunable_kind::choice:
+      return "choice";
   }
   return "range";
 }
 
 bool tunable::admits(int64_t v) const {
   switch (kind) {
-    case tunable_kind::range: return v >= lo && v <= hi && (v - lo) % step == 0;
-    case tunable_kind::pow2: return v >= lo && v <= hi && is_pow2(v);
-    case tunable_kind::choice: return std::find(choices.begin(), choices.end(), v) != choices.end();
+    case tunable_kind::range:
+      return v >= lo && v <= hi && (v - lo) % step == 0;
+    case tunable_kind::pow2:
+      return v >= lo && v <= hi && is_pow2(v);
+    case tunable_kind::choice:
+      return std::find(choices.begin(), choices.end(), v) != choices.end();
   }
   return false;
 }

@@ -60,21 +60,33 @@ class [[nodiscard]] status {
   std::string message_;
 };
 
-inline status invalid_argument(std::string m) { return {status_code::invalid_argument, std::move(m)}; }
-inline status not_found(std::string m) { return {status_code::not_found, std::move(m)}; }
+inline status invalid_argument(std::string m) {
+  return {status_code::invalid_argument, std::move(m)};
+}
+inline status not_found(std::string m) {
+  return {status_code::not_found, std::move(m)};
+}
 inline status failed_precondition(std::string m) {
   return {status_code::failed_precondition, std::move(m)};
 }
-inline status internal_error(std::string m) { return {status_code::internal, std::move(m)}; }
-inline status unavailable(std::string m) { return {status_code::unavailable, std::move(m)}; }
+inline status internal_error(std::string m) {
+  return {status_code::internal, std::move(m)};
+}
+inline status unavailable(std::string m) {
+  return {status_code::unavailable, std::move(m)};
+}
 inline status deadline_exceeded(std::string m) {
   return {status_code::deadline_exceeded, std::move(m)};
 }
 inline status resource_exhausted(std::string m) {
   return {status_code::resource_exhausted, std::move(m)};
 }
-inline status cancelled(std::string m) { return {status_code::cancelled, std::move(m)}; }
-inline status data_loss(std::string m) { return {status_code::data_loss, std::move(m)}; }
+inline status cancelled(std::string m) {
+  return {status_code::cancelled, std::move(m)};
+}
+inline status data_loss(std::string m) {
+  return {status_code::data_loss, std::move(m)};
+}
 
 // A value or the status explaining why there is none. REQUIRES: the status is not ok.
 template <class T>
@@ -100,8 +112,8 @@ class [[nodiscard]] result {
 
 }  // namespace aopt
 
-#define AOPT_RETURN_IF_ERROR(expr)        \
-  do {                                    \
-    ::aopt::status aopt_status_ = (expr); \
+#define AOPT_RETURN_IF_ERROR(expr)               \
+  do {                                           \
+    ::aopt::status aopt_status_ = (expr);        \
     if (!aopt_status_.ok()) return aopt_status_; \
   } while (0)

@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<fs::path> chosen(ops->begin(), ops->begin() + std::min<size_t>(4, ops->size()));
-  auto cfg = aopt::config::load_config("", {"campaign.budget=" + budget, "campaign.jobs=4",
-                                            "device.slots=2"});
+  auto cfg = aopt::config::load_config(
+      "", {"campaign.budget=" + budget, "campaign.jobs=4", "device.slots=2"});
   if (!cfg.ok()) {
     std::fprintf(stderr, "%s\n", cfg.error().to_string().c_str());
     return 1;
@@ -75,9 +75,9 @@ int main(int argc, char** argv) {
 
   std::vector<double> cold_idle_ms, cold_evals_per_min, warm_ms;
   for (int r = 0; r < repeats; ++r) {
-    const fs::path db_dir = fs::temp_directory_path() /
-                            ("aopt-bench-runtime-" + std::to_string(::getpid()) + "-" +
-                             std::to_string(r));
+    const fs::path db_dir =
+        fs::temp_directory_path() /
+        ("aopt-bench-runtime-" + std::to_string(::getpid()) + "-" + std::to_string(r));
     {
       auto db = aopt::storage::store::open(db_dir);
       if (!db.ok()) {
@@ -91,10 +91,11 @@ int main(int argc, char** argv) {
       cold_evals_per_min.push_back(60 * cold.evaluated / cold.wall_s);
       const double hits = static_cast<double>(std::max<uint64_t>(1, warm.cache_hits));
       warm_ms.push_back(1000 * warm.wall_s / hits);
-      std::printf("repeat %d: cold %llu evaluations in %.2f s (device busy %.2f s over %u slots); "
-                  "warm %llu cache hits in %.3f s\n",
-                  r + 1, static_cast<unsigned long long>(cold.evaluated), cold.wall_s, cold.busy_s,
-                  cold.slots, static_cast<unsigned long long>(warm.cache_hits), warm.wall_s);
+      std::printf(
+          "repeat %d: cold %llu evaluations in %.2f s (device busy %.2f s over %u slots); "
+          "warm %llu cache hits in %.3f s\n",
+          r + 1, static_cast<unsigned long long>(cold.evaluated), cold.wall_s, cold.busy_s,
+          cold.slots, static_cast<unsigned long long>(warm.cache_hits), warm.wall_s);
     }
     fs::remove_all(db_dir);
   }

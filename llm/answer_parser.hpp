@@ -79,10 +79,10 @@ struct edit_block {
 };
 
 struct code_answer {
-  std::string source;              // the new whole source
-  bool from_edits = false;         // edit blocks were applied (else a whole-file block)
-  size_t edits = 0;                // edit blocks applied
-  size_t whitespace_matches = 0;   // of which matched only whitespace-normalised
+  std::string source;             // the new whole source
+  bool from_edits = false;        // edit blocks were applied (else a whole-file block)
+  size_t edits = 0;               // edit blocks applied
+  size_t whitespace_matches = 0;  // of which matched only whitespace-normalised
 };
 
 // Edit blocks when the answer has any, else the whole-file block.

@@ -1,8 +1,8 @@
 #include "llm/backoff.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <charconv>
+#include <cmath>
 
 namespace aopt::llm {
 

@@ -16,8 +16,12 @@ struct chat_message {
   std::string content;
 };
 
-inline chat_message system_message(std::string content) { return {"system", std::move(content)}; }
-inline chat_message user_message(std::string content) { return {"user", std::move(content)}; }
+inline chat_message system_message(std::string content) {
+  return {"system", std::move(content)};
+}
+inline chat_message user_message(std::string content) {
+  return {"user", std::move(content)};
+}
 inline chat_message assistant_message(std::string content) {
   return {"assistant", std::move(content)};
 }
@@ -42,7 +46,9 @@ struct token_usage {
 inline bool operator==(const token_usage& a, const token_usage& b) {
   return a.prompt_tokens == b.prompt_tokens && a.completion_tokens == b.completion_tokens;
 }
-inline bool operator!=(const token_usage& a, const token_usage& b) { return !(a == b); }
+inline bool operator!=(const token_usage& a, const token_usage& b) {
+  return !(a == b);
+}
 
 // An unset optional takes the client's default (client_options).
 struct chat_request {
@@ -61,7 +67,7 @@ struct chat_response {
   std::string finish_reason;  // "stop" (or whatever the endpoint said, never "length")
   std::string model;          // the model that answered, as the endpoint names it
   token_usage usage;
-  uint32_t attempts = 0;      // HTTP requests it took (0 when served from the cache)
+  uint32_t attempts = 0;  // HTTP requests it took (0 when served from the cache)
   bool from_cache = false;
 };
 

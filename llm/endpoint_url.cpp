@@ -75,8 +75,7 @@ result<endpoint_url> parse_endpoint_url(std::string_view text) {
       port_text = authority.substr(colon + 1);
     }
   }
-  if (url.host.empty())
-    return invalid_argument("base URL '" + std::string(text) + "': no host");
+  if (url.host.empty()) return invalid_argument("base URL '" + std::string(text) + "': no host");
   if (has_port) {
     unsigned value = 0;
     auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), value);

@@ -36,8 +36,7 @@ result<embedding_response> decode(const nlohmann::json& j, const embedding_respo
 call_handle start_call(openai_client& client, chat_request request, chat_callback done) {
   return client.async_chat(std::move(request), std::move(done));
 }
-call_handle start_call(openai_client& client, embedding_request request,
-                       embedding_callback done) {
+call_handle start_call(openai_client& client, embedding_request request, embedding_callback done) {
   return client.async_embed(std::move(request), std::move(done));
 }
 
@@ -45,8 +44,7 @@ call_handle start_call(openai_client& client, embedding_request request,
 
 class gateway::core {
  public:
-  core(http_runtime& runtime, openai_client& client, response_cache* cache,
-       gateway_options options)
+  core(http_runtime& runtime, openai_client& client, response_cache* cache, gateway_options options)
       : runtime_(runtime),
         client_(client),
         cache_(options.cache == cache_mode::off ? nullptr : cache),
@@ -76,8 +74,7 @@ class gateway::core {
   }
 
   template <class Response, class Request>
-  void submit(call_context who, Request request,
-              std::function<void(call_result<Response>)> done) {
+  void submit(call_context who, Request request, std::function<void(call_result<Response>)> done) {
     request = client_.with_defaults(std::move(request));
     const std::string key = cache_key(client_.url(), request);
     {
@@ -154,8 +151,7 @@ class gateway::core {
   // Delivers on the runtime, so that callbacks never run inside async_* or under our lock.
   template <class Response>
   void deliver(const std::function<void(call_result<Response>)>& done, call_result<Response> r) {
-    asio::post(runtime_.context(),
-               [done, r = std::move(r)]() mutable { done(std::move(r)); });
+    asio::post(runtime_.context(), [done, r = std::move(r)]() mutable { done(std::move(r)); });
   }
 
   bool budget_left_locked(const std::string& campaign) const {
@@ -270,8 +266,8 @@ class gateway::core {
   }
 
   template <class Response>
-  void finish(uint64_t id, const call_context& who, const std::string& key,
-              call_result<Response> r, const std::function<void(call_result<Response>)>& done) {
+  void finish(uint64_t id, const call_context& who, const std::string& key, call_result<Response> r,
+              const std::function<void(call_result<Response>)>& done) {
     bool store = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -308,7 +304,7 @@ class gateway::core {
   std::deque<queued_call> queue_;
   std::map<uint64_t, call_handle> in_flight_;
   uint64_t next_id_ = 0;
-  uint32_t busy_ = 0;  // threads inside pump()/finish() outside the lock
+  uint32_t busy_ = 0;         // threads inside pump()/finish() outside the lock
   asio::steady_timer timer_;  // wakes pump() when the rate limiter has a token again
   bool timer_armed_ = false;
   bool stopping_ = false;
@@ -324,8 +320,7 @@ void gateway::async_chat(call_context who, chat_request request, chat_callback d
   core_->submit<chat_response>(std::move(who), std::move(request), std::move(done));
 }
 
-void gateway::async_embed(call_context who, embedding_request request,
-                          embedding_callback done) {
+void gateway::async_embed(call_context who, embedding_request request, embedding_callback done) {
   core_->submit<embedding_response>(std::move(who), std::move(request), std::move(done));
 }
 
@@ -345,11 +340,17 @@ void gateway::restore_usage(const token_ledger& earlier) {
   core_->restore_usage(earlier);
 }
 
-token_ledger gateway::ledger() const { return core_->ledger(); }
-gateway_stats gateway::stats() const { return core_->stats(); }
+token_ledger gateway::ledger() const {
+  return core_->ledger();
+}
+gateway_stats gateway::stats() const {
+  return core_->stats();
+}
 bool gateway::budget_left(const std::string& campaign) const {
   return core_->budget_left(campaign);
 }
-const gateway_options& gateway::options() const { return core_->options(); }
+const gateway_options& gateway::options() const {
+  return core_->options();
+}
 
 }  // namespace aopt::llm

@@ -56,9 +56,9 @@ struct gateway_options {
 };
 
 struct gateway_stats {
-  uint32_t in_flight = 0;       // calls handed to the client and not yet finished
-  uint32_t queued = 0;          // calls waiting for a slot or for the rate limiter
-  uint64_t sent = 0;            // calls handed to the client so far
+  uint32_t in_flight = 0;  // calls handed to the client and not yet finished
+  uint32_t queued = 0;     // calls waiting for a slot or for the rate limiter
+  uint64_t sent = 0;       // calls handed to the client so far
   uint64_t cache_hits = 0;
   uint64_t refused_budget = 0;
   uint64_t cache_errors = 0;

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <type_traits>
 
+#include <fmt/format.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -13,9 +16,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <fmt/format.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 
 namespace aopt::llm {
 
@@ -48,8 +48,7 @@ bool is_ip_address(const std::string& host) {
 // All handlers run on one strand, so the state below needs no lock even when the runtime has
 // several threads; cancel() and the deadline reach the stream only through that strand.
 template <class Stream>
-class exchange final : public http_exchange,
-                       public std::enable_shared_from_this<exchange<Stream>> {
+class exchange final : public http_exchange, public std::enable_shared_from_this<exchange<Stream>> {
  public:
   static constexpr bool uses_tls = std::is_same_v<Stream, tls_stream>;
 
@@ -122,10 +121,9 @@ class exchange final : public http_exchange,
       if (!expect_host(stream_.native_handle()))
         return finish(failure(error_kind::connect_error, false,
                               "cannot set up TLS host checks for " + where()));
-      stream_.async_handshake(asio::ssl::stream_base::client,
-                              [self = this->shared_from_this()](error_code ec) {
-                                self->on_handshake(ec);
-                              });
+      stream_.async_handshake(
+          asio::ssl::stream_base::client,
+          [self = this->shared_from_this()](error_code ec) { self->on_handshake(ec); });
     } else {
       send();
     }
@@ -148,19 +146,17 @@ class exchange final : public http_exchange,
   void send() {
     phase_ = phase::writing;
     arm(started_ + limits_.total_timeout);
-    http::async_write(stream_, request_,
-                      [self = this->shared_from_this()](error_code ec, std::size_t) {
-                        self->on_write(ec);
-                      });
+    http::async_write(
+        stream_, request_,
+        [self = this->shared_from_this()](error_code ec, std::size_t) { self->on_write(ec); });
   }
 
   void on_write(error_code ec) {
     if (failed(ec)) return;
     phase_ = phase::reading;
-    http::async_read(stream_, buffer_, parser_,
-                     [self = this->shared_from_this()](error_code ec, std::size_t) {
-                       self->on_read(ec);
-                     });
+    http::async_read(
+        stream_, buffer_, parser_,
+        [self = this->shared_from_this()](error_code ec, std::size_t) { self->on_read(ec); });
   }
 
   void on_read(error_code ec) {
@@ -176,13 +172,13 @@ class exchange final : public http_exchange,
 
   void arm(clock_type::time_point deadline) {
     timer_.expires_at(deadline);
-    timer_.async_wait([self = this->shared_from_this(), generation = ++timer_generation_](
-                          error_code ec) {
-      // A wait that already completed when the timer was re-armed must not count.
-      if (ec || generation != self->timer_generation_ || self->finished_) return;
-      self->timed_out_ = true;
-      self->abort();
-    });
+    timer_.async_wait(
+        [self = this->shared_from_this(), generation = ++timer_generation_](error_code ec) {
+          // A wait that already completed when the timer was re-armed must not count.
+          if (ec || generation != self->timer_generation_ || self->finished_) return;
+          self->timed_out_ = true;
+          self->abort();
+        });
   }
 
   void abort() {
@@ -228,19 +224,21 @@ class exchange final : public http_exchange,
       case phase::connecting:
         return failure(error_kind::connect_error, true,
                        "cannot connect to " + where() + ": " + ec.message());
-      case phase::handshaking: return handshake_failure(ec);
+      case phase::handshaking:
+        return handshake_failure(ec);
       case phase::writing:
         return failure(error_kind::connect_error, true,
                        "sending the request to " + where() + " failed: " + ec.message());
-      case phase::reading: break;
+      case phase::reading:
+        break;
     }
-    const bool connection_lost = ec == http::error::end_of_stream ||
-                                 ec == http::error::partial_message ||
-                                 ec.category() != http::make_error_code(http::error::end_of_stream).category();
+    const bool connection_lost =
+        ec == http::error::end_of_stream || ec == http::error::partial_message ||
+        ec.category() != http::make_error_code(http::error::end_of_stream).category();
     if (connection_lost)
-      return failure(error_kind::connect_error, true,
-                     "connection to " + where() + " lost before the answer was complete: " +
-                         ec.message());
+      return failure(
+          error_kind::connect_error, true,
+          "connection to " + where() + " lost before the answer was complete: " + ec.message());
     return failure(error_kind::malformed_body, false,
                    "answer from " + where() + " is not valid HTTP: " + ec.message());
   }

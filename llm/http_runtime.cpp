@@ -4,8 +4,7 @@
 
 namespace aopt::llm {
 
-http_runtime::http_runtime(unsigned threads)
-    : work_(boost::asio::make_work_guard(context_)) {
+http_runtime::http_runtime(unsigned threads) : work_(boost::asio::make_work_guard(context_)) {
   threads = std::max(threads, 1u);
   threads_.reserve(threads);
   for (unsigned i = 0; i < threads; ++i) threads_.emplace_back([this] { context_.run(); });

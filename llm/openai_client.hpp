@@ -59,8 +59,7 @@ class openai_client {
  public:
   // Reads the API key from the environment once. Errors: invalid_argument for a bad base URL
   // or option; not_found / invalid_argument for an unreadable CA file.
-  static result<std::unique_ptr<openai_client>> make(http_runtime& runtime,
-                                                     client_options options);
+  static result<std::unique_ptr<openai_client>> make(http_runtime& runtime, client_options options);
   ~openai_client();
 
   openai_client(const openai_client&) = delete;

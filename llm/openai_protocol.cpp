@@ -130,7 +130,8 @@ call_result<embedding_response> parse_embedding_answer(std::string_view body, si
   std::vector<bool> seen(inputs, false);
   for (size_t i = 0; i < data->size(); ++i) {
     const json& item = (*data)[i];
-    if (!item.is_object()) return malformed<embedding_response>("data[" + std::to_string(i) + "] is not an object");
+    if (!item.is_object())
+      return malformed<embedding_response>("data[" + std::to_string(i) + "] is not an object");
     size_t index = i;
     auto idx = item.find("index");
     if (idx != item.end() && idx->is_number_unsigned()) index = idx->get<size_t>();

@@ -89,16 +89,18 @@ result<prompt_template> prompt_library::parse(const std::string& name, const std
   if (rest.rfind("\xEF\xBB\xBF", 0) == 0) rest.remove_prefix(3);
   const size_t start = rest.find_first_not_of(" \t\r\n");
   if (start == std::string_view::npos || rest.compare(start, 4, "<!--") != 0)
-    return invalid_argument(where + ": must start with a <!-- ... --> header documenting its "
-                                    "variables");
+    return invalid_argument(where +
+                            ": must start with a <!-- ... --> header documenting its "
+                            "variables");
   const size_t end = rest.find("-->", start + 4);
   if (end == std::string_view::npos) return invalid_argument(where + ": header is not closed");
 
   prompt_template t;
   t.name = name;
   t.source = source;
-  scan(rest.substr(start + 4, end - start - 4), [](std::string_view) {},
-       [&](const std::string& var) { t.variables.insert(var); });
+  scan(
+      rest.substr(start + 4, end - start - 4), [](std::string_view) {},
+      [&](const std::string& var) { t.variables.insert(var); });
 
   std::string_view body = rest.substr(end + 3);
   std::string role = "user";
@@ -122,10 +124,11 @@ result<prompt_template> prompt_library::parse(const std::string& name, const std
       role = marker;
     } else {
       std::string undeclared;
-      scan(line, [](std::string_view) {},
-           [&](const std::string& var) {
-             if (!t.variables.count(var) && undeclared.empty()) undeclared = var;
-           });
+      scan(
+          line, [](std::string_view) {},
+          [&](const std::string& var) {
+            if (!t.variables.count(var) && undeclared.empty()) undeclared = var;
+          });
       if (!undeclared.empty())
         return invalid_argument(where + ": line " + std::to_string(line_no) + ": uses {{" +
                                 undeclared + "}}, which the header does not declare");
@@ -203,8 +206,9 @@ result<std::vector<chat_message>> prompt_library::render(const std::string& name
   std::vector<chat_message> out;
   for (const chat_message& m : t->messages) {
     std::string text;
-    scan(m.content, [&](std::string_view literal) { text.append(literal); },
-         [&](const std::string& var) { text.append(values.at(var)); });
+    scan(
+        m.content, [&](std::string_view literal) { text.append(literal); },
+        [&](const std::string& var) { text.append(values.at(var)); });
     out.push_back({m.role, std::move(text)});
   }
   return out;

@@ -39,9 +39,9 @@
 namespace aopt::llm {
 
 struct prompt_template {
-  std::string name;                 // the file stem: "tiling_mutation"
-  std::string source;               // where it came from, for messages
-  std::set<std::string> variables;  // declared in the header
+  std::string name;                    // the file stem: "tiling_mutation"
+  std::string source;                  // where it came from, for messages
+  std::set<std::string> variables;     // declared in the header
   std::vector<chat_message> messages;  // the body, unrendered
 };
 

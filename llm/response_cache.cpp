@@ -7,9 +7,12 @@ namespace aopt::llm {
 
 const char* to_string(cache_mode mode) {
   switch (mode) {
-    case cache_mode::off: return "off";
-    case cache_mode::read: return "read";
-    case cache_mode::readwrite: return "readwrite";
+    case cache_mode::off:
+      return "off";
+    case cache_mode::read:
+      return "read";
+    case cache_mode::readwrite:
+      return "readwrite";
   }
   return "unknown";
 }

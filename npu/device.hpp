@@ -15,9 +15,9 @@
 namespace aopt::npu {
 
 struct eval_options {
-  uint32_t input_sets = 3;          // correctness is checked on this many seeded input sets
-  uint32_t repetitions = 1;         // timed runs (the simulator is deterministic: 1 suffices)
-  double timeout_seconds = 60;      // wall clock for one run of the candidate
+  uint32_t input_sets = 3;      // correctness is checked on this many seeded input sets
+  uint32_t repetitions = 1;     // timed runs (the simulator is deterministic: 1 suffices)
+  double timeout_seconds = 60;  // wall clock for one run of the candidate
   double compile_timeout_seconds = 120;
   bool detect_races = true;
   double noise_stddev_fraction = 0;  // seeded noise injection, to test the measurement protocol

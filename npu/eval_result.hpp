@@ -36,26 +36,26 @@ struct pipe_busy {
 struct eval_profile {
   pipe_busy scalar, vector, mte2, mte3;
   uint32_t block_dim = 0;
-  uint64_t ub_high_water_bytes = 0;   // largest InitBuffer total over cores
+  uint64_t ub_high_water_bytes = 0;  // largest InitBuffer total over cores
   uint64_t ub_capacity_bytes = 0;
-  uint64_t gm_read_bytes = 0;          // GM -> UB over all cores
-  uint64_t gm_write_bytes = 0;         // UB -> GM over all cores
-  uint64_t dma_bursts = 0;             // DMA bursts over all cores
+  uint64_t gm_read_bytes = 0;   // GM -> UB over all cores
+  uint64_t gm_write_bytes = 0;  // UB -> GM over all cores
+  uint64_t dma_bursts = 0;      // DMA bursts over all cores
   double mean_burst_bytes = 0;
-  uint64_t scalar_accesses = 0;        // GetValue/SetValue calls over all cores
+  uint64_t scalar_accesses = 0;  // GetValue/SetValue calls over all cores
   uint64_t vector_instructions = 0;
-  double barrier_stall_us = 0;         // time the critical core's issue stalled in PipeBarrier<PIPE_ALL>
-  double flag_wait_us = 0;             // time pipes of the critical core waited on flags/queues
+  double barrier_stall_us = 0;  // time the critical core's issue stalled in PipeBarrier<PIPE_ALL>
+  double flag_wait_us = 0;      // time pipes of the critical core waited on flags/queues
   double launch_overhead_us = 0;
-  double core_time_max_us = 0;         // slowest core, without launch overhead
+  double core_time_max_us = 0;  // slowest core, without launch overhead
   double core_time_mean_us = 0;
   uint64_t trace_instructions = 0;
 };
 
 struct roofline {
-  double memory_bound_us = 0;  // minimal GM bytes (inputs + outputs) / HBM bandwidth
-  double vector_bound_us = 0;  // vector work of this run / peak vector throughput of all cores
-  double bound_us = 0;         // launch overhead + max(memory, vector)
+  double memory_bound_us = 0;    // minimal GM bytes (inputs + outputs) / HBM bandwidth
+  double vector_bound_us = 0;    // vector work of this run / peak vector throughput of all cores
+  double bound_us = 0;           // launch overhead + max(memory, vector)
   double achieved_fraction = 0;  // bound_us / latency_us
 };
 
@@ -72,15 +72,15 @@ struct eval_result {
   // Refines `status`: "data_race", "suspicious", "mismatch", "input_modified", "unwritten_output",
   // "deadlock", "ub_overflow", "gm_out_of_bounds", "misaligned", "signal", ... ; empty for ok.
   std::string error_kind;
-  std::string message;  // one line naming the API call/tensor and values
+  std::string message;    // one line naming the API call/tensor and values
   double latency_us = 0;  // median; simulated microseconds on the sim device
   latency_stats latency;
   bool latency_is_simulated = true;
   eval_profile profile;
   roofline roof;
   std::vector<std::string> diagnostics;  // trimmed compiler/runtime output
-  std::string device;                     // device kind, e.g. "sim"
-  std::string device_profile;             // hardware profile id, e.g. "ascend910b4"
+  std::string device;                    // device kind, e.g. "sim"
+  std::string device_profile;            // hardware profile id, e.g. "ascend910b4"
   double compile_seconds = 0;
   double run_seconds = 0;
   bool from_cache = false;

@@ -7,10 +7,10 @@
 //   "tiling_func": "TilingFunc",             // optional, function in namespace optiling
 //   "inputs":  [{"name": "x", "dtype": "float16", "shape": [8, 2048], "range": [-1, 1]}],
 //   "outputs": [{"name": "z", "dtype": "float16", "shape": [8, 2048]}],
-//   "attrs":   [{"name": "alpha", "type": "float", "value": 0.5}],   // float|int|bool|list_int|list_float
-//   "tolerance": {"rtol": 1e-3, "atol": 1e-3, "max_error_ratio": 1e-3},  // optional; per-dtype defaults
-//   "seed": 1234,
-//   "files": {"tiling_header": "op_host/add_custom_tiling.h", "host": "op_host/add_custom.cpp",
+//   "attrs":   [{"name": "alpha", "type": "float", "value": 0.5}],   //
+//   float|int|bool|list_int|list_float "tolerance": {"rtol": 1e-3, "atol": 1e-3, "max_error_ratio":
+//   1e-3},  // optional; per-dtype defaults "seed": 1234, "files": {"tiling_header":
+//   "op_host/add_custom_tiling.h", "host": "op_host/add_custom.cpp",
 //             "kernel": "op_kernel/add_custom.cpp", "reference": "reference.cpp"},
 //   "kind": "baseline"                       // or "expert"
 // }

@@ -36,10 +36,18 @@ std::string utc_now() {
 result<agent::episode_config> episode_config_of(const config::aopt_config& c) {
   agent::episode_config e;
   switch (c.campaign.strategy) {
-    case config::strategy::alternating: e.strat = agent::strategy::alternating; break;
-    case config::strategy::stage1: e.strat = agent::strategy::stage1; break;
-    case config::strategy::stage2: e.strat = agent::strategy::stage2; break;
-    case config::strategy::best_of_n: e.strat = agent::strategy::best_of_n; break;
+    case config::strategy::alternating:
+      e.strat = agent::strategy::alternating;
+      break;
+    case config::strategy::stage1:
+      e.strat = agent::strategy::stage1;
+      break;
+    case config::strategy::stage2:
+      e.strat = agent::strategy::stage2;
+      break;
+    case config::strategy::best_of_n:
+      e.strat = agent::strategy::best_of_n;
+      break;
     case config::strategy::evolve:
       return invalid_argument("campaign.strategy: 'evolve' is not implemented in this build");
   }
@@ -53,8 +61,8 @@ result<agent::episode_config> episode_config_of(const config::aopt_config& c) {
 }
 
 result<actors::episode_pipeline> spawn_pipeline(caf::actor_system& sys,
-                                               const config::pipeline_config& p,
-                                               const agent::policy_set& policies) {
+                                                const config::pipeline_config& p,
+                                                const agent::policy_set& policies) {
   if (p.stage1.size() != 1 || p.stage2.size() != 3) {
     return invalid_argument(
         "pipeline: stage1 must name one role (the mutator) and stage2 three (diagnoser, "
@@ -155,7 +163,8 @@ result<campaign_request> load_campaign_request(storage::store& db, const std::st
   campaign_request r;
   r.campaign = id;
   try {
-    for (const auto& dir : record->at("operators")) r.operators.emplace_back(dir.get<std::string>());
+    for (const auto& dir : record->at("operators"))
+      r.operators.emplace_back(dir.get<std::string>());
     result<config::aopt_config> cfg = config::from_json(record->at("config"));
     if (!cfg.ok()) return cfg.error().with_context("campaign " + id);
     r.config = *cfg;
@@ -197,7 +206,8 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
     }
     auto op = std::make_shared<const npu::op_package>(std::move(*pkg));
     agent::episode_state state = agent::initial_episode_state(outcome.campaign, *op, *episode_cfg);
-    if (result<nlohmann::json> saved = db.get_episode(outcome.campaign, op->spec.name); saved.ok()) {
+    if (result<nlohmann::json> saved = db.get_episode(outcome.campaign, op->spec.name);
+        saved.ok()) {
       result<agent::episode_state> restored = agent::episode_state_from_json(*saved);
       if (!restored.ok()) return restored.error().with_context("resuming " + op->spec.name);
       state = std::move(*restored);
@@ -239,9 +249,8 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
     started.budget = cfg.campaign.budget;
     events->publish(started);
   }
-  actors::campaign_context ctx{outcome.campaign, std::move(episodes), cfg.campaign.jobs,
-                               *pipeline,        journal,            events,
-                               stop};
+  actors::campaign_context ctx{
+      outcome.campaign, std::move(episodes), cfg.campaign.jobs, *pipeline, journal, events, stop};
   caf::actor campaign = actors::spawn_campaign(sys, std::move(ctx));
   caf::scoped_actor self{sys};
   std::optional<actors::campaign_summary> summary;
@@ -262,7 +271,8 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
     for (const actors::episode_summary& s : summary->episodes) {
       if (!s.error.empty()) outcome.errors.push_back(s.op + ": " + s.error);
       if (s.state_json.empty()) continue;
-      result<agent::episode_state> st = agent::episode_state_from_json(nlohmann::json::parse(s.state_json));
+      result<agent::episode_state> st =
+          agent::episode_state_from_json(nlohmann::json::parse(s.state_json));
       if (st.ok()) {
         reported.insert(st->op_name);
         outcome.episodes.push_back(std::move(*st));

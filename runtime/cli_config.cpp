@@ -4,7 +4,8 @@ namespace aopt::runtime {
 
 void add_config_options(CLI::App* command, config_options& options) {
   command->add_option("--config", options.file, "configuration file (TOML), over config/aopt.toml");
-  command->add_option("--set", options.overrides, "override one key: section.key=value (repeatable)");
+  command->add_option("--set", options.overrides,
+                      "override one key: section.key=value (repeatable)");
 }
 
 result<config::aopt_config> load_config(const config_options& options,

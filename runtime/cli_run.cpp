@@ -95,12 +95,13 @@ void print_table(const report_data& d, const campaign_outcome& o) {
                op["baseline_us"].get<double>(), op["best_us"].get<double>(),
                op["speedup"].get<double>(), op["evaluations"].get<int>(), failures);
   }
-  fmt::print("\nGM speedup {:.3f}x  fast_1.0 {:.1f}%  fast_1.2 {:.1f}%  fast_1.4 {:.1f}%  "
-             "fast_2.0 {:.1f}%  evaluations {}  wall {:.0f} s  device slots max used {}/{}\n",
-             j["geomean_speedup"].get<double>(), 100 * j["fast_p"]["1.0"].get<double>(),
-             100 * j["fast_p"]["1.2"].get<double>(), 100 * j["fast_p"]["1.4"].get<double>(),
-             100 * j["fast_p"]["2.0"].get<double>(), j["evaluations"].get<int>(), o.wall_seconds,
-             o.pool.max_in_flight, o.pool.slots);
+  fmt::print(
+      "\nGM speedup {:.3f}x  fast_1.0 {:.1f}%  fast_1.2 {:.1f}%  fast_1.4 {:.1f}%  "
+      "fast_2.0 {:.1f}%  evaluations {}  wall {:.0f} s  device slots max used {}/{}\n",
+      j["geomean_speedup"].get<double>(), 100 * j["fast_p"]["1.0"].get<double>(),
+      100 * j["fast_p"]["1.2"].get<double>(), 100 * j["fast_p"]["1.4"].get<double>(),
+      100 * j["fast_p"]["2.0"].get<double>(), j["evaluations"].get<int>(), o.wall_seconds,
+      o.pool.max_in_flight, o.pool.slots);
   if (d.llm_usage) fmt::print("{}", llm_usage_text(*d.llm_usage));
   for (const std::string& e : o.errors) fmt::print(stderr, "error: {}\n", e);
 }
@@ -112,8 +113,8 @@ int execute(campaign_request request, const config::aopt_config& cfg, bool json)
     fmt::print(stderr, "aopt: {}\n", db.error().to_string());
     return exit_failed;
   }
-  uint64_t total_budget = static_cast<uint64_t>(request.config.campaign.budget) *
-                          request.operators.size();
+  uint64_t total_budget =
+      static_cast<uint64_t>(request.config.campaign.budget) * request.operators.size();
   auto view = std::make_shared<progress_view>(stderr, isatty(STDERR_FILENO) != 0, total_budget,
                                               request.operators.size());
   result<campaign_outcome> outcome = run_campaign(request, **db, view, signals.stop_flag());
@@ -123,8 +124,8 @@ int execute(campaign_request request, const config::aopt_config& cfg, bool json)
     return outcome.error().code() == status_code::invalid_argument ? exit_bad_input : exit_failed;
   }
   report_data data = make_report_data(*outcome, request.config);
-  status written = write_reports(data, cfg.report.dir + "/" + outcome->campaign,
-                                 format_names(cfg.report));
+  status written =
+      write_reports(data, cfg.report.dir + "/" + outcome->campaign, format_names(cfg.report));
   if (!written.ok()) fmt::print(stderr, "aopt: reports: {}\n", written.to_string());
   if (json) {
     std::cout << report_json(data).dump() << std::endl;
@@ -165,9 +166,9 @@ status write_comparison(const nlohmann::json& comparison, const std::string& mar
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return internal_error("creating " + dir + ": " + ec.message());
-  for (const auto& [name, text] : {std::pair<std::string, std::string>{"comparison.json",
-                                                                       comparison.dump(2)},
-                                   {"comparison.md", markdown}}) {
+  for (const auto& [name, text] :
+       {std::pair<std::string, std::string>{"comparison.json", comparison.dump(2)},
+        {"comparison.md", markdown}}) {
     std::ofstream out(dir + "/" + name);
     out << text;
     if (!out) return internal_error("writing " + dir + "/" + name);
@@ -219,7 +220,8 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
   resume->add_flag("--json", resume_args->json, "print one JSON summary object per campaign");
   add_config_options(resume, resume_args->config);
   resume->callback([resume_args, &ctx] {
-    result<config::aopt_config> cfg = load_config(resume_args->config, flag_overrides(*resume_args));
+    result<config::aopt_config> cfg =
+        load_config(resume_args->config, flag_overrides(*resume_args));
     if (!cfg.ok()) {
       fmt::print(stderr, "aopt: {}\n", cfg.error().to_string());
       ctx.exit_code = exit_bad_input;
@@ -272,7 +274,8 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
   status_cmd->add_flag("--json", status_args->json, "print JSON");
   add_config_options(status_cmd, status_args->config);
   status_cmd->callback([status_args, &ctx] {
-    result<config::aopt_config> cfg = load_config(status_args->config, flag_overrides(*status_args));
+    result<config::aopt_config> cfg =
+        load_config(status_args->config, flag_overrides(*status_args));
     if (!cfg.ok()) {
       fmt::print(stderr, "aopt: {}\n", cfg.error().to_string());
       ctx.exit_code = exit_bad_input;
@@ -296,14 +299,15 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
           used += e.value.value("candidates", 0u);
         }
       }
-      out.push_back({{"campaign", kv.key},
-                     {"status", kv.value.value("status", "")},
-                     {"strategy", kv.value.value("strategy", "")},
-                     {"operators", kv.value.contains("operators") ? kv.value["operators"].size() : 0},
-                     {"episodes_started", total},
-                     {"episodes_finished", done},
-                     {"evaluations", used},
-                     {"updated", kv.value.value("updated", "")}});
+      out.push_back(
+          {{"campaign", kv.key},
+           {"status", kv.value.value("status", "")},
+           {"strategy", kv.value.value("strategy", "")},
+           {"operators", kv.value.contains("operators") ? kv.value["operators"].size() : 0},
+           {"episodes_started", total},
+           {"episodes_finished", done},
+           {"evaluations", used},
+           {"updated", kv.value.value("updated", "")}});
     }
     if (status_args->json) {
       std::cout << out.dump() << std::endl;
@@ -328,7 +332,8 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
   report->add_flag("--json", report_args->json, "print the JSON summary (or comparison)");
   add_config_options(report, report_args->config);
   report->callback([report_args, &ctx] {
-    result<config::aopt_config> cfg = load_config(report_args->config, flag_overrides(*report_args));
+    result<config::aopt_config> cfg =
+        load_config(report_args->config, flag_overrides(*report_args));
     if (!cfg.ok()) {
       fmt::print(stderr, "aopt: {}\n", cfg.error().to_string());
       ctx.exit_code = exit_bad_input;

@@ -15,7 +15,9 @@ progress_view::progress_view(std::FILE* out, bool interactive, uint64_t total_bu
       start_(std::chrono::steady_clock::now()),
       last_draw_(start_) {}
 
-progress_view::~progress_view() { close(); }
+progress_view::~progress_view() {
+  close();
+}
 
 void progress_view::close() {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -67,7 +69,8 @@ void progress_view::log_line(const agent::campaign_event& e) {
                  e.accepted ? " [kept]" : "", e.best_us, speedup);
       break;
     case agent::campaign_event::kind::episode_finished:
-      fmt::print(out_, "[done]  {} {} best {:.2f} us baseline {:.2f} us ({:.3f}x) [{}/{} operators]\n",
+      fmt::print(out_,
+                 "[done]  {} {} best {:.2f} us baseline {:.2f} us ({:.3f}x) [{}/{} operators]\n",
                  e.op, e.status, e.best_us, e.baseline_us, speedup, finished_ops_, operators_);
       break;
     default:
@@ -100,9 +103,9 @@ void progress_view::redraw() {
   const std::string eta = fraction > 0.01
                               ? fmt::format("{:.0f}s", elapsed * (1 - fraction) / fraction)
                               : std::string("?");
-  screen += fmt::format("{:<28} [{}] {:>5.1f}%  {}/{} operators  elapsed {:.0f}s  ETA {}\n",
-                        "campaign", bar(fraction, 24), 100 * fraction, finished_ops_, operators_,
-                        elapsed, eta);
+  screen +=
+      fmt::format("{:<28} [{}] {:>5.1f}%  {}/{} operators  elapsed {:.0f}s  ETA {}\n", "campaign",
+                  bar(fraction, 24), 100 * fraction, finished_ops_, operators_, elapsed, eta);
   ++lines;
   drawn_lines_ = lines;
   std::fputs(screen.c_str(), out_);

@@ -20,17 +20,28 @@ std::vector<agent::operator_outcome> outcomes(const report_data& d) {
   return out;
 }
 
-std::string unit(const report_data& d) { return d.simulated ? "simulated us" : "us"; }
+std::string unit(const report_data& d) {
+  return d.simulated ? "simulated us" : "us";
+}
 
 std::string html_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -62,9 +73,10 @@ std::string speedup_cdf_svg(const std::vector<agent::operator_outcome>& ops) {
     svg += fmt::format("<text x='{}' y='{:.1f}' font-size='11' text-anchor='end'>{:.0f}%</text>",
                        left - 5, sy(y) + 4, y * 100);
   }
-  svg += fmt::format("<line x1='{:.1f}' y1='{}' x2='{:.1f}' y2='{}' stroke='#aaa' "
-                     "stroke-dasharray='4'/>",
-                     sx(1.0), sy(0), sx(1.0), sy(1));
+  svg += fmt::format(
+      "<line x1='{:.1f}' y1='{}' x2='{:.1f}' y2='{}' stroke='#aaa' "
+      "stroke-dasharray='4'/>",
+      sx(1.0), sy(0), sx(1.0), sy(1));
   // Survival curve: fraction with speedup > x.
   std::string path = fmt::format("M{:.1f},{:.1f}", sx(0), sy(1));
   const double n = static_cast<double>(speedups.size());
@@ -75,9 +87,10 @@ std::string speedup_cdf_svg(const std::vector<agent::operator_outcome>& ops) {
   svg += "<path d='" + path + "' fill='none' stroke='#1f77b4' stroke-width='2'/>";
   svg += fmt::format("<text x='{}' y='{}' font-size='12' text-anchor='middle'>speedup p</text>",
                      (w + left) / 2, h - 5);
-  svg += fmt::format("<text x='12' y='{}' font-size='12' transform='rotate(-90 12 {})' "
-                     "text-anchor='middle'>fast_p</text>",
-                     h / 2, h / 2);
+  svg += fmt::format(
+      "<text x='12' y='{}' font-size='12' transform='rotate(-90 12 {})' "
+      "text-anchor='middle'>fast_p</text>",
+      h / 2, h / 2);
   return svg + "</svg>";
 }
 
@@ -97,9 +110,10 @@ std::string trajectory_svg(const agent::episode_state& s) {
   for (size_t i = 1; i < s.trajectory.size(); ++i) {
     if (s.trajectory[i].stage != s.trajectory[i - 1].stage && s.trajectory[i - 1].stage != 0) {
       const double x = sx(s.trajectory[i].evaluation - 0.5);
-      svg += fmt::format("<line x1='{:.1f}' y1='{}' x2='{:.1f}' y2='{}' stroke='#d62728' "
-                         "stroke-dasharray='3' stroke-width='0.8'/>",
-                         x, top, x, h - bottom);
+      svg += fmt::format(
+          "<line x1='{:.1f}' y1='{}' x2='{:.1f}' y2='{}' stroke='#d62728' "
+          "stroke-dasharray='3' stroke-width='0.8'/>",
+          x, top, x, h - bottom);
     }
   }
   std::string path;
@@ -140,7 +154,8 @@ std::map<std::string, origin_tally> accepted_origins(const report_data& d) {
 
 std::string failures_text(const std::map<std::string, uint32_t>& failures) {
   std::string out;
-  for (const auto& [kind, n] : failures) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", kind, n);
+  for (const auto& [kind, n] : failures)
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", kind, n);
   return out.empty() ? "-" : out;
 }
 
@@ -237,9 +252,9 @@ std::string report_markdown(const report_data& d) {
                         o.evaluations);
       continue;
     }
-    md += fmt::format("| {} | {} | {:.2f} | {:.2f} | {:.3f}x | {} | {} |\n", o.name, o.level,
-                      o.baseline_us, o.best_us, o.speedup, o.evaluations,
-                      failures_text(o.failures));
+    md +=
+        fmt::format("| {} | {} | {:.2f} | {:.2f} | {:.3f}x | {} | {} |\n", o.name, o.level,
+                    o.baseline_us, o.best_us, o.speedup, o.evaluations, failures_text(o.failures));
   }
   const std::map<std::string, origin_tally> origins = accepted_origins(d);
   if (!origins.empty()) {
@@ -262,13 +277,12 @@ std::string report_markdown(const report_data& d) {
 std::string report_html(const report_data& d) {
   std::vector<agent::operator_outcome> ops = outcomes(d);
   agent::campaign_metrics m = agent::compute_metrics(ops);
-  std::string html =
-      "<!doctype html><html><head><meta charset='utf-8'><title>aopt campaign " +
-      html_escape(d.campaign) +
-      "</title><style>body{font-family:sans-serif;margin:24px;color:#222}"
-      "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;"
-      "text-align:right}th{background:#f3f3f3}td:first-child{text-align:left}"
-      ".grid{display:flex;flex-wrap:wrap;gap:8px}</style></head><body>";
+  std::string html = "<!doctype html><html><head><meta charset='utf-8'><title>aopt campaign " +
+                     html_escape(d.campaign) +
+                     "</title><style>body{font-family:sans-serif;margin:24px;color:#222}"
+                     "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;"
+                     "text-align:right}th{background:#f3f3f3}td:first-child{text-align:left}"
+                     ".grid{display:flex;flex-wrap:wrap;gap:8px}</style></head><body>";
   html += "<h1>aopt campaign " + html_escape(d.campaign) + "</h1>";
   html += fmt::format(
       "<p>Strategy <b>{}</b>; policies: {}; device {}; latencies in {}.</p>"
@@ -280,8 +294,9 @@ std::string report_html(const report_data& d) {
       100 * m.fast_p["1.4"], 100 * m.fast_p["2.0"], m.evaluations, d.wall_seconds);
   if (d.llm_usage) html += "<p>" + html_escape(llm_usage_text(*d.llm_usage)) + "</p>";
   html += "<h2>Speedup distribution</h2>" + speedup_cdf_svg(ops);
-  html += "<h2>Operators</h2><table><tr><th>operator</th><th>level</th><th>baseline</th>"
-          "<th>best</th><th>speedup</th><th>evaluations</th><th>failures</th></tr>";
+  html +=
+      "<h2>Operators</h2><table><tr><th>operator</th><th>level</th><th>baseline</th>"
+      "<th>best</th><th>speedup</th><th>evaluations</th><th>failures</th></tr>";
   for (const auto& o : ops) {
     html += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{:.2f}</td><td>{:.2f}</td><td>{:.3f}x</td><td>{}</td>"
@@ -290,8 +305,9 @@ std::string report_html(const report_data& d) {
         html_escape(o.phase == "failed" ? "baseline failed: " + o.failure
                                         : failures_text(o.failures)));
   }
-  html += "</table><h2>Trajectories</h2><p>Best latency relative to the baseline against "
-          "evaluations; dashed red lines mark stage switches.</p><div class='grid'>";
+  html +=
+      "</table><h2>Trajectories</h2><p>Best latency relative to the baseline against "
+      "evaluations; dashed red lines mark stage switches.</p><div class='grid'>";
   for (const agent::episode_state& s : d.episodes) html += trajectory_svg(s);
   return html + "</div></body></html>\n";
 }

@@ -52,8 +52,9 @@ std::string comparison_markdown(const std::vector<report_data>& campaigns) {
   if (simulated) {
     md += "Latencies are simulated by aopt's AscendC simulator, not measured on hardware.\n\n";
   }
-  md += "| campaign | strategy | level | GM speedup | fast_1.0 % | fast_1.2 % | fast_1.4 % | "
-        "fast_2.0 % | operators | evaluations |\n";
+  md +=
+      "| campaign | strategy | level | GM speedup | fast_1.0 % | fast_1.2 % | fast_1.4 % | "
+      "fast_2.0 % | operators | evaluations |\n";
   md += "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const report_data& d : campaigns) {
     const std::vector<agent::operator_outcome> ops = outcomes_of(d);

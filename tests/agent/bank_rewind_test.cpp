@@ -40,8 +40,8 @@ struct sim_fixture {
   std::unique_ptr<npu::sim_device> device;
 
   sim_fixture() {
-    result<sim::hw_profile> hw = npu::find_hardware_profile(
-        "ascend910b4", fs::path(AOPT_SOURCE_DIR) / "config/hardware");
+    result<sim::hw_profile> hw =
+        npu::find_hardware_profile("ascend910b4", fs::path(AOPT_SOURCE_DIR) / "config/hardware");
     REQUIRE_MESSAGE(hw.ok(), hw.error().to_string());
     npu::sim_device_options options;
     options.work_dir = work.path();

@@ -47,15 +47,13 @@ TEST_CASE("near-identical tuples are stored once and distinct ones are kept") {
   auto db = open_store(dir.path() / "db");
   result<bank_writer> w = bank_writer::open(*db, 0.9);
   REQUIRE(w.ok());
-  const experience_tuple a =
-      make_tuple("add", "copies and compute do not overlap", "constexpr int BUFFER_NUM =",
-                 "pipelining");
+  const experience_tuple a = make_tuple("add", "copies and compute do not overlap",
+                                        "constexpr int BUFFER_NUM =", "pipelining");
   experience_tuple same_motif = a;
   same_motif.provenance.expert_op = "mul";  // other expert, same diff and bottleneck
   same_motif.id.clear();
-  const experience_tuple other =
-      make_tuple("mul", "scalar GetValue SetValue loop dominates", "pipe.InitBuffer(q, ",
-                 "vectorization");
+  const experience_tuple other = make_tuple("mul", "scalar GetValue SetValue loop dominates",
+                                            "pipe.InitBuffer(q, ", "vectorization");
 
   result<insert_outcome> first = w->insert(a);
   REQUIRE(first.ok());
@@ -129,10 +127,12 @@ TEST_CASE("a malformed import line is refused with its line number") {
 TEST_CASE("the hnsw index returns the same nearest tuples as the exact scan") {
   bank_index exact(config::index_kind::linear);
   bank_index graph(config::index_kind::hnsw);
-  const std::vector<std::string> symptoms = {
-      "copies and compute do not overlap single buffer", "scalar GetValue SetValue loop",
-      "PipeBarrier PIPE_ALL stalls every stage",          "small DMA bursts per tile",
-      "extra GM round trip traffic",                      "cores underused naive split"};
+  const std::vector<std::string> symptoms = {"copies and compute do not overlap single buffer",
+                                             "scalar GetValue SetValue loop",
+                                             "PipeBarrier PIPE_ALL stalls every stage",
+                                             "small DMA bursts per tile",
+                                             "extra GM round trip traffic",
+                                             "cores underused naive split"};
   for (size_t i = 0; i < 300; ++i) {
     const std::string text = symptoms[i % symptoms.size()] + " variant " + std::to_string(i);
     REQUIRE(exact.add("t" + std::to_string(i), lexical_embedding(text)).ok());

@@ -34,7 +34,8 @@ struct scripted_world {
         if (auto rec = e.on_mutation(r, "scripted-mutator")) records.push_back(*rec);
       } else if (auto* d = std::get_if<need_diagnosis>(&a)) {
         (void)d;
-        if (auto rec = e.on_diagnosis(diagnosis{"mte2 bound", {"mte2_bound"}})) records.push_back(*rec);
+        if (auto rec = e.on_diagnosis(diagnosis{"mte2 bound", {"mte2_bound"}}))
+          records.push_back(*rec);
       } else if (std::get_if<need_retrieval>(&a)) {
         e.on_retrieval(std::vector<tuple_ref>{});
       } else if (auto* r = std::get_if<need_refinement>(&a)) {
@@ -70,7 +71,8 @@ npu::op_package test_op() {
 
 }  // namespace
 
-TEST_CASE("episode spends exactly the budget with alternating stages and keeps only faster candidates") {
+TEST_CASE(
+    "episode spends exactly the budget with alternating stages and keeps only faster candidates") {
   npu::op_package op = test_op();
   episode_config cfg;
   cfg.budget = 8;
@@ -82,8 +84,10 @@ TEST_CASE("episode spends exactly the budget with alternating stages and keeps o
   // Every new tiling is 1 us faster; refined kernels are slower, except "+K1".
   w.evaluate = [](const std::string& t, const std::string& k) {
     double lat = 100 - (t == "T0" ? 0 : std::stoi(t.substr(1)));
-    if (k.find("+K1") != std::string::npos) lat -= 10;
-    else if (k != "K0") lat += 5;
+    if (k.find("+K1") != std::string::npos)
+      lat -= 10;
+    else if (k != "K0")
+      lat += 5;
     return ok_result(lat);
   };
   w.run(e);
@@ -165,7 +169,8 @@ TEST_CASE("a resumed episode continues exactly like an uninterrupted one") {
   cfg.stage1_steps = 2;
   cfg.stage2_steps = 2;
   auto eval = [](const std::string& t, const std::string& k) {
-    double lat = 100 - (t == "T0" ? 0 : std::stoi(t.substr(1)) % 3) + static_cast<double>(k.size() % 5);
+    double lat =
+        100 - (t == "T0" ? 0 : std::stoi(t.substr(1)) % 3) + static_cast<double>(k.size() % 5);
     return ok_result(lat);
   };
   episode_engine whole(op, initial_episode_state("c", op, cfg));
@@ -194,7 +199,8 @@ TEST_CASE("a resumed episode continues exactly like an uninterrupted one") {
       first.on_retrieval(std::vector<tuple_ref>{});
     } else if (auto* r = std::get_if<need_refinement>(&a)) {
       std::vector<kernel_candidate> ks;
-      for (int k = 0; k < 2; ++k) ks.push_back({r->request.kernel + "+K" + std::to_string(++w2.refinements), "rule:x", {}});
+      for (int k = 0; k < 2; ++k)
+        ks.push_back({r->request.kernel + "+K" + std::to_string(++w2.refinements), "rule:x", {}});
       (void)first.on_refinement(ks, "scripted-refiner");
     }
   }
@@ -211,5 +217,6 @@ TEST_CASE("a resumed episode continues exactly like an uninterrupted one") {
   w3.run(second);
   CHECK(second.state().candidates == whole.state().candidates);
   CHECK(second.state().phase == episode_phase::done);
-  CHECK(nlohmann::json(second.state().trajectory.size()) == nlohmann::json(whole.state().trajectory.size()));
+  CHECK(nlohmann::json(second.state().trajectory.size()) ==
+        nlohmann::json(whole.state().trajectory.size()));
 }

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "agent/bottleneck_phrases.hpp"
 #include "agent/bm25_retriever.hpp"
+#include "agent/bottleneck_phrases.hpp"
 #include "agent/rewind_rules.hpp"
 #include "kernel_snippets.hpp"
 
@@ -48,117 +48,117 @@ npu::eval_result healthy() {
 }  // namespace
 
 TEST_SUITE("agent") {
-
-TEST_CASE("a healthy memory-bound profile is diagnosed as MTE2 bound only") {
-  heuristic_diagnoser d;
-  npu::eval_result r = healthy();
-  heuristic_diagnosis out = d.diagnose({&r, kQueueKernel, 3000000, 3});
-  CHECK(out.tags == std::vector<std::string>{"mte2_bound"});
-  CHECK(out.query == bottleneck_phrase("mte2_bound"));
-  REQUIRE(out.evidence.size() == 1);
-  CHECK(out.evidence[0].find("MTE2 busy 80%") != std::string::npos);
-  CHECK(out.as_diagnosis().tags == out.tags);
-}
-
-TEST_CASE("each profile signal raises its tag") {
-  heuristic_diagnoser d;
-  SUBCASE("serialized pipes") {
+  TEST_CASE("a healthy memory-bound profile is diagnosed as MTE2 bound only") {
+    heuristic_diagnoser d;
     npu::eval_result r = healthy();
-    r.profile.mte2 = {10, 0.45};
-    r.profile.vector = {6, 0.3};
-    r.profile.mte3 = {6, 0.3};
-    CHECK(has(d.diagnose({&r, "", 0, 0}), "no_overlap"));
+    heuristic_diagnosis out = d.diagnose({&r, kQueueKernel, 3000000, 3});
+    CHECK(out.tags == std::vector<std::string>{"mte2_bound"});
+    CHECK(out.query == bottleneck_phrase("mte2_bound"));
+    REQUIRE(out.evidence.size() == 1);
+    CHECK(out.evidence[0].find("MTE2 busy 80%") != std::string::npos);
+    CHECK(out.as_diagnosis().tags == out.tags);
   }
-  SUBCASE("scalar share") {
+
+  TEST_CASE("each profile signal raises its tag") {
+    heuristic_diagnoser d;
+    SUBCASE("serialized pipes") {
+      npu::eval_result r = healthy();
+      r.profile.mte2 = {10, 0.45};
+      r.profile.vector = {6, 0.3};
+      r.profile.mte3 = {6, 0.3};
+      CHECK(has(d.diagnose({&r, "", 0, 0}), "no_overlap"));
+    }
+    SUBCASE("scalar share") {
+      npu::eval_result r = healthy();
+      r.profile.scalar = {10, 0.4};
+      CHECK(has(d.diagnose({&r, "", 0, 0}), "scalar_heavy"));
+    }
+    SUBCASE("barrier stall") {
+      npu::eval_result r = healthy();
+      r.profile.barrier_stall_us = 5;
+      CHECK(has(d.diagnose({&r, "", 0, 0}), "barrier_stall"));
+    }
+    SUBCASE("few cores and imbalance") {
+      npu::eval_result r = healthy();
+      r.profile.block_dim = 8;
+      r.profile.core_time_mean_us = 15;
+      heuristic_diagnosis out = d.diagnose({&r, "", 0, 0});
+      CHECK(has(out, "core_underuse"));
+      CHECK(has(out, "core_imbalance"));
+    }
+    SUBCASE("small bursts and small tiles") {
+      npu::eval_result r = healthy();
+      r.profile.mean_burst_bytes = 1024;
+      r.profile.dma_bursts = 40 * 100;
+      r.profile.ub_high_water_bytes = 8192;
+      heuristic_diagnosis out = d.diagnose({&r, "", 0, 3});
+      CHECK(has(out, "small_bursts"));
+      CHECK(has(out, "ub_underuse"));
+    }
+    SUBCASE("launch overhead, GM round trips and the roofline") {
+      npu::eval_result r = healthy();
+      r.profile.launch_overhead_us = 20;
+      r.roof.achieved_fraction = 0.9;
+      heuristic_diagnosis out = d.diagnose({&r, "", 1000000, 0});
+      CHECK(has(out, "launch_bound"));
+      CHECK(has(out, "extra_gm_traffic"));
+      CHECK(has(out, "near_roofline"));
+    }
+  }
+
+  TEST_CASE("static signals of the kernel text count without a profile") {
+    heuristic_diagnoser d;
+    heuristic_diagnosis out = d.diagnose({nullptr, kBarrierKernel, 0, 0});
+    CHECK(out.tags == std::vector<std::string>{"barrier_stall"});
+    kernel_signals s = read_kernel_signals(kBarrierKernel);
+    CHECK(s.full_barriers_in_loops == 3);
+    CHECK(s.data_copies == 2);
+
+    result<std::string> scalar = find_rewind_rule("vector_to_scalar")->apply(kQueueKernel);
+    REQUIRE(scalar.ok());
+    kernel_signals t = read_kernel_signals(*scalar);
+    CHECK(t.scalar_accesses_in_loops == 2);
+    CHECK(has(d.diagnose({nullptr, *scalar, 0, 0}), "scalar_heavy"));
+
+    result<std::string> single = find_rewind_rule("double_to_single_buffer")->apply(kQueueKernel);
+    REQUIRE(single.ok());
+    CHECK(read_kernel_signals(*single).single_buffer_queues == 4);
+    CHECK(has(d.diagnose({nullptr, *single, 0, 0}), "no_overlap"));
+  }
+
+  TEST_CASE("tags come in priority order and the query uses the shared phrases") {
+    heuristic_diagnoser d;
     npu::eval_result r = healthy();
     r.profile.scalar = {10, 0.4};
-    CHECK(has(d.diagnose({&r, "", 0, 0}), "scalar_heavy"));
-  }
-  SUBCASE("barrier stall") {
-    npu::eval_result r = healthy();
     r.profile.barrier_stall_us = 5;
-    CHECK(has(d.diagnose({&r, "", 0, 0}), "barrier_stall"));
-  }
-  SUBCASE("few cores and imbalance") {
-    npu::eval_result r = healthy();
-    r.profile.block_dim = 8;
-    r.profile.core_time_mean_us = 15;
     heuristic_diagnosis out = d.diagnose({&r, "", 0, 0});
-    CHECK(has(out, "core_underuse"));
-    CHECK(has(out, "core_imbalance"));
+    REQUIRE(out.tags.size() >= 3);
+    CHECK(out.tags[0] == "scalar_heavy");
+    CHECK(out.tags[1] == "barrier_stall");
+    CHECK(out.query == bottleneck_text(out.tags));
   }
-  SUBCASE("small bursts and small tiles") {
-    npu::eval_result r = healthy();
-    r.profile.mean_burst_bytes = 1024;
-    r.profile.dma_bursts = 40 * 100;
-    r.profile.ub_high_water_bytes = 8192;
-    heuristic_diagnosis out = d.diagnose({&r, "", 0, 3});
-    CHECK(has(out, "small_bursts"));
-    CHECK(has(out, "ub_underuse"));
+
+  TEST_CASE("the diagnosis of a rewound kernel retrieves the rule's tuple first") {
+    bm25_retriever bank;
+    for (const kernel_rule& rule : rewind_rules()) {
+      experience_tuple t;
+      t.id = rule.name;
+      t.title = rule.title;
+      t.bottleneck = rule.bottleneck;
+      bank.add(t);
+    }
+    heuristic_diagnoser d;
+    for (const char* rule : {"vector_to_scalar", "add_full_barriers", "double_to_single_buffer"}) {
+      CAPTURE(rule);
+      result<std::string> slow = find_rewind_rule(rule)->apply(kQueueKernel);
+      REQUIRE(slow.ok());
+      heuristic_diagnosis diag = d.diagnose({nullptr, *slow, 0, 0});
+      std::vector<retrieval_hit> hits = bank.top_k(diag.query, 3);
+      REQUIRE_FALSE(hits.empty());
+      bool found = std::any_of(hits.begin(), hits.end(),
+                               [&](const retrieval_hit& h) { return h.id == rule; });
+      CHECK(found);
+    }
   }
-  SUBCASE("launch overhead, GM round trips and the roofline") {
-    npu::eval_result r = healthy();
-    r.profile.launch_overhead_us = 20;
-    r.roof.achieved_fraction = 0.9;
-    heuristic_diagnosis out = d.diagnose({&r, "", 1000000, 0});
-    CHECK(has(out, "launch_bound"));
-    CHECK(has(out, "extra_gm_traffic"));
-    CHECK(has(out, "near_roofline"));
-  }
-}
-
-TEST_CASE("static signals of the kernel text count without a profile") {
-  heuristic_diagnoser d;
-  heuristic_diagnosis out = d.diagnose({nullptr, kBarrierKernel, 0, 0});
-  CHECK(out.tags == std::vector<std::string>{"barrier_stall"});
-  kernel_signals s = read_kernel_signals(kBarrierKernel);
-  CHECK(s.full_barriers_in_loops == 3);
-  CHECK(s.data_copies == 2);
-
-  result<std::string> scalar = find_rewind_rule("vector_to_scalar")->apply(kQueueKernel);
-  REQUIRE(scalar.ok());
-  kernel_signals t = read_kernel_signals(*scalar);
-  CHECK(t.scalar_accesses_in_loops == 2);
-  CHECK(has(d.diagnose({nullptr, *scalar, 0, 0}), "scalar_heavy"));
-
-  result<std::string> single = find_rewind_rule("double_to_single_buffer")->apply(kQueueKernel);
-  REQUIRE(single.ok());
-  CHECK(read_kernel_signals(*single).single_buffer_queues == 4);
-  CHECK(has(d.diagnose({nullptr, *single, 0, 0}), "no_overlap"));
-}
-
-TEST_CASE("tags come in priority order and the query uses the shared phrases") {
-  heuristic_diagnoser d;
-  npu::eval_result r = healthy();
-  r.profile.scalar = {10, 0.4};
-  r.profile.barrier_stall_us = 5;
-  heuristic_diagnosis out = d.diagnose({&r, "", 0, 0});
-  REQUIRE(out.tags.size() >= 3);
-  CHECK(out.tags[0] == "scalar_heavy");
-  CHECK(out.tags[1] == "barrier_stall");
-  CHECK(out.query == bottleneck_text(out.tags));
-}
-
-TEST_CASE("the diagnosis of a rewound kernel retrieves the rule's tuple first") {
-  bm25_retriever bank;
-  for (const kernel_rule& rule : rewind_rules()) {
-    experience_tuple t;
-    t.id = rule.name;
-    t.title = rule.title;
-    t.bottleneck = rule.bottleneck;
-    bank.add(t);
-  }
-  heuristic_diagnoser d;
-  for (const char* rule : {"vector_to_scalar", "add_full_barriers", "double_to_single_buffer"}) {
-    CAPTURE(rule);
-    result<std::string> slow = find_rewind_rule(rule)->apply(kQueueKernel);
-    REQUIRE(slow.ok());
-    heuristic_diagnosis diag = d.diagnose({nullptr, *slow, 0, 0});
-    std::vector<retrieval_hit> hits = bank.top_k(diag.query, 3);
-    REQUIRE_FALSE(hits.empty());
-    bool found = std::any_of(hits.begin(), hits.end(), [&](const retrieval_hit& h) { return h.id == rule; });
-    CHECK(found);
-  }
-}
 
 }  // TEST_SUITE

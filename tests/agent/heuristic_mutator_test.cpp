@@ -26,129 +26,130 @@ std::vector<tunable> tunables() {
 
 // A synthetic latency landscape with its optimum at BLOCK_DIM 24, TILE_LENGTH 8192, BUFFER_NUM 2.
 double latency(const tunable_values& v) {
-  return 10.0 + std::abs(v.at("BLOCK_DIM") - 24) + 3.0 * std::abs(std::log2(v.at("TILE_LENGTH") / 8192.0)) +
+  return 10.0 + std::abs(v.at("BLOCK_DIM") - 24) +
+         3.0 * std::abs(std::log2(v.at("TILE_LENGTH") / 8192.0)) +
          (v.at("BUFFER_NUM") == 2 ? 0.0 : 5.0) + std::abs(v.at("CHUNK_LENGTH") - 2000) / 500.0;
 }
 
 }  // namespace
 
 TEST_SUITE("agent") {
+  TEST_CASE("the heuristic mutator proposes in-domain, aligned, never repeated value sets") {
+    std::vector<tunable> ts = tunables();
+    heuristic_mutator m(ts, {8, 2, 3, 4});  // float tensors: tile multiples of 8 elements
+    std::set<tunable_values> seen = {current_values(ts)};
+    m.report(current_values(ts), latency(current_values(ts)));
+    for (int i = 0; i < 60; ++i) {
+      std::optional<tunable_values> v = m.propose();
+      REQUIRE(v.has_value());
+      for (const tunable& t : ts) REQUIRE(t.admits(v->at(t.name)));
+      CHECK(v->at("CHUNK_LENGTH") % 8 == 0);
+      CHECK(seen.insert(*v).second);
+      m.report(*v, latency(*v));
+    }
+  }
 
-TEST_CASE("the heuristic mutator proposes in-domain, aligned, never repeated value sets") {
-  std::vector<tunable> ts = tunables();
-  heuristic_mutator m(ts, {8, 2, 3, 4});  // float tensors: tile multiples of 8 elements
-  std::set<tunable_values> seen = {current_values(ts)};
-  m.report(current_values(ts), latency(current_values(ts)));
-  for (int i = 0; i < 60; ++i) {
-    std::optional<tunable_values> v = m.propose();
-    REQUIRE(v.has_value());
-    for (const tunable& t : ts) REQUIRE(t.admits(v->at(t.name)));
-    CHECK(v->at("CHUNK_LENGTH") % 8 == 0);
-    CHECK(seen.insert(*v).second);
-    m.report(*v, latency(*v));
+  TEST_CASE("the heuristic mutator keeps a bounded population sorted by latency") {
+    heuristic_mutator m(tunables(), {4, 2, 1, 2});
+    for (int i = 0; i < 20; ++i) {
+      std::optional<tunable_values> v = m.propose();
+      REQUIRE(v.has_value());
+      m.report(*v, i % 3 == 0 ? std::nullopt : std::optional<double>(latency(*v)));
+    }
+    REQUIRE(m.population().size() == 4);
+    for (size_t i = 1; i < m.population().size(); ++i) {
+      CHECK(m.population()[i - 1].latency_us <= m.population()[i].latency_us);
+    }
+    CHECK(m.best()->latency_us == m.population().front().latency_us);
+    CHECK(m.tried_count() == 21);
   }
-}
 
-TEST_CASE("the heuristic mutator keeps a bounded population sorted by latency") {
-  heuristic_mutator m(tunables(), {4, 2, 1, 2});
-  for (int i = 0; i < 20; ++i) {
-    std::optional<tunable_values> v = m.propose();
-    REQUIRE(v.has_value());
-    m.report(*v, i % 3 == 0 ? std::nullopt : std::optional<double>(latency(*v)));
-  }
-  REQUIRE(m.population().size() == 4);
-  for (size_t i = 1; i < m.population().size(); ++i) {
-    CHECK(m.population()[i - 1].latency_us <= m.population()[i].latency_us);
-  }
-  CHECK(m.best()->latency_us == m.population().front().latency_us);
-  CHECK(m.tried_count() == 21);
-}
-
-TEST_CASE("evolution improves on the initial values of a synthetic landscape") {
-  std::vector<tunable> ts = tunables();
-  heuristic_mutator m(ts, {8, 2, 11, 2});
-  m.report(current_values(ts), latency(current_values(ts)));
-  for (int i = 0; i < 40; ++i) {
-    std::optional<tunable_values> v = m.propose();
-    REQUIRE(v.has_value());
-    m.report(*v, latency(*v));
-  }
-  CHECK(m.best()->latency_us < latency(current_values(ts)) - 8.0);
-}
-
-TEST_CASE("a saved mutator continues with exactly the same proposals") {
-  heuristic_mutator a(tunables(), {6, 2, 5, 2});
-  for (int i = 0; i < 10; ++i) {
-    auto v = a.propose();
-    REQUIRE(v.has_value());
-    a.report(*v, i == 4 ? std::nullopt : std::optional<double>(latency(*v)));
-  }
-  nlohmann::json saved = nlohmann::json::parse(a.save().dump());  // through text, as persisted
-  result<heuristic_mutator> b = heuristic_mutator::load(saved);
-  REQUIRE(b.ok());
-  CHECK(b->save() == a.save());
-  for (int i = 0; i < 15; ++i) {
-    auto va = a.propose();
-    auto vb = b->propose();
-    REQUIRE(va.has_value());
-    REQUIRE(vb == va);
-    CHECK(b->last_change() == a.last_change());
-    a.report(*va, latency(*va));
-    b->report(*vb, latency(*vb));
-  }
-}
-
-TEST_CASE("the same seed gives the same proposals, another seed other ones") {
-  auto run = [](uint64_t seed) {
-    heuristic_mutator m(tunables(), {8, 2, seed, 2});
-    std::vector<tunable_values> out;
-    for (int i = 0; i < 8; ++i) {
-      auto v = m.propose();
+  TEST_CASE("evolution improves on the initial values of a synthetic landscape") {
+    std::vector<tunable> ts = tunables();
+    heuristic_mutator m(ts, {8, 2, 11, 2});
+    m.report(current_values(ts), latency(current_values(ts)));
+    for (int i = 0; i < 40; ++i) {
+      std::optional<tunable_values> v = m.propose();
       REQUIRE(v.has_value());
       m.report(*v, latency(*v));
-      out.push_back(*v);
     }
-    return out;
-  };
-  CHECK(run(9) == run(9));
-  CHECK(run(9) != run(10));
-}
+    CHECK(m.best()->latency_us < latency(current_values(ts)) - 8.0);
+  }
 
-TEST_CASE("a tiny search space is exhausted, then propose returns nothing") {
-  result<std::vector<tunable>> ts =
-      parse_tunables("// EVOLVE-BLOCK-START\nconstexpr int BUFFER_NUM = 1;  // tunable: choice {1, 2}\n// EVOLVE-BLOCK-END\n");
-  REQUIRE(ts.ok());
-  heuristic_mutator m(*ts, {});
-  auto v = m.propose();
-  REQUIRE(v.has_value());
-  CHECK(v->at("BUFFER_NUM") == 2);
-  m.report(*v, 1.0);
-  CHECK_FALSE(m.propose().has_value());
-}
+  TEST_CASE("a saved mutator continues with exactly the same proposals") {
+    heuristic_mutator a(tunables(), {6, 2, 5, 2});
+    for (int i = 0; i < 10; ++i) {
+      auto v = a.propose();
+      REQUIRE(v.has_value());
+      a.report(*v, i == 4 ? std::nullopt : std::optional<double>(latency(*v)));
+    }
+    nlohmann::json saved = nlohmann::json::parse(a.save().dump());  // through text, as persisted
+    result<heuristic_mutator> b = heuristic_mutator::load(saved);
+    REQUIRE(b.ok());
+    CHECK(b->save() == a.save());
+    for (int i = 0; i < 15; ++i) {
+      auto va = a.propose();
+      auto vb = b->propose();
+      REQUIRE(va.has_value());
+      REQUIRE(vb == va);
+      CHECK(b->last_change() == a.last_change());
+      a.report(*va, latency(*va));
+      b->report(*vb, latency(*vb));
+    }
+  }
 
-TEST_CASE("the admissibility hook keeps tiles within the UB") {
-  std::vector<tunable> ts = tunables();
-  // 6 bytes per element (two half inputs, one half output), 64 KiB of UB.
-  admissibility_check fits = make_ub_capacity_check(ts, 64 * 1024, 6);
-  CHECK(fits({{"TILE_LENGTH", 8192}, {"BUFFER_NUM", 1}}));
-  CHECK_FALSE(fits({{"TILE_LENGTH", 8192}, {"BUFFER_NUM", 2}}));
-  heuristic_mutator m(ts, {8, 2, 1, 2}, fits);
-  for (int i = 0; i < 40; ++i) {
+  TEST_CASE("the same seed gives the same proposals, another seed other ones") {
+    auto run = [](uint64_t seed) {
+      heuristic_mutator m(tunables(), {8, 2, seed, 2});
+      std::vector<tunable_values> out;
+      for (int i = 0; i < 8; ++i) {
+        auto v = m.propose();
+        REQUIRE(v.has_value());
+        m.report(*v, latency(*v));
+        out.push_back(*v);
+      }
+      return out;
+    };
+    CHECK(run(9) == run(9));
+    CHECK(run(9) != run(10));
+  }
+
+  TEST_CASE("a tiny search space is exhausted, then propose returns nothing") {
+    result<std::vector<tunable>> ts = parse_tunables(
+        "// EVOLVE-BLOCK-START\nconstexpr int BUFFER_NUM = 1;  // tunable: choice {1, 2}\n// "
+        "EVOLVE-BLOCK-END\n");
+    REQUIRE(ts.ok());
+    heuristic_mutator m(*ts, {});
     auto v = m.propose();
     REQUIRE(v.has_value());
-    CHECK(v->at("TILE_LENGTH") * v->at("BUFFER_NUM") * 6 <= 64 * 1024);
-    m.report(*v, latency(*v));
+    CHECK(v->at("BUFFER_NUM") == 2);
+    m.report(*v, 1.0);
+    CHECK_FALSE(m.propose().has_value());
   }
-}
 
-TEST_CASE("loading a malformed mutator state names the problem") {
-  CHECK_FALSE(heuristic_mutator::load(nlohmann::json::object()).ok());
-  heuristic_mutator m(tunables(), {});
-  nlohmann::json j = m.save();
-  j["tried"] = nlohmann::json::array({nlohmann::json::array({1, 2})});
-  result<heuristic_mutator> bad = heuristic_mutator::load(j);
-  REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().message().find("tried") != std::string::npos);
-}
+  TEST_CASE("the admissibility hook keeps tiles within the UB") {
+    std::vector<tunable> ts = tunables();
+    // 6 bytes per element (two half inputs, one half output), 64 KiB of UB.
+    admissibility_check fits = make_ub_capacity_check(ts, 64 * 1024, 6);
+    CHECK(fits({{"TILE_LENGTH", 8192}, {"BUFFER_NUM", 1}}));
+    CHECK_FALSE(fits({{"TILE_LENGTH", 8192}, {"BUFFER_NUM", 2}}));
+    heuristic_mutator m(ts, {8, 2, 1, 2}, fits);
+    for (int i = 0; i < 40; ++i) {
+      auto v = m.propose();
+      REQUIRE(v.has_value());
+      CHECK(v->at("TILE_LENGTH") * v->at("BUFFER_NUM") * 6 <= 64 * 1024);
+      m.report(*v, latency(*v));
+    }
+  }
+
+  TEST_CASE("loading a malformed mutator state names the problem") {
+    CHECK_FALSE(heuristic_mutator::load(nlohmann::json::object()).ok());
+    heuristic_mutator m(tunables(), {});
+    nlohmann::json j = m.save();
+    j["tried"] = nlohmann::json::array({nlohmann::json::array({1, 2})});
+    result<heuristic_mutator> bad = heuristic_mutator::load(j);
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message().find("tried") != std::string::npos);
+  }
 
 }  // TEST_SUITE

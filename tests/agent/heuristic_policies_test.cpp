@@ -35,7 +35,8 @@ double latency_of(const std::string& tiling) {
   result<std::vector<tunable>> t = parse_tunables(tiling);
   REQUIRE(t.ok());
   tunable_values v = current_values(*t);
-  return 10 + std::abs(v.at("BLOCK_DIM") - 32) + 2 * std::abs(std::log2(v.at("TILE_LENGTH") / 8192.0));
+  return 10 + std::abs(v.at("BLOCK_DIM") - 32) +
+         2 * std::abs(std::log2(v.at("TILE_LENGTH") / 8192.0));
 }
 
 // Plays Stage I: every proposal is evaluated with latency_of and enters the history.
@@ -63,116 +64,116 @@ std::vector<std::string> run_stage(heuristic_mutator_policy& policy, const npu::
 }  // namespace
 
 TEST_SUITE("agent") {
+  TEST_CASE("the heuristic mutator policy synthesizes a template and evolves it") {
+    npu::op_package op = half_op();
+    heuristic_mutator_policy policy;
+    CHECK(policy.name() == "heuristic-mutator");
+    mutation_request request;
+    request.op = &op;
+    request.tiling = kTiling;
+    request.kernel = kQueueKernel;
+    request.best_latency_us =
+        100;  // the baseline (no EVOLVE-BLOCK, so not parseable by latency_of)
+    std::vector<std::string> proposed = run_stage(policy, op, request, 25);
+    std::set<std::string> unique(proposed.begin(), proposed.end());
+    CHECK(unique.size() == proposed.size());
+    CHECK(proposed[0].find("// EVOLVE-BLOCK-START") != std::string::npos);
+    CHECK(request.best_latency_us < 20);
+    CHECK(request.policy_state.at("generation") == 0);
+  }
 
-TEST_CASE("the heuristic mutator policy synthesizes a template and evolves it") {
-  npu::op_package op = half_op();
-  heuristic_mutator_policy policy;
-  CHECK(policy.name() == "heuristic-mutator");
-  mutation_request request;
-  request.op = &op;
-  request.tiling = kTiling;
-  request.kernel = kQueueKernel;
-  request.best_latency_us = 100;  // the baseline (no EVOLVE-BLOCK, so not parseable by latency_of)
-  std::vector<std::string> proposed = run_stage(policy, op, request, 25);
-  std::set<std::string> unique(proposed.begin(), proposed.end());
-  CHECK(unique.size() == proposed.size());
-  CHECK(proposed[0].find("// EVOLVE-BLOCK-START") != std::string::npos);
-  CHECK(request.best_latency_us < 20);
-  CHECK(request.policy_state.at("generation") == 0);
-}
+  TEST_CASE("the heuristic mutator policy is deterministic and resumes from its state") {
+    npu::op_package op = half_op();
+    heuristic_mutator_policy a;
+    heuristic_mutator_policy b;
+    mutation_request ra;
+    ra.op = &op;
+    ra.tiling = kTiling;
+    ra.kernel = kQueueKernel;
+    ra.best_latency_us = 100;
+    mutation_request rb = ra;
+    std::vector<std::string> first = run_stage(a, op, ra, 6);
+    CHECK(run_stage(b, op, rb, 6) == first);
+    // A restart: a fresh policy object continues from the persisted request.
+    heuristic_mutator_policy restarted;
+    mutation_request rc = ra;
+    CHECK(run_stage(restarted, op, rc, 5) == run_stage(a, op, ra, 5));
+  }
 
-TEST_CASE("the heuristic mutator policy is deterministic and resumes from its state") {
-  npu::op_package op = half_op();
-  heuristic_mutator_policy a;
-  heuristic_mutator_policy b;
-  mutation_request ra;
-  ra.op = &op;
-  ra.tiling = kTiling;
-  ra.kernel = kQueueKernel;
-  ra.best_latency_us = 100;
-  mutation_request rb = ra;
-  std::vector<std::string> first = run_stage(a, op, ra, 6);
-  CHECK(run_stage(b, op, rb, 6) == first);
-  // A restart: a fresh policy object continues from the persisted request.
-  heuristic_mutator_policy restarted;
-  mutation_request rc = ra;
-  CHECK(run_stage(restarted, op, rc, 5) == run_stage(a, op, ra, 5));
-}
+  TEST_CASE("a new kernel starts a new generation of the heuristic mutator") {
+    npu::op_package op = half_op();
+    heuristic_mutator_policy policy;
+    mutation_request request;
+    request.op = &op;
+    request.tiling = kTiling;
+    request.kernel = kQueueKernel;
+    request.best_latency_us = 100;
+    run_stage(policy, op, request, 3);
+    request.kernel = kBarrierKernel;
+    run_stage(policy, op, request, 1);
+    CHECK(request.policy_state.at("generation") == 1);
+  }
 
-TEST_CASE("a new kernel starts a new generation of the heuristic mutator") {
-  npu::op_package op = half_op();
-  heuristic_mutator_policy policy;
-  mutation_request request;
-  request.op = &op;
-  request.tiling = kTiling;
-  request.kernel = kQueueKernel;
-  request.best_latency_us = 100;
-  run_stage(policy, op, request, 3);
-  request.kernel = kBarrierKernel;
-  run_stage(policy, op, request, 1);
-  CHECK(request.policy_state.at("generation") == 1);
-}
+  TEST_CASE("the heuristic mutator policy has nothing to propose without tunables") {
+    heuristic_mutator_policy policy;
+    mutation_request request;
+    request.tiling = "int TilingFunc() { return 0; }\n";
+    result<mutation_reply> reply = policy.mutate(request);
+    REQUIRE_FALSE(reply.ok());
+    CHECK(reply.error().code() == status_code::failed_precondition);
+  }
 
-TEST_CASE("the heuristic mutator policy has nothing to propose without tunables") {
-  heuristic_mutator_policy policy;
-  mutation_request request;
-  request.tiling = "int TilingFunc() { return 0; }\n";
-  result<mutation_reply> reply = policy.mutate(request);
-  REQUIRE_FALSE(reply.ok());
-  CHECK(reply.error().code() == status_code::failed_precondition);
-}
+  TEST_CASE("diagnoser, retriever and refiner policies work together on a rewound kernel") {
+    const kernel_rule* rule = find_rewind_rule("add_full_barriers");
+    result<std::string> slow = rule->apply(kQueueKernel);
+    REQUIRE(slow.ok());
+    experience_tuple t;
+    t.title = rule->title;
+    t.bottleneck = rule->bottleneck;
+    t.code_diff = make_unified_diff(*slow, kQueueKernel);
+    t.tags = rule->tags;
+    t.provenance.rule = rule->name;
+    t.id = derive_tuple_id(t);
+    experience_tuple other;
+    other.bottleneck = rewind_rules()[2].bottleneck;
+    other.code_diff = "@@ -1,1 +1,1 @@\n-a\n+b\n";
+    other.id = "other";
 
-TEST_CASE("diagnoser, retriever and refiner policies work together on a rewound kernel") {
-  const kernel_rule* rule = find_rewind_rule("add_full_barriers");
-  result<std::string> slow = rule->apply(kQueueKernel);
-  REQUIRE(slow.ok());
-  experience_tuple t;
-  t.title = rule->title;
-  t.bottleneck = rule->bottleneck;
-  t.code_diff = make_unified_diff(*slow, kQueueKernel);
-  t.tags = rule->tags;
-  t.provenance.rule = rule->name;
-  t.id = derive_tuple_id(t);
-  experience_tuple other;
-  other.bottleneck = rewind_rules()[2].bottleneck;
-  other.code_diff = "@@ -1,1 +1,1 @@\n-a\n+b\n";
-  other.id = "other";
+    diagnosis_request dreq;
+    dreq.kernel = *slow;
+    dreq.result.status = npu::eval_status::ok;
+    dreq.result.latency_us = 50;
+    dreq.result.profile.core_time_max_us = 45;
+    dreq.result.profile.barrier_stall_us = 10;
+    dreq.result.profile.mte2 = {20, 0.45};
+    dreq.result.profile.vector = {10, 0.22};
+    dreq.result.profile.mte3 = {10, 0.22};
+    dreq.result.profile.block_dim = 40;
+    heuristic_diagnoser_policy diagnoser;
+    result<diagnosis> diag = diagnoser.diagnose(dreq);
+    REQUIRE(diag.ok());
+    REQUIRE_FALSE(diag->tags.empty());
+    CHECK(diag->tags[0] == "barrier_stall");
 
-  diagnosis_request dreq;
-  dreq.kernel = *slow;
-  dreq.result.status = npu::eval_status::ok;
-  dreq.result.latency_us = 50;
-  dreq.result.profile.core_time_max_us = 45;
-  dreq.result.profile.barrier_stall_us = 10;
-  dreq.result.profile.mte2 = {20, 0.45};
-  dreq.result.profile.vector = {10, 0.22};
-  dreq.result.profile.mte3 = {10, 0.22};
-  dreq.result.profile.block_dim = 40;
-  heuristic_diagnoser_policy diagnoser;
-  result<diagnosis> diag = diagnoser.diagnose(dreq);
-  REQUIRE(diag.ok());
-  REQUIRE_FALSE(diag->tags.empty());
-  CHECK(diag->tags[0] == "barrier_stall");
+    bm25_retriever_policy retriever({other});
+    retriever.add(t);
+    result<std::vector<tuple_ref>> refs = retriever.retrieve(*diag, 1);
+    REQUIRE(refs.ok());
+    REQUIRE(refs->size() == 1);
+    CHECK((*refs)[0].id == t.id);
+    CHECK((*refs)[0].tuple.at("bottleneck") == t.bottleneck);
 
-  bm25_retriever_policy retriever({other});
-  retriever.add(t);
-  result<std::vector<tuple_ref>> refs = retriever.retrieve(*diag, 1);
-  REQUIRE(refs.ok());
-  REQUIRE(refs->size() == 1);
-  CHECK((*refs)[0].id == t.id);
-  CHECK((*refs)[0].tuple.at("bottleneck") == t.bottleneck);
-
-  refinement_request rreq;
-  rreq.kernel = *slow;
-  rreq.diag = *diag;
-  rreq.tuples = *refs;
-  rreq.tuples.push_back({"broken", 0.1, nlohmann::json{{"id", 3}}});
-  heuristic_refiner_policy refiner;
-  result<std::vector<kernel_candidate>> candidates = refiner.refine(rreq);
-  REQUIRE(candidates.ok());
-  REQUIRE_FALSE(candidates->empty());
-  CHECK((*candidates)[0].kernel == kQueueKernel);
-  CHECK((*candidates)[0].tuple_ids == std::vector<std::string>{t.id});
-}
+    refinement_request rreq;
+    rreq.kernel = *slow;
+    rreq.diag = *diag;
+    rreq.tuples = *refs;
+    rreq.tuples.push_back({"broken", 0.1, nlohmann::json{{"id", 3}}});
+    heuristic_refiner_policy refiner;
+    result<std::vector<kernel_candidate>> candidates = refiner.refine(rreq);
+    REQUIRE(candidates.ok());
+    REQUIRE_FALSE(candidates->empty());
+    CHECK((*candidates)[0].kernel == kQueueKernel);
+    CHECK((*candidates)[0].tuple_ids == std::vector<std::string>{t.id});
+  }
 
 }  // TEST_SUITE

@@ -30,81 +30,86 @@ std::string optimize(const std::string& rule, const std::string& kernel) {
 }  // namespace
 
 TEST_SUITE("agent") {
+  TEST_CASE("full_barrier_to_flags orders only the pipes on either side of each barrier") {
+    std::string out = optimize("full_barrier_to_flags", kBarrierKernel);
+    CHECK(count(out, "PIPE_ALL") == 0);
+    CHECK(count(out, "SetFlag<HardEvent::MTE2_V>(aoptEvent);") == 1);
+    CHECK(count(out, "SetFlag<HardEvent::V_MTE3>(aoptEvent);") == 1);
+    // At the end of the loop body the next pipe is the copy-in of the next iteration.
+    CHECK(count(out, "SetFlag<HardEvent::MTE3_MTE2>(aoptEvent);") == 1);
+    CHECK(count(out,
+                "            {\n                event_t aoptEvent = "
+                "static_cast<event_t>(pipe.FetchEventID("
+                "HardEvent::MTE2_V));\n") == 1);
+  }
 
-TEST_CASE("full_barrier_to_flags orders only the pipes on either side of each barrier") {
-  std::string out = optimize("full_barrier_to_flags", kBarrierKernel);
-  CHECK(count(out, "PIPE_ALL") == 0);
-  CHECK(count(out, "SetFlag<HardEvent::MTE2_V>(aoptEvent);") == 1);
-  CHECK(count(out, "SetFlag<HardEvent::V_MTE3>(aoptEvent);") == 1);
-  // At the end of the loop body the next pipe is the copy-in of the next iteration.
-  CHECK(count(out, "SetFlag<HardEvent::MTE3_MTE2>(aoptEvent);") == 1);
-  CHECK(count(out, "            {\n                event_t aoptEvent = static_cast<event_t>(pipe.FetchEventID("
-                   "HardEvent::MTE2_V));\n") == 1);
-}
+  TEST_CASE("a barrier between two vector ops becomes a vector barrier") {
+    std::string kernel =
+        "class K {\n void Compute() {\n  Add(a, b, c, n);\n  PipeBarrier<PIPE_ALL>();\n"
+        "  Mul(a, a, c, n);\n }\n TPipe pipe;\n LocalTensor<float> a, b, c;\n};\n";
+    std::string out = optimize("full_barrier_to_flags", kernel);
+    CHECK(count(out, "  PipeBarrier<PIPE_V>();\n") == 1);
+  }
 
-TEST_CASE("a barrier between two vector ops becomes a vector barrier") {
-  std::string kernel = "class K {\n void Compute() {\n  Add(a, b, c, n);\n  PipeBarrier<PIPE_ALL>();\n"
-                       "  Mul(a, a, c, n);\n }\n TPipe pipe;\n LocalTensor<float> a, b, c;\n};\n";
-  std::string out = optimize("full_barrier_to_flags", kernel);
-  CHECK(count(out, "  PipeBarrier<PIPE_V>();\n") == 1);
-}
+  TEST_CASE("remove_stage_barriers needs queues to order the stages") {
+    CHECK_FALSE(find_optimization_rule("remove_stage_barriers")->applies(kBarrierKernel));
+  }
 
-TEST_CASE("remove_stage_barriers needs queues to order the stages") {
-  CHECK_FALSE(find_optimization_rule("remove_stage_barriers")->applies(kBarrierKernel));
-}
+  TEST_CASE("single_to_double_buffer doubles queue buffers but not TBufs") {
+    std::string kernel = std::string(kQueueKernel);
+    kernel.replace(kernel.find("BUFFER_NUM = 2"), 14, "BUFFER_NUM = 1");
+    kernel.replace(kernel.find("inQueueY, bufferNum"), 19, "inQueueY, 1");
+    std::string out = optimize("single_to_double_buffer", kernel);
+    CHECK(count(out, "constexpr int32_t BUFFER_NUM = 2;") == 1);
+    CHECK(count(out, "pipe.InitBuffer(inQueueY, 2, tileLength * sizeof(half));") == 1);
+    CHECK(count(out, "pipe.InitBuffer(tmpBuf, tileLength * sizeof(half));") == 1);
+    std::string doubled = std::string(kQueueKernel);
+    doubled.replace(doubled.find("inQueueY, bufferNum"), 19, "inQueueY, BUFFER_NUM");
+    CHECK_FALSE(find_optimization_rule("single_to_double_buffer")->applies(doubled));
+  }
 
-TEST_CASE("single_to_double_buffer doubles queue buffers but not TBufs") {
-  std::string kernel = std::string(kQueueKernel);
-  kernel.replace(kernel.find("BUFFER_NUM = 2"), 14, "BUFFER_NUM = 1");
-  kernel.replace(kernel.find("inQueueY, bufferNum"), 19, "inQueueY, 1");
-  std::string out = optimize("single_to_double_buffer", kernel);
-  CHECK(count(out, "constexpr int32_t BUFFER_NUM = 2;") == 1);
-  CHECK(count(out, "pipe.InitBuffer(inQueueY, 2, tileLength * sizeof(half));") == 1);
-  CHECK(count(out, "pipe.InitBuffer(tmpBuf, tileLength * sizeof(half));") == 1);
-  std::string doubled = std::string(kQueueKernel);
-  doubled.replace(doubled.find("inQueueY, bufferNum"), 19, "inQueueY, BUFFER_NUM");
-  CHECK_FALSE(find_optimization_rule("single_to_double_buffer")->applies(doubled));
-}
+  TEST_CASE("single_to_double_buffer replaces a runtime buffer count the host may set to 1") {
+    std::string out = optimize("single_to_double_buffer", kQueueKernel);
+    CHECK(count(out, "pipe.InitBuffer(inQueueY, 2, tileLength * sizeof(half));") == 1);
+    CHECK(count(out, "pipe.InitBuffer(inQueueX, BUFFER_NUM, tileLength * sizeof(half));") == 1);
+  }
 
-TEST_CASE("single_to_double_buffer replaces a runtime buffer count the host may set to 1") {
-  std::string out = optimize("single_to_double_buffer", kQueueKernel);
-  CHECK(count(out, "pipe.InitBuffer(inQueueY, 2, tileLength * sizeof(half));") == 1);
-  CHECK(count(out, "pipe.InitBuffer(inQueueX, BUFFER_NUM, tileLength * sizeof(half));") == 1);
-}
+  TEST_CASE("scalar_loop_to_vector recognises a hand-written element-wise loop") {
+    std::string kernel =
+        "void Compute() {\n"
+        "    LocalTensor<float> x = xq.DeQue<float>();\n"
+        "    LocalTensor<float> y = yq.DeQue<float>();\n"
+        "    LocalTensor<float> z = zq.AllocTensor<float>();\n"
+        "    for (uint32_t i = 0; i < count; ++i) {\n"
+        "        z.SetValue(i, x.GetValue(i) - y.GetValue(i));\n"
+        "    }\n"
+        "    for (int j = 0; j < count; j++) {\n"
+        "        z.SetValue(j, 2.0f * z.GetValue(j));\n"
+        "    }\n"
+        "}\n";
+    std::string out = optimize("scalar_loop_to_vector", kernel);
+    CHECK(count(out, "    Sub(z, x, y, count);\n") == 1);
+    out = optimize("scalar_loop_to_vector", out);
+    CHECK(count(out, "    Muls(z, z, static_cast<float>(2.0f), count);\n") == 1);
+    CHECK(count(out, "GetValue") == 0);
+  }
 
-TEST_CASE("scalar_loop_to_vector recognises a hand-written element-wise loop") {
-  std::string kernel =
-      "void Compute() {\n"
-      "    LocalTensor<float> x = xq.DeQue<float>();\n"
-      "    LocalTensor<float> y = yq.DeQue<float>();\n"
-      "    LocalTensor<float> z = zq.AllocTensor<float>();\n"
-      "    for (uint32_t i = 0; i < count; ++i) {\n"
-      "        z.SetValue(i, x.GetValue(i) - y.GetValue(i));\n"
-      "    }\n"
-      "    for (int j = 0; j < count; j++) {\n"
-      "        z.SetValue(j, 2.0f * z.GetValue(j));\n"
-      "    }\n"
-      "}\n";
-  std::string out = optimize("scalar_loop_to_vector", kernel);
-  CHECK(count(out, "    Sub(z, x, y, count);\n") == 1);
-  out = optimize("scalar_loop_to_vector", out);
-  CHECK(count(out, "    Muls(z, z, static_cast<float>(2.0f), count);\n") == 1);
-  CHECK(count(out, "GetValue") == 0);
-}
+  TEST_CASE("enlarge_tile doubles a hard-coded kernel tile") {
+    CHECK(optimize("enlarge_tile", "constexpr uint32_t TILE_LENGTH = 512;\n") ==
+          "constexpr uint32_t TILE_LENGTH = 1024;\n");
+    CHECK_FALSE(
+        find_optimization_rule("enlarge_tile")->applies("constexpr uint32_t ALIGN_NUM = 16;\n"));
+  }
 
-TEST_CASE("enlarge_tile doubles a hard-coded kernel tile") {
-  CHECK(optimize("enlarge_tile", "constexpr uint32_t TILE_LENGTH = 512;\n") == "constexpr uint32_t TILE_LENGTH = 1024;\n");
-  CHECK_FALSE(find_optimization_rule("enlarge_tile")->applies("constexpr uint32_t ALIGN_NUM = 16;\n"));
-}
-
-TEST_CASE("merge_chunked_copies merges a hand-written chunk loop") {
-  std::string kernel =
-      "void CopyIn() {\n"
-      "    for (uint32_t off = 0; off < len; off += 64) {\n"
-      "        DataCopy(xLocal[off], xGm[base + off], 64);\n"
-      "    }\n"
-      "}\n";
-  CHECK(optimize("merge_chunked_copies", kernel) == "void CopyIn() {\n    DataCopy(xLocal, xGm[base], len);\n}\n");
-}
+  TEST_CASE("merge_chunked_copies merges a hand-written chunk loop") {
+    std::string kernel =
+        "void CopyIn() {\n"
+        "    for (uint32_t off = 0; off < len; off += 64) {\n"
+        "        DataCopy(xLocal[off], xGm[base + off], 64);\n"
+        "    }\n"
+        "}\n";
+    CHECK(optimize("merge_chunked_copies", kernel) ==
+          "void CopyIn() {\n    DataCopy(xLocal, xGm[base], len);\n}\n");
+  }
 
 }  // TEST_SUITE

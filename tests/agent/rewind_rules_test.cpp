@@ -45,147 +45,158 @@ std::string optimize(const std::string& rule, const std::string& kernel) {
 }  // namespace
 
 TEST_SUITE("agent") {
-
-TEST_CASE("every rewind rule is described and names an existing counterpart") {
-  REQUIRE(rewind_rules().size() == 7);
-  for (const kernel_rule& r : rewind_rules()) {
-    CAPTURE(r.name);
-    CHECK_FALSE(r.title.empty());
-    CHECK_FALSE(r.description.empty());
-    CHECK_FALSE(r.bottleneck.empty());
-    CHECK_FALSE(r.tags.empty());
-    const kernel_rule* forward = find_optimization_rule(r.counterpart);
-    REQUIRE(forward != nullptr);
-    CHECK(forward->counterpart == r.name);
+  TEST_CASE("every rewind rule is described and names an existing counterpart") {
+    REQUIRE(rewind_rules().size() == 7);
+    for (const kernel_rule& r : rewind_rules()) {
+      CAPTURE(r.name);
+      CHECK_FALSE(r.title.empty());
+      CHECK_FALSE(r.description.empty());
+      CHECK_FALSE(r.bottleneck.empty());
+      CHECK_FALSE(r.tags.empty());
+      const kernel_rule* forward = find_optimization_rule(r.counterpart);
+      REQUIRE(forward != nullptr);
+      CHECK(forward->counterpart == r.name);
+    }
+    CHECK(find_rewind_rule("nope") == nullptr);
   }
-  CHECK(find_rewind_rule("nope") == nullptr);
-}
 
-TEST_CASE("double_to_single_buffer gives every queue one buffer") {
-  std::string out = rewind("double_to_single_buffer", kQueueKernel);
-  CHECK(count(out, "pipe.InitBuffer(inQueueX, 1, tileLength * sizeof(half));") == 1);
-  CHECK(count(out, "pipe.InitBuffer(inQueueY, 1, tileLength * sizeof(half));") == 1);
-  CHECK(count(out, "pipe.InitBuffer(outQueueZ, 1, tileLength * sizeof(half));") == 1);
-  CHECK(count(out, "pipe.InitBuffer(tmpBuf, tileLength * sizeof(half));") == 1);
-  CHECK(count(out, "constexpr int32_t BUFFER_NUM = 1;") == 1);
-  CHECK_FALSE(find_rewind_rule("double_to_single_buffer")->applies(out));
-  CHECK(find_rewind_rule("double_to_single_buffer")->apply(out).error().code() ==
-        status_code::failed_precondition);
-}
-
-TEST_CASE("add_full_barriers fences every stage call of the Process loop") {
-  std::string out = rewind("add_full_barriers", kQueueKernel);
-  CHECK(count(out, "            CopyIn(i);\n            PipeBarrier<PIPE_ALL>();\n") == 1);
-  CHECK(count(out, "            Compute();\n            PipeBarrier<PIPE_ALL>();\n") == 1);
-  CHECK(count(out, "            CopyOut(i);\n            PipeBarrier<PIPE_ALL>();\n") == 1);
-  CHECK_FALSE(find_rewind_rule("add_full_barriers")->applies(out));
-  CHECK(optimize("remove_stage_barriers", out) == kQueueKernel);
-}
-
-TEST_CASE("vector_to_scalar turns the first element-wise op into a fenced scalar loop") {
-  std::string out = rewind("vector_to_scalar", kQueueKernel);
-  CHECK(count(out, "Muls(") == 0);
-  CHECK(count(out, "Add(zLocal, tmp, yLocal, tileLength);") == 1);
-  CHECK(count(out, "for (uint32_t aoptIdx = 0; aoptIdx < static_cast<uint32_t>(tileLength); aoptIdx++) {") == 1);
-  CHECK(count(out, "tmp.SetValue(aoptIdx, static_cast<half>(static_cast<float>(xLocal.GetValue(aoptIdx)) * "
-                   "static_cast<float>(static_cast<half>(alpha))));") == 1);
-  CHECK(count(out, "PipeBarrier<PIPE_ALL>();") == 2);
-  std::string back = optimize("scalar_loop_to_vector", out);
-  CHECK(count(back, "        Muls(tmp, xLocal, static_cast<half>(alpha), tileLength);\n") == 1);
-  CHECK(count(back, "GetValue") == 0);
-  CHECK(count(back, "PIPE_ALL") == 0);
-}
-
-TEST_CASE("vector_to_scalar writes max/min through temporaries and the refiner reads them back") {
-  std::string kernel = std::string(kQueueKernel);
-  auto swap = [&](const std::string& from, const std::string& to) {
-    REQUIRE(kernel.find(from) != std::string::npos);
-    kernel.replace(kernel.find(from), from.size(), to);
-  };
-  swap("Add(zLocal, tmp, yLocal, tileLength);", "Max(zLocal, tmp, yLocal, tileLength);");
-  swap("Muls(tmp, xLocal, static_cast<half>(alpha), tileLength);", "Abs(tmp, xLocal, tileLength);");
-  std::string out = rewind("vector_to_scalar", kernel);
-  CHECK(count(out, "float aoptLhs = static_cast<float>(tmp.GetValue(aoptIdx));") == 1);
-  CHECK(count(out, "zLocal.SetValue(aoptIdx, static_cast<half>(aoptLhs > aoptRhs ? aoptLhs : aoptRhs));") == 1);
-  std::string back = optimize("scalar_loop_to_vector", out);
-  CHECK(count(back, "Max(zLocal, tmp, yLocal, tileLength);") == 1);
-}
-
-TEST_CASE("chunked_copies splits count-form copies and merge_chunked_copies restores them") {
-  std::string out = rewind("chunked_copies", kQueueKernel);
-  CHECK(count(out, "DataCopy(xLocal[aoptOffset], xGm[(progress * tileLength) + aoptOffset], ") == 1);
-  CHECK(count(out, "DataCopy(zGm[(progress * tileLength) + aoptOffset], zLocal[aoptOffset], ") == 1);
-  CHECK(count(out, "aoptOffset += static_cast<uint32_t>(256 / sizeof(half))") == 3);
-  CHECK(optimize("merge_chunked_copies", out) == kQueueKernel);
-}
-
-TEST_CASE("small_tile shrinks the tile member and enlarge_tile restores it") {
-  std::string out = rewind("small_tile", kQueueKernel);
-  CHECK(count(out, "this->tileLength = (tileLength >= 256 ? tileLength / 256 * 64 : tileLength);") == 1);
-  CHECK(optimize("enlarge_tile", out) == kQueueKernel);
-  std::string constant = "constexpr uint32_t TILE_LENGTH = 4096;\n";
-  CHECK(rewind("small_tile", constant) == "constexpr uint32_t TILE_LENGTH = 1024;\n");
-}
-
-TEST_CASE("flags_to_full_barriers replaces each wait by a full barrier and drops the flags") {
-  std::string out = rewind("flags_to_full_barriers", kFlagKernel);
-  CHECK(count(out, "SetFlag") == 0);
-  CHECK(count(out, "WaitFlag") == 0);
-  CHECK(count(out, "event_t") == 0);
-  CHECK(count(out, "            PipeBarrier<PIPE_ALL>();\n") == 2);
-  std::string back = optimize("full_barrier_to_flags", out);
-  CHECK(count(back, "PIPE_ALL") == 0);
-  CHECK(count(back, "SetFlag<HardEvent::MTE2_V>(aoptEvent);") == 1);
-  CHECK(count(back, "WaitFlag<HardEvent::V_S>(aoptEvent);") == 1);
-  CHECK(count(back, "pipe.FetchEventID(HardEvent::V_S)") == 1);
-}
-
-TEST_CASE("extra_gm_round_trip adds a redundant read-back and rewrite of the output") {
-  std::string out = rewind("extra_gm_round_trip", kQueueKernel);
-  CHECK(count(out, "        DataCopy(zGm[progress * tileLength], zLocal, tileLength);\n"
-                   "        PipeBarrier<PIPE_ALL>();\n"
-                   "        DataCopy(zLocal, zGm[progress * tileLength], tileLength);\n"
-                   "        PipeBarrier<PIPE_ALL>();\n"
-                   "        DataCopy(zGm[progress * tileLength], zLocal, tileLength);\n") == 1);
-  CHECK(optimize("remove_gm_round_trip", out) == kQueueKernel);
-}
-
-TEST_CASE("rules that find nothing to change do not apply") {
-  const std::string empty = "int main() { return 0; }\n";
-  for (const kernel_rule& r : rewind_rules()) {
-    CAPTURE(r.name);
-    CHECK_FALSE(r.applies(empty));
-    CHECK(r.apply(empty).error().code() == status_code::failed_precondition);
+  TEST_CASE("double_to_single_buffer gives every queue one buffer") {
+    std::string out = rewind("double_to_single_buffer", kQueueKernel);
+    CHECK(count(out, "pipe.InitBuffer(inQueueX, 1, tileLength * sizeof(half));") == 1);
+    CHECK(count(out, "pipe.InitBuffer(inQueueY, 1, tileLength * sizeof(half));") == 1);
+    CHECK(count(out, "pipe.InitBuffer(outQueueZ, 1, tileLength * sizeof(half));") == 1);
+    CHECK(count(out, "pipe.InitBuffer(tmpBuf, tileLength * sizeof(half));") == 1);
+    CHECK(count(out, "constexpr int32_t BUFFER_NUM = 1;") == 1);
+    CHECK_FALSE(find_rewind_rule("double_to_single_buffer")->applies(out));
+    CHECK(find_rewind_rule("double_to_single_buffer")->apply(out).error().code() ==
+          status_code::failed_precondition);
   }
-}
 
-TEST_CASE("every rewind rule applies to some corpus expert and its counterpart applies back") {
-  namespace fs = std::filesystem;
-  fs::path experts = fs::path(AOPT_TEST_DATA_DIR) / ".." / ".." / "corpus" / "experts";
-  REQUIRE(fs::is_directory(experts));
-  std::map<std::string, int> applied;
-  for (const fs::directory_entry& op : fs::directory_iterator(experts)) {
-    for (const fs::directory_entry& f : fs::directory_iterator(op.path() / "op_kernel")) {
-      std::ifstream in(f.path());
-      std::stringstream buf;
-      buf << in.rdbuf();
-      const std::string kernel = buf.str();
-      for (const kernel_rule& r : rewind_rules()) {
-        if (!r.applies(kernel)) continue;
-        CAPTURE(f.path().string());
-        CAPTURE(r.name);
-        result<std::string> slow = r.apply(kernel);
-        REQUIRE(slow.ok());
-        CHECK(*slow != kernel);
-        CHECK(find_optimization_rule(r.counterpart)->applies(*slow));
-        ++applied[r.name];
-      }
+  TEST_CASE("add_full_barriers fences every stage call of the Process loop") {
+    std::string out = rewind("add_full_barriers", kQueueKernel);
+    CHECK(count(out, "            CopyIn(i);\n            PipeBarrier<PIPE_ALL>();\n") == 1);
+    CHECK(count(out, "            Compute();\n            PipeBarrier<PIPE_ALL>();\n") == 1);
+    CHECK(count(out, "            CopyOut(i);\n            PipeBarrier<PIPE_ALL>();\n") == 1);
+    CHECK_FALSE(find_rewind_rule("add_full_barriers")->applies(out));
+    CHECK(optimize("remove_stage_barriers", out) == kQueueKernel);
+  }
+
+  TEST_CASE("vector_to_scalar turns the first element-wise op into a fenced scalar loop") {
+    std::string out = rewind("vector_to_scalar", kQueueKernel);
+    CHECK(count(out, "Muls(") == 0);
+    CHECK(count(out, "Add(zLocal, tmp, yLocal, tileLength);") == 1);
+    CHECK(count(out,
+                "for (uint32_t aoptIdx = 0; aoptIdx < static_cast<uint32_t>(tileLength); "
+                "aoptIdx++) {") == 1);
+    CHECK(count(out,
+                "tmp.SetValue(aoptIdx, "
+                "static_cast<half>(static_cast<float>(xLocal.GetValue(aoptIdx)) * "
+                "static_cast<float>(static_cast<half>(alpha))));") == 1);
+    CHECK(count(out, "PipeBarrier<PIPE_ALL>();") == 2);
+    std::string back = optimize("scalar_loop_to_vector", out);
+    CHECK(count(back, "        Muls(tmp, xLocal, static_cast<half>(alpha), tileLength);\n") == 1);
+    CHECK(count(back, "GetValue") == 0);
+    CHECK(count(back, "PIPE_ALL") == 0);
+  }
+
+  TEST_CASE("vector_to_scalar writes max/min through temporaries and the refiner reads them back") {
+    std::string kernel = std::string(kQueueKernel);
+    auto swap = [&](const std::string& from, const std::string& to) {
+      REQUIRE(kernel.find(from) != std::string::npos);
+      kernel.replace(kernel.find(from), from.size(), to);
+    };
+    swap("Add(zLocal, tmp, yLocal, tileLength);", "Max(zLocal, tmp, yLocal, tileLength);");
+    swap("Muls(tmp, xLocal, static_cast<half>(alpha), tileLength);",
+         "Abs(tmp, xLocal, tileLength);");
+    std::string out = rewind("vector_to_scalar", kernel);
+    CHECK(count(out, "float aoptLhs = static_cast<float>(tmp.GetValue(aoptIdx));") == 1);
+    CHECK(count(out,
+                "zLocal.SetValue(aoptIdx, static_cast<half>(aoptLhs > aoptRhs ? aoptLhs : "
+                "aoptRhs));") == 1);
+    std::string back = optimize("scalar_loop_to_vector", out);
+    CHECK(count(back, "Max(zLocal, tmp, yLocal, tileLength);") == 1);
+  }
+
+  TEST_CASE("chunked_copies splits count-form copies and merge_chunked_copies restores them") {
+    std::string out = rewind("chunked_copies", kQueueKernel);
+    CHECK(count(out, "DataCopy(xLocal[aoptOffset], xGm[(progress * tileLength) + aoptOffset], ") ==
+          1);
+    CHECK(count(out, "DataCopy(zGm[(progress * tileLength) + aoptOffset], zLocal[aoptOffset], ") ==
+          1);
+    CHECK(count(out, "aoptOffset += static_cast<uint32_t>(256 / sizeof(half))") == 3);
+    CHECK(optimize("merge_chunked_copies", out) == kQueueKernel);
+  }
+
+  TEST_CASE("small_tile shrinks the tile member and enlarge_tile restores it") {
+    std::string out = rewind("small_tile", kQueueKernel);
+    CHECK(count(out,
+                "this->tileLength = (tileLength >= 256 ? tileLength / 256 * 64 : tileLength);") ==
+          1);
+    CHECK(optimize("enlarge_tile", out) == kQueueKernel);
+    std::string constant = "constexpr uint32_t TILE_LENGTH = 4096;\n";
+    CHECK(rewind("small_tile", constant) == "constexpr uint32_t TILE_LENGTH = 1024;\n");
+  }
+
+  TEST_CASE("flags_to_full_barriers replaces each wait by a full barrier and drops the flags") {
+    std::string out = rewind("flags_to_full_barriers", kFlagKernel);
+    CHECK(count(out, "SetFlag") == 0);
+    CHECK(count(out, "WaitFlag") == 0);
+    CHECK(count(out, "event_t") == 0);
+    CHECK(count(out, "            PipeBarrier<PIPE_ALL>();\n") == 2);
+    std::string back = optimize("full_barrier_to_flags", out);
+    CHECK(count(back, "PIPE_ALL") == 0);
+    CHECK(count(back, "SetFlag<HardEvent::MTE2_V>(aoptEvent);") == 1);
+    CHECK(count(back, "WaitFlag<HardEvent::V_S>(aoptEvent);") == 1);
+    CHECK(count(back, "pipe.FetchEventID(HardEvent::V_S)") == 1);
+  }
+
+  TEST_CASE("extra_gm_round_trip adds a redundant read-back and rewrite of the output") {
+    std::string out = rewind("extra_gm_round_trip", kQueueKernel);
+    CHECK(count(out,
+                "        DataCopy(zGm[progress * tileLength], zLocal, tileLength);\n"
+                "        PipeBarrier<PIPE_ALL>();\n"
+                "        DataCopy(zLocal, zGm[progress * tileLength], tileLength);\n"
+                "        PipeBarrier<PIPE_ALL>();\n"
+                "        DataCopy(zGm[progress * tileLength], zLocal, tileLength);\n") == 1);
+    CHECK(optimize("remove_gm_round_trip", out) == kQueueKernel);
+  }
+
+  TEST_CASE("rules that find nothing to change do not apply") {
+    const std::string empty = "int main() { return 0; }\n";
+    for (const kernel_rule& r : rewind_rules()) {
+      CAPTURE(r.name);
+      CHECK_FALSE(r.applies(empty));
+      CHECK(r.apply(empty).error().code() == status_code::failed_precondition);
     }
   }
-  for (const kernel_rule& r : rewind_rules()) {
-    CAPTURE(r.name);
-    CHECK(applied[r.name] > 0);
+
+  TEST_CASE("every rewind rule applies to some corpus expert and its counterpart applies back") {
+    namespace fs = std::filesystem;
+    fs::path experts = fs::path(AOPT_TEST_DATA_DIR) / ".." / ".." / "corpus" / "experts";
+    REQUIRE(fs::is_directory(experts));
+    std::map<std::string, int> applied;
+    for (const fs::directory_entry& op : fs::directory_iterator(experts)) {
+      for (const fs::directory_entry& f : fs::directory_iterator(op.path() / "op_kernel")) {
+        std::ifstream in(f.path());
+        std::stringstream buf;
+        buf << in.rdbuf();
+        const std::string kernel = buf.str();
+        for (const kernel_rule& r : rewind_rules()) {
+          if (!r.applies(kernel)) continue;
+          CAPTURE(f.path().string());
+          CAPTURE(r.name);
+          result<std::string> slow = r.apply(kernel);
+          REQUIRE(slow.ok());
+          CHECK(*slow != kernel);
+          CHECK(find_optimization_rule(r.counterpart)->applies(*slow));
+          ++applied[r.name];
+        }
+      }
+    }
+    for (const kernel_rule& r : rewind_rules()) {
+      CAPTURE(r.name);
+      CHECK(applied[r.name] > 0);
+    }
   }
-}
 
 }  // TEST_SUITE

@@ -20,7 +20,8 @@ struct openssl_deleter {
 using pkey_ptr = std::unique_ptr<EVP_PKEY, openssl_deleter<EVP_PKEY, EVP_PKEY_free>>;
 using x509_ptr = std::unique_ptr<X509, openssl_deleter<X509, X509_free>>;
 using bio_ptr = std::unique_ptr<BIO, openssl_deleter<BIO, BIO_free_all>>;
-using ext_ptr = std::unique_ptr<X509_EXTENSION, openssl_deleter<X509_EXTENSION, X509_EXTENSION_free>>;
+using ext_ptr =
+    std::unique_ptr<X509_EXTENSION, openssl_deleter<X509_EXTENSION, X509_EXTENSION_free>>;
 
 void require(bool ok, const char* what) {
   if (!ok) throw std::runtime_error(std::string("test certificate: ") + what + " failed");

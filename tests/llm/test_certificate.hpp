@@ -1,6 +1,6 @@
 // A self-signed TLS identity made at test time with OpenSSL's C API: an EC P-256 key and a
-// certificate (by default for 127.0.0.1 and localhost) that can also act as its own CA (so a client can be
-// told to trust it through a CA file).
+// certificate (by default for 127.0.0.1 and localhost) that can also act as its own CA (so a client
+// can be told to trust it through a CA file).
 #pragma once
 
 #include <string>

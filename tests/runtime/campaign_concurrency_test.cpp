@@ -46,9 +46,9 @@ std::vector<fs::path> corpus_ops(std::initializer_list<const char*> names) {
 
 TEST_CASE("episodes of different operators overlap and the device pool stays within its slots") {
   aopt::testing::temp_dir dir;
-  auto cfg = aopt::config::load_config("", {"campaign.budget=3", "campaign.rounds=1",
-                                            "campaign.stage1_steps=2", "campaign.stage2_steps=1",
-                                            "campaign.jobs=3", "device.slots=2"});
+  auto cfg = aopt::config::load_config(
+      "", {"campaign.budget=3", "campaign.rounds=1", "campaign.stage1_steps=2",
+           "campaign.stage2_steps=1", "campaign.jobs=3", "device.slots=2"});
   REQUIRE_MESSAGE(cfg.ok(), cfg.error().to_string());
   auto db = aopt::storage::store::open(dir.path() / "db");
   REQUIRE_MESSAGE(db.ok(), db.error().to_string());

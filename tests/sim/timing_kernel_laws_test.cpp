@@ -33,7 +33,8 @@ class kernel_add {
     options_ = o;
     const uint32_t block_length = o.total_length / static_cast<uint32_t>(GetBlockNum());
     tile_num_ = block_length / tile_length;
-    const uint64_t offset = static_cast<uint64_t>(block_length) * static_cast<uint64_t>(GetBlockIdx());
+    const uint64_t offset =
+        static_cast<uint64_t>(block_length) * static_cast<uint64_t>(GetBlockIdx());
     x_gm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x) + offset, block_length);
     y_gm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(y) + offset, block_length);
     z_gm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(z) + offset, block_length);
@@ -131,13 +132,15 @@ kernel_run run_add(const kernel_options& o, uint32_t block_num = 1) {
     core_context core(launch, b);
     {
       scoped_core running(core);
-      add_kernel<buffer_num>(reinterpret_cast<GM_ADDR>(x.data()), reinterpret_cast<GM_ADDR>(y.data()),
+      add_kernel<buffer_num>(reinterpret_cast<GM_ADDR>(x.data()),
+                             reinterpret_cast<GM_ADDR>(y.data()),
                              reinterpret_cast<GM_ADDR>(z.data()), o);
     }
     core.finish();
     run.traces.push_back(core.take_trace());
   }
-  for (uint32_t i = 0; i < o.total_length; ++i) run.sums_correct = run.sums_correct && z[i] == x[i] + y[i];
+  for (uint32_t i = 0; i < o.total_length; ++i)
+    run.sums_correct = run.sums_correct && z[i] == x[i] + y[i];
   for (const core_trace& t : run.traces) run.cores.push_back(replay_core(t, launch.hw, block_num));
   run.timing = combine_cores(run.cores, run.traces, launch.hw);
   return run;
@@ -161,8 +164,8 @@ TEST_SUITE("sim") {
     CHECK(twice.sums_correct);
     CHECK(race_free(single));
     CHECK(race_free(twice));
-    MESSAGE("BUFFER_NUM=1 " << single.timing.latency_us << " us, BUFFER_NUM=2 " << twice.timing.latency_us
-                            << " us");
+    MESSAGE("BUFFER_NUM=1 " << single.timing.latency_us << " us, BUFFER_NUM=2 "
+                            << twice.timing.latency_us << " us");
     CHECK(twice.timing.latency_us < single.timing.latency_us);
   }
 
@@ -173,7 +176,8 @@ TEST_SUITE("sim") {
     const kernel_run scalar_run = run_add<1>(scalar);
     CHECK(scalar_run.sums_correct);
     CHECK(race_free(scalar_run));
-    MESSAGE("scalar loop " << scalar_run.timing.latency_us << " us, Add " << vector_run.timing.latency_us << " us");
+    MESSAGE("scalar loop " << scalar_run.timing.latency_us << " us, Add "
+                           << vector_run.timing.latency_us << " us");
     CHECK(scalar_run.cores[0].total_cycles > 10 * vector_run.cores[0].total_cycles);
     CHECK(scalar_run.cores[0].scalar_accesses == 3ull * scalar.total_length);
   }
@@ -185,7 +189,8 @@ TEST_SUITE("sim") {
     const kernel_run with_barrier = run_add<2>(barrier);
     CHECK(with_barrier.sums_correct);
     CHECK(race_free(with_barrier));
-    MESSAGE("without barrier " << plain.timing.latency_us << " us, with " << with_barrier.timing.latency_us << " us");
+    MESSAGE("without barrier " << plain.timing.latency_us << " us, with "
+                               << with_barrier.timing.latency_us << " us");
     CHECK(with_barrier.cores[0].total_cycles > 1.2 * plain.cores[0].total_cycles);
     CHECK(with_barrier.cores[0].barrier_stall_cycles > 0);
   }

@@ -61,7 +61,9 @@ stub_action fault_429(unsigned retry_after_s) {
   return a;
 }
 
-stub_action fault_500() { return fault_status(500, R"({"error":{"message":"internal"}})"); }
+stub_action fault_500() {
+  return fault_status(500, R"({"error":{"message":"internal"}})");
+}
 
 stub_action stall() {
   stub_action a;
@@ -128,7 +130,8 @@ std::vector<float> bag_of_words(const std::string& text) {
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -180,8 +183,10 @@ struct openai_stub_server::impl {
 
     std::lock_guard<std::mutex> lock(mutex);
     decision d;
-    const bool chat = request.method() == http::verb::post && ends_with(seen.target, "/chat/completions");
-    const bool embed = request.method() == http::verb::post && ends_with(seen.target, "/embeddings");
+    const bool chat =
+        request.method() == http::verb::post && ends_with(seen.target, "/chat/completions");
+    const bool embed =
+        request.method() == http::verb::post && ends_with(seen.target, "/embeddings");
     std::optional<stub_action> action;
     if (chat) {
       ++chat_count;
@@ -191,7 +196,8 @@ struct openai_stub_server::impl {
       } else if (fallback) {
         action = *fallback;
       } else {
-        action = fault_status(400, R"({"error":{"message":"openai_stub_server: no scripted answer left"}})");
+        action = fault_status(
+            400, R"({"error":{"message":"openai_stub_server: no scripted answer left"}})");
       }
     } else if (embed) {
       ++embedding_count;
@@ -219,10 +225,10 @@ struct openai_stub_server::impl {
     res.version(11);
     res.set(http::field::server, "openai_stub_server");
     res.set(http::field::content_type, "application/json");
-    const std::string model = seen.body.is_object() && seen.body.contains("model") &&
-                                      seen.body["model"].is_string()
-                                  ? seen.body["model"].get<std::string>()
-                                  : "stub";
+    const std::string model =
+        seen.body.is_object() && seen.body.contains("model") && seen.body["model"].is_string()
+            ? seen.body["model"].get<std::string>()
+            : "stub";
     switch (action.what) {
       case stub_action::kind::http_error:
         res.result(action.status);
@@ -252,7 +258,8 @@ struct openai_stub_server::impl {
     if (action.usage) {
       usage = *action.usage;
     } else {
-      if (seen.body.is_object() && seen.body.contains("messages") && seen.body["messages"].is_array())
+      if (seen.body.is_object() && seen.body.contains("messages") &&
+          seen.body["messages"].is_array())
         for (const auto& m : seen.body["messages"])
           if (m.is_object() && m.contains("content") && m["content"].is_string())
             usage.prompt_tokens += count_words(m["content"].get<std::string>());
@@ -299,10 +306,11 @@ struct openai_stub_server::impl {
     nlohmann::json data = nlohmann::json::array();
     for (size_t i = 0; i < vectors.size(); ++i)
       data.push_back({{"object", "embedding"}, {"index", i}, {"embedding", vectors[i]}});
-    return nlohmann::json{{"object", "list"},
-                          {"data", data},
-                          {"model", model},
-                          {"usage", {{"prompt_tokens", prompt_tokens}, {"total_tokens", prompt_tokens}}}}
+    return nlohmann::json{
+        {"object", "list"},
+        {"data", data},
+        {"model", model},
+        {"usage", {{"prompt_tokens", prompt_tokens}, {"total_tokens", prompt_tokens}}}}
         .dump();
   }
 
@@ -430,11 +438,13 @@ void openai_stub_server::fallback(stub_action action) {
 }
 
 std::string openai_stub_server::base_url() const {
-  return std::string(impl_->tls ? "https" : "http") + "://127.0.0.1:" +
-         std::to_string(impl_->port) + "/v1";
+  return std::string(impl_->tls ? "https" : "http") +
+         "://127.0.0.1:" + std::to_string(impl_->port) + "/v1";
 }
 
-uint16_t openai_stub_server::port() const { return impl_->port; }
+uint16_t openai_stub_server::port() const {
+  return impl_->port;
+}
 
 size_t openai_stub_server::requests() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);

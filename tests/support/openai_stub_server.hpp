@@ -41,11 +41,11 @@ struct stub_usage {
 
 struct stub_action {
   enum class kind {
-    reply,           // 200 with a chat answer (content, finish_reason) or embeddings (vectors)
-    http_error,      // `status` with `body`, and Retry-After when retry_after_s is set
-    stall,           // read the request, never answer, keep the connection open
-    drop,            // read the request, close the connection without answering
-    raw_body,        // 200 with `body` verbatim as application/json
+    reply,       // 200 with a chat answer (content, finish_reason) or embeddings (vectors)
+    http_error,  // `status` with `body`, and Retry-After when retry_after_s is set
+    stall,       // read the request, never answer, keep the connection open
+    drop,        // read the request, close the connection without answering
+    raw_body,    // 200 with `body` verbatim as application/json
   };
   kind what = kind::reply;
   std::string content;
@@ -83,13 +83,13 @@ struct stub_request {
   std::string method;
   std::string target;
   std::map<std::string, std::string> headers;  // names lower-cased
-  nlohmann::json body;                          // null when the body was not JSON
+  nlohmann::json body;                         // null when the body was not JSON
   std::chrono::steady_clock::time_point received_at;
 };
 
 class openai_stub_server {
  public:
-  openai_stub_server();                                 // plain HTTP
+  openai_stub_server();                                // plain HTTP
   explicit openai_stub_server(stub_tls_identity tls);  // HTTPS
   ~openai_stub_server();
 

@@ -13,9 +13,9 @@
 namespace aopt::sim {
 
 struct data_race {
-  uint32_t first_index = 0;   // earlier instruction in trace order
+  uint32_t first_index = 0;  // earlier instruction in trace order
   uint32_t second_index = 0;
-  ub_range overlap;           // UB bytes both touch
+  ub_range overlap;  // UB bytes both touch
   // "data race: DataCopy (MTE2, #12, line 40) writes UB [0, 4096) while Add (V, #13, line 41)
   //  reads it without synchronisation (missing EnQue/DeQue or SetFlag/WaitFlag MTE2_V)"
   std::string message;

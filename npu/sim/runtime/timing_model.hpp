@@ -13,12 +13,12 @@
 namespace aopt::sim {
 
 struct core_timing {
-  double total_cycles = 0;                          // first issue to last pipe idle
-  std::array<double, pipe_count> busy_cycles{};     // indexed by pipe
-  double barrier_stall_cycles = 0;                  // issue stalled in PipeBarrier<PIPE_ALL>
-  double flag_wait_cycles = 0;                      // pipes idle waiting on flags/queues
+  double total_cycles = 0;                       // first issue to last pipe idle
+  std::array<double, pipe_count> busy_cycles{};  // indexed by pipe
+  double barrier_stall_cycles = 0;               // issue stalled in PipeBarrier<PIPE_ALL>
+  double flag_wait_cycles = 0;                   // pipes idle waiting on flags/queues
   uint64_t vector_instructions = 0;
-  double vector_work_cycles = 0;                    // repeat cycles without start-up (roofline)
+  double vector_work_cycles = 0;  // repeat cycles without start-up (roofline)
   uint64_t dma_bursts = 0;
   uint64_t dma_bytes = 0;
   uint64_t scalar_accesses = 0;
@@ -29,15 +29,15 @@ struct core_timing {
 core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores);
 
 struct kernel_timing {
-  double latency_us = 0;         // launch overhead + max(slowest core, GM bytes / HBM)
+  double latency_us = 0;  // launch overhead + max(slowest core, GM bytes / HBM)
   double launch_overhead_us = 0;
   double core_time_max_us = 0;
   double core_time_mean_us = 0;
-  uint32_t critical_core = 0;    // index into the cores vector of the slowest core
-  double hbm_floor_us = 0;       // total GM bytes / HBM bandwidth
+  uint32_t critical_core = 0;  // index into the cores vector of the slowest core
+  double hbm_floor_us = 0;     // total GM bytes / HBM bandwidth
 };
 
-kernel_timing combine_cores(const std::vector<core_timing>& cores, const std::vector<core_trace>& traces,
-                            const hw_profile& hw);
+kernel_timing combine_cores(const std::vector<core_timing>& cores,
+                            const std::vector<core_trace>& traces, const hw_profile& hw);
 
 }  // namespace aopt::sim

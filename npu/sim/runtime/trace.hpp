@@ -15,21 +15,21 @@ constexpr int pipe_count = 4;
 const char* to_string(pipe p);
 
 enum class op_class : uint8_t {
-  scalar_ub,        // LocalTensor GetValue/SetValue (coalesced: `count` accesses)
-  scalar_gm,        // GlobalTensor GetValue/SetValue (coalesced: `count` accesses)
-  dma_in,           // DataCopy/DataCopyPad GM -> UB, on MTE2
-  dma_out,          // DataCopy/DataCopyPad UB -> GM, on MTE3
-  dma_local,        // UB -> UB copy, on V
-  vec_simple,       // add, sub, max, min, abs, relu, duplicate, logic, adds, maxs, ...
-  vec_mul,          // mul, muls, axpy-like multiply-adds
+  scalar_ub,               // LocalTensor GetValue/SetValue (coalesced: `count` accesses)
+  scalar_gm,               // GlobalTensor GetValue/SetValue (coalesced: `count` accesses)
+  dma_in,                  // DataCopy/DataCopyPad GM -> UB, on MTE2
+  dma_out,                 // DataCopy/DataCopyPad UB -> GM, on MTE3
+  dma_local,               // UB -> UB copy, on V
+  vec_simple,              // add, sub, max, min, abs, relu, duplicate, logic, adds, maxs, ...
+  vec_mul,                 // mul, muls, axpy-like multiply-adds
   vec_div_transcendental,  // div, exp, ln, sqrt, rsqrt, reciprocal, ...
-  vec_reduce,       // ReduceSum/Max/Min, WholeReduce*, BlockReduce*
+  vec_reduce,              // ReduceSum/Max/Min, WholeReduce*, BlockReduce*
   vec_cast,
   vec_compare_select,
-  set_flag,         // SetFlag (explicit or hidden in EnQue/FreeTensor): fires when earlier work
-                    // of its pipe is done
-  wait_flag,        // WaitFlag (explicit or hidden in DeQue/AllocTensor): `deps` holds the set
-  barrier,          // PipeBarrier<PIPE_X> on pipe X; PIPE_ALL is on S with deps on every pipe
+  set_flag,   // SetFlag (explicit or hidden in EnQue/FreeTensor): fires when earlier work
+              // of its pipe is done
+  wait_flag,  // WaitFlag (explicit or hidden in DeQue/AllocTensor): `deps` holds the set
+  barrier,    // PipeBarrier<PIPE_X> on pipe X; PIPE_ALL is on S with deps on every pipe
 };
 
 // A byte range [begin, end) of the core's Unified Buffer.
@@ -45,12 +45,12 @@ struct instruction {
   const char* api = "";            // static string naming the API call, e.g. "DataCopy"
   uint32_t line = 0;               // source line in the kernel when known, else 0
   // Work
-  uint64_t bytes = 0;              // DMA bytes moved, or vector bytes touched
-  uint32_t repeats = 0;            // vector repeats (256 bytes each)
-  uint32_t bursts = 0;             // DMA bursts
+  uint64_t bytes = 0;    // DMA bytes moved, or vector bytes touched
+  uint32_t repeats = 0;  // vector repeats (256 bytes each)
+  uint32_t bursts = 0;   // DMA bursts
   uint32_t min_burst_bytes = 0;
-  bool gm_unaligned = false;       // a GM address not 512-byte aligned
-  uint64_t count = 1;              // coalesced scalar accesses
+  bool gm_unaligned = false;  // a GM address not 512-byte aligned
+  uint64_t count = 1;         // coalesced scalar accesses
   // Memory footprint in UB (for hazards)
   std::vector<ub_range> reads;
   std::vector<ub_range> writes;
