@@ -218,6 +218,14 @@ class table_reader {
     out = std::move(s);
   }
 
+  // Like string(), but no error message quotes the value, which must not reach a log.
+  void secret(const char* key, std::string& out) {
+    const json* v = find(key);
+    if (v == nullptr) return;
+    if (!v->is_string()) return fail(key, "expected a string");
+    out = v->get<std::string>();
+  }
+
   template <class E>
   void enumeration(const char* key, E& out) {
     const json* v = find(key);
@@ -325,6 +333,8 @@ class table_writer {
   void real(const char* key, double value, real_range = non_negative) { out_[key] = value; }
   void boolean(const char* key, bool value) { out_[key] = value; }
   void string(const char* key, const std::string& value, bool = false) { out_[key] = value; }
+  // Secrets stay out of the JSON form: it is stored in campaign records and hashed into ids.
+  void secret(const char*, const std::string&) {}
   template <class E>
   void enumeration(const char* key, E value) {
     out_[key] = to_string(value);
@@ -371,7 +381,7 @@ void device_fields(V& v, C& c) {
   v.integer("slots", c.slots, {1});
   v.real("timeout_s", c.timeout_s, positive);
   v.real("compile_timeout_s", c.compile_timeout_s, positive);
-  v.integer("input_sets", c.input_sets, {1});
+  v.integer("input_sets", c.input_sets, {3});
   v.integer("repetitions", c.repetitions, {1});
   v.boolean("detect_races", c.detect_races);
   v.real("noise_stddev", c.noise_stddev, {0, false, 1, true});
@@ -435,6 +445,7 @@ template <class V, class C>
 void server_fields(V& v, C& c) {
   v.string("listen", c.listen, true);
   v.string("token_env", c.token_env, true);
+  v.secret("token", c.token);
   v.string_list("roots", c.roots, false, true);
   v.integer("max_body_bytes", c.max_body_bytes, {1024});
   v.integer("max_header_bytes", c.max_header_bytes, {1024});
@@ -703,7 +714,7 @@ aopt_config::aopt_config() {
 }
 
 bool operator==(const aopt_config& a, const aopt_config& b) {
-  return to_json(a) == to_json(b);
+  return to_json(a) == to_json(b) && a.server.token == b.server.token;
 }
 
 const std::vector<std::string>& known_roles() {

@@ -13,7 +13,8 @@
 // to the field list in aopt_config.cpp.
 //
 // The JSON form is stored in campaign records: do not rename keys or enum strings without a
-// storage migration.
+// storage migration. Secrets (server.token) are read like any key but never written to it, so
+// they reach neither the database nor a campaign's id.
 //
 // Thread-safety: value types; the functions are reentrant.
 #pragma once
@@ -135,6 +136,9 @@ struct bank_config {
 struct server_config {
   std::string listen = "127.0.0.1:8742";
   std::string token_env = "AOPT_TOKEN";
+  // Secret: absent from to_json (see the top of this file). The variable named by token_env,
+  // when set and non-empty, wins over it.
+  std::string token;
   std::vector<std::string> roots = {"."};
   uint64_t max_body_bytes = 16777216;
   uint64_t max_header_bytes = 16384;
@@ -188,7 +192,8 @@ std::filesystem::path prompts_dir(const llm_config& c);
 result<aopt_config> load_config(const std::filesystem::path& file,
                                 const std::vector<std::string>& overrides);
 
-// Every key of every section, enums as their strings; from_json(to_json(c)) == c.
+// Every key of every section but the secrets, enums as their strings; from_json(to_json(c)) == c
+// when c holds no secret.
 nlohmann::json to_json(const aopt_config& c);
 
 // Reads the JSON form with the same validation as load_config. A key missing from the JSON keeps

@@ -30,6 +30,14 @@ http_response json_response(http::status code, const nlohmann::json& body, unsig
   return res;
 }
 
+result<nlohmann::json> parse_json_body(const http_request& req) {
+  try {
+    return nlohmann::json::parse(req.body());
+  } catch (const nlohmann::json::parse_error& e) {
+    return invalid_argument(std::string("malformed JSON: ") + e.what());
+  }
+}
+
 bool valid_campaign_id(const std::string& id) {
   static const std::regex pattern("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
   return std::regex_match(id, pattern);
@@ -127,6 +135,8 @@ http_response api_router::dispatch(const http_request& req,
   const bool is_metrics = seg.size() == 1 && seg[0] == "metrics";
   if (!api && !is_metrics) {
     if (!get) return method_not_allowed();
+    // The dashboard is one flat folder: a path below one of its files names nothing.
+    if (seg.size() > 1) return error_response(http::status::not_found, "no such file", v, ka);
     // The dashboard's files carry no data; the data comes from the API, which checks the token.
     return static_file(req, seg.empty() ? "index.html" : seg[0]);
   }
@@ -179,6 +189,9 @@ http_response api_router::dispatch(const http_request& req,
       result<nlohmann::json> view = operator_view(*ctx_.db, id, rest[3]);
       return view.ok() ? ok(*view) : fail(view.error());
     }
+  } else if (kind == "operators" && rest.size() == 1) {
+    if (!post) return method_not_allowed();
+    return upload_operator(req);
   } else if (kind == "bank") {
     if (!get) return method_not_allowed();
     if (rest.size() == 1) {
@@ -229,34 +242,49 @@ http_response api_router::create_campaign(const http_request& req) const {
   const auto bad = [&](const std::string& why) {
     return error_response(http::status::bad_request, why, v, ka);
   };
-  nlohmann::json body;
-  try {
-    body = nlohmann::json::parse(req.body());
-  } catch (const nlohmann::json::parse_error& e) {
-    return bad(std::string("malformed JSON: ") + e.what());
-  }
+  result<nlohmann::json> parsed = parse_json_body(req);
+  if (!parsed.ok()) return bad(parsed.error().message());
+  nlohmann::json& body = *parsed;
   if (!body.is_object()) return bad("the body must be a JSON object");
   for (const auto& [key, value] : body.items()) {
     const auto& keys = campaign_keys();
-    if (key != "operators" && key != "campaign" && key != "set" &&
+    if (key != "operators" && key != "uploads" && key != "campaign" && key != "set" &&
         std::find(keys.begin(), keys.end(), key) == keys.end()) {
       return bad("unknown key '" + key + "'");
     }
   }
-  if (!body.contains("operators") || !body["operators"].is_array() || body["operators"].empty()) {
-    return bad("'operators' must be a non-empty array of paths");
+  for (const char* key : {"operators", "uploads"}) {
+    if (body.contains(key) && !body[key].is_array()) {
+      return bad(std::string("'") + key + "' must be an array");
+    }
   }
-  if (body["operators"].size() > max_operators_per_request) {
-    return bad("at most " + std::to_string(max_operators_per_request) + " paths per request");
+  const nlohmann::json paths = body.value("operators", nlohmann::json::array());
+  const nlohmann::json uploads = body.value("uploads", nlohmann::json::array());
+  if (paths.empty() && uploads.empty()) {
+    return bad("'operators' (paths) or 'uploads' (uploaded package ids) must name an operator");
+  }
+  if (paths.size() + uploads.size() > max_operators_per_request) {
+    return bad("at most " + std::to_string(max_operators_per_request) + " operators per request");
   }
   std::vector<fs::path> inputs;
-  for (const auto& p : body["operators"]) {
+  for (const auto& p : paths) {
     if (!p.is_string() || p.get<std::string>().empty()) return bad("operator paths are strings");
     result<fs::path> confined = ctx_.roots.confine(p.get<std::string>());
     if (!confined.ok()) {
       return error_response(http::status::forbidden, confined.error().message(), v, ka);
     }
     inputs.push_back(*confined);
+  }
+  // Uploaded packages live in the daemon's own folder, outside the roots; they are checked by id.
+  std::vector<fs::path> uploaded;
+  for (const auto& u : uploads) {
+    if (!u.is_string()) return bad("upload ids are strings");
+    result<fs::path> dir = ctx_.uploads.find(u.get<std::string>());
+    if (!dir.ok()) {
+      return error_response(http_status_of(dir.error().code()), dir.error().message(), v, ka);
+    }
+    inputs.push_back(*dir);
+    uploaded.push_back(fs::weakly_canonical(*dir));
   }
   std::string id;
   if (body.contains("campaign")) {
@@ -287,7 +315,8 @@ http_response api_router::create_campaign(const http_request& req) const {
   if (!ops.ok()) return bad(ops.error().message());
   for (const fs::path& op : *ops) {
     // Discovery follows links inside a folder; each operator found must still be inside a root.
-    if (!ctx_.roots.contains(op)) {
+    if (!ctx_.roots.contains(op) &&
+        std::find(uploaded.begin(), uploaded.end(), op) == uploaded.end()) {
       return error_response(http::status::forbidden,
                             op.string() + ": outside the folders this daemon may read", v, ka);
     }
@@ -301,6 +330,23 @@ http_response api_router::create_campaign(const http_request& req) const {
                     {{"id", *created}, {"operators", ops->size()}, {"status", "running"}}, v, ka);
   res.set(http::field::location, "/api/v1/campaigns/" + *created);
   return res;
+}
+
+http_response api_router::upload_operator(const http_request& req) const {
+  const unsigned v = req.version();
+  const bool ka = req.keep_alive();
+  result<nlohmann::json> body = parse_json_body(req);
+  if (!body.ok()) return error_response(http::status::bad_request, body.error().message(), v, ka);
+  result<upload_receipt> stored = ctx_.uploads.store(*body);
+  if (!stored.ok()) {
+    return error_response(http_status_of(stored.error().code()), stored.error().message(), v, ka);
+  }
+  return json_response(stored->created ? http::status::created : http::status::ok,
+                       {{"id", stored->id},
+                        {"operator", stored->operator_name},
+                        {"files", stored->files},
+                        {"created", stored->created}},
+                       v, ka);
 }
 
 http_response api_router::metrics(const http_request& req) const {

@@ -4,7 +4,8 @@
 //   GET  /healthz                                   liveness, no token needed
 //   GET  /metrics                                   Prometheus text
 //   GET  /api/v1/campaigns                          list
-//   POST /api/v1/campaigns                          create {"operators": [paths], ...}
+//   POST /api/v1/campaigns                          create {"operators": [paths], "uploads": [ids]}
+//   POST /api/v1/operators                          upload an operator package {"files": {...}}
 //   GET  /api/v1/campaigns/{id}                     one campaign with per-operator results
 //   POST /api/v1/campaigns/{id}/{pause|resume|cancel}
 //   GET  /api/v1/campaigns/{id}/operators/{op}      trajectory, candidates, sources, diffs
@@ -33,6 +34,7 @@
 #include "server/access_policy.hpp"
 #include "server/campaign_manager.hpp"
 #include "server/event_hub.hpp"
+#include "server/operator_uploads.hpp"
 #include "server/path_roots.hpp"
 #include "server/view_cache.hpp"
 #include "storage/store.hpp"
@@ -64,6 +66,7 @@ struct api_context {
   event_hub* hub = nullptr;               // must outlive the router
   access_policy access{""};
   path_roots roots{{}};
+  operator_uploads uploads{""};  // "" folder = uploads refused
   campaign_config_loader load_config;
   std::filesystem::path web_dir;  // the dashboard's files
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
@@ -84,6 +87,7 @@ class api_router {
  private:
   http_response dispatch(const http_request& request, std::optional<sse_request>& stream) const;
   http_response create_campaign(const http_request& request) const;
+  http_response upload_operator(const http_request& request) const;
   http_response metrics(const http_request& request) const;
   http_response static_file(const http_request& request, const std::string& path) const;
 

@@ -83,22 +83,33 @@ void campaign_manager::start_locked(const std::string& id, const std::vector<fs:
 }
 
 void campaign_manager::finish(const std::string& id, const status& outcome, bool interrupted) {
-  std::string stop_as;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_as = running_[id].stop_as;
-  }
-  std::string final_status = interrupted ? "interrupted" : "done";
-  if (!outcome.ok()) final_status = "failed";
-  if (!stop_as.empty() && (interrupted || !outcome.ok())) final_status = stop_as;
-  const std::string why = outcome.ok() ? "" : outcome.to_string();
-  status written = record_status(id, final_status, why);
-  // The campaign leaves running_ before its final status is published, so a client that sees
-  // the status and asks finds it no longer running. After the erase the destructor may run, so
-  // only locals are used from there on.
+  std::string final_status;
+  std::string why;
+  status written;
+  // After the erase below the destructor may run, so only locals are used from there on.
   std::shared_ptr<event_hub> hub = hub_;
   {
+    // Held throughout, so a pause, resume or cancel arriving while the run ends is either seen
+    // here or finds the campaign no longer running.
     std::lock_guard<std::mutex> lock(mutex_);
+    const running_campaign& rc = running_[id];
+    status ended = outcome;
+    // A resume queued while the run was stopping; a run that finished or failed meanwhile has
+    // nothing left to resume, and a stopping daemon resumes it on its next start.
+    if (rc.resume_after_stop && interrupted && outcome.ok() && !stopping_) {
+      ended = restart_locked(id);
+      if (ended.ok()) return;
+    }
+    // A queued resume that could not start leaves the campaign interrupted (resumed on the next
+    // start) or failed, never paused.
+    const std::string stop_as = rc.resume_after_stop ? "" : rc.stop_as;
+    final_status = interrupted ? "interrupted" : "done";
+    if (!ended.ok()) final_status = "failed";
+    if (!stop_as.empty() && (interrupted || !ended.ok())) final_status = stop_as;
+    why = ended.ok() ? "" : ended.to_string();
+    written = record_status(id, final_status, why);
+    // The campaign leaves running_ before its final status is published, so a client that sees
+    // the status and asks finds it no longer running.
     running_.erase(id);
     idle_.notify_all();
   }
@@ -107,6 +118,13 @@ void campaign_manager::finish(const std::string& id, const status& outcome, bool
   } else {
     hub->publish_status(id, "failed", written.to_string());
   }
+}
+
+status campaign_manager::restart_locked(const std::string& id) {
+  result<runtime::campaign_request> request = runtime::load_campaign_request(db_, id);
+  if (!request.ok()) return request.error();
+  start_locked(id, request->operators, request->config);
+  return status{};
 }
 
 status campaign_manager::record_status(const std::string& id, const std::string& value,
@@ -129,6 +147,7 @@ status campaign_manager::set_status(const std::string& id, const std::string& va
 status campaign_manager::request_stop(const std::string& id, const std::string& stop_as) {
   auto it = running_.find(id);
   it->second.stop_as = stop_as;
+  it->second.resume_after_stop = false;
   it->second.stop->store(true);
   hub_->publish_status(id, "stopping", "will be " + stop_as);
   return status{};
@@ -136,7 +155,12 @@ status campaign_manager::request_stop(const std::string& id, const std::string& 
 
 status campaign_manager::pause(const std::string& id) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (running_.count(id)) return request_stop(id, "paused");
+  if (auto it = running_.find(id); it != running_.end()) {
+    if (it->second.stop_as == "cancelled") {
+      return failed_precondition("campaign " + id + " is being cancelled");
+    }
+    return request_stop(id, "paused");
+  }
   result<nlohmann::json> record = db_.get_campaign(id);
   if (!record.ok()) return not_found("no campaign " + id);
   const std::string st = record->value("status", "");
@@ -158,7 +182,18 @@ status campaign_manager::cancel(const std::string& id) {
 status campaign_manager::resume(const std::string& id) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (stopping_) return unavailable("the daemon is shutting down");
-  if (running_.count(id)) return status{};
+  if (auto it = running_.find(id); it != running_.end()) {
+    running_campaign& rc = it->second;
+    if (!rc.stop->load()) return status{};
+    if (rc.stop_as == "cancelled") {
+      return failed_precondition("campaign " + id + " is being cancelled and cannot be resumed");
+    }
+    // Still stopping for a pause: its thread and actors are busy persisting, so the new run
+    // starts from finish() once they are done.
+    rc.resume_after_stop = true;
+    hub_->publish_status(id, "stopping", "will resume");
+    return status{};
+  }
   result<nlohmann::json> record = db_.get_campaign(id);
   if (!record.ok()) return not_found("no campaign " + id);
   const std::string st = record->value("status", "");

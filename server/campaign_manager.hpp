@@ -48,7 +48,9 @@ class campaign_manager {
                              const config::aopt_config& config);
 
   // Errors: not_found for an unknown campaign; failed_precondition when the campaign's status
-  // does not allow it (e.g. resuming a finished one).
+  // does not allow it (e.g. resuming a finished one, pausing one being cancelled). Resuming a
+  // campaign that is still stopping for a pause queues the resume: it starts again once its
+  // evaluations in flight are persisted (a later pause or cancel withdraws the resume).
   status pause(const std::string& id);
   status resume(const std::string& id);
   status cancel(const std::string& id);
@@ -69,12 +71,15 @@ class campaign_manager {
   struct running_campaign {
     std::shared_ptr<std::atomic<bool>> stop;
     std::string stop_as;  // status to record once stopped ("" = whatever the run decided)
+    bool resume_after_stop = false;  // start again instead of recording stop_as
   };
 
   // REQUIRES: mutex_ held, id not running.
   void start_locked(const std::string& id, const std::vector<std::filesystem::path>& operators,
                     const config::aopt_config& config);
   void finish(const std::string& id, const status& outcome, bool interrupted);
+  // Starts `id` again from its record. REQUIRES: mutex_ held.
+  status restart_locked(const std::string& id);
   status request_stop(const std::string& id, const std::string& stop_as);
   // Writes the record's status; set_status also publishes it.
   status record_status(const std::string& id, const std::string& value, const std::string& why);

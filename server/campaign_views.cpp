@@ -42,6 +42,18 @@ nlohmann::json operator_summary(const agent::episode_state& s) {
           {"failures", s.failures},    {"failure", s.failure}};
 }
 
+// The record's campaign.budget, or 0 where the record has none (one written by hand or by
+// another version), so that one odd record does not break the whole list.
+uint64_t budget_of(const nlohmann::json& record) {
+  const auto config = record.find("config");
+  if (config == record.end() || !config->is_object()) return 0;
+  const auto campaign = config->find("campaign");
+  if (campaign == config->end() || !campaign->is_object()) return 0;
+  const auto budget = campaign->find("budget");
+  if (budget == campaign->end() || !budget->is_number_unsigned()) return 0;
+  return budget->get<uint64_t>();
+}
+
 nlohmann::json summarize(const std::string& id, const nlohmann::json& record,
                          const std::vector<agent::episode_state>& episodes, bool with_operators) {
   std::vector<agent::operator_outcome> outcomes;
@@ -55,9 +67,9 @@ nlohmann::json summarize(const std::string& id, const nlohmann::json& record,
     }
   }
   const agent::campaign_metrics m = agent::compute_metrics(outcomes);
-  const size_t operators = record.contains("operators") ? record["operators"].size() : 0;
-  uint64_t budget = 0;
-  if (record.contains("config")) budget = record["config"]["campaign"].value("budget", 0u);
+  const auto listed = record.find("operators");
+  const size_t operators = listed != record.end() && listed->is_array() ? listed->size() : 0;
+  const uint64_t budget = budget_of(record);
   // An operator that failed its baseline spends none of its budget; it counts as complete.
   uint64_t total = budget * operators;
   uint64_t effective_used = used;

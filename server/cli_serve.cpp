@@ -18,6 +18,7 @@
 #include "runtime/cli_commands.hpp"
 #include "runtime/cli_config.hpp"
 #include "server/api_router.hpp"
+#include "server/bearer_token.hpp"
 #include "server/campaign_manager.hpp"
 #include "server/event_hub.hpp"
 #include "server/http_server.hpp"
@@ -59,12 +60,13 @@ int serve(const serve_args& args) {
     fmt::print(stderr, "aopt serve: {}\n", address.error().to_string());
     return exit_bad_input;
   }
-  const char* token_env = std::getenv(cfg->server.token_env.c_str());
-  const std::string token = token_env ? token_env : "";
-  if (!server::is_loopback(address->host) && token.empty()) {
+  // Only the token's origin is ever printed, never its value.
+  const server::bearer_token token =
+      server::resolve_bearer_token(cfg->server, std::getenv(cfg->server.token_env.c_str()));
+  if (!server::is_loopback(address->host) && token.value.empty()) {
     fmt::print(stderr,
                "aopt serve: listening on {} (not loopback) requires a bearer token: set the "
-               "environment variable {} (server.token_env)\n",
+               "environment variable {} (server.token_env) or server.token\n",
                address->to_string(), cfg->server.token_env);
     return exit_bad_input;
   }
@@ -80,9 +82,11 @@ int serve(const serve_args& args) {
   ctx.db = db->get();
   ctx.campaigns = &campaigns;
   ctx.hub = hub.get();
-  ctx.access = server::access_policy(token);
+  ctx.access = server::access_policy(token.value);
   const bool router_requires_token = ctx.access.token_required();
   ctx.roots = server::path_roots({cfg->server.roots.begin(), cfg->server.roots.end()});
+  // Inside the database folder, so uploaded packages live and move with the campaigns using them.
+  ctx.uploads = server::operator_uploads(std::filesystem::absolute(cfg->storage.db) / "uploads");
   const config_options config_source = args.config;
   const config::storage_config storage = cfg->storage;
   ctx.load_config = [config_source, storage](
@@ -105,8 +109,8 @@ int serve(const serve_args& args) {
   server::listen_address bound = *address;
   bound.port = *port;
   if (router_requires_token) {
-    fmt::print("aopt serve: API requests need \"Authorization: Bearer\" with ${}\n",
-               cfg->server.token_env);
+    fmt::print("aopt serve: API requests need \"Authorization: Bearer\" with the token from {}\n",
+               token.origin);
   }
   std::vector<std::string> resumed = campaigns.resume_unfinished();
   for (const std::string& id : resumed) fmt::print("aopt serve: resumed campaign {}\n", id);

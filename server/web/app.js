@@ -50,6 +50,12 @@ async function refreshCampaigns() {
 }
 
 async function selectCampaign(id) {
+  // Operator names repeat across campaigns, so the old selection would show another campaign's
+  // operator (or a 404); refreshCampaign picks the new campaign's first operator.
+  if (id !== state.campaign) {
+    state.operator = null;
+    document.getElementById('operator-detail').hidden = true;
+  }
   state.campaign = id;
   document.querySelectorAll('#campaigns tr').forEach(
     (r) => r.classList.toggle('selected', r.dataset.campaign === id));
@@ -188,7 +194,8 @@ function sideBySide(diff) {
     adds = [];
   };
   for (const line of diff.split('\n')) {
-    if (line.startsWith('---') || line.startsWith('+++')) continue;
+    // "\ No newline at end of file" annotates the line before it; it is no line of either file.
+    if (line.startsWith('---') || line.startsWith('+++') || line.startsWith('\\')) continue;
     if (line.startsWith('@@')) {
       flush();
       cells.push(el('div', { class: 'hunk' }, line), el('div', { class: 'hunk' }, line));

@@ -250,6 +250,7 @@ TEST_SUITE("config") {
           "config: bank.significance: must be > 0.0 and < 1.0, got 1.0");
     CHECK(set_error({"device.address_space_mb=10"}) ==
           "config: device.address_space_mb: must be >= 64, got 10");
+    CHECK(set_error({"device.input_sets=2"}) == "config: device.input_sets: must be >= 3, got 2");
     CHECK(set_error({"storage.db=\"\""}) == "config: storage.db: must not be empty");
     CHECK(set_error({"server.roots=[\"\"]"}) == "config: server.roots[0]: must not be empty");
   }

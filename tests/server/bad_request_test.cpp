@@ -157,6 +157,12 @@ TEST_CASE("malformed requests get a 4xx with a reason and the server keeps answe
     CHECK(f.call("GET", "/%2e%2e/CMakeLists.txt").status == 400);
     CHECK(f.call("GET", "/api/v1/events?since=abc").status == 400);
   }
+  SUBCASE("a path below a dashboard file is 404, not the file") {
+    CHECK(f.call("GET", "/style.css").status == 200);
+    CHECK(f.call("GET", "/style.css/anything").status == 404);
+    CHECK(f.call("GET", "/index.html/x/y").status == 404);
+    CHECK(f.call("GET", "/nothing/app.js").status == 404);
+  }
   CHECK(f.call("GET", "/healthz").status == 200);
   CHECK(f.campaigns->running_count() == 0);
 }

@@ -49,3 +49,31 @@ TEST_CASE("campaign_view reports an unknown campaign as not_found") {
   REQUIRE(list.ok());
   CHECK(list->empty());
 }
+
+TEST_CASE("campaign views survive records without a campaign budget") {
+  aopt::testing::temp_dir dir;
+  auto db = aopt::storage::store::open(dir.path() / "db");
+  REQUIRE(db.ok());
+  REQUIRE((*db)->put_campaign("no-config", {{"status", "done"}}).ok());
+  REQUIRE(
+      (*db)
+          ->put_campaign("no-campaign", {{"status", "done"}, {"config", nlohmann::json::object()}})
+          .ok());
+  REQUIRE((*db)
+              ->put_campaign("odd-budget", {{"status", "done"},
+                                            {"operators", "not a list"},
+                                            {"config", {{"campaign", {{"budget", "forty"}}}}}})
+              .ok());
+  REQUIRE((*db)->put_campaign("config-array", {{"status", "done"}, {"config", {1, 2}}}).ok());
+  for (const char* id : {"no-config", "no-campaign", "odd-budget", "config-array"}) {
+    INFO(id);
+    auto v = aopt::server::campaign_view(**db, id);
+    REQUIRE_MESSAGE(v.ok(), v.error().to_string());
+    CHECK((*v)["budget"] == 0);
+    CHECK((*v)["operators"] == 0);
+    CHECK((*v)["progress"] == 0.0);
+  }
+  auto list = aopt::server::campaign_list_view(**db);
+  REQUIRE(list.ok());
+  CHECK(list->size() == 4);
+}

@@ -1,11 +1,13 @@
 // Drives the dashboard of a real `aopt serve` in headless Chromium while a campaign runs, and
 // checks the rendered page: the campaign row, its progress bar and the operator's trajectory
 // chart. Skipped (with a message) only where Debian's chromium is not installed;
-// scripts/setup.sh installs it.
+// scripts/setup.sh installs it. With AOPT_SCREENSHOT_DIR set, the page's screenshot is also
+// copied there as dashboard.png.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 
 #include <nlohmann/json.hpp>
@@ -90,4 +92,15 @@ TEST_CASE("the dashboard renders the campaign, its progress and a trajectory cha
   CHECK_MESSAGE(png.succeeded(), png.describe());
   CHECK(fs::exists(shot));
   CHECK(fs::file_size(shot) > 10000);
+
+  // The temporary folder goes away with the test; a screenshot worth quoting is kept here.
+  const char* keep = std::getenv("AOPT_SCREENSHOT_DIR");
+  if (keep != nullptr && *keep != '\0' && fs::exists(shot)) {
+    const fs::path kept = fs::path(keep) / "dashboard.png";
+    std::error_code ec;
+    fs::create_directories(kept.parent_path(), ec);
+    fs::copy_file(shot, kept, fs::copy_options::overwrite_existing, ec);
+    CHECK_MESSAGE(!ec, kept.string() << ": " << ec.message());
+    MESSAGE("screenshot: " << fs::absolute(kept).string());
+  }
 }

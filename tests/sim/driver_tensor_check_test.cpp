@@ -99,6 +99,17 @@ TEST_SUITE("sim") {
         default_tolerance(z.type)));
   }
 
+  TEST_CASE("alternating poison variants expose an unwritten integer that equals one poison") {
+    const driver_tensor z = output(element_type::int8, {8});
+    const std::vector<double> expected(8, 90.0);  // 90 is the byte 0x5A, poison variant 0
+    for (uint32_t variant : {0u, 1u}) {
+      std::vector<uint8_t> bytes(8);
+      fill_poison(bytes.data(), z.type, 8, variant);
+      const auto f = compare_output(z, bytes.data(), expected, default_tolerance(z.type), variant);
+      CHECK(f.has_value() == (variant == 1));
+    }
+  }
+
   TEST_CASE("a changed input is reported with its first changed element, before and after") {
     const driver_tensor x = output(element_type::bfloat16, {8});
     const auto before = encode(x, {0, 1, 2, 3, 4, 5, 6, 7});

@@ -353,7 +353,7 @@ tiling_outcome run_input_set(const driver_spec& spec, const candidate_entries& e
     }
     for (const auto& t : op.outputs) {
       uint8_t* p = add_region(t.name, t.bytes());
-      if (p != nullptr) fill_poison(p, t.type, t.numel());
+      if (p != nullptr) fill_poison(p, t.type, t.numel(), set);
     }
     uint8_t* workspace = add_region("workspace", tiling.workspace_bytes);
     if (workspace != nullptr) std::memset(workspace, workspace_poison_byte, tiling.workspace_bytes);
@@ -373,7 +373,7 @@ tiling_outcome run_input_set(const driver_spec& spec, const candidate_entries& e
     for (size_t i = 0; i < op.outputs.size(); ++i) {
       const driver_tensor& t = op.outputs[i];
       const uint8_t* actual = gm[op.inputs.size() + i].data();
-      if (auto f = compare_output(t, actual, expected[i].data, op.tolerance_for(t))) {
+      if (auto f = compare_output(t, actual, expected[i].data, op.tolerance_for(t), set)) {
         fail("precision_error", f->kind.c_str(), f->message);
       }
     }

@@ -28,7 +28,7 @@ constexpr type_name type_names[] = {
 constexpr uint32_t float32_poison = 0x7FA5A5A5u;
 constexpr uint16_t float16_poison = 0x7E5Au;
 constexpr uint16_t bfloat16_poison = 0x7FA5u;
-constexpr uint8_t integer_poison_byte = 0x5A;
+constexpr uint8_t integer_poison_bytes[2] = {0x5A, 0xA5};
 
 // IEEE-style binary format with `exp_bits` exponent and `mant_bits` mantissa bits (binary16:
 // 5/10, bfloat16: 8/7), rounded directly from double (to nearest, ties to even) to avoid double
@@ -270,7 +270,7 @@ double round_to_element(double value, element_type t) {
   return decode_element(bytes, t);
 }
 
-void fill_poison(void* out, element_type t, size_t count) {
+void fill_poison(void* out, element_type t, size_t count, uint32_t variant) {
   auto* bytes = static_cast<unsigned char*>(out);
   switch (t) {
     case element_type::float32:
@@ -283,12 +283,12 @@ void fill_poison(void* out, element_type t, size_t count) {
       for (size_t i = 0; i < count; ++i) store(bytes + 2 * i, bfloat16_poison);
       break;
     default:
-      std::memset(out, integer_poison_byte, count * element_size(t));
+      std::memset(out, integer_poison_bytes[variant % 2], count * element_size(t));
       break;
   }
 }
 
-bool is_poison(const void* element, element_type t) {
+bool is_poison(const void* element, element_type t, uint32_t variant) {
   switch (t) {
     case element_type::float32:
       return load<uint32_t>(element) == float32_poison;
@@ -299,7 +299,7 @@ bool is_poison(const void* element, element_type t) {
     default: {
       const auto* bytes = static_cast<const unsigned char*>(element);
       for (uint32_t i = 0; i < element_size(t); ++i) {
-        if (bytes[i] != integer_poison_byte) return false;
+        if (bytes[i] != integer_poison_bytes[variant % 2]) return false;
       }
       return true;
     }

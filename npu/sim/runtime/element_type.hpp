@@ -28,8 +28,10 @@ double decode_element(const void* in, element_type t);
 double round_to_element(double value, element_type t);
 
 // Fills `count` elements with the poison pattern: a NaN bit pattern for floats, 0x5A bytes for
-// integers and bool.
-void fill_poison(void* out, element_type t, size_t count);
-bool is_poison(const void* element, element_type t);
+// integers and bool (0xA5 for odd `variant`s). An integer poison can equal a correct value, so
+// consecutive input sets use alternating variants: an element the kernel never writes then
+// differs from the expected value in at least one set.
+void fill_poison(void* out, element_type t, size_t count, uint32_t variant = 0);
+bool is_poison(const void* element, element_type t, uint32_t variant = 0);
 
 }  // namespace aopt::sim

@@ -34,7 +34,8 @@ std::string describe_index(const driver_tensor& t, uint64_t flat_index) {
 
 std::optional<check_failure> compare_output(const driver_tensor& output, const uint8_t* actual,
                                             const std::vector<double>& expected,
-                                            const driver_tolerance& tol) {
+                                            const driver_tolerance& tol,
+                                            uint32_t poison_variant) {
   const uint64_t n = output.numel();
   const uint32_t size = element_size(output.type);
   const bool floating = is_floating(output.type);
@@ -48,7 +49,7 @@ std::optional<check_failure> compare_output(const driver_tensor& output, const u
     const double a = decode_element(element, output.type);
     const double e = expected[i];
     bool ok;
-    if (floating && is_poison(element, output.type)) {
+    if (floating && is_poison(element, output.type, poison_variant)) {
       ok = false;  // the poison NaN is never a computed value
     } else if (std::isnan(e)) {
       ok = std::isnan(a);
@@ -62,7 +63,7 @@ std::optional<check_failure> compare_output(const driver_tensor& output, const u
     }
     if (ok) continue;
     if (bad++ == 0) first_bad = i;
-    if (is_poison(element, output.type) && unwritten++ == 0) first_unwritten = i;
+    if (is_poison(element, output.type, poison_variant) && unwritten++ == 0) first_unwritten = i;
   }
   if (bad == 0) return std::nullopt;
   const bool too_many = static_cast<double>(bad) > tol.max_error_ratio * static_cast<double>(n);

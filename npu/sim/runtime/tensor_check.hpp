@@ -20,10 +20,11 @@ struct check_failure {
 // |actual - expected| > atol + rtol * |expected| (NaN matches only NaN, infinities only
 // themselves); the output fails when more than max_error_ratio of its elements are bad or any
 // element is NaN/Inf where a finite value is expected. A bad element still holding the poison
-// pattern makes the failure "unwritten_output".
+// pattern (of `poison_variant`, see fill_poison) makes the failure "unwritten_output".
 std::optional<check_failure> compare_output(const driver_tensor& output, const uint8_t* actual,
                                             const std::vector<double>& expected,
-                                            const driver_tolerance& tol);
+                                            const driver_tolerance& tol,
+                                            uint32_t poison_variant = 0);
 
 // Compares an input's bytes after the run with the bytes the kernel was given.
 std::optional<check_failure> check_input_unchanged(const driver_tensor& input,
