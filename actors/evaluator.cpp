@@ -1,12 +1,17 @@
 #include "actors/evaluator.hpp"
 
+#include <atomic>
+
 #include "actors/detached_call.hpp"
 #include "actors/messages.hpp"
 
 namespace aopt::actors {
 namespace {
 
-evaluation_done evaluate(const evaluator_context& ctx, const evaluation_job& job) {
+// `cache_hits` counts the jobs answered from the evaluation cache: this evaluator's, unlike the
+// device pool's counts, which a pool shared by several campaigns sums over all of them.
+evaluation_done evaluate(const evaluator_context& ctx, const evaluation_job& job,
+                         std::atomic<uint64_t>& cache_hits) {
   evaluation_done done;
   done.cache_key =
       agent::eval_cache_key(ctx.device->profile_id(), *job.op, job.tiling, job.kernel, ctx.options);
@@ -16,6 +21,7 @@ evaluation_done evaluate(const evaluator_context& ctx, const evaluation_job& job
   if (cached) {
     result = *cached;
     result.from_cache = true;
+    ++cache_hits;
   } else {
     agent::device_slots::lease slot(*ctx.slots);
     result = ctx.device->evaluate(*job.op, job.tiling, job.kernel, ctx.options);
@@ -28,15 +34,17 @@ evaluation_done evaluate(const evaluator_context& ctx, const evaluation_job& job
 
 caf::actor spawn_evaluator(caf::actor_system& sys, evaluator_context context) {
   auto ctx = std::make_shared<const evaluator_context>(std::move(context));
-  return sys.spawn([ctx](caf::event_based_actor* self) -> caf::behavior {
+  auto cache_hits = std::make_shared<std::atomic<uint64_t>>(0);
+  return sys.spawn([ctx, cache_hits](caf::event_based_actor* self) -> caf::behavior {
     return {
         [=](evaluate_atom, const evaluation_job& job) {
-          return answer_detached<evaluation_done>(self, [ctx, job] { return evaluate(*ctx, job); });
+          return answer_detached<evaluation_done>(
+              self, [ctx, job, cache_hits] { return evaluate(*ctx, job, *cache_hits); });
         },
         [=](stats_atom) {
           agent::slot_stats s = ctx->slots->stats();
-          return pool_stats{s.slots,     s.in_flight, s.max_in_flight, s.waiting,
-                            s.completed, 0,           s.busy_seconds};
+          return pool_stats{s.slots,     s.in_flight,        s.max_in_flight, s.waiting,
+                            s.completed, cache_hits->load(), s.busy_seconds};
         },
     };
   });

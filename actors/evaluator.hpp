@@ -2,7 +2,8 @@
 // evaluation cache when it can; otherwise waits for a device slot on a detached thread.
 //
 //   (evaluate_atom, evaluation_job) -> evaluation_done
-//   (stats_atom)                    -> pool_stats
+//   (stats_atom)                    -> pool_stats  the device pool's counts, and the jobs this
+//                                                  evaluator answered from the cache
 #pragma once
 
 #include <memory>

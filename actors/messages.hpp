@@ -14,6 +14,7 @@
 
 #include <caf/all.hpp>
 
+#include "agent/bank_rewind.hpp"
 #include "agent/campaign_metrics.hpp"
 #include "agent/episode.hpp"
 #include "agent/roles.hpp"
@@ -95,6 +96,9 @@ using retrieval_job = local<agent::need_retrieval>;
 using retrieval_outcome = local<result<std::vector<agent::tuple_ref>>>;
 using refinement_job = local<agent::refinement_request>;
 using refinement_outcome = local<result<std::vector<agent::kernel_candidate>>>;
+// The Rewinder (actors/rewinder.hpp): one expert package in, its distilled trajectory out.
+using rewind_job = local<npu::op_package>;
+using rewind_outcome = local<result<agent::distilled_expert>>;
 
 // LLM calls by message to the campaign's gateway actor (actors/llm_gateway.hpp). A failed call
 // is a classified llm::call_result, not an actor error.
@@ -156,6 +160,8 @@ CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_chat_outcome))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_embed_job))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_embed_outcome))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_usage_report))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::rewind_job))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::rewind_outcome))
 CAF_ADD_ATOM(aopt, aopt::actors, evaluate_atom, "evaluate")
 CAF_ADD_ATOM(aopt, aopt::actors, mutate_atom, "mutate")
 CAF_ADD_ATOM(aopt, aopt::actors, diagnose_atom, "diagnose")
@@ -169,4 +175,5 @@ CAF_ADD_ATOM(aopt, aopt::actors, chat_atom, "chat")
 CAF_ADD_ATOM(aopt, aopt::actors, embed_atom, "embed")
 CAF_ADD_ATOM(aopt, aopt::actors, usage_atom, "usage")
 CAF_ADD_ATOM(aopt, aopt::actors, llm_done_atom, "llmdone")
+CAF_ADD_ATOM(aopt, aopt::actors, rewind_atom, "rewind")
 CAF_END_TYPE_ID_BLOCK(aopt)

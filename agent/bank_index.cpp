@@ -124,4 +124,27 @@ std::vector<retrieval_hit> bank_index::nearest(const std::vector<float>& query, 
   return hits;
 }
 
+index_retriever_policy::index_retriever_policy(config::index_kind kind,
+                                               const std::vector<experience_tuple>& bank)
+    : index_(kind) {
+  for (const experience_tuple& t : bank) {
+    if (!tuples_.emplace(t.id, t).second) continue;
+    // A lexical embedding has index_.dims(), so add() cannot fail.
+    (void)index_.add(t.id, lexical_embedding(t.bottleneck, index_.dims()));
+  }
+}
+
+std::string index_retriever_policy::name() const {
+  return "heuristic-lexical-" + index_.name();
+}
+
+result<std::vector<tuple_ref>> index_retriever_policy::retrieve(const diagnosis& query,
+                                                                uint32_t top_k) {
+  std::vector<tuple_ref> out;
+  for (const retrieval_hit& hit : index_.top_k(query.query, top_k)) {
+    out.push_back({hit.id, hit.score, nlohmann::json(tuples_.at(hit.id))});
+  }
+  return out;
+}
+
 }  // namespace aopt::agent

@@ -6,16 +6,20 @@
 // Without an embedding endpoint, tuples get lexical_embedding(): hashed, signed bag-of-words
 // vectors of the Bottleneck text (a lexical embedding, not a learned one).
 //
+// index_retriever_policy is the Stage II retriever over this index (bank.index = "hnsw").
+//
 // Thread-safety: const methods may run concurrently; add() needs exclusive access.
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "agent/experience_tuple.hpp"
 #include "agent/retriever.hpp"
+#include "agent/roles.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
 
@@ -58,6 +62,22 @@ class bank_index final : public retriever {
   std::vector<std::vector<float>> vectors_;  // linear index
   std::unique_ptr<hnswlib::InnerProductSpace> space_;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> graph_;
+};
+
+// Stage II retrieval through a bank_index over lexical embeddings: the query and every tuple's
+// Bottleneck are embedded with lexical_embedding, so both sides share one vector space whatever
+// embedding a stored tuple carries (a dense LLM embedding cannot be compared with a lexical
+// query). Hashed word counts without IDF weighting: it ranks like BM25 on near-verbatim queries
+// and may differ on others. Thread-safe: the bank is fixed at construction.
+class index_retriever_policy final : public retriever_policy {
+ public:
+  index_retriever_policy(config::index_kind kind, const std::vector<experience_tuple>& bank);
+  std::string name() const override;  // "heuristic-lexical-hnsw", "heuristic-lexical-linear"
+  result<std::vector<tuple_ref>> retrieve(const diagnosis& query, uint32_t top_k) override;
+
+ private:
+  bank_index index_;
+  std::map<std::string, experience_tuple> tuples_;
 };
 
 }  // namespace aopt::agent

@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
 #include "agent/bank_index.hpp"
 #include "agent/code_diff.hpp"
 #include "agent/heuristic_diagnoser.hpp"
 #include "agent/rewind_rules.hpp"
+#include "base/content_hash.hpp"
 
 namespace aopt::agent {
 
@@ -29,8 +33,8 @@ rewind_proposer heuristic_rewind_proposer() {
       if (!rule.applies(kernel)) continue;
       result<std::string> out = rule.apply(kernel);
       if (!out.ok()) continue;
-      return rewind_proposal{rule.name, rule.category, "removes: " + rule.title, std::move(*out),
-                             &rule};
+      return rewind_proposal{rule.name,       rule.category, "removes: " + rule.title,
+                             std::move(*out), &rule,         ""};
     }
     return not_found("no rewind rule left that applies to the kernel");
   };
@@ -54,13 +58,18 @@ result<rewind_trajectory> rewind_expert(npu::device& device, const npu::op_packa
   for (uint32_t index = 1; index <= options.max_steps; ++index) {
     result<rewind_proposal> proposal = propose(current, tried, index);
     if (!proposal.ok()) break;
-    tried.push_back(proposal->motif);
     rewind_step step;
     step.index = index;
     step.motif = proposal->motif;
     step.category = proposal->category;
     step.description = proposal->description;
     step.from_step = t;
+    if (!proposal->failure.empty()) {
+      step.verdict = "proposal_failed: " + proposal->failure;
+      trajectory.steps.push_back(std::move(step));
+      continue;
+    }
+    tried.push_back(proposal->motif);
     step.kernel = std::move(proposal->kernel);
     if (step.kernel == current) {
       step.verdict = "unchanged";
@@ -169,6 +178,41 @@ experience_tuple distill_pair(const npu::op_package& expert, const rewind_pair& 
   t.embedding = lexical_embedding(t.bottleneck);
   t.id = derive_tuple_id(t);
   return t;
+}
+
+pair_distiller heuristic_distiller(const std::string& policy) {
+  return
+      [policy](const npu::op_package& expert, const rewind_pair& pair) -> result<experience_tuple> {
+        return distill_pair(expert, pair, policy);
+      };
+}
+
+result<distilled_expert> rewind_and_distill(npu::device& device, const npu::op_package& expert,
+                                            const rewind_proposer& propose,
+                                            const pair_distiller& distill,
+                                            const rewind_options& options) {
+  result<rewind_trajectory> trajectory = rewind_expert(device, expert, propose, options);
+  if (!trajectory.ok()) return trajectory.error();
+  distilled_expert out;
+  out.trajectory = std::move(*trajectory);
+  for (const rewind_pair& pair : out.trajectory.pairs) {
+    result<experience_tuple> t = distill(expert, pair);
+    if (!t.ok()) {
+      out.failures.push_back(fmt::format("{} step {}: distillation: {}", expert.spec.name,
+                                         pair.step, t.error().to_string()));
+      continue;
+    }
+    out.tuples.push_back({pair.step, std::move(*t), diagnose_slow_kernel(expert, pair).query});
+  }
+  return out;
+}
+
+std::string rewind_record_key(const npu::op_package& expert, const std::string& policy,
+                              const std::string& profile_id, double significance) {
+  return content_hash({"bank-rewind-v1", nlohmann::json(expert.spec).dump(),
+                       expert.tiling_header_source, expert.host_source, expert.kernel_source,
+                       expert.reference_source, policy, profile_id,
+                       fmt::format("{:.17g}", significance)});
 }
 
 }  // namespace aopt::agent

@@ -39,11 +39,15 @@ struct rewind_proposal {
   std::string description;  // what was removed
   std::string kernel;
   const kernel_rule* rule = nullptr;  // the heuristic rule, null for LLM proposals
+  // Non-empty when the proposer failed this step (e.g. a malformed LLM answer): the step is
+  // recorded with this reason, and `motif` is not added to the motifs tried, because no motif
+  // was removed and the proposer must not be told one was.
+  std::string failure;
 };
 
 // Proposes the next step from `kernel`, skipping motifs already in `tried`; not_found when no
-// motif is left. The heuristic proposer is heuristic_rewind_proposer(); an LLM proposer wraps
-// llm_rewind_step.
+// motif is left. The heuristic proposer is heuristic_rewind_proposer(); the LLM proposer is
+// llm_rewind_proposer (llm_bank.hpp).
 using rewind_proposer = std::function<result<rewind_proposal>(
     const std::string& kernel, const std::vector<std::string>& tried, uint32_t step)>;
 
@@ -65,7 +69,8 @@ struct rewind_step {
   std::string kernel;
   npu::eval_result result;
   bool kept = false;
-  std::string verdict;     // "kept", "not_slower", "infeasible: <status>", "unchanged"
+  // "kept", "not_slower", "infeasible: <status>", "unchanged", "proposal_failed: <reason>"
+  std::string verdict;
   uint32_t from_step = 0;  // t of the kernel K(t) it was derived from
 };
 
@@ -108,6 +113,38 @@ slow_kernel_diagnosis diagnose_slow_kernel(const npu::op_package& expert, const 
 // id = derive_tuple_id.
 experience_tuple distill_pair(const npu::op_package& expert, const rewind_pair& pair,
                               const std::string& policy);
+
+// Turns one kept pair of `expert`'s trajectory into a tuple with its provenance and embedding.
+using pair_distiller =
+    std::function<result<experience_tuple>(const npu::op_package& expert, const rewind_pair&)>;
+
+// distill_pair with `policy` as the provenance policy; never fails.
+pair_distiller heuristic_distiller(const std::string& policy);
+
+// One expert rewound and its kept pairs distilled: what the Rewinder role answers.
+struct distilled_tuple {
+  uint32_t step = 0;  // the pair's t
+  experience_tuple tuple;
+  std::string slow_query;  // diagnose_slow_kernel(expert, pair).query: a retrieval probe
+};
+struct distilled_expert {
+  rewind_trajectory trajectory;
+  std::vector<distilled_tuple> tuples;  // one per pair that distilled, in step order
+  std::vector<std::string> failures;    // "<op> step <t>: distillation: <error>" per other pair
+};
+
+// rewind_expert, then `distill` on every kept pair. Fails only when rewind_expert fails.
+result<distilled_expert> rewind_and_distill(npu::device& device, const npu::op_package& expert,
+                                            const rewind_proposer& propose,
+                                            const pair_distiller& distill,
+                                            const rewind_options& options);
+
+// What a rewind of `expert` yields depends on: the package's sources and spec, the rewind and
+// distillation policies (`policy`), the device profile and the significance threshold. The
+// bank builder records this key once the expert's tuples are stored, and skips the expert on a
+// later build while the key is unchanged.
+std::string rewind_record_key(const npu::op_package& expert, const std::string& policy,
+                              const std::string& profile_id, double significance);
 
 // Retrieval quality: the fraction of probes whose tuple is among the retriever's top k for the
 // probe's query (0 when there is no probe).

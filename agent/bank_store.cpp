@@ -51,6 +51,19 @@ double jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
   return static_cast<double>(common) / static_cast<double>(a.size() + b.size() - common);
 }
 
+// The "bank_build" meta value: {"trajectories", "steps_tried", "pairs_kept", "rewound": {key:
+// op}}; an empty object before the first build.
+result<nlohmann::json> read_build_record(const storage::store& db) {
+  result<nlohmann::json> j = db.get_meta(build_counts_key);
+  if (!j.ok()) {
+    if (j.error().code() == status_code::not_found) return nlohmann::json::object();
+    return j.error();
+  }
+  if (!j->is_object())
+    return invalid_argument(std::string("meta ") + build_counts_key + ": not an object");
+  return std::move(*j);
+}
+
 }  // namespace
 
 double tuple_similarity(const experience_tuple& a, const experience_tuple& b) {
@@ -91,26 +104,35 @@ result<insert_outcome> bank_writer::insert(experience_tuple t) {
   return out;
 }
 
-status add_build_counts(storage::store& db, const bank_build_counts& counts) {
-  result<bank_build_counts> sum = read_build_counts(db);
-  if (!sum.ok()) return sum.error();
-  nlohmann::json j = {{"trajectories", sum->trajectories + counts.trajectories},
-                      {"steps_tried", sum->steps_tried + counts.steps_tried},
-                      {"pairs_kept", sum->pairs_kept + counts.pairs_kept}};
-  return db.put_meta(build_counts_key, j);
-}
-
 result<bank_build_counts> read_build_counts(const storage::store& db) {
-  result<nlohmann::json> j = db.get_meta(build_counts_key);
-  if (!j.ok()) {
-    if (j.error().code() == status_code::not_found) return bank_build_counts{};
-    return j.error();
-  }
+  result<nlohmann::json> j = read_build_record(db);
+  if (!j.ok()) return j.error();
   bank_build_counts c;
   c.trajectories = j->value("trajectories", uint64_t{0});
   c.steps_tried = j->value("steps_tried", uint64_t{0});
   c.pairs_kept = j->value("pairs_kept", uint64_t{0});
   return c;
+}
+
+result<bool> is_rewound(const storage::store& db, const std::string& key) {
+  result<nlohmann::json> j = read_build_record(db);
+  if (!j.ok()) return j.error();
+  auto rewound = j->find("rewound");
+  return rewound != j->end() && rewound->is_object() && rewound->contains(key);
+}
+
+status record_rewind(storage::store& db, const std::string& key, const std::string& op,
+                     const bank_build_counts& counts) {
+  result<nlohmann::json> j = read_build_record(db);
+  if (!j.ok()) return j.error();
+  nlohmann::json& rewound = (*j)["rewound"];
+  if (!rewound.is_object()) rewound = nlohmann::json::object();
+  if (rewound.contains(key)) return {};
+  rewound[key] = op;
+  (*j)["trajectories"] = j->value("trajectories", uint64_t{0}) + counts.trajectories;
+  (*j)["steps_tried"] = j->value("steps_tried", uint64_t{0}) + counts.steps_tried;
+  (*j)["pairs_kept"] = j->value("pairs_kept", uint64_t{0}) + counts.pairs_kept;
+  return db.put_meta(build_counts_key, *j);
 }
 
 result<nlohmann::json> bank_stats(const storage::store& db) {

@@ -47,14 +47,23 @@ class bank_writer {
   std::vector<experience_tuple> tuples_;
 };
 
-// Counters of bank builds, summed over builds (meta key "bank_build").
+// Counters of bank builds, summed over the experts rewound (meta key "bank_build").
 struct bank_build_counts {
   uint64_t trajectories = 0;
   uint64_t steps_tried = 0;
   uint64_t pairs_kept = 0;
 };
-status add_build_counts(storage::store& db, const bank_build_counts& counts);
 result<bank_build_counts> read_build_counts(const storage::store& db);
+
+// Resumable builds: once an expert's tuples are stored, the builder records its rewind key
+// (rewind_record_key) together with its counts. The record and the counters live in the same
+// meta value, so they are written by one put: a build killed at any moment never counts an
+// expert it did not record, and a rerun that skips recorded experts never counts one twice.
+result<bool> is_rewound(const storage::store& db, const std::string& key);
+// Adds `counts` and records `key` (for expert `op`); a key already recorded (a forced rebuild)
+// replaces nothing and adds nothing.
+status record_rewind(storage::store& db, const std::string& key, const std::string& op,
+                     const bank_build_counts& counts);
 
 // {"tuples", "by_category": {cat: n}, "by_policy", "by_expert", "trajectories", "steps_tried",
 //  "pairs_kept"}

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "agent/bank_index.hpp"
 #include "agent/code_diff.hpp"
 #include "agent/llm_prompt_inputs.hpp"
 #include "llm/answer_parser.hpp"
@@ -90,8 +91,54 @@ result<experience_tuple> llm_distill(llm_backend& llm, const llm_distill_request
   t.provenance.policy = "llm-distill";
   t.provenance.latency_before_us = request.slow_result.latency_us;
   t.provenance.latency_after_us = request.fast_result.latency_us;
+  t.embedding = lexical_embedding(t.bottleneck);
   t.id = derive_tuple_id(t);
   return t;
+}
+
+rewind_proposer llm_rewind_proposer(std::shared_ptr<llm_backend> llm,
+                                    std::shared_ptr<const npu::op_package> op) {
+  return [llm, op](const std::string& kernel, const std::vector<std::string>& tried,
+                   uint32_t step) -> result<rewind_proposal> {
+    llm_rewind_request request;
+    request.campaign = "bank";
+    request.op = op.get();
+    request.kernel = kernel;
+    request.removed_motifs = tried;
+    request.sample_index = step;
+    result<llm_rewind_result> r = llm_rewind_step(*llm, request);
+    if (!r.ok()) {
+      if (r.error().code() == status_code::failed_precondition)
+        return not_found(r.error().message());
+      rewind_proposal failed;
+      failed.motif = "llm-failure";
+      failed.kernel = kernel;
+      failed.failure = r.error().to_string();
+      return failed;
+    }
+    return rewind_proposal{r->motif, "", r->description, r->kernel, nullptr, ""};
+  };
+}
+
+pair_distiller llm_pair_distiller(std::shared_ptr<llm_backend> llm) {
+  return [llm](const npu::op_package& expert, const rewind_pair& pair) -> result<experience_tuple> {
+    llm_distill_request request;
+    request.campaign = "bank";
+    request.op = &expert;
+    request.slow_kernel = pair.slow_kernel;
+    request.fast_kernel = pair.fast_kernel;
+    request.slow_result = pair.slow_result;
+    request.fast_result = pair.fast_result;
+    request.sample_index = pair.step;
+    result<experience_tuple> t = llm_distill(*llm, request);
+    if (!t.ok()) return t.error();
+    t->provenance.expert_op = expert.spec.name;
+    t->provenance.step = pair.step;
+    t->provenance.profile_deltas = profile_deltas(pair.slow_result, pair.fast_result);
+    t->provenance.rule = pair.rule != nullptr ? pair.rule->name : std::string();
+    if (t->category.empty()) t->category = pair.category;
+    return t;
+  };
 }
 
 }  // namespace aopt::agent

@@ -8,6 +8,8 @@
 //                    description, bottleneck and tags (distillation prompt); the code diff is
 //                    computed here from the two kernels, not taken from the model.
 //
+// llm_rewind_proposer and llm_pair_distiller adapt them to rewind_and_distill (bank_rewind.hpp).
+//
 // Failures: a status whose message starts with the llm::error_kind or answer_error word; a
 // spent token budget is failed_precondition.
 //
@@ -15,9 +17,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "agent/bank_rewind.hpp"
 #include "agent/experience_tuple.hpp"
 #include "agent/llm_backend.hpp"
 #include "npu/eval_result.hpp"
@@ -55,9 +59,20 @@ struct llm_distill_request {
 
 // A tuple with title, description, bottleneck, tags (and category when the model gives one)
 // from the model, code_diff = unified diff slow -> fast, provenance.policy = "llm-distill",
-// the latencies of both results, and id = derive_tuple_id. The caller completes provenance
+// the latencies of both results, embedding = lexical_embedding(bottleneck) as for heuristic
+// tuples, and id = derive_tuple_id. The caller completes provenance
 // (expert_op, step, profile_deltas). Errors besides the LLM's: malformed_json when the answer
 // lacks a bottleneck or title; unchanged when the kernels are equal.
 result<experience_tuple> llm_distill(llm_backend& llm, const llm_distill_request& request);
+
+// Rewind steps of `op`'s trajectory by llm_rewind_step (campaign "bank", sample index = step).
+// A spent token budget ends the trajectory (not_found); any other failure is a failed proposal
+// (rewind_proposal::failure), so its name never reaches the model's list of removed motifs.
+rewind_proposer llm_rewind_proposer(std::shared_ptr<llm_backend> llm,
+                                    std::shared_ptr<const npu::op_package> op);
+
+// llm_distill of each pair (campaign "bank", sample index = step) with the provenance completed:
+// expert_op, step, profile_deltas, rule, and the pair's category when the model gave none.
+pair_distiller llm_pair_distiller(std::shared_ptr<llm_backend> llm);
 
 }  // namespace aopt::agent

@@ -8,8 +8,6 @@
 namespace aopt::agent {
 namespace {
 
-const llm::call_context retriever_context{"", "", "retriever"};
-
 std::string query_text(const diagnosis& query) {
   std::string text = query.query;
   for (const std::string& tag : query.tags) text += " " + tag;
@@ -31,8 +29,11 @@ double cosine_similarity(const std::vector<float>& a, const std::vector<float>& 
 }
 
 llm_embedding_retriever_policy::llm_embedding_retriever_policy(std::shared_ptr<llm_backend> llm,
-                                                               std::vector<experience_tuple> bank)
-    : llm_(std::move(llm)), bank_(std::move(bank)) {}
+                                                               std::vector<experience_tuple> bank,
+                                                               std::string campaign)
+    : llm_(std::move(llm)),
+      bank_(std::move(bank)),
+      context_{std::move(campaign), "", "retriever"} {}
 
 result<std::vector<std::vector<float>>> llm_embedding_retriever_policy::bank_vectors() {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -40,7 +41,7 @@ result<std::vector<std::vector<float>>> llm_embedding_retriever_policy::bank_vec
   std::vector<std::string> keys;
   keys.reserve(bank_.size());
   for (const experience_tuple& t : bank_) keys.push_back(t.bottleneck);
-  result<llm::embedding_response> answer = llm_->embed(retriever_context, std::move(keys));
+  result<llm::embedding_response> answer = llm_->embed(context_, std::move(keys));
   if (!answer.ok()) return answer.error().with_context("embedding the experience bank");
   vectors_ = std::move(answer->vectors);
   return vectors_;
@@ -51,7 +52,7 @@ result<std::vector<tuple_ref>> llm_embedding_retriever_policy::retrieve(const di
   if (bank_.empty() || top_k == 0) return std::vector<tuple_ref>{};
   result<std::vector<std::vector<float>>> vectors = bank_vectors();
   if (!vectors.ok()) return vectors.error();
-  result<llm::embedding_response> q = llm_->embed(retriever_context, {query_text(query)});
+  result<llm::embedding_response> q = llm_->embed(context_, {query_text(query)});
   if (!q.ok()) return q.error().with_context("embedding the query");
 
   std::vector<double> scores(bank_.size());

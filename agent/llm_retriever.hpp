@@ -22,8 +22,9 @@ namespace aopt::agent {
 
 class llm_embedding_retriever_policy final : public retriever_policy {
  public:
+  // `campaign`: the campaign the embedding calls are accounted to.
   llm_embedding_retriever_policy(std::shared_ptr<llm_backend> llm,
-                                 std::vector<experience_tuple> bank);
+                                 std::vector<experience_tuple> bank, std::string campaign);
   std::string name() const override { return "llm-embeddings"; }
   result<std::vector<tuple_ref>> retrieve(const diagnosis& query, uint32_t top_k) override;
 
@@ -33,6 +34,7 @@ class llm_embedding_retriever_policy final : public retriever_policy {
 
   std::shared_ptr<llm_backend> llm_;
   const std::vector<experience_tuple> bank_;
+  const llm::call_context context_;
   std::mutex mutex_;
   std::vector<std::vector<float>> vectors_;  // guarded by mutex_; empty until embedded
 };

@@ -86,7 +86,7 @@ class gateway::core {
       if (std::optional<Response> hit = lookup<Response>(key)) {
         {
           std::lock_guard<std::mutex> lock(mutex_);
-          ledger_.record_answer(who, hit->usage, true);
+          record_locked(who, ledger_entry::answer(hit->usage, true), false);
           ++stats_.cache_hits;
         }
         return deliver(done, call_result<Response>(std::move(*hit)));
@@ -114,9 +114,23 @@ class gateway::core {
     return ledger_;
   }
 
-  void restore_usage(const token_ledger& earlier) {
+  void restore_usage(const std::string& campaign, const token_ledger& persisted) {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& [who, entry] : earlier.entries()) ledger_.add(who, entry);
+    ledger_.replace_campaign(campaign, persisted);
+    unpersisted_.replace_campaign(campaign, token_ledger());
+  }
+
+  void set_billing_sink(const std::string& campaign, billing_sink sink) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (sink)
+      billing_sinks_[campaign] = std::move(sink);
+    else
+      billing_sinks_.erase(campaign);
+  }
+
+  token_ledger take_unpersisted(const std::string& campaign, const std::string& op) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return unpersisted_.take(campaign, op);
   }
 
   gateway_stats stats() const {
@@ -165,12 +179,33 @@ class gateway::core {
            std::to_string(options_.budget_tokens) + " LLM tokens; no new LLM calls start";
   }
 
+  // `billing_persisted`: a billing sink has already written the entry's billed tokens.
+  void record_locked(const call_context& who, ledger_entry entry, bool billing_persisted) {
+    ledger_.add(who, entry);
+    if (billing_persisted) entry.billed = {};
+    unpersisted_.add(who, entry);
+  }
+
+  // Gives the billed tokens of a finished call to its campaign's sink; true when they are
+  // persisted. Runs outside the lock: the sink writes to the database.
+  bool persist_billing(const call_context& who, const token_usage& billed) {
+    if (billed.total() == 0) return false;
+    billing_sink sink;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = billing_sinks_.find(who.campaign);
+      if (it == billing_sinks_.end()) return false;
+      sink = it->second;
+    }
+    return sink(who, billed).ok();
+  }
+
   template <class Response>
   void refuse_locked(const call_context& who,
                      const std::function<void(call_result<Response>)>& done) {
     const std::string message = budget_message_locked(who.campaign);
     ++stats_.refused_budget;
-    ledger_.record_failure(who, {});
+    record_locked(who, ledger_entry::failure({}), false);
     deliver(done, call_result<Response>(error_kind::budget_exhausted,
                                         make_error(error_kind::budget_exhausted, message)));
   }
@@ -211,7 +246,7 @@ class gateway::core {
         if (!budget_left_locked(front.who.campaign)) {
           std::string message = budget_message_locked(front.who.campaign);
           ++stats_.refused_budget;
-          ledger_.record_failure(front.who, {});
+          record_locked(front.who, ledger_entry::failure({}), false);
           refused.emplace_back(std::move(front), std::move(message));
           queue_.pop_front();
           continue;
@@ -268,13 +303,14 @@ class gateway::core {
   template <class Response>
   void finish(uint64_t id, const call_context& who, const std::string& key, call_result<Response> r,
               const std::function<void(call_result<Response>)>& done) {
+    const ledger_entry entry =
+        r.ok() ? ledger_entry::answer(r->usage, false) : ledger_entry::failure(r.billed());
+    // Before the answer is cached, so that a process killed in between asks (and pays) again.
+    const bool billing_persisted = persist_billing(who, entry.billed);
     bool store = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (r.ok())
-        ledger_.record_answer(who, r->usage, false);
-      else
-        ledger_.record_failure(who, r.billed());
+      record_locked(who, entry, billing_persisted);
       store = r.ok() && cache_ && options_.cache == cache_mode::readwrite;
       in_flight_.erase(id);
       ++busy_;
@@ -299,6 +335,9 @@ class gateway::core {
   mutable std::mutex mutex_;
   std::condition_variable idle_;  // signalled when in_flight_, busy_ or timer_armed_ drop
   token_ledger ledger_;
+  // What was recorded in ledger_ and not yet taken for persistence, by take_unpersisted().
+  token_ledger unpersisted_;
+  std::map<std::string, billing_sink> billing_sinks_;  // by campaign
   gateway_stats stats_;
   std::optional<token_bucket> bucket_;  // set iff requests_per_minute > 0
   std::deque<queued_call> queue_;
@@ -336,8 +375,16 @@ call_result<embedding_response> gateway::embed(call_context who, embedding_reque
   });
 }
 
-void gateway::restore_usage(const token_ledger& earlier) {
-  core_->restore_usage(earlier);
+void gateway::restore_usage(const std::string& campaign, const token_ledger& persisted) {
+  core_->restore_usage(campaign, persisted);
+}
+
+void gateway::set_billing_sink(const std::string& campaign, billing_sink sink) {
+  core_->set_billing_sink(campaign, std::move(sink));
+}
+
+token_ledger gateway::take_unpersisted(const std::string& campaign, const std::string& op) {
+  return core_->take_unpersisted(campaign, op);
 }
 
 token_ledger gateway::ledger() const {

@@ -10,6 +10,17 @@
 //                  (token bucket); the rest wait in FIFO order;
 //   4. accounting- every outcome lands in the token ledger under (campaign, operator, role).
 //
+// Persisting the accounting is the caller's, in two parts, so that a campaign killed at any
+// moment neither loses nor double counts usage (DESIGN §4):
+//   * billed tokens: a campaign's billing sink (set_billing_sink) gets each billed outcome when
+//     it arrives, before its answer is cached or delivered. A process killed before the sink
+//     wrote has no cached answer either, so the resumed run asks again and the endpoint bills
+//     again: the persisted count still matches the endpoint's.
+//   * consumption (calls, cache hits, failures, used tokens): take_unpersisted() hands over what
+//     an operator's calls added since the last take, to be written with the episode transition
+//     that consumed the answers. Answers an unpersisted step consumed are asked again by the
+//     resumed run (replayed from the cache) and counted then, once.
+// restore_usage() sets a campaign's ledger to its persisted usage when it (re)starts.
 // A cache that fails (get, put, or an entry that does not decode) does not fail the call: the
 // call goes on without it and stats().cache_errors counts it.
 //
@@ -26,9 +37,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "base/status.hpp"
 #include "llm/call_port.hpp"
 #include "llm/call_result.hpp"
 #include "llm/http_runtime.hpp"
@@ -54,6 +67,9 @@ struct gateway_options {
   // it wakes when a token is due anyway; this bounds the wait when the clock is injected.
   std::chrono::milliseconds rate_recheck{1000};
 };
+
+// Persists the tokens the endpoint billed for one call of `who`; ok when they are durable.
+using billing_sink = std::function<status(const call_context& who, const token_usage& billed)>;
 
 struct gateway_stats {
   uint32_t in_flight = 0;  // calls handed to the client and not yet finished
@@ -81,9 +97,18 @@ class gateway final : public call_port {
   call_result<chat_response> chat(call_context who, chat_request request) override;
   call_result<embedding_response> embed(call_context who, embedding_request request) override;
 
-  // Adds `earlier` (a resumed campaign's persisted usage) to the ledger, so the budget and the
-  // totals cover the whole campaign, not only this process's part of it.
-  void restore_usage(const token_ledger& earlier);
+  // Makes `campaign`'s ledger its persisted usage (its entries in `persisted`) and forgets its
+  // unpersisted consumption, so the budget and the totals cover the whole campaign, counted
+  // once, however often it was stopped and resumed in this process or another.
+  void restore_usage(const std::string& campaign, const token_ledger& persisted);
+  // Sends the billed tokens of `campaign`'s calls to `sink` from now on; a null sink stops it
+  // (billed tokens are then part of take_unpersisted()). A call already finishing may still use
+  // the sink it found, so the sink must keep what it writes to alive (capture it by value).
+  void set_billing_sink(const std::string& campaign, billing_sink sink);
+  // Removes and returns what the calls of operator `op` in `campaign` consumed since the last
+  // take (every role): calls, cache hits, failures, used tokens, and billed tokens when no
+  // billing sink took them.
+  token_ledger take_unpersisted(const std::string& campaign, const std::string& op);
 
   token_ledger ledger() const;  // a snapshot
   gateway_stats stats() const;

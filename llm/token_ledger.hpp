@@ -54,6 +54,11 @@ struct ledger_entry {
   token_usage used;
   token_usage billed;
 
+  // One delivered answer; `from_cache` answers count as used but not billed.
+  static ledger_entry answer(const token_usage& usage, bool from_cache);
+  // One failed call; `billed` is what the endpoint charged for it (zero for most failures).
+  static ledger_entry failure(const token_usage& billed);
+
   ledger_entry& operator+=(const ledger_entry& other);
 };
 
@@ -61,12 +66,20 @@ class token_ledger {
  public:
   explicit token_ledger(price_table prices = {}) : prices_(prices) {}
 
-  // An answer delivered to `who`; `from_cache` answers count as used but not billed.
-  void record_answer(const call_context& who, const token_usage& usage, bool from_cache);
-  // A failed call; `billed` is what the endpoint charged for it (zero for most failures).
-  void record_failure(const call_context& who, const token_usage& billed);
+  void record_answer(const call_context& who, const token_usage& usage, bool from_cache) {
+    add(who, ledger_entry::answer(usage, from_cache));
+  }
+  void record_failure(const call_context& who, const token_usage& billed) {
+    add(who, ledger_entry::failure(billed));
+  }
   // Adds a whole entry (usage persisted by an earlier run of the campaign).
   void add(const call_context& who, const ledger_entry& entry) { entries_[who] += entry; }
+  // Adds every entry of `other`.
+  void add(const token_ledger& other);
+  // Removes the entries of operator `op` in `campaign` (every role) and returns them.
+  token_ledger take(const std::string& campaign, const std::string& op);
+  // Makes the entries of `campaign` those that `from` has for it.
+  void replace_campaign(const std::string& campaign, const token_ledger& from);
 
   const std::map<call_context, ledger_entry>& entries() const { return entries_; }
   ledger_entry total() const;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <functional>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -100,20 +102,110 @@ class llm_gateway_link {
   llm_gateway_link(const llm_gateway_link&) = delete;
   llm_gateway_link& operator=(const llm_gateway_link&) = delete;
 
-  // The ledger, asked of the actor; nullopt without an LLM backend.
-  std::optional<llm::token_ledger> usage(caf::scoped_actor& self) const {
-    std::optional<llm::token_ledger> ledger;
-    if (!actor_) return ledger;
-    self->request(actor_, caf::infinite, actors::usage_atom_v)
-        .receive([&](const actors::llm_usage_report& u) { ledger = u.value->ledger; },
-                 [](caf::error&) {});
-    return ledger;
-  }
   const caf::actor& actor() const { return actor_; }
 
  private:
   std::shared_ptr<agent::llm_backend> backend_;
   caf::actor actor_;
+};
+
+// The journal of a campaign's episodes. It writes each transition as store_journal does and,
+// in the same atomic batch, adds the LLM usage the step consumed (the gateway's unpersisted
+// consumption of that operator) to the campaign record's "llm_usage"; as the gateway's billing
+// sink it adds billed tokens to the record when they arrive. So the record's usage is always
+// that of the persisted steps plus everything billed, whenever the process dies (DESIGN §4).
+// Record writes are serialised, so concurrent episodes never overwrite each other's usage.
+class campaign_journal final : public agent::episode_journal {
+ public:
+  // `db` must outlive the journal; `gateway` (null without LLM roles) must outlive its use.
+  campaign_journal(storage::store& db, nlohmann::json record, llm::token_ledger usage,
+                   llm::gateway* gateway)
+      : db_(db), gateway_(gateway), record_(std::move(record)), usage_(std::move(usage)) {}
+
+  status record(const agent::episode_state& state,
+                const std::optional<agent::candidate_record>& candidate,
+                const std::optional<agent::eval_cache_entry>& cache_entry) override {
+    storage::transition t;
+    t.campaign = state.campaign;
+    t.op = state.op_name;
+    t.episode_state = state;
+    if (candidate) t.candidate = storage::candidate_record{candidate->seq, *candidate};
+    if (cache_entry) t.eval_cache.push_back({cache_entry->key, cache_entry->result});
+    const llm::token_ledger consumed =
+        gateway_ ? gateway_->take_unpersisted(state.campaign, state.op_name) : llm::token_ledger();
+    if (consumed.entries().empty()) return db_.commit_transition(t);
+    std::lock_guard<std::mutex> lock(mutex_);
+    llm::token_ledger usage = usage_;
+    usage.add(consumed);
+    nlohmann::json record = record_;
+    record["llm_usage"] = llm::to_json(usage);
+    t.campaign_record = record;
+    AOPT_RETURN_IF_ERROR(db_.commit_transition(t));
+    usage_ = std::move(usage);
+    record_ = std::move(record);
+    return status{};
+  }
+
+  // The gateway's billing sink.
+  status record_billed(const llm::call_context& who, const llm::token_usage& billed) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    llm::ledger_entry entry;
+    entry.billed = billed;
+    llm::token_ledger usage = usage_;
+    usage.add(who, entry);
+    nlohmann::json record = record_;
+    record["llm_usage"] = llm::to_json(usage);
+    AOPT_RETURN_IF_ERROR(db_.put_campaign(who.campaign, record));
+    usage_ = std::move(usage);
+    record_ = std::move(record);
+    return status{};
+  }
+
+  // Changes the campaign record with `change` and writes it. Through the journal, so that a
+  // late billing write cannot put back what the change replaced.
+  status update_record(const std::string& campaign,
+                       const std::function<void(nlohmann::json&)>& change) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    nlohmann::json record = record_;
+    change(record);
+    AOPT_RETURN_IF_ERROR(db_.put_campaign(campaign, record));
+    record_ = std::move(record);
+    return status{};
+  }
+  llm::token_ledger usage() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return usage_;
+  }
+
+ private:
+  storage::store& db_;
+  llm::gateway* gateway_;
+  mutable std::mutex mutex_;
+  nlohmann::json record_;    // the campaign record as last written; guarded by mutex_
+  llm::token_ledger usage_;  // its "llm_usage"; guarded by mutex_
+};
+
+// Routes the billed tokens of `campaign`'s LLM calls to its journal while in scope.
+class billing_link {
+ public:
+  billing_link(llm::gateway* gateway, const std::string& campaign,
+               const std::shared_ptr<campaign_journal>& journal)
+      : gateway_(gateway), campaign_(campaign) {
+    if (!gateway_) return;
+    gateway_->set_billing_sink(campaign_,
+                               [journal](const llm::call_context& who, const llm::token_usage& b) {
+                                 return journal->record_billed(who, b);
+                               });
+  }
+  ~billing_link() {
+    if (gateway_) gateway_->set_billing_sink(campaign_, nullptr);
+  }
+  billing_link(const billing_link&) = delete;
+  billing_link& operator=(const billing_link&) = delete;
+
+ private:
+  llm::gateway* gateway_;
+  std::string campaign_;
 };
 
 }  // namespace
@@ -217,17 +309,22 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
 
   result<std::shared_ptr<agent::llm_backend>> backend = make_role_llm_backend(cfg, db);
   if (!backend.ok()) return backend.error();
-  if (*backend) {
-    // A resumed campaign's budget and totals include what its earlier runs used.
+  llm::gateway* gateway = *backend ? &(*backend)->gateway() : nullptr;
+  llm::token_ledger usage(gateway ? gateway->options().prices : llm::price_table{});
+  if (gateway) {
+    // A resumed campaign's budget and totals include what its earlier runs persisted. Only
+    // this campaign's entries: records of older versions may hold other campaigns' too.
     result<std::optional<llm::token_ledger>> earlier = llm_usage_of(record);
     if (!earlier.ok()) return earlier.error().with_context("campaign " + outcome.campaign);
-    if (*earlier) (*backend)->gateway().restore_usage(**earlier);
+    if (*earlier) usage.replace_campaign(outcome.campaign, **earlier);
+    gateway->restore_usage(outcome.campaign, usage);
   }
-  result<agent::policy_set> policies = make_policies(cfg, db, *backend);
+  result<agent::policy_set> policies = make_policies(cfg, db, *backend, outcome.campaign);
   if (!policies.ok()) return policies.error();
   result<std::shared_ptr<npu::device>> device = make_device(cfg.device);
   if (!device.ok()) return device.error();
-  auto journal = std::make_shared<agent::store_journal>(db);
+  auto journal = std::make_shared<campaign_journal>(db, record, usage, gateway);
+  billing_link billing(gateway, outcome.campaign, journal);
 
   caf::actor_system_config caf_cfg;
   caf_cfg.add_message_types<caf::id_block::aopt>();
@@ -238,8 +335,9 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   if (!pipeline.ok()) return pipeline.error();
   std::shared_ptr<agent::device_slots> slots =
       request.slots ? request.slots : std::make_shared<agent::device_slots>(cfg.device.slots);
-  pipeline->evaluator =
-      actors::spawn_evaluator(sys, {*device, slots, journal, make_eval_options(cfg.device)});
+  pipeline->evaluator = actors::spawn_evaluator(
+      sys,
+      {*device, slots, std::make_shared<agent::store_journal>(db), make_eval_options(cfg.device)});
 
   if (events) {
     agent::campaign_event started;
@@ -259,7 +357,6 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
                [&](caf::error& e) { outcome.errors.push_back("campaign: " + caf::to_string(e)); });
   self->request(pipeline->evaluator, caf::infinite, actors::stats_atom_v)
       .receive([&](const actors::pool_stats& s) { outcome.pool = s; }, [](caf::error&) {});
-  outcome.llm_usage = llm_gateway.usage(self);
   for (const caf::actor& a : {pipeline->mutator, pipeline->diagnoser, pipeline->retriever,
                               pipeline->refiner, pipeline->evaluator, llm_gateway.actor()}) {
     if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
@@ -295,10 +392,15 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
         return e.phase == agent::episode_phase::done || e.phase == agent::episode_phase::failed;
       });
   outcome.interrupted = !all_finished;
-  record["status"] = all_finished ? "done" : "interrupted";
-  if (outcome.llm_usage) record["llm_usage"] = llm::to_json(*outcome.llm_usage);
-  record["updated"] = utc_now();
-  AOPT_RETURN_IF_ERROR(db.put_campaign(outcome.campaign, record));
+  if (gateway) {
+    outcome.llm_usage = journal->usage();
+    // Answers consumed by steps that were not persisted are asked again on resume.
+    gateway->restore_usage(outcome.campaign, *outcome.llm_usage);
+  }
+  AOPT_RETURN_IF_ERROR(journal->update_record(outcome.campaign, [&](nlohmann::json& r) {
+    r["status"] = all_finished ? "done" : "interrupted";
+    r["updated"] = utc_now();
+  }));
   outcome.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return outcome;

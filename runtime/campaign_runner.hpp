@@ -63,9 +63,11 @@ result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(const config::
                                                                   storage::store& db);
 
 // Policies for the configured roles (heuristic or LLM per role). `llm`: make_role_llm_backend's
-// backend; invalid_argument when a role needs it and it is null.
+// backend; invalid_argument when a role needs it and it is null. `campaign` is the campaign the
+// LLM calls of policies without a per-call campaign (dense retrieval) are accounted to.
 result<agent::policy_set> make_policies(const config::aopt_config& config, storage::store& db,
-                                        std::shared_ptr<agent::llm_backend> llm);
+                                        std::shared_ptr<agent::llm_backend> llm,
+                                        const std::string& campaign);
 
 // Runs the campaign to completion or until *stop becomes true. `events` may be null.
 result<campaign_outcome> run_campaign(const campaign_request& request, storage::store& db,

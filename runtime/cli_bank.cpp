@@ -1,7 +1,12 @@
 // `aopt bank`: the experience bank.
-//   build <experts-dir>...   rewind every expert operator (a folder holding op.json, or a folder
-//                            of them), validate every step on the configured device, distill
-//                            the kept pairs and store them deduplicated
+//   build <experts-dir>... [--force]
+//                            rewind every expert operator (a folder holding op.json, or a folder
+//                            of them) through the Rewinder actor, validate every step on the
+//                            configured device, distill the kept pairs and store them
+//                            deduplicated. Resumable: each expert is recorded once its tuples
+//                            are stored (with its counts), and a later build skips a recorded
+//                            expert whose sources, policies, profile and significance are
+//                            unchanged; --force rewinds it again (its counts are not re-added).
 //   list | show <id> | stats [--json] | export <file.jsonl> | import <file.jsonl>
 //
 // The rewinder and distiller policies come from roles.rewinder / roles.distiller: "heuristic"
@@ -10,16 +15,23 @@
 //
 // Exit status: 0 ok; 1 the command failed (database, device, LLM); 2 bad input.
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
+#include <caf/all.hpp>
 
+#include "actors/evaluator.hpp"
+#include "actors/messages.hpp"
+#include "actors/rewinder.hpp"
 #include "agent/bank_rewind.hpp"
 #include "agent/bank_store.hpp"
 #include "agent/bm25_retriever.hpp"
+#include "agent/device_slots.hpp"
 #include "agent/llm_backend.hpp"
 #include "agent/llm_bank.hpp"
 #include "runtime/cli_commands.hpp"
@@ -42,6 +54,7 @@ struct bank_args {
   std::string id;
   std::string file;
   bool json = false;
+  bool force = false;
 };
 
 std::vector<std::string> overrides(const bank_args& a) {
@@ -76,26 +89,38 @@ result<std::vector<fs::path>> expert_dirs(const std::vector<std::string>& paths)
   return out;
 }
 
-agent::rewind_proposer llm_proposer(std::shared_ptr<agent::llm_backend> llm,
-                                    const npu::op_package& op) {
-  return [llm, &op](const std::string& kernel, const std::vector<std::string>& tried,
-                    uint32_t step) -> result<agent::rewind_proposal> {
-    agent::llm_rewind_request request;
-    request.campaign = "bank";
-    request.op = &op;
-    request.kernel = kernel;
-    request.removed_motifs = tried;
-    request.sample_index = step;
-    result<agent::llm_rewind_result> r = agent::llm_rewind_step(*llm, request);
-    if (!r.ok()) {
-      // A spent budget ends the trajectory; any other failure is one failed proposal.
-      if (r.error().code() == status_code::failed_precondition)
-        return not_found(r.error().message());
-      return agent::rewind_proposal{"llm-failure-" + std::to_string(step), "", r.error().message(),
-                                    kernel, nullptr};
+// The rewinder and evaluator actors of one build, shut down when the build ends.
+struct rewind_actors {
+  caf::actor evaluator;
+  caf::actor rewinder;
+  ~rewind_actors() {
+    for (const caf::actor& a : {rewinder, evaluator}) {
+      if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
     }
-    return agent::rewind_proposal{r->motif, "", r->description, r->kernel, nullptr};
-  };
+  }
+};
+
+// Prints the expert's trajectory and stores its tuples; the retrieval probes of the stored
+// tuples go to `probes`. Counts the tuples added and the duplicates.
+status store_tuples(const agent::distilled_expert& done, agent::bank_writer& writer,
+                    std::vector<agent::retrieval_probe>& probes, uint64_t& added,
+                    uint64_t& duplicates) {
+  const agent::rewind_trajectory& traj = done.trajectory;
+  fmt::print("{}: expert {:.3f} us (simulated: {})\n", traj.expert_op,
+             traj.expert_result.latency_us, traj.expert_result.latency_is_simulated);
+  for (const agent::rewind_step& s : traj.steps) {
+    fmt::print("  step {:2} {:26} {:10.3f} us  {}\n", s.index, s.motif,
+               s.result.ok() ? s.result.latency_us : 0.0, s.verdict);
+  }
+  // Progress of a long build reaches a pipe (campaign.sh's log) even if the build is killed.
+  std::fflush(stdout);
+  for (const agent::distilled_tuple& d : done.tuples) {
+    result<agent::insert_outcome> stored = writer.insert(d.tuple);
+    if (!stored.ok()) return stored.error();
+    ++(stored->added ? added : duplicates);
+    probes.push_back({d.slow_query, stored->id});
+  }
+  return {};
 }
 
 int run_build(const bank_args& args) {
@@ -135,13 +160,34 @@ int run_build(const bank_args& args) {
     fmt::print(stderr, "aopt bank build: {}\n", writer.error().to_string());
     return exit_failed;
   }
-  agent::rewind_options options;
-  options.significance = cfg->bank.significance;
-  options.eval = make_eval_options(cfg->device);
-  options.policy = llm_rewind ? "llm-rewind" : "heuristic-rewind";
+  actors::rewinder_context context;
+  context.options.significance = cfg->bank.significance;
+  context.options.policy = llm_rewind ? "llm-rewind" : "heuristic-rewind";
+  context.proposer = [llm, llm_rewind](std::shared_ptr<const npu::op_package> op) {
+    return llm_rewind ? agent::llm_rewind_proposer(llm, std::move(op))
+                      : agent::heuristic_rewind_proposer();
+  };
+  context.distill = llm_distill ? agent::llm_pair_distiller(llm)
+                                : agent::heuristic_distiller(context.options.policy);
+  // Everything the stored tuples depend on besides the package, the profile and significance.
+  const std::string policy = context.options.policy + "+" +
+                             (llm_distill ? "llm-distill" : "heuristic-distill") +
+                             (llm ? "@" + llm->model() : std::string());
+
+  caf::actor_system_config caf_cfg;
+  caf_cfg.add_message_types<caf::id_block::aopt>();
+  caf_cfg.set("scheduler.max-threads", 2);
+  caf::actor_system sys{caf_cfg};
+  rewind_actors actors;
+  actors.evaluator = actors::spawn_evaluator(
+      sys, {*device, std::make_shared<agent::device_slots>(cfg->device.slots), nullptr,
+            make_eval_options(cfg->device)});
+  context.evaluator = actors.evaluator;
+  actors.rewinder = actors::spawn_rewinder(sys, std::move(context));
+  caf::scoped_actor self{sys};
 
   agent::bank_build_counts counts;
-  uint64_t added = 0, duplicates = 0;
+  uint64_t added = 0, duplicates = 0, skipped = 0;
   std::vector<agent::retrieval_probe> probes;
   int exit_code = exit_ok;
   for (const fs::path& dir : *dirs) {
@@ -151,74 +197,64 @@ int run_build(const bank_args& args) {
       exit_code = exit_failed;
       continue;
     }
-    const agent::rewind_proposer propose =
-        llm_rewind ? llm_proposer(llm, *op) : agent::heuristic_rewind_proposer();
-    result<agent::rewind_trajectory> traj = agent::rewind_expert(**device, *op, propose, options);
-    if (!traj.ok()) {
-      fmt::print(stderr, "aopt bank build: {}\n", traj.error().to_string());
+    const std::string key =
+        agent::rewind_record_key(*op, policy, (*device)->profile_id(), cfg->bank.significance);
+    result<bool> rewound = agent::is_rewound(**db, key);
+    if (!rewound.ok()) {
+      fmt::print(stderr, "aopt bank build: {}\n", rewound.error().to_string());
+      return exit_failed;
+    }
+    if (*rewound && !args.force) {
+      fmt::print("{}: already rewound, skipped\n", op->spec.name);
+      ++skipped;
+      continue;
+    }
+    std::optional<result<agent::distilled_expert>> done;
+    self->request(actors.rewinder, caf::infinite, actors::rewind_atom_v,
+                  actors::make_local(std::move(*op)))
+        .receive(
+            [&](const actors::rewind_outcome& r) { done = *r.value; },
+            [&](const caf::error& e) { done = internal_error("rewinder: " + caf::to_string(e)); });
+    if (!done->ok()) {
+      fmt::print(stderr, "aopt bank build: {}\n", done->error().to_string());
       exit_code = exit_failed;
       continue;
     }
-    ++counts.trajectories;
-    counts.steps_tried += traj->steps.size();
-    counts.pairs_kept += traj->pairs.size();
-    fmt::print("{}: expert {:.3f} us (simulated: {})\n", traj->expert_op,
-               traj->expert_result.latency_us, traj->expert_result.latency_is_simulated);
-    for (const agent::rewind_step& s : traj->steps) {
-      fmt::print("  step {:2} {:26} {:10.3f} us  {}\n", s.index, s.motif,
-                 s.result.ok() ? s.result.latency_us : 0.0, s.verdict);
+    status stored = store_tuples(**done, *writer, probes, added, duplicates);
+    if (!stored.ok()) {
+      fmt::print(stderr, "aopt bank build: {}\n", stored.to_string());
+      return exit_failed;
     }
-    for (const agent::rewind_pair& pair : traj->pairs) {
-      agent::experience_tuple t;
-      if (llm_distill) {
-        agent::llm_distill_request request;
-        request.campaign = "bank";
-        request.op = &*op;
-        request.slow_kernel = pair.slow_kernel;
-        request.fast_kernel = pair.fast_kernel;
-        request.slow_result = pair.slow_result;
-        request.fast_result = pair.fast_result;
-        request.sample_index = pair.step;
-        result<agent::experience_tuple> d = agent::llm_distill(*llm, request);
-        if (!d.ok()) {
-          fmt::print(stderr, "aopt bank build: {} step {}: distillation: {}\n", op->spec.name,
-                     pair.step, d.error().to_string());
-          exit_code = exit_failed;
-          continue;
-        }
-        t = std::move(*d);
-        t.provenance.expert_op = op->spec.name;
-        t.provenance.step = pair.step;
-        t.provenance.profile_deltas = agent::profile_deltas(pair.slow_result, pair.fast_result);
-        t.provenance.rule = pair.rule != nullptr ? pair.rule->name : std::string();
-        if (t.category.empty()) t.category = pair.category;
-      } else {
-        t = agent::distill_pair(*op, pair, options.policy);
-      }
-      result<agent::insert_outcome> done = writer->insert(std::move(t));
-      if (!done.ok()) {
-        fmt::print(stderr, "aopt bank build: {}\n", done.error().to_string());
-        return exit_failed;
-      }
-      ++(done->added ? added : duplicates);
-      probes.push_back({agent::diagnose_slow_kernel(*op, pair).query, done->id});
+    for (const std::string& failure : (*done)->failures) {
+      fmt::print(stderr, "aopt bank build: {}\n", failure);
+      exit_code = exit_failed;
     }
+    // An expert whose pairs did not all distill is not recorded, so a rerun retries it.
+    if (!(*done)->failures.empty()) continue;
+    const agent::bank_build_counts expert_counts{1, (*done)->trajectory.steps.size(),
+                                                 (*done)->trajectory.pairs.size()};
+    status recorded = agent::record_rewind(**db, key, (*done)->trajectory.expert_op, expert_counts);
+    if (!recorded.ok()) {
+      fmt::print(stderr, "aopt bank build: {}\n", recorded.to_string());
+      return exit_failed;
+    }
+    counts.trajectories += expert_counts.trajectories;
+    counts.steps_tried += expert_counts.steps_tried;
+    counts.pairs_kept += expert_counts.pairs_kept;
   }
-  status saved = agent::add_build_counts(**db, counts);
-  if (!saved.ok()) {
-    fmt::print(stderr, "aopt bank build: {}\n", saved.to_string());
-    return exit_failed;
+  // Measured on the pairs of the experts rewound by this build (none when all were skipped).
+  if (!probes.empty()) {
+    agent::bm25_retriever retriever;
+    for (const agent::experience_tuple& t : writer->tuples()) retriever.add(t);
+    fmt::print(
+        "retrieval: the diagnoser's query of the slow kernel finds its pair's tuple in the "
+        "BM25 top 3 for {:.1f} % of {} pairs\n",
+        100 * agent::top_k_hit_rate(retriever, probes, 3), probes.size());
   }
-  agent::bm25_retriever retriever;
-  for (const agent::experience_tuple& t : writer->tuples()) retriever.add(t);
-  fmt::print(
-      "retrieval: the diagnoser's query of the slow kernel finds its pair's tuple in the "
-      "BM25 top 3 for {:.1f} % of {} pairs\n",
-      100 * agent::top_k_hit_rate(retriever, probes, 3), probes.size());
   fmt::print(
       "trajectories {}  steps tried {}  pairs kept {}  tuples added {}  duplicates {}  "
-      "bank size {}\n",
-      counts.trajectories, counts.steps_tried, counts.pairs_kept, added, duplicates,
+      "skipped {}  bank size {}\n",
+      counts.trajectories, counts.steps_tried, counts.pairs_kept, added, duplicates, skipped,
       writer->tuples().size());
   std::map<std::string, uint64_t> by_category;
   for (const agent::experience_tuple& t : writer->tuples()) {
@@ -326,6 +362,8 @@ void add_bank_command(CLI::App& app, cli_context& ctx) {
                             *args);
   build->add_option("experts", args->experts, "expert package folders, or folders of them")
       ->required();
+  build->add_flag("--force", args->force,
+                  "rewind experts again even when this database records them as rewound");
   build->callback([args, &ctx] { ctx.exit_code = run_build(*args); });
 
   add_sub(bank, "list", "One line per tuple: id, category, expert, title", *args)

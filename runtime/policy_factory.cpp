@@ -1,13 +1,15 @@
 // make_policies: the configured policy of every role. The heuristic policies read their knobs
 // from [campaign] and the hardware profile; the retriever starts from the bank stored in the
-// database (an empty bank is valid: Stage II then finds no tuple, the heuristic refiner has
-// nothing to transfer and the stage ends; an LLM refiner still rewrites unguided). Roles
+// database, through BM25 or, with bank.index = "hnsw", the lexical hnsw index (an empty bank is
+// valid: Stage II then finds no tuple, the heuristic refiner has nothing to transfer and the
+// stage ends; an LLM refiner still rewrites unguided). Roles
 // with policy = "llm" share one LLM backend (endpoint, gateway, llm_cache in `db`), made by
 // make_role_llm_backend so that the campaign can route it through its gateway actor; the
 // rewinder and distiller are not episode roles: the bank builder reads their policy itself.
 #include <memory>
 #include <vector>
 
+#include "agent/bank_index.hpp"
 #include "agent/bank_store.hpp"
 #include "agent/experience_tuple.hpp"
 #include "agent/heuristic_policies.hpp"
@@ -45,7 +47,8 @@ result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(const config::
 }
 
 result<agent::policy_set> make_policies(const config::aopt_config& config, storage::store& db,
-                                        std::shared_ptr<agent::llm_backend> llm) {
+                                        std::shared_ptr<agent::llm_backend> llm,
+                                        const std::string& campaign) {
   result<sim::hw_profile> hw =
       npu::find_hardware_profile(config.device.profile, config::hardware_dir(config.device));
   if (!hw.ok()) return hw.error().with_context("device.profile");
@@ -80,7 +83,10 @@ result<agent::policy_set> make_policies(const config::aopt_config& config, stora
     set.diagnoser = std::make_shared<agent::heuristic_diagnoser_policy>();
   }
   if (uses_llm(config, "retriever")) {
-    set.retriever = std::make_shared<agent::llm_embedding_retriever_policy>(llm, *bank);
+    set.retriever = std::make_shared<agent::llm_embedding_retriever_policy>(llm, *bank, campaign);
+  } else if (config.bank.index == config::index_kind::hnsw) {
+    set.retriever =
+        std::make_shared<agent::index_retriever_policy>(config::index_kind::hnsw, *bank);
   } else {
     set.retriever = std::make_shared<agent::bm25_retriever_policy>(*bank);
   }

@@ -4,4 +4,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
+# Stage II retrieves from the experience bank in the campaign's database (an --db given to
+# `aopt run` applies here too). The build is resumable and skips experts already rewound, so
+# after the first run it costs a few seconds. A failed expert leaves the bank with the others'
+# tuples, which Stage II can still use: the campaign runs anyway.
+bank_db=()
+for ((i = 1; i <= $#; i++)); do
+  case "${!i}" in
+    --db) j=$((i + 1)) && bank_db=(--db "${!j}") ;;
+    --db=*) bank_db=("${!i}") ;;
+  esac
+done
+./build/aopt bank build corpus/experts "${bank_db[@]}" ||
+  echo "campaign.sh: aopt bank build failed; Stage II uses the bank as it is" >&2
 exec ./build/aopt run corpus --budget 40 --report aopt-reports "$@"

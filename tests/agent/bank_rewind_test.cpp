@@ -76,8 +76,9 @@ TEST_CASE("a rewind step that does not slow the kernel is evaluated and dropped"
   rewind_proposer cosmetic = [](const std::string& kernel, const std::vector<std::string>& tried,
                                 uint32_t) -> result<rewind_proposal> {
     if (!tried.empty()) return not_found("one step only");
-    return rewind_proposal{"comment_only", "none", "adds a comment",
-                           "// rewind test: no motif removed\n" + kernel, nullptr};
+    return rewind_proposal{"comment_only",   "none",
+                           "adds a comment", "// rewind test: no motif removed\n" + kernel,
+                           nullptr,          ""};
   };
   result<rewind_trajectory> traj = rewind_expert(*sim.device, expert, cosmetic, fast_options());
   REQUIRE_MESSAGE(traj.ok(), traj.error().to_string());
@@ -86,6 +87,41 @@ TEST_CASE("a rewind step that does not slow the kernel is evaluated and dropped"
   CHECK(traj->steps[0].verdict == "not_slower");
   CHECK_FALSE(traj->steps[0].kept);
   CHECK(traj->pairs.empty());
+}
+
+TEST_CASE("a failed proposal is recorded but never reported to the proposer as a removed motif") {
+  sim_fixture sim;
+  const npu::op_package expert = load_expert("hardswish_custom");
+  std::vector<std::vector<std::string>> seen;
+  rewind_proposer flaky = [&seen](const std::string& kernel, const std::vector<std::string>& tried,
+                                  uint32_t step) -> result<rewind_proposal> {
+    seen.push_back(tried);
+    if (step > 2) return not_found("done");
+    rewind_proposal failed;
+    failed.motif = "llm-failure";
+    failed.kernel = kernel;
+    failed.failure = "malformed_json: no motif";
+    return failed;
+  };
+  result<rewind_trajectory> traj = rewind_expert(*sim.device, expert, flaky, fast_options());
+  REQUIRE_MESSAGE(traj.ok(), traj.error().to_string());
+  REQUIRE(traj->steps.size() == 2);
+  CHECK(traj->steps[0].verdict == "proposal_failed: malformed_json: no motif");
+  CHECK(traj->pairs.empty());
+  REQUIRE(seen.size() == 3);
+  for (const std::vector<std::string>& tried : seen) CHECK(tried.empty());
+}
+
+TEST_CASE("the rewind record key changes with the sources, policy, profile and significance") {
+  const npu::op_package expert = load_expert("hardswish_custom");
+  const std::string key = rewind_record_key(expert, "heuristic", "sim:a", 0.05);
+  CHECK(key == rewind_record_key(expert, "heuristic", "sim:a", 0.05));
+  CHECK(key != rewind_record_key(expert, "llm", "sim:a", 0.05));
+  CHECK(key != rewind_record_key(expert, "heuristic", "sim:b", 0.05));
+  CHECK(key != rewind_record_key(expert, "heuristic", "sim:a", 0.06));
+  npu::op_package edited = expert;
+  edited.kernel_source += "\n";
+  CHECK(key != rewind_record_key(edited, "heuristic", "sim:a", 0.05));
 }
 
 TEST_CASE("heuristic rewind keeps only slowing steps and its tuples are retrieved by diagnosis") {

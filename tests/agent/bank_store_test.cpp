@@ -83,7 +83,8 @@ TEST_CASE("an exported bank imports into another database unchanged and a re-imp
     REQUIRE(w->insert(make_tuple("mul", "scalar GetValue SetValue loop dominates",
                                  "pipe.InitBuffer(q, ", "vectorization"))
                 .ok());
-    REQUIRE(add_build_counts(*db, {2, 9, 2}).ok());
+    REQUIRE(record_rewind(*db, "key-add", "add", {1, 5, 1}).ok());
+    REQUIRE(record_rewind(*db, "key-mul", "mul", {1, 4, 1}).ok());
     REQUIRE(export_bank(*db, file).ok());
   }
   auto a = open_store(dir.path() / "a");
@@ -112,6 +113,25 @@ TEST_CASE("an exported bank imports into another database unchanged and a re-imp
   CHECK((*stats)["trajectories"] == 2);
   CHECK((*stats)["steps_tried"] == 9);
   CHECK((*stats)["pairs_kept"] == 2);
+}
+
+TEST_CASE("a recorded rewind is counted once however often it is recorded") {
+  testing::temp_dir dir;
+  auto db = open_store(dir.path() / "db");
+  result<bool> before = is_rewound(*db, "k1");
+  REQUIRE(before.ok());
+  CHECK_FALSE(*before);
+  REQUIRE(record_rewind(*db, "k1", "add", {1, 7, 3}).ok());
+  REQUIRE(record_rewind(*db, "k1", "add", {1, 7, 3}).ok());
+  REQUIRE(record_rewind(*db, "k2", "mul", {1, 2, 0}).ok());
+  result<bool> after = is_rewound(*db, "k1");
+  REQUIRE(after.ok());
+  CHECK(*after);
+  result<bank_build_counts> c = read_build_counts(*db);
+  REQUIRE(c.ok());
+  CHECK(c->trajectories == 2);
+  CHECK(c->steps_tried == 9);
+  CHECK(c->pairs_kept == 3);
 }
 
 TEST_CASE("a malformed import line is refused with its line number") {

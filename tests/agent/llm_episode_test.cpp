@@ -6,8 +6,16 @@
 // the run's summary, the report and the campaign record. A second campaign over the same
 // database (`--llm-cache read`) replays every answer from the llm_cache without calling the
 // endpoint; `aopt resume --llm-cache` runs the stored campaign with another cache mode.
+// A run killed with SIGKILL between two LLM calls of one step and resumed with `aopt resume`
+// accounts every token the endpoint reported exactly once.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -70,9 +78,9 @@ aopt::subprocess_result run_command(std::vector<std::string> argv) {
 }
 
 // `aopt run` of add_custom with the LLM mutator and refiner; `extra` are more arguments.
-aopt::subprocess_result run_aopt(const fs::path& db, const std::string& campaign,
-                                 const std::string& base_url,
-                                 const std::vector<std::string>& extra) {
+std::vector<std::string> aopt_args(const fs::path& db, const std::string& campaign,
+                                   const std::string& base_url,
+                                   const std::vector<std::string>& extra) {
   const fs::path op = aopt::config::builtin_config_dir().parent_path() / "corpus/level1/add_custom";
   std::vector<std::string> argv = {
       "run",        op.string(), "--db",     db.string(),
@@ -82,12 +90,54 @@ aopt::subprocess_result run_aopt(const fs::path& db, const std::string& campaign
            "roles.mutator.policy=llm", "roles.refiner.policy=llm", "llm.base_url=" + base_url,
            "llm.model=stub-model", "llm.max_retries=0", "campaign.rounds=1",
            "campaign.stage1_steps=2", "campaign.stage2_steps=1", "campaign.budget=10",
-           "campaign.jobs=1", "device.slots=1", "device.input_sets=1"}) {
+           "campaign.jobs=1", "device.slots=1", "device.input_sets=3"}) {
     argv.push_back("--set");
     argv.push_back(s);
   }
   argv.insert(argv.end(), extra.begin(), extra.end());
-  return run_command(std::move(argv));
+  return argv;
+}
+
+aopt::subprocess_result run_aopt(const fs::path& db, const std::string& campaign,
+                                 const std::string& base_url,
+                                 const std::vector<std::string>& extra) {
+  return run_command(aopt_args(db, campaign, base_url, extra));
+}
+
+// Starts aopt with `args` (stdout discarded, stderr to `log`) and returns its pid.
+pid_t start_aopt(const std::vector<std::string>& args, const fs::path& log) {
+  std::vector<std::string> argv = args;
+  argv.insert(argv.begin(), AOPT_BINARY);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    const int devnull = open("/dev/null", O_WRONLY);
+    const int err = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(devnull, STDOUT_FILENO);
+    dup2(err, STDERR_FILENO);
+    std::vector<char*> cargs;
+    for (const std::string& a : argv) cargs.push_back(const_cast<char*>(a.c_str()));
+    cargs.push_back(nullptr);
+    execv(cargs[0], cargs.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+nlohmann::json campaign_usage(const fs::path& db, const std::string& campaign) {
+  auto store = aopt::storage::store::open(db);
+  REQUIRE_MESSAGE(store.ok(), store.error().to_string());
+  auto record = (*store)->get_campaign(campaign);
+  REQUIRE_MESSAGE(record.ok(), record.error().to_string());
+  REQUIRE(record->contains("llm_usage"));
+  return record->at("llm_usage");
+}
+
+const nlohmann::json& entry_of(const nlohmann::json& usage, const std::string& role) {
+  for (const nlohmann::json& e : usage.at("entries"))
+    if (e.at("role") == role) return e;
+  FAIL("no usage entry for role " << role);
+  return usage;
 }
 
 // The JSON summary `--json` prints as the last line of stdout.
@@ -235,6 +285,69 @@ TEST_SUITE("agent") {
     auto bad = run_aopt(db, "llm-e2e-bad", server.base_url(), {"--llm-cache", "sometimes"});
     CHECK(bad.exit_code == 2);
     CHECK(bad.stderr_text.find("llm.cache") != std::string::npos);
+  }
+
+  TEST_CASE("LLM token usage survives kill -9 and is counted once after aopt resume") {
+    aopt::testing::temp_dir dir;
+    const fs::path db = dir.path() / "db";
+    test::openai_stub_server server;
+    std::vector<test::stub_action> script = scripted_answers();
+    // Stage II asks the diagnoser, then the refiner; the refiner's first request stalls, so the
+    // process is killed with the diagnosis answered (billed, cached) but its step unpersisted.
+    script.insert(script.begin() + 2,
+                  test::reply("```json\n{\"bottleneck\": \"MTE2 waits: the queues are "
+                              "single-buffered\", \"tags\": [\"no_overlap\"]}\n```"));
+    script.insert(script.begin() + 3, test::stall());
+    server.script(script);
+
+    const fs::path log = dir.path() / "killed.log";
+    const pid_t pid = start_aopt(
+        aopt_args(db, "llm-kill", server.base_url(), {"--set", "roles.diagnoser.policy=llm"}), log);
+    int wstatus = 0;
+    bool exited = false;
+    while (!exited && !server.wait_for_requests(4, std::chrono::milliseconds(100)))
+      exited = waitpid(pid, &wstatus, WNOHANG) == pid;
+    if (!exited) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &wstatus, 0);
+    }
+    std::ifstream log_file(log);
+    std::stringstream log_text;
+    log_text << log_file.rdbuf();
+    REQUIRE_MESSAGE(!exited, "aopt ended before the stalled call:\n" << log_text.str());
+    CHECK(WIFSIGNALED(wstatus));
+
+    // What the killed process persisted: everything billed, and the two mutations its
+    // persisted steps consumed; not the diagnosis, whose step it never wrote.
+    const test::stub_usage billed_before_kill = server.reported_usage();
+    const nlohmann::json killed = campaign_usage(db, "llm-kill");
+    CHECK(tokens(killed, "billed", "prompt_tokens") == billed_before_kill.prompt_tokens);
+    CHECK(tokens(killed, "billed", "completion_tokens") == billed_before_kill.completion_tokens);
+    CHECK(killed.at("total").at("calls") == 2);
+
+    auto resumed = run_command({"resume", "llm-kill", "--db", db.string(), "--json"});
+    REQUIRE_MESSAGE(resumed.exit_code == 0, (resumed.stdout_text + resumed.stderr_text));
+    CHECK(server.chat_requests() == 5);  // the diagnosis was replayed from the llm_cache
+    CHECK(server.scripted_left() == 0);
+
+    const test::stub_usage reported = server.reported_usage();
+    const nlohmann::json usage = summary_of(resumed).at("llm_usage");
+    CHECK(tokens(usage, "billed", "prompt_tokens") == reported.prompt_tokens);
+    CHECK(tokens(usage, "billed", "completion_tokens") == reported.completion_tokens);
+    CHECK(tokens(usage, "used", "prompt_tokens") == reported.prompt_tokens);
+    CHECK(tokens(usage, "used", "completion_tokens") == reported.completion_tokens);
+    CHECK(usage.at("total").at("calls") == 4);
+    CHECK(usage.at("total").at("cache_hits") == 1);
+    CHECK(entry_of(usage, "mutator").at("calls") == 2);
+    CHECK(entry_of(usage, "diagnoser").at("calls") == 1);
+    CHECK(entry_of(usage, "diagnoser").at("cache_hits") == 1);
+    CHECK(entry_of(usage, "refiner").at("calls") == 1);
+    CHECK(campaign_usage(db, "llm-kill") == usage);
+
+    const auto records = candidates(db, "llm-kill");
+    REQUIRE(records.size() == 4);
+    CHECK(records[3].role == "refiner");
+    CHECK(records[3].accepted);
   }
 
 }  // TEST_SUITE

@@ -325,7 +325,7 @@ TEST_SUITE("agent") {
     b.id = "b";
     b.bottleneck = "single buffer queue serialises mte2 copy and vector compute";
     b.code_diff = "-x\n+z\n";
-    agent::llm_embedding_retriever_policy policy(f.backend, {a, b});
+    agent::llm_embedding_retriever_policy policy(f.backend, {a, b}, "c-dense");
     auto top =
         policy.retrieve({"mte2 copy and vector compute serialised by a single buffer", {}}, 1);
     REQUIRE_MESSAGE(top.ok(), top.error().to_string());
@@ -335,6 +335,8 @@ TEST_SUITE("agent") {
     CHECK(f.server.embedding_requests() == 2);  // the bank once, then the query
     REQUIRE(policy.retrieve({"scalar loop", {}}, 2).ok());
     CHECK(f.server.embedding_requests() == 3);
+    // Embedding calls are accounted to the campaign the policy serves.
+    CHECK(f.backend->ledger().entries().at({"c-dense", "", "retriever"}).calls == 3);
   }
 
   TEST_CASE("the backend's token ledger matches the usage the endpoint reported") {

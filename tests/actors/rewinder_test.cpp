@@ -1,0 +1,79 @@
+#include "actors/rewinder.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <optional>
+
+#include "actors/evaluator.hpp"
+#include "actors/messages.hpp"
+#include "agent/device_slots.hpp"
+#include "npu/hardware_profile.hpp"
+#include "npu/sim/device/sim_device.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace aopt;
+namespace fs = std::filesystem;
+
+TEST_CASE("the rewinder actor rewinds an expert through the evaluator and distills its pairs") {
+  testing::temp_dir work;
+  result<sim::hw_profile> hw =
+      npu::find_hardware_profile("ascend910b4", fs::path(AOPT_SOURCE_DIR) / "config/hardware");
+  REQUIRE_MESSAGE(hw.ok(), hw.error().to_string());
+  npu::sim_device_options device_options;
+  device_options.work_dir = work.path();
+  auto device = std::make_shared<npu::sim_device>(*hw, device_options);
+  result<npu::op_package> op =
+      npu::load_op_package(fs::path(AOPT_SOURCE_DIR) / "corpus/experts/hardswish_custom");
+  REQUIRE_MESSAGE(op.ok(), op.error().to_string());
+
+  caf::actor_system_config cfg;
+  cfg.add_message_types<caf::id_block::aopt>();
+  cfg.set("scheduler.max-threads", 2);
+  caf::actor_system sys{cfg};
+  npu::eval_options eval;
+  eval.input_sets = 1;
+  caf::actor evaluator = actors::spawn_evaluator(
+      sys, {device, std::make_shared<agent::device_slots>(1), nullptr, eval});
+  actors::rewinder_context context;
+  context.evaluator = evaluator;
+  context.proposer = [](std::shared_ptr<const npu::op_package>) {
+    return agent::heuristic_rewind_proposer();
+  };
+  context.distill = agent::heuristic_distiller("heuristic-rewind");
+  caf::actor rewinder = actors::spawn_rewinder(sys, std::move(context));
+
+  caf::scoped_actor self{sys};
+  std::optional<result<agent::distilled_expert>> done;
+  self->request(rewinder, caf::infinite, actors::rewind_atom_v, actors::make_local(*op))
+      .receive([&](const actors::rewind_outcome& r) { done = *r.value; },
+               [&](const caf::error& e) { FAIL("rewinder: " << caf::to_string(e)); });
+  std::optional<actors::pool_stats> pool;
+  self->request(evaluator, caf::infinite, actors::stats_atom_v)
+      .receive([&](const actors::pool_stats& s) { pool = s; },
+               [&](const caf::error& e) { FAIL("evaluator: " << caf::to_string(e)); });
+  for (const caf::actor& a : {rewinder, evaluator}) {
+    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  }
+
+  REQUIRE(done.has_value());
+  REQUIRE_MESSAGE(done->ok(), done->error().to_string());
+  const agent::distilled_expert& expert = **done;
+  CHECK(expert.trajectory.expert_op == "hardswish_custom");
+  CHECK(expert.trajectory.expert_result.ok());
+  REQUIRE_FALSE(expert.trajectory.pairs.empty());
+  CHECK(expert.failures.empty());
+  REQUIRE(expert.tuples.size() == expert.trajectory.pairs.size());
+  for (const agent::distilled_tuple& d : expert.tuples) {
+    CHECK(d.tuple.provenance.expert_op == "hardswish_custom");
+    CHECK(d.tuple.embedding.has_value());
+    CHECK_FALSE(d.slow_query.empty());
+  }
+  // The expert and every step that changed the kernel went through the evaluator's pool.
+  uint64_t evaluated = 1;
+  for (const agent::rewind_step& s : expert.trajectory.steps) {
+    if (s.verdict != "unchanged") ++evaluated;
+  }
+  REQUIRE(pool.has_value());
+  CHECK(pool->evaluated == evaluated);
+}
