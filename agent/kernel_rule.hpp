@@ -16,11 +16,12 @@
 namespace aopt::agent {
 
 struct kernel_rule {
-  std::string name;         // stable id, e.g. "double_to_single_buffer"
-  std::string category;     // pipelining, synchronization, vectorization, memory, tiling, fusion
-  std::string title;        // the optimization the rule's pair teaches, as a tuple title
-  std::string description;  // what the fast kernel does and why it is faster
-  std::string bottleneck;   // the slow kernel's symptom, in the diagnoser's vocabulary
+  std::string name;               // stable id, e.g. "double_to_single_buffer"
+  std::string category;           // pipelining, synchronization, vectorization, memory, tiling,
+                                  // fusion, multicore
+  std::string title;              // the optimization the rule's pair teaches, as a tuple title
+  std::string description;        // what the fast kernel does and why it is faster
+  std::string bottleneck;         // the slow kernel's symptom, in the diagnoser's vocabulary
   std::vector<std::string> tags;  // diagnoser tags of that symptom
   std::string counterpart;        // the rule of the other library that undoes this one
   std::function<bool(const std::string& kernel)> applies;

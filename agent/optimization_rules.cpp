@@ -431,6 +431,108 @@ std::vector<text_edit> enlarge_tile_edits(const kernel_facts& f) {
   return {};
 }
 
+// naive_to_balanced_split ----------------------------------------------------------------------
+
+// The parameter names of the function whose body is `block`; nullopt when the block is not a
+// function body (`name(...) {`, no qualifiers between ')' and '{').
+std::optional<std::set<std::string>> parameter_names(const std::string& text,
+                                                     const std::string& masked, text_range block) {
+  size_t close = block.begin;
+  while (close > 0 && std::isspace(static_cast<unsigned char>(masked[close - 1]))) --close;
+  if (close == 0 || masked[close - 1] != ')') return std::nullopt;
+  --close;
+  size_t open = close;
+  for (int depth = 0;; --open) {
+    if (masked[open] == ')') ++depth;
+    if (masked[open] == '(' && --depth == 0) break;
+    if (open == 0) return std::nullopt;
+  }
+  static const std::regex callee(R"((\w+)\s*$)");
+  static const std::set<std::string> statements = {"if", "for", "while", "switch", "catch"};
+  std::smatch m;
+  std::string head = masked.substr(0, open);
+  if (!std::regex_search(head, m, callee) || statements.count(m[1]) != 0) return std::nullopt;
+  static const std::regex name(R"((\w+)\s*(?:=[\s\S]*)?$)");
+  std::set<std::string> names;
+  for (const std::string& p : split_arguments(text.substr(open + 1, close - open - 1))) {
+    if (std::regex_search(p, m, name)) names.insert(m[1]);
+  }
+  return names;
+}
+
+// The parameter of `names` whose identifier words are `words`, nullopt when none is.
+std::optional<std::string> parameter_with_words(const std::set<std::string>& names,
+                                                const std::vector<std::string>& words) {
+  for (const std::string& n : names) {
+    if (identifier_words(n) == words) return n;
+  }
+  return std::nullopt;
+}
+
+// `if (b + 1 == GetBlockNum()) { len = total - off; }`: the last core takes the remainder.
+bool last_core_takes_remainder(const std::string& shape, const std::string& block_idx,
+                               const std::string& offset, const std::string& length) {
+  std::string member = length.rfind("this->", 0) == 0 ? length.substr(6) : length;
+  std::smatch m;
+  static const std::regex remainder(
+      R"(^if\((\w+)\+1==GetBlockNum\(\)\)\{(?:this->)?(\w+)=\w+-(\w+);\}$)");
+  return std::regex_match(shape, m, remainder) && m[1] == block_idx && m[2] == member &&
+         m[3] == offset;
+}
+
+std::vector<text_edit> balanced_split_edits(const kernel_facts& f) {
+  const std::string& masked = f.masked();
+  static const std::regex naive_offset(R"(^(\w+)=(\w+)\*(\w+);$)");
+  static const std::regex naive_length(R"(^((?:this->)?\w+)=(\w+);$)");
+  for (const text_range& block : find_blocks(masked)) {
+    std::vector<text_range> stmts = split_statements(masked, block);
+    auto shape = [&](size_t k) {
+      return shape_of(masked.substr(stmts[k].begin, stmts[k].end - stmts[k].begin));
+    };
+    for (size_t i = 0; i + 1 < stmts.size(); ++i) {
+      std::smatch off;
+      std::smatch len;
+      std::string first = shape(i);
+      std::string second = shape(i + 1);
+      if (!std::regex_match(first, off, naive_offset) ||
+          !std::regex_match(second, len, naive_length) || len[2] != off[3]) {
+        continue;
+      }
+      const std::string block_idx = off[2];
+      const std::string offset = off[1];
+      const std::string tail = off[3];
+      const std::string length = len[1];
+      std::vector<std::string> words = identifier_words(tail);
+      if (words.empty() || words[0] != "tail") continue;
+      bool remainder = false;
+      for (size_t k = i + 2; k < stmts.size() && !remainder; ++k) {
+        remainder = last_core_takes_remainder(shape(k), block_idx, offset, length);
+      }
+      if (!remainder) continue;
+      // The former cores' count and length must be at hand, as parameters of this function.
+      std::optional<std::set<std::string>> params = parameter_names(f.text(), masked, block);
+      if (!params) continue;
+      words[0] = "former";
+      std::optional<std::string> former_length = parameter_with_words(*params, words);
+      std::optional<std::string> former_num = parameter_with_words(*params, {"former", "num"});
+      std::optional<text_range> lines = own_lines(masked, {stmts[i].begin, stmts[i + 1].end});
+      if (!former_length || !former_num || !lines) continue;
+      const std::string& fl = *former_length;
+      const std::string& fn = *former_num;
+      std::vector<std::string> out = {"if (" + block_idx + " < " + fn + ") {",
+                                      kIndentUnit + offset + " = " + block_idx + " * " + fl + ";",
+                                      kIndentUnit + length + " = " + fl + ";",
+                                      "} else {",
+                                      kIndentUnit + offset + " = " + fn + " * " + fl + " + (" +
+                                          block_idx + " - " + fn + ") * " + tail + ";",
+                                      kIndentUnit + length + " = " + tail + ";",
+                                      "}"};
+      return {{*lines, indented(out, line_indent(f.text(), lines->begin))}};
+    }
+  }
+  return {};
+}
+
 // full_barrier_to_flags ------------------------------------------------------------------------
 
 std::vector<text_edit> barrier_flag_edits(const kernel_facts& f) {
@@ -571,6 +673,18 @@ std::vector<kernel_rule> build_rules() {
                              {},
                              {}},
                             enlarge_tile_edits));
+  rules.push_back(make_rule(
+      {"naive_to_balanced_split",
+       "multicore",
+       "Balance the multi-core split with former and tail cores",
+       "Give the first formerNum cores formerLength elements and the others tailLength instead "
+       "of leaving the whole remainder to the last core.",
+       bottleneck_text({"core_imbalance"}),
+       {"core_imbalance"},
+       "balanced_to_naive_split",
+       {},
+       {}},
+      balanced_split_edits));
   rules.push_back(make_rule(
       {"full_barrier_to_flags",
        "synchronization",

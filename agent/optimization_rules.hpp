@@ -19,6 +19,11 @@
 //                            -> one DataCopy of n elements
 //   enlarge_tile             a shrunk tile `(t >= 256 ? t / 256 * 64 : t)` / `(r >= 4 ? r / 4 : r)`
 //                            -> t / r; otherwise a hard-coded tile-size constant doubles
+//   naive_to_balanced_split  `off = b * tailLen; len = tailLen;` followed in the same block by
+//                            the last core's remainder (`if (b + 1 == GetBlockNum()) { len =
+//                            total - off; }`) -> the former/tail if/else, when the function
+//                            has parameters formerNum and formerLen (tailLen with "tail" ->
+//                            "former")
 //   full_barrier_to_flags    PipeBarrier<PIPE_ALL>() between code on pipe P and code on pipe Q
 //                            -> PipeBarrier<PIPE_P>() when P == Q (V, MTE2, MTE3), else
 //                            SetFlag/WaitFlag<HardEvent::P_Q> with an id from FetchEventID; at

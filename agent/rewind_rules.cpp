@@ -1,6 +1,7 @@
 #include "agent/rewind_rules.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <regex>
 
@@ -198,6 +199,58 @@ std::vector<text_edit> small_tile_edits(const kernel_facts& f) {
   return {};
 }
 
+// balanced_to_naive_split -----------------------------------------------------------------------
+
+// `text` without whitespace, the shape the split patterns are matched against.
+std::string squeezed(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (!std::isspace(static_cast<unsigned char>(c))) out += c;
+  }
+  return out;
+}
+
+// Only the last core's remainder assignment `if (b + 1 == GetBlockNum()) { len = total - off; }`
+// keeps the naive split correct (it makes the last core take everything the other cores leave),
+// so the rule applies only where that statement follows the balanced split in the same block.
+bool last_core_takes_remainder(const std::string& statement, const std::string& block_idx,
+                               const std::string& offset, const std::string& length) {
+  std::string member = length.rfind("this->", 0) == 0 ? length.substr(6) : length;
+  std::smatch m;
+  static const std::regex remainder(
+      R"(^if\((\w+)\+1==GetBlockNum\(\)\)\{(?:this->)?(\w+)=\w+-(\w+);\}$)");
+  return std::regex_match(statement, m, remainder) && m[1] == block_idx && m[2] == member &&
+         m[3] == offset;
+}
+
+std::vector<text_edit> naive_split_edits(const kernel_facts& f) {
+  const std::string& masked = f.masked();
+  // Groups: block index, former count, offset, former length, length, tail length.
+  static const std::regex balanced(
+      R"(^if\((\w+)<(\w+)\)\{(\w+)=\1\*(\w+);((?:this->)?\w+)=\4;\}else\{\3=\2\*\4\+\(\1-\2\)\*(\w+);\5=\6;\}$)");
+  for (const text_range& block : find_blocks(masked)) {
+    std::vector<text_range> stmts = split_statements(masked, block);
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      std::string shape = squeezed(masked.substr(stmts[i].begin, stmts[i].end - stmts[i].begin));
+      std::smatch m;
+      if (!std::regex_match(shape, m, balanced)) continue;
+      bool remainder = false;
+      for (size_t k = i + 1; k < stmts.size() && !remainder; ++k) {
+        remainder = last_core_takes_remainder(
+            squeezed(masked.substr(stmts[k].begin, stmts[k].end - stmts[k].begin)), m[1], m[3],
+            m[5]);
+      }
+      std::optional<text_range> lines = own_lines(masked, stmts[i]);
+      if (!remainder || !lines) continue;
+      std::vector<std::string> out = {
+          std::string(m[3]) + " = " + std::string(m[1]) + " * " + std::string(m[6]) + ";",
+          std::string(m[5]) + " = " + std::string(m[6]) + ";"};
+      return {{*lines, indented(out, line_indent(f.text(), lines->begin))}};
+    }
+  }
+  return {};
+}
+
 // flags_to_full_barriers ------------------------------------------------------------------------
 
 std::vector<text_edit> flag_barrier_edits(const kernel_facts& f) {
@@ -335,6 +388,21 @@ std::vector<kernel_rule> build_rules() {
        {},
        {}},
       small_tile_edits));
+  rules.push_back(make_rule(
+      {"balanced_to_naive_split",
+       "multicore",
+       "Balance the multi-core split with former and tail cores",
+       "Split the elements so that every core gets the same number of aligned blocks and the "
+       "first formerNum cores one block more (former/tail split); a naive split gives each core "
+       "the tail share and leaves the whole remainder to the last core, whose longer run sets "
+       "the kernel latency.",
+       bottleneck_text({"core_imbalance"}) +
+           " Every core takes blockIdx * tailLength and the last core takes the remainder.",
+       {"core_imbalance"},
+       "naive_to_balanced_split",
+       {},
+       {}},
+      naive_split_edits));
   rules.push_back(make_rule(
       {"flags_to_full_barriers",
        "synchronization",

@@ -12,6 +12,12 @@
 //   small_tile               a hard-coded tile-size constant -> a quarter (multiple of 64), or
 //                            the tile member assignment `this->tileLength = tileLength;` ->
 //                            a quarter rounded to 64 elements
+//   balanced_to_naive_split  the former/tail split `if (b < formerNum) { off = b * formerLen;
+//                            len = formerLen; } else { off = formerNum * formerLen + (b -
+//                            formerNum) * tailLen; len = tailLen; }` -> `off = b * tailLen;
+//                            len = tailLen;`, only when a later statement of the same block
+//                            gives the last core the remainder (`if (b + 1 == GetBlockNum())
+//                            { len = total - off; }`), which keeps the naive split correct
 //   flags_to_full_barriers   SetFlag removed, every WaitFlag -> PipeBarrier<PIPE_ALL>()
 //   extra_gm_round_trip      the first count-form copy-out DataCopy(gm, local, n) is followed by
 //                            a read back into UB and a second write (a redundant GM round trip)

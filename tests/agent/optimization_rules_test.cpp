@@ -101,6 +101,33 @@ TEST_SUITE("agent") {
         find_optimization_rule("enlarge_tile")->applies("constexpr uint32_t ALIGN_NUM = 16;\n"));
   }
 
+  TEST_CASE("naive_to_balanced_split balances a hand-written naive split over rows") {
+    std::string kernel =
+        "void Init(uint32_t rows, uint32_t formerNum, uint32_t formerRows, uint32_t tailRows)\n"
+        "{\n"
+        "    uint32_t core = GetBlockIdx();\n"
+        "    rowStart = core * tailRows;\n"
+        "    rowCount = tailRows;\n"
+        "    if (core + 1 == GetBlockNum()) {\n"
+        "        rowCount = rows - rowStart;\n"
+        "    }\n"
+        "}\n";
+    std::string out = optimize("naive_to_balanced_split", kernel);
+    CHECK(count(out,
+                "    if (core < formerNum) {\n"
+                "        rowStart = core * formerRows;\n"
+                "        rowCount = formerRows;\n"
+                "    } else {\n"
+                "        rowStart = formerNum * formerRows + (core - formerNum) * tailRows;\n"
+                "        rowCount = tailRows;\n"
+                "    }\n"
+                "    if (core + 1 == GetBlockNum()) {\n") == 1);
+    // Without the former cores' length among the parameters there is nothing to balance with.
+    std::string no_former = kernel;
+    no_former.replace(no_former.find("uint32_t formerRows, "), 21, "");
+    CHECK_FALSE(find_optimization_rule("naive_to_balanced_split")->applies(no_former));
+  }
+
   TEST_CASE("merge_chunked_copies merges a hand-written chunk loop") {
     std::string kernel =
         "void CopyIn() {\n"

@@ -42,11 +42,34 @@ std::string optimize(const std::string& rule, const std::string& kernel) {
   return *out;
 }
 
+// The Init of a corpus expert: a former/tail split whose last core takes the remainder.
+constexpr const char* kSplitKernel = R"(class KernelElu {
+public:
+    __aicore__ inline void Init(GM_ADDR x, uint32_t totalLength, uint32_t formerNum,
+                                uint32_t formerLength, uint32_t tailLength)
+    {
+        uint32_t blockIdx = GetBlockIdx();
+        uint32_t offset = 0;
+        if (blockIdx < formerNum) {
+            offset = blockIdx * formerLength;
+            this->length = formerLength;
+        } else {
+            offset = formerNum * formerLength + (blockIdx - formerNum) * tailLength;
+            this->length = tailLength;
+        }
+        if (blockIdx + 1 == GetBlockNum()) {
+            this->length = totalLength - offset;
+        }
+        xGm.SetGlobalBuffer((__gm__ float*)x + offset, length);
+    }
+};
+)";
+
 }  // namespace
 
 TEST_SUITE("agent") {
   TEST_CASE("every rewind rule is described and names an existing counterpart") {
-    REQUIRE(rewind_rules().size() == 7);
+    REQUIRE(rewind_rules().size() == 8);
     for (const kernel_rule& r : rewind_rules()) {
       CAPTURE(r.name);
       CHECK_FALSE(r.title.empty());
@@ -135,6 +158,36 @@ TEST_SUITE("agent") {
     CHECK(optimize("enlarge_tile", out) == kQueueKernel);
     std::string constant = "constexpr uint32_t TILE_LENGTH = 4096;\n";
     CHECK(rewind("small_tile", constant) == "constexpr uint32_t TILE_LENGTH = 1024;\n");
+  }
+
+  TEST_CASE(
+      "balanced_to_naive_split gives every core the tail share and naive_to_balanced_split "
+      "restores the former cores") {
+    std::string out = rewind("balanced_to_naive_split", kSplitKernel);
+    CHECK(count(out,
+                "        uint32_t offset = 0;\n"
+                "        offset = blockIdx * tailLength;\n"
+                "        this->length = tailLength;\n"
+                "        if (blockIdx + 1 == GetBlockNum()) {\n") == 1);
+    CHECK(count(out, "formerLength;") == 0);
+    CHECK_FALSE(find_rewind_rule("balanced_to_naive_split")->applies(out));
+    CHECK(optimize("naive_to_balanced_split", out) == kSplitKernel);
+  }
+
+  TEST_CASE("balanced_to_naive_split needs the last core to take the remainder") {
+    std::string kernel = kSplitKernel;
+    const std::string remainder =
+        "        if (blockIdx + 1 == GetBlockNum()) {\n"
+        "            this->length = totalLength - offset;\n"
+        "        }\n";
+    REQUIRE(kernel.find(remainder) != std::string::npos);
+    std::string without = kernel;
+    without.erase(without.find(remainder), remainder.size());
+    CHECK_FALSE(find_rewind_rule("balanced_to_naive_split")->applies(without));
+    // A remainder for another length does not make the naive split correct either.
+    std::string other = kernel;
+    other.replace(other.find("this->length = totalLength"), 26, "this->count = totalLength");
+    CHECK_FALSE(find_rewind_rule("balanced_to_naive_split")->applies(other));
   }
 
   TEST_CASE("flags_to_full_barriers replaces each wait by a full barrier and drops the flags") {

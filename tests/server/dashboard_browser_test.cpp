@@ -69,10 +69,14 @@ TEST_CASE("the dashboard renders the campaign, its progress and a trajectory cha
   auto created = aopt::server::http_call(*url, "POST", "/api/v1/campaigns", body.dump(), "");
   REQUIRE(created.ok());
   REQUIRE(created->status == 201);
-  // The chart needs a point beyond the baseline: wait for the first evaluated candidate.
+  // The chart needs a point beyond the baseline: wait for the first evaluated candidate (the
+  // baseline's event comes first and spends no budget).
   aopt::status followed = aopt::server::read_event_stream(
-      *url, "/api/v1/events?since=0&campaign=ui", "",
-      [](const aopt::server::sse_message& m) { return m.type != "candidate_evaluated"; });
+      *url, "/api/v1/events?since=0&campaign=ui", "", [](const aopt::server::sse_message& m) {
+        if (m.type != "candidate_evaluated") return true;
+        const nlohmann::json data = nlohmann::json::parse(m.data, nullptr, false);
+        return !data.is_object() || data.value("candidates", 0u) < 1;
+      });
   REQUIRE(followed.ok());
 
   const aopt::subprocess_result dom =
