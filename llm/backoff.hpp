@@ -28,8 +28,12 @@ class backoff {
   std::mt19937_64 rng_;
 };
 
-// The delay a Retry-After header asks for, in its delta-seconds form ("7", "0.5" is tolerated);
-// nullopt for an absent, negative or HTTP-date value (the caller then uses its backoff).
-std::optional<std::chrono::milliseconds> parse_retry_after(std::string_view value);
+// The delay a Retry-After header asks for: its delta-seconds form ("7", "0.5" is tolerated) or
+// its HTTP-date form ("Wed, 21 Oct 2015 07:28:00 GMT", the time left after `now`, 0 for a date
+// already past); nullopt for an absent, negative or unreadable value (the caller then uses its
+// backoff).
+std::optional<std::chrono::milliseconds> parse_retry_after(
+    std::string_view value,
+    std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
 
 }  // namespace aopt::llm

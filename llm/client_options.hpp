@@ -47,7 +47,7 @@ struct client_options {
   // Retries after a connection error, a 429 or a 5xx (so at most max_retries + 1 attempts).
   uint32_t max_retries = 5;
   // Backoff before retry n is min(backoff_max, backoff_initial * 2^(n-1)), jittered into
-  // [d/2, d]; a 429's Retry-After (seconds) replaces it.
+  // [d/2, d]; a 429's Retry-After (seconds or HTTP-date) replaces it.
   std::chrono::milliseconds backoff_initial{1000};
   std::chrono::milliseconds backoff_max{60000};
   // Seed of the jitter generator, so that test runs are repeatable.

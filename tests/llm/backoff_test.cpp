@@ -31,7 +31,7 @@ TEST_SUITE("llm") {
     CHECK(differs);
   }
 
-  TEST_CASE("parse_retry_after reads delta-seconds and rejects everything else") {
+  TEST_CASE("parse_retry_after reads delta-seconds and rejects what is neither that nor a date") {
     CHECK(llm::parse_retry_after("7") == std::chrono::milliseconds(7000));
     CHECK(llm::parse_retry_after(" 2 ") == std::chrono::milliseconds(2000));
     CHECK(llm::parse_retry_after("0.5") == std::chrono::milliseconds(500));
@@ -39,7 +39,16 @@ TEST_SUITE("llm") {
     CHECK_FALSE(llm::parse_retry_after(""));
     CHECK_FALSE(llm::parse_retry_after("-1"));
     CHECK_FALSE(llm::parse_retry_after("soon"));
-    CHECK_FALSE(llm::parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"));
+    CHECK_FALSE(llm::parse_retry_after("Wed, 21 Oct 2015 07:28"));
+  }
+
+  TEST_CASE("parse_retry_after reads an HTTP-date as the time left until it") {
+    const auto now = std::chrono::system_clock::from_time_t(1445412480);  // 07:28:00 GMT
+    CHECK(llm::parse_retry_after("Wed, 21 Oct 2015 07:28:09 GMT", now) ==
+          std::chrono::milliseconds(9000));
+    CHECK(llm::parse_retry_after("Wed, 21 Oct 2015 07:27:00 GMT", now) ==
+          std::chrono::milliseconds(0));
+    CHECK_FALSE(llm::parse_retry_after("Wed, 21 Oct 2015 07:28:09 PST", now));
   }
 
 }  // TEST_SUITE
