@@ -2,16 +2,22 @@
 
 namespace aopt::agent {
 
-status store_journal::record(const episode_state& state,
-                             const std::optional<candidate_record>& candidate,
-                             const std::optional<eval_cache_entry>& cache_entry) {
+storage::transition episode_transition(const episode_state& state,
+                                       const std::optional<candidate_record>& candidate,
+                                       const std::optional<eval_cache_entry>& cache_entry) {
   storage::transition t;
   t.campaign = state.campaign;
   t.op = state.op_name;
   t.episode_state = state;
   if (candidate) t.candidate = storage::candidate_record{candidate->seq, *candidate};
   if (cache_entry) t.eval_cache.push_back({cache_entry->key, cache_entry->result});
-  return db_.commit_transition(t);
+  return t;
+}
+
+status store_journal::record(const episode_state& state,
+                             const std::optional<candidate_record>& candidate,
+                             const std::optional<eval_cache_entry>& cache_entry) {
+  return db_.commit_transition(episode_transition(state, candidate, cache_entry));
 }
 
 std::optional<npu::eval_result> store_journal::lookup(const std::string& key) {

@@ -7,6 +7,12 @@
 
 namespace aopt::agent {
 
+// The store transition that records one episode step: the new state, the candidate and the
+// evaluation it caused.
+storage::transition episode_transition(const episode_state& state,
+                                       const std::optional<candidate_record>& candidate,
+                                       const std::optional<eval_cache_entry>& cache_entry);
+
 class store_journal : public episode_journal, public eval_cache {
  public:
   // `db` must outlive the journal.

@@ -125,25 +125,14 @@ class campaign_journal final : public agent::episode_journal {
   status record(const agent::episode_state& state,
                 const std::optional<agent::candidate_record>& candidate,
                 const std::optional<agent::eval_cache_entry>& cache_entry) override {
-    storage::transition t;
-    t.campaign = state.campaign;
-    t.op = state.op_name;
-    t.episode_state = state;
-    if (candidate) t.candidate = storage::candidate_record{candidate->seq, *candidate};
-    if (cache_entry) t.eval_cache.push_back({cache_entry->key, cache_entry->result});
+    storage::transition t = agent::episode_transition(state, candidate, cache_entry);
     const llm::token_ledger consumed =
         gateway_ ? gateway_->take_unpersisted(state.campaign, state.op_name) : llm::token_ledger();
     if (consumed.entries().empty()) return db_.commit_transition(t);
     std::lock_guard<std::mutex> lock(mutex_);
     llm::token_ledger usage = usage_;
     usage.add(consumed);
-    nlohmann::json record = record_;
-    record["llm_usage"] = llm::to_json(usage);
-    t.campaign_record = record;
-    AOPT_RETURN_IF_ERROR(db_.commit_transition(t));
-    usage_ = std::move(usage);
-    record_ = std::move(record);
-    return status{};
+    return write_usage_locked(state.campaign, std::move(usage), &t);
   }
 
   // The gateway's billing sink.
@@ -153,12 +142,7 @@ class campaign_journal final : public agent::episode_journal {
     entry.billed = billed;
     llm::token_ledger usage = usage_;
     usage.add(who, entry);
-    nlohmann::json record = record_;
-    record["llm_usage"] = llm::to_json(usage);
-    AOPT_RETURN_IF_ERROR(db_.put_campaign(who.campaign, record));
-    usage_ = std::move(usage);
-    record_ = std::move(record);
-    return status{};
+    return write_usage_locked(who.campaign, std::move(usage), nullptr);
   }
 
   // Changes the campaign record with `change` and writes it. Through the journal, so that a
@@ -178,6 +162,24 @@ class campaign_journal final : public agent::episode_journal {
   }
 
  private:
+  // Writes the record with `usage` as its "llm_usage": in the batch of `step` when given, alone
+  // otherwise; the cached record and usage change only once the write succeeded. The caller
+  // holds mutex_.
+  status write_usage_locked(const std::string& campaign, llm::token_ledger usage,
+                            storage::transition* step) {
+    nlohmann::json record = record_;
+    record["llm_usage"] = llm::to_json(usage);
+    if (step != nullptr) {
+      step->campaign_record = record;
+      AOPT_RETURN_IF_ERROR(db_.commit_transition(*step));
+    } else {
+      AOPT_RETURN_IF_ERROR(db_.put_campaign(campaign, record));
+    }
+    usage_ = std::move(usage);
+    record_ = std::move(record);
+    return status{};
+  }
+
   storage::store& db_;
   llm::gateway* gateway_;
   mutable std::mutex mutex_;

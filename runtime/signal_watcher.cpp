@@ -5,9 +5,8 @@
 #include <ctime>
 
 namespace aopt::runtime {
-namespace {
 
-sigset_t stop_signals() {
+sigset_t stop_signal_set() {
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -15,13 +14,11 @@ sigset_t stop_signals() {
   return set;
 }
 
-}  // namespace
-
 signal_watcher::signal_watcher() : stop_(std::make_shared<std::atomic<bool>>(false)) {
-  sigset_t set = stop_signals();
+  sigset_t set = stop_signal_set();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   waiter_ = std::thread([this] {
-    sigset_t signals = stop_signals();
+    sigset_t signals = stop_signal_set();
     const timespec poll{0, 200'000'000};
     int received = 0;
     while (!closing_.load()) {
@@ -43,7 +40,7 @@ signal_watcher::signal_watcher() : stop_(std::make_shared<std::atomic<bool>>(fal
 signal_watcher::~signal_watcher() {
   closing_.store(true);
   waiter_.join();
-  sigset_t set = stop_signals();
+  sigset_t set = stop_signal_set();
   pthread_sigmask(SIG_UNBLOCK, &set, nullptr);
 }
 

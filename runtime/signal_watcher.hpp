@@ -6,10 +6,14 @@
 #pragma once
 
 #include <atomic>
+#include <csignal>
 #include <memory>
 #include <thread>
 
 namespace aopt::runtime {
+
+// The signals that ask aopt to stop: SIGINT and SIGTERM.
+sigset_t stop_signal_set();
 
 class signal_watcher {
  public:

@@ -5,27 +5,17 @@
 #include <cstdlib>
 #include <thread>
 
+#include "runtime/signal_watcher.hpp"
+
 namespace aopt::server {
 
-namespace {
-
-sigset_t stop_set() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  return set;
-}
-
-}  // namespace
-
 stop_signals::stop_signals() {
-  sigset_t set = stop_set();
+  sigset_t set = runtime::stop_signal_set();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
 int stop_signals::wait() {
-  sigset_t set = stop_set();
+  sigset_t set = runtime::stop_signal_set();
   int sig = 0;
   while (sigwait(&set, &sig) != 0) {
   }
@@ -34,7 +24,7 @@ int stop_signals::wait() {
 
 void stop_signals::arm_hard_stop() {
   std::thread([] {
-    sigset_t set = stop_set();
+    sigset_t set = runtime::stop_signal_set();
     int sig = 0;
     while (sigwait(&set, &sig) != 0) {
     }
