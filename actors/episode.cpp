@@ -5,6 +5,7 @@
 
 #include "actors/messages.hpp"
 #include "agent/episode.hpp"
+#include "agent/eval_cache.hpp"
 
 namespace aopt::actors {
 namespace {
@@ -113,6 +114,9 @@ void step(episode_actor* self) {
                     });
           },
           [&](const agent::need_diagnosis& d) {
+            // A pipeline without a diagnoser refines from an empty diagnosis.
+            if (!ctx.pipeline.diagnoser)
+              return continue_after(self, engine.on_diagnosis(agent::diagnosis{}));
             self->request(ctx.pipeline.diagnoser, caf::infinite, diagnose_atom_v,
                           make_local(d.request))
                 .then(
@@ -125,6 +129,11 @@ void step(episode_actor* self) {
                     });
           },
           [&](const agent::need_retrieval& r) {
+            // A pipeline without a retriever refines without experience tuples.
+            if (!ctx.pipeline.retriever) {
+              engine.on_retrieval(std::vector<agent::tuple_ref>{});
+              return step(self);
+            }
             self->request(ctx.pipeline.retriever, caf::infinite, retrieve_atom_v, make_local(r))
                 .then(
                     [=](const retrieval_outcome& o) {
@@ -166,7 +175,7 @@ void step(episode_actor* self) {
                       }
                       agent::candidate_record record = self->state.engine->on_evaluation(r);
                       std::optional<agent::eval_cache_entry> entry;
-                      if (!r.from_cache && r.status != npu::eval_status::infra_error) {
+                      if (agent::is_cacheable(r)) {
                         entry = agent::eval_cache_entry{done.cache_key, r};
                       }
                       if (persist(self, record, entry)) step(self);

@@ -19,6 +19,8 @@
 namespace aopt::actors {
 
 // Role actors by the need they serve (the pipeline, configured by name in the role registry).
+// The diagnoser and the retriever may be null: the episode then goes on with an empty diagnosis
+// or no tuples.
 struct episode_pipeline {
   caf::actor mutator;
   caf::actor diagnoser;

@@ -1,34 +1,56 @@
-// Role actors by name. Adding a role is one actor file plus one add() here (or by the caller);
-// an episode's pipeline names the roles it uses, so a configured pipeline can swap a role
-// (e.g. a different refiner) without code changes elsewhere.
+// Role actors by name. A role is an actor file plus one add() here (with_builtin_roles) or by
+// the caller: its name, the need of Algorithm 1 it serves (agent::role_kind) and how to spawn
+// it. [pipeline] names the roles an episode uses, so a configured pipeline can swap a role
+// (e.g. another refiner) or leave out the diagnoser or the retriever without code changes
+// elsewhere; agent::resolve_pipeline says which configurations are valid.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <caf/all.hpp>
 
+#include "actors/episode.hpp"
+#include "agent/pipeline_shape.hpp"
 #include "agent/policy_set.hpp"
 #include "base/status.hpp"
+#include "config/aopt_config.hpp"
 
 namespace aopt::actors {
 
-using role_factory = std::function<caf::actor(caf::actor_system&, const agent::policy_set&)>;
+struct spawned_role {
+  caf::actor actor;
+  std::string policy;  // recorded with each candidate the role proposes
+};
+
+using role_factory = std::function<spawned_role(caf::actor_system&, const agent::policy_set&)>;
 
 class role_registry {
  public:
   // mutator, diagnoser, retriever, refiner.
   static role_registry with_builtin_roles();
 
-  void add(const std::string& name, role_factory factory);
-  result<caf::actor> spawn(const std::string& name, caf::actor_system& sys,
-                           const agent::policy_set& policies) const;
+  // Registers (or replaces) the role `name`.
+  void add(const std::string& name, agent::role_kind serves, role_factory factory);
+  std::optional<agent::role_kind> kind_of(const std::string& name) const;
   std::vector<std::string> names() const;
 
+  // The roles `p` names, resolved and checked (agent::resolve_pipeline), without spawning.
+  result<agent::pipeline_roles> resolve(const config::pipeline_config& p) const;
+  // Spawns the roles of `p` into an episode pipeline (the evaluator is the caller's). A role
+  // left out of stage2 stays a null actor, which the episode treats as answering nothing.
+  result<episode_pipeline> spawn_pipeline(caf::actor_system& sys, const config::pipeline_config& p,
+                                          const agent::policy_set& policies) const;
+
  private:
-  std::map<std::string, role_factory> factories_;
+  struct entry {
+    agent::role_kind serves;
+    role_factory factory;
+  };
+  std::map<std::string, entry> roles_;
 };
 
 }  // namespace aopt::actors

@@ -4,6 +4,11 @@
 
 namespace aopt::agent {
 
+bool is_cacheable(const npu::eval_result& r) {
+  if (r.from_cache || r.status == npu::eval_status::infra_error) return false;
+  return !(r.status == npu::eval_status::timeout && r.error_kind == "wall_clock");
+}
+
 std::string eval_cache_key(const std::string& profile_id, const npu::op_package& op,
                            const std::string& tiling, const std::string& kernel,
                            const npu::eval_options& options) {

@@ -15,6 +15,12 @@ class eval_cache {
   virtual std::optional<npu::eval_result> lookup(const std::string& key) = 0;
 };
 
+// Whether a fresh evaluation result may be stored: not when it was an infrastructure failure or
+// ran into the wall-clock limit, which depend on the machine and its load at the time, not only
+// on the candidate (a CPU-time limit does not); such a candidate is evaluated again when it
+// comes up again.
+bool is_cacheable(const npu::eval_result& r);
+
 // The cache key of evaluating (T, K) of `op` on a device with `profile_id` under `options`.
 std::string eval_cache_key(const std::string& profile_id, const npu::op_package& op,
                            const std::string& tiling, const std::string& kernel,

@@ -1,7 +1,6 @@
-// llm_backend: what every LLM policy of a process shares - the HTTP runtime, the
-// OpenAI-compatible client, the gateway (budget, cache, admission, token ledger), the response
-// cache (the database's llm_cache column family, or memory without a database), the prompt
-// templates and the hardware profile text the prompts quote.
+// llm_backend: what every LLM policy of a campaign shares - the llm_service (endpoint, response
+// cache and gateway: budget, admission, token ledger; possibly shared with other campaigns), the
+// prompt templates and the hardware profile text the prompts quote.
 //
 // ask() is the one call the policies make: it renders a prompt template and sends it through
 // the gateway, blocking (policies run in detached workers, never on a runtime thread). In a
@@ -12,8 +11,7 @@
 // as a failed candidate with that reason; a spent token budget is failed_precondition, so a
 // stage whose LLM policy can no longer call ends without spending evaluations.
 //
-// Lifetime: members are destroyed gateway first, runtime last. Must not be destroyed on one of
-// its own runtime threads.
+// Lifetime: must not be destroyed on one of its service's runtime threads.
 //
 // Thread-safety: every method may be called from several threads at once.
 #pragma once
@@ -24,18 +22,14 @@
 #include <string>
 #include <vector>
 
+#include "agent/llm_service.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
 #include "llm/call_port.hpp"
-#include "llm/gateway.hpp"
 #include "llm/prompt_library.hpp"
 #include "storage/store.hpp"
 
 namespace aopt::agent {
-
-// The client and gateway settings of an [llm] section.
-llm::client_options client_options_from(const config::llm_config& c);
-llm::gateway_options gateway_options_from(const config::llm_config& c);
 
 class llm_backend {
  public:
@@ -57,8 +51,8 @@ class llm_backend {
   // Whether the device's latencies are simulated (device.kind = "sim"); prompts say so.
   bool latency_is_simulated() const { return latency_is_simulated_; }
   const llm::prompt_library& prompts() const { return prompts_; }
-  llm::gateway& gateway() { return *gateway_; }
-  llm::token_ledger ledger() const { return gateway_->ledger(); }
+  llm::gateway& gateway() { return service_->gateway(); }
+  llm::token_ledger ledger() const { return service_->gateway().ledger(); }
 
   // Sends ask()/embed() through `port` from now on; null sends them to gateway() directly. A
   // call already started finishes on the port it started with.
@@ -70,14 +64,12 @@ class llm_backend {
 
  private:
   friend result<std::shared_ptr<llm_backend>> make_llm_backend(const config::aopt_config&,
-                                                               storage::store*);
+                                                               storage::store*,
+                                                               std::shared_ptr<llm_service>);
   llm_backend() = default;
   std::shared_ptr<llm::call_port> route() const;
 
-  std::unique_ptr<llm::http_runtime> runtime_;
-  std::unique_ptr<llm::openai_client> client_;
-  std::unique_ptr<llm::response_cache> cache_;
-  std::unique_ptr<llm::gateway> gateway_;
+  std::shared_ptr<llm_service> service_;
   llm::prompt_library prompts_;
   std::string hardware_text_;
   int64_t seed_ = 0;  // campaign.seed, sent with every chat request
@@ -87,11 +79,13 @@ class llm_backend {
   std::shared_ptr<llm::call_port> route_;  // guarded by route_mutex_; null = gateway_ directly
 };
 
-// Builds the backend of `config`: [llm] for the endpoint, llm.cache over `db`'s llm_cache
-// (a memory cache when `db` is null), the built-in prompts then llm.prompts_dir over them, and
-// device.profile for the hardware text. Errors: invalid_argument for an empty llm.model or a bad
-// base URL, the prompt library's and the hardware profile's errors.
-result<std::shared_ptr<llm_backend>> make_llm_backend(const config::aopt_config& config,
-                                                      storage::store* db);
+// Builds the backend of `config`: the built-in prompts then llm.prompts_dir over them, and
+// device.profile for the hardware text. It calls through `shared` when given (its endpoint and
+// limits win over config's [llm]); otherwise through a service of its own made from [llm] with
+// llm.cache over `db`'s llm_cache (a memory cache when `db` is null). Errors: llm_service::make's,
+// the prompt library's and the hardware profile's.
+result<std::shared_ptr<llm_backend>> make_llm_backend(
+    const config::aopt_config& config, storage::store* db,
+    std::shared_ptr<llm_service> shared = nullptr);
 
 }  // namespace aopt::agent

@@ -1,35 +1,189 @@
 // The daemon under API load: the same campaign runs repeatedly on the simulator in an in-process
-// `aopt serve` stack (store, event hub, campaign manager, router, Beast server on loopback),
-// alone and while N concurrent clients poll GET /api/v1/campaigns/{id} (each on its own
-// connection per request, one request every `interval` seconds, as dashboards and scripts do).
-// Prints the polls' p50/p99/max latency and the evaluation throughput of both runs.
-// Each run uses a fresh database, so no run gets evaluation-cache hits from another.
+// `aopt serve` stack (store, event hub, campaign manager, router, Beast server on loopback; this
+// process is the daemon), alone and while N clients poll GET /api/v1/campaigns/{id}, one request
+// every `interval` seconds each, spread over the interval.
 //
-//   bench_server_polling [clients=100] [interval_s=1] [budget=6] [repeats=2] [op-dir...]
+// The clients run in a child process (this program with --clients) on one thread, each on its
+// own keep-alive connection as a dashboard's browser keeps it, so the daemon's CPU
+// (/proc/self/stat, which leaves out the candidate processes) and the clients' (the child's
+// rusage) are measured apart; the API threads' own CPU comes from their schedstat.
+//
+// Prints per pair of runs and as medians: evaluations/min alone and polled, polls, failed polls,
+// latency p50/p99/max, and CPU per poll: the daemon's (polled minus alone, the same campaign
+// doing the same work), its API threads' and the clients'; then the cores the polling takes,
+// next to the cores the campaign uses. Each run uses a fresh database, so no run gets
+// evaluation-cache hits from another.
+//
+//   bench_server_polling [clients=100] [interval_s=1] [budget=6] [pairs=5] [op-dir...]
+//   bench_server_polling --clients PORT CLIENTS INTERVAL_S TARGET     (the child, until SIGTERM)
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "base/subprocess.hpp"
 #include "config/aopt_config.hpp"
 #include "server/api_router.hpp"
-#include "server/http_client.hpp"
 #include "server/http_server.hpp"
 #include "storage/store.hpp"
 
 namespace fs = std::filesystem;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
 using clock_type = std::chrono::steady_clock;
 
 namespace {
+
+[[noreturn]] void die(const std::string& why) {
+  std::fprintf(stderr, "bench_server_polling: %s\n", why.c_str());
+  std::exit(1);
+}
+
+// ---- the clients (child process) ----
+
+struct poll_stats {
+  std::vector<double> latencies_ms;
+  uint64_t failed = 0;
+};
+
+// One client: a keep-alive connection, (re)opened when a poll finds it closed or failed.
+class poller {
+ public:
+  poller(net::io_context& ioc, const net::ip::tcp::endpoint& server, const std::string& target,
+         clock_type::duration interval, clock_type::time_point first, poll_stats& stats)
+      : stream_(ioc),
+        timer_(ioc),
+        server_(server),
+        request_(http::verb::get, target, 11),
+        interval_(interval),
+        next_(first),
+        stats_(stats) {
+    request_.set(http::field::host, "127.0.0.1");
+    request_.set(http::field::user_agent, "bench_server_polling");
+  }
+
+  void wait() {
+    // One request at a time: a poll slower than the interval delays the next ones.
+    next_ = std::max(next_, clock_type::now());
+    timer_.expires_at(next_);
+    next_ += interval_;
+    timer_.async_wait([this](beast::error_code ec) {
+      if (!ec) poll();
+    });
+  }
+
+ private:
+  void poll() {
+    sent_ = clock_type::now();
+    stream_.expires_after(std::chrono::seconds(30));
+    if (connected_) {
+      send();
+      return;
+    }
+    stream_.async_connect(server_, [this](beast::error_code ec) {
+      if (ec) return fail();
+      connected_ = true;
+      send();
+    });
+  }
+
+  void send() {
+    http::async_write(stream_, request_, [this](beast::error_code ec, size_t) {
+      if (ec) return fail();
+      response_ = {};
+      http::async_read(stream_, buffer_, response_,
+                       [this](beast::error_code read_ec, size_t) { on_response(read_ec); });
+    });
+  }
+
+  void on_response(beast::error_code ec) {
+    if (ec || response_.result() != http::status::ok) return fail();
+    stats_.latencies_ms.push_back(
+        std::chrono::duration<double, std::milli>(clock_type::now() - sent_).count());
+    if (!response_.keep_alive()) close();
+    wait();
+  }
+
+  void fail() {
+    stats_.failed++;
+    close();
+    wait();
+  }
+
+  void close() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
+    stream_.close();
+    buffer_.clear();
+    connected_ = false;
+  }
+
+  beast::tcp_stream stream_;
+  net::steady_timer timer_;
+  net::ip::tcp::endpoint server_;
+  http::request<http::empty_body> request_;
+  http::response<http::string_body> response_;
+  beast::flat_buffer buffer_;
+  clock_type::duration interval_;
+  clock_type::time_point next_;
+  clock_type::time_point sent_;
+  bool connected_ = false;
+  poll_stats& stats_;
+};
+
+// Polls until SIGTERM, then prints "failed N" and one latency (ms) per line.
+int run_clients(uint16_t port, int clients, double interval_s, const std::string& target) {
+  // Ends with the bench too when it dies without stopping the clients.
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  net::io_context ioc(1);
+  net::signal_set stop(ioc, SIGTERM);
+  stop.async_wait([&](beast::error_code, int) { ioc.stop(); });
+  poll_stats stats;
+  const net::ip::tcp::endpoint server(net::ip::make_address("127.0.0.1"), port);
+  const auto interval =
+      std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(interval_s));
+  const auto start = clock_type::now();
+  std::vector<std::unique_ptr<poller>> pollers;
+  for (int i = 0; i < clients; ++i) {
+    pollers.push_back(std::make_unique<poller>(ioc, server, target, interval,
+                                               start + interval * i / clients, stats));
+    pollers.back()->wait();
+  }
+  ioc.run();
+  std::string out = "failed " + std::to_string(stats.failed) + "\n";
+  char line[32];
+  for (double ms : stats.latencies_ms) {
+    std::snprintf(line, sizeof line, "%.4f\n", ms);
+    out += line;
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+// ---- the daemon (this process) ----
 
 // Wakes the bench when the campaign's final status is published.
 class finish_watch final : public aopt::server::event_subscriber {
@@ -56,25 +210,63 @@ class finish_watch final : public aopt::server::event_subscriber {
   bool done_ = false;
 };
 
-struct run_result {
-  double wall_s = 0;
-  double self_cpu_s = 0;  // this process: daemon stack and polling clients, not the candidates
-  uint64_t evaluations = 0;
-  std::vector<double> latencies_ms;
-  uint64_t failed_polls = 0;
-};
+// utime + stime of this process, every thread that ever ran included, children excluded.
+double process_cpu_seconds() {
+  std::ifstream in("/proc/self/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Fields after the command name, which is in parentheses and may hold spaces: state is
+  // field 3, utime 14, stime 15.
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::vector<std::string> f((std::istream_iterator<std::string>(fields)),
+                             std::istream_iterator<std::string>());
+  if (f.size() < 13) die("cannot parse /proc/self/stat");
+  return static_cast<double>(std::stoull(f[11]) + std::stoull(f[12])) /
+         static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
 
-double self_cpu_seconds() {
+// CPU of the reaped children: the candidates, their compilers and the clients process.
+double children_cpu_seconds() {
   rusage u{};
-  getrusage(RUSAGE_SELF, &u);
+  getrusage(RUSAGE_CHILDREN, &u);
   return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
          static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+// On-CPU time of the HTTP server's threads, in nanoseconds exact (schedstat), while they run.
+double http_threads_cpu_seconds() {
+  double total = 0;
+  for (const auto& task : fs::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name != aopt::server::http_thread_name) continue;
+    std::ifstream schedstat(task.path() / "schedstat");
+    uint64_t ns = 0;
+    schedstat >> ns;
+    total += static_cast<double>(ns) / 1e9;
+  }
+  return total;
+}
+
+struct run_result {
+  double wall_s = 0;
+  uint64_t evaluations = 0;
+  double daemon_cpu_s = 0;
+  double http_cpu_s = 0;
+  double clients_cpu_s = 0;
+  double candidates_cpu_s = 0;
+  poll_stats polls;
+  double per_min() const { return static_cast<double>(evaluations) / wall_s * 60; }
+  double campaign_cores() const { return (daemon_cpu_s + candidates_cpu_s) / wall_s; }
+};
+
+poll_stats parse_polls(const std::string& text) {
+  poll_stats s;
+  std::istringstream in(text);
+  std::string word;
+  if (!(in >> word >> s.failed) || word != "failed") die("clients printed: " + text.substr(0, 200));
+  for (double ms; in >> ms;) s.latencies_ms.push_back(ms);
+  return s;
 }
 
 run_result run(const fs::path& db_dir, const std::vector<fs::path>& ops,
@@ -82,10 +274,7 @@ run_result run(const fs::path& db_dir, const std::vector<fs::path>& ops,
   aopt::storage::store_options so;
   so.sync = false;
   auto db = aopt::storage::store::open(db_dir, so);
-  if (!db.ok()) {
-    std::fprintf(stderr, "%s\n", db.error().to_string().c_str());
-    std::exit(1);
-  }
+  if (!db.ok()) die(db.error().to_string());
   auto hub = std::make_shared<aopt::server::event_hub>();
   aopt::server::campaign_manager campaigns(**db, hub, cfg.device.slots);
   aopt::server::api_context ctx;
@@ -95,66 +284,71 @@ run_result run(const fs::path& db_dir, const std::vector<fs::path>& ops,
   aopt::server::api_router router(std::move(ctx));
   aopt::server::http_server http(router, *hub, {});
   auto port = http.start({"127.0.0.1", 0});
-  if (!port.ok()) std::exit(1);
-  const aopt::server::server_url url{"127.0.0.1", std::to_string(*port), ""};
+  if (!port.ok()) die(port.error().to_string());
 
   auto watch = std::make_shared<finish_watch>();
   hub->subscribe(watch, 0);
-  const auto start = clock_type::now();
-  const double cpu_start = self_cpu_seconds();
-  auto id = campaigns.create("bench", ops, cfg);
-  if (!id.ok()) {
-    std::fprintf(stderr, "%s\n", id.error().to_string().c_str());
-    std::exit(1);
-  }
-  std::atomic<bool> stop{false};
-  std::mutex results_mutex;
   run_result r;
-  std::vector<std::thread> pollers;
-  for (int i = 0; i < clients; ++i) {
-    pollers.emplace_back([&, i] {
-      std::vector<double> mine;
-      uint64_t failed = 0;
-      // Spread the clients over the interval instead of firing them in lockstep.
-      auto next = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
-                                          std::chrono::duration<double>(interval_s * i / clients));
-      while (!stop.load()) {
-        std::this_thread::sleep_until(next);
-        next += std::chrono::duration_cast<clock_type::duration>(
-            std::chrono::duration<double>(interval_s));
-        const auto t0 = clock_type::now();
-        auto res = aopt::server::http_call(url, "GET", "/api/v1/campaigns/bench", "", "");
-        const double ms = std::chrono::duration<double, std::milli>(clock_type::now() - t0).count();
-        if (!res.ok() || res->status != 200) {
-          failed++;
-          continue;
-        }
-        mine.push_back(ms);
-      }
-      std::lock_guard<std::mutex> lock(results_mutex);
-      r.latencies_ms.insert(r.latencies_ms.end(), mine.begin(), mine.end());
-      r.failed_polls += failed;
-    });
+  const auto start = clock_type::now();
+  const double cpu_start = process_cpu_seconds();
+  const double children_start = children_cpu_seconds();
+  auto id = campaigns.create("bench", ops, cfg);
+  if (!id.ok()) die(id.error().to_string());
+  std::optional<aopt::subprocess> client_process;
+  if (clients > 0) {
+    aopt::subprocess_options o;
+    o.argv = {fs::read_symlink("/proc/self/exe").string(),
+              "--clients",
+              std::to_string(*port),
+              std::to_string(clients),
+              std::to_string(interval_s),
+              "/api/v1/campaigns/" + *id};
+    o.output_limit_bytes = size_t{1} << 30;
+    auto started = aopt::subprocess::start(o);
+    if (!started.ok()) die(started.error().to_string());
+    client_process.emplace(std::move(*started));
   }
   watch->wait();
   r.wall_s = std::chrono::duration<double>(clock_type::now() - start).count();
-  stop = true;
-  for (std::thread& t : pollers) t.join();
-  r.self_cpu_s = self_cpu_seconds() - cpu_start;
-  uint64_t evaluations = 0;
-  for (const auto& [status, n] : hub->counters().evaluations_by_status) evaluations += n;
-  r.evaluations = evaluations;
+  r.daemon_cpu_s = process_cpu_seconds() - cpu_start;
+  r.http_cpu_s = http_threads_cpu_seconds();
+  if (client_process) {
+    ::kill(client_process->pid(), SIGTERM);
+    aopt::subprocess_result out = client_process->wait();
+    if (!out.succeeded() || out.stdout_truncated) {
+      die("clients: " + out.describe() + ": " + out.stderr_text);
+    }
+    r.clients_cpu_s = out.cpu_seconds;
+    r.polls = parse_polls(out.stdout_text);
+  }
+  r.candidates_cpu_s = children_cpu_seconds() - children_start - r.clients_cpu_s;
+  for (const auto& [status, n] : hub->counters().evaluations_by_status) r.evaluations += n;
   http.stop();
   return r;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size())))];
+}
+
+double median(const std::vector<double>& v) {
+  return percentile(v, 0.5);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 6 && std::strcmp(argv[1], "--clients") == 0) {
+    return run_clients(static_cast<uint16_t>(std::stoi(argv[2])), std::stoi(argv[3]),
+                       std::stod(argv[4]), argv[5]);
+  }
   const int clients = argc > 1 ? std::stoi(argv[1]) : 100;
   const double interval_s = argc > 2 ? std::stod(argv[2]) : 1.0;
   const int budget = argc > 3 ? std::stoi(argv[3]) : 6;
-  const int repeats = argc > 4 ? std::max(1, std::stoi(argv[4])) : 2;
+  const int pairs = argc > 4 ? std::max(1, std::stoi(argv[4])) : 5;
+  if (clients < 1 || interval_s <= 0) die("clients must be >= 1 and interval_s > 0");
   std::vector<fs::path> ops;
   for (int i = 5; i < argc; ++i) ops.push_back(fs::absolute(argv[i]));
   if (ops.empty()) {
@@ -163,68 +357,81 @@ int main(int argc, char** argv) {
   }
   auto cfg = aopt::config::load_config(
       "", {"campaign.budget=" + std::to_string(budget), "campaign.rounds=2", "campaign.jobs=2"});
-  if (!cfg.ok()) {
-    std::fprintf(stderr, "%s\n", cfg.error().to_string().c_str());
-    return 1;
-  }
+  if (!cfg.ok()) die(cfg.error().to_string());
   const fs::path scratch =
       fs::temp_directory_path() / ("aopt-bench-polling-" + std::to_string(::getpid()));
   fs::remove_all(scratch);
+  std::printf(
+      "operators %zu, budget %d, device slots %u, %u CPUs, %d pairs of runs; %d clients in a "
+      "separate process, keep-alive, each polling every %.2f s\n",
+      ops.size(), budget, cfg->device.slots, std::thread::hardware_concurrency(), pairs, clients,
+      interval_s);
+  std::fflush(stdout);
   // The simulator's compile cache is shared by every run, so a first run (not measured) warms
-  // it; the measured runs then alternate, alone and polled, so drift in the machine's load
-  // falls on both.
+  // it. Within a pair the order alternates (alone first, then polled first), so drift in the
+  // machine's load falls on both sides.
   run(scratch / "warmup", ops, *cfg, 0, interval_s);
-  std::vector<run_result> alone, polled;
-  for (int i = 0; i < repeats; ++i) {
-    alone.push_back(run(scratch / ("alone" + std::to_string(i)), ops, *cfg, 0, interval_s));
-    polled.push_back(run(scratch / ("polled" + std::to_string(i)), ops, *cfg, clients, interval_s));
+  std::vector<double> alone_tp, polled_tp, daemon_ms, http_ms, clients_ms, alone_cores;
+  std::vector<double> latencies;
+  double polled_wall_s = 0;
+  uint64_t failed = 0;
+  for (int i = 0; i < pairs; ++i) {
+    const auto dir = [&](const char* what) { return scratch / (what + std::to_string(i)); };
+    run_result alone, polled;
+    if (i % 2 == 0) {
+      alone = run(dir("alone"), ops, *cfg, 0, interval_s);
+      polled = run(dir("polled"), ops, *cfg, clients, interval_s);
+    } else {
+      polled = run(dir("polled"), ops, *cfg, clients, interval_s);
+      alone = run(dir("alone"), ops, *cfg, 0, interval_s);
+    }
+    const double polls = static_cast<double>(std::max<size_t>(1, polled.polls.latencies_ms.size()));
+    alone_tp.push_back(alone.per_min());
+    polled_tp.push_back(polled.per_min());
+    daemon_ms.push_back((polled.daemon_cpu_s - alone.daemon_cpu_s) * 1000 / polls);
+    http_ms.push_back(polled.http_cpu_s * 1000 / polls);
+    clients_ms.push_back(polled.clients_cpu_s * 1000 / polls);
+    alone_cores.push_back(alone.campaign_cores());
+    polled_wall_s += polled.wall_s;
+    latencies.insert(latencies.end(), polled.polls.latencies_ms.begin(),
+                     polled.polls.latencies_ms.end());
+    failed += polled.polls.failed;
+    std::printf(
+        "pair %d: alone %llu evaluations in %.1f s = %.2f/min; polled %llu in %.1f s = %.2f/min "
+        "(%+.1f%%); %zu polls ok, %llu failed, p50 %.2f ms, p99 %.2f ms; daemon CPU alone %.2f s, "
+        "polled %.2f s = %.3f ms/poll; API threads %.3f ms/poll; clients %.3f ms/poll; campaign "
+        "(daemon + candidates) alone %.2f cores, polled %.2f cores\n",
+        i, static_cast<unsigned long long>(alone.evaluations), alone.wall_s, alone.per_min(),
+        static_cast<unsigned long long>(polled.evaluations), polled.wall_s, polled.per_min(),
+        100 * (polled.per_min() / alone.per_min() - 1), polled.polls.latencies_ms.size(),
+        static_cast<unsigned long long>(polled.polls.failed),
+        percentile(polled.polls.latencies_ms, 0.5), percentile(polled.polls.latencies_ms, 0.99),
+        alone.daemon_cpu_s, polled.daemon_cpu_s, daemon_ms.back(), http_ms.back(),
+        clients_ms.back(), alone.campaign_cores(), polled.campaign_cores());
+    std::fflush(stdout);
   }
   fs::remove_all(scratch);
 
-  const auto throughput = [](const std::vector<run_result>& runs) {
-    double evaluations = 0, seconds = 0;
-    for (const run_result& r : runs) {
-      evaluations += static_cast<double>(r.evaluations);
-      seconds += r.wall_s;
-    }
-    return evaluations / seconds * 60;
-  };
-  std::vector<double> latencies;
-  uint64_t failed = 0;
-  for (const run_result& r : polled) {
-    latencies.insert(latencies.end(), r.latencies_ms.begin(), r.latencies_ms.end());
-    failed += r.failed_polls;
-  }
-  std::printf("operators %zu, budget %d, device slots %u, %u CPUs, %d measured runs each\n",
-              ops.size(), budget, cfg->device.slots, std::thread::hardware_concurrency(), repeats);
-  for (int i = 0; i < repeats; ++i) {
-    std::printf("run %d: alone %llu evaluations in %.1f s; polled %llu evaluations in %.1f s\n", i,
-                static_cast<unsigned long long>(alone[i].evaluations), alone[i].wall_s,
-                static_cast<unsigned long long>(polled[i].evaluations), polled[i].wall_s);
-  }
-  const double tp_alone = throughput(alone);
-  const double tp_polled = throughput(polled);
-  std::printf("alone:  %.2f evaluations/min\n", tp_alone);
-  std::printf("polled: %.2f evaluations/min with %d clients polling every %.2f s\n", tp_polled,
-              clients, interval_s);
+  const double tp_alone = median(alone_tp);
+  const double tp_polled = median(polled_tp);
+  std::printf("evaluations/min (median of %d): alone %.2f, polled %.2f: %+.1f%%\n", pairs, tp_alone,
+              tp_polled, 100 * (tp_polled / tp_alone - 1));
   std::printf("polls: %zu ok, %llu failed; latency p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
               latencies.size(), static_cast<unsigned long long>(failed), percentile(latencies, 0.5),
               percentile(latencies, 0.99), percentile(latencies, 1.0));
-  // The CPU the polling costs (server and the in-process clients together, so an upper bound
-  // for the server), as a share of one core over the polled runs' wall time.
-  double cpu_alone = 0, cpu_polled = 0, wall_polled = 0;
-  for (int i = 0; i < repeats; ++i) {
-    cpu_alone += alone[i].self_cpu_s / alone[i].wall_s;
-    cpu_polled += polled[i].self_cpu_s / polled[i].wall_s;
-    wall_polled += polled[i].wall_s;
-  }
   std::printf(
-      "aopt process CPU (excluding candidate processes): alone %.3f cores, polled %.3f "
-      "cores; polling costs %.3f cores = %.3f ms CPU per poll (server + client)\n",
-      cpu_alone / repeats, cpu_polled / repeats, (cpu_polled - cpu_alone) / repeats,
-      (cpu_polled - cpu_alone) / repeats * wall_polled * 1000 /
-          static_cast<double>(std::max<size_t>(1, latencies.size())));
-  std::printf("throughput polled/alone: %.3f (%+.1f%%)\n", tp_polled / tp_alone,
-              100 * (tp_polled / tp_alone - 1));
+      "CPU per poll (median of pairs): daemon %.3f ms (process, polled minus alone), of which "
+      "API threads %.3f ms; clients %.3f ms (separate process)\n",
+      median(daemon_ms), median(http_ms), median(clients_ms));
+  // What the polling takes from a CPU-bound campaign, independent of other load on the machine
+  // (which moves evaluations/min by tens of percent between runs on a shared machine).
+  const double polls_per_s = static_cast<double>(latencies.size()) / polled_wall_s;
+  const double polling_cores =
+      polls_per_s * (std::max(0.0, median(daemon_ms)) + median(clients_ms)) / 1000;
+  std::printf(
+      "polling load: %.1f polls/s x (daemon + clients CPU per poll) = %.4f cores = %.2f%% of %u "
+      "CPUs; the campaign alone used %.2f cores (median)\n",
+      polls_per_s, polling_cores, 100 * polling_cores / std::thread::hardware_concurrency(),
+      std::thread::hardware_concurrency(), median(alone_cores));
   return 0;
 }

@@ -370,7 +370,7 @@ void campaign_fields(V& v, C& c) {
   v.integer("jobs", c.jobs, {1});
   v.integer("seed", c.seed);
   v.integer("population", c.population, {1});
-  v.integer("elite", c.elite);
+  v.integer("elite", c.elite, {1});
 }
 
 template <class V, class C>

@@ -62,29 +62,6 @@ result<agent::episode_config> episode_config_of(const config::aopt_config& c) {
   return e;
 }
 
-result<actors::episode_pipeline> spawn_pipeline(caf::actor_system& sys,
-                                                const config::pipeline_config& p,
-                                                const agent::policy_set& policies) {
-  if (p.stage1.size() != 1 || p.stage2.size() != 3) {
-    return invalid_argument(
-        "pipeline: stage1 must name one role (the mutator) and stage2 three (diagnoser, "
-        "retriever, refiner)");
-  }
-  actors::role_registry registry = actors::role_registry::with_builtin_roles();
-  actors::episode_pipeline pipeline;
-  caf::actor* slots[] = {&pipeline.mutator, &pipeline.diagnoser, &pipeline.retriever,
-                         &pipeline.refiner};
-  const std::string names[] = {p.stage1[0], p.stage2[0], p.stage2[1], p.stage2[2]};
-  for (int i = 0; i < 4; ++i) {
-    result<caf::actor> a = registry.spawn(names[i], sys, policies);
-    if (!a.ok()) return a.error();
-    *slots[i] = *a;
-  }
-  pipeline.mutator_policy = policies.mutator->name();
-  pipeline.refiner_policy = policies.refiner->name();
-  return pipeline;
-}
-
 // The campaign's gateway actor, through which its LLM policies call (they run in detached
 // workers and block on the actor's answer). Unroutes the backend when the campaign returns,
 // because the port refers to the actor system; calls already started keep their port.
@@ -247,7 +224,13 @@ std::string derive_campaign_id(const std::vector<fs::path>& operators,
                                const config::aopt_config& config) {
   std::vector<std::string> parts;
   for (const fs::path& p : operators) parts.push_back(p.string());
-  parts.push_back(config::to_json(config).dump());
+  // Only what can change a result names the campaign: rerunning it with more parallelism,
+  // another report folder or another database location resumes it instead of starting over.
+  nlohmann::json shaping = config::to_json(config);
+  shaping["campaign"].erase("jobs");
+  shaping["device"].erase("slots");
+  for (const char* section : {"report", "server", "storage"}) shaping.erase(section);
+  parts.push_back(shaping.dump());
   return "c-" + content_hash(parts).substr(0, 12);
 }
 
@@ -278,6 +261,9 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
       request.campaign.empty() ? derive_campaign_id(request.operators, cfg) : request.campaign;
   result<agent::episode_config> episode_cfg = episode_config_of(cfg);
   if (!episode_cfg.ok()) return episode_cfg.error();
+  const actors::role_registry roles = actors::role_registry::with_builtin_roles();
+  if (result<agent::pipeline_roles> valid = roles.resolve(cfg.pipeline); !valid.ok())
+    return valid.error();
 
   nlohmann::json record = {{"id", outcome.campaign}, {"created", utc_now()}};
   if (result<nlohmann::json> existing = db.get_campaign(outcome.campaign); existing.ok()) {
@@ -309,7 +295,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
     episodes.push_back({std::move(op), std::move(state)});
   }
 
-  result<std::shared_ptr<agent::llm_backend>> backend = make_role_llm_backend(cfg, db);
+  result<std::shared_ptr<agent::llm_backend>> backend = make_role_llm_backend(cfg, db, request.llm);
   if (!backend.ok()) return backend.error();
   llm::gateway* gateway = *backend ? &(*backend)->gateway() : nullptr;
   llm::token_ledger usage(gateway ? gateway->options().prices : llm::price_table{});
@@ -333,7 +319,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   caf_cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
   caf::actor_system sys{caf_cfg};
   llm_gateway_link llm_gateway(sys, *backend);
-  result<actors::episode_pipeline> pipeline = spawn_pipeline(sys, cfg.pipeline, *policies);
+  result<actors::episode_pipeline> pipeline = roles.spawn_pipeline(sys, cfg.pipeline, *policies);
   if (!pipeline.ok()) return pipeline.error();
   std::shared_ptr<agent::device_slots> slots =
       request.slots ? request.slots : std::make_shared<agent::device_slots>(cfg.device.slots);

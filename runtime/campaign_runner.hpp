@@ -32,7 +32,9 @@ namespace aopt::runtime {
 result<std::vector<std::filesystem::path>> discover_operators(
     const std::vector<std::filesystem::path>& inputs);
 
-// The id a campaign over `operators` with `config` gets when none is given.
+// The id a campaign over `operators` with `config` gets when none is given: a hash of the
+// operators and of the settings that can change results (not campaign.jobs, device.slots,
+// [report], [server] or [storage]).
 std::string derive_campaign_id(const std::vector<std::filesystem::path>& operators,
                                const config::aopt_config& config);
 
@@ -55,12 +57,20 @@ struct campaign_request {
   // The device pool to evaluate on. `aopt serve` passes one pool to every campaign so that
   // concurrent campaigns share the devices; null = a pool of config.device.slots of its own.
   std::shared_ptr<agent::device_slots> slots;
+  // The LLM endpoint and gateway to call through. `aopt serve` passes its one service to every
+  // campaign so that its limits and ledger span the daemon; null = one of the campaign's own,
+  // made from config.llm, when a role uses the LLM.
+  std::shared_ptr<agent::llm_service> llm;
 };
 
-// The LLM backend the configured roles share (llm_cache in `db`); null when no episode role
-// uses the LLM.
-result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(const config::aopt_config& config,
-                                                                  storage::store& db);
+// The LLM backend the configured roles share, calling through `shared` when given, else through
+// a service of its own (llm_cache in `db`); null when no episode role uses the LLM.
+result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(
+    const config::aopt_config& config, storage::store& db,
+    std::shared_ptr<agent::llm_service> shared = nullptr);
+
+// True when an episode role's policy is "llm".
+bool roles_use_llm(const config::aopt_config& config);
 
 // Policies for the configured roles (heuristic or LLM per role). `llm`: make_role_llm_backend's
 // backend; invalid_argument when a role needs it and it is null. `campaign` is the campaign the

@@ -78,6 +78,16 @@ std::vector<std::string> format_names(const config::report_config& r) {
   return out;
 }
 
+// The device pool's counts of this process only (a resumed campaign's earlier runs are not in
+// them), so that a resume can be checked not to redo completed evaluations. `evaluated` counts
+// device evaluations; jobs answered from the evaluation cache take no device slot.
+nlohmann::json pool_json(const actors::pool_stats& pool) {
+  return {{"evaluated", pool.evaluated},
+          {"cache_hits", pool.cache_hits},
+          {"slots", pool.slots},
+          {"max_in_flight", pool.max_in_flight}};
+}
+
 void print_table(const report_data& d, const campaign_outcome& o) {
   nlohmann::json j = report_json(d);
   fmt::print("\ncampaign {}  ({} strategy, {} latencies)\n", d.campaign, d.strategy,
@@ -128,7 +138,9 @@ int execute(campaign_request request, const config::aopt_config& cfg, bool json)
       write_reports(data, cfg.report.dir + "/" + outcome->campaign, format_names(cfg.report));
   if (!written.ok()) fmt::print(stderr, "aopt: reports: {}\n", written.to_string());
   if (json) {
-    std::cout << report_json(data).dump() << std::endl;
+    nlohmann::json summary = report_json(data);
+    summary["pool"] = pool_json(outcome->pool);
+    std::cout << summary.dump() << std::endl;
   } else {
     print_table(data, *outcome);
     fmt::print("reports in {}/{}\n", cfg.report.dir, outcome->campaign);
@@ -208,7 +220,11 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       ctx.exit_code = exit_bad_input;
       return;
     }
-    ctx.exit_code = execute({args->campaign, *ops, *cfg, nullptr}, *cfg, args->json);
+    campaign_request request;
+    request.campaign = args->campaign;
+    request.operators = std::move(*ops);
+    request.config = *cfg;
+    ctx.exit_code = execute(std::move(request), *cfg, args->json);
   });
 
   auto resume_args = std::make_shared<run_args>();

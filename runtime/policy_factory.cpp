@@ -35,11 +35,20 @@ bool uses_llm(const config::aopt_config& config, const std::string& role) {
 
 }  // namespace
 
-result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(const config::aopt_config& config,
-                                                                  storage::store& db) {
+bool roles_use_llm(const config::aopt_config& config) {
+  for (const std::string& role : episode_roles) {
+    if (uses_llm(config, role)) return true;
+  }
+  return false;
+}
+
+result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(
+    const config::aopt_config& config, storage::store& db,
+    std::shared_ptr<agent::llm_service> shared) {
   for (const std::string& role : episode_roles) {
     if (!uses_llm(config, role)) continue;
-    result<std::shared_ptr<agent::llm_backend>> made = agent::make_llm_backend(config, &db);
+    result<std::shared_ptr<agent::llm_backend>> made =
+        agent::make_llm_backend(config, &db, std::move(shared));
     if (!made.ok()) return made.error().with_context("roles." + role + ".policy = \"llm\"");
     return made;
   }

@@ -31,7 +31,9 @@ struct report_data {
 
 // The summary object `aopt run --json` prints: campaign, geomean_speedup, fast_p, evaluations,
 // operators[] (name, level, baseline_us, best_us, speedup, evaluations, failures), by_level,
-// and llm_usage (llm/token_ledger_json.hpp) when the campaign used the LLM.
+// and llm_usage (llm/token_ledger_json.hpp) when the campaign used the LLM. `aopt run --json` and
+// `aopt resume --json` add "pool": the device pool's counts of that process alone (evaluated:
+// device evaluations, cache_hits: jobs answered from the evaluation cache, slots, max_in_flight).
 nlohmann::json report_json(const report_data& data);
 std::string report_markdown(const report_data& data);
 std::string report_html(const report_data& data);

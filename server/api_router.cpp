@@ -19,15 +19,21 @@ namespace {
 constexpr size_t max_operators_per_request = 1000;
 constexpr size_t default_bank_limit = 50;
 
-http_response json_response(http::status code, const nlohmann::json& body, unsigned version,
-                            bool keep_alive) {
+// `body`: JSON text.
+http_response json_text_response(http::status code, std::string body, unsigned version,
+                                 bool keep_alive) {
   http_response res{code, version};
   res.set(http::field::content_type, "application/json");
   res.set(http::field::cache_control, "no-store");
   res.keep_alive(keep_alive);
-  res.body() = body.dump();
+  res.body() = std::move(body);
   res.prepare_payload();
   return res;
+}
+
+http_response json_response(http::status code, const nlohmann::json& body, unsigned version,
+                            bool keep_alive) {
+  return json_text_response(code, body.dump(), version, keep_alive);
 }
 
 result<nlohmann::json> parse_json_body(const http_request& req) {
@@ -159,20 +165,29 @@ http_response api_router::dispatch(const http_request& req,
     if (rest.size() == 1) {
       if (post) return create_campaign(req);
       if (!get) return method_not_allowed();
-      result<view_cache::view> list =
-          views_.get("", ctx_.hub->last_id(), [&] { return campaign_list_view(*ctx_.db); });
-      return list.ok() ? ok({{"campaigns", **list}}) : fail(list.error());
+      result<view_cache::body> list =
+          views_.get("", ctx_.hub->last_id(), [&]() -> result<nlohmann::json> {
+            result<nlohmann::json> campaigns = campaign_list_view(*ctx_.db);
+            if (!campaigns.ok()) return campaigns.error();
+            return nlohmann::json{{"campaigns", std::move(*campaigns)}};
+          });
+      return list.ok() ? json_text_response(http::status::ok, **list, v, ka) : fail(list.error());
     }
     const std::string& id = rest[1];
     if (rest.size() == 2) {
       if (!get) return method_not_allowed();
-      // Campaign ids never contain '/', so "campaign/<id>" cannot collide with the list's key.
-      result<view_cache::view> view = views_.get("campaign/" + id, ctx_.hub->campaign_version(id),
-                                                 [&] { return campaign_view(*ctx_.db, id); });
-      if (!view.ok()) return fail(view.error());
-      nlohmann::json body = **view;
-      body["running"] = ctx_.campaigns->is_running(id);
-      return ok(body);
+      // The campaign thread ends after its last event, so "running" can change while the
+      // version does not: it is part of the key. Campaign ids never contain '/', so
+      // "campaign/<id>/..." cannot collide with the list's key.
+      const bool running = ctx_.campaigns->is_running(id);
+      result<view_cache::body> view =
+          views_.get("campaign/" + id + (running ? "/running" : "/stopped"),
+                     ctx_.hub->campaign_version(id), [&]() -> result<nlohmann::json> {
+                       result<nlohmann::json> body = campaign_view(*ctx_.db, id);
+                       if (body.ok()) (*body)["running"] = running;
+                       return body;
+                     });
+      return view.ok() ? json_text_response(http::status::ok, **view, v, ka) : fail(view.error());
     }
     if (rest.size() == 3 && (rest[2] == "pause" || rest[2] == "resume" || rest[2] == "cancel")) {
       if (!post) return method_not_allowed();
@@ -356,6 +371,12 @@ http_response api_router::metrics(const http_request& req) const {
   m.events = ctx_.hub->counters();
   m.pool = ctx_.campaigns->pool_stats();
   m.campaigns_running = ctx_.campaigns->running_count();
+  m.llm_gateway = ctx_.campaigns->llm_stats();
+  if (std::optional<llm::token_ledger> ledger = ctx_.campaigns->llm_ledger()) {
+    const llm::ledger_entry total = ledger->total();
+    m.llm_billed_prompt_tokens = total.billed.prompt_tokens;
+    m.llm_billed_completion_tokens = total.billed.completion_tokens;
+  }
   if (result<std::vector<storage::keyed_value>> all = ctx_.db->list_campaigns(); all.ok()) {
     for (const storage::keyed_value& kv : *all) {
       m.campaigns_by_status[kv.value.value("status", "unknown")]++;

@@ -92,7 +92,8 @@ class api_router {
   http_response static_file(const http_request& request, const std::string& path) const;
 
   api_context ctx_;
-  // Campaign views: 100 dashboards polling one campaign cost one RocksDB scan per change.
+  // Campaign views: 100 dashboards polling one campaign cost one RocksDB scan and one
+  // serialization per change.
   mutable view_cache views_;
 };
 

@@ -24,10 +24,21 @@ std::string utc_now() {
 }  // namespace
 
 campaign_manager::campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub,
-                                   uint32_t device_slots)
+                                   uint32_t device_slots, std::shared_ptr<agent::llm_service> llm)
     : db_(db),
       hub_(std::move(hub)),
-      slots_(std::make_shared<agent::device_slots>(std::max<uint32_t>(1, device_slots))) {}
+      slots_(std::make_shared<agent::device_slots>(std::max<uint32_t>(1, device_slots))),
+      llm_(std::move(llm)) {}
+
+std::optional<llm::gateway_stats> campaign_manager::llm_stats() const {
+  if (!llm_) return std::nullopt;
+  return llm_->gateway().stats();
+}
+
+std::optional<llm::token_ledger> campaign_manager::llm_ledger() const {
+  if (!llm_) return std::nullopt;
+  return llm_->gateway().ledger();
+}
 
 campaign_manager::~campaign_manager() {
   stop_all();
@@ -66,7 +77,7 @@ void campaign_manager::start_locked(const std::string& id, const std::vector<fs:
   running_campaign rc;
   rc.stop = std::make_shared<std::atomic<bool>>(false);
   running_[id] = rc;
-  runtime::campaign_request request{id, operators, config, slots_};
+  runtime::campaign_request request{id, operators, config, slots_, llm_};
   hub_->publish_status(id, "running");
   // A campaign blocks its thread until it ends; the destructor waits for every such thread
   // through running_, so detaching is safe.

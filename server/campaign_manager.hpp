@@ -1,5 +1,6 @@
 // The campaigns of one `aopt serve` daemon: starts each on its own thread (run_campaign, which
-// brings up the campaign's actors), shares one device pool between all of them, pauses, resumes
+// brings up the campaign's actors), shares one device pool and one LLM service (endpoint,
+// gateway, ledger) between all of them, pauses, resumes
 // and cancels them, and on start resumes every campaign the daemon was running when it stopped.
 //
 // Campaign records written by the daemon carry "owner": "serve", so `aopt run` campaigns in the
@@ -20,10 +21,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "agent/device_slots.hpp"
+#include "agent/llm_service.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
 #include "server/event_hub.hpp"
@@ -34,8 +37,10 @@ namespace aopt::server {
 class campaign_manager {
  public:
   // `db` and `hub` must outlive the manager. `device_slots`: size of the pool shared by all
-  // campaigns.
-  campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub, uint32_t device_slots);
+  // campaigns. `llm`: the LLM service every campaign calls through; null when the daemon's
+  // roles use no LLM (a resumed campaign whose recorded roles do then makes its own).
+  campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub, uint32_t device_slots,
+                   std::shared_ptr<agent::llm_service> llm = nullptr);
   // Waits for every campaign thread (call stop_all first for a bounded wait).
   ~campaign_manager();
   campaign_manager(const campaign_manager&) = delete;
@@ -61,6 +66,9 @@ class campaign_manager {
   bool is_running(const std::string& id) const;
   size_t running_count() const;
   agent::slot_stats pool_stats() const { return slots_->stats(); }
+  // The shared LLM service's gateway counters and ledger; nullopt without a shared service.
+  std::optional<llm::gateway_stats> llm_stats() const;
+  std::optional<llm::token_ledger> llm_ledger() const;
 
   // Asks every running campaign to stop (status "interrupted") and refuses new starts.
   void stop_all();
@@ -88,6 +96,7 @@ class campaign_manager {
   storage::store& db_;
   std::shared_ptr<event_hub> hub_;
   std::shared_ptr<agent::device_slots> slots_;
+  std::shared_ptr<agent::llm_service> llm_;
 
   mutable std::mutex mutex_;
   std::condition_variable idle_;

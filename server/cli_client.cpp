@@ -3,21 +3,32 @@
 // The daemon's URL comes from --server, else $AOPT_SERVER, else http://127.0.0.1:8742; the
 // bearer token from $AOPT_TOKEN.
 //
+// `submit` names operators two ways: positional paths, which the daemon reads itself (inside
+// its server.roots), and `--upload DIR`, whose packages this client reads and uploads, for a
+// daemon that cannot see this machine's files.
+//
 // Exit status: 0 done; 1 the daemon could not be reached or refused (its reason is printed);
 // 2 bad arguments.
 #include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "npu/op_spec.hpp"
+#include "runtime/campaign_runner.hpp"
 #include "runtime/cli_commands.hpp"
 #include "runtime/progress_view.hpp"
 #include "server/http_client.hpp"
+#include "server/operator_uploads.hpp"
 
 namespace aopt::runtime {
 namespace {
+namespace fs = std::filesystem;
 
 constexpr int exit_failed = 1;
 constexpr int exit_bad_input = 2;
@@ -27,6 +38,7 @@ struct client_args {
   std::string server;
   std::string campaign;
   std::vector<std::string> paths;
+  std::vector<std::string> uploads;
   std::vector<std::string> sets;
   std::string strategy;
   int64_t budget = -1, rounds = -1, jobs = -1, seed = -1;
@@ -44,23 +56,26 @@ void add_server_option(CLI::App* cmd, client_args& args) {
                   "daemon URL (default: $AOPT_SERVER or http://127.0.0.1:8742)");
 }
 
-// A request to the daemon; prints the reason and returns nullopt when it failed.
+// A request to the daemon; prints the reason (after `context`, when given) and returns nullopt
+// when it failed.
 std::optional<nlohmann::json> call(const client_args& args, const std::string& method,
-                                   const std::string& target, const std::string& body = "") {
+                                   const std::string& target, const std::string& body = "",
+                                   const std::string& context = "") {
+  const std::string prefix = context.empty() ? "aopt: " : "aopt: " + context + ": ";
   result<server::server_url> url = server::parse_server_url(
       args.server.empty() ? env_or("AOPT_SERVER", default_server) : args.server);
   if (!url.ok()) {
-    fmt::print(stderr, "aopt: {}\n", url.error().message());
+    fmt::print(stderr, "{}{}\n", prefix, url.error().message());
     return std::nullopt;
   }
   result<server::client_response> res =
       server::http_call(*url, method, target, body, env_or("AOPT_TOKEN", ""));
   if (!res.ok()) {
-    fmt::print(stderr, "aopt: {}\n", res.error().message());
+    fmt::print(stderr, "{}{}\n", prefix, res.error().message());
     return std::nullopt;
   }
   if (res->status >= 300) {
-    fmt::print(stderr, "aopt: the daemon answered {}: {}\n", res->status, res->error_text());
+    fmt::print(stderr, "{}the daemon answered {}: {}\n", prefix, res->status, res->error_text());
     return std::nullopt;
   }
   return res->json();
@@ -97,13 +112,29 @@ bool is_final(const std::string& campaign_status) {
          campaign_status == "interrupted";
 }
 
-// Live progress bars of one campaign from the daemon's event stream, as `aopt run` draws them.
+void print_operator_results(const nlohmann::json& view) {
+  for (const auto& op : view["operator_results"]) {
+    fmt::print("  {:<32} {:<8} {:>3}/{:<3} evals  speedup {:.3f}x\n", op["name"].get<std::string>(),
+               op["phase"].get<std::string>(), op["evaluations"].get<int>(),
+               op["budget"].get<int>(), op["speedup"].get<double>());
+  }
+}
+
+// The result of a campaign that is no longer running (or where it stands, when it never was).
+void print_outcome(const std::string& id, const nlohmann::json& view) {
+  fmt::print("campaign {} {}: GM speedup {:.3f}x, fast_1.0 {:.1f}%, {} evaluations\n", id,
+             view["status"].get<std::string>(), view["geomean_speedup"].get<double>(),
+             100 * view["fast_p"]["1.0"].get<double>(), view["evaluations"].get<uint64_t>());
+  print_operator_results(view);
+}
+
+// Live progress bars of one campaign from the daemon's event stream, as `aopt run` draws them,
+// then its outcome. A campaign that is not running has no progress to show: only its outcome.
 int watch(const client_args& args, const std::string& id) {
   std::optional<nlohmann::json> view = call(args, "GET", "/api/v1/campaigns/" + id);
   if (!view) return exit_failed;
   if (!(*view)["running"].get<bool>()) {
-    fmt::print("campaign {} is {} ({:.0f}% of its budget used)\n", id,
-               (*view)["status"].get<std::string>(), 100 * (*view)["progress"].get<double>());
+    print_outcome(id, *view);
     return 0;
   }
   result<server::server_url> url = server::parse_server_url(
@@ -137,17 +168,108 @@ int watch(const client_args& args, const std::string& id) {
   }
   view = call(args, "GET", "/api/v1/campaigns/" + id);
   if (!view) return exit_failed;
-  fmt::print("campaign {} {}: GM speedup {:.3f}x, fast_1.0 {:.1f}%, {} evaluations\n", id,
-             (*view)["status"].get<std::string>(), (*view)["geomean_speedup"].get<double>(),
-             100 * (*view)["fast_p"]["1.0"].get<double>(), (*view)["evaluations"].get<uint64_t>());
+  print_outcome(id, *view);
   return 0;
 }
 
+// One file of a package to upload. Errors name the path and the reason.
+result<std::string> read_package_file(const fs::path& dir, const std::string& name) {
+  const fs::path path = dir / name;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return not_found(path.string() + ": no such file");
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) return internal_error(path.string() + ": " + ec.message());
+  // The daemon refuses larger files; checking first spares reading and sending them.
+  if (size > server::operator_uploads::max_file_bytes) {
+    return invalid_argument(
+        fmt::format("{}: {} bytes, more than the {} bytes an uploaded file may have", path.string(),
+                    size, server::operator_uploads::max_file_bytes));
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) return internal_error(path.string() + ": cannot read");
+  // The upload carries each file as a JSON string, which must be UTF-8.
+  try {
+    (void)nlohmann::json(text.str()).dump();
+  } catch (const nlohmann::json::type_error&) {
+    return invalid_argument(path.string() + ": not UTF-8 text");
+  }
+  return text.str();
+}
+
+// The body of POST /api/v1/operators for the package in `dir`: op.json and the four files it
+// names, which are all the daemon compiles and runs.
+result<nlohmann::json> read_package(const fs::path& dir) {
+  result<std::string> spec_text = read_package_file(dir, "op.json");
+  if (!spec_text.ok()) return spec_text.error();
+  const nlohmann::json spec_json = nlohmann::json::parse(*spec_text, nullptr, false);
+  if (spec_json.is_discarded()) return invalid_argument((dir / "op.json").string() + ": not JSON");
+  result<npu::op_spec> spec = npu::parse_op_spec(spec_json);
+  if (!spec.ok()) return spec.error().with_context(dir.string());
+  nlohmann::json files = {{"op.json", *spec_text}};
+  for (const std::string& name :
+       {spec->files.tiling_header, spec->files.host, spec->files.kernel, spec->files.reference}) {
+    if (!server::valid_package_file_name(name)) {
+      return invalid_argument((dir / "op.json").string() + ": names '" + name +
+                              "', which an uploaded package cannot hold (op.json, reference.cpp, "
+                              "op_host/<file>, op_kernel/<file> with .h, .hpp, .cpp or .cc)");
+    }
+    result<std::string> text = read_package_file(dir, name);
+    if (!text.ok()) return text.error();
+    files[name] = std::move(*text);
+  }
+  return nlohmann::json{{"files", std::move(files)}};
+}
+
+struct package_upload {
+  fs::path dir;
+  nlohmann::json body;
+};
+
+// The upload bodies of every package under the --upload folders, found the way the daemon finds
+// them in its own paths (a folder with op.json, else the packages below it). All are read before
+// any is sent, so a bad one leaves nothing behind on the daemon.
+result<std::vector<package_upload>> read_uploads(const std::vector<std::string>& dirs) {
+  std::vector<package_upload> uploads;
+  for (const std::string& d : dirs) {
+    const fs::path dir = fs::absolute(d).lexically_normal();
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return not_found(d + ": no such directory");
+    result<std::vector<fs::path>> packages = discover_operators({dir});
+    if (!packages.ok() && packages.error().code() == status_code::not_found) {
+      return not_found(d + ": no operator package (a folder with op.json) in it or below it");
+    }
+    if (!packages.ok()) return packages.error();
+    for (const fs::path& package : *packages) {
+      result<nlohmann::json> body = read_package(package);
+      if (!body.ok()) return body.error();
+      uploads.push_back({package, std::move(*body)});
+    }
+  }
+  return uploads;
+}
+
 int submit(const client_args& args) {
-  nlohmann::json body = {{"operators", nlohmann::json::array()}};
+  if (args.paths.empty() && args.uploads.empty()) {
+    fmt::print(stderr, "aopt: submit needs operator paths or --upload DIR\n");
+    return exit_bad_input;
+  }
+  result<std::vector<package_upload>> packages = read_uploads(args.uploads);
+  if (!packages.ok()) {
+    fmt::print(stderr, "aopt: upload {}\n", packages.error().message());
+    return exit_bad_input;
+  }
+  nlohmann::json body = nlohmann::json::object();
+  for (const package_upload& package : *packages) {
+    std::optional<nlohmann::json> stored = call(
+        args, "POST", "/api/v1/operators", package.body.dump(), "upload " + package.dir.string());
+    if (!stored) return exit_failed;
+    body["uploads"].push_back((*stored)["id"]);
+  }
   // The daemon resolves paths itself; absolute paths mean what they meant in this shell.
   for (const std::string& p : args.paths) {
-    body["operators"].push_back(std::filesystem::absolute(p).lexically_normal().string());
+    body["operators"].push_back(fs::absolute(p).lexically_normal().string());
   }
   if (!args.campaign.empty()) body["campaign"] = args.campaign;
   if (!args.strategy.empty()) body["strategy"] = args.strategy;
@@ -179,12 +301,7 @@ int print_status(const client_args& args) {
                (*view)["status"].get<std::string>(), 100 * (*view)["progress"].get<double>(),
                (*view)["geomean_speedup"].get<double>(),
                100 * (*view)["fast_p"]["1.0"].get<double>());
-    for (const auto& op : (*view)["operator_results"]) {
-      fmt::print("  {:<32} {:<8} {:>3}/{:<3} evals  speedup {:.3f}x\n",
-                 op["name"].get<std::string>(), op["phase"].get<std::string>(),
-                 op["evaluations"].get<int>(), op["budget"].get<int>(),
-                 op["speedup"].get<double>());
-    }
+    print_operator_results(*view);
     return 0;
   }
   std::optional<nlohmann::json> list = call(args, "GET", "/api/v1/campaigns");
@@ -229,7 +346,13 @@ void divert_to_daemon(CLI::App* cmd, std::shared_ptr<client_args> args,
 void add_client_commands(CLI::App& app, cli_context& ctx) {
   auto sub = std::make_shared<client_args>();
   CLI::App* submit_cmd = app.add_subcommand("submit", "start a campaign on a running daemon");
-  submit_cmd->add_option("paths", sub->paths, "operator packages or corpus folders")->required();
+  submit_cmd->add_option("paths", sub->paths,
+                         "operator packages or corpus folders the daemon reads (server.roots)");
+  submit_cmd
+      ->add_option("--upload", sub->uploads,
+                   "an operator package or corpus folder on this machine, uploaded to the daemon "
+                   "(repeatable)")
+      ->allow_extra_args(false);
   submit_cmd->add_option("--campaign", sub->campaign, "campaign id (default: derived)");
   submit_cmd->add_option("--strategy", sub->strategy, "alternating, stage1, stage2 or best_of_n");
   submit_cmd->add_option("--budget", sub->budget, "candidate evaluations per operator");

@@ -15,6 +15,9 @@
 
 #include <fmt/format.h>
 
+#include "actors/role_registry.hpp"
+#include "agent/llm_service.hpp"
+#include "runtime/campaign_runner.hpp"
 #include "runtime/cli_commands.hpp"
 #include "runtime/cli_config.hpp"
 #include "server/api_router.hpp"
@@ -55,6 +58,13 @@ int serve(const serve_args& args) {
     fmt::print(stderr, "aopt serve: {}\n", cfg.error().to_string());
     return exit_bad_input;
   }
+  // Every campaign of the daemon runs this pipeline: a wrong one is refused before any starts.
+  if (result<agent::pipeline_roles> roles =
+          actors::role_registry::with_builtin_roles().resolve(cfg->pipeline);
+      !roles.ok()) {
+    fmt::print(stderr, "aopt serve: {}\n", roles.error().to_string());
+    return exit_bad_input;
+  }
   result<server::listen_address> address = server::parse_listen_address(cfg->server.listen);
   if (!address.ok()) {
     fmt::print(stderr, "aopt serve: {}\n", address.error().to_string());
@@ -76,8 +86,25 @@ int serve(const serve_args& args) {
     return exit_failed;
   }
 
-  auto hub = std::make_shared<server::event_hub>();
-  server::campaign_manager campaigns(**db, hub, cfg->device.slots);
+  // One LLM service for the whole daemon, so that its concurrency, rate limit and ledger span
+  // every campaign. A bad [llm] section fails here, before any campaign starts.
+  std::shared_ptr<agent::llm_service> llm;
+  if (runtime::roles_use_llm(*cfg)) {
+    result<std::shared_ptr<agent::llm_service>> made =
+        agent::llm_service::make(cfg->llm, db->get());
+    if (!made.ok()) {
+      fmt::print(stderr, "aopt serve: {}\n", made.error().to_string());
+      return exit_bad_input;
+    }
+    llm = std::move(*made);
+  }
+  result<std::shared_ptr<server::event_hub>> made_hub = server::event_hub::with_log(**db);
+  if (!made_hub.ok()) {
+    fmt::print(stderr, "aopt serve: {}\n", made_hub.error().to_string());
+    return exit_failed;
+  }
+  std::shared_ptr<server::event_hub> hub = *made_hub;
+  server::campaign_manager campaigns(**db, hub, cfg->device.slots, llm);
   server::api_context ctx;
   ctx.db = db->get();
   ctx.campaigns = &campaigns;

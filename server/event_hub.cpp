@@ -15,6 +15,24 @@ double unix_seconds() {
 
 event_hub::event_hub(size_t history) : history_(std::max<size_t>(history, 1)) {}
 
+result<std::shared_ptr<event_hub>> event_hub::with_log(storage::store& db, size_t history) {
+  auto hub = std::make_shared<event_hub>(history);
+  result<std::vector<std::pair<uint64_t, nlohmann::json>>> stored = db.recent_events(hub->history_);
+  if (!stored.ok()) return stored.error().with_context("event log");
+  for (auto& [id, j] : *stored) {
+    auto e = std::make_shared<hub_event>();
+    e->id = id;
+    e->campaign = j.value("campaign", "");
+    e->type = j.value("type", "");
+    e->json = j.dump();
+    hub->campaign_versions_[e->campaign] = id;
+    hub->last_id_ = id;
+    hub->retained_.push_back(std::move(e));
+  }
+  hub->log_ = &db;
+  return hub;
+}
+
 void event_hub::publish(const agent::campaign_event& event) {
   nlohmann::json j = event;
   {
@@ -56,6 +74,7 @@ void event_hub::append(const std::string& campaign, const std::string& type, nlo
   j["id"] = e->id;
   j["time"] = unix_seconds();
   e->json = j.dump();
+  if (log_ != nullptr && !log_->append_event(e->id, j, history_).ok()) counters_.log_errors++;
   std::shared_ptr<const hub_event> shared = std::move(e);
   retained_.push_back(shared);
   if (retained_.size() > history_) retained_.pop_front();

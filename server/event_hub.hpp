@@ -3,7 +3,10 @@
 // publishes a "campaign_status" event whenever a campaign changes state.
 //
 // Every event gets an id, increasing by one; the last `history` events are kept so a client
-// that reconnects with Last-Event-ID (or ?since=) misses nothing that is still retained.
+// that reconnects with Last-Event-ID (or ?since=) misses nothing that is still retained. A hub
+// made with_log() also keeps them in the database's events column family and starts from
+// there, so ids keep increasing across daemon restarts and a client reconnecting to the new
+// daemon catches up on what the old one published.
 // A subscriber's deliver() is called with the hub's lock held, in id order, and must only hand
 // the event over (post it to its own executor), never block.
 //
@@ -19,6 +22,8 @@
 #include <vector>
 
 #include "agent/campaign_events.hpp"
+#include "base/status.hpp"
+#include "storage/store.hpp"
 
 namespace aopt::server {
 
@@ -44,11 +49,15 @@ struct hub_counters {
   uint64_t episodes_started = 0;
   uint64_t episodes_finished = 0;
   uint64_t subscribers = 0;
+  uint64_t log_errors = 0;  // events the database did not take (they still went out live)
 };
 
 class event_hub final : public agent::event_sink {
  public:
   explicit event_hub(size_t history = 10000);
+  // A hub that writes every event to `db` (which must outlive it) and starts with the newest
+  // `history` events stored there. Errors: the store's, when the stored events are unreadable.
+  static result<std::shared_ptr<event_hub>> with_log(storage::store& db, size_t history = 10000);
 
   void publish(const agent::campaign_event& event) override;
   // {"type":"campaign_status","campaign":...,"status":...,"message":...}
@@ -71,6 +80,7 @@ class event_hub final : public agent::event_sink {
   void append(const std::string& campaign, const std::string& type, nlohmann::json j);
 
   const size_t history_;
+  storage::store* log_ = nullptr;
   mutable std::mutex mutex_;
   // State below is guarded by mutex_.
   uint64_t last_id_ = 0;

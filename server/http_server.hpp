@@ -22,6 +22,9 @@
 
 namespace aopt::server {
 
+// The name of the server's threads (as in /proc/<pid>/task/<tid>/comm).
+inline constexpr char http_thread_name[] = "aopt-http";
+
 class http_server {
  public:
   // `router` and `hub` must outlive the server.

@@ -67,14 +67,42 @@ std::string prometheus_text(const metrics_snapshot& m) {
   }
 
   family(out, "aopt_llm_tokens_total", "counter",
-         "LLM tokens used by stored campaigns (persisted at the end of each run), by kind.");
+         "LLM tokens used by stored campaigns, as their records hold them, by kind.");
   out += fmt::format("aopt_llm_tokens_total{{kind=\"prompt\"}} {}\n", m.llm_prompt_tokens);
   out += fmt::format("aopt_llm_tokens_total{{kind=\"completion\"}} {}\n", m.llm_completion_tokens);
   family(out, "aopt_llm_calls_total", "counter", "LLM answers delivered to stored campaigns.");
   out += fmt::format("aopt_llm_calls_total {}\n", m.llm_calls);
+  if (m.llm_gateway) {
+    const llm::gateway_stats& g = *m.llm_gateway;
+    family(out, "aopt_llm_in_flight", "gauge",
+           "LLM requests in flight through the daemon's gateway.");
+    out += fmt::format("aopt_llm_in_flight {}\n", g.in_flight);
+    family(out, "aopt_llm_queue_depth", "gauge",
+           "LLM calls waiting for a concurrency slot or the rate limiter.");
+    out += fmt::format("aopt_llm_queue_depth {}\n", g.queued);
+    family(out, "aopt_llm_requests_sent_total", "counter",
+           "LLM requests sent to the endpoint since the daemon started.");
+    out += fmt::format("aopt_llm_requests_sent_total {}\n", g.sent);
+    family(out, "aopt_llm_cache_hits_total", "counter",
+           "LLM calls answered from llm_cache since the daemon started.");
+    out += fmt::format("aopt_llm_cache_hits_total {}\n", g.cache_hits);
+    family(out, "aopt_llm_budget_refusals_total", "counter",
+           "LLM calls refused because their campaign's token budget was spent.");
+    out += fmt::format("aopt_llm_budget_refusals_total {}\n", g.refused_budget);
+    family(
+        out, "aopt_llm_billed_tokens_total", "counter",
+        "LLM tokens billed to the campaigns this daemon has run (over all their runs), by kind.");
+    out += fmt::format("aopt_llm_billed_tokens_total{{kind=\"prompt\"}} {}\n",
+                       m.llm_billed_prompt_tokens);
+    out += fmt::format("aopt_llm_billed_tokens_total{{kind=\"completion\"}} {}\n",
+                       m.llm_billed_completion_tokens);
+  }
 
   family(out, "aopt_events_total", "counter", "Progress events published.");
   out += fmt::format("aopt_events_total {}\n", m.events.events);
+  family(out, "aopt_event_log_errors_total", "counter",
+         "Progress events the database did not store (they were still sent live).");
+  out += fmt::format("aopt_event_log_errors_total {}\n", m.events.log_errors);
   family(out, "aopt_event_subscribers", "gauge", "Connected server-sent-event clients.");
   out += fmt::format("aopt_event_subscribers {}\n", m.events.subscribers);
   return out;

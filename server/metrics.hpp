@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "agent/device_slots.hpp"
+#include "llm/gateway.hpp"
 #include "server/event_hub.hpp"
 
 namespace aopt::server {
@@ -18,10 +20,17 @@ struct metrics_snapshot {
   agent::slot_stats pool;
   size_t campaigns_running = 0;
   std::map<std::string, uint64_t> campaigns_by_status;
-  // LLM tokens of every stored campaign, as persisted when its runs ended.
+  // LLM usage of every stored campaign, as its record holds it (written as answers arrive and
+  // with each episode step).
   uint64_t llm_prompt_tokens = 0;
   uint64_t llm_completion_tokens = 0;
   uint64_t llm_calls = 0;
+  // The daemon's shared LLM gateway; unset when its roles use no LLM.
+  std::optional<llm::gateway_stats> llm_gateway;
+  // Tokens billed to the campaigns that gateway served (over all their runs: a resumed
+  // campaign's ledger starts from its persisted usage).
+  uint64_t llm_billed_prompt_tokens = 0;
+  uint64_t llm_billed_completion_tokens = 0;
 };
 
 std::string prometheus_text(const metrics_snapshot& m);

@@ -19,7 +19,7 @@ using nlohmann::json;
 
 // Do not change: persistent format (see the header). Index = store::cf value.
 constexpr const char* cf_names[] = {"campaigns", "episodes", "candidates", "eval_cache",
-                                    "llm_cache", "bank",     "meta"};
+                                    "llm_cache", "bank",     "meta",       "events"};
 constexpr const char schema_key[] = "schema_version";
 constexpr char separator = '/';
 // The byte after the separator: [prefix + '/', prefix + '0') holds exactly the keys under prefix.
@@ -348,6 +348,43 @@ result<uint64_t> store::count_tuples() const {
     return internal_error("storage: database " + path_.string() +
                           ": count bank: " + it->status().ToString());
   return n;
+}
+
+status store::append_event(uint64_t id, const json& event, uint64_t keep) {
+  rocksdb::WriteBatch batch;
+  rocksdb::Status s = batch.Put(handle(cf::events), seq_text(id), encode(event));
+  // Every range deletion leaves a tombstone for readers to skip, so old events go in bulk.
+  constexpr uint64_t trim_every = 1024;
+  if (s.ok() && keep > 0 && id > keep && id % trim_every == 0)
+    s = batch.DeleteRange(handle(cf::events), seq_text(0), seq_text(id - keep + 1));
+  rocksdb::WriteOptions wo;
+  wo.sync = false;
+  if (s.ok()) s = db_->Write(wo, &batch);
+  if (!s.ok())
+    return internal_error("storage: database " + path_.string() + ": append event " +
+                          std::to_string(id) + ": " + s.ToString());
+  return status::ok_status();
+}
+
+result<std::vector<std::pair<uint64_t, json>>> store::recent_events(size_t n) const {
+  std::vector<std::pair<uint64_t, json>> out;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handle(cf::events)));
+  for (it->SeekToLast(); it->Valid() && out.size() < n; it->Prev()) {
+    const std::string key = it->key().ToString();
+    json value =
+        json::parse(it->value().data(), it->value().data() + it->value().size(), nullptr, false);
+    uint64_t id = 0;
+    if (value.is_discarded() || std::sscanf(key.c_str(), "%" SCNu64, &id) != 1)
+      return data_loss("storage: database " + path_.string() + ": events '" + key +
+                       "' is no stored event");
+    out.emplace_back(id, std::move(value));
+  }
+  if (!it->status().ok())
+    return internal_error("storage: database " + path_.string() +
+                          ": scan events: " + it->status().ToString());
+  std::reverse(out.begin(), out.end());
+  return out;
 }
 
 status store::put_meta(const std::string& key, const json& value) {

@@ -29,6 +29,8 @@
 //   bank          | <tuple id>                            | experience tuple (+ embedding)
 //   meta          | "schema_version"                      | integer, see schema_version
 //                 | any other key (put_meta)              | caller-defined
+//   events        | <id: 20 decimal digits, zero-padded>  | a daemon progress event (the newest
+//                 |                                       | ones only; see append_event)
 //
 // Names: a campaign id, op name or tuple id is non-empty and contains no '/' and no NUL byte;
 // cache keys are non-empty. Violations are invalid_argument.
@@ -48,6 +50,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -156,11 +159,29 @@ class store {
 
   // --- meta ---
   // "schema_version" is reserved: put_meta refuses it (invalid_argument).
+  // The daemon's progress events, so that their ids keep increasing and a client can catch up
+  // across a daemon restart. Stores event `id` and, every 1024 ids, drops those more than `keep`
+  // ids older, in one write. Not synced: a lost tail costs a live view a few events, never a
+  // result.
+  status append_event(uint64_t id, const nlohmann::json& event, uint64_t keep);
+  // The newest `n` stored events, oldest first, with their ids.
+  result<std::vector<std::pair<uint64_t, nlohmann::json>>> recent_events(size_t n) const;
+
   status put_meta(const std::string& key, const nlohmann::json& value);
   result<nlohmann::json> get_meta(const std::string& key) const;
 
  private:
-  enum class cf { campaigns, episodes, candidates, eval_cache, llm_cache, bank, meta, count };
+  enum class cf {
+    campaigns,
+    episodes,
+    candidates,
+    eval_cache,
+    llm_cache,
+    bank,
+    meta,
+    events,
+    count
+  };
 
   store(std::filesystem::path path, const store_options& options);
 

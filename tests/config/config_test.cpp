@@ -275,6 +275,7 @@ TEST_SUITE("config") {
   }
 
   TEST_CASE("rules across keys are checked") {
+    CHECK(set_error({"campaign.elite=0"}) == "config: campaign.elite: must be >= 1, got 0");
     CHECK(set_error({"campaign.elite=9"}) ==
           "config: campaign.elite: must be <= campaign.population (8), got 9");
     CHECK(set_error({"campaign.stage1_steps=0", "campaign.stage2_steps=0"})

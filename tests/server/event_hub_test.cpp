@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/event_hub.hpp"
+#include "support/temp_dir.hpp"
 
 namespace {
 
@@ -59,4 +60,40 @@ TEST_CASE("event_hub numbers events, replays the retained ones and fans out new 
   auto late = std::make_shared<recording_subscriber>();
   CHECK(hub.subscribe(late, 0).empty());
   CHECK(late->closed);
+}
+
+TEST_CASE("a hub with a log continues the ids and the history of the previous daemon") {
+  aopt::testing::temp_dir dir;
+  {
+    auto db = aopt::storage::store::open(dir.path() / "db");
+    REQUIRE(db.ok());
+    auto hub = aopt::server::event_hub::with_log(**db, 3);
+    REQUIRE(hub.ok());
+    CHECK((*hub)->last_id() == 0);
+    (*hub)->publish(evaluated("c1", "ok"));
+    (*hub)->publish_status("c1", "running");
+    (*hub)->publish(evaluated("c2", "ok"));
+    (*hub)->publish_status("c2", "done");
+    CHECK((*hub)->last_id() == 4);
+  }
+  auto db = aopt::storage::store::open(dir.path() / "db");
+  REQUIRE(db.ok());
+  auto hub = aopt::server::event_hub::with_log(**db, 3);
+  REQUIRE(hub.ok());
+  CHECK((*hub)->last_id() == 4);
+  // A client that saw event 2 before the restart gets 3 and 4 (history 3 keeps 2..4).
+  auto sub = std::make_shared<recording_subscriber>();
+  const auto backlog = (*hub)->subscribe(sub, 2);
+  REQUIRE(backlog.size() == 2);
+  CHECK(backlog[0]->id == 3);
+  CHECK(backlog[0]->campaign == "c2");
+  CHECK(backlog[0]->type == "candidate_evaluated");
+  CHECK(nlohmann::json::parse(backlog[1]->json).at("status") == "done");
+  CHECK((*hub)->subscribe(std::make_shared<recording_subscriber>(), 0).size() == 3);
+  CHECK((*hub)->campaign_version("c2") == 4);
+
+  (*hub)->publish(evaluated("c1", "ok"));
+  REQUIRE(sub->seen.size() == 1);
+  CHECK(sub->seen[0]->id == 5);
+  CHECK((*hub)->counters().log_errors == 0);
 }

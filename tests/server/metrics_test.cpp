@@ -19,6 +19,22 @@ TEST_CASE("prometheus_text writes every family with HELP and TYPE and labelled s
   CHECK(text.find("aopt_device_queue_depth 3\n") != std::string::npos);
   CHECK(text.find("aopt_campaigns{status=\"running\"} 1\n") != std::string::npos);
   CHECK(text.find("aopt_llm_tokens_total{kind=\"prompt\"} 100\n") != std::string::npos);
+  // Without a shared LLM gateway there are no gateway families.
+  CHECK(text.find("aopt_llm_queue_depth") == std::string::npos);
+
+  aopt::llm::gateway_stats gateway;
+  gateway.queued = 2;
+  gateway.in_flight = 1;
+  gateway.sent = 9;
+  m.llm_gateway = gateway;
+  m.llm_billed_completion_tokens = 40;
+  const std::string with_gateway = aopt::server::prometheus_text(m);
+  CHECK(with_gateway.find("# TYPE aopt_llm_queue_depth gauge\naopt_llm_queue_depth 2\n") !=
+        std::string::npos);
+  CHECK(with_gateway.find("aopt_llm_in_flight 1\n") != std::string::npos);
+  CHECK(with_gateway.find("aopt_llm_requests_sent_total 9\n") != std::string::npos);
+  CHECK(with_gateway.find("aopt_llm_billed_tokens_total{kind=\"completion\"} 40\n") !=
+        std::string::npos);
   // Every sample line belongs to a family declared before it.
   size_t declared = 0;
   for (size_t at = 0; (at = text.find("# TYPE ", at)) != std::string::npos; ++at) declared++;

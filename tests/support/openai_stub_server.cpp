@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <sstream>
 #include <thread>
 #include <type_traits>
@@ -68,6 +69,12 @@ stub_action fault_500() {
 stub_action stall() {
   stub_action a;
   a.what = stub_action::kind::stall;
+  return a;
+}
+
+stub_action held_reply(std::string content) {
+  stub_action a = reply(std::move(content));
+  a.what = stub_action::kind::held;
   return a;
 }
 
@@ -164,6 +171,7 @@ struct openai_stub_server::impl {
     thread.join();
     std::lock_guard<std::mutex> lock(mutex);
     parked.clear();
+    held.clear();
   }
 
   void accept();
@@ -244,6 +252,7 @@ struct openai_stub_server::impl {
       case stub_action::kind::drop:
         break;
       case stub_action::kind::reply:
+      case stub_action::kind::held:
         res.result(http::status::ok);
         res.body() = chat ? chat_body(action, seen, model) : embedding_body(action, seen, model);
         break;
@@ -336,6 +345,8 @@ struct openai_stub_server::impl {
   size_t embedding_count = 0;
   stub_usage reported;
   std::vector<std::shared_ptr<void>> parked;  // stalled sessions, kept open until shutdown
+  std::vector<std::function<void()>> held;    // sends the answer of a held request
+  bool released = false;                      // held_reply answers at once
 };
 
 namespace {
@@ -380,11 +391,24 @@ class session : public std::enable_shared_from_this<session<Stream>> {
   void answer() {
     openai_stub_server::impl::decision d = server_.handle(request_);
     if (d.what == stub_action::kind::stall) return server_.park(this->shared_from_this());
+    if (d.what == stub_action::kind::held) {
+      response_ = std::move(d.response);
+      std::lock_guard<std::mutex> lock(server_.mutex);
+      if (!server_.released) {
+        server_.held.push_back([self = this->shared_from_this()] { self->write(); });
+        return;
+      }
+      return write();
+    }
     if (d.what == stub_action::kind::drop) {
       beast::get_lowest_layer(stream_).close();
       return;
     }
     response_ = std::move(d.response);
+    write();
+  }
+
+  void write() {
     http::async_write(stream_, response_,
                       [self = this->shared_from_this()](error_code ec, std::size_t) {
                         if (ec) return;
@@ -474,6 +498,24 @@ stub_usage openai_stub_server::reported_usage() const {
 std::vector<stub_request> openai_stub_server::received() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->log;
+}
+
+void openai_stub_server::release_held() {
+  std::vector<std::function<void()>> answers;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->released = true;
+    answers.swap(impl_->held);
+  }
+  // Sessions are driven by the server's thread only.
+  asio::post(impl_->io, [answers = std::move(answers)] {
+    for (const auto& answer : answers) answer();
+  });
+}
+
+size_t openai_stub_server::held() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->held.size();
 }
 
 bool openai_stub_server::wait_for_requests(size_t n, std::chrono::milliseconds timeout) const {

@@ -46,6 +46,7 @@ struct stub_action {
     stall,       // read the request, never answer, keep the connection open
     drop,        // read the request, close the connection without answering
     raw_body,    // 200 with `body` verbatim as application/json
+    held,        // like reply, but answered only when the test calls release_held()
   };
   kind what = kind::reply;
   std::string content;
@@ -70,6 +71,8 @@ stub_action fault_500();
 // Any status, e.g. fault_status(400, R"({"error":{"message":"bad model"}})").
 stub_action fault_status(unsigned status, std::string body = "");
 stub_action stall();
+// A chat answer with `content` that waits until release_held().
+stub_action held_reply(std::string content);
 stub_action drop_connection();
 stub_action malformed_body();  // 200 with a body that is not JSON
 stub_action empty_choices();   // 200 with "choices": []
@@ -112,6 +115,11 @@ class openai_stub_server {
   size_t scripted_left() const;  // chat actions not yet used
   stub_usage reported_usage() const;
   std::vector<stub_request> received() const;
+
+  // Answers every request waiting on a held_reply, now and from then on.
+  void release_held();
+  // Requests read and waiting on a held_reply.
+  size_t held() const;
 
   // Waits until at least `n` requests were read; false on timeout.
   bool wait_for_requests(size_t n, std::chrono::milliseconds timeout) const;

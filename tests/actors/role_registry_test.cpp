@@ -1,0 +1,126 @@
+// A role added to the registry by its caller (one policy class, one add()) serves a configured
+// pipeline: a real episode on the simulator evaluates what it proposes, with no diagnoser and no
+// retriever in the pipeline.
+#include "actors/role_registry.hpp"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <mutex>
+#include <optional>
+
+#include "actors/evaluator.hpp"
+#include "actors/messages.hpp"
+#include "actors/refiner.hpp"
+#include "agent/device_slots.hpp"
+#include "agent/heuristic_policies.hpp"
+#include "npu/hardware_profile.hpp"
+#include "npu/sim/device/sim_device.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace aopt;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Proposes the kernel with a comment appended: a different text, so a new candidate.
+class annotating_refiner final : public agent::refiner_policy {
+ public:
+  std::string name() const override { return "annotating"; }
+  result<std::vector<agent::kernel_candidate>> refine(
+      const agent::refinement_request& request) override {
+    requests_.push_back(request.diag.query);
+    return std::vector<agent::kernel_candidate>{
+        {request.kernel + "\n// annotated by a custom role\n", "annotated", {}}};
+  }
+  std::vector<std::string> requests_;
+};
+
+class recording_journal final : public agent::episode_journal {
+ public:
+  status record(const agent::episode_state&, const std::optional<agent::candidate_record>& c,
+                const std::optional<agent::eval_cache_entry>&) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (c) candidates.push_back(*c);
+    return status::ok_status();
+  }
+  std::mutex mutex_;
+  std::vector<agent::candidate_record> candidates;
+};
+
+}  // namespace
+
+TEST_CASE("a role registered by its caller runs in a configured pipeline without diagnoser") {
+  auto custom = std::make_shared<annotating_refiner>();
+  actors::role_registry registry = actors::role_registry::with_builtin_roles();
+  registry.add("annotating_refiner", agent::role_kind::refine,
+               [custom](caf::actor_system& sys, const agent::policy_set&) {
+                 return actors::spawned_role{actors::spawn_refiner(sys, custom), custom->name()};
+               });
+  config::pipeline_config pipeline_cfg;
+  pipeline_cfg.stage2 = {"annotating_refiner"};
+
+  // A pipeline naming a role nobody registered is refused before anything is spawned.
+  config::pipeline_config unknown = pipeline_cfg;
+  unknown.stage2 = {"diagnoser", "critic"};
+  CHECK(registry.resolve(unknown).error().message().find("pipeline.stage2[1]: no role 'critic'") ==
+        0);
+
+  testing::temp_dir work;
+  result<sim::hw_profile> hw =
+      npu::find_hardware_profile("ascend910b4", fs::path(AOPT_SOURCE_DIR) / "config/hardware");
+  REQUIRE_MESSAGE(hw.ok(), hw.error().to_string());
+  npu::sim_device_options device_options;
+  device_options.work_dir = work.path();
+  auto device = std::make_shared<npu::sim_device>(*hw, device_options);
+  result<npu::op_package> op =
+      npu::load_op_package(fs::path(AOPT_SOURCE_DIR) / "corpus/level1/add_custom");
+  REQUIRE_MESSAGE(op.ok(), op.error().to_string());
+  auto package = std::make_shared<const npu::op_package>(std::move(*op));
+
+  caf::actor_system_config cfg;
+  cfg.add_message_types<caf::id_block::aopt>();
+  cfg.set("scheduler.max-threads", 2);
+  caf::actor_system sys{cfg};
+  agent::policy_set policies;
+  policies.mutator = std::make_shared<agent::heuristic_mutator_policy>();
+  result<actors::episode_pipeline> pipeline = registry.spawn_pipeline(sys, pipeline_cfg, policies);
+  REQUIRE_MESSAGE(pipeline.ok(), pipeline.error().to_string());
+  CHECK(!pipeline->diagnoser);
+  CHECK(!pipeline->retriever);
+  npu::eval_options eval;
+  eval.input_sets = 3;
+  pipeline->evaluator = actors::spawn_evaluator(
+      sys, {device, std::make_shared<agent::device_slots>(1), nullptr, eval});
+
+  agent::episode_config episode_cfg;
+  episode_cfg.strat = agent::strategy::stage2;
+  episode_cfg.budget = 2;
+  auto journal = std::make_shared<recording_journal>();
+  actors::episode_context ctx{package,   agent::initial_episode_state("c", *package, episode_cfg),
+                              *pipeline, journal,
+                              nullptr,   nullptr};
+  caf::actor episode = actors::spawn_episode(sys, std::move(ctx));
+  caf::scoped_actor self{sys};
+  std::optional<actors::episode_summary> summary;
+  self->request(episode, caf::infinite, actors::run_atom_v)
+      .receive([&](const actors::episode_summary& s) { summary = s; },
+               [&](const caf::error& e) { FAIL("episode: " << caf::to_string(e)); });
+  for (const caf::actor& a : {pipeline->mutator, pipeline->refiner, pipeline->evaluator}) {
+    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+  }
+
+  REQUIRE(summary.has_value());
+  CHECK(summary->error.empty());
+  // The baseline, then the custom role's candidate, evaluated; the refiner got an empty
+  // diagnosis because the pipeline has no diagnoser.
+  REQUIRE(journal->candidates.size() >= 2);
+  const agent::candidate_record& proposed = journal->candidates[1];
+  CHECK(proposed.role == "refiner");
+  CHECK(proposed.policy == "annotating");
+  CHECK(proposed.origin == "annotated");
+  CHECK(proposed.result.status == npu::eval_status::ok);
+  CHECK(proposed.kernel.find("annotated by a custom role") != std::string::npos);
+  REQUIRE(!custom->requests_.empty());
+  CHECK(custom->requests_.front().empty());
+}
