@@ -1,5 +1,8 @@
 #include "agent/pipeline_shape.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace aopt::agent {
 namespace {
 
@@ -15,12 +18,6 @@ std::string what_it_does(role_kind k) {
       return "rewrites kernels (a Stage II role)";
   }
   return "";
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
 }
 
 }  // namespace
@@ -46,8 +43,8 @@ result<pipeline_roles> resolve_pipeline(const std::vector<std::string>& stage1,
   auto kind_at = [&](const std::string& key, const std::string& name) -> result<role_kind> {
     std::optional<role_kind> k = kind_of(name);
     if (!k)
-      return invalid_argument(key + ": no role '" + name +
-                              "' is registered (known: " + joined(known) + ")");
+      return invalid_argument(fmt::format("{}: no role '{}' is registered (known: {})", key, name,
+                                          fmt::join(known, ", ")));
     return *k;
   };
 

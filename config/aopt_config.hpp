@@ -66,7 +66,7 @@ struct campaign_config {
   uint32_t rounds = 4;        // R
   uint32_t stage1_steps = 5;  // U per round
   uint32_t stage2_steps = 5;  // S per round
-  uint32_t jobs = 2;          // episodes in flight
+  uint32_t jobs = 4;          // episodes in flight
   uint64_t seed = 1;
   uint32_t population = 8;  // heuristic mutator population
   uint32_t elite = 2;       // <= population

@@ -167,7 +167,7 @@ http_response api_router::dispatch(const http_request& req,
       if (!get) return method_not_allowed();
       result<view_cache::body> list =
           views_.get("", ctx_.hub->last_id(), [&]() -> result<nlohmann::json> {
-            result<nlohmann::json> campaigns = campaign_list_view(*ctx_.db);
+            result<nlohmann::json> campaigns = campaign_list_view(*ctx_.db, episodes_);
             if (!campaigns.ok()) return campaigns.error();
             return nlohmann::json{{"campaigns", std::move(*campaigns)}};
           });
@@ -183,7 +183,7 @@ http_response api_router::dispatch(const http_request& req,
       result<view_cache::body> view =
           views_.get("campaign/" + id + (running ? "/running" : "/stopped"),
                      ctx_.hub->campaign_version(id), [&]() -> result<nlohmann::json> {
-                       result<nlohmann::json> body = campaign_view(*ctx_.db, id);
+                       result<nlohmann::json> body = campaign_view(*ctx_.db, id, episodes_);
                        if (body.ok()) (*body)["running"] = running;
                        return body;
                      });

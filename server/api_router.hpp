@@ -33,6 +33,7 @@
 #include "config/aopt_config.hpp"
 #include "server/access_policy.hpp"
 #include "server/campaign_manager.hpp"
+#include "server/episode_summary_cache.hpp"
 #include "server/event_hub.hpp"
 #include "server/operator_uploads.hpp"
 #include "server/path_roots.hpp"
@@ -95,6 +96,7 @@ class api_router {
   // Campaign views: 100 dashboards polling one campaign cost one RocksDB scan and one
   // serialization per change.
   mutable view_cache views_;
+  mutable episode_summary_cache episodes_;
 };
 
 }  // namespace aopt::server

@@ -19,19 +19,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-result<std::vector<agent::episode_state>> load_episodes(const storage::store& db,
-                                                        const std::string& id) {
-  result<std::vector<storage::keyed_value>> stored = db.list_episodes(id);
-  if (!stored.ok()) return stored.error();
-  std::vector<agent::episode_state> out;
-  for (const storage::keyed_value& kv : *stored) {
-    result<agent::episode_state> s = agent::episode_state_from_json(kv.value);
-    if (!s.ok()) return s.error().with_context("campaign " + id + ", episode " + kv.key);
-    out.push_back(std::move(*s));
-  }
-  return out;
-}
-
 nlohmann::json operator_summary(const agent::episode_state& s) {
   const agent::operator_outcome o = agent::outcome_of(s);
   return {{"name", s.op_name},         {"level", s.level},
@@ -108,20 +95,21 @@ nlohmann::json summarize(const std::string& id, const nlohmann::json& record,
 
 }  // namespace
 
-result<nlohmann::json> campaign_view(const storage::store& db, const std::string& id) {
+result<nlohmann::json> campaign_view(const storage::store& db, const std::string& id,
+                                     episode_summary_cache& cache) {
   result<nlohmann::json> record = db.get_campaign(id);
   if (!record.ok()) return record.error();
-  result<std::vector<agent::episode_state>> episodes = load_episodes(db, id);
+  result<std::vector<agent::episode_state>> episodes = cache.load(db, id);
   if (!episodes.ok()) return episodes.error();
   return summarize(id, *record, *episodes, true);
 }
 
-result<nlohmann::json> campaign_list_view(const storage::store& db) {
+result<nlohmann::json> campaign_list_view(const storage::store& db, episode_summary_cache& cache) {
   result<std::vector<storage::keyed_value>> all = db.list_campaigns();
   if (!all.ok()) return all.error();
   nlohmann::json out = nlohmann::json::array();
   for (const storage::keyed_value& kv : *all) {
-    result<std::vector<agent::episode_state>> episodes = load_episodes(db, kv.key);
+    result<std::vector<agent::episode_state>> episodes = cache.load(db, kv.key);
     if (!episodes.ok()) return episodes.error();
     out.push_back(summarize(kv.key, kv.value, *episodes, false));
   }

@@ -1,7 +1,7 @@
 // The JSON documents the API returns for campaigns, operators and the experience bank, read
 // from the store. Plain functions without I/O beyond store reads, so they are tested directly.
 //
-// Thread-safety: pure functions over a thread-safe store.
+// Thread-safety: pure functions over a thread-safe store (and a thread-safe cache).
 #pragma once
 
 #include <string>
@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.hpp"
+#include "server/episode_summary_cache.hpp"
 #include "storage/store.hpp"
 
 namespace aopt::server {
@@ -16,11 +17,14 @@ namespace aopt::server {
 // {id, status, strategy, created, updated, error?, budget, operators, evaluations, total_budget,
 //  progress (0..1), geomean_speedup, fast_p, episodes_finished, operator_results[] (name, level,
 //  phase, round, stage, evaluations, budget, baseline_us, best_us, speedup, failures)}.
+// Episode states come through `episodes`, which parses each stored version once.
 // Errors: not_found for an unknown campaign.
-result<nlohmann::json> campaign_view(const storage::store& db, const std::string& id);
+result<nlohmann::json> campaign_view(const storage::store& db, const std::string& id,
+                                     episode_summary_cache& episodes);
 
 // Every campaign's view, sorted by id, without operator_results.
-result<nlohmann::json> campaign_list_view(const storage::store& db);
+result<nlohmann::json> campaign_list_view(const storage::store& db,
+                                          episode_summary_cache& episodes);
 
 // One operator of a campaign: {campaign, name, level, phase, failure, round, stage, evaluations,
 // budget, baseline_us, best_us, speedup, trajectory[] (evaluation, best_us, stage),

@@ -274,6 +274,21 @@ result<std::vector<keyed_value>> store::list_episodes(const std::string& campaig
   return scan(cf::episodes, campaign + separator);
 }
 
+result<std::vector<std::pair<std::string, std::string>>> store::list_episode_texts(
+    const std::string& campaign) const {
+  AOPT_RETURN_IF_ERROR(check_name("campaign id", campaign));
+  const std::string prefix = campaign + separator;
+  std::vector<std::pair<std::string, std::string>> out;
+  std::unique_ptr<rocksdb::Iterator> it(
+      db_->NewIterator(rocksdb::ReadOptions(), handle(cf::episodes)));
+  for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next())
+    out.emplace_back(it->key().ToString().substr(prefix.size()), it->value().ToString());
+  if (!it->status().ok())
+    return internal_error("storage: database " + path_.string() +
+                          ": scan episodes: " + it->status().ToString());
+  return out;
+}
+
 result<std::vector<candidate_record>> store::list_candidates(const std::string& campaign,
                                                              const std::string& op) const {
   AOPT_RETURN_IF_ERROR(check_name("campaign id", campaign));

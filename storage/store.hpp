@@ -136,6 +136,10 @@ class store {
   result<nlohmann::json> get_episode(const std::string& campaign, const std::string& op) const;
   // The episodes of one campaign, keyed by op name, sorted by op name.
   result<std::vector<keyed_value>> list_episodes(const std::string& campaign) const;
+  // The same episodes as stored JSON text, unparsed (key = op name), for readers that parse
+  // only what changed.
+  result<std::vector<std::pair<std::string, std::string>>> list_episode_texts(
+      const std::string& campaign) const;
   // The candidates of one episode in seq order.
   result<std::vector<candidate_record>> list_candidates(const std::string& campaign,
                                                         const std::string& op) const;

@@ -42,10 +42,11 @@ TEST_CASE("campaign_view reports an unknown campaign as not_found") {
   aopt::testing::temp_dir dir;
   auto db = aopt::storage::store::open(dir.path() / "db");
   REQUIRE(db.ok());
-  auto v = aopt::server::campaign_view(**db, "nope");
+  aopt::server::episode_summary_cache episodes;
+  auto v = aopt::server::campaign_view(**db, "nope", episodes);
   REQUIRE(!v.ok());
   CHECK(v.error().code() == aopt::status_code::not_found);
-  auto list = aopt::server::campaign_list_view(**db);
+  auto list = aopt::server::campaign_list_view(**db, episodes);
   REQUIRE(list.ok());
   CHECK(list->empty());
 }
@@ -65,15 +66,16 @@ TEST_CASE("campaign views survive records without a campaign budget") {
                                             {"config", {{"campaign", {{"budget", "forty"}}}}}})
               .ok());
   REQUIRE((*db)->put_campaign("config-array", {{"status", "done"}, {"config", {1, 2}}}).ok());
+  aopt::server::episode_summary_cache episodes;
   for (const char* id : {"no-config", "no-campaign", "odd-budget", "config-array"}) {
     INFO(id);
-    auto v = aopt::server::campaign_view(**db, id);
+    auto v = aopt::server::campaign_view(**db, id, episodes);
     REQUIRE_MESSAGE(v.ok(), v.error().to_string());
     CHECK((*v)["budget"] == 0);
     CHECK((*v)["operators"] == 0);
     CHECK((*v)["progress"] == 0.0);
   }
-  auto list = aopt::server::campaign_list_view(**db);
+  auto list = aopt::server::campaign_list_view(**db, episodes);
   REQUIRE(list.ok());
   CHECK(list->size() == 4);
 }
