@@ -43,7 +43,7 @@ std::optional<llm::token_ledger> campaign_manager::llm_ledger() const {
 campaign_manager::~campaign_manager() {
   stop_all();
   std::unique_lock<std::mutex> lock(mutex_);
-  idle_.wait(lock, [&] { return running_.empty(); });
+  idle_.wait(lock, [&] { return running_.empty() && publishing_ == 0; });
 }
 
 result<std::string> campaign_manager::create(const std::string& id,
@@ -97,7 +97,8 @@ void campaign_manager::finish(const std::string& id, const status& outcome, bool
   std::string final_status;
   std::string why;
   status written;
-  // After the erase below the destructor may run, so only locals are used from there on.
+  // The hub is a local copy: what holds the daemon together is torn down right after the last
+  // campaign leaves running_ and publishing_.
   std::shared_ptr<event_hub> hub = hub_;
   {
     // Held throughout, so a pause, resume or cancel arriving while the run ends is either seen
@@ -120,15 +121,19 @@ void campaign_manager::finish(const std::string& id, const status& outcome, bool
     why = ended.ok() ? "" : ended.to_string();
     written = record_status(id, final_status, why);
     // The campaign leaves running_ before its final status is published, so a client that sees
-    // the status and asks finds it no longer running.
+    // the status and asks finds it no longer running; publishing_ keeps the manager (and the
+    // store the hub writes its events to) alive until the status is out.
     running_.erase(id);
-    idle_.notify_all();
+    ++publishing_;
   }
   if (written.ok()) {
     hub->publish_status(id, final_status, why);
   } else {
     hub->publish_status(id, "failed", written.to_string());
   }
+  std::lock_guard<std::mutex> lock(mutex_);
+  --publishing_;
+  idle_.notify_all();
 }
 
 status campaign_manager::restart_locked(const std::string& id) {
@@ -249,7 +254,7 @@ void campaign_manager::stop_all() {
 bool campaign_manager::wait_idle(double timeout_s) {
   std::unique_lock<std::mutex> lock(mutex_);
   return idle_.wait_for(lock, std::chrono::duration<double>(timeout_s),
-                        [&] { return running_.empty(); });
+                        [&] { return running_.empty() && publishing_ == 0; });
 }
 
 }  // namespace aopt::server

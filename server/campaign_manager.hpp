@@ -102,6 +102,7 @@ class campaign_manager {
   std::condition_variable idle_;
   // State below is guarded by mutex_.
   std::map<std::string, running_campaign> running_;
+  size_t publishing_ = 0;  // finished campaigns whose final status is being published
   bool stopping_ = false;
 };
 
