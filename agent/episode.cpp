@@ -32,6 +32,13 @@ episode_state initial_episode_state(const std::string& campaign, const npu::op_p
   return s;
 }
 
+bool reopen_transient_baseline_failure(episode_state& state, const npu::eval_result& baseline) {
+  if (state.phase != episode_phase::failed || !npu::is_transient_failure(baseline)) return false;
+  state.phase = episode_phase::baseline;
+  state.failure.clear();
+  return true;
+}
+
 episode_engine::episode_engine(const npu::op_package& op, episode_state state)
     : op_(op), state_(std::move(state)) {}
 

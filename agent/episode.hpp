@@ -60,6 +60,11 @@ using episode_action = std::variant<need_mutation, need_diagnosis, need_retrieva
 episode_state initial_episode_state(const std::string& campaign, const npu::op_package& op,
                                     const episode_config& config);
 
+// A baseline that failed transiently (npu::is_transient_failure) is evaluated again when its
+// campaign resumes, instead of leaving the operator failed for good. `baseline` is the result
+// of the failed state's last evaluation. Returns whether `state` went back to phase baseline.
+bool reopen_transient_baseline_failure(episode_state& state, const npu::eval_result& baseline);
+
 class episode_engine {
  public:
   // `op` must outlive the engine.

@@ -5,8 +5,7 @@
 namespace aopt::agent {
 
 bool is_cacheable(const npu::eval_result& r) {
-  if (r.from_cache || r.status == npu::eval_status::infra_error) return false;
-  return !(r.status == npu::eval_status::timeout && r.error_kind == "wall_clock");
+  return !r.from_cache && !npu::is_transient_failure(r);
 }
 
 std::string eval_cache_key(const std::string& profile_id, const npu::op_package& op,

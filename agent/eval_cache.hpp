@@ -15,10 +15,8 @@ class eval_cache {
   virtual std::optional<npu::eval_result> lookup(const std::string& key) = 0;
 };
 
-// Whether a fresh evaluation result may be stored: not when it was an infrastructure failure or
-// ran into the wall-clock limit, which depend on the machine and its load at the time, not only
-// on the candidate (a CPU-time limit does not); such a candidate is evaluated again when it
-// comes up again.
+// Whether a fresh evaluation result may be stored: not a transient failure
+// (npu::is_transient_failure); such a candidate is evaluated again when it comes up again.
 bool is_cacheable(const npu::eval_result& r);
 
 // The cache key of evaluating (T, K) of `op` on a device with `profile_id` under `options`.

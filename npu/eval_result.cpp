@@ -105,6 +105,11 @@ bool parse_eval_status(const std::string& text, eval_status& out) {
   return false;
 }
 
+bool is_transient_failure(const eval_result& r) {
+  return r.status == eval_status::infra_error ||
+         (r.status == eval_status::timeout && r.error_kind == "wall_clock");
+}
+
 void to_json(nlohmann::json& j, const eval_result& r) {
   j = json{{"status", to_string(r.status)},
            {"error_kind", r.error_kind},

@@ -88,6 +88,11 @@ struct eval_result {
   bool ok() const { return status == eval_status::ok; }
 };
 
+// Whether a failed result may say more about the machine at the time than about the candidate:
+// an infrastructure failure, or a run killed at the wall-clock limit (a loaded machine starves
+// it; a CPU-time limit is the candidate's own). Such a result is neither cached nor final.
+bool is_transient_failure(const eval_result& r);
+
 void to_json(nlohmann::json& j, const eval_result& r);
 void from_json(const nlohmann::json& j, eval_result& r);
 

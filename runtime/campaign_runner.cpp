@@ -35,6 +35,19 @@ std::string utc_now() {
   return buf;
 }
 
+// A restored episode whose baseline failed transiently runs its baseline again (see
+// agent::reopen_transient_baseline_failure); its last stored candidate is that baseline.
+void reopen_if_baseline_failed_transiently(const storage::store& db, agent::episode_state& state) {
+  if (state.phase != agent::episode_phase::failed || state.next_seq == 0) return;
+  result<nlohmann::json> stored =
+      db.get_candidate(state.campaign, state.op_name, state.next_seq - 1);
+  if (!stored.ok()) return;
+  result<agent::candidate_record> last = agent::candidate_record_from_json(*stored);
+  if (last.ok() && last->role == "baseline") {
+    agent::reopen_transient_baseline_failure(state, last->result);
+  }
+}
+
 result<agent::episode_config> episode_config_of(const config::aopt_config& c) {
   agent::episode_config e;
   switch (c.campaign.strategy) {
@@ -291,6 +304,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
       result<agent::episode_state> restored = agent::episode_state_from_json(*saved);
       if (!restored.ok()) return restored.error().with_context("resuming " + op->spec.name);
       state = std::move(*restored);
+      reopen_if_baseline_failed_transiently(db, state);
     }
     episodes.push_back({std::move(op), std::move(state)});
   }

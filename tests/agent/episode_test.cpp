@@ -161,6 +161,60 @@ TEST_CASE("a failed baseline fails the episode with its reason") {
   CHECK(e.state().failure.find("compile_error") != std::string::npos);
 }
 
+TEST_CASE("a baseline killed at the wall-clock limit is evaluated again on resume") {
+  npu::op_package op = test_op();
+  episode_config config;
+  config.budget = 2;
+  config.strat = strategy::stage1;
+  episode_engine first(op, initial_episode_state("c", op, config));
+  scripted_world starved;
+  starved.evaluate = [](const std::string&, const std::string&) {
+    npu::eval_result r;
+    r.status = npu::eval_status::timeout;
+    r.error_kind = "wall_clock";
+    return r;
+  };
+  starved.run(first);
+  REQUIRE(first.state().phase == episode_phase::failed);
+  REQUIRE(starved.records.size() == 1);
+
+  episode_state restored = first.state();
+  REQUIRE(reopen_transient_baseline_failure(restored, starved.records.back().result));
+  CHECK(restored.failure.empty());
+  episode_engine resumed(op, restored);
+  scripted_world idle;
+  idle.evaluate = [](const std::string& t, const std::string&) {
+    return ok_result(t == "T0" ? 100 : 80);
+  };
+  idle.run(resumed);
+  CHECK(resumed.state().phase == episode_phase::done);
+  CHECK(resumed.state().baseline_us == 100);
+  CHECK(resumed.state().candidates == 2);
+  REQUIRE(idle.records.size() == 3);
+  CHECK(idle.records.front().role == "baseline");
+  CHECK(idle.records.front().seq == 1);
+}
+
+TEST_CASE("a baseline that fails by its own fault stays failed on resume") {
+  episode_state failed;
+  failed.phase = episode_phase::failed;
+  failed.failure = "baseline timeout: over the CPU-time limit";
+  npu::eval_result r;
+  r.status = npu::eval_status::timeout;
+  r.error_kind = "cpu_time";
+  CHECK_FALSE(reopen_transient_baseline_failure(failed, r));
+  r.status = npu::eval_status::compile_error;
+  r.error_kind.clear();
+  CHECK_FALSE(reopen_transient_baseline_failure(failed, r));
+  CHECK(failed.phase == episode_phase::failed);
+
+  episode_state done;
+  done.phase = episode_phase::done;
+  r.status = npu::eval_status::infra_error;
+  CHECK_FALSE(reopen_transient_baseline_failure(done, r));
+  CHECK(done.phase == episode_phase::done);
+}
+
 TEST_CASE("a resumed episode continues exactly like an uninterrupted one") {
   npu::op_package op = test_op();
   episode_config cfg;
