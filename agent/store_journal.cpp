@@ -23,11 +23,15 @@ status store_journal::record(const episode_state& state,
 std::optional<npu::eval_result> store_journal::lookup(const std::string& key) {
   result<nlohmann::json> hit = db_.get_eval_cache(key);
   if (!hit.ok()) return std::nullopt;
+  npu::eval_result cached;
   try {
-    return hit->get<npu::eval_result>();
+    cached = hit->get<npu::eval_result>();
   } catch (const nlohmann::json::exception&) {
     return std::nullopt;  // an unreadable entry is a miss: the candidate is evaluated again
   }
+  // Versions before is_cacheable() stored transient failures too; they are not answers.
+  if (npu::is_transient_failure(cached)) return std::nullopt;
+  return cached;
 }
 
 }  // namespace aopt::agent

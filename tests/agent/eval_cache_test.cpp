@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 
 #include "agent/eval_cache.hpp"
+#include "agent/store_journal.hpp"
+#include "support/temp_dir.hpp"
 
 TEST_CASE("only results that depend on the candidate alone go into the evaluation cache") {
   aopt::npu::eval_result r;
@@ -23,4 +25,28 @@ TEST_CASE("only results that depend on the candidate alone go into the evaluatio
   r.error_kind.clear();
   r.from_cache = true;
   CHECK(!aopt::agent::is_cacheable(r));
+}
+
+TEST_CASE("a transient failure stored by an older version is a cache miss") {
+  aopt::testing::temp_dir dir;
+  auto db = aopt::storage::store::open(dir.path() / "db");
+  REQUIRE_MESSAGE(db.ok(), db.error().to_string());
+  aopt::agent::store_journal journal(**db);
+  aopt::agent::episode_state state;
+  state.campaign = "c";
+  state.op_name = "op";
+
+  aopt::npu::eval_result starved;
+  starved.status = aopt::npu::eval_status::timeout;
+  starved.error_kind = "wall_clock";
+  REQUIRE(
+      journal.record(state, std::nullopt, aopt::agent::eval_cache_entry{"starved", starved}).ok());
+  aopt::npu::eval_result slow = starved;
+  slow.error_kind = "cpu_time";
+  REQUIRE(journal.record(state, std::nullopt, aopt::agent::eval_cache_entry{"slow", slow}).ok());
+
+  CHECK_FALSE(journal.lookup("starved").has_value());
+  auto hit = journal.lookup("slow");
+  REQUIRE(hit.has_value());
+  CHECK(hit->error_kind == "cpu_time");
 }
