@@ -65,6 +65,13 @@ uint32_t episode_engine::stage_steps(int stage) const {
   return 0;
 }
 
+// The current stage's planned share of its round (none after the last round) plus the steps
+// the previous stage left unspent.
+uint32_t episode_engine::stage_allowance() const {
+  const uint32_t planned = state_.round < round_count() ? stage_steps(state_.stage) : 0;
+  return planned + state_.carried_steps;
+}
+
 // best_of_n samples rewrite the baseline independently; the other strategies refine the best.
 const std::string& episode_engine::source_tiling() const {
   return state_.config.strat == strategy::best_of_n ? state_.baseline_tiling : state_.best_tiling;
@@ -342,24 +349,34 @@ void episode_engine::advance_after_step() {
     state_.phase = episode_phase::done;
     return;
   }
-  if (state_.step_in_stage >= stage_steps(state_.stage)) end_stage();
+  if (state_.step_in_stage >= stage_allowance()) end_stage();
 }
 
+// A stage ends when it spent its allowance or when its policy has nothing more to propose. In
+// the second case, alternating hands the unspent steps to the other stage (after the last
+// round, to one more stage), so that the budget is spent on evaluations as long as either
+// stage can propose something.
 void episode_engine::end_stage() {
   const bool best_of_n = state_.config.strat == strategy::best_of_n;
+  const uint32_t allowance = stage_allowance();
+  const uint32_t unspent = allowance > state_.step_in_stage ? allowance - state_.step_in_stage : 0;
+  state_.idle_stages = state_.step_in_stage == 0 ? state_.idle_stages + 1 : 0;
   pending_ = pending{};
   state_.step_in_stage = 0;
   if (best_of_n) {
     state_.phase = episode_phase::done;
     return;
   }
+  const bool both_stages = state_.config.strat == strategy::alternating &&
+                           state_.config.stage1_steps > 0 && state_.config.stage2_steps > 0;
+  state_.carried_steps = both_stages ? unspent : 0;
   if (state_.stage == 1) {
     state_.stage = 2;
   } else {
     state_.stage = 1;
     state_.round++;
   }
-  if (state_.round >= round_count()) {
+  if (state_.idle_stages >= 2 || (state_.round >= round_count() && state_.carried_steps == 0)) {
     state_.phase = episode_phase::done;
     return;
   }

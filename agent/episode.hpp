@@ -102,6 +102,7 @@ class episode_engine {
   };
 
   uint32_t stage_steps(int stage) const;
+  uint32_t stage_allowance() const;
   uint32_t round_count() const;
   const std::string& source_tiling() const;
   const std::string& source_kernel() const;

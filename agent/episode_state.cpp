@@ -79,6 +79,8 @@ void to_json(nlohmann::json& j, const episode_state& s) {
       {"round", s.round},
       {"stage", s.stage},
       {"step_in_stage", s.step_in_stage},
+      {"carried_steps", s.carried_steps},
+      {"idle_stages", s.idle_stages},
       {"candidates", s.candidates},
       {"next_seq", s.next_seq},
       {"baseline_tiling", s.baseline_tiling},
@@ -123,6 +125,9 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
     s.round = j.at("round").get<uint32_t>();
     s.stage = j.at("stage").get<int>();
     s.step_in_stage = j.at("step_in_stage").get<uint32_t>();
+    // Absent from states written before unspent steps were carried over.
+    s.carried_steps = j.value("carried_steps", 0u);
+    s.idle_stages = j.value("idle_stages", 0u);
     s.candidates = j.at("candidates").get<uint32_t>();
     s.next_seq = j.at("next_seq").get<uint64_t>();
     s.baseline_tiling = j.at("baseline_tiling").get<std::string>();

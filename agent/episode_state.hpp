@@ -57,6 +57,12 @@ struct episode_state {
   uint32_t round = 0;  // 0-based
   int stage = 1;       // 1 = tiling, 2 = kernel
   uint32_t step_in_stage = 0;
+  // Steps the previous stage left unspent because its policy had nothing more to propose;
+  // the current stage may spend them on top of its own (alternating only).
+  uint32_t carried_steps = 0;
+  // Consecutive stages that ended without spending a step: two mean neither policy has
+  // anything left, and the episode ends.
+  uint32_t idle_stages = 0;
   uint32_t candidates = 0;  // budget used
   uint64_t next_seq = 0;
 

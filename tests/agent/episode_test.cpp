@@ -19,13 +19,17 @@ struct scripted_world {
   int mutations = 0;
   int refinements = 0;
   bool refiner_has_nothing = false;
+  int mutations_available = -1;  // -1: the mutator always has a new tiling
   std::vector<candidate_record> records;
 
   void run(episode_engine& e, int max_actions = 1000) {
     for (int i = 0; i < max_actions; ++i) {
       episode_action a = e.next();
       if (std::holds_alternative<episode_finished>(a)) return;
-      if (auto* m = std::get_if<need_mutation>(&a)) {
+      if (std::holds_alternative<need_mutation>(a) && mutations == mutations_available) {
+        if (auto rec = e.on_mutation(failed_precondition("no untried tiling"), "scripted-mutator"))
+          records.push_back(*rec);
+      } else if (auto* m = std::get_if<need_mutation>(&a)) {
         mutation_reply r;
         int n = m->request.policy_state.is_null() ? 0 : m->request.policy_state.get<int>();
         r.tiling = "T" + std::to_string(++mutations);
@@ -144,6 +148,66 @@ TEST_CASE("stage2 with a refiner that has nothing ends early without spending bu
   CHECK(e.state().phase == episode_phase::done);
   CHECK(e.state().candidates == 0);
   CHECK(w.mutations == 0);
+}
+
+TEST_CASE("steps a stage leaves unspent go to the other stage, so alternating spends the budget") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.budget = 12;
+  cfg.rounds = 2;
+  cfg.stage1_steps = 3;
+  cfg.stage2_steps = 3;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.refiner_has_nothing = true;
+  w.evaluate = [](const std::string& t, const std::string&) {
+    return ok_result(t == "T0" ? 100 : 90);
+  };
+  w.run(e);
+  CHECK(e.state().phase == episode_phase::done);
+  CHECK(e.state().candidates == 12);
+  REQUIRE(w.records.size() == 13);
+  // Round 1: 3 planned Stage I steps; round 2: 3 + the 3 Stage II left; then one more Stage I
+  // after the last round with round 2's Stage II steps.
+  CHECK(w.records[3].round == 0);
+  CHECK(w.records[4].round == 1);
+  CHECK(w.records[9].round == 1);
+  CHECK(w.records[10].round == 2);
+  for (size_t i = 1; i < w.records.size(); ++i) CHECK(w.records[i].stage == 1);
+}
+
+TEST_CASE("an alternating episode ends when neither stage has anything left to propose") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.budget = 40;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.refiner_has_nothing = true;
+  w.mutations_available = 7;
+  w.evaluate = [](const std::string& t, const std::string&) {
+    return ok_result(t == "T0" ? 100 : 90);
+  };
+  w.run(e);
+  CHECK(e.state().phase == episode_phase::done);
+  CHECK(e.state().candidates == 7);
+  CHECK(w.records.size() == 8);
+}
+
+TEST_CASE("unspent steps are not carried into a stage the configuration turned off") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.budget = 10;
+  cfg.rounds = 2;
+  cfg.stage1_steps = 5;
+  cfg.stage2_steps = 0;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.mutations_available = 3;
+  w.evaluate = [](const std::string&, const std::string&) { return ok_result(50); };
+  w.run(e);
+  CHECK(e.state().phase == episode_phase::done);
+  CHECK(e.state().candidates == 3);
+  CHECK(w.refinements == 0);
 }
 
 TEST_CASE("a failed baseline fails the episode with its reason") {
