@@ -188,7 +188,11 @@ void step(episode_actor* self) {
                       if (persist(self, record, std::nullopt)) step(self);
                     });
           },
-          [&](const agent::episode_finished&) { finish(self, ""); },
+          [&](const agent::episode_finished&) {
+            // An episode can end without an evaluation (a stage with nothing left to propose):
+            // its final state is stored here, or a reader would see it running forever.
+            if (persist(self, std::nullopt, std::nullopt)) finish(self, "");
+          },
       },
       action);
 }

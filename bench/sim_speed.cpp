@@ -19,7 +19,7 @@
 #include <fmt/format.h>
 
 #include "npu/hardware_profile.hpp"
-#include "npu/sim/device/scratch_dir.hpp"
+#include "base/scratch_dir.hpp"
 #include "npu/sim/device/sim_device.hpp"
 
 namespace fs = std::filesystem;
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   // A fresh work dir holds a fresh object cache, so the first compile of each operator is cold.
-  auto work = aopt::npu::scratch_dir::create(fs::temp_directory_path(), "aopt-bench-sim-");
+  auto work = aopt::scratch_dir::create(fs::temp_directory_path(), "aopt-bench-sim-");
   if (!work.ok()) {
     fmt::print(stderr, "{}\n", work.error().to_string());
     return 2;

@@ -26,6 +26,13 @@ constexpr int exit_failed = 1;
 constexpr int exit_bad_input = 2;
 constexpr int exit_interrupted = 130;
 
+// status and report only read, so they work while a campaign or daemon has the database open.
+storage::store_options read_only_store() {
+  storage::store_options options;
+  options.read_only = true;
+  return options;
+}
+
 struct run_args {
   std::vector<std::string> inputs;
   std::string campaign;
@@ -297,7 +304,8 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       ctx.exit_code = exit_bad_input;
       return;
     }
-    result<std::unique_ptr<storage::store>> db = storage::store::open(cfg->storage.db);
+    result<std::unique_ptr<storage::store>> db =
+        storage::store::open(cfg->storage.db, read_only_store());
     if (!db.ok()) {
       fmt::print(stderr, "aopt: {}\n", db.error().to_string());
       ctx.exit_code = exit_failed;
@@ -355,7 +363,8 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       ctx.exit_code = exit_bad_input;
       return;
     }
-    result<std::unique_ptr<storage::store>> db = storage::store::open(cfg->storage.db);
+    result<std::unique_ptr<storage::store>> db =
+        storage::store::open(cfg->storage.db, read_only_store());
     if (!db.ok()) {
       fmt::print(stderr, "aopt: {}\n", db.error().to_string());
       ctx.exit_code = exit_failed;

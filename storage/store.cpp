@@ -92,7 +92,8 @@ result<std::unique_ptr<store>> store::open(const std::filesystem::path& path,
 
   std::error_code ec;
   bool exists = std::filesystem::exists(path / "CURRENT", ec);
-  if (!exists && !options.create_if_missing) return not_found(where + ": no database there");
+  if (!exists && (options.read_only || !options.create_if_missing))
+    return not_found(where + ": no database there");
   if (!exists) {
     std::filesystem::create_directories(path, ec);
     if (ec) return internal_error(where + ": cannot create the folder: " + ec.message());
@@ -116,7 +117,19 @@ result<std::unique_ptr<store>> store::open(const std::filesystem::path& path,
 
   std::unique_ptr<store> s(new store(path, options));
   rocksdb::DB* raw = nullptr;
-  auto opened = rocksdb::DB::Open(db_options, path.string(), descriptors, &s->handles_, &raw);
+  rocksdb::Status opened;
+  if (options.read_only) {
+    result<scratch_dir> secondary =
+        scratch_dir::create(std::filesystem::temp_directory_path(), "aopt-store-reader-");
+    if (!secondary.ok()) return secondary.error().with_context(where);
+    s->secondary_dir_ = std::move(*secondary);
+    db_options.max_open_files = -1;  // required of a secondary instance
+    opened =
+        rocksdb::DB::OpenAsSecondary(db_options, path.string(), s->secondary_dir_->path().string(),
+                                     descriptors, &s->handles_, &raw);
+  } else {
+    opened = rocksdb::DB::Open(db_options, path.string(), descriptors, &s->handles_, &raw);
+  }
   if (!opened.ok()) {
     if (is_lock_error(opened))
       return failed_precondition(where +
@@ -129,9 +142,16 @@ result<std::unique_ptr<store>> store::open(const std::filesystem::path& path,
   return s;
 }
 
+status store::writable() const {
+  if (!options_.read_only) return status::ok_status();
+  return failed_precondition("storage: database " + path_.string() +
+                             " is open read-only here; writes go through the process that "
+                             "has it open");
+}
+
 status store::check_schema() {
   auto stored = get(cf::meta, schema_key);
-  if (!stored.ok() && stored.error().code() == status_code::not_found)
+  if (!stored.ok() && stored.error().code() == status_code::not_found && !options_.read_only)
     return put(cf::meta, schema_key, schema_version);
   if (!stored.ok()) return stored.error();
   if (!stored->is_number_integer())
@@ -151,6 +171,7 @@ rocksdb::ColumnFamilyHandle* store::handle(cf family) const {
 }
 
 status store::put(cf family, const std::string& key, const json& value) {
+  AOPT_RETURN_IF_ERROR(writable());
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync;
   auto s = db_->Put(wo, handle(family), key, encode(value));
@@ -177,6 +198,7 @@ result<json> store::get(cf family, const std::string& key) const {
 }
 
 status store::erase(cf family, const std::string& key) {
+  AOPT_RETURN_IF_ERROR(writable());
   rocksdb::WriteOptions wo;
   wo.sync = options_.sync;
   auto s = db_->Delete(wo, handle(family), key);
@@ -221,6 +243,7 @@ result<std::vector<keyed_value>> store::list_campaigns() const {
 }
 
 status store::delete_campaign(const std::string& id) {
+  AOPT_RETURN_IF_ERROR(writable());
   AOPT_RETURN_IF_ERROR(check_name("campaign id", id));
   const std::string begin = id + separator, end = id + after_separator;
   rocksdb::WriteBatch batch;
@@ -237,6 +260,7 @@ status store::delete_campaign(const std::string& id) {
 }
 
 status store::commit_transition(const transition& t) {
+  AOPT_RETURN_IF_ERROR(writable());
   AOPT_RETURN_IF_ERROR(check_name("campaign id", t.campaign));
   AOPT_RETURN_IF_ERROR(check_name("op name", t.op));
   for (const auto& e : t.eval_cache) AOPT_RETURN_IF_ERROR(check_key(e.key));
@@ -366,6 +390,7 @@ result<uint64_t> store::count_tuples() const {
 }
 
 status store::append_event(uint64_t id, const json& event, uint64_t keep) {
+  AOPT_RETURN_IF_ERROR(writable());
   rocksdb::WriteBatch batch;
   rocksdb::Status s = batch.Put(handle(cf::events), seq_text(id), encode(event));
   // Every range deletion leaves a tombstone for readers to skip, so old events go in bulk.

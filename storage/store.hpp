@@ -55,6 +55,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/scratch_dir.hpp"
 #include "base/status.hpp"
 
 namespace rocksdb {
@@ -75,6 +76,11 @@ struct store_options {
   // (kill -9) but may be lost on power failure or an OS crash; with it a write costs a disk
   // flush (milliseconds on SSDs). Keep it on for daemons; tests and benchmarks may turn it off.
   bool sync = true;
+  // Read the database alongside a process that has it open for writing (a running campaign or
+  // daemon), without taking its lock: a RocksDB secondary instance, whose info log goes to a
+  // scratch folder removed on close. Reads see the database as it was at open; writes fail with
+  // failed_precondition. The database must exist, with every column family of this schema.
+  bool read_only = false;
 };
 
 // A stored value and its key (the id, op name or tuple id; without the campaign prefix).
@@ -190,6 +196,8 @@ class store {
   store(std::filesystem::path path, const store_options& options);
 
   status check_schema();
+  // failed_precondition on a read_only store.
+  status writable() const;
   rocksdb::ColumnFamilyHandle* handle(cf family) const;
   status put(cf family, const std::string& key, const nlohmann::json& value);
   result<nlohmann::json> get(cf family, const std::string& key) const;
@@ -199,6 +207,8 @@ class store {
 
   std::filesystem::path path_;
   store_options options_;
+  // The secondary instance's own folder (read_only); declared before db_ to outlive it.
+  std::optional<scratch_dir> secondary_dir_;
   // Handles of every column family on disk (ours and any a newer aopt added); destroyed before
   // db_. handles_[i] for i < cf::count is ours, in enum order.
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;

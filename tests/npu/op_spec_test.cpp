@@ -4,7 +4,7 @@
 
 #include <doctest/doctest.h>
 
-#include "npu/sim/device/scratch_dir.hpp"
+#include "base/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -28,8 +28,8 @@ std::string parse_error(const json& j) {
   return r.error().message();
 }
 
-aopt::npu::scratch_dir make_dir() {
-  auto dir = aopt::npu::scratch_dir::create(fs::temp_directory_path(), "aopt-op-spec-");
+aopt::scratch_dir make_dir() {
+  auto dir = aopt::scratch_dir::create(fs::temp_directory_path(), "aopt-op-spec-");
   REQUIRE(dir.ok());
   return std::move(dir).value();
 }

@@ -11,7 +11,7 @@
 
 #include "base/subprocess.hpp"
 #include "npu/hardware_profile.hpp"
-#include "npu/sim/device/scratch_dir.hpp"
+#include "base/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using aopt::npu::eval_status;
@@ -35,14 +35,14 @@ aopt::npu::op_package load(const std::string& name) {
 
 // A device with its own work dir (and so its own object cache), removed afterwards.
 struct device_fixture {
-  aopt::npu::scratch_dir work = make_work_dir();
+  aopt::scratch_dir work = make_work_dir();
   aopt::npu::sim_device device;
 
   explicit device_fixture(aopt::npu::sim_device_options options = {})
       : device(default_profile(), with_work_dir(std::move(options))) {}
 
-  static aopt::npu::scratch_dir make_work_dir() {
-    auto dir = aopt::npu::scratch_dir::create(fs::temp_directory_path(), "aopt-sim-test-");
+  static aopt::scratch_dir make_work_dir() {
+    auto dir = aopt::scratch_dir::create(fs::temp_directory_path(), "aopt-sim-test-");
     REQUIRE(dir.ok());
     return std::move(dir).value();
   }

@@ -492,6 +492,53 @@ TEST_SUITE("storage") {
     }
   }
 
+  TEST_CASE("a read-only store reads a database another process is writing, and refuses writes") {
+    aopt::testing::temp_dir dir;
+    auto path = dir.path() / "db";
+    open_store(path).reset();
+    pipe_pair report;
+    child_process writer("child: commit transitions until killed", path, report.write_end(), -1);
+    report.close_write();
+    uint64_t last_reported = 0;
+    for (int i = 0; i < 20; ++i) REQUIRE(read_report(report.read_end(), last_reported));
+
+    storage::store_options options;
+    options.read_only = true;
+    auto reader = storage::store::open(path, options);
+    REQUIRE_MESSAGE(reader.ok(), reader.error().to_string());
+    auto state = (*reader)->get_episode(crash_campaign, crash_op);
+    REQUIRE(state.ok());
+    const uint64_t seen = (*state)["seq"].get<uint64_t>();
+    CHECK(seen >= last_reported);
+    auto candidates = (*reader)->list_candidates(crash_campaign, crash_op);
+    REQUIRE(candidates.ok());
+    CHECK(candidates->size() >= seen + 1);
+    CHECK((*reader)->get_eval_cache(cache_key("eval", last_reported)).ok());
+
+    auto refused = (*reader)->put_campaign("c", json{{"x", 1}});
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.code() == status_code::failed_precondition);
+    CHECK(refused.message().find("read-only") != std::string::npos);
+    storage::transition t;
+    t.campaign = "c";
+    t.op = "op";
+    t.episode_state = json::object();
+    CHECK((*reader)->commit_transition(t).code() == status_code::failed_precondition);
+
+    writer.kill_hard();
+    writer.wait();
+  }
+
+  TEST_CASE("a read-only store does not create a missing database") {
+    aopt::testing::temp_dir dir;
+    storage::store_options options;
+    options.read_only = true;
+    auto missing = storage::store::open(dir.path() / "nothing", options);
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().code() == status_code::not_found);
+    CHECK_FALSE(std::filesystem::exists(dir.path() / "nothing"));
+  }
+
   TEST_CASE("after kill -9 mid-run every transition is either fully present or fully absent") {
     aopt::testing::temp_dir dir;
     auto path = dir.path() / "db";

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "base/subprocess.hpp"
-#include "npu/sim/device/scratch_dir.hpp"
+#include "base/scratch_dir.hpp"
 
 namespace aopt::npu {
 

@@ -7,7 +7,7 @@
 
 #include "base/status.hpp"
 
-namespace aopt::npu {
+namespace aopt {
 
 class scratch_dir {
  public:
@@ -32,4 +32,4 @@ class scratch_dir {
   bool keep_ = false;
 };
 
-}  // namespace aopt::npu
+}  // namespace aopt

@@ -1,4 +1,4 @@
-#include "npu/sim/device/scratch_dir.hpp"
+#include "base/scratch_dir.hpp"
 
 #include <stdlib.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 #include <utility>
 
-namespace aopt::npu {
+namespace aopt {
 
 result<scratch_dir> scratch_dir::create(const std::filesystem::path& parent,
                                         const std::string& prefix) {
@@ -46,4 +46,4 @@ void scratch_dir::remove() noexcept {
   path_.clear();
 }
 
-}  // namespace aopt::npu
+}  // namespace aopt
