@@ -65,6 +65,14 @@ npu::eval_result ok_result(double latency) {
   return r;
 }
 
+// The baseline tiling T0 runs in `baseline` us, every mutated tiling in `mutated` us.
+std::function<npu::eval_result(const std::string&, const std::string&)> tiling_latency(
+    double baseline, double mutated) {
+  return [=](const std::string& t, const std::string&) {
+    return ok_result(t == "T0" ? baseline : mutated);
+  };
+}
+
 npu::op_package test_op() {
   npu::op_package op;
   op.spec.name = "toy";
@@ -160,9 +168,7 @@ TEST_CASE("steps a stage leaves unspent go to the other stage, so alternating sp
   episode_engine e(op, initial_episode_state("c", op, cfg));
   scripted_world w;
   w.refiner_has_nothing = true;
-  w.evaluate = [](const std::string& t, const std::string&) {
-    return ok_result(t == "T0" ? 100 : 90);
-  };
+  w.evaluate = tiling_latency(100, 90);
   w.run(e);
   CHECK(e.state().phase == episode_phase::done);
   CHECK(e.state().candidates == 12);
@@ -184,9 +190,7 @@ TEST_CASE("an alternating episode ends when neither stage has anything left to p
   scripted_world w;
   w.refiner_has_nothing = true;
   w.mutations_available = 7;
-  w.evaluate = [](const std::string& t, const std::string&) {
-    return ok_result(t == "T0" ? 100 : 90);
-  };
+  w.evaluate = tiling_latency(100, 90);
   w.run(e);
   CHECK(e.state().phase == episode_phase::done);
   CHECK(e.state().candidates == 7);
@@ -247,9 +251,7 @@ TEST_CASE("a baseline killed at the wall-clock limit is evaluated again on resum
   CHECK(restored.failure.empty());
   episode_engine resumed(op, restored);
   scripted_world idle;
-  idle.evaluate = [](const std::string& t, const std::string&) {
-    return ok_result(t == "T0" ? 100 : 80);
-  };
+  idle.evaluate = tiling_latency(100, 80);
   idle.run(resumed);
   CHECK(resumed.state().phase == episode_phase::done);
   CHECK(resumed.state().baseline_us == 100);

@@ -199,14 +199,18 @@ TEST_SUITE("storage") {
     CHECK((*record)["status"] == "running");
   }
 
-  TEST_CASE("a missing database is not created when create_if_missing is off") {
+  TEST_CASE("a missing database is not created when create_if_missing is off or read-only") {
     aopt::testing::temp_dir dir;
-    storage::store_options options;
-    options.create_if_missing = false;
-    auto db = storage::store::open(dir.path() / "none", options);
-    REQUIRE_FALSE(db.ok());
-    CHECK(db.error().code() == status_code::not_found);
-    CHECK(db.error().message().find((dir.path() / "none").string()) != std::string::npos);
+    storage::store_options no_create, read_only;
+    no_create.create_if_missing = false;
+    read_only.read_only = true;
+    for (const storage::store_options& options : {no_create, read_only}) {
+      auto db = storage::store::open(dir.path() / "none", options);
+      REQUIRE_FALSE(db.ok());
+      CHECK(db.error().code() == status_code::not_found);
+      CHECK(db.error().message().find((dir.path() / "none").string()) != std::string::npos);
+      CHECK_FALSE(std::filesystem::exists(dir.path() / "none"));
+    }
   }
 
   TEST_CASE("every column family round-trips JSON values") {
@@ -527,16 +531,6 @@ TEST_SUITE("storage") {
 
     writer.kill_hard();
     writer.wait();
-  }
-
-  TEST_CASE("a read-only store does not create a missing database") {
-    aopt::testing::temp_dir dir;
-    storage::store_options options;
-    options.read_only = true;
-    auto missing = storage::store::open(dir.path() / "nothing", options);
-    REQUIRE_FALSE(missing.ok());
-    CHECK(missing.error().code() == status_code::not_found);
-    CHECK_FALSE(std::filesystem::exists(dir.path() / "nothing"));
   }
 
   TEST_CASE("after kill -9 mid-run every transition is either fully present or fully absent") {
