@@ -200,7 +200,8 @@ void add_corpus_command(CLI::App& app, cli_context& ctx) {
   list->add_option("--jobs", args->jobs, "Evaluations run at once")
       ->check(CLI::Range(1u, 64u))
       ->capture_default_str();
-  list->add_option("--input-sets", args->input_sets, "Seeded input sets checked per operator (at least 3)")
+  list->add_option("--input-sets", args->input_sets,
+                   "Seeded input sets checked per operator (at least 3)")
       ->check(CLI::Range(3u, 1000u))
       ->capture_default_str();
   list->callback([args, &ctx] { ctx.exit_code = run_corpus_list(*args); });

@@ -143,7 +143,8 @@ void add_eval_command(CLI::App& app, cli_context& ctx) {
       ->capture_default_str();
   eval->add_option("--tiling", args->tiling_file, "Tiling program replacing op_host/<name>.cpp");
   eval->add_option("--kernel", args->kernel_file, "Kernel replacing op_kernel/<name>.cpp");
-  eval->add_option("--input-sets", args->input_sets, "Seeded input sets checked for correctness (at least 3)")
+  eval->add_option("--input-sets", args->input_sets,
+                   "Seeded input sets checked for correctness (at least 3)")
       ->check(CLI::Range(3u, 1000u))
       ->capture_default_str();
   eval->add_option("--timeout", args->timeout_seconds, "Wall-clock limit of the run, seconds")
