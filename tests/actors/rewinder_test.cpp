@@ -2,30 +2,20 @@
 
 #include <doctest/doctest.h>
 
-#include <filesystem>
 #include <optional>
 
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
+#include "actors/simulator_fixture.hpp"
 #include "agent/device_slots.hpp"
-#include "npu/hardware_profile.hpp"
-#include "npu/sim/device/sim_device.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace aopt;
-namespace fs = std::filesystem;
 
 TEST_CASE("the rewinder actor rewinds an expert through the evaluator and distills its pairs") {
   testing::temp_dir work;
-  result<sim::hw_profile> hw =
-      npu::find_hardware_profile("ascend910b4", fs::path(AOPT_SOURCE_DIR) / "config/hardware");
-  REQUIRE_MESSAGE(hw.ok(), hw.error().to_string());
-  npu::sim_device_options device_options;
-  device_options.work_dir = work.path();
-  auto device = std::make_shared<npu::sim_device>(*hw, device_options);
-  result<npu::op_package> op =
-      npu::load_op_package(fs::path(AOPT_SOURCE_DIR) / "corpus/experts/hardswish_custom");
-  REQUIRE_MESSAGE(op.ok(), op.error().to_string());
+  auto device = testing::simulator_device(work.path());
+  auto op = testing::corpus_package("experts/hardswish_custom");
 
   caf::actor_system_config cfg;
   cfg.add_message_types<caf::id_block::aopt>();

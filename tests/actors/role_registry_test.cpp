@@ -5,21 +5,18 @@
 
 #include <doctest/doctest.h>
 
-#include <filesystem>
 #include <mutex>
 #include <optional>
 
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
 #include "actors/refiner.hpp"
+#include "actors/simulator_fixture.hpp"
 #include "agent/device_slots.hpp"
 #include "agent/heuristic_policies.hpp"
-#include "npu/hardware_profile.hpp"
-#include "npu/sim/device/sim_device.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace aopt;
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -67,16 +64,8 @@ TEST_CASE("a role registered by its caller runs in a configured pipeline without
         0);
 
   testing::temp_dir work;
-  result<sim::hw_profile> hw =
-      npu::find_hardware_profile("ascend910b4", fs::path(AOPT_SOURCE_DIR) / "config/hardware");
-  REQUIRE_MESSAGE(hw.ok(), hw.error().to_string());
-  npu::sim_device_options device_options;
-  device_options.work_dir = work.path();
-  auto device = std::make_shared<npu::sim_device>(*hw, device_options);
-  result<npu::op_package> op =
-      npu::load_op_package(fs::path(AOPT_SOURCE_DIR) / "corpus/level1/add_custom");
-  REQUIRE_MESSAGE(op.ok(), op.error().to_string());
-  auto package = std::make_shared<const npu::op_package>(std::move(*op));
+  auto device = testing::simulator_device(work.path());
+  auto package = testing::corpus_package("level1/add_custom");
 
   caf::actor_system_config cfg;
   cfg.add_message_types<caf::id_block::aopt>();
