@@ -10,6 +10,13 @@ void family(std::string& out, const char* name, const char* type, const char* he
   out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
 }
 
+// A family with one unlabelled sample.
+template <class Number>
+void sample(std::string& out, const char* name, const char* type, const char* help, Number value) {
+  family(out, name, type, help);
+  out += fmt::format("{} {}\n", name, value);
+}
+
 // Label values are campaign statuses and evaluation statuses written by aopt itself, but a
 // quote or backslash would still break the format, so they are escaped.
 std::string label(const std::string& v) {
@@ -37,20 +44,18 @@ std::string prometheus_text(const metrics_snapshot& m) {
   for (const auto& [st, n] : m.events.evaluations_by_status) {
     out += fmt::format("aopt_evaluations_total{{status=\"{}\"}} {}\n", label(st), n);
   }
-  family(out, "aopt_candidates_accepted_total", "counter",
-         "Evaluated candidates that improved their operator's best latency.");
-  out += fmt::format("aopt_candidates_accepted_total {}\n", m.events.accepted);
-  family(out, "aopt_episodes_started_total", "counter", "Episodes started or resumed.");
-  out += fmt::format("aopt_episodes_started_total {}\n", m.events.episodes_started);
-  family(out, "aopt_episodes_finished_total", "counter", "Episodes finished.");
-  out += fmt::format("aopt_episodes_finished_total {}\n", m.events.episodes_finished);
+  sample(out, "aopt_candidates_accepted_total", "counter",
+         "Evaluated candidates that improved their operator's best latency.", m.events.accepted);
+  sample(out, "aopt_episodes_started_total", "counter", "Episodes started or resumed.",
+         m.events.episodes_started);
+  sample(out, "aopt_episodes_finished_total", "counter", "Episodes finished.",
+         m.events.episodes_finished);
 
-  family(out, "aopt_device_slots", "gauge", "Size of the shared device pool.");
-  out += fmt::format("aopt_device_slots {}\n", m.pool.slots);
-  family(out, "aopt_device_in_flight", "gauge", "Evaluations holding a device slot now.");
-  out += fmt::format("aopt_device_in_flight {}\n", m.pool.in_flight);
-  family(out, "aopt_device_queue_depth", "gauge", "Evaluations waiting for a device slot.");
-  out += fmt::format("aopt_device_queue_depth {}\n", m.pool.waiting);
+  sample(out, "aopt_device_slots", "gauge", "Size of the shared device pool.", m.pool.slots);
+  sample(out, "aopt_device_in_flight", "gauge", "Evaluations holding a device slot now.",
+         m.pool.in_flight);
+  sample(out, "aopt_device_queue_depth", "gauge", "Evaluations waiting for a device slot.",
+         m.pool.waiting);
   family(out, "aopt_device_busy_seconds_total", "counter", "Slot-seconds the devices were busy.");
   out += fmt::format("aopt_device_busy_seconds_total {:.3f}\n", m.pool.busy_seconds);
   family(out, "aopt_device_busy_ratio", "gauge",
@@ -59,8 +64,8 @@ std::string prometheus_text(const metrics_snapshot& m) {
   out += fmt::format("aopt_device_busy_ratio {:.6f}\n",
                      capacity > 0 ? m.pool.busy_seconds / capacity : 0.0);
 
-  family(out, "aopt_campaigns_running", "gauge", "Campaigns with a run in progress.");
-  out += fmt::format("aopt_campaigns_running {}\n", m.campaigns_running);
+  sample(out, "aopt_campaigns_running", "gauge", "Campaigns with a run in progress.",
+         m.campaigns_running);
   family(out, "aopt_campaigns", "gauge", "Stored campaigns by recorded status.");
   for (const auto& [st, n] : m.campaigns_by_status) {
     out += fmt::format("aopt_campaigns{{status=\"{}\"}} {}\n", label(st), n);
@@ -70,25 +75,20 @@ std::string prometheus_text(const metrics_snapshot& m) {
          "LLM tokens used by stored campaigns, as their records hold them, by kind.");
   out += fmt::format("aopt_llm_tokens_total{{kind=\"prompt\"}} {}\n", m.llm_prompt_tokens);
   out += fmt::format("aopt_llm_tokens_total{{kind=\"completion\"}} {}\n", m.llm_completion_tokens);
-  family(out, "aopt_llm_calls_total", "counter", "LLM answers delivered to stored campaigns.");
-  out += fmt::format("aopt_llm_calls_total {}\n", m.llm_calls);
+  sample(out, "aopt_llm_calls_total", "counter", "LLM answers delivered to stored campaigns.",
+         m.llm_calls);
   if (m.llm_gateway) {
     const llm::gateway_stats& g = *m.llm_gateway;
-    family(out, "aopt_llm_in_flight", "gauge",
-           "LLM requests in flight through the daemon's gateway.");
-    out += fmt::format("aopt_llm_in_flight {}\n", g.in_flight);
-    family(out, "aopt_llm_queue_depth", "gauge",
-           "LLM calls waiting for a concurrency slot or the rate limiter.");
-    out += fmt::format("aopt_llm_queue_depth {}\n", g.queued);
-    family(out, "aopt_llm_requests_sent_total", "counter",
-           "LLM requests sent to the endpoint since the daemon started.");
-    out += fmt::format("aopt_llm_requests_sent_total {}\n", g.sent);
-    family(out, "aopt_llm_cache_hits_total", "counter",
-           "LLM calls answered from llm_cache since the daemon started.");
-    out += fmt::format("aopt_llm_cache_hits_total {}\n", g.cache_hits);
-    family(out, "aopt_llm_budget_refusals_total", "counter",
-           "LLM calls refused because their campaign's token budget was spent.");
-    out += fmt::format("aopt_llm_budget_refusals_total {}\n", g.refused_budget);
+    sample(out, "aopt_llm_in_flight", "gauge",
+           "LLM requests in flight through the daemon's gateway.", g.in_flight);
+    sample(out, "aopt_llm_queue_depth", "gauge",
+           "LLM calls waiting for a concurrency slot or the rate limiter.", g.queued);
+    sample(out, "aopt_llm_requests_sent_total", "counter",
+           "LLM requests sent to the endpoint since the daemon started.", g.sent);
+    sample(out, "aopt_llm_cache_hits_total", "counter",
+           "LLM calls answered from llm_cache since the daemon started.", g.cache_hits);
+    sample(out, "aopt_llm_budget_refusals_total", "counter",
+           "LLM calls refused because their campaign's token budget was spent.", g.refused_budget);
     family(
         out, "aopt_llm_billed_tokens_total", "counter",
         "LLM tokens billed to the campaigns this daemon has run (over all their runs), by kind.");
@@ -98,13 +98,12 @@ std::string prometheus_text(const metrics_snapshot& m) {
                        m.llm_billed_completion_tokens);
   }
 
-  family(out, "aopt_events_total", "counter", "Progress events published.");
-  out += fmt::format("aopt_events_total {}\n", m.events.events);
-  family(out, "aopt_event_log_errors_total", "counter",
-         "Progress events the database did not store (they were still sent live).");
-  out += fmt::format("aopt_event_log_errors_total {}\n", m.events.log_errors);
-  family(out, "aopt_event_subscribers", "gauge", "Connected server-sent-event clients.");
-  out += fmt::format("aopt_event_subscribers {}\n", m.events.subscribers);
+  sample(out, "aopt_events_total", "counter", "Progress events published.", m.events.events);
+  sample(out, "aopt_event_log_errors_total", "counter",
+         "Progress events the database did not store (they were still sent live).",
+         m.events.log_errors);
+  sample(out, "aopt_event_subscribers", "gauge", "Connected server-sent-event clients.",
+         m.events.subscribers);
   return out;
 }
 
