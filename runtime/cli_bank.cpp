@@ -264,11 +264,16 @@ int run_build(const bank_args& args) {
   return exit_code;
 }
 
-// Opens the configured database for the read/write subcommands.
+// Opens the configured database for the subcommands that only read (list, show, stats,
+// export): without its lock, so they work while a campaign or daemon has it open. A database
+// that does not exist yet is created, empty, as a writer would.
 result<std::unique_ptr<storage::store>> open_db(const bank_args& args) {
   result<config::aopt_config> cfg = load_config(args.config, overrides(args));
   if (!cfg.ok()) return cfg.error();
-  return storage::store::open(cfg->storage.db);
+  result<std::unique_ptr<storage::store>> db = storage::store::open_read_only(cfg->storage.db);
+  if (!db.ok() && db.error().code() == status_code::not_found)
+    return storage::store::open(cfg->storage.db);
+  return db;
 }
 
 int report(const char* what, const status& s, int code) {

@@ -26,13 +26,6 @@ constexpr int exit_failed = 1;
 constexpr int exit_bad_input = 2;
 constexpr int exit_interrupted = 130;
 
-// status and report only read, so they work while a campaign or daemon has the database open.
-storage::store_options read_only_store() {
-  storage::store_options options;
-  options.read_only = true;
-  return options;
-}
-
 struct run_args {
   std::vector<std::string> inputs;
   std::string campaign;
@@ -304,14 +297,15 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       ctx.exit_code = exit_bad_input;
       return;
     }
-    result<std::unique_ptr<storage::store>> db =
-        storage::store::open(cfg->storage.db, read_only_store());
-    if (!db.ok()) {
+    result<std::unique_ptr<storage::store>> db = storage::store::open_read_only(cfg->storage.db);
+    // A database that does not exist yet holds no campaigns (and reading it creates nothing).
+    if (!db.ok() && db.error().code() != status_code::not_found) {
       fmt::print(stderr, "aopt: {}\n", db.error().to_string());
       ctx.exit_code = exit_failed;
       return;
     }
-    result<std::vector<storage::keyed_value>> all = (*db)->list_campaigns();
+    result<std::vector<storage::keyed_value>> all =
+        db.ok() ? (*db)->list_campaigns() : std::vector<storage::keyed_value>{};
     nlohmann::json out = nlohmann::json::array();
     for (const auto& kv : all.ok() ? *all : std::vector<storage::keyed_value>{}) {
       uint32_t done = 0, total = 0, used = 0;
@@ -363,11 +357,11 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       ctx.exit_code = exit_bad_input;
       return;
     }
-    result<std::unique_ptr<storage::store>> db =
-        storage::store::open(cfg->storage.db, read_only_store());
+    result<std::unique_ptr<storage::store>> db = storage::store::open_read_only(cfg->storage.db);
     if (!db.ok()) {
       fmt::print(stderr, "aopt: {}\n", db.error().to_string());
-      ctx.exit_code = exit_failed;
+      // No database means none of the named campaigns is there.
+      ctx.exit_code = db.error().code() == status_code::not_found ? exit_bad_input : exit_failed;
       return;
     }
     std::vector<report_data> reports;

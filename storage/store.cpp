@@ -142,6 +142,12 @@ result<std::unique_ptr<store>> store::open(const std::filesystem::path& path,
   return s;
 }
 
+result<std::unique_ptr<store>> store::open_read_only(const std::filesystem::path& path) {
+  store_options options;
+  options.read_only = true;
+  return open(path, options);
+}
+
 status store::writable() const {
   if (!options_.read_only) return status::ok_status();
   return failed_precondition("storage: database " + path_.string() +

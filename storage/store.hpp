@@ -120,6 +120,8 @@ class store {
   // !create_if_missing.
   static result<std::unique_ptr<store>> open(const std::filesystem::path& path,
                                              const store_options& options = {});
+  // open() with store_options::read_only.
+  static result<std::unique_ptr<store>> open_read_only(const std::filesystem::path& path);
 
   // Closes the database; every write that returned ok stays.
   ~store();

@@ -506,9 +506,7 @@ TEST_SUITE("storage") {
     uint64_t last_reported = 0;
     for (int i = 0; i < 20; ++i) REQUIRE(read_report(report.read_end(), last_reported));
 
-    storage::store_options options;
-    options.read_only = true;
-    auto reader = storage::store::open(path, options);
+    auto reader = storage::store::open_read_only(path);
     REQUIRE_MESSAGE(reader.ok(), reader.error().to_string());
     auto state = (*reader)->get_episode(crash_campaign, crash_op);
     REQUIRE(state.ok());
