@@ -384,6 +384,7 @@ void device_fields(V& v, C& c) {
   v.integer("input_sets", c.input_sets, {3});
   v.integer("repetitions", c.repetitions, {1});
   v.boolean("detect_races", c.detect_races);
+  v.boolean("auto_sync", c.auto_sync);
   v.real("noise_stddev", c.noise_stddev, {0, false, 1, true});
   v.string("work_dir", c.work_dir);
   v.boolean("keep_scratch", c.keep_scratch);

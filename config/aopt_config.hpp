@@ -82,6 +82,9 @@ struct device_config {
   uint32_t input_sets = 3;
   uint32_t repetitions = 1;
   bool detect_races = true;
+  // CANN's compiler auto-sync (scalar <-> vector/MTE waits); false turns it off whatever the
+  // hardware profile's [compiler] auto_sync says.
+  bool auto_sync = true;
   double noise_stddev = 0;  // fraction of the latency; 0 = no injected noise
   std::string work_dir;     // "" = the system temporary folder
   bool keep_scratch = false;

@@ -58,6 +58,8 @@ json profile_json(const eval_profile& p) {
           {"vector_instructions", p.vector_instructions},
           {"barrier_stall_us", p.barrier_stall_us},
           {"flag_wait_us", p.flag_wait_us},
+          {"auto_sync_wait_us", p.auto_sync_wait_us},
+          {"waves", p.waves},
           {"launch_overhead_us", p.launch_overhead_us},
           {"core_time_max_us", p.core_time_max_us},
           {"core_time_mean_us", p.core_time_mean_us},
@@ -80,6 +82,8 @@ void read_profile(const json& j, eval_profile& p) {
   read(j, "vector_instructions", p.vector_instructions);
   read(j, "barrier_stall_us", p.barrier_stall_us);
   read(j, "flag_wait_us", p.flag_wait_us);
+  read(j, "auto_sync_wait_us", p.auto_sync_wait_us);
+  read(j, "waves", p.waves);
   read(j, "launch_overhead_us", p.launch_overhead_us);
   read(j, "core_time_max_us", p.core_time_max_us);
   read(j, "core_time_mean_us", p.core_time_mean_us);

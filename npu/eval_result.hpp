@@ -46,6 +46,9 @@ struct eval_profile {
   uint64_t vector_instructions = 0;
   double barrier_stall_us = 0;  // time the critical core's issue stalled in PipeBarrier<PIPE_ALL>
   double flag_wait_us = 0;      // time pipes of the critical core waited on flags/queues
+  double auto_sync_wait_us =
+      0;               // part of flag_wait_us spent in compiler-inserted (auto-sync) waits
+  uint32_t waves = 0;  // blockDim over the physical cores, rounded up
   double launch_overhead_us = 0;
   double core_time_max_us = 0;  // slowest core, without launch overhead
   double core_time_mean_us = 0;

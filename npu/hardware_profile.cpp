@@ -30,8 +30,9 @@ std::string table_list() {
   return out;
 }
 
-// A TOML scalar as JSON, or nullopt for arrays, tables, booleans and dates (no field has them).
+// A TOML scalar as JSON, or nullopt for arrays, tables and dates (no field has them).
 std::optional<nlohmann::json> to_json_value(const toml::node& node) {
+  if (auto v = node.as_boolean()) return nlohmann::json(v->get());
   if (auto v = node.as_integer()) return nlohmann::json(v->get());
   if (auto v = node.as_floating_point()) return nlohmann::json(v->get());
   if (auto v = node.as_string()) return nlohmann::json(v->get());
@@ -84,7 +85,7 @@ status collect(const toml::table& root, const std::string& file, nlohmann::json&
       }
       auto value = to_json_value(value_node);
       if (!value)
-        return invalid_argument(at + ": " + qualified + ": expected a number, got " +
+        return invalid_argument(at + ": " + qualified + ": expected a number or boolean, got " +
                                 type_name(value_node));
       out[field] = *value;
     }
@@ -120,6 +121,7 @@ const std::vector<hardware_profile_table>& hardware_profile_tables() {
       {"scalar",
        {"issue_cycles", "scalar_ub_access_cycles", "scalar_gm_access_cycles", "pipe_queue_depth"}},
       {"launch", {"launch_base_us", "launch_per_core_us"}},
+      {"compiler", {"auto_sync"}},
   };
   return tables;
 }

@@ -13,6 +13,7 @@ result<std::shared_ptr<npu::device>> make_device(const config::device_config& co
   result<sim::hw_profile> profile =
       npu::find_hardware_profile(config.profile, config::hardware_dir(config));
   if (!profile.ok()) return profile.error().with_context("device.profile");
+  if (!config.auto_sync) profile->auto_sync = false;
   npu::sim_device_options options;
   if (!config.work_dir.empty()) options.work_dir = config.work_dir;
   options.keep_scratch = config.keep_scratch;

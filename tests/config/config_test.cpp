@@ -56,6 +56,7 @@ cfg::aopt_config every_field_changed() {
   dev.input_sets = 5;
   dev.repetitions = 7;
   dev.detect_races = false;
+  dev.auto_sync = false;
   dev.noise_stddev = 0.125;
   dev.work_dir = "/scratch";
   dev.keep_scratch = true;

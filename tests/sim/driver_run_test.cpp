@@ -93,6 +93,7 @@ enum class variant {
   scribbles_input,  // also writes its result over x
   keyed,            // correct only under tiling key 1
   unsynchronised,   // TBuf without SetFlag/WaitFlag: right numbers, racy on hardware
+  scalar_mix,       // scalar reads of copied-in and vector data: ordered only by auto-sync
   ub_overflow,      // asks InitBuffer for more than the UB
   throws,
 };
@@ -142,6 +143,12 @@ class KernelAxpy {
     Muls(y, y, alpha_, tileLength_);
     if (V == variant::subtracts) {
       Sub(z, x, y, tileLength_);
+    } else if (V == variant::scalar_mix) {
+      // A length the scalar unit derives from copied-in data (MTE2 -> S) feeds the vector op;
+      // the result is read back and rewritten by the scalar unit (V -> S -> MTE3).
+      const int32_t n = x.GetValue(0) > 100.0f ? 0 : static_cast<int32_t>(tileLength_);
+      Add(z, x, y, n);
+      z.SetValue(0, z.GetValue(0) + 0.0f);
     } else {
       Add(z, x, y, tileLength_);
     }
@@ -244,14 +251,14 @@ void raw_pointer_kernel(uint8_t* const* args) {
   for (uint32_t i = 0; i < tilingData.blockLength; ++i) z[i] = x[i] + tilingData.alpha * y[i];
 }
 
-json spec(uint32_t input_sets = 3) {
-  const json x = {{"name", "x"}, {"dtype", "float32"}, {"shape", {4, 1024}}, {"range", {-2, 2}}};
+json spec(uint32_t input_sets = 3, int64_t rows = 4) {
+  const json x = {{"name", "x"}, {"dtype", "float32"}, {"shape", {rows, 1024}}, {"range", {-2, 2}}};
   json y = x;
   y["name"] = "y";
   return {{"op",
            {{"name", "driver_axpy"},
             {"inputs", {x, y}},
-            {"outputs", {{{"name", "z"}, {"dtype", "float32"}, {"shape", {4, 1024}}}}},
+            {"outputs", {{{"name", "z"}, {"dtype", "float32"}, {"shape", {rows, 1024}}}}},
             {"attrs", {{{"name", "alpha"}, {"type", "float"}, {"value", alpha}}}},
             {"seed", op_seed}}},
           {"hw", aopt::sim::hw_profile{}},
@@ -379,14 +386,54 @@ TEST_SUITE("sim") {
     CHECK(contains(r, "was " + aopt::sim::format_value(inputs_of(0)[0][0])));
   }
 
-  TEST_CASE("blockDim 0 and blockDim above the profile's cores are runtime errors") {
+  TEST_CASE("blockDim 0 and blockDim above 65535 are runtime errors") {
     const json zero = run(entries(&tiling_func<0>, &kernel_entry<variant::correct>));
     CHECK(zero["status"] == "runtime_error");
     CHECK(zero["error_kind"] == "bad_block_dim");
     CHECK(contains(zero, "blockDim 0"));
-    const json many = run(entries(&tiling_func<64>, &kernel_entry<variant::correct>));
+    const json many = run(entries(&tiling_func<65536>, &kernel_entry<variant::correct>));
     CHECK(many["status"] == "runtime_error");
-    CHECK(contains(many, "blockDim 64 exceeds 40 cores of ascend910b4"));
+    CHECK(many["error_kind"] == "bad_block_dim");
+    CHECK(contains(many, "blockDim 65536: TilingFunc must call SetBlockDim with 1..65535"));
+  }
+
+  TEST_CASE("blockDim 48 on the 40-core profile runs and is timed in two waves") {
+    const json forty = run(entries(&tiling_func<40>, &kernel_entry<variant::correct>), spec(3, 40));
+    const json waves = run(entries(&tiling_func<48>, &kernel_entry<variant::correct>), spec(3, 48));
+    INFO(waves.dump(2));
+    REQUIRE(forty["status"] == "ok");
+    REQUIRE(waves["status"] == "ok");
+    CHECK(waves["block_dim"] == 48);
+    CHECK(forty["profile"]["waves"] == 1);
+    CHECK(waves["profile"]["waves"] == 2);
+    // Every block does the same work (one row), so a second wave doubles the core time, far
+    // less than 48 blocks back to back.
+    const double block_us = forty["profile"]["core_time_max_us"].get<double>();
+    CHECK(waves["profile"]["core_time_max_us"].get<double>() == doctest::Approx(2 * block_us));
+    CHECK(waves["latency_us"].get<double>() > forty["latency_us"].get<double>());
+    CHECK(waves["latency_us"].get<double>() < 48 * block_us);
+  }
+
+  TEST_CASE("scalar reads and writes of vector data are ordered by auto-sync, races without it") {
+    const json r = run(entries(&tiling_func<4>, &kernel_entry<variant::scalar_mix>));
+    INFO(r.dump(2));
+    CHECK(r["status"] == "ok");
+    CHECK(r["profile"]["auto_sync_wait_us"].get<double>() > 0);
+    const json plain = run(entries(&tiling_func<4>, &kernel_entry<variant::correct>));
+    CHECK(plain["profile"]["auto_sync_wait_us"].get<double>() == 0);
+
+    json no_auto_sync = spec();
+    no_auto_sync["hw"]["auto_sync"] = false;
+    const json racy =
+        run(entries(&tiling_func<4>, &kernel_entry<variant::scalar_mix>), no_auto_sync);
+    CHECK(racy["status"] == "precision_error");
+    CHECK(racy["error_kind"] == "data_race");
+    INFO(racy["message"]);
+    CHECK(contains(racy, "(S, #"));
+    CHECK(contains(racy, "device.auto_sync"));
+    // What no compiler inserts stays a race with auto-sync on.
+    CHECK(run(entries(&tiling_func<4>, &kernel_entry<variant::unsynchronised>))["error_kind"] ==
+          "data_race");
   }
 
   TEST_CASE("a failing or throwing tiling function is a runtime error naming TilingFunc") {

@@ -15,6 +15,8 @@ nlohmann::json changed_everywhere(const hw_profile& p) {
   for (auto& [key, value] : j.items()) {
     if (value.is_string())
       value = value.get<std::string>() + "-x";
+    else if (value.is_boolean())
+      value = !value.get<bool>();
     else if (value.is_number_unsigned())
       value = value.get<uint64_t>() + 1;
     else if (key == "dma_unaligned_efficiency")
@@ -38,7 +40,7 @@ std::string error_of(const nlohmann::json& j) {
 TEST_SUITE("sim") {
   TEST_CASE("every hw_profile field round-trips through JSON") {
     const nlohmann::json changed = changed_everywhere(hw_profile{});
-    CHECK(changed.size() == 26);
+    CHECK(changed.size() == 27);
     hw_profile p;
     from_json(changed, p);
     const nlohmann::json back = p;
@@ -73,6 +75,7 @@ TEST_SUITE("sim") {
     CHECK(error_of({{"dma_unaligned_efficiency", 1.5}}).find("dma_unaligned_efficiency") !=
           std::string::npos);
     CHECK(error_of({{"name", ""}}).find("name: must not be empty") != std::string::npos);
+    CHECK(error_of({{"auto_sync", 1}}).find("auto_sync: expected a boolean") != std::string::npos);
     CHECK(error_of(nlohmann::json::array()).find("expected a JSON object") != std::string::npos);
 
     hw_profile p;

@@ -151,6 +151,43 @@ TEST_SUITE("sim") {
     CHECK(k.hbm_floor_us == doctest::Approx(10));
     CHECK(k.latency_us == doctest::Approx(hw.launch_overhead_us(2) + 10));
   }
+
+  TEST_CASE("blockDim 48 on a 40-core profile runs in two waves") {
+    hw_profile hw;  // 40 vector cores
+    REQUIRE(hw.vector_cores == 40);
+    auto launch = [&hw](uint32_t blocks) {
+      std::vector<core_timing> cores(blocks);
+      for (core_timing& c : cores) c.total_cycles = 1500;  // 1 us per block
+      return combine_cores(cores, std::vector<core_trace>(blocks), hw);
+    };
+    const kernel_timing forty = launch(40);
+    const kernel_timing forty_eight = launch(48);
+    CHECK(forty.waves == 1);
+    CHECK(forty_eight.waves == 2);
+    CHECK(forty.core_time_max_us == doctest::Approx(1));
+    CHECK(forty_eight.core_time_max_us == doctest::Approx(2));  // 8 cores run a second block
+    CHECK(forty_eight.launch_overhead_us == doctest::Approx(hw.launch_overhead_us(40)));
+    CHECK(forty_eight.latency_us > forty.latency_us);
+    const double serial_us = hw.launch_overhead_us(1) + 48 * 1.0;
+    CHECK(forty_eight.latency_us < serial_us);
+    // 65535 logical blocks: ceil(65535 / 40) waves of 1 us each.
+    const kernel_timing most = launch(65535);
+    CHECK(most.waves == 1639);
+    CHECK(most.core_time_max_us == doctest::Approx(1639));
+  }
+
+  TEST_CASE("an uneven block lands on the core that frees first") {
+    hw_profile hw;
+    hw.vector_cores = 2;
+    std::vector<core_timing> cores(3);
+    cores[0].total_cycles = 3000;  // 2 us
+    cores[1].total_cycles = 1500;  // 1 us
+    cores[2].total_cycles = 1500;  // runs after block 1, on the same core
+    const kernel_timing k = combine_cores(cores, std::vector<core_trace>(3), hw);
+    CHECK(k.core_time_max_us == doctest::Approx(2));
+    CHECK(k.critical_core == 0);
+    CHECK(k.waves == 2);
+  }
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "base/subprocess.hpp"
 #include "base/scratch_dir.hpp"
+#include "base/subprocess.hpp"
 
 namespace aopt::npu {
 
@@ -62,7 +62,8 @@ sim_device::sim_device(sim::hw_profile profile, sim_device_options options)
 sim_device::~sim_device() = default;
 
 std::string sim_device::profile_id() const {
-  return "sim:" + profile_.name;
+  // A profile run without compiler auto-sync judges kernels differently: its own cache entries.
+  return "sim:" + profile_.name + (profile_.auto_sync ? "" : "+no-auto-sync");
 }
 
 nlohmann::json sim_device::driver_spec(const op_package& op, const eval_options& options) const {

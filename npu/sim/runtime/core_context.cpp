@@ -4,6 +4,7 @@
 #include <cstring>
 #include <new>
 
+#include "auto_sync.hpp"
 #include "kernel_state.hpp"
 
 namespace aopt::sim {
@@ -94,7 +95,9 @@ void core_context::finish() {
 }
 
 core_trace core_context::take_trace() {
-  return impl_->rec.take();
+  core_trace trace = impl_->rec.take();
+  if (impl_->launch.hw.auto_sync) insert_auto_sync(trace);
+  return trace;
 }
 
 scoped_core::scoped_core(core_context& core) : previous_(running_core) {

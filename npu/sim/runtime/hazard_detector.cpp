@@ -60,6 +60,9 @@ std::string hint(pipe from, pipe to) {
     return "FreeTensor before AllocTensor of the reused VECIN buffer or " + flag;
   if (from == pipe::mte3 && to == pipe::v)
     return "FreeTensor before AllocTensor of the reused VECOUT buffer or " + flag;
+  if (from == pipe::s || to == pipe::s)
+    return flag + " or PipeBarrier<PIPE_ALL>; CANN's compiler inserts this one itself with " +
+           "auto-sync (device.auto_sync = true, the default)";
   return flag + " or PipeBarrier<PIPE_ALL>";
 }
 
@@ -87,6 +90,8 @@ class detector {
     const size_t p = index_of(in.on);
     vector_clock c = pipe_clock_[p];
     for (uint32_t d : in.deps)
+      if (d < i) join(c, clocks_[d]);
+    for (uint32_t d : in.auto_deps)
       if (d < i) join(c, clocks_[d]);
     if (in.all_pipes_barrier)
       for (const vector_clock& other : pipe_clock_) join(c, other);

@@ -36,6 +36,7 @@ void for_each_field(Profile& p, F&& f) {
   f("pipe_queue_depth", p.pipe_queue_depth);
   f("launch_base_us", p.launch_base_us);
   f("launch_per_core_us", p.launch_per_core_us);
+  f("auto_sync", p.auto_sync);
 }
 
 [[noreturn]] void reject(const std::string& key, const std::string& why) {
@@ -54,6 +55,11 @@ void read_value(const std::string& key, const nlohmann::json& v, uint32_t& out) 
                              : v.get<int64_t>() < 0)
     reject(key, "out of range: " + v.dump());
   out = v.get<uint32_t>();
+}
+
+void read_value(const std::string& key, const nlohmann::json& v, bool& out) {
+  if (!v.is_boolean()) reject(key, "expected a boolean, got " + v.dump());
+  out = v.get<bool>();
 }
 
 void read_value(const std::string& key, const nlohmann::json& v, double& out) {

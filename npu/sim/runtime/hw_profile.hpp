@@ -41,6 +41,9 @@ struct hw_profile {
   // Launch
   double launch_base_us = 4;
   double launch_per_core_us = 0.4;
+  // Compiler: CANN's --cce-auto-sync (on by default) inserts the scalar <-> vector and
+  // scalar <-> MTE synchronisation of UB data itself (auto_sync.hpp).
+  bool auto_sync = true;
 
   double cycles_to_us(double cycles) const { return cycles / (clock_ghz * 1e3); }
   double launch_overhead_us(uint32_t block_dim) const {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <functional>
+#include <queue>
 
 namespace aopt::sim {
 namespace {
@@ -113,11 +115,20 @@ class core_replay {
   }
 
  private:
-  double deps_end(const instruction& in) const {
+  double end_of(const std::vector<uint32_t>& deps) const {
     double t = 0;
-    for (uint32_t d : in.deps)
+    for (uint32_t d : deps)
       if (d < end_.size()) t = std::max(t, end_[d]);
     return t;
+  }
+
+  // When the instruction's dependencies let it start, and the part of that wait past `ready`
+  // that only the compiler-inserted edges cause.
+  double deps_end(const instruction& in, double ready) {
+    const double own = std::max(ready, end_of(in.deps));
+    const double all = std::max(own, end_of(in.auto_deps));
+    result_.auto_sync_wait_cycles += all - own;
+    return all;
   }
 
   void step(size_t i) {
@@ -129,7 +140,7 @@ class core_replay {
     account_work(in);
 
     if (blocks_issue(in)) {
-      double start = std::max(issued, deps_end(in));
+      double start = deps_end(in, issued);
       if (in.all_pipes_barrier) {
         for (double t : pipe_free_) start = std::max(start, t);
         result_.barrier_stall_cycles += start - issued;
@@ -153,7 +164,7 @@ class core_replay {
       waiting.pop_front();
     }
     const double ready = std::max(enqueued, pipe_free_[p]);
-    const double start = std::max(ready, deps_end(in));
+    const double start = deps_end(in, ready);
     result_.flag_wait_cycles += start - ready;
     end_[i] = start + cost;
     pipe_free_[p] = end_[i];
@@ -188,22 +199,32 @@ class core_replay {
 }  // namespace
 
 core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores) {
-  return core_replay(trace, hw, active_cores).run();
+  return core_replay(trace, hw, std::min(active_cores, hw.vector_cores)).run();
 }
 
 kernel_timing combine_cores(const std::vector<core_timing>& cores,
                             const std::vector<core_trace>& traces, const hw_profile& hw) {
   kernel_timing k;
   const auto block_dim = static_cast<uint32_t>(cores.size());
-  k.launch_overhead_us = hw.launch_overhead_us(block_dim);
+  const uint32_t physical = std::min(block_dim, hw.vector_cores);
+  k.launch_overhead_us = hw.launch_overhead_us(physical);
+  k.waves = physical == 0 ? 0 : (block_dim + physical - 1) / physical;
+  // Free time of each physical core; a min-heap hands each block the earliest-free core.
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (uint32_t c = 0; c < physical; ++c) free_at.push(0.0);
   double sum_us = 0;
+  double slowest_block_us = -1;
   for (size_t i = 0; i < cores.size(); ++i) {
     const double us = hw.cycles_to_us(cores[i].total_cycles);
     sum_us += us;
-    if (us > k.core_time_max_us) {
-      k.core_time_max_us = us;
+    if (us > slowest_block_us) {
+      slowest_block_us = us;
       k.critical_core = static_cast<uint32_t>(i);
     }
+    const double done = free_at.top() + us;
+    free_at.pop();
+    free_at.push(done);
+    k.core_time_max_us = std::max(k.core_time_max_us, done);
   }
   if (!cores.empty()) k.core_time_mean_us = sum_us / static_cast<double>(cores.size());
   // GM traffic per core: the trace's own count where the recorder kept one, else the DMA bytes.

@@ -17,6 +17,10 @@ struct core_timing {
   std::array<double, pipe_count> busy_cycles{};  // indexed by pipe
   double barrier_stall_cycles = 0;               // issue stalled in PipeBarrier<PIPE_ALL>
   double flag_wait_cycles = 0;                   // pipes idle waiting on flags/queues
+  // Part of flag_wait_cycles spent in waits the compiler's auto-sync inserted (auto_deps): the
+  // time an instruction waited beyond what its own deps required. An edge the kernel's own
+  // flags already imply costs nothing.
+  double auto_sync_wait_cycles = 0;
   uint64_t vector_instructions = 0;
   double vector_work_cycles = 0;  // repeat cycles without start-up (roofline)
   uint64_t dma_bursts = 0;
@@ -24,19 +28,23 @@ struct core_timing {
   uint64_t scalar_accesses = 0;
 };
 
-// `active_cores` is the launch's blockDim: DMA bandwidth per core is
-// min(per-core rate, HBM bandwidth / active_cores).
+// `active_cores` is the launch's blockDim, capped at the profile's cores (the rest run in later
+// waves): DMA bandwidth per core is min(per-core rate, HBM bandwidth / active_cores).
 core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores);
 
 struct kernel_timing {
-  double latency_us = 0;  // launch overhead + max(slowest core, GM bytes / HBM)
+  double latency_us = 0;  // launch overhead + max(busiest physical core, GM bytes / HBM)
   double launch_overhead_us = 0;
-  double core_time_max_us = 0;
-  double core_time_mean_us = 0;
-  uint32_t critical_core = 0;  // index into the cores vector of the slowest core
-  double hbm_floor_us = 0;     // total GM bytes / HBM bandwidth
+  double core_time_max_us = 0;   // the busiest physical core: the blocks it ran, back to back
+  double core_time_mean_us = 0;  // per logical block
+  uint32_t critical_core = 0;    // index into the cores vector of the slowest block
+  double hbm_floor_us = 0;       // total GM bytes / HBM bandwidth
+  uint32_t waves = 0;            // ceil(blockDim / physical cores)
 };
 
+// `cores` holds one timing per logical block (blockDim of them, up to 65535). Blocks beyond the
+// profile's vector_cores run in waves: each block starts, in block order, on the physical core
+// that becomes free first (CANN schedules logical blocks onto free cores).
 kernel_timing combine_cores(const std::vector<core_timing>& cores,
                             const std::vector<core_trace>& traces, const hw_profile& hw);
 

@@ -57,6 +57,9 @@ struct instruction {
   // Ordering edges: indices of earlier instructions of this core's trace that must finish
   // before this one starts (flag set -> wait, barrier on pipe drains).
   std::vector<uint32_t> deps;
+  // Edges the compiler's automatic synchronisation adds (auto_sync.hpp), kept apart from `deps`
+  // so the timing model can show what the inserted waits cost.
+  std::vector<uint32_t> auto_deps;
 };
 
 struct core_trace {

@@ -1,0 +1,108 @@
+#include "auto_sync.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <vector>
+
+namespace aopt::sim {
+namespace {
+
+constexpr uint32_t none = std::numeric_limits<uint32_t>::max();
+constexpr uint32_t block_bytes = 32;
+
+// Per 32-byte UB block, the latest instruction of one pipe that wrote it and that touched it.
+struct block_history {
+  std::vector<uint32_t> last_write;
+  std::vector<uint32_t> last_touch;
+
+  explicit block_history(size_t blocks) : last_write(blocks, none), last_touch(blocks, none) {}
+
+  // The latest instruction here that an access to `r` must follow.
+  uint32_t conflicting(ub_range r, bool write) const {
+    const std::vector<uint32_t>& table = write ? last_touch : last_write;
+    uint32_t latest = none;
+    for (uint32_t b = r.begin / block_bytes; b * block_bytes < r.end; ++b)
+      if (table[b] != none && (latest == none || table[b] > latest)) latest = table[b];
+    return latest;
+  }
+
+  void record(ub_range r, bool write, uint32_t index) {
+    for (uint32_t b = r.begin / block_bytes; b * block_bytes < r.end; ++b) {
+      last_touch[b] = index;
+      if (write) last_write[b] = index;
+    }
+  }
+};
+
+size_t blocks_needed(const core_trace& trace) {
+  uint32_t end = 0;
+  for (const instruction& in : trace.instructions) {
+    for (const ub_range& r : in.reads) end = std::max(end, r.end);
+    for (const ub_range& r : in.writes) end = std::max(end, r.end);
+  }
+  return end / block_bytes + 1;
+}
+
+// The latest instruction in `history` that `in`'s accesses must follow, or none.
+uint32_t must_follow(const block_history& history, const instruction& in) {
+  uint32_t latest = none;
+  auto consider = [&latest](uint32_t i) {
+    if (i != none && (latest == none || i > latest)) latest = i;
+  };
+  for (const ub_range& r : in.reads)
+    if (r.begin < r.end) consider(history.conflicting(r, false));
+  for (const ub_range& r : in.writes)
+    if (r.begin < r.end) consider(history.conflicting(r, true));
+  return latest;
+}
+
+}  // namespace
+
+void insert_auto_sync(core_trace& trace) {
+  clear_auto_sync(trace);
+  const size_t blocks = blocks_needed(trace);
+  std::vector<block_history> history(pipe_count, block_history(blocks));
+  // Per pipe, the latest instruction of it that the scalar pipe already follows through an
+  // inserted edge, and per pipe the latest scalar access it already follows: an edge to an
+  // earlier one would order nothing new (each pipe runs in order).
+  std::array<uint32_t, pipe_count> scalar_follows;
+  std::array<uint32_t, pipe_count> follows_scalar;
+  scalar_follows.fill(none);
+  follows_scalar.fill(none);
+  auto newer = [](uint32_t candidate, uint32_t known) {
+    return candidate != none && (known == none || candidate > known);
+  };
+
+  for (uint32_t i = 0; i < trace.instructions.size(); ++i) {
+    instruction& in = trace.instructions[i];
+    if (in.reads.empty() && in.writes.empty()) continue;
+    const auto p = static_cast<size_t>(in.on);
+    if (in.on == pipe::s) {
+      for (size_t other = 0; other < pipe_count; ++other) {
+        if (other == p) continue;
+        const uint32_t dep = must_follow(history[other], in);
+        if (newer(dep, scalar_follows[other])) {
+          in.auto_deps.push_back(dep);
+          scalar_follows[other] = dep;
+        }
+      }
+    } else {
+      const uint32_t dep = must_follow(history[static_cast<size_t>(pipe::s)], in);
+      if (newer(dep, follows_scalar[p])) {
+        in.auto_deps.push_back(dep);
+        follows_scalar[p] = dep;
+      }
+    }
+    for (const ub_range& r : in.reads)
+      if (r.begin < r.end) history[p].record(r, false, i);
+    for (const ub_range& r : in.writes)
+      if (r.begin < r.end) history[p].record(r, true, i);
+  }
+}
+
+void clear_auto_sync(core_trace& trace) {
+  for (instruction& in : trace.instructions) in.auto_deps.clear();
+}
+
+}  // namespace aopt::sim
