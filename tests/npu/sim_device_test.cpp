@@ -9,9 +9,9 @@
 
 #include <doctest/doctest.h>
 
+#include "base/scratch_dir.hpp"
 #include "base/subprocess.hpp"
 #include "npu/hardware_profile.hpp"
-#include "base/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
 using aopt::npu::eval_status;
@@ -161,6 +161,18 @@ TEST_SUITE("npu") {
       CHECK_MESSAGE(line.find(f.work.path().string()) == std::string::npos, line);
     }
     CHECK(r.run_seconds == 0);
+  }
+
+  TEST_CASE("a compile error names an AscendC API the shim lacks and points at the table") {
+    device_fixture f;
+    auto op = load("add_tiled");
+    std::string kernel = replace_once(op.kernel_source, "AscendC::Add(c, a, b, tileElems);",
+                                      "AscendC::Sort32(c, a, b, 1);");
+    auto r = f.device.evaluate(op, op.host_source, kernel, {});
+    REQUIRE_MESSAGE(r.status == eval_status::compile_error, describe(r));
+    CHECK(r.message.find("'Sort32' is an AscendC API the simulator does not provide yet") !=
+          std::string::npos);
+    CHECK(r.message.find("docs/ascendc-api-coverage.md") != std::string::npos);
   }
 
   TEST_CASE("a kernel entry that does not match op.json fails to link") {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "base/subprocess.hpp"
+#include "npu/compile_error_explainer.hpp"
 
 namespace aopt::npu {
 
@@ -340,7 +341,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     out.error_kind = u->timed_out ? "compile_timeout" : "compile";
     out.diagnostics = trim_diagnostics(u->output, strip);
     std::string first = first_line_with(out.diagnostics, {"error:"});
-    out.message = first.empty() ? u->failure : first;
+    out.message = first.empty() ? u->failure : explain_compile_error(first);
     return finish(out);
   }
 
@@ -366,8 +367,8 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     out.error_kind = "link";
     out.diagnostics = trim_diagnostics(linked->stderr_text + linked->stdout_text, strip);
     std::string first = first_line_with(out.diagnostics, {"undefined reference", "error:"});
-    out.message =
-        first.empty() ? "linking the candidate failed (" + linked->describe() + ")" : first;
+    out.message = first.empty() ? "linking the candidate failed (" + linked->describe() + ")"
+                                : explain_compile_error(first);
     return finish(out);
   }
   out.result = build_outcome::kind::ok;

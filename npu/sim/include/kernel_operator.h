@@ -22,3 +22,9 @@
 #include "aopt_sim/kernel/vector_ops.h"
 #include "aopt_sim/kernel/vector_reduce.h"
 #include "aopt_sim/tiling_data.h"
+// The API groups added for operators written against CANN (docs/ascendc-api-coverage.md).
+#include "aopt_sim/kernel/vector_arith.h"
+#include "aopt_sim/kernel/vector_rearrange.h"
+#include "aopt_sim/kernel/vector_scan.h"
+// Last: it redefines assert for the kernel.
+#include "aopt_sim/kernel/system_api.h"

@@ -18,8 +18,10 @@ namespace aopt::sim {
 
 // A check failed while the kernel ran. `kind` is one of: "ub_overflow", "ub_out_of_bounds",
 // "gm_out_of_bounds", "misaligned", "deadlock", "empty_queue", "flag_misuse", "too_many_buffers",
-// "bad_argument", "unfreed_tensor" (a queue tensor still allocated or enqueued when the kernel
-// returns). what() names the API call, its kernel source line when known, and the values.
+// "bad_argument", "assertion" (ASSERT/assert in the kernel), "unsupported" (an API the simulator
+// cannot honour in this launch, e.g. SyncAll over several blocks), "unfreed_tensor" (a queue
+// tensor still allocated or enqueued when the kernel returns). what() names the API call, its
+// kernel source line when known, and the values.
 class sim_error : public std::runtime_error {
  public:
   sim_error(std::string kind, const std::string& message)
@@ -62,7 +64,8 @@ class core_context {
   const hw_profile& hw() const;
 
   // Called after the kernel returns: reports unmatched SetFlag/WaitFlag and tensors still
-  // allocated as sim_error. Then hands over the trace.
+  // allocated as sim_error. Then hands over the trace, with the compiler's automatic
+  // synchronisation edges added when the profile has auto_sync on (auto_sync.hpp).
   void finish();
   core_trace take_trace();
 

@@ -102,6 +102,7 @@ struct core_context::impl {
   uint64_t pad_value = 0;
   bool pad_value_set = false;
   size_t last_region = 0;
+  uint8_t* sys_workspace = nullptr;  // SetSysWorkspace / GetSysWorkSpacePtr
 };
 
 namespace kernel {

@@ -37,6 +37,7 @@ class trace_recorder {
   void scalar_gm(const char* api, uint32_t line, uint32_t bytes, bool write);
 
   uint32_t last_on(pipe p) const { return last_on_[static_cast<size_t>(p)]; }
+  size_t instruction_count() const { return trace_.instructions.size(); }
 
   void count_gm(uint64_t read_bytes, uint64_t write_bytes);
   void note_ub_use(uint64_t end);

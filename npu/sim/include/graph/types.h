@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "graph/ascend_string.h"
 #include "graph/ge_error_codes.h"
 
 namespace ge {

@@ -1,14 +1,21 @@
 // aopt simulator: host-side CANN API shim (clean-room, from public documentation).
-// IMPL_OP* registrations (tiling and shape functions bound by op type) compile to unused
-// objects: the simulator calls the tiling function through the generated aopt_tiling_entry.
+// IMPL_OP* registrations bind functions to an op type. The simulator calls the tiling function
+// through the generated aopt_tiling_entry, so Tiling, InferShape, InferDataType and
+// InferShapeRange registrations are kept for compilation only; TilingParse<CompileInfo>(f) is
+// registered for real (aopt_sim/tiling_parse_registry.h) and feeds
+// TilingContext::GetCompileInfo.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <string>
+#include <type_traits>
 
+#include "aopt_sim/tiling_parse_registry.h"
 #include "exe_graph/runtime/infer_datatype_context.h"
 #include "exe_graph/runtime/infer_shape_context.h"
+#include "exe_graph/runtime/infer_shape_range_context.h"
 #include "exe_graph/runtime/tiling_context.h"
 #include "graph/ge_error_codes.h"
 
@@ -16,13 +23,15 @@ namespace gert {
 
 class OpImplRegisterV2 {
  public:
-  explicit OpImplRegisterV2(const char*) {}
+  explicit OpImplRegisterV2(const char* op_type) : op_type_(op_type) {}
   template <typename F>
   OpImplRegisterV2& Tiling(F, size_t = 0) {
     return *this;
   }
   template <typename CompileInfo = void, typename F = void*>
-  OpImplRegisterV2& TilingParse(F) {
+  OpImplRegisterV2& TilingParse(F parse) {
+    if constexpr (!std::is_void_v<CompileInfo>)
+      aopt_sim::register_tiling_parse<CompileInfo>(op_type_, parse);
     return *this;
   }
   template <typename F>
@@ -38,6 +47,9 @@ class OpImplRegisterV2 {
     return *this;
   }
   OpImplRegisterV2& InputsDataDependency(std::initializer_list<int32_t>) { return *this; }
+
+ private:
+  std::string op_type_;
 };
 
 }  // namespace gert

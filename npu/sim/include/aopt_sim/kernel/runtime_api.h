@@ -8,6 +8,7 @@
 // and appends the call to the core's trace.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "aopt_sim/kernel/defs.h"
@@ -253,6 +254,41 @@ void vec_whole_reduce(vop op, dtype t, const local_ref& dst, const local_ref& sr
 // One result per 32-byte block, 8 per repeat, repeats `dst_rep_stride` * 8 elements apart.
 void vec_block_reduce(vop op, dtype t, const local_ref& dst, const local_ref& src,
                       uint32_t dst_rep_stride, const vec_shape& s, const char* api, call_site site);
+
+// ---- composite vector instructions (kernel_vector_composite.cpp) ---------------------------
+// An instruction whose element loop the shim header computes itself (Gather, Sort32, Transpose,
+// CumSum, ...), over contiguous spans: the runtime checks every span against its tensor's
+// buffer (and the 32-byte start of each operand), records one V instruction of class `cls`
+// with the spans as its footprint and `work_bytes` of vector work (one repeat per 256 bytes),
+// and returns each span's first byte in `out`.
+enum class vec_class : uint8_t { simple, mul, div_transcendental, reduce, cast, compare_select };
+
+struct vec_span {
+  const local_ref* ref = nullptr;
+  uint64_t offset = 0;  // bytes from the tensor's start
+  uint64_t bytes = 0;
+  bool read = false;
+  bool write = false;
+  const char* name = "";
+};
+
+void vec_composite(vec_class cls, const vec_span* spans, size_t n, uint8_t** out,
+                   uint64_t work_bytes, const char* api, call_site site);
+
+// ---- system APIs (kernel_system.cpp) ----------------------------------------------------------
+// A kernel-side check (ASSERT, assert, a documented precondition) failed: ends the block as a
+// runtime error naming the condition and its line.
+[[noreturn]] void kernel_assert_failed(const char* condition, const char* file, uint32_t line);
+// InitGlobalMemory: `bytes` bytes at `dst` filled with the `elem_size`-byte pattern, on MTE3.
+void gm_fill(uint8_t* dst, uint64_t bytes, const void* pattern, uint32_t elem_size, const char* api,
+             call_site site);
+void set_sys_workspace(uint8_t* workspace);
+uint8_t* sys_workspace();
+// Instructions this core has recorded so far: monotonic, not a cycle count.
+int64_t system_cycle();
+// SyncAll: every block reaches it before any goes on. Blocks run one after another in the
+// simulator, so it is refused for more than one block.
+void sync_all(call_site site);
 
 void set_mask_count();
 void set_mask_norm();

@@ -6,11 +6,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "aopt_sim/tiling_parse_registry.h"
 #include "exe_graph/runtime/runtime_attrs.h"
 #include "exe_graph/runtime/storage_shape.h"
 #include "exe_graph/runtime/tensor.h"
@@ -118,6 +120,22 @@ class TilingContext {
   bool NeedAtomic() const { return need_atomic_; }
   int32_t GetDeterministic() const { return 1; }
 
+  // What the op's registered TilingParse function filled (run on the first call), or nullptr
+  // when none is registered for this op type or it failed.
+  const void* GetCompileInfo() const {
+    if (!compile_info_parsed_) {
+      compile_info_parsed_ = true;
+      auto& registry = aopt_sim::tiling_parse_registry();
+      auto it = registry.find(node_type_);
+      if (it != registry.end()) compile_info_ = it->second(&platform_, node_name_);
+    }
+    return compile_info_.get();
+  }
+  template <typename T>
+  const T* GetCompileInfo() const {
+    return static_cast<const T*>(GetCompileInfo());
+  }
+
   TilingData* GetRawTilingData() { return &tiling_data_; }
   const TilingData* GetRawTilingData() const { return &tiling_data_; }
 
@@ -158,6 +176,8 @@ class TilingContext {
   uint64_t tiling_key_ = 0;
   uint32_t schedule_mode_ = 0;
   bool need_atomic_ = false;
+  mutable bool compile_info_parsed_ = false;
+  mutable std::shared_ptr<void> compile_info_;
 };
 
 }  // namespace gert

@@ -1,0 +1,218 @@
+#include "npu/ascendc_api_coverage.hpp"
+
+namespace aopt::npu {
+namespace {
+
+constexpr api_support yes = api_support::supported;
+constexpr api_support part = api_support::partial;
+constexpr api_support no = api_support::not_yet;
+
+// Kernel groups follow the AscendC reference (basic APIs: data structures, memory and queues,
+// data movement, vector computation, synchronisation, system; then the advanced math library
+// and debugging); host groups follow the tiling, platform and registration references.
+const char* const memory = "Kernel: memory and queue management";
+const char* const tensors = "Kernel: tensors";
+const char* const movement = "Kernel: data movement";
+const char* const arith = "Kernel: vector computation, element-wise";
+const char* const bits = "Kernel: vector computation, bitwise";
+const char* const compare = "Kernel: vector computation, compare and select";
+const char* const reduce = "Kernel: vector computation, reduction";
+const char* const arrange = "Kernel: vector computation, gather, fill and transpose";
+const char* const sort = "Kernel: vector computation, sorting";
+const char* const mask = "Kernel: vector computation, mask";
+const char* const sync = "Kernel: synchronisation";
+const char* const atomic = "Kernel: atomic accumulation";
+const char* const system = "Kernel: system, workspace and cache";
+const char* const mathlib = "Kernel: math library (advanced APIs)";
+const char* const debug = "Kernel: debugging and scalar C++";
+const char* const cube = "Kernel: cube (matrix) path";
+const char* const tiling = "Host: tiling";
+const char* const platform = "Host: platform";
+const char* const reg = "Host: operator registration and graph types";
+
+}  // namespace
+
+const char* to_string(api_support s) {
+  switch (s) {
+    case api_support::supported:
+      return "supported";
+    case api_support::partial:
+      return "partial";
+    case api_support::not_yet:
+      return "not yet";
+  }
+  return "not yet";
+}
+
+const std::vector<ascendc_api>& ascendc_api_coverage() {
+  static const std::vector<ascendc_api> table = {
+      {memory, "TPipe", yes, "InitBuffer for TQue/TBuf, Reset; at most 64 buffers"},
+      {memory, "InitBuffer", yes, "TQue (num, bytes) and TBuf (bytes)"},
+      {memory, "TQue", yes, "AllocTensor, EnQue, DeQue, FreeTensor; VECIN/VECOUT/VECCALC"},
+      {memory, "TQueBind", yes, "VECIN -> VECOUT binding"},
+      {memory, "TBuf", yes, "Get<T>(), Get<T>(n)"},
+      {memory, "AllocTensor", yes, "contents uninitialised (poisoned)"},
+      {memory, "EnQue", yes, "hidden SetFlag of the queue's producer pipe"},
+      {memory, "DeQue", yes, "hidden WaitFlag of the queue's consumer pipe"},
+      {memory, "FreeTensor", yes, "hidden SetFlag for the buffer's reuse"},
+      {memory, "TBufPool", no,
+       "UB sub-pools (InitBufPool) are not modelled; a kernel using them fails to compile"},
+      {tensors, "GlobalTensor", yes, "SetGlobalBuffer, GetValue, SetValue, operator[]"},
+      {tensors, "LocalTensor", yes,
+       "GetValue, SetValue, operator[], operator(), ReinterpretCast, GetSize, GetPhyAddr"},
+      {tensors, "SetGlobalBuffer", yes, "pointer and element count"},
+      {tensors, "GetValue", yes, "scalar pipe; ordered by auto-sync when device.auto_sync"},
+      {tensors, "SetValue", yes, "scalar pipe; ordered by auto-sync when device.auto_sync"},
+      {tensors, "ReinterpretCast", yes, ""},
+      {movement, "DataCopy", yes, "GM<->UB count form and DataCopyParams strides, UB->UB"},
+      {movement, "DataCopyPad", yes, "DataCopyExtParams / DataCopyPadExtParams both directions"},
+      {movement, "SetPadValue", yes, ""},
+      {movement, "Copy", yes, "UB->UB on V with a continuous or bit mask and CopyRepeatParams"},
+      {arith, "Add", yes, "count, mask and bit-mask forms; Sub/Mul/Div/Max/Min alike"},
+      {arith, "Sub", yes, ""},
+      {arith, "Mul", yes, ""},
+      {arith, "Div", yes, ""},
+      {arith, "Max", yes, ""},
+      {arith, "Min", yes, ""},
+      {arith, "Adds", yes, "tensor-scalar, count and mask forms"},
+      {arith, "Muls", yes, ""},
+      {arith, "Maxs", yes, ""},
+      {arith, "Mins", yes, ""},
+      {arith, "LeakyRelu", yes, ""},
+      {arith, "Exp", yes, "count and mask forms; Exp<T, taylorLevel, isReuseSource> overloads"},
+      {arith, "Ln", yes, "count and mask forms; Ln<T, isReuseSource>"},
+      {arith, "Abs", yes, ""},
+      {arith, "Sqrt", yes, ""},
+      {arith, "Rsqrt", yes, ""},
+      {arith, "Reciprocal", yes, ""},
+      {arith, "Relu", yes, ""},
+      {arith, "Neg", yes, "count form"},
+      {arith, "Axpy", yes, "float, half, half into float"},
+      {arith, "Duplicate", yes, "count and mask forms"},
+      {arith, "Cast", yes, "every RoundMode, widths counted by the wider type"},
+      {arith, "FusedMulAdd", yes, "count form: dst = src0 * dst + src1"},
+      {arith, "MulAddDst", yes, "count form, equal types: dst = src0 * src1 + dst"},
+      {bits, "And", yes, "integer types, count and mask forms"},
+      {bits, "Or", yes, "integer types, count and mask forms"},
+      {bits, "Xor", yes, "integer types, count form (with or without a tmp buffer)"},
+      {bits, "Not", yes, "integer types"},
+      {bits, "ShiftLeft", yes, "integer types"},
+      {bits, "ShiftRight", yes, "integer types (arithmetic for signed)"},
+      {compare, "Compare", yes, "every CMPMODE, into a bit mask or the CMPMASK register"},
+      {compare, "Compares", yes, ""},
+      {compare, "CompareScalar", yes, ""},
+      {compare, "Select", yes, "tensor/tensor, tensor/scalar and register modes"},
+      {compare, "SetCmpMask", yes, ""},
+      {compare, "GetCmpMask", yes, ""},
+      {reduce, "ReduceSum", yes, "count and mask forms; ReduceMax/ReduceMin with index"},
+      {reduce, "ReduceMax", yes, ""},
+      {reduce, "ReduceMin", yes, ""},
+      {reduce, "WholeReduceSum", yes, ""},
+      {reduce, "WholeReduceMax", yes, "ReduceOrder"},
+      {reduce, "WholeReduceMin", yes, ""},
+      {reduce, "BlockReduceSum", yes, ""},
+      {reduce, "BlockReduceMax", yes, ""},
+      {reduce, "BlockReduceMin", yes, ""},
+      {reduce, "RepeatReduceSum", yes, ""},
+      {reduce, "PairReduceSum", yes, "continuous and bit masks, strides"},
+      {arrange, "Gather", part, "count form only; the mask/repeat forms are missing"},
+      {arrange, "Gatherb", no, "block gather not implemented"},
+      {arrange, "GatherMask", no,
+       "pattern-mode compaction (reduceMode, rsvdCnt) not implemented yet"},
+      {arrange, "Scatter", no, "not implemented"},
+      {arrange, "Brcb", yes, "BrcbRepeatParams strides"},
+      {arrange, "CreateVecIndex", yes, "count form"},
+      {arrange, "Transpose", part, "the 16 x 16 two-byte form only; TransposeParamsExt missing"},
+      {sort, "Sort32", no, "region-proposal layout (score, index) not implemented yet"},
+      {sort, "MrgSort", no, "depends on Sort32's layout"},
+      {sort, "Sort", no, "high-level sort not implemented yet"},
+      {mask, "SetMaskCount", yes, ""},
+      {mask, "SetMaskNorm", yes, ""},
+      {mask, "SetVectorMask", yes, "length and bit forms"},
+      {mask, "ResetMask", yes, ""},
+      {sync, "SetFlag", yes, "HardEvent X_Y for S, V, MTE2, MTE3; ids 0..7"},
+      {sync, "WaitFlag", yes, ""},
+      {sync, "PipeBarrier", yes, "PIPE_V, PIPE_MTE2, PIPE_MTE3, PIPE_ALL"},
+      {sync, "FetchEventID", yes, "and AllocEventID / ReleaseEventID"},
+      {sync, "TQueSync", yes, "SetFlag/WaitFlag between two pipe_t"},
+      {sync, "SyncAll", part,
+       "one block only: blocks run one after another, so a launch of more blocks is refused "
+       "(runtime_error unsupported)"},
+      {sync, "CrossCoreSetFlag", no, "cross-core flags need concurrent blocks"},
+      {atomic, "SetAtomicAdd", yes, "UB->GM copies accumulate"},
+      {atomic, "SetAtomicNone", yes, ""},
+      {system, "GetBlockIdx", yes, ""},
+      {system, "GetBlockNum", yes, "logical blockDim up to 65535, run in waves"},
+      {system, "GetSubBlockIdx", yes, "0 (vector-only kernels)"},
+      {system, "GetSystemCycle", part, "monotonic (instructions so far), not a cycle count"},
+      {system, "GetDataBlockSizeInBytes", yes, "32"},
+      {system, "GetUserWorkspace", yes, "the system workspace is empty"},
+      {system, "SetSysWorkspace", yes, ""},
+      {system, "GetSysWorkSpacePtr", yes, ""},
+      {system, "InitGlobalMemory", yes, "one MTE3 transfer of the filled bytes"},
+      {system, "DataCacheCleanAndInvalid", yes,
+       "GM is coherent in the simulator; costs one scalar GM access"},
+      {system, "TILING_KEY_IS", yes, ""},
+      {system, "GET_TILING_DATA", yes, "and GET_TILING_DATA_WITH_STRUCT"},
+      {system, "KERNEL_TASK_TYPE_DEFAULT", yes, "accepted, vector-only"},
+      {mathlib, "Log", yes, "count form, with or without a tmp buffer"},
+      {mathlib, "Power", yes, "tensor^tensor, tensor^scalar, scalar^tensor"},
+      {mathlib, "ClampMax", yes, "count form, with or without a tmp buffer"},
+      {mathlib, "ClampMin", yes, ""},
+      {mathlib, "CumSum", yes, "last or first axis, outputLastRow"},
+      {mathlib, "Tanh", yes, ""},
+      {mathlib, "Sigmoid", yes, ""},
+      {mathlib, "Sin", yes, ""},
+      {mathlib, "Cos", yes, ""},
+      {mathlib, "Erf", yes, ""},
+      {mathlib, "Gelu", yes, "tanh approximation"},
+      {mathlib, "Silu", yes, ""},
+      {mathlib, "Floor", yes, ""},
+      {mathlib, "Ceil", yes, ""},
+      {mathlib, "Round", yes, ""},
+      {mathlib, "Trunc", yes, ""},
+      {mathlib, "SoftMax", no, "normalisation library not implemented"},
+      {mathlib, "LayerNorm", no, "normalisation library not implemented"},
+      {debug, "printf", yes, "to stderr; PRINTF too"},
+      {debug, "assert", yes, "a failed check is runtime_error assertion; message args ignored"},
+      {debug, "ASSERT", yes, ""},
+      {debug, "DumpTensor", part, "accepted, prints nothing"},
+      {debug, "cout", yes, "std::cout reachable through kernel_operator.h"},
+      {debug, "sqrt", yes, "C/C++ scalar math (sqrt, exp, abs, ...) and min/max in AscendC"},
+      {cube, "Mmad", no, "the cube path (LoadData, Mmad, Fixpipe, Matmul) is not modelled"},
+      {cube, "Matmul", no, "the cube path is not modelled"},
+      {tiling, "TilingContext", yes, "shapes, dtypes, attrs, platform, block dim, key, data"},
+      {tiling, "GetInputShape", yes, "GetOriginShape / GetStorageShape"},
+      {tiling, "GetAttrPointer", yes, ""},
+      {tiling, "SetBlockDim", yes, "1..65535"},
+      {tiling, "SetTilingKey", yes, ""},
+      {tiling, "GetRawTilingData", yes, ""},
+      {tiling, "GetWorkspaceSizes", yes, "at most 1 GiB"},
+      {tiling, "BEGIN_TILING_DATA_DEF", yes, "TILING_DATA_FIELD_DEF(_ARR), END_TILING_DATA_DEF"},
+      {tiling, "REGISTER_TILING_DATA_CLASS", yes, ""},
+      {tiling, "TilingParseContext", yes,
+       "TilingParse<CompileInfo>(f) runs once per launch; GetCompiledInfo, GetPlatformInfo"},
+      {tiling, "GetCompileInfo", yes, "the CompileInfo the registered TilingParse filled"},
+      {tiling, "IMPL_OP_OPTILING", yes, ".Tiling(f).TilingParse<CompileInfo>(g)"},
+      {tiling, "InferShapeRangeContext", part, "compiles (registration only), never called"},
+      {platform, "PlatformAscendC", yes,
+       "GetCoreNum, GetCoreNumAiv/Aic, GetCoreMemSize, GetSocVersion, CalcTschBlockDim"},
+      {platform, "GetCoreMemSize", yes, "UB, L1, L0, L2, HBM"},
+      {platform, "GetPlatformRes", part,
+       "version SoC_version/Short_SoC_version, SoCInfo core counts"},
+      {reg, "OpDef", yes, "the whole Input/Output/Attr/AICore chain compiles"},
+      {reg, "OP_ADD", yes, ""},
+      {reg, "TypeUtils", yes, "GetDataTypeLength"},
+      {reg, "AscendString", yes, "GetString, comparison"},
+      {reg, "Operator", no, "ge::Operator-based (IMPLEMT_INFERFUNC) shape functions"},
+  };
+  return table;
+}
+
+const ascendc_api* find_ascendc_api(std::string_view name) {
+  for (const ascendc_api& a : ascendc_api_coverage())
+    if (name == a.name) return &a;
+  return nullptr;
+}
+
+}  // namespace aopt::npu

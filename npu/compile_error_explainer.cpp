@@ -1,0 +1,96 @@
+#include "npu/compile_error_explainer.hpp"
+
+#include <array>
+#include <cctype>
+#include <string_view>
+
+#include "npu/ascendc_api_coverage.hpp"
+
+namespace aopt::npu {
+namespace {
+
+// g++ quotes names with ' or, in a UTF-8 locale, with U+2018/U+2019.
+constexpr std::string_view open_quotes[] = {"'", "\xE2\x80\x98"};
+constexpr std::string_view close_quotes[] = {"'", "\xE2\x80\x99"};
+
+// The text between the first opening quote at or after `from` and its closing quote.
+std::string quoted(const std::string& line, size_t from) {
+  for (size_t q = 0; q < 2; ++q) {
+    const size_t begin = line.find(open_quotes[q], from);
+    if (begin == std::string::npos) continue;
+    const size_t start = begin + open_quotes[q].size();
+    const size_t end = line.find(close_quotes[q], start);
+    if (end != std::string::npos) return line.substr(start, end - start);
+  }
+  return "";
+}
+
+bool is_ident(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+// "AscendC::Gather<float>(...)" -> "Gather": the last identifier before any template arguments
+// or call parentheses.
+std::string bare_name(const std::string& text) {
+  size_t end = text.find_first_of("<(");
+  if (end == std::string::npos) end = text.size();
+  while (end > 0 && !is_ident(text[end - 1])) --end;
+  size_t begin = end;
+  while (begin > 0 && is_ident(text[begin - 1])) --begin;
+  return text.substr(begin, end - begin);
+}
+
+}  // namespace
+
+std::string missing_symbol(const std::string& line) {
+  static constexpr std::array<std::string_view, 4> name_first = {
+      "was not declared in this scope", "is not a member of", "does not name a type",
+      "has not been declared"};
+  for (std::string_view phrase : name_first)
+    if (line.find(phrase) != std::string::npos) {
+      const size_t error = line.find("error:");
+      return bare_name(quoted(line, error == std::string::npos ? 0 : error));
+    }
+  for (std::string_view phrase :
+       {std::string_view("no matching function for call to"),
+        std::string_view("has no member named"), std::string_view("undefined reference to")}) {
+    const size_t at = line.find(phrase);
+    if (at == std::string::npos) continue;
+    if (phrase == "has no member named") return bare_name(quoted(line, at));
+    std::string text = quoted(line, at);
+    if (text.empty()) {  // the linker quotes with ` and '
+      const size_t tick = line.find('`', at);
+      if (tick != std::string::npos) text = line.substr(tick + 1, line.find('\'', tick) - tick - 1);
+    }
+    return bare_name(text);
+  }
+  return "";
+}
+
+std::string explain_compile_error(const std::string& line) {
+  const std::string name = missing_symbol(line);
+  if (name.empty()) return line;
+  const ascendc_api* api = find_ascendc_api(name);
+  const std::string table = "docs/ascendc-api-coverage.md";
+  if (api == nullptr) {
+    return line + " -- '" + name +
+           "' is not an AscendC API the simulator knows: most likely a mistake in the operator "
+           "(a misspelt name, a missing declaration or include)";
+  }
+  switch (api->support) {
+    case api_support::not_yet:
+      return line + " -- '" + name + "' is an AscendC API the simulator does not provide yet (" +
+             api->note + "; see " + table + ")";
+    case api_support::partial:
+      return line + " -- '" + name + "' is provided only in part by the simulator (" + api->note +
+             "; see " + table + "): a missing form, or a mistake in the operator";
+    case api_support::supported:
+      break;
+  }
+  return line + " -- '" + name +
+         "' is provided by the simulator: check this call against the AscendC reference (a "
+         "mistake in the operator, or a form " +
+         table + " does not list)";
+}
+
+}  // namespace aopt::npu

@@ -1,0 +1,178 @@
+// aopt simulator, kernel side: vector APIs that move elements rather than compute them, each
+// one V instruction (costed as a simple vector op over the bytes it writes):
+//   Copy (UB -> UB with a lane mask and CopyRepeatParams strides), Gather (element offsets in
+//   bytes), Brcb (each of 8 elements broadcast to a 32-byte block), CreateVecIndex
+//   (first, first + 1, ...), Transpose (the 16 x 16 two-byte form).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "aopt_sim/kernel/composite.h"
+#include "aopt_sim/kernel/vector_ops.h"
+
+namespace AscendC {
+
+struct CopyRepeatParams {
+  CopyRepeatParams() {}
+  CopyRepeatParams(const uint16_t dstStrideIn, const uint16_t srcStrideIn, uint16_t dstRepeatSizeIn,
+                   uint16_t srcRepeatSizeIn)
+      : dstStride(dstStrideIn),
+        srcStride(srcStrideIn),
+        dstRepeatSize(dstRepeatSizeIn),
+        srcRepeatSize(srcRepeatSizeIn) {}
+  uint16_t dstStride = 1;  // 32-byte blocks between blocks of one repeat
+  uint16_t srcStride = 1;
+  uint16_t dstRepeatSize = 8;  // 32-byte blocks between repeats
+  uint16_t srcRepeatSize = 8;
+};
+
+struct BrcbRepeatParams {
+  BrcbRepeatParams() {}
+  BrcbRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t dstRepStrideIn)
+      : dstBlkStride(dstBlkStrideIn), dstRepStride(dstRepStrideIn) {}
+  uint16_t dstBlkStride = 1;  // 0 counts as 1
+  uint16_t dstRepStride = 8;
+};
+
+namespace detail {
+
+// The lane offsets (in bytes from the operand start) of repeat r, block j, element k.
+inline uint64_t strided_offset(uint32_t r, uint32_t j, uint32_t k, uint32_t elem, uint16_t blk,
+                               uint16_t rep) {
+  return (uint64_t{r} * rep + uint64_t{j} * blk) * 32 + uint64_t{k} * elem;
+}
+
+template <typename T>
+void copy_lanes(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t lo, uint64_t hi,
+                uint8_t repeats, const CopyRepeatParams& p, site_t site) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Copy: 16- or 32-bit element types only");
+  constexpr uint32_t per_block = 32 / sizeof(T);
+  constexpr uint32_t lanes = 8 * per_block;
+  auto active = [&](uint32_t lane) {
+    return lane < 64 ? ((lo >> lane) & 1u) != 0 : ((hi >> (lane - 64)) & 1u) != 0;
+  };
+  uint32_t last_lane = 0;
+  for (uint32_t lane = 0; lane < lanes; ++lane)
+    if (active(lane)) last_lane = lane + 1;
+  if (repeats == 0 || last_lane == 0) return;
+  const uint32_t last_block = (last_lane - 1) / per_block;
+  auto hull = [&](uint16_t blk, uint16_t rep) {
+    return strided_offset(repeats - 1u, last_block, per_block, sizeof(T), blk, rep) / sizeof(T);
+  };
+  uint8_t* ptr[2];
+  composite_call(aopt_sim::rt::vec_class::simple,
+                 {writes(dst, hull(p.dstStride, p.dstRepeatSize)),
+                  reads(src, hull(p.srcStride, p.srcRepeatSize))},
+                 ptr, uint64_t{repeats} * 256, "Copy", site);
+  for (uint32_t r = 0; r < repeats; ++r)
+    for (uint32_t lane = 0; lane < last_lane; ++lane) {
+      if (!active(lane)) continue;
+      const uint32_t j = lane / per_block;
+      const uint32_t k = lane % per_block;
+      std::memcpy(ptr[0] + strided_offset(r, j, k, sizeof(T), p.dstStride, p.dstRepeatSize),
+                  ptr[1] + strided_offset(r, j, k, sizeof(T), p.srcStride, p.srcRepeatSize),
+                  sizeof(T));
+    }
+}
+
+}  // namespace detail
+
+template <typename T, bool isSetMask = true>
+void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask,
+          const uint8_t repeatTime, const CopyRepeatParams& repeatParams,
+          detail::site_t site = detail::site_t()) {
+  const uint64_t lo = mask >= 64 ? ~uint64_t{0} : (uint64_t{1} << mask) - 1;
+  const uint64_t hi = mask <= 64    ? 0
+                      : mask >= 128 ? ~uint64_t{0}
+                                    : (uint64_t{1} << (mask - 64)) - 1;
+  detail::copy_lanes(dst, src, lo, hi, repeatTime, repeatParams, site);
+}
+template <typename T, bool isSetMask = true>
+void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
+          const uint8_t repeatTime, const CopyRepeatParams& repeatParams,
+          detail::site_t site = detail::site_t()) {
+  detail::copy_lanes(dst, src, mask[0], mask[1], repeatTime, repeatParams, site);
+}
+
+// dst[i] = the element at src + srcBaseAddr + srcOffset[i] bytes, for i < count. The
+// instruction's footprint is the whole source tensor (the offsets are data).
+template <typename T>
+void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+            const LocalTensor<uint32_t>& srcOffset, const uint32_t srcBaseAddr,
+            const uint32_t count, detail::site_t site = detail::site_t()) {
+  const uint64_t src_bytes = uint64_t{src.GetSize()} * sizeof(T);
+  uint8_t* p[3];
+  detail::composite_call(aopt_sim::rt::vec_class::simple,
+                         {detail::writes(dst, count), detail::reads(srcOffset, count, "srcOffset"),
+                          detail::reads(src, src.GetSize())},
+                         p, uint64_t{count} * sizeof(T), "Gather", site);
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t off;
+    std::memcpy(&off, p[1] + uint64_t{i} * 4, 4);
+    if (uint64_t{srcBaseAddr} + off + sizeof(T) > src_bytes) {
+      aopt_sim::rt::kernel_assert_failed(
+          "Gather: srcBaseAddr + srcOffset[i] lies inside src (an offset points past the source "
+          "tensor)",
+          "Gather", site.line);
+    }
+    std::memcpy(p[0] + uint64_t{i} * sizeof(T), p[2] + srcBaseAddr + off, sizeof(T));
+  }
+}
+
+// Per repeat, 8 elements of src each fill one 32-byte block of dst.
+template <typename T>
+void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t repeatTime,
+          const BrcbRepeatParams& repeatParams, detail::site_t site = detail::site_t()) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Brcb: 16- or 32-bit element types only");
+  if (repeatTime == 0) return;
+  constexpr uint32_t per_block = 32 / sizeof(T);
+  const uint16_t blk = repeatParams.dstBlkStride == 0 ? 1 : repeatParams.dstBlkStride;
+  const uint64_t dst_elems = detail::strided_offset(repeatTime - 1u, 7, per_block, sizeof(T), blk,
+                                                    repeatParams.dstRepStride) /
+                             sizeof(T);
+  uint8_t* p[2];
+  detail::composite_call(aopt_sim::rt::vec_class::simple,
+                         {detail::writes(dst, dst_elems), detail::reads(src0, 8u * repeatTime)}, p,
+                         uint64_t{repeatTime} * 256, "Brcb", site);
+  for (uint32_t r = 0; r < repeatTime; ++r)
+    for (uint32_t j = 0; j < 8; ++j) {
+      uint8_t* block =
+          p[0] + detail::strided_offset(r, j, 0, sizeof(T), blk, repeatParams.dstRepStride);
+      for (uint32_t k = 0; k < per_block; ++k)
+        std::memcpy(block + k * sizeof(T), p[1] + (uint64_t{r} * 8 + j) * sizeof(T), sizeof(T));
+    }
+}
+
+// dst[i] = firstValue + i for i < calCount.
+template <typename T>
+void CreateVecIndex(LocalTensor<T> dst, const T& firstValue, uint32_t calCount,
+                    detail::site_t site = detail::site_t()) {
+  uint8_t* p[1];
+  detail::composite_call(aopt_sim::rt::vec_class::simple, {detail::writes(dst, calCount)}, p,
+                         uint64_t{calCount} * sizeof(T), "CreateVecIndex", site);
+  const auto first = static_cast<detail::calc_t<T>>(firstValue);
+  for (uint32_t i = 0; i < calCount; ++i)
+    detail::store<T>(p[0], i,
+                     static_cast<detail::calc_t<T>>(first + static_cast<detail::calc_t<T>>(i)));
+}
+
+// The 16 x 16 matrix of two-byte elements at src, transposed into dst.
+template <typename T>
+void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+               detail::site_t site = detail::site_t()) {
+  static_assert(sizeof(T) == 2, "Transpose: the 16 x 16 form takes two-byte elements");
+  uint8_t* p[2];
+  detail::composite_call(aopt_sim::rt::vec_class::simple,
+                         {detail::writes(dst, 256), detail::reads(src, 256)}, p, 512, "Transpose",
+                         site);
+  uint8_t staged[512];
+  for (uint32_t r = 0; r < 16; ++r)
+    for (uint32_t c = 0; c < 16; ++c)
+      std::memcpy(staged + (c * 16 + r) * 2, p[1] + (r * 16 + c) * 2, 2);
+  std::memcpy(p[0], staged, sizeof(staged));
+}
+
+}  // namespace AscendC

@@ -1,0 +1,37 @@
+// aopt simulator, host side: the TilingParse functions that IMPL_OP_OPTILING(op)
+// .TilingParse<CompileInfo>(f) registers, by op type, as CANN's static registration does. The
+// first TilingContext::GetCompileInfo of a launch runs the op's function on a fresh CompileInfo.
+// The registry lives in the candidate process only (one operator per process).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "exe_graph/runtime/tiling_parse_context.h"
+#include "graph/ge_error_codes.h"
+
+namespace aopt_sim {
+
+// Runs the parse function on a new CompileInfo for `platform`; nullptr when it fails.
+using tiling_parse_fn =
+    std::function<std::shared_ptr<void>(fe::PlatFormInfos* platform, const std::string& node)>;
+
+inline std::map<std::string, tiling_parse_fn>& tiling_parse_registry() {
+  static std::map<std::string, tiling_parse_fn> registry;
+  return registry;
+}
+
+template <typename CompileInfo, typename F>
+void register_tiling_parse(const std::string& op_type, F parse) {
+  tiling_parse_registry()[op_type] = [parse](fe::PlatFormInfos* platform,
+                                             const std::string& node) -> std::shared_ptr<void> {
+    auto info = std::make_shared<CompileInfo>();
+    gert::TilingParseContext ctx(platform, info.get(), node);
+    if (parse(&ctx) != ge::GRAPH_SUCCESS) return nullptr;
+    return info;
+  };
+}
+
+}  // namespace aopt_sim

@@ -1,0 +1,62 @@
+// Composite vector instructions (runtime_api.h vec_composite): bounds, alignment and the trace
+// entry; the numerics run in the shim header that called it.
+#include <algorithm>
+
+#include "kernel_state.hpp"
+#include "kernel_vector.hpp"
+
+namespace {
+
+aopt::sim::op_class class_of(aopt_sim::rt::vec_class c) {
+  using aopt::sim::op_class;
+  using aopt_sim::rt::vec_class;
+  switch (c) {
+    case vec_class::mul:
+      return op_class::vec_mul;
+    case vec_class::div_transcendental:
+      return op_class::vec_div_transcendental;
+    case vec_class::reduce:
+      return op_class::vec_reduce;
+    case vec_class::cast:
+      return op_class::vec_cast;
+    case vec_class::compare_select:
+      return op_class::vec_compare_select;
+    case vec_class::simple:
+      break;
+  }
+  return op_class::vec_simple;
+}
+
+}  // namespace
+
+namespace aopt_sim::rt {
+
+using namespace aopt::sim::kernel;  // NOLINT(google-build-using-namespace): implementation file
+
+void vec_composite(vec_class cls, const vec_span* spans, size_t n, uint8_t** out,
+                   uint64_t work_bytes, const char* api, call_site site) {
+  state& s = current();
+  aopt::sim::instruction in;
+  in.on = aopt::sim::pipe::v;
+  in.cls = class_of(cls);
+  in.api = api;
+  in.line = site.line;
+  for (size_t i = 0; i < n; ++i) {
+    const vec_span& sp = spans[i];
+    check_ub_aligned(*sp.ref, api, site, sp.name);
+    const uint64_t begin = uint64_t{sp.ref->addr} + sp.offset;
+    check_ub_range(*sp.ref, begin, sp.bytes, api, site,
+                   cat(sp.name, sp.write ? " writes" : " reads"));
+    out[i] = s.ub.get() + begin;
+    if (sp.bytes == 0) continue;
+    const aopt::sim::ub_range r{static_cast<uint32_t>(begin),
+                                static_cast<uint32_t>(begin + sp.bytes)};
+    if (sp.read) in.reads.push_back(r);
+    if (sp.write) in.writes.push_back(r);
+  }
+  in.bytes = work_bytes;
+  in.repeats = static_cast<uint32_t>(std::max<uint64_t>(1, (work_bytes + 255) / 256));
+  s.rec.add(std::move(in));
+}
+
+}  // namespace aopt_sim::rt

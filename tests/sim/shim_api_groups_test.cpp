@@ -1,0 +1,328 @@
+// The API groups added for operators written against CANN (docs/ascendc-api-coverage.md), each
+// exercised by a kernel written the way public samples are (Init / CopyIn / Compute / CopyOut
+// over TQue buffers) and checked against plain C++ on three seeded input sets.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "npu/sim/runtime/timing_model.hpp"
+#include "sim/shim_fixture.hpp"
+
+namespace aopt::sim {
+namespace {
+
+using namespace AscendC;  // NOLINT(google-build-using-namespace): kernels are written this way
+using testing::error_kind;
+using testing::shim_run;
+
+constexpr uint32_t N = 256;  // elements per operand
+
+// One tile in, several results out (`outputs` rows of N), a VECCALC scratch buffer.
+template <typename T, uint32_t Outputs>
+class TileKernel {
+ public:
+  __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, GM_ADDR z) {
+    xGm_.SetGlobalBuffer((__gm__ T*)x, N);
+    yGm_.SetGlobalBuffer((__gm__ T*)y, N);
+    zGm_.SetGlobalBuffer((__gm__ T*)z, N * Outputs);
+    pipe_.InitBuffer(inQueueX_, 1, N * sizeof(T));
+    pipe_.InitBuffer(inQueueY_, 1, N * sizeof(T));
+    pipe_.InitBuffer(outQueueZ_, 1, N * Outputs * sizeof(T));
+  }
+  template <typename Compute>
+  __aicore__ inline void Process(Compute&& compute) {
+    LocalTensor<T> xLocal = inQueueX_.template AllocTensor<T>();
+    LocalTensor<T> yLocal = inQueueY_.template AllocTensor<T>();
+    DataCopy(xLocal, xGm_, N);
+    DataCopy(yLocal, yGm_, N);
+    inQueueX_.EnQue(xLocal);
+    inQueueY_.EnQue(yLocal);
+    xLocal = inQueueX_.template DeQue<T>();
+    yLocal = inQueueY_.template DeQue<T>();
+    LocalTensor<T> zLocal = outQueueZ_.template AllocTensor<T>();
+    compute(zLocal, xLocal, yLocal);
+    outQueueZ_.EnQue(zLocal);
+    inQueueX_.FreeTensor(xLocal);
+    inQueueY_.FreeTensor(yLocal);
+    zLocal = outQueueZ_.template DeQue<T>();
+    DataCopy(zGm_, zLocal, N * Outputs);
+    outQueueZ_.FreeTensor(zLocal);
+  }
+
+ private:
+  TPipe pipe_;
+  TQue<QuePosition::VECIN, 1> inQueueX_, inQueueY_;
+  TQue<QuePosition::VECOUT, 1> outQueueZ_;
+  GlobalTensor<T> xGm_, yGm_, zGm_;
+};
+
+template <typename T, uint32_t Outputs, typename Compute>
+std::vector<T> run_tile(const std::vector<T>& x, const std::vector<T>& y, Compute compute,
+                        core_trace* trace = nullptr) {
+  shim_run run;
+  T* xg = run.gm<T>("x", N);
+  T* yg = run.gm<T>("y", N);
+  T* zg = run.gm<T>("z", N * Outputs);
+  std::copy(x.begin(), x.end(), xg);
+  std::copy(y.begin(), y.end(), yg);
+  core_trace t = run.run([&] {
+    TileKernel<T, Outputs> op;
+    op.Init(reinterpret_cast<GM_ADDR>(xg), reinterpret_cast<GM_ADDR>(yg),
+            reinterpret_cast<GM_ADDR>(zg));
+    op.Process(compute);
+  });
+  if (trace != nullptr) *trace = std::move(t);
+  return std::vector<T>(zg, zg + N * Outputs);
+}
+
+template <typename T>
+std::vector<T> draw(uint64_t seed, double lo, double hi) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> d(lo, hi);
+  std::vector<T> v(N);
+  for (T& e : v) e = static_cast<T>(d(rng));
+  return v;
+}
+
+bool has_api(const core_trace& t, const std::string& api) {
+  for (const instruction& in : t.instructions)
+    if (api == in.api) return true;
+  return false;
+}
+
+TEST_SUITE("sim") {
+  TEST_CASE("math APIs: Neg, Log, Power, ClampMax/Min, FusedMulAdd, MulAddDst, Exp/Ln overloads") {
+    for (uint64_t seed : {1, 2, 3}) {
+      const std::vector<float> x = draw<float>(seed, 0.1, 3.0);
+      const std::vector<float> y = draw<float>(seed + 100, -2.0, 2.0);
+      core_trace trace;
+      const std::vector<float> z = run_tile<float, 12>(
+          x, y,
+          [](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            Neg(z, y, N);
+            Log(z[N], x, N);
+            Power(z[2 * N], x, y, N);
+            Power(z[3 * N], x, 2.0f, N);
+            Power(z[4 * N], 2.0f, y, N);
+            ClampMax(z[5 * N], y, 0.5f, N);
+            ClampMin(z[6 * N], y, -0.5f, N);
+            Duplicate(z[7 * N], 1.5f, N);
+            FusedMulAdd(z[7 * N], x, y, N);  // x * 1.5 + y
+            Duplicate(z[8 * N], 0.25f, N);
+            MulAddDst(z[8 * N], x, y, N);  // x * y + 0.25
+            Exp<float, 15, false>(z[9 * N], y, N);
+            Ln<float, false>(z[10 * N], x, N);
+            Exp<float, 0>(z[11 * N], x, N);
+          },
+          &trace);
+      for (uint32_t i = 0; i < N; ++i) {
+        CHECK(z[i] == -y[i]);
+        CHECK(z[N + i] == doctest::Approx(std::log(x[i])));
+        CHECK(z[2 * N + i] == doctest::Approx(std::pow(x[i], y[i])));
+        CHECK(z[3 * N + i] == doctest::Approx(x[i] * x[i]));
+        CHECK(z[4 * N + i] == doctest::Approx(std::pow(2.0f, y[i])));
+        CHECK(z[5 * N + i] == std::min(y[i], 0.5f));
+        CHECK(z[6 * N + i] == std::max(y[i], -0.5f));
+        CHECK(z[7 * N + i] == doctest::Approx(x[i] * 1.5f + y[i]));
+        CHECK(z[8 * N + i] == doctest::Approx(x[i] * y[i] + 0.25f));
+        CHECK(z[9 * N + i] == doctest::Approx(std::exp(y[i])));
+        CHECK(z[10 * N + i] == doctest::Approx(std::log(x[i])));
+        CHECK(z[11 * N + i] == doctest::Approx(std::exp(x[i])));
+      }
+      // Each is one vector instruction, costed by its class.
+      CHECK(has_api(trace, "Power"));
+      for (const instruction& in : trace.instructions) {
+        if (std::string(in.api) == "Power") CHECK(in.cls == op_class::vec_div_transcendental);
+        if (std::string(in.api) == "FusedMulAdd") CHECK(in.cls == op_class::vec_mul);
+        if (std::string(in.api) == "Neg") CHECK(in.cls == op_class::vec_simple);
+      }
+    }
+  }
+
+  TEST_CASE("activation APIs of the math library against <cmath>, printing from the kernel") {
+    for (uint64_t seed : {16, 17, 18}) {
+      const std::vector<float> x = draw<float>(seed, -3, 3);
+      const std::vector<float> y = draw<float>(seed + 100, -3, 3);
+      const std::vector<float> z = run_tile<float, 11>(
+          x, y, [](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>&) {
+            Tanh(z, x, N);
+            Sigmoid(z[N], x, N);
+            Sin(z[2 * N], x, N);
+            Cos(z[3 * N], x, N);
+            Erf(z[4 * N], x, N);
+            Gelu(z[5 * N], x, N);
+            Silu(z[6 * N], x, N);
+            Floor(z[7 * N], x, N);
+            Ceil(z[8 * N], x, N);
+            Round(z[9 * N], x, N);
+            Trunc(z[10 * N], x, N);
+            printf("activations of %d elements\n", static_cast<int>(N));
+            std::cout << "block " << GetBlockIdx() << " done\n";
+          });
+      for (uint32_t i = 0; i < N; ++i) {
+        const float v = x[i];
+        CHECK(z[i] == doctest::Approx(std::tanh(v)));
+        CHECK(z[N + i] == doctest::Approx(1.0f / (1.0f + std::exp(-v))));
+        CHECK(z[2 * N + i] == doctest::Approx(std::sin(v)));
+        CHECK(z[3 * N + i] == doctest::Approx(std::cos(v)));
+        CHECK(z[4 * N + i] == doctest::Approx(std::erf(v)));
+        CHECK(z[5 * N + i] ==
+              doctest::Approx(0.5f * v *
+                              (1.0f + std::tanh(0.7978845608f * (v + 0.044715f * v * v * v)))));
+        CHECK(z[6 * N + i] == doctest::Approx(v / (1.0f + std::exp(-v))));
+        CHECK(z[7 * N + i] == std::floor(v));
+        CHECK(z[8 * N + i] == std::ceil(v));
+        CHECK(z[9 * N + i] == std::round(v));
+        CHECK(z[10 * N + i] == std::trunc(v));
+      }
+    }
+  }
+
+  TEST_CASE("integer logic APIs: And, Or, Xor, Not on int16_t") {
+    for (uint64_t seed : {4, 5, 6}) {
+      const std::vector<int16_t> x = draw<int16_t>(seed, -30000, 30000);
+      const std::vector<int16_t> y = draw<int16_t>(seed + 100, -30000, 30000);
+      const std::vector<int16_t> z = run_tile<int16_t, 4>(
+          x, y, [](LocalTensor<int16_t>& z, LocalTensor<int16_t>& x, LocalTensor<int16_t>& y) {
+            And(z, x, y, N);
+            Or(z[N], x, y, N);
+            Xor(z[2 * N], x, y, N);
+            Not(z[3 * N], x, N);
+          });
+      for (uint32_t i = 0; i < N; ++i) {
+        CHECK(z[i] == static_cast<int16_t>(x[i] & y[i]));
+        CHECK(z[N + i] == static_cast<int16_t>(x[i] | y[i]));
+        CHECK(z[2 * N + i] == static_cast<int16_t>(x[i] ^ y[i]));
+        CHECK(z[3 * N + i] == static_cast<int16_t>(~x[i]));
+      }
+    }
+  }
+
+  TEST_CASE("rearranging APIs: Gather, Brcb, CreateVecIndex, Transpose, Copy") {
+    for (uint64_t seed : {7, 8, 9}) {
+      const std::vector<float> x = draw<float>(seed, -5, 5);
+      const std::vector<float> y = draw<float>(seed + 100, 0, 1);
+      const std::vector<float> z = run_tile<float, 4>(
+          x, y, [](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            // Reverse x with byte offsets made by CreateVecIndex: (N - 1 - i) * 4.
+            LocalTensor<int32_t> index = z[3 * N].ReinterpretCast<int32_t>();
+            CreateVecIndex(index, static_cast<int32_t>(0), N);
+            Muls(index, index, -4, N);
+            Adds(index, index, static_cast<int32_t>((N - 1) * 4), N);
+            Gather(z, x, index.ReinterpretCast<uint32_t>(), 0, N);
+            // Each of y's first 32 elements fills a block of 8.
+            Brcb(z[N], y, 4, BrcbRepeatParams(1, 8));
+            // The first 512 bytes of x as a 16 x 16 matrix of 2-byte words.
+            Transpose(z[2 * N].ReinterpretCast<uint16_t>(), x.ReinterpretCast<uint16_t>());
+            // Every second block of y into the last row, the others stay.
+            CreateVecIndex(z[3 * N], 0.0f, N);
+            Copy(z[3 * N], y, 64, 2, CopyRepeatParams(2, 2, 16, 16));
+          });
+      for (uint32_t i = 0; i < N; ++i) CHECK(z[i] == x[N - 1 - i]);
+      for (uint32_t i = 0; i < 32 * 8; ++i) CHECK(z[N + i] == y[i / 8]);
+      std::vector<uint16_t> words(N * 2);
+      std::memcpy(words.data(), x.data(), N * 4);
+      std::vector<uint16_t> t(N * 2);
+      std::memcpy(t.data(), z.data() + 2 * N, N * 4);
+      for (uint32_t r = 0; r < 16; ++r)
+        for (uint32_t c = 0; c < 16; ++c) CHECK(t[c * 16 + r] == words[r * 16 + c]);
+      for (uint32_t i = 0; i < N; ++i) {
+        const bool copied = (i / 8) % 2 == 0;  // blocks 0, 2, 4, ... of both repeats
+        CHECK(z[3 * N + i] == (copied ? y[i] : static_cast<float>(i)));
+      }
+    }
+  }
+
+  TEST_CASE("scan APIs: PairReduceSum and CumSum along either axis with the last row") {
+    static constexpr CumSumConfig first_axis = {false, false, true};
+    for (uint64_t seed : {10, 11, 12}) {
+      const std::vector<float> x = draw<float>(seed, -1, 1);
+      const std::vector<float> y = draw<float>(seed + 100, -1, 1);
+      const std::vector<float> z = run_tile<float, 4>(
+          x, y, [](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            Duplicate(z, 0.0f, N);
+            PairReduceSum(z, x, 4, 64, 1, 1, 8);  // 4 repeats of 64 -> 32 sums each, 128 B apart
+            LocalTensor<float> lastAxis = z[N];
+            LocalTensor<float> firstAxis = z[2 * N];
+            LocalTensor<float> lastRow = z[3 * N];
+            CumSum(lastAxis, lastRow, y, CumSumInfo{8, 32});
+            CumSum<float, first_axis>(firstAxis, lastRow, x, CumSumInfo{8, 32});
+          });
+      for (uint32_t i = 0; i < N / 2; ++i) CHECK(z[i] == doctest::Approx(x[2 * i] + x[2 * i + 1]));
+      for (uint32_t r = 0; r < 8; ++r) {
+        float row = 0;
+        for (uint32_t c = 0; c < 32; ++c) {
+          row += y[r * 32 + c];
+          CHECK(z[N + r * 32 + c] == doctest::Approx(row));
+          float column = 0;
+          for (uint32_t k = 0; k <= r; ++k) column += x[k * 32 + c];
+          CHECK(z[2 * N + r * 32 + c] == doctest::Approx(column));
+        }
+      }
+      for (uint32_t c = 0; c < 32; ++c) CHECK(z[3 * N + c] == z[2 * N + 7 * 32 + c]);
+    }
+  }
+
+  TEST_CASE("system APIs: assert, scalar math, workspaces, InitGlobalMemory, cache, SyncAll") {
+    for (uint64_t seed : {13, 14, 15}) {
+      shim_run run;
+      float* ws = run.gm<float>("workspace", N);
+      float* out = run.gm<float>("out", 8);
+      const float v = static_cast<float>(seed) * 0.5f;
+      int64_t cycles_before = -1;
+      int64_t cycles_after = -1;
+      const core_trace t = run.run([&] {
+        KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
+        GM_ADDR user = GetUserWorkspace(reinterpret_cast<GM_ADDR>(ws));
+        SetSysWorkspace(user);
+        ASSERT(GetSysWorkSpacePtr() == user);
+        assert(GetDataBlockSizeInBytes() == 32, "blocks are %d bytes", 32);
+        GlobalTensor<float> wsGm;
+        wsGm.SetGlobalBuffer((__gm__ float*)GetSysWorkSpacePtr(), N);
+        cycles_before = GetSystemCycle();
+        InitGlobalMemory(wsGm, N, v);
+        cycles_after = GetSystemCycle();
+        DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(wsGm);
+        SyncAll();
+        TQueSync<PIPE_MTE3, PIPE_S> sync;
+        sync.SetFlag(0);
+        sync.WaitFlag(0);
+        GlobalTensor<float> outGm;
+        outGm.SetGlobalBuffer((__gm__ float*)out, 8);
+        const float w = wsGm.GetValue(N - 1);
+        outGm.SetValue(0, sqrt(w));
+        outGm.SetValue(1, exp(-w));
+        outGm.SetValue(2, abs(-w));
+        outGm.SetValue(3, min(w, 1.0f));
+        outGm.SetValue(4, max(w, 1.0f));
+      });
+      for (uint32_t i = 0; i < N; ++i) REQUIRE(ws[i] == v);
+      CHECK(out[0] == doctest::Approx(std::sqrt(v)));
+      CHECK(out[1] == doctest::Approx(std::exp(-v)));
+      CHECK(out[2] == v);
+      CHECK(out[3] == std::min(v, 1.0f));
+      CHECK(out[4] == std::max(v, 1.0f));
+      CHECK(cycles_after > cycles_before);
+      CHECK(has_api(t, "InitGlobalMemory"));
+      CHECK(t.gm_write_bytes >= N * sizeof(float));
+    }
+  }
+
+  TEST_CASE("a failed kernel assert and SyncAll over several blocks are reported, not skipped") {
+    shim_run run;
+    std::string message;
+    CHECK(error_kind([&] { run.run([] { ASSERT(GetBlockNum() > 4); }); }, &message) == "assertion");
+    CHECK(message.find("GetBlockNum() > 4") != std::string::npos);
+    run.launch.block_num = 2;
+    CHECK(error_kind([&] { run.run([] { SyncAll(); }); }, &message) == "unsupported");
+    CHECK(message.find("SyncAll") != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace aopt::sim
