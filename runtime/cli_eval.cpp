@@ -33,6 +33,7 @@ struct eval_args {
   double timeout_seconds = 60;
   bool keep_scratch = false;
   std::string work_dir;
+  bool no_auto_sync = false;
 };
 
 result<std::string> read_source(const std::string& path, const char* what) {
@@ -95,6 +96,7 @@ int run_eval(const eval_args& args) {
       std::filesystem::path(AOPT_SOURCE_DIR) / "config/hardware";
   auto profile = npu::find_hardware_profile(args.profile, hardware_dir);
   if (!profile.ok()) return bad_input(profile.error().message());
+  if (args.no_auto_sync) profile->auto_sync = false;
 
   std::string tiling = op->host_source;
   std::string kernel = op->kernel_source;
@@ -154,6 +156,9 @@ void add_eval_command(CLI::App& app, cli_context& ctx) {
                    "Scratch and object-cache directory (default: <temp>/aopt-sim)");
   eval->add_flag("--keep-scratch", args->keep_scratch,
                  "Keep the scratch directory of a failed evaluation");
+  eval->add_flag("--no-auto-sync", args->no_auto_sync,
+                 "Judge the kernel as compiled without CANN's automatic scalar <-> vector/MTE "
+                 "synchronisation (like device.auto_sync = false)");
   eval->callback([args, &ctx] { ctx.exit_code = run_eval(*args); });
 }
 

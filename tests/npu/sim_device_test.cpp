@@ -175,6 +175,15 @@ TEST_SUITE("npu") {
     CHECK(r.message.find("docs/ascendc-api-coverage.md") != std::string::npos);
   }
 
+  TEST_CASE("an operator written like the CANN samples compiles unchanged and runs in waves") {
+    device_fixture f;
+    auto r = f.evaluate(load("clamp_power_custom"));
+    REQUIRE_MESSAGE(r.status == eval_status::ok, describe(r));
+    CHECK(r.profile.block_dim == 48);
+    CHECK(r.profile.waves == 2);
+    CHECK(r.profile.auto_sync_wait_us > 0);  // the GetValue after ClampMax waits for it
+  }
+
   TEST_CASE("a kernel entry that does not match op.json fails to link") {
     device_fixture f;
     auto op = load("add_tiled");

@@ -51,6 +51,19 @@ TEST_SUITE("runtime") {
     }
   }
 
+  TEST_CASE("aopt eval --no-auto-sync judges a scalar read of vector data as a data race") {
+    auto r =
+        run_aopt({"eval", (ops_dir / "clamp_power_custom").string(), "--no-auto-sync", "--json"});
+    CHECK(r.exit_code == 1);
+    nlohmann::json j;
+    REQUIRE_NOTHROW(j = nlohmann::json::parse(r.stdout_text));
+    CHECK(j.at("error_kind") == "data_race");
+    const std::string message = j.at("message");
+    CHECK(message.find("ClampMax (V, #") != std::string::npos);
+    CHECK(message.find("LocalTensor::GetValue (S, #") != std::string::npos);
+    CHECK(message.find("SetFlag/WaitFlag<HardEvent::V_S>") != std::string::npos);
+  }
+
   TEST_CASE("aopt eval exits 1 for a failing candidate and shows the diagnostic") {
     auto r = run_aopt({"eval", (ops_dir / "add_compile_error").string()});
     CHECK(r.exit_code == 1);
