@@ -102,7 +102,7 @@ TEST_SUITE("npu") {
   }
 
   TEST_CASE("a compile error names the missing symbol and says whose it is") {
-    CHECK(missing_symbol("k.cpp:9:5: error: 'Sort32' was not declared in this scope") == "Sort32");
+    CHECK(missing_symbol("k.cpp:9:5: error: 'MrgSort' was not declared in this scope") == "MrgSort");
     CHECK(
         missing_symbol("k.cpp:9:5: error: \xE2\x80\x98TBufPool\xE2\x80\x99 does not name a type") ==
         "TBufPool");
@@ -114,8 +114,8 @@ TEST_SUITE("npu") {
     CHECK(missing_symbol("k.cpp:1:1: error: expected ';' before '}' token") == "");
 
     const std::string not_yet =
-        explain_compile_error("k.cpp:9:5: error: 'Sort32' was not declared in this scope");
-    CHECK(not_yet.find("'Sort32' is an AscendC API the simulator does not provide yet") !=
+        explain_compile_error("k.cpp:9:5: error: 'MrgSort' was not declared in this scope");
+    CHECK(not_yet.find("'MrgSort' is an AscendC API the simulator does not provide yet") !=
           std::string::npos);
     CHECK(not_yet.find("docs/ascendc-api-coverage.md") != std::string::npos);
     const std::string partial =

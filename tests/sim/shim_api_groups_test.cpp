@@ -238,6 +238,33 @@ TEST_SUITE("sim") {
     }
   }
 
+  TEST_CASE("Sort32 sorts each group of 32 scores, largest first, with their indexes") {
+    for (uint64_t seed : {19, 20, 21}) {
+      std::vector<float> x = draw<float>(seed, -4, 4);
+      x[5] = x[6];  // a tie keeps the earlier index first
+      const std::vector<float> y = draw<float>(seed + 100, 0, 1);
+      const std::vector<float> z = run_tile<float, 2>(
+          x, y, [](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            LocalTensor<uint32_t> index = y.ReinterpretCast<uint32_t>();
+            CreateVecIndex(index, 0u, N);
+            Sort32(z, x, index, 2);  // 64 scores, 2 x 32 pairs of 8 bytes = 512 bytes
+          });
+      for (uint32_t r = 0; r < 2; ++r) {
+        std::vector<uint32_t> order(32);
+        for (uint32_t i = 0; i < 32; ++i) order[i] = r * 32 + i;
+        std::stable_sort(order.begin(), order.end(),
+                         [&x](uint32_t a, uint32_t b) { return x[a] > x[b]; });
+        for (uint32_t k = 0; k < 32; ++k) {
+          const float* pair = z.data() + (r * 32 + k) * 2;
+          uint32_t index;
+          std::memcpy(&index, pair + 1, 4);
+          CHECK(pair[0] == x[order[k]]);
+          CHECK(index == order[k]);
+        }
+      }
+    }
+  }
+
   TEST_CASE("scan APIs: PairReduceSum and CumSum along either axis with the last row") {
     static constexpr CumSumConfig first_axis = {false, false, true};
     for (uint64_t seed : {10, 11, 12}) {

@@ -116,7 +116,18 @@ struct kernel_run {
 // Runs the kernel block by block on simulated cores, then replays the traces.
 template <int32_t buffer_num>
 kernel_run run_add(const kernel_options& o, uint32_t block_num = 1) {
-  std::vector<float> x(o.total_length), y(o.total_length), z(o.total_length, -1.0f);
+  // GM starts 512-byte aligned, as the driver allocates it: the timing model charges unaligned
+  // DMA, so a heap-dependent alignment would make the comparison depend on test order.
+  constexpr uint32_t pad = 512 / sizeof(float);
+  std::vector<float> x_mem(o.total_length + pad), y_mem(o.total_length + pad),
+      z_mem(o.total_length + pad, -1.0f);
+  auto aligned = [](std::vector<float>& v) {
+    const auto p = (reinterpret_cast<uintptr_t>(v.data()) + 511) & ~uintptr_t{511};
+    return reinterpret_cast<float*>(p);
+  };
+  float* x = aligned(x_mem);
+  float* y = aligned(y_mem);
+  float* z = aligned(z_mem);
   for (uint32_t i = 0; i < o.total_length; ++i) {
     x[i] = static_cast<float>(i % 97);
     y[i] = static_cast<float>(i % 13) * 0.5f;
@@ -124,17 +135,16 @@ kernel_run run_add(const kernel_options& o, uint32_t block_num = 1) {
   const uint64_t bytes = uint64_t{o.total_length} * sizeof(float);
   kernel_launch launch;
   launch.block_num = block_num;
-  launch.gm = {{"x", reinterpret_cast<uint8_t*>(x.data()), bytes},
-               {"y", reinterpret_cast<uint8_t*>(y.data()), bytes},
-               {"z", reinterpret_cast<uint8_t*>(z.data()), bytes}};
+  launch.gm = {{"x", reinterpret_cast<uint8_t*>(x), bytes},
+               {"y", reinterpret_cast<uint8_t*>(y), bytes},
+               {"z", reinterpret_cast<uint8_t*>(z), bytes}};
   kernel_run run;
   for (uint32_t b = 0; b < block_num; ++b) {
     core_context core(launch, b);
     {
       scoped_core running(core);
-      add_kernel<buffer_num>(reinterpret_cast<GM_ADDR>(x.data()),
-                             reinterpret_cast<GM_ADDR>(y.data()),
-                             reinterpret_cast<GM_ADDR>(z.data()), o);
+      add_kernel<buffer_num>(reinterpret_cast<GM_ADDR>(x), reinterpret_cast<GM_ADDR>(y),
+                             reinterpret_cast<GM_ADDR>(z), o);
     }
     core.finish();
     run.traces.push_back(core.take_trace());

@@ -26,5 +26,6 @@
 #include "aopt_sim/kernel/vector_arith.h"
 #include "aopt_sim/kernel/vector_rearrange.h"
 #include "aopt_sim/kernel/vector_scan.h"
+#include "aopt_sim/kernel/vector_sort.h"
 // Last: it redefines assert for the kernel.
 #include "aopt_sim/kernel/system_api.h"
