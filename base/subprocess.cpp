@@ -1,26 +1,27 @@
 #include "base/subprocess.hpp"
 
 #include <fcntl.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <poll.h>
 #include <sched.h>
-#include <seccomp.h>
 #include <signal.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "base/sandbox.hpp"
 
 namespace aopt {
 
@@ -32,6 +33,19 @@ double now_seconds() {
 
 std::string errno_text(int err) {
   return std::strerror(err);
+}
+
+// Running out of descriptors, processes or memory is the machine's state, not the caller's
+// mistake: resource_exhausted, which callers report as an infrastructure failure.
+status os_error_code(int err, std::string what) {
+  if (err == EMFILE || err == ENFILE || err == EAGAIN || err == ENOMEM || err == ENOSPC) {
+    return {status_code::resource_exhausted, std::move(what)};
+  }
+  return internal_error(std::move(what));
+}
+
+status os_error(const char* call, int err) {
+  return os_error_code(err, fmt::format("subprocess: {}: {}", call, errno_text(err)));
 }
 
 // Closes a descriptor it owns on destruction (parent-side bookkeeping only).
@@ -52,108 +66,52 @@ class fd_guard {
   int fd_;
 };
 
-// The compiled seccomp program, built once in the parent: building it allocates, and the child
-// of a multi-threaded parent may only make async-signal-safe calls before exec.
-struct seccomp_program {
-  std::vector<sock_filter> filter;
-  std::string error;  // non-empty when the program could not be built
-};
-
-seccomp_program build_seccomp_program() {
-  seccomp_program program;
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-  if (ctx == nullptr) {
-    program.error = "seccomp_init failed";
-    return program;
-  }
-  auto deny = [&](int syscall_nr, int err) {
-    return seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), syscall_nr, 0);
-  };
-  int rc = 0;
-  rc |= deny(SCMP_SYS(fork), EPERM);
-  rc |= deny(SCMP_SYS(vfork), EPERM);
-  // clone creates threads too; only a clone without CLONE_THREAD makes a new process.
-  rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-                         SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
-  // clone3 passes its flags in memory the filter cannot read: ENOSYS makes glibc fall back to
-  // clone for threads, which the rule above then checks.
-  rc |= deny(SCMP_SYS(clone3), ENOSYS);
-  rc |= deny(SCMP_SYS(socket), EPERM);
-  rc |= deny(SCMP_SYS(connect), EPERM);
-  if (rc != 0) {
-    program.error = "seccomp_rule_add failed";
-    seccomp_release(ctx);
-    return program;
-  }
-  int mem_fd = ::memfd_create("aopt-seccomp", MFD_CLOEXEC);
-  if (mem_fd < 0) {
-    program.error = "memfd_create: " + errno_text(errno);
-    seccomp_release(ctx);
-    return program;
-  }
-  fd_guard mem(mem_fd);
-  rc = seccomp_export_bpf(ctx, mem.get());
-  seccomp_release(ctx);
-  if (rc != 0) {
-    program.error = "seccomp_export_bpf: " + errno_text(-rc);
-    return program;
-  }
-  off_t size = ::lseek(mem.get(), 0, SEEK_END);
-  if (size <= 0 || size % sizeof(sock_filter) != 0 || ::lseek(mem.get(), 0, SEEK_SET) != 0) {
-    program.error = "seccomp_export_bpf wrote an unexpected program size";
-    return program;
-  }
-  program.filter.resize(static_cast<size_t>(size) / sizeof(sock_filter));
-  auto* out = reinterpret_cast<char*>(program.filter.data());
-  size_t done = 0;
-  while (done < static_cast<size_t>(size)) {
-    ssize_t n = ::read(mem.get(), out + done, static_cast<size_t>(size) - done);
-    if (n <= 0) {
-      program.error = "reading the seccomp program failed";
-      program.filter.clear();
-      return program;
-    }
-    done += static_cast<size_t>(n);
-  }
-  return program;
-}
-
-const seccomp_program& sandbox_program() {
-  static const seccomp_program program = build_seccomp_program();
-  return program;
-}
-
-// What the child reports through the status pipe before exec. Only `netns` is not fatal.
-enum class child_stage : int { netns = 1, chdir, rlimit, no_new_privs, seccomp, exec, dup };
+// What the child reports through the status pipe before exec. Only netns and pidns are not
+// fatal.
+enum class child_stage : int { netns = 1, pidns, chdir, rlimit, sandbox, exec, dup, clone };
 
 struct child_report {
   child_stage stage;
   int error;
+  char step[48];  // the sandbox step that failed
 };
 
-[[noreturn]] void child_fail(int status_fd, child_stage stage) {
-  child_report report{stage, errno};
+void child_write_report(int status_fd, child_stage stage, int error, const char* step = nullptr) {
+  child_report report{stage, error, {}};
+  for (size_t i = 0; step != nullptr && step[i] != '\0' && i + 1 < sizeof(report.step); ++i) {
+    report.step[i] = step[i];
+  }
   ssize_t ignored = ::write(status_fd, &report, sizeof(report));
   (void)ignored;
+}
+
+[[noreturn]] void child_fail(int status_fd, child_stage stage) {
+  child_write_report(status_fd, stage, errno);
   ::_exit(127);
 }
 
-void child_close_other_fds(int keep_fd) {
+// Closes every descriptor from `first` on except those in `keep` (-1 entries ignored).
+void child_close_from(unsigned first, int (&keep)[3]) {
   // close_range keeps the child from inheriting descriptors other threads of a busy parent
   // opened without O_CLOEXEC.
-  auto close_from_to = [](unsigned first, unsigned last) {
-    if (first > last) return;
-    if (::syscall(SYS_close_range, first, last, 0) == 0) return;
+  auto close_from_to = [](unsigned from, unsigned to) {
+    if (from > to) return;
+    if (::syscall(SYS_close_range, from, to, 0) == 0) return;
     rlimit rl{};
     unsigned max_fd = 4096;
     if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
       max_fd = static_cast<unsigned>(rl.rlim_cur);
     }
-    for (unsigned fd = first; fd <= last && fd < max_fd; ++fd) ::close(static_cast<int>(fd));
+    for (unsigned fd = from; fd <= to && fd < max_fd; ++fd) ::close(static_cast<int>(fd));
   };
-  auto keep = static_cast<unsigned>(keep_fd);
-  close_from_to(3, keep - 1);
-  close_from_to(keep + 1, ~0U);
+  std::sort(std::begin(keep), std::end(keep));
+  unsigned next = first;
+  for (int fd : keep) {
+    if (fd < 0 || static_cast<unsigned>(fd) < next) continue;
+    close_from_to(next, static_cast<unsigned>(fd) - 1);
+    next = static_cast<unsigned>(fd) + 1;
+  }
+  close_from_to(next, ~0U);
 }
 
 bool child_set_limit(int resource, uint64_t soft, uint64_t hard) {
@@ -161,11 +119,49 @@ bool child_set_limit(int resource, uint64_t soft, uint64_t hard) {
   return ::setrlimit(resource, &rl) == 0;
 }
 
+// In a new PID namespace the program must be the namespace's init, so this process forks it
+// and stays outside as its stand-in: it waits for the program and ends the same way (exit code
+// or signal), so the parent's wait4 sees the program's status and, through the reaped child,
+// its resource usage. Returns in the program's process; never returns in the stand-in.
+void child_fork_namespace_init(int status_fd) {
+  int alive[2];
+  if (::pipe2(alive, O_CLOEXEC) != 0) child_fail(status_fd, child_stage::clone);
+  // A raw clone: the C library's fork runs atfork handlers, which a forked child of a
+  // multi-threaded parent must not.
+  long pid = ::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr);
+  if (pid < 0) child_fail(status_fd, child_stage::clone);
+  if (pid == 0) {
+    ::close(alive[1]);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // If the stand-in died before the line above, the pipe has no writer left.
+    pollfd p{alive[0], POLLIN, 0};
+    if (::poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLIN)) != 0) ::_exit(127);
+    ::close(alive[0]);
+    return;
+  }
+  ::close(alive[0]);
+  // Only the program reports from now on, and only it holds the output pipes.
+  ::close(status_fd);
+  for (int fd = 0; fd <= 2; ++fd) ::close(fd);
+  int wait_status = 0;
+  while (::waitpid(static_cast<pid_t>(pid), &wait_status, 0) < 0) {
+    if (errno != EINTR) ::_exit(127);
+  }
+  if (WIFSIGNALED(wait_status)) {
+    ::kill(::getpid(), WTERMSIG(wait_status));
+    ::_exit(128 + WTERMSIG(wait_status));
+  }
+  ::_exit(WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 127);
+}
+
 // Runs in the forked child: only async-signal-safe calls from here to exec.
 [[noreturn]] void run_child(const subprocess_options& options, char* const* argv, char* const* envp,
                             int stdin_fd, int stdout_fd, int stderr_fd, int status_fd,
-                            const sock_fprog* program) {
+                            const sandbox* box, pid_t parent) {
   ::setpgid(0, 0);
+  // Dies with the supervisor; if it is already gone, the death signal came too early to count.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(127);
   // Signal dispositions the parent ignores (SIGPIPE under asio) survive exec; reset them.
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
@@ -177,7 +173,29 @@ bool child_set_limit(int resource, uint64_t soft, uint64_t hard) {
   if (::dup2(stdin_fd, 0) < 0 || ::dup2(stdout_fd, 1) < 0 || ::dup2(stderr_fd, 2) < 0) {
     child_fail(status_fd, child_stage::dup);
   }
-  child_close_other_fds(status_fd);
+  // Passed descriptors become 3, 4, ...: first move everything to keep above that range.
+  const int first_free = 3 + static_cast<int>(options.pass_fds.size());
+  int moved_status = ::fcntl(status_fd, F_DUPFD_CLOEXEC, first_free);
+  if (moved_status < 0) child_fail(status_fd, child_stage::dup);
+  status_fd = moved_status;
+  sandbox_child_fds sandbox_fds;
+  if (box != nullptr) {
+    for (auto [from, to] : {std::pair{box->child_fds().ruleset, &sandbox_fds.ruleset},
+                            std::pair{box->child_fds().monitor, &sandbox_fds.monitor}}) {
+      if (from < 0) continue;
+      *to = ::fcntl(from, F_DUPFD_CLOEXEC, first_free);
+      if (*to < 0) child_fail(status_fd, child_stage::dup);
+    }
+  }
+  for (size_t i = 0; i < options.pass_fds.size(); ++i) {
+    int moved = ::fcntl(options.pass_fds[i], F_DUPFD_CLOEXEC, first_free);
+    // dup2 clears close-on-exec on the copy: the program receives it.
+    if (moved < 0 || ::dup2(moved, 3 + static_cast<int>(i)) < 0) {
+      child_fail(status_fd, child_stage::dup);
+    }
+  }
+  int keep[3] = {status_fd, sandbox_fds.ruleset, sandbox_fds.monitor};
+  child_close_from(static_cast<unsigned>(first_free), keep);
 
   const subprocess_limits& limits = options.limits;
   bool limits_ok = child_set_limit(RLIMIT_CORE, 0, 0);
@@ -198,17 +216,19 @@ bool child_set_limit(int resource, uint64_t soft, uint64_t hard) {
   if (!options.working_dir.empty() && ::chdir(options.working_dir.c_str()) != 0) {
     child_fail(status_fd, child_stage::chdir);
   }
-  if (options.sandbox) {
-    if (::unshare(CLONE_NEWNET) != 0) {
-      child_report report{child_stage::netns, errno};
-      ssize_t ignored = ::write(status_fd, &report, sizeof(report));
-      (void)ignored;
+  if (box != nullptr) {
+    if (!box->enter_network_namespace()) child_write_report(status_fd, child_stage::netns, errno);
+    if (box->allows_processes()) {
+      if (box->enter_pid_namespace()) {
+        child_fork_namespace_init(status_fd);
+      } else {
+        child_write_report(status_fd, child_stage::pidns, errno);
+      }
     }
-    if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
-      child_fail(status_fd, child_stage::no_new_privs);
-    }
-    if (::prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, program) != 0) {
-      child_fail(status_fd, child_stage::seccomp);
+    sandbox_failure failure = box->confine(sandbox_fds);
+    if (failure.step != nullptr) {
+      child_write_report(status_fd, child_stage::sandbox, failure.error, failure.step);
+      ::_exit(127);
     }
   }
   ::execve(argv[0], argv, envp);
@@ -219,18 +239,20 @@ const char* stage_text(child_stage stage) {
   switch (stage) {
     case child_stage::netns:
       return "unshare(CLONE_NEWNET)";
+    case child_stage::pidns:
+      return "unshare(CLONE_NEWPID)";
     case child_stage::chdir:
       return "chdir";
     case child_stage::rlimit:
       return "setrlimit";
-    case child_stage::no_new_privs:
-      return "prctl(PR_SET_NO_NEW_PRIVS)";
-    case child_stage::seccomp:
-      return "installing the seccomp filter";
+    case child_stage::sandbox:
+      return "sandbox";
     case child_stage::exec:
       return "execve";
     case child_stage::dup:
       return "dup2";
+    case child_stage::clone:
+      return "clone";
   }
   return "setup";
 }
@@ -270,6 +292,26 @@ void append_capped(std::string& out, const char* data, size_t n, size_t cap, boo
   if (take < n) truncated = true;
 }
 
+// Replaces each secret, and a tail that is the start of one (output cut off mid-secret), with
+// "[redacted]". Short tails are left: three characters say nothing of a secret.
+void redact(std::string& text, const std::vector<std::string>& secrets) {
+  constexpr const char* mark = "[redacted]";
+  constexpr size_t min_tail = 4;
+  for (const auto& secret : secrets) {
+    if (secret.empty()) continue;
+    for (size_t pos = 0; (pos = text.find(secret, pos)) != std::string::npos;) {
+      text.replace(pos, secret.size(), mark);
+      pos += std::char_traits<char>::length(mark);
+    }
+    for (size_t len = std::min(secret.size() - 1, text.size()); len >= min_tail; --len) {
+      if (text.compare(text.size() - len, len, secret, 0, len) == 0) {
+        text.replace(text.size() - len, len, mark);
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::string signal_name(int signal_number) {
@@ -287,16 +329,19 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
   if (options.argv.empty() || options.argv[0].empty()) {
     return invalid_argument("subprocess: empty argv");
   }
-  const sock_fprog* program_ptr = nullptr;
-  sock_fprog program{};
+  std::optional<sandbox> box;
   if (options.sandbox) {
-    const seccomp_program& compiled = sandbox_program();
-    if (!compiled.error.empty()) {
-      return internal_error("subprocess sandbox: " + compiled.error);
-    }
-    program.len = static_cast<unsigned short>(compiled.filter.size());
-    program.filter = const_cast<sock_filter*>(compiled.filter.data());
-    program_ptr = &program;
+    sandbox_spec spec;
+    spec.allow_processes = options.sandbox_allows_processes;
+    spec.readable = options.sandbox_readable;
+    std::filesystem::path program_dir = std::filesystem::path(options.argv[0]).parent_path();
+    if (!program_dir.empty()) spec.readable.push_back(program_dir.string());
+    spec.writable = options.sandbox_writable;
+    if (!options.working_dir.empty()) spec.writable.push_back(options.working_dir);
+    spec.monitor_access = !options.sandbox_allows_processes;
+    auto prepared = sandbox::prepare(spec);
+    if (!prepared.ok()) return prepared.error();
+    box.emplace(std::move(prepared).value());
   }
 
   std::vector<std::string> argv_strings = options.argv;
@@ -305,32 +350,30 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
   std::vector<char*> envp = c_strings(env_strings);
 
   fd_guard dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  if (dev_null.get() < 0) return internal_error("subprocess: open /dev/null: " + errno_text(errno));
+  if (dev_null.get() < 0) return os_error("open /dev/null", errno);
   int out_pipe[2], err_pipe[2], status_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
-    return internal_error("subprocess: pipe: " + errno_text(errno));
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return os_error("pipe", errno);
   fd_guard out_read(out_pipe[0]), out_write(out_pipe[1]);
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0)
-    return internal_error("subprocess: pipe: " + errno_text(errno));
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) return os_error("pipe", errno);
   fd_guard err_read(err_pipe[0]), err_write(err_pipe[1]);
-  if (::pipe2(status_pipe, O_CLOEXEC) != 0) {
-    return internal_error("subprocess: pipe: " + errno_text(errno));
-  }
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0) return os_error("pipe", errno);
   fd_guard status_read(status_pipe[0]), status_write(status_pipe[1]);
 
   subprocess child;
   child.start_time_ = now_seconds();
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
-  if (pid < 0) return internal_error("subprocess: fork: " + errno_text(errno));
+  if (pid < 0) return os_error("fork", errno);
   if (pid == 0) {
     run_child(options, argv.data(), envp.data(), dev_null.get(), out_write.get(), err_write.get(),
-              status_write.get(), program_ptr);
+              status_write.get(), box ? &*box : nullptr, parent);
   }
   // Both sides set the group so that a kill of the group right after start cannot miss it.
   ::setpgid(pid, pid);
   child.pid_ = pid;
   child.output_limit_bytes_ = options.output_limit_bytes;
   child.wall_seconds_ = options.limits.wall_seconds;
+  child.redact_ = options.redact;
   out_write.reset();
   err_write.reset();
   status_write.reset();
@@ -338,7 +381,9 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
   // The status pipe closes on exec (O_CLOEXEC) or carries the reason setup failed.
   bool fatal = false;
   child_report fatal_report{};
-  child.network_isolated_ = options.sandbox;
+  child.network_isolated_ = box.has_value();
+  child.filesystem_confined_ = box && box->filesystem_confined();
+  if (box) child.notes_ = box->notes();
   for (;;) {
     child_report report{};
     ssize_t n = ::read(status_read.get(), &report, sizeof(report));
@@ -347,24 +392,30 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
     if (report.stage == child_stage::netns) {
       child.network_isolated_ = false;
       child.notes_.push_back("no network namespace (" + errno_text(report.error) +
-                             "); socket and connect are still blocked by seccomp");
+                             "); sockets and TCP are still denied by seccomp and Landlock");
+    } else if (report.stage == child_stage::pidns) {
+      child.notes_.push_back("no PID namespace (" + errno_text(report.error) +
+                             "): helpers of the program are killed with its process group only");
     } else {
       fatal = true;
       fatal_report = report;
     }
   }
+  if (box && !fatal) child.monitor_ = box->take_monitor(pid);
   if (fatal) {
     child.kill_and_reap();
-    std::string what =
-        fmt::format("subprocess: {} of '{}' failed: {}", stage_text(fatal_report.stage),
-                    options.argv[0], errno_text(fatal_report.error));
+    std::string step = fatal_report.stage == child_stage::sandbox
+                           ? std::string("sandbox: ") + fatal_report.step
+                           : stage_text(fatal_report.stage);
+    std::string what = fmt::format("subprocess: {} of '{}' failed: {}", step, options.argv[0],
+                                   errno_text(fatal_report.error));
     if (fatal_report.stage == child_stage::exec && fatal_report.error == ENOENT) {
       return not_found(what);
     }
     if (fatal_report.stage == child_stage::chdir && fatal_report.error == ENOENT) {
       return not_found(what);
     }
-    return internal_error(what);
+    return os_error_code(fatal_report.error, what);
   }
 
   child.pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
@@ -391,6 +442,10 @@ subprocess& subprocess::operator=(subprocess&& other) noexcept {
     output_limit_bytes_ = other.output_limit_bytes_;
     wall_seconds_ = other.wall_seconds_;
     network_isolated_ = other.network_isolated_;
+    filesystem_confined_ = other.filesystem_confined_;
+    monitor_ = std::move(other.monitor_);
+    other.monitor_.reset();
+    redact_ = std::move(other.redact_);
     notes_ = std::move(other.notes_);
   }
   return *this;
@@ -410,6 +465,12 @@ void subprocess::kill_and_reap() noexcept {
   pid_ = -1;
 }
 
+void subprocess::finish_monitor(subprocess_result& result) {
+  if (!monitor_) return;
+  result.denied_access = monitor_->denials();
+  monitor_.reset();
+}
+
 void subprocess::close_fds() noexcept {
   for (int* fd : {&pidfd_, &stdout_fd_, &stderr_fd_}) {
     if (*fd >= 0) ::close(*fd);
@@ -420,6 +481,7 @@ void subprocess::close_fds() noexcept {
 subprocess_result subprocess::wait() {
   subprocess_result result;
   result.network_isolated = network_isolated_;
+  result.filesystem_confined = filesystem_confined_;
   result.notes = notes_;
   if (pid_ <= 0) return result;
 
@@ -459,10 +521,13 @@ subprocess_result subprocess::wait() {
       }
       timeout_ms = static_cast<int>(std::ceil(left * 1000));
     }
-    pollfd fds[3];
+    pollfd fds[4];
     nfds_t count = 0;
     if (stdout_fd_ >= 0) fds[count++] = {stdout_fd_, POLLIN, 0};
     if (stderr_fd_ >= 0) fds[count++] = {stderr_fd_, POLLIN, 0};
+    // The program waits in its open() until the monitor answers: serve it with the pipes.
+    const nfds_t monitor_slot = count;
+    if (monitor_) fds[count++] = {monitor_->fd(), POLLIN, 0};
     if (pidfd_ >= 0) {
       fds[count++] = {pidfd_, POLLIN, 0};
     } else if (timeout_ms < 0 || timeout_ms > 10) {
@@ -470,6 +535,14 @@ subprocess_result subprocess::wait() {
     }
     int rc = ::poll(fds, count, timeout_ms);
     if (rc < 0 && errno != EINTR) break;
+    if (monitor_ && rc > 0) {
+      short events = fds[monitor_slot].revents;
+      if ((events & POLLIN) != 0) {
+        monitor_->handle_one();
+      } else if ((events & (POLLHUP | POLLERR | POLLNVAL)) != 0) {
+        finish_monitor(result);
+      }
+    }
     if (stdout_fd_ >= 0) drain(stdout_fd_, result.stdout_text, result.stdout_truncated);
     if (stderr_fd_ >= 0) drain(stderr_fd_, result.stderr_text, result.stderr_truncated);
     exited = child_has_exited();
@@ -496,7 +569,10 @@ subprocess_result subprocess::wait() {
   // write is gone, so this cannot block.
   if (stdout_fd_ >= 0) drain(stdout_fd_, result.stdout_text, result.stdout_truncated);
   if (stderr_fd_ >= 0) drain(stderr_fd_, result.stderr_text, result.stderr_truncated);
+  finish_monitor(result);
   close_fds();
+  redact(result.stdout_text, redact_);
+  redact(result.stderr_text, redact_);
   return result;
 }
 

@@ -8,13 +8,19 @@
 //
 // The child runs in its own process group; a wall-clock timeout, the destructor of a running
 // `subprocess` and the end of the child all SIGKILL that whole group, and the child is always
-// reaped, so nothing a child does outlives its subprocess object or leaves a zombie.
+// reaped, so nothing a child does outlives its subprocess object or leaves a zombie. The child
+// also dies with its supervisor (PR_SET_PDEATHSIG): a `kill -9` of aopt leaves no child behind.
+// The death signal follows the *thread* that started the child, so start() and wait() belong
+// on one thread that outlives the child (run_subprocess does both).
 //
-// The sandbox (options.sandbox) is for candidate code: it moves the child into a fresh network
-// namespace when the kernel allows it (root or user namespaces; best effort, reported in
-// `network_isolated`) and installs a seccomp filter just before exec that makes fork, vfork,
-// clone without CLONE_THREAD, socket and connect fail with EPERM (threads stay possible; clone3
-// fails with ENOSYS so that the C library falls back to clone, whose flags the filter can see).
+// The sandbox (options.sandbox, base/sandbox.hpp) is for candidate code and for the compiler
+// that reads it: no capabilities, a file system confined to the system directories, the
+// program's own directory (read) and the working directory plus `sandbox_writable` (write), no
+// network (a fresh network namespace when the kernel allows it, reported in
+// `network_isolated`, and seccomp/Landlock denials of sockets and TCP), no ptrace or access to
+// other processes' memory, and no new processes unless `sandbox_allows_processes` (then the
+// program is the init of a new PID namespace, so its helpers die with it). What a single
+// sandboxed program tried to open outside its sandbox is reported in `denied_access`.
 //
 // Thread-safety: run_subprocess may be called from many threads at once. A `subprocess` object
 // is used by one thread at a time. Linux only.
@@ -23,9 +29,11 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "base/access_monitor.hpp"
 #include "base/status.hpp"
 
 namespace aopt {
@@ -44,6 +52,8 @@ struct subprocess_limits {
 struct subprocess_options {
   std::vector<std::string> argv;  // argv[0] is the program path (no PATH lookup)
   std::string working_dir;        // empty: the parent's
+  // Untrusted children get `inherit_environment = false` and only what they need: the parent's
+  // environment may hold secrets (API keys, bearer tokens).
   bool inherit_environment = true;
   // Added to (or, without inheritance, the whole of) the environment, as "NAME=value".
   std::vector<std::string> environment;
@@ -52,6 +62,15 @@ struct subprocess_options {
   size_t output_limit_bytes = 1 << 20;
   subprocess_limits limits;
   bool sandbox = false;
+  bool sandbox_allows_processes = false;      // a compiler driver; candidate code may not fork
+  std::vector<std::string> sandbox_readable;  // read-only, besides the system and program dirs
+  std::vector<std::string> sandbox_writable;  // besides working_dir
+  // Descriptors the child receives as 3, 4, ... in this order (pipes or shared memory the
+  // parent owns); every other descriptor is closed in the child.
+  std::vector<int> pass_fds;
+  // Texts that must never come back from the child (secrets): every occurrence in its output,
+  // and a prefix of one cut off at a truncation, becomes "[redacted]".
+  std::vector<std::string> redact;
 };
 
 struct subprocess_result {
@@ -65,7 +84,11 @@ struct subprocess_result {
   std::string stderr_text;
   bool stdout_truncated = false;
   bool stderr_truncated = false;
-  bool network_isolated = false;   // sandbox only: the child ran in its own network namespace
+  bool network_isolated = false;     // sandbox only: the child ran in its own network namespace
+  bool filesystem_confined = false;  // sandbox only: Landlock confined the child's file system
+  // Sandbox without sandbox_allows_processes only: the files it tried to open outside its
+  // sandbox (refused by Landlock), first ones first.
+  std::vector<access_denial> denied_access;
   std::vector<std::string> notes;  // what the sandbox could not do, for the log
 
   bool succeeded() const { return exited && exit_code == 0 && !timed_out; }
@@ -99,6 +122,7 @@ class subprocess {
   subprocess() = default;
   void kill_and_reap() noexcept;
   void close_fds() noexcept;
+  void finish_monitor(subprocess_result& result);
 
   pid_t pid_ = -1;  // -1 once reaped
   int pidfd_ = -1;
@@ -108,6 +132,9 @@ class subprocess {
   size_t output_limit_bytes_ = 0;
   double wall_seconds_ = 0;
   bool network_isolated_ = false;
+  bool filesystem_confined_ = false;
+  std::optional<access_monitor> monitor_;
+  std::vector<std::string> redact_;
   std::vector<std::string> notes_;
 };
 

@@ -323,7 +323,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   }
   result<agent::policy_set> policies = make_policies(cfg, db, *backend, outcome.campaign);
   if (!policies.ok()) return policies.error();
-  result<std::shared_ptr<npu::device>> device = make_device(cfg.device);
+  result<std::shared_ptr<npu::device>> device = make_device(cfg.device, secrets_to_redact(cfg));
   if (!device.ok()) return device.error();
   auto journal = std::make_shared<campaign_journal>(db, record, usage, gateway);
   billing_link billing(gateway, outcome.campaign, journal);

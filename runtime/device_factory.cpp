@@ -1,11 +1,15 @@
 #include "runtime/device_factory.hpp"
 
+#include <cstdlib>
+#include <utility>
+
 #include "npu/hardware_profile.hpp"
 #include "npu/sim/device/sim_device.hpp"
 
 namespace aopt::runtime {
 
-result<std::shared_ptr<npu::device>> make_device(const config::device_config& config) {
+result<std::shared_ptr<npu::device>> make_device(const config::device_config& config,
+                                                 std::vector<std::string> redact) {
   if (config.kind != config::device_kind::sim) {
     return failed_precondition("device.kind = " + std::string(config::to_string(config.kind)) +
                                ": this build has only the simulator device");
@@ -19,7 +23,19 @@ result<std::shared_ptr<npu::device>> make_device(const config::device_config& co
   options.keep_scratch = config.keep_scratch;
   options.cpu_seconds = config.cpu_seconds;
   options.address_space_bytes = static_cast<uint64_t>(config.address_space_mb) << 20;
+  options.redact = std::move(redact);
   return std::shared_ptr<npu::device>(std::make_shared<npu::sim_device>(*profile, options));
+}
+
+std::vector<std::string> secrets_to_redact(const config::aopt_config& config) {
+  std::vector<std::string> secrets;
+  auto add = [&](const char* value) {
+    if (value != nullptr && *value != '\0') secrets.emplace_back(value);
+  };
+  if (!config.llm.api_key_env.empty()) add(std::getenv(config.llm.api_key_env.c_str()));
+  if (!config.server.token_env.empty()) add(std::getenv(config.server.token_env.c_str()));
+  add(config.server.token.c_str());
+  return secrets;
 }
 
 npu::eval_options make_eval_options(const config::device_config& config) {

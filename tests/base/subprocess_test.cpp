@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include "support/c_program.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -46,14 +48,8 @@ aopt::subprocess_result run_shell(const std::string& script, double wall_seconds
   return run(o);
 }
 
-// Compiles a C program with the system compiler into `dir` and returns the executable.
 std::string compile_c(const temp_dir& dir, const std::string& name, const std::string& source) {
-  fs::path src = dir.path() / (name + ".c");
-  std::ofstream(src) << source;
-  std::string exe = (dir.path() / name).string();
-  auto r = run_shell("cc -O1 -pthread -o '" + exe + "' '" + src.string() + "'", 60);
-  REQUIRE_MESSAGE(r.succeeded(), r.stderr_text);
-  return exe;
+  return aopt::testing::compile_c_program(dir.path(), name, source);
 }
 
 const char* fork_probe_source = R"(

@@ -4,12 +4,14 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "base/scratch_dir.hpp"
 #include "base/subprocess.hpp"
 #include "npu/compile_error_explainer.hpp"
 
@@ -23,6 +25,7 @@ constexpr const char* kernel_unit_file = "aopt_kernel.cpp";
 constexpr const char* host_unit_file = "aopt_host.cpp";
 constexpr const char* executable_name = "candidate";
 constexpr size_t compiler_output_limit = 256 * 1024;
+constexpr uint64_t compiler_file_size_bytes = 1ull << 30;
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -133,6 +136,42 @@ struct unit {
   std::string failure;
 };
 
+// The environment of every compiler and linker run: nothing of aopt's (secrets), temporary
+// files in the scratch dir (the only place the sandbox lets it write).
+std::vector<std::string> compiler_environment(const fs::path& scratch) {
+  return {"PATH=/usr/bin:/bin", "LC_ALL=C", "TMPDIR=" + scratch.string()};
+}
+
+subprocess_options compiler_run(const sim_toolchain& toolchain, const fs::path& scratch,
+                                const build_limits& limits) {
+  subprocess_options o;
+  o.argv.push_back(toolchain.compiler);
+  o.working_dir = scratch.string();
+  o.inherit_environment = false;
+  o.environment = compiler_environment(scratch);
+  o.output_limit_bytes = compiler_output_limit;
+  o.limits.wall_seconds = limits.compile_timeout_seconds;
+  o.limits.cpu_seconds = static_cast<uint64_t>(std::ceil(limits.compile_timeout_seconds));
+  o.limits.address_space_bytes = limits.address_space_bytes;
+  o.limits.file_size_bytes = compiler_file_size_bytes;
+  o.sandbox = true;
+  o.sandbox_allows_processes = true;  // cc1plus, as, collect2, ld
+  o.sandbox_readable = {toolchain.include_dir.string(), toolchain.pch_dir.string(),
+                        toolchain.lib_dir.string()};
+  o.redact = limits.redact;
+  return o;
+}
+
+bool skip_space_and_comments(const std::string& line, size_t& i) {
+  for (;;) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (line.compare(i, 2, "/*") != 0) return i < line.size();
+    size_t end = line.find("*/", i + 2);
+    if (end == std::string::npos) return false;
+    i = end + 2;
+  }
+}
+
 std::string first_line_with(const std::vector<std::string>& lines,
                             std::initializer_list<const char*> needles) {
   for (const auto& line : lines) {
@@ -177,6 +216,45 @@ const char* kernel_c_type(dtype t) {
       return "bool";
   }
   return "void";
+}
+
+std::string find_escaping_include(const std::string& source) {
+  std::istringstream in(source);
+  size_t number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    size_t i = 0;
+    if (!skip_space_and_comments(line, i)) continue;
+    if (line[i] == '#') {
+      ++i;
+    } else if (line.compare(i, 2, "%:") == 0) {  // the digraph of '#'
+      i += 2;
+    } else {
+      continue;
+    }
+    if (!skip_space_and_comments(line, i)) continue;
+    size_t word = i;
+    while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_'))
+      ++i;
+    const std::string directive = line.substr(word, i - word);
+    if (directive != "include" && directive != "include_next" && directive != "import" &&
+        directive != "embed") {
+      continue;
+    }
+    if (!skip_space_and_comments(line, i)) continue;
+    const char open = line[i];
+    if (open != '"' && open != '<') continue;
+    const size_t end = line.find(open == '"' ? '"' : '>', i + 1);
+    const std::string path = line.substr(i + 1, end == std::string::npos ? end : end - i - 1);
+    const bool climbs = path == ".." || path.rfind("../", 0) == 0 ||
+                        path.find("/../") != std::string::npos ||
+                        (path.size() >= 3 && path.compare(path.size() - 3, 3, "/..") == 0);
+    if (path.rfind('/', 0) == 0 || climbs) {
+      return fmt::format("line {}: #{} {}{}{}", number, directive, open, path,
+                         open == '"' ? '"' : '>');
+    }
+  }
+  return {};
 }
 
 std::vector<std::string> trim_diagnostics(const std::string& output,
@@ -230,6 +308,23 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   };
 
   const op_spec& spec = op.spec;
+  const std::pair<const std::string*, const std::string*> screened[] = {
+      {&spec.files.kernel, &kernel_source},
+      {&spec.files.host, &tiling_source},
+      {&spec.files.tiling_header, &op.tiling_header_source},
+      {&spec.files.reference, &op.reference_source},
+  };
+  for (const auto& [name, text] : screened) {
+    std::string found = find_escaping_include(*text);
+    if (found.empty()) continue;
+    out.result = build_outcome::kind::compile_error;
+    out.error_kind = "forbidden";
+    out.message = fmt::format(
+        "{}: {}: a candidate may include only the shim, the package's own headers and "
+        "system headers, not an absolute path or one outside the package",
+        *name, found);
+    return finish(out);
+  }
   const std::string kernel_text = kernel_wrapper(spec);
   const std::string host_text = host_wrapper(spec);
   std::pair<std::string, const std::string*> files[] = {
@@ -292,14 +387,9 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   }
 
   auto compile = [&](unit& u) {
-    subprocess_options o;
-    o.argv.push_back(toolchain_.compiler);
+    subprocess_options o = compiler_run(toolchain_, scratch, limits);
     o.argv.insert(o.argv.end(), u.args.begin(), u.args.end());
     for (const char* a : {"-c", u.source.c_str(), "-o", u.object.c_str()}) o.argv.push_back(a);
-    o.working_dir = scratch.string();
-    o.output_limit_bytes = compiler_output_limit;
-    o.limits.wall_seconds = limits.compile_timeout_seconds;
-    o.limits.address_space_bytes = limits.address_space_bytes;
     auto r = run_subprocess(o);
     if (!r.ok()) {
       u.failed = u.infra_failure = true;
@@ -337,6 +427,11 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   for (unit* u : units) {
     if (!u->failed) continue;
     if (u->infra_failure) return infra(u->failure);
+    // A compiler that could not write its object or open its source on a full disk, without
+    // descriptors or in a broken scratch dir failed because of the machine.
+    if (status usable = check_scratch_usable(scratch); !usable.ok()) {
+      return infra(u->failure + ": " + usable.message());
+    }
     out.result = build_outcome::kind::compile_error;
     out.error_kind = u->timed_out ? "compile_timeout" : "compile";
     out.diagnostics = trim_diagnostics(u->output, strip);
@@ -350,19 +445,20 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   for (const auto& lib : {driver_lib, runtime_lib}) {
     if (!fs::exists(lib, ec)) return infra(lib.string() + ": simulator library missing");
   }
-  subprocess_options link;
-  link.argv = {toolchain_.compiler, "-o", executable_name};
+  subprocess_options link = compiler_run(toolchain_, scratch, limits);
+  for (const char* a : {"-o", executable_name}) link.argv.push_back(a);
   for (unit* u : units) link.argv.push_back(u->object);
   // The driver library first: it uses the runtime, and static libraries resolve left to right.
   link.argv.push_back(driver_lib.string());
   link.argv.push_back(runtime_lib.string());
   link.argv.push_back("-pthread");
-  link.working_dir = scratch.string();
-  link.output_limit_bytes = compiler_output_limit;
-  link.limits.wall_seconds = limits.compile_timeout_seconds;
   auto linked = run_subprocess(link);
   if (!linked.ok()) return infra("cannot run the linker: " + linked.error().message());
   if (!linked->succeeded()) {
+    if (status usable = check_scratch_usable(scratch); !usable.ok()) {
+      return infra("linking the candidate failed (" + linked->describe() +
+                   "): " + usable.message());
+    }
     out.result = build_outcome::kind::compile_error;
     out.error_kind = "link";
     out.diagnostics = trim_diagnostics(linked->stderr_text + linked->stdout_text, strip);

@@ -12,6 +12,15 @@
 // The units missing from the cache compile in parallel (at most `parallel_compiles` at once);
 // then the objects link with the driver and the simulator runtime libraries.
 //
+// The compiler reads candidate sources, so it runs as untrusted as the candidate: an empty,
+// explicit environment, the sandbox (base/sandbox.hpp: no privileges, no network, the file
+// system read-only except the scratch dir and limited to the system, the shim, the PCH and the
+// simulator libraries; its passes die with it), a CPU and a wall-clock limit. A source with an
+// absolute or parent-relative #include is refused before compiling (compile_error "forbidden");
+// the sandbox refuses any other path out (`#include MACRO`, a FIFO) at open time.
+// A failure that the state of the machine explains (a full disk, no descriptors, an unusable
+// scratch dir; check_scratch_usable) is infra_error, never the candidate's compile_error.
+//
 // Thread-safety: build() may be called concurrently (each call uses its own scratch dir).
 #pragma once
 
@@ -44,7 +53,8 @@ struct build_outcome {
   enum class kind { ok, compile_error, infra_error };
   kind result = kind::infra_error;
   std::filesystem::path executable;
-  std::string error_kind;                // compile_error: "compile", "link", "compile_timeout"
+  // compile_error: "compile", "link", "compile_timeout", "forbidden"
+  std::string error_kind;
   std::string message;                   // one line: the first compiler error, or what failed
   std::vector<std::string> diagnostics;  // trimmed compiler output, paths relative
   double seconds = 0;                    // wall time of compiling and linking
@@ -56,6 +66,8 @@ struct build_limits {
   double compile_timeout_seconds = 120;  // per compiler or linker run
   uint64_t address_space_bytes = 0;      // RLIMIT_AS of the compiler (0: inherited)
   uint32_t parallel_compiles = 2;
+  // Texts (the daemon's secrets) never returned in diagnostics: replaced by "[redacted]".
+  std::vector<std::string> redact;
 };
 
 class candidate_builder {
@@ -76,6 +88,10 @@ class candidate_builder {
   std::string fingerprint_;  // what else an object depends on: compiler, PCH, shim headers
   compile_cache& cache_;
 };
+
+// The first #include (or #include_next, #import, #embed) in `source` that names an absolute
+// path or climbs out with "..": "line 3: #include \"/etc/shadow\"", or empty.
+std::string find_escaping_include(const std::string& source);
 
 // Keeps the part of compiler output that explains a failure: from a few lines before the first
 // "error:" on, at most `max_lines` lines, with `strip_prefixes` removed from paths.

@@ -3,6 +3,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <utility>
 #include <vector>
 
@@ -18,13 +22,41 @@ namespace {
 // Scanning the directory costs a stat per entry; once every this many stores is plenty.
 constexpr uint64_t prune_interval = 64;
 
-// Links `from` to `to`, copying when a hard link is impossible (another file system).
-bool link_or_copy(const fs::path& from, const fs::path& to) {
+// An entry is the object followed by this trailer.
+constexpr char trailer_magic[8] = {'a', 'o', 'p', 't', 'o', 'b', 'j', '1'};
+constexpr size_t trailer_size = 16 + sizeof(trailer_magic);
+
+std::string content_hash(std::string_view bytes) {
+  XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+  std::string out(16, '\0');
+  std::memcpy(out.data(), &h.high64, 8);
+  std::memcpy(out.data() + 8, &h.low64, 8);
+  return out;
+}
+
+std::optional<std::string> read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream data;
+  data << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return std::move(data).str();
+}
+
+// Writes a new file (replacing a link or file of that name, never writing through it).
+bool write_new_file(const fs::path& path, std::string_view a, std::string_view b, fs::perms mode) {
   std::error_code ec;
-  fs::remove(to, ec);
-  fs::create_hard_link(from, to, ec);
-  if (!ec) return true;
-  return fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec) && !ec;
+  fs::remove(path, ec);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(a.data(), static_cast<std::streamsize>(a.size()));
+  out.write(b.data(), static_cast<std::streamsize>(b.size()));
+  out.close();
+  if (!out) {
+    fs::remove(path, ec);
+    return false;
+  }
+  fs::permissions(path, mode, ec);
+  return true;
 }
 
 }  // namespace
@@ -51,8 +83,27 @@ fs::path compile_cache::entry_path(const std::string& key) const {
 
 bool compile_cache::fetch(const std::string& key, const fs::path& destination) {
   fs::path entry = entry_path(key);
+  std::optional<std::string> bytes = read_all(entry);
+  if (!bytes) {
+    misses_.fetch_add(1);
+    return false;
+  }
+  std::string_view data(*bytes);
+  const bool intact = data.size() >= trailer_size &&
+                      data.substr(data.size() - sizeof(trailer_magic)) ==
+                          std::string_view(trailer_magic, sizeof(trailer_magic)) &&
+                      content_hash(data.substr(0, data.size() - trailer_size)) ==
+                          data.substr(data.size() - trailer_size, 16);
   std::error_code ec;
-  if (!fs::exists(entry, ec) || !link_or_copy(entry, destination)) {
+  if (!intact) {
+    // Recompiling replaces it; until then nobody may link it.
+    fs::remove(entry, ec);
+    damaged_.fetch_add(1);
+    misses_.fetch_add(1);
+    return false;
+  }
+  if (!write_new_file(destination, data.substr(0, data.size() - trailer_size), {},
+                      fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read)) {
     misses_.fetch_add(1);
     return false;
   }
@@ -67,8 +118,13 @@ status compile_cache::store(const std::string& key, const fs::path& object) {
   fs::create_directories(dir_, ec);
   if (ec)
     return internal_error(dir_.string() + ": cannot create the object cache: " + ec.message());
+  std::optional<std::string> bytes = read_all(object);
+  if (!bytes) return internal_error(object.string() + ": cannot read the compiled object");
+  std::string trailer = content_hash(*bytes);
+  trailer.append(trailer_magic, sizeof(trailer_magic));
   fs::path temp = dir_ / fmt::format(".tmp-{}-{}-{}", ::getpid(), temp_counter_.fetch_add(1), key);
-  if (!link_or_copy(object, temp)) {
+  if (!write_new_file(temp, *bytes, trailer,
+                      fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read)) {
     return internal_error(temp.string() + ": cannot write to the object cache");
   }
   fs::rename(temp, entry_path(key), ec);
@@ -111,7 +167,7 @@ void compile_cache::prune_if_due() {
 }
 
 compile_cache_stats compile_cache::stats() const {
-  return {hits_.load(), misses_.load(), stores_.load()};
+  return {hits_.load(), misses_.load(), stores_.load(), damaged_.load()};
 }
 
 }  // namespace aopt::npu

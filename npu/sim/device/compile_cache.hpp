@@ -7,6 +7,13 @@
 // miss on the same key both compile and the last rename wins with identical content. The cache
 // is bounded: past `max_bytes`, the least recently used entries are removed.
 //
+// Nothing shared is writable through a candidate's scratch directory: fetch() and store() copy
+// (never hard-link, which would let a candidate truncate the shared file through its own
+// name), entries are read-only (0444), and each entry ends with a hash of its object that
+// fetch() checks, so a damaged entry (truncated, rewritten) is dropped and recompiled instead
+// of breaking every later build of the operator. The sandbox keeps candidates out of the cache
+// directory altogether (base/sandbox.hpp); the hash is the second line.
+//
 // Thread-safety: all methods may be called concurrently.
 #pragma once
 
@@ -25,6 +32,7 @@ struct compile_cache_stats {
   uint64_t hits = 0;
   uint64_t misses = 0;
   uint64_t stores = 0;
+  uint64_t damaged = 0;  // entries whose hash did not match: removed, counted as misses
 };
 
 class compile_cache {
@@ -35,11 +43,11 @@ class compile_cache {
   // A 128-bit xxh3 hash, in hex, of the parts (length-prefixed, so part boundaries matter).
   static std::string key_of(std::initializer_list<std::string_view> parts);
 
-  // Hard-links (or copies) the cached object for `key` to `destination`. Returns false on a
-  // miss. Counts a hit or a miss.
+  // Copies the cached object for `key` to `destination` (a new file). Returns false on a miss,
+  // including a damaged entry (which it removes). Counts a hit or a miss.
   bool fetch(const std::string& key, const std::filesystem::path& destination);
 
-  // Adds `object` under `key`.
+  // Adds a copy of `object` under `key`.
   status store(const std::string& key, const std::filesystem::path& object);
 
   compile_cache_stats stats() const;
@@ -54,6 +62,7 @@ class compile_cache {
   std::atomic<uint64_t> hits_{0};
   std::atomic<uint64_t> misses_{0};
   std::atomic<uint64_t> stores_{0};
+  std::atomic<uint64_t> damaged_{0};
   std::atomic<uint64_t> temp_counter_{0};
 };
 

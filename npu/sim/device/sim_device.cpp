@@ -49,12 +49,37 @@ bool read_driver_result(const fs::path& path, eval_result& out, std::string& pro
   }
 }
 
+// What a candidate the sandbox caught was after, for the error message: its first attempt to
+// write outside its scratch dir or to reach another process. Empty when there was none.
+std::string sandbox_violation(const subprocess_result& ran, const fs::path& cache_dir) {
+  if (!ran.exited && ran.term_signal == SIGSYS) {
+    return "the sandbox killed the candidate for reaching another process (ptrace, "
+           "process_vm_readv/writev or pidfd_getfd of its parent: SIGSYS)";
+  }
+  for (const auto& denial : ran.denied_access) {
+    if (denial.kind == "process") {
+      return "the sandbox refused the candidate access to another process's memory or "
+             "environment (" + denial.path + ")";
+    }
+    if (denial.kind == "write") {
+      const std::string cache = cache_dir.string() + "/";
+      const bool shared_cache = denial.path.compare(0, cache.size(), cache) == 0;
+      return std::string("the sandbox refused the candidate writing ") +
+             (shared_cache ? "the shared compile cache (" : "outside its scratch directory (") +
+             denial.path + ")";
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 sim_device::sim_device(sim::hw_profile profile, sim_device_options options)
     : profile_(std::move(profile)), options_(std::move(options)) {
   if (options_.work_dir.empty()) options_.work_dir = fs::temp_directory_path() / "aopt-sim";
   if (options_.cache_dir.empty()) options_.cache_dir = options_.work_dir / "objcache";
+  // What runs killed before they could clean up left behind (their owner lock is free).
+  scratch_dir::sweep(options_.work_dir);
   cache_ = std::make_unique<compile_cache>(options_.cache_dir, options_.cache_max_bytes);
   builder_ = std::make_unique<candidate_builder>(options_.toolchain, *cache_);
 }
@@ -107,6 +132,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     limits.compile_timeout_seconds = options.compile_timeout_seconds;
     limits.address_space_bytes = options_.compiler_address_space_bytes;
     limits.parallel_compiles = options_.parallel_compiles;
+    limits.redact = options_.redact;
     build_outcome built =
         builder_->build(op, tiling_source, kernel_source, scratch->path(), limits);
     r.compile_seconds = built.seconds;
@@ -139,6 +165,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     run.limits.file_size_bytes = options_.file_size_bytes;
     run.limits.max_processes = options_.max_processes;
     run.sandbox = options_.sandbox;
+    run.redact = options_.redact;
     auto ran = run_subprocess(run);
     if (!ran.ok()) {
       fail(eval_status::infra_error, "sandbox",
@@ -147,6 +174,16 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     }
     r.run_seconds = ran->wall_seconds;
     std::vector<std::string> output = output_lines(ran->stderr_text, runtime_diagnostic_lines);
+    // A candidate caught reaching outside its sandbox is failed whatever it reported.
+    if (std::string violation = sandbox_violation(*ran, fs::weakly_canonical(options_.cache_dir));
+        !violation.empty()) {
+      fail(eval_status::runtime_error, "sandbox_violation", violation);
+      for (const auto& denial : ran->denied_access) {
+        output.push_back("sandbox refused " + denial.kind + ": " + denial.path);
+      }
+      r.diagnostics = std::move(output);
+      return finish();
+    }
 
     if (ran->timed_out) {
       fail(eval_status::timeout, "wall_clock",
@@ -173,6 +210,12 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       driver.run_seconds = r.run_seconds;
       driver.from_cache = false;
       r = std::move(driver);
+      return finish();
+    }
+    // No result: if the machine cannot hold a run (full disk, no descriptors), that is why.
+    if (status usable = check_scratch_usable(scratch->path()); !usable.ok()) {
+      fail(eval_status::infra_error, "scratch",
+           "the candidate left no result (" + ran->describe() + "): " + usable.message());
       return finish();
     }
     if (!ran->exited) {

@@ -9,7 +9,8 @@
 //      network, in its own process group, killed at eval_options.timeout_seconds;
 //   3. result.json (written by the driver) becomes the eval_result; a crash, a signal, a timeout
 //      or a compiler failure is classified instead.
-// The scratch directory is removed afterwards (kept on failure when options.keep_scratch).
+// The scratch directory is removed afterwards (kept on failure when options.keep_scratch);
+// the device's construction sweeps the scratch directories of dead processes from work_dir.
 //
 // Thread-safety: evaluate() may run on several threads at once.
 #pragma once
@@ -18,6 +19,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -47,6 +49,10 @@ struct sim_device_options {
 
   uint64_t compiler_address_space_bytes = 0;  // RLIMIT_AS of g++; 0: inherited
   uint32_t parallel_compiles = 2;
+
+  // The daemon's secrets (LLM API key, bearer token): never returned in a candidate's or the
+  // compiler's output, should one get hold of them.
+  std::vector<std::string> redact;
 
   sim_toolchain toolchain = default_sim_toolchain();
 };
