@@ -23,6 +23,7 @@ result<std::shared_ptr<npu::device>> make_device(const config::device_config& co
   options.keep_scratch = config.keep_scratch;
   options.cpu_seconds = config.cpu_seconds;
   options.address_space_bytes = static_cast<uint64_t>(config.address_space_mb) << 20;
+  options.compiler_address_space_bytes = options.address_space_bytes;
   options.redact = std::move(redact);
   return std::shared_ptr<npu::device>(std::make_shared<npu::sim_device>(*profile, options));
 }

@@ -15,6 +15,7 @@
 
 #include <doctest/doctest.h>
 
+#include "support/descriptor_exhaustion.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -45,31 +46,6 @@ fs::path scratch_of_a_killed_process(const fs::path& parent) {
   REQUIRE(n > 0);
   return fs::path(std::string(buffer, static_cast<size_t>(n)));
 }
-
-// Uses up every descriptor but `spare` for one scope (under a lowered soft limit).
-class descriptor_exhaustion {
- public:
-  explicit descriptor_exhaustion(int spare) {
-    REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved_) == 0);
-    rlimit low = saved_;
-    low.rlim_cur = std::min<rlim_t>(saved_.rlim_cur, 512);
-    REQUIRE(::setrlimit(RLIMIT_NOFILE, &low) == 0);
-    for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) held_.push_back(fd);
-    REQUIRE(errno == EMFILE);
-    for (int i = 0; i < spare && !held_.empty(); ++i) {
-      ::close(held_.back());
-      held_.pop_back();
-    }
-  }
-  ~descriptor_exhaustion() {
-    for (int fd : held_) ::close(fd);
-    ::setrlimit(RLIMIT_NOFILE, &saved_);
-  }
-
- private:
-  rlimit saved_{};
-  std::vector<int> held_;
-};
 
 }  // namespace
 
@@ -127,13 +103,13 @@ TEST_SUITE("base") {
     auto dir = aopt::scratch_dir::create(parent.path(), "op-");
     REQUIRE(dir.ok());
     {
-      descriptor_exhaustion limit(2);
+      aopt::testing::descriptor_exhaustion limit(2);
       aopt::status st = aopt::check_scratch_usable(dir->path());
       CHECK(st.code() == aopt::status_code::resource_exhausted);
       CHECK(st.message().find("open") != std::string::npos);
     }
     {
-      descriptor_exhaustion limit(0);
+      aopt::testing::descriptor_exhaustion limit(0);
       auto none = aopt::scratch_dir::create(parent.path(), "op-");
       REQUIRE_FALSE(none.ok());
       CHECK(none.error().code() == aopt::status_code::resource_exhausted);
