@@ -141,13 +141,25 @@ void export_program(scmp_filter_ctx ctx, seccomp_program& program) {
   program.fprog.filter = program.filter.data();
 }
 
-seccomp_program build_seccomp_program(bool allow_processes) {
+// A program allowing everything but what `add_rules(ctx)` adds (returning non-zero on failure).
+template <typename AddRules>
+seccomp_program build_program(AddRules add_rules) {
   seccomp_program program;
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
   if (ctx == nullptr) {
     program.error = "seccomp_init failed";
     return program;
   }
+  if (add_rules(ctx) != 0) {
+    program.error = "seccomp_rule_add failed";
+    seccomp_release(ctx);
+    return program;
+  }
+  export_program(ctx, program);
+  return program;
+}
+
+int add_sandbox_rules(scmp_filter_ctx ctx, bool allow_processes) {
   int rc = 0;
   auto deny = [&](int syscall_nr, int err) {
     // A syscall this architecture lacks (__NR_SCMP_ERROR) is not an error.
@@ -209,47 +221,49 @@ seccomp_program build_seccomp_program(bool allow_processes) {
     // to clone for threads, which the rule above then checks.
     deny(SCMP_SYS(clone3), ENOSYS);
   }
-  if (rc != 0) {
-    program.error = "seccomp_rule_add failed";
-    seccomp_release(ctx);
-    return program;
-  }
-  export_program(ctx, program);
-  return program;
+  return rc;
 }
 
 // Every call that opens or truncates a file by name goes to the access monitor first.
-seccomp_program build_monitor_program() {
-  seccomp_program program;
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-  if (ctx == nullptr) {
-    program.error = "seccomp_init failed";
-    return program;
-  }
+int add_monitor_rules(scmp_filter_ctx ctx) {
   int rc = 0;
   for (int nr :
        {SCMP_SYS(open), SCMP_SYS(openat), SCMP_SYS(openat2), SCMP_SYS(creat), SCMP_SYS(truncate)}) {
     if (nr >= 0) rc |= seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, nr, 0);
   }
-  if (rc != 0) {
-    program.error = "seccomp_rule_add (notify) failed";
-    seccomp_release(ctx);
-    return program;
-  }
-  export_program(ctx, program);
-  return program;
+  return rc;
 }
 
 const seccomp_program& monitor_program() {
-  static const seccomp_program program = build_monitor_program();
+  static const seccomp_program program = build_program(add_monitor_rules);
   return program;
 }
 
 const seccomp_program& compiled_program(bool allow_processes) {
-  static const seccomp_program single = build_seccomp_program(false);
-  static const seccomp_program tool = build_seccomp_program(true);
+  static const seccomp_program single =
+      build_program([](scmp_filter_ctx ctx) { return add_sandbox_rules(ctx, false); });
+  static const seccomp_program tool =
+      build_program([](scmp_filter_ctx ctx) { return add_sandbox_rules(ctx, true); });
   return allow_processes ? tool : single;
 }
+
+// One byte carrying one descriptor (SCM_RIGHTS) over a unix socket. Not copyable: the header
+// points into the object.
+struct fd_message {
+  char byte = 0;
+  iovec data{&byte, 1};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  msghdr header{};
+
+  fd_message() {
+    header.msg_iov = &data;
+    header.msg_iovlen = 1;
+    header.msg_control = control;
+    header.msg_controllen = sizeof control;
+  }
+  fd_message(const fd_message&) = delete;
+  fd_message& operator=(const fd_message&) = delete;
+};
 
 long landlock_abi() {
   long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, LANDLOCK_CREATE_RULESET_VERSION);
@@ -381,20 +395,14 @@ std::optional<access_monitor> sandbox::take_monitor(pid_t child) {
   // Only the child's copy may stay open, so that its end (exec or death) ends the wait below.
   if (monitor_child_fd_ >= 0) ::close(monitor_child_fd_);
   monitor_child_fd_ = -1;
-  char byte = 0;
-  iovec data{&byte, 1};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  msghdr message{};
-  message.msg_iov = &data;
-  message.msg_iovlen = 1;
-  message.msg_control = control;
-  message.msg_controllen = sizeof control;
+  fd_message message;
   ssize_t n;
-  while ((n = ::recvmsg(monitor_parent_fd_, &message, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR) {
+  while ((n = ::recvmsg(monitor_parent_fd_, &message.header, MSG_CMSG_CLOEXEC)) < 0 &&
+         errno == EINTR) {
   }
   ::close(monitor_parent_fd_);
   monitor_parent_fd_ = -1;
-  cmsghdr* header = n > 0 ? CMSG_FIRSTHDR(&message) : nullptr;
+  cmsghdr* header = n > 0 ? CMSG_FIRSTHDR(&message.header) : nullptr;
   if (header == nullptr || header->cmsg_type != SCM_RIGHTS) return std::nullopt;
   int listener = -1;
   std::memcpy(&listener, CMSG_DATA(header), sizeof listener);
@@ -448,21 +456,14 @@ sandbox_failure sandbox::confine(sandbox_child_fds fds) const noexcept {
     long listener = ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
                               SECCOMP_FILTER_FLAG_NEW_LISTENER, monitor_program_);
     if (listener < 0) return {"installing the access monitor", errno};
-    char byte = 0;
-    iovec data{&byte, 1};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    msghdr message{};
-    message.msg_iov = &data;
-    message.msg_iovlen = 1;
-    message.msg_control = control;
-    message.msg_controllen = sizeof control;
-    cmsghdr* header = CMSG_FIRSTHDR(&message);
+    fd_message message;
+    cmsghdr* header = CMSG_FIRSTHDR(&message.header);
     header->cmsg_level = SOL_SOCKET;
     header->cmsg_type = SCM_RIGHTS;
     header->cmsg_len = CMSG_LEN(sizeof(int));
     int listener_fd = static_cast<int>(listener);
     std::memcpy(CMSG_DATA(header), &listener_fd, sizeof listener_fd);
-    bool sent = ::sendmsg(fds.monitor, &message, MSG_NOSIGNAL) == 1;
+    bool sent = ::sendmsg(fds.monitor, &message.header, MSG_NOSIGNAL) == 1;
     int err = errno;
     ::close(listener_fd);
     ::close(fds.monitor);

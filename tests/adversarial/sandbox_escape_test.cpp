@@ -62,6 +62,19 @@ struct attack_fixture {
   eval_result kernel_with(const std::string& attack) {
     return device.evaluate(op, op.host_source, attack + "\n" + op.kernel_source, {});
   }
+  // Evaluates the honest candidate, then `attack`, then the honest one again: the attack must
+  // be refused naming `what`, and the honest candidate keep its latency.
+  void check_refused(const std::string& attack_source, const std::string& what) {
+    const eval_result before = honest();
+    REQUIRE_MESSAGE(before.ok(), nlohmann::json(before).dump(1));
+    const eval_result attack = kernel_with(attack_source);
+    CHECK(attack.status == eval_status::runtime_error);
+    CHECK_MESSAGE(attack.error_kind == "sandbox_violation", nlohmann::json(attack).dump(1));
+    CHECK_MESSAGE(attack.message.find(what) != std::string::npos, attack.message);
+    const eval_result after = honest();
+    REQUIRE_MESSAGE(after.ok(), nlohmann::json(after).dump(1));
+    CHECK(after.latency_us == before.latency_us);
+  }
   std::vector<fs::path> cache_entries() const {
     std::vector<fs::path> entries;
     for (const auto& e : fs::directory_iterator(work.path() / "objcache")) {
@@ -128,9 +141,8 @@ __attribute__((constructor)) static void aopt_attack() {
 
   TEST_CASE("sandbox: writing the parent's memory through /proc/<ppid>/mem is refused and named") {
     attack_fixture f;
-    const eval_result before = f.honest();
-    REQUIRE_MESSAGE(before.ok(), describe(before));
-    const eval_result attack = f.kernel_with(R"(
+    f.check_refused(
+        R"(
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -139,33 +151,19 @@ __attribute__((constructor)) static void aopt_attack() {
   snprintf(path, sizeof path, "/proc/%d/mem", (int)getppid());
   int fd = open(path, O_RDWR);
   if (fd >= 0) { pwrite(fd, "\0\0\0\0", 4, 0x400000); close(fd); }
-})");
-    CHECK(attack.status == eval_status::runtime_error);
-    CHECK_MESSAGE(attack.error_kind == "sandbox_violation", describe(attack));
-    CHECK(attack.message.find("another process's memory") != std::string::npos);
-    CHECK(attack.message.find("/proc/" + std::to_string(::getpid()) + "/mem") !=
-          std::string::npos);
-    const eval_result after = f.honest();
-    REQUIRE_MESSAGE(after.ok(), describe(after));
-    CHECK(after.latency_us == before.latency_us);
+})",
+        "another process's memory or environment (/proc/" + std::to_string(::getpid()) + "/mem)");
   }
 
   TEST_CASE("sandbox: ptrace of the parent kills the candidate and is named") {
     attack_fixture f;
-    const eval_result before = f.honest();
-    REQUIRE_MESSAGE(before.ok(), describe(before));
-    const eval_result attack = f.kernel_with(R"(
+    f.check_refused(R"(
 #include <sys/ptrace.h>
 #include <unistd.h>
 __attribute__((constructor)) static void aopt_attack() {
   ptrace(PTRACE_ATTACH, getppid(), 0, 0);
-})");
-    CHECK(attack.status == eval_status::runtime_error);
-    CHECK_MESSAGE(attack.error_kind == "sandbox_violation", describe(attack));
-    CHECK(attack.message.find("ptrace") != std::string::npos);
-    const eval_result after = f.honest();
-    REQUIRE_MESSAGE(after.ok(), describe(after));
-    CHECK(after.latency_us == before.latency_us);
+})",
+                    "reaching another process (ptrace");
   }
 
   TEST_CASE("sandbox: a candidate sees an empty environment and cannot print a secret") {
@@ -180,7 +178,8 @@ __attribute__((constructor)) static void aopt_attack() {
 extern char** environ;
 __attribute__((constructor)) static void aopt_attack() {
   for (char** e = environ; *e; ++e) fprintf(stderr, "env: %s\n", *e);
-  fprintf(stderr, "found: %s\n", )" + literal(secret) + R"();
+  fprintf(stderr, "found: %s\n", )" + literal(secret) +
+                                             R"();
   abort();
 })");
     ::unsetenv("AOPT_ADVERSARIAL_SECRET");

@@ -59,7 +59,8 @@ std::string sandbox_violation(const subprocess_result& ran, const fs::path& cach
   for (const auto& denial : ran.denied_access) {
     if (denial.kind == "process") {
       return "the sandbox refused the candidate access to another process's memory or "
-             "environment (" + denial.path + ")";
+             "environment (" +
+             denial.path + ")";
     }
     if (denial.kind == "write") {
       const std::string cache = cache_dir.string() + "/";
