@@ -29,3 +29,17 @@ TEST_SUITE("npu") {
     CHECK(find_escaping_include("#include \"a..b.h\"\n").empty());
   }
 }
+
+TEST_SUITE("npu") {
+  TEST_CASE("compiler diagnostics are trimmed to the first error, with short lines") {
+    const std::string output = "/scratch/a.cpp: In function 'f':\n" +
+                               std::string("/scratch/a.cpp:3:1: error: ") + std::string(5000, 'x') +
+                               "\nnote: more\n";
+    auto lines = aopt::npu::trim_diagnostics(output, {"/scratch/"});
+    REQUIRE(lines.size() == 3);
+    CHECK(lines[0] == "a.cpp: In function 'f':");
+    CHECK(lines[1].rfind("a.cpp:3:1: error: xxx", 0) == 0);
+    CHECK(lines[1].size() == 404);
+    CHECK(lines[1].substr(400) == " ...");
+  }
+}

@@ -26,6 +26,7 @@ constexpr const char* host_unit_file = "aopt_host.cpp";
 constexpr const char* executable_name = "candidate";
 constexpr size_t compiler_output_limit = 256 * 1024;
 constexpr uint64_t compiler_file_size_bytes = 1ull << 30;
+constexpr size_t max_line_bytes = 400;
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -267,6 +268,11 @@ std::vector<std::string> trim_diagnostics(const std::string& output,
       if (prefix.empty()) continue;
       for (size_t pos; (pos = line.find(prefix)) != std::string::npos;)
         line.erase(pos, prefix.size());
+    }
+    // A line quoting a candidate's source can be as long as the source: keep its start.
+    if (line.size() > max_line_bytes) {
+      line.resize(max_line_bytes);
+      line += " ...";
     }
     lines.push_back(std::move(line));
   }

@@ -94,7 +94,8 @@ class candidate_builder {
 std::string find_escaping_include(const std::string& source);
 
 // Keeps the part of compiler output that explains a failure: from a few lines before the first
-// "error:" on, at most `max_lines` lines, with `strip_prefixes` removed from paths.
+// "error:" on, at most `max_lines` lines of at most 400 bytes, with `strip_prefixes` removed
+// from paths.
 std::vector<std::string> trim_diagnostics(const std::string& output,
                                           const std::vector<std::string>& strip_prefixes,
                                           size_t max_lines = 40);
