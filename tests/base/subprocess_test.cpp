@@ -162,8 +162,10 @@ TEST_SUITE("base") {
     CHECK_FALSE(r.timed_out);
     CHECK_FALSE(r.exited);
     CHECK((r.term_signal == SIGXCPU || r.term_signal == SIGKILL));
-    CHECK(r.cpu_seconds >= 0.9);
-    CHECK(r.wall_seconds < 10.0);
+    // The limit counts exact run time; rusage samples it per tick and undercounts a little,
+    // more so on a loaded machine.
+    CHECK(r.cpu_seconds >= 0.5);
+    CHECK(r.wall_seconds < o.limits.wall_seconds);
   }
 
   TEST_CASE("the file-size limit stops a child writing a large file") {
