@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "actors/exception_text.hpp"
 #include "actors/messages.hpp"
 
 namespace aopt::actors {
@@ -61,6 +62,16 @@ caf::actor spawn_campaign(caf::actor_system& sys, campaign_context context) {
   return sys.spawn(
       [](campaign_actor* self, campaign_context ctx) -> caf::behavior {
         self->state.ctx = std::move(ctx);
+        // Whatever escapes a handler ends the campaign with what it has, answered, not a run
+        // waiting for ever.
+        self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
+          const std::string why = "campaign actor: " + exception_text(e);
+          if (self->state.done.pending()) {
+            self->state.summary.episodes.push_back(episode_summary{"campaign", "", why});
+            self->state.done.deliver(self->state.summary);
+          }
+          return caf::make_error(caf::sec::runtime_error, why);
+        });
         return {[=](run_atom) {
           self->state.done = self->make_response_promise();
           launch_more(self);

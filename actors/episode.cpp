@@ -3,9 +3,11 @@
 #include <chrono>
 #include <variant>
 
+#include "actors/exception_text.hpp"
 #include "actors/messages.hpp"
 #include "agent/episode.hpp"
 #include "agent/eval_cache.hpp"
+#include "base/utf8.hpp"
 
 namespace aopt::actors {
 namespace {
@@ -54,7 +56,7 @@ void publish(episode_actor* self, const agent::campaign_event& e) {
 void finish(episode_actor* self, const std::string& error) {
   const agent::episode_state& s = self->state.engine->state();
   publish(self, make_event(s, agent::campaign_event::kind::episode_finished));
-  self->state.done.deliver(episode_summary{s.op_name, nlohmann::json(s).dump(), error});
+  self->state.done.deliver(episode_summary{s.op_name, dump_json(nlohmann::json(s)), error});
   self->quit();
 }
 
@@ -205,6 +207,22 @@ caf::actor spawn_episode(caf::actor_system& sys, episode_context context) {
         self->state.ctx = std::move(ctx);
         self->state.engine =
             std::make_unique<agent::episode_engine>(*self->state.ctx.op, self->state.ctx.state);
+        // Whatever escapes a handler ends this episode with the reason, not the campaign: the
+        // campaign is answered and goes on with its other operators.
+        self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
+          const std::string why = "episode actor: " + exception_text(e);
+          if (self->state.done.pending()) {
+            std::string state_json;
+            try {
+              state_json = dump_json(nlohmann::json(self->state.engine->state()));
+            } catch (...) {
+              // The summary goes without the state; the journal holds its last persisted form.
+            }
+            self->state.done.deliver(
+                episode_summary{self->state.engine->state().op_name, std::move(state_json), why});
+          }
+          return caf::make_error(caf::sec::runtime_error, why);
+        });
         return {[=](run_atom) {
           self->state.done = self->make_response_promise();
           publish(self, make_event(self->state.engine->state(),

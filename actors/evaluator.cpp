@@ -4,6 +4,7 @@
 
 #include "actors/detached_call.hpp"
 #include "actors/messages.hpp"
+#include "base/utf8.hpp"
 
 namespace aopt::actors {
 namespace {
@@ -26,7 +27,7 @@ evaluation_done evaluate(const evaluator_context& ctx, const evaluation_job& job
     agent::device_slots::lease slot(*ctx.slots);
     result = ctx.device->evaluate(*job.op, job.tiling, job.kernel, ctx.options);
   }
-  done.result_json = nlohmann::json(result).dump();
+  done.result_json = dump_json(nlohmann::json(result));
   return done;
 }
 

@@ -153,6 +153,9 @@ constexpr real_range non_negative{0, false, HUGE_VAL, false};
 
 std::string range_violation(double x, const real_range& r) {
   if (std::isnan(x)) return "must be a number, got nan";
+  // No setting means "forever" by infinity (a timeout of inf would wait for ever, or overflow
+  // the conversion to a duration).
+  if (std::isinf(x)) return std::string("must be a finite number, got ") + (x > 0 ? "inf" : "-inf");
   bool low = r.min_open ? !(x > r.min) : !(x >= r.min);
   bool high = r.max_open ? !(x < r.max) : !(x <= r.max);
   if (!low && !high) return {};
@@ -451,6 +454,7 @@ void server_fields(V& v, C& c) {
   v.integer("max_body_bytes", c.max_body_bytes, {1024});
   v.integer("max_header_bytes", c.max_header_bytes, {1024});
   v.real("shutdown_timeout_s", c.shutdown_timeout_s, positive);
+  v.integer("max_connections", c.max_connections, {1, 1000000});
 }
 
 template <class V, class C>
@@ -527,6 +531,17 @@ status check_consistency(const aopt_config& c) {
     return config_error("campaign.stage1_steps", "must be >= 1 for strategy \"stage1\", got 0");
   if (cam.strategy == strategy::stage2 && cam.stage2_steps == 0)
     return config_error("campaign.stage2_steps", "must be >= 1 for strategy \"stage2\", got 0");
+
+  // [hardening] device.profile names a file of device.hardware_dir; a path would read any file
+  // the daemon can (a profile file of one's own goes into hardware_dir).
+  if (c.device.profile.find('/') != std::string::npos || c.device.profile == "." ||
+      c.device.profile == ".." ||
+      (c.device.profile.size() > 5 &&
+       c.device.profile.compare(c.device.profile.size() - 5, 5, ".toml") == 0))
+    return config_error("device.profile",
+                        "must be a profile name (a file <name>.toml of device.hardware_dir), "
+                        "not a path: \"" +
+                            c.device.profile + "\"");
 
   const auto& llm = c.llm;
   if (llm.base_url.rfind("http://", 0) != 0 && llm.base_url.rfind("https://", 0) != 0)

@@ -146,6 +146,8 @@ struct server_config {
   uint64_t max_body_bytes = 16777216;
   uint64_t max_header_bytes = 16384;
   double shutdown_timeout_s = 30;
+  // Connections served at once; more get 503. Lowered to a quarter of the file descriptor limit.
+  uint64_t max_connections = 256;
 };
 
 struct report_config {

@@ -11,6 +11,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include "base/utf8.hpp"
 #include "llm/backoff.hpp"
 #include "llm/blocking_call.hpp"
 #include "llm/http_exchange.hpp"
@@ -336,7 +337,7 @@ call_handle openai_client::async_chat(chat_request request, chat_callback done) 
   }
   const std::string target = core_->url.target("/chat/completions");
   auto operation = std::make_shared<detail::post_operation>(
-      runtime_.context(), core_, make_post(*core_, target, chat_request_body(request).dump()),
+      runtime_.context(), core_, make_post(*core_, target, dump_json(chat_request_body(request))),
       [core = core_, target, done = std::move(done)](http_outcome outcome, uint32_t attempts) {
         done(interpret<chat_response>(
             *core, target, outcome, attempts,
@@ -360,7 +361,8 @@ call_handle openai_client::async_embed(embedding_request request, embedding_call
   const std::string target = core_->url.target("/embeddings");
   const size_t inputs = request.inputs.size();
   auto operation = std::make_shared<detail::post_operation>(
-      runtime_.context(), core_, make_post(*core_, target, embedding_request_body(request).dump()),
+      runtime_.context(), core_,
+      make_post(*core_, target, dump_json(embedding_request_body(request))),
       [core = core_, target, inputs, done = std::move(done)](http_outcome outcome,
                                                              uint32_t attempts) {
         done(interpret<embedding_response>(

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "base/utf8.hpp"
+
 namespace aopt::npu {
 
 namespace {
@@ -114,10 +116,21 @@ bool is_transient_failure(const eval_result& r) {
          (r.status == eval_status::timeout && r.error_kind == "wall_clock");
 }
 
+void make_valid_utf8(eval_result& r) {
+  for (std::string* text : {&r.error_kind, &r.message, &r.device, &r.device_profile}) {
+    aopt::make_valid_utf8(*text);
+  }
+  for (std::string& line : r.diagnostics) aopt::make_valid_utf8(line);
+}
+
 void to_json(nlohmann::json& j, const eval_result& r) {
+  // Texts are made valid UTF-8 here too, so a result from any device serializes.
+  std::vector<std::string> diagnostics;
+  diagnostics.reserve(r.diagnostics.size());
+  for (const std::string& line : r.diagnostics) diagnostics.push_back(to_valid_utf8(line));
   j = json{{"status", to_string(r.status)},
-           {"error_kind", r.error_kind},
-           {"message", r.message},
+           {"error_kind", to_valid_utf8(r.error_kind)},
+           {"message", to_valid_utf8(r.message)},
            {"latency_us", r.latency_us},
            {"latency",
             {{"median_us", r.latency.median_us},
@@ -132,9 +145,9 @@ void to_json(nlohmann::json& j, const eval_result& r) {
              {"vector_bound_us", r.roof.vector_bound_us},
              {"bound_us", r.roof.bound_us},
              {"achieved_fraction", r.roof.achieved_fraction}}},
-           {"diagnostics", r.diagnostics},
-           {"device", r.device},
-           {"device_profile", r.device_profile},
+           {"diagnostics", std::move(diagnostics)},
+           {"device", to_valid_utf8(r.device)},
+           {"device_profile", to_valid_utf8(r.device_profile)},
            {"compile_seconds", r.compile_seconds},
            {"run_seconds", r.run_seconds},
            {"from_cache", r.from_cache}};

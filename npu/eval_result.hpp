@@ -96,6 +96,10 @@ struct eval_result {
 // it; a CPU-time limit is the candidate's own). Such a result is neither cached nor final.
 bool is_transient_failure(const eval_result& r);
 
+// Makes every text of `r` (message, diagnostics, ...) valid UTF-8: they quote candidate output
+// and compiler diagnostics, which may hold any bytes.
+void make_valid_utf8(eval_result& r);
+
 void to_json(nlohmann::json& j, const eval_result& r);
 void from_json(const nlohmann::json& j, eval_result& r);
 

@@ -1,9 +1,11 @@
 #include "npu/op_spec.hpp"
 
-#include <fstream>
-#include <sstream>
+#include <set>
 
 #include <fmt/format.h>
+
+#include "base/file_beneath.hpp"
+#include "base/utf8.hpp"
 
 namespace aopt::npu {
 
@@ -26,6 +28,9 @@ constexpr dtype_name dtype_names[] = {
 };
 
 const char* const attr_types[] = {"float", "int", "bool", "list_int", "list_float", "string"};
+
+// Far beyond what the simulator can hold; the bound keeps numel() and bytes() from overflowing.
+constexpr int64_t max_tensor_elements = int64_t{1} << 32;
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
@@ -114,13 +119,20 @@ status parse_tensor(const json& j, const reader& r, bool is_input, tensor_spec& 
   if (shape == j.end()) return r.error("shape", "missing");
   if (!shape->is_array()) return r.error("shape", "expected an array, got " + type_name(*shape));
   t.shape.clear();
+  int64_t elements = 1;
   for (size_t i = 0; i < shape->size(); ++i) {
     const json& d = (*shape)[i];
-    if (!d.is_number_integer() || d.get<int64_t>() < 0) {
-      return r.error(fmt::format("shape[{}]", i),
-                     "expected a non-negative integer, got " + d.dump());
+    // A dimension of 0 leaves nothing to compute and makes tiling programs divide by zero.
+    if (!d.is_number_integer() || d.get<int64_t>() < 1) {
+      return r.error(fmt::format("shape[{}]", i), "expected a positive integer, got " + d.dump());
     }
-    t.shape.push_back(d.get<int64_t>());
+    const int64_t dim = d.get<int64_t>();
+    if (dim > max_tensor_elements / elements) {
+      return r.error(
+          "shape", fmt::format("{} has more than {} elements", shape->dump(), max_tensor_elements));
+    }
+    elements *= dim;
+    t.shape.push_back(dim);
   }
   bool unsigned_type = t.type == dtype::uint8 || t.type == dtype::boolean;
   t.range_lo = unsigned_type ? 0 : -1;
@@ -200,6 +212,29 @@ status parse_attrs(const json& j, const reader& r, std::vector<attr_spec>& out) 
   return {};
 }
 
+// Tensors are the kernel's parameters and attributes are read by name: a name used twice would
+// make one shadow the other.
+status check_unique_names(const op_spec& s, const reader& r) {
+  std::set<std::string> tensors;
+  for (const auto& [key, list] :
+       {std::pair{"inputs", &s.inputs}, std::pair{"outputs", &s.outputs}}) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      if (!tensors.insert((*list)[i].name).second) {
+        return r.error(r.child(key, i) + ".name",
+                       "tensor name '" + (*list)[i].name + "' is used twice");
+      }
+    }
+  }
+  std::set<std::string> attrs;
+  for (size_t i = 0; i < s.attrs.size(); ++i) {
+    if (!attrs.insert(s.attrs[i].name).second) {
+      return r.error(r.child("attrs", i) + ".name",
+                     "attribute name '" + s.attrs[i].name + "' is used twice");
+    }
+  }
+  return {};
+}
+
 status parse_tolerance(const json& j, const reader& r, op_spec& s) {
   auto it = j.find("tolerance");
   if (it == j.end()) return {};
@@ -272,6 +307,7 @@ status parse_spec(const json& j, op_spec& s) {
   AOPT_RETURN_IF_ERROR(parse_tensors(j, r, "inputs", true, s.inputs));
   AOPT_RETURN_IF_ERROR(parse_tensors(j, r, "outputs", false, s.outputs));
   AOPT_RETURN_IF_ERROR(parse_attrs(j, r, s.attrs));
+  AOPT_RETURN_IF_ERROR(check_unique_names(s, r));
   AOPT_RETURN_IF_ERROR(parse_tolerance(j, r, s));
   if (auto it = j.find("seed"); it != j.end()) {
     if (!it->is_number_unsigned()) {
@@ -288,17 +324,20 @@ json tensor_json(const tensor_spec& t, bool with_range) {
   return j;
 }
 
-result<std::string> read_text_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    return not_found(path.string() + ": no such file");
+// Sources larger than this are no operator anyone means to optimize; refusing them keeps a
+// package from filling the daemon's memory.
+constexpr uint64_t max_package_file_bytes = uint64_t{16} << 20;
+
+// One file of the package, opened without following links (a link out of the package is
+// refused) and required to be UTF-8 text, since it is stored and served as JSON.
+result<std::string> read_package_file(const std::filesystem::path& dir, const std::string& name) {
+  result<std::string> text = read_file_beneath(dir, name, max_package_file_bytes);
+  if (!text.ok()) return text.error();
+  if (const size_t at = invalid_utf8_offset(*text); at != std::string_view::npos) {
+    return invalid_argument(
+        fmt::format("{}: not UTF-8 text (invalid byte at offset {})", (dir / name).string(), at));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return not_found(path.string() + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return internal_error(path.string() + ": read failed");
-  return text.str();
+  return text;
 }
 
 }  // namespace
@@ -418,12 +457,12 @@ result<op_package> load_op_package(const std::filesystem::path& dir) {
     return not_found(dir.string() + ": not an operator directory (no such directory)");
   }
   const std::filesystem::path spec_path = dir / "op.json";
-  auto text = read_text_file(spec_path);
+  auto text = read_package_file(dir, "op.json");
   if (!text.ok()) return text.error();
   json j;
   try {
     j = json::parse(*text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
     return invalid_argument(spec_path.string() + ": invalid JSON: " + e.what());
   }
   op_package pkg;
@@ -436,7 +475,7 @@ result<op_package> load_op_package(const std::filesystem::path& dir) {
       {&pkg.spec.files.kernel, &pkg.kernel_source},
       {&pkg.spec.files.reference, &pkg.reference_source}};
   for (auto& [name, target] : files) {
-    auto source = read_text_file(dir / *name);
+    auto source = read_package_file(dir, *name);
     if (!source.ok()) {
       return status(source.error().code(),
                     source.error().message() + " (named in " + spec_path.string() + ")");

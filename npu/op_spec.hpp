@@ -99,7 +99,9 @@ struct op_package {
   std::string reference_source;
 };
 
-// Loads <dir>/op.json and the files it names. Errors name the file and the reason.
+// Loads <dir>/op.json and the files it names, each opened without following links
+// (read_file_beneath) and required to be UTF-8. Errors name the file and the reason;
+// failed_precondition for a file that is a link (out of the package or not).
 result<op_package> load_op_package(const std::filesystem::path& dir);
 
 }  // namespace aopt::npu

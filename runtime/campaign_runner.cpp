@@ -277,6 +277,9 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   const actors::role_registry roles = actors::role_registry::with_builtin_roles();
   if (result<agent::pipeline_roles> valid = roles.resolve(cfg.pipeline); !valid.ok())
     return valid.error();
+  // Before the record says "running": a device that cannot be made refuses the start.
+  result<std::shared_ptr<npu::device>> device = make_device(cfg.device, secrets_to_redact(cfg));
+  if (!device.ok()) return device.error();
 
   nlohmann::json record = {{"id", outcome.campaign}, {"created", utc_now()}};
   if (result<nlohmann::json> existing = db.get_campaign(outcome.campaign); existing.ok()) {
@@ -289,6 +292,14 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   record["status"] = "running";
   record["updated"] = utc_now();
   AOPT_RETURN_IF_ERROR(db.put_campaign(outcome.campaign, record));
+  // A start refused from here on marks the record failed, or it would read "running" for ever.
+  const auto refuse = [&](const status& why) {
+    record["status"] = "failed";
+    record["error"] = why.to_string();
+    record["updated"] = utc_now();
+    (void)db.put_campaign(outcome.campaign, record);
+    return why;
+  };
 
   std::vector<actors::campaign_episode> episodes;
   for (const fs::path& dir : request.operators) {
@@ -302,7 +313,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
     if (result<nlohmann::json> saved = db.get_episode(outcome.campaign, op->spec.name);
         saved.ok()) {
       result<agent::episode_state> restored = agent::episode_state_from_json(*saved);
-      if (!restored.ok()) return restored.error().with_context("resuming " + op->spec.name);
+      if (!restored.ok()) return refuse(restored.error().with_context("resuming " + op->spec.name));
       state = std::move(*restored);
       reopen_if_baseline_failed_transiently(db, state);
     }
@@ -310,21 +321,19 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   }
 
   result<std::shared_ptr<agent::llm_backend>> backend = make_role_llm_backend(cfg, db, request.llm);
-  if (!backend.ok()) return backend.error();
+  if (!backend.ok()) return refuse(backend.error());
   llm::gateway* gateway = *backend ? &(*backend)->gateway() : nullptr;
   llm::token_ledger usage(gateway ? gateway->options().prices : llm::price_table{});
   if (gateway) {
     // A resumed campaign's budget and totals include what its earlier runs persisted. Only
     // this campaign's entries: records of older versions may hold other campaigns' too.
     result<std::optional<llm::token_ledger>> earlier = llm_usage_of(record);
-    if (!earlier.ok()) return earlier.error().with_context("campaign " + outcome.campaign);
+    if (!earlier.ok()) return refuse(earlier.error().with_context("campaign " + outcome.campaign));
     if (*earlier) usage.replace_campaign(outcome.campaign, **earlier);
     gateway->restore_usage(outcome.campaign, usage);
   }
   result<agent::policy_set> policies = make_policies(cfg, db, *backend, outcome.campaign);
-  if (!policies.ok()) return policies.error();
-  result<std::shared_ptr<npu::device>> device = make_device(cfg.device, secrets_to_redact(cfg));
-  if (!device.ok()) return device.error();
+  if (!policies.ok()) return refuse(policies.error());
   auto journal = std::make_shared<campaign_journal>(db, record, usage, gateway);
   billing_link billing(gateway, outcome.campaign, journal);
 
@@ -334,7 +343,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   caf::actor_system sys{caf_cfg};
   llm_gateway_link llm_gateway(sys, *backend);
   result<actors::episode_pipeline> pipeline = roles.spawn_pipeline(sys, cfg.pipeline, *policies);
-  if (!pipeline.ok()) return pipeline.error();
+  if (!pipeline.ok()) return refuse(pipeline.error());
   std::shared_ptr<agent::device_slots> slots =
       request.slots ? request.slots : std::make_shared<agent::device_slots>(cfg.device.slots);
   pipeline->evaluator = actors::spawn_evaluator(

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/op_spec.hpp"
 #include "npu/sim/device/sim_device.hpp"
@@ -172,7 +173,7 @@ int run_corpus_list(const corpus_list_args& args) {
   if (args.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& entry : entries) list.push_back(to_json(entry));
-    std::cout << list.dump(2) << std::endl;
+    std::cout << dump_json(list, 2) << std::endl;
   } else {
     print_table(entries, profile_id);
   }

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "base/scratch_dir.hpp"
+#include "base/utf8.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/op_spec.hpp"
 #include "npu/sim/device/sim_device.hpp"
@@ -113,15 +115,24 @@ int run_eval(const eval_args& args) {
 
   npu::sim_device_options device_options;
   device_options.keep_scratch = args.keep_scratch;
-  if (!args.work_dir.empty()) device_options.work_dir = args.work_dir;
+  if (!args.work_dir.empty()) {
+    // Unwritable, every evaluation would be an infrastructure failure: it is bad input.
+    if (result<scratch_dir> probe = scratch_dir::create(args.work_dir, ".write-check-");
+        !probe.ok()) {
+      return bad_input("--work-dir: " + probe.error().message());
+    }
+    device_options.work_dir = args.work_dir;
+  }
   npu::sim_device device(*profile, device_options);
   npu::eval_options options;
   options.input_sets = args.input_sets;
   options.timeout_seconds = args.timeout_seconds;
   npu::eval_result r = device.evaluate(*op, tiling, kernel, options);
+  // The candidate's output may hold any bytes; the report and the JSON are UTF-8.
+  npu::make_valid_utf8(r);
 
   if (args.json) {
-    std::cout << nlohmann::json(r).dump(2) << std::endl;
+    std::cout << dump_json(nlohmann::json(r), 2) << std::endl;
   } else {
     print_report(*op, device.profile_id(), r);
   }
@@ -150,7 +161,7 @@ void add_eval_command(CLI::App& app, cli_context& ctx) {
       ->check(CLI::Range(3u, 1000u))
       ->capture_default_str();
   eval->add_option("--timeout", args->timeout_seconds, "Wall-clock limit of the run, seconds")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
   eval->add_option("--work-dir", args->work_dir,
                    "Scratch and object-cache directory (default: <temp>/aopt-sim)");

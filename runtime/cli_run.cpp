@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "base/utf8.hpp"
+#include "npu/op_spec.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/cli_commands.hpp"
 #include "runtime/cli_config.hpp"
@@ -140,7 +142,7 @@ int execute(campaign_request request, const config::aopt_config& cfg, bool json)
   if (json) {
     nlohmann::json summary = report_json(data);
     summary["pool"] = pool_json(outcome->pool);
-    std::cout << summary.dump() << std::endl;
+    std::cout << dump_json(summary) << std::endl;
   } else {
     print_table(data, *outcome);
     fmt::print("reports in {}/{}\n", cfg.report.dir, outcome->campaign);
@@ -197,10 +199,13 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
   run->add_option("--campaign", args->campaign, "campaign id (default: derived from the inputs)");
   run->add_option("--db", args->db, "database folder (storage.db)");
   run->add_option("--strategy", args->strategy, "alternating, stage1, stage2 or best_of_n");
-  run->add_option("--budget", args->budget, "candidate evaluations per operator");
-  run->add_option("--rounds", args->rounds, "rounds R of Stage I + Stage II");
-  run->add_option("--jobs", args->jobs, "episodes in flight");
-  run->add_option("--seed", args->seed, "seed of the heuristic policies");
+  run->add_option("--budget", args->budget, "candidate evaluations per operator")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--rounds", args->rounds, "rounds R of Stage I + Stage II")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--jobs", args->jobs, "episodes in flight")->check(CLI::NonNegativeNumber);
+  run->add_option("--seed", args->seed, "seed of the heuristic policies")
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--report", args->report_dir, "report folder (report.dir)");
   run->add_option("--llm-cache", args->llm_cache,
                   "LLM response cache: off, read (replay only) or readwrite (llm.cache)");
@@ -219,6 +224,15 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       fmt::print(stderr, "aopt: {}\n", ops.error().to_string());
       ctx.exit_code = exit_bad_input;
       return;
+    }
+    // A package that does not load (a broken op.json, a file linking out of it) is bad input,
+    // refused before the campaign starts.
+    for (const std::filesystem::path& op : *ops) {
+      if (result<npu::op_package> pkg = npu::load_op_package(op); !pkg.ok()) {
+        fmt::print(stderr, "aopt: {}\n", pkg.error().to_string());
+        ctx.exit_code = exit_bad_input;
+        return;
+      }
     }
     campaign_request request;
     request.campaign = args->campaign;
@@ -298,24 +312,31 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       return;
     }
     result<std::unique_ptr<storage::store>> db = storage::store::open_read_only(cfg->storage.db);
-    // A database that does not exist yet holds no campaigns (and reading it creates nothing).
-    if (!db.ok() && db.error().code() != status_code::not_found) {
-      fmt::print(stderr, "aopt: {}\n", db.error().to_string());
+    std::error_code ec;
+    // A database that does not exist yet holds no campaigns (and reading it creates nothing);
+    // one that exists and cannot be read says so rather than "no campaigns".
+    const bool missing = !db.ok() && db.error().code() == status_code::not_found &&
+                         !std::filesystem::exists(cfg->storage.db, ec);
+    // What status prints must not rest on a damaged file it happened not to read.
+    const status readable = !db.ok() ? db.error() : (*db)->verify();
+    const auto fail = [&](const status& why) {
+      fmt::print(stderr, "aopt: {}\n", why.to_string());
       ctx.exit_code = exit_failed;
-      return;
-    }
+    };
+    if (!missing && !readable.ok()) return fail(readable);
     result<std::vector<storage::keyed_value>> all =
         db.ok() ? (*db)->list_campaigns() : std::vector<storage::keyed_value>{};
+    if (!all.ok()) return fail(all.error());
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& kv : all.ok() ? *all : std::vector<storage::keyed_value>{}) {
+    for (const auto& kv : *all) {
       uint32_t done = 0, total = 0, used = 0;
-      if (auto eps = (*db)->list_episodes(kv.key); eps.ok()) {
-        for (const auto& e : *eps) {
-          total++;
-          std::string phase = e.value.value("phase", "");
-          if (phase == "done" || phase == "failed") done++;
-          used += e.value.value("candidates", 0u);
-        }
+      result<std::vector<storage::keyed_value>> eps = (*db)->list_episodes(kv.key);
+      if (!eps.ok()) return fail(eps.error());
+      for (const auto& e : *eps) {
+        total++;
+        std::string phase = e.value.value("phase", "");
+        if (phase == "done" || phase == "failed") done++;
+        used += e.value.value("candidates", 0u);
       }
       out.push_back(
           {{"campaign", kv.key},
@@ -328,7 +349,7 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
            {"updated", kv.value.value("updated", "")}});
     }
     if (status_args->json) {
-      std::cout << out.dump() << std::endl;
+      std::cout << dump_json(out) << std::endl;
       return;
     }
     if (out.empty()) fmt::print("no campaigns in {}\n", cfg->storage.db);
@@ -369,7 +390,9 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       result<report_data> data = load_stored_report(**db, id);
       if (!data.ok()) {
         fmt::print(stderr, "aopt: {}\n", data.error().to_string());
-        ctx.exit_code = exit_bad_input;
+        // An unknown id is bad input; a database that cannot be read is not.
+        ctx.exit_code =
+            data.error().code() == status_code::not_found ? exit_bad_input : exit_failed;
         return;
       }
       const std::string dir = cfg->report.dir + "/" + id;
@@ -382,7 +405,7 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       reports.push_back(std::move(*data));
     }
     if (reports.size() == 1) {
-      if (report_args->json) std::cout << report_json(reports.front()).dump() << std::endl;
+      if (report_args->json) std::cout << dump_json(report_json(reports.front())) << std::endl;
       return;
     }
     const std::string markdown = comparison_markdown(reports);
@@ -393,7 +416,7 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
       return;
     }
     if (report_args->json) {
-      std::cout << comparison.dump() << std::endl;
+      std::cout << dump_json(comparison) << std::endl;
     } else {
       fmt::print("\n{}\ncomparison in {}/comparison.md\n", markdown, cfg->report.dir);
     }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <utility>
 
+#include "base/scratch_dir.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/sim/device/sim_device.hpp"
 
@@ -16,10 +17,18 @@ result<std::shared_ptr<npu::device>> make_device(const config::device_config& co
   }
   result<sim::hw_profile> profile =
       npu::find_hardware_profile(config.profile, config::hardware_dir(config));
-  if (!profile.ok()) return profile.error().with_context("device.profile");
+  // A profile that is missing or broken is a bad configuration, whatever the cause.
+  if (!profile.ok()) return invalid_argument("device.profile: " + profile.error().message());
   if (!config.auto_sync) profile->auto_sync = false;
   npu::sim_device_options options;
-  if (!config.work_dir.empty()) options.work_dir = config.work_dir;
+  if (!config.work_dir.empty()) {
+    // An unwritable work_dir would fail every evaluation as an infrastructure error.
+    if (result<scratch_dir> probe = scratch_dir::create(config.work_dir, ".write-check-");
+        !probe.ok()) {
+      return invalid_argument("device.work_dir: " + probe.error().message());
+    }
+    options.work_dir = config.work_dir;
+  }
   options.keep_scratch = config.keep_scratch;
   options.cpu_seconds = config.cpu_seconds;
   options.address_space_bytes = static_cast<uint64_t>(config.address_space_mb) << 20;

@@ -4,7 +4,9 @@
 #include <regex>
 #include <sstream>
 
+#include "base/utf8.hpp"
 #include "llm/token_ledger_json.hpp"
+#include "npu/op_spec.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "server/campaign_views.hpp"
 #include "server/metrics.hpp"
@@ -33,13 +35,13 @@ http_response json_text_response(http::status code, std::string body, unsigned v
 
 http_response json_response(http::status code, const nlohmann::json& body, unsigned version,
                             bool keep_alive) {
-  return json_text_response(code, body.dump(), version, keep_alive);
+  return json_text_response(code, dump_json(body), version, keep_alive);
 }
 
 result<nlohmann::json> parse_json_body(const http_request& req) {
   try {
     return nlohmann::json::parse(req.body());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range for 1e999
     return invalid_argument(std::string("malformed JSON: ") + e.what());
   }
 }
@@ -106,7 +108,15 @@ http_response error_response(http::status code, const std::string& reason, unsig
 
 routed api_router::handle(const http_request& request) const {
   routed out;
-  out.response = dispatch(request, out.stream);
+  // Nothing a request does may take the daemon down: what escapes a route is a 500 naming it.
+  try {
+    out.response = dispatch(request, out.stream);
+  } catch (const std::exception& e) {
+    out.stream.reset();
+    out.response =
+        error_response(http::status::internal_server_error,
+                       std::string("internal error: ") + e.what(), request.version(), false);
+  }
   return out;
 }
 
@@ -334,6 +344,16 @@ http_response api_router::create_campaign(const http_request& req) const {
         std::find(uploaded.begin(), uploaded.end(), op) == uploaded.end()) {
       return error_response(http::status::forbidden,
                             op.string() + ": outside the folders this daemon may read", v, ka);
+    }
+    // Every file of the package must load, so a campaign never starts on a package it cannot
+    // read. A file linking out of the package is refused like a path outside the roots: 403.
+    result<npu::op_package> package = npu::load_op_package(op);
+    if (!package.ok()) {
+      const status& why = package.error();
+      return error_response(why.code() == status_code::failed_precondition
+                                ? http::status::forbidden
+                                : http_status_of(why.code()),
+                            why.message(), v, ka);
     }
   }
   result<std::string> created = ctx_.campaigns->create(id, *ops, *cfg);

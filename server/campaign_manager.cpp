@@ -82,7 +82,15 @@ void campaign_manager::start_locked(const std::string& id, const std::vector<fs:
   // A campaign blocks its thread until it ends; the destructor waits for every such thread
   // through running_, so detaching is safe.
   std::thread([this, request, stop = rc.stop] {
-    result<runtime::campaign_outcome> outcome = runtime::run_campaign(request, db_, hub_, stop);
+    // An exception escaping this thread would end the daemon; it ends the campaign instead.
+    result<runtime::campaign_outcome> outcome = internal_error("campaign did not run");
+    try {
+      outcome = runtime::run_campaign(request, db_, hub_, stop);
+    } catch (const std::exception& e) {
+      outcome = internal_error(std::string("campaign stopped by an exception: ") + e.what());
+    } catch (...) {
+      outcome = internal_error("campaign stopped by an unknown exception");
+    }
     if (!outcome.ok()) {
       finish(request.campaign, outcome.error(), false);
       return;

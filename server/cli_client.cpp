@@ -12,13 +12,13 @@
 #include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "base/file_beneath.hpp"
+#include "base/utf8.hpp"
 #include "npu/op_spec.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/cli_commands.hpp"
@@ -172,30 +172,15 @@ int watch(const client_args& args, const std::string& id) {
   return 0;
 }
 
-// One file of a package to upload. Errors name the path and the reason.
+// One file of a package to upload, read without following links (a link out of the package
+// would send the target's contents to the daemon). Errors name the path and the reason.
 result<std::string> read_package_file(const fs::path& dir, const std::string& name) {
-  const fs::path path = dir / name;
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return not_found(path.string() + ": no such file");
-  const uintmax_t size = fs::file_size(path, ec);
-  if (ec) return internal_error(path.string() + ": " + ec.message());
-  // The daemon refuses larger files; checking first spares reading and sending them.
-  if (size > server::operator_uploads::max_file_bytes) {
-    return invalid_argument(
-        fmt::format("{}: {} bytes, more than the {} bytes an uploaded file may have", path.string(),
-                    size, server::operator_uploads::max_file_bytes));
-  }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) return internal_error(path.string() + ": cannot read");
+  // The daemon refuses larger files; the limit spares reading and sending them.
+  result<std::string> text = read_file_beneath(dir, name, server::operator_uploads::max_file_bytes);
+  if (!text.ok()) return text.error();
   // The upload carries each file as a JSON string, which must be UTF-8.
-  try {
-    (void)nlohmann::json(text.str()).dump();
-  } catch (const nlohmann::json::type_error&) {
-    return invalid_argument(path.string() + ": not UTF-8 text");
-  }
-  return text.str();
+  if (!is_valid_utf8(*text)) return invalid_argument((dir / name).string() + ": not UTF-8 text");
+  return text;
 }
 
 // The body of POST /api/v1/operators for the package in `dir`: op.json and the four files it
@@ -307,7 +292,7 @@ int print_status(const client_args& args) {
   std::optional<nlohmann::json> list = call(args, "GET", "/api/v1/campaigns");
   if (!list) return exit_failed;
   if (args.json) {
-    std::cout << (*list)["campaigns"].dump() << std::endl;
+    std::cout << dump_json((*list)["campaigns"]) << std::endl;
     return 0;
   }
   if ((*list)["campaigns"].empty()) fmt::print("no campaigns\n");
@@ -355,10 +340,13 @@ void add_client_commands(CLI::App& app, cli_context& ctx) {
       ->allow_extra_args(false);
   submit_cmd->add_option("--campaign", sub->campaign, "campaign id (default: derived)");
   submit_cmd->add_option("--strategy", sub->strategy, "alternating, stage1, stage2 or best_of_n");
-  submit_cmd->add_option("--budget", sub->budget, "candidate evaluations per operator");
-  submit_cmd->add_option("--rounds", sub->rounds, "rounds R of Stage I + Stage II");
-  submit_cmd->add_option("--jobs", sub->jobs, "episodes in flight");
-  submit_cmd->add_option("--seed", sub->seed, "seed of the heuristic policies");
+  submit_cmd->add_option("--budget", sub->budget, "candidate evaluations per operator")
+      ->check(CLI::NonNegativeNumber);
+  submit_cmd->add_option("--rounds", sub->rounds, "rounds R of Stage I + Stage II")
+      ->check(CLI::NonNegativeNumber);
+  submit_cmd->add_option("--jobs", sub->jobs, "episodes in flight")->check(CLI::NonNegativeNumber);
+  submit_cmd->add_option("--seed", sub->seed, "seed of the heuristic policies")
+      ->check(CLI::NonNegativeNumber);
   submit_cmd->add_option("--set", sub->sets, "campaign.key=value (repeatable)");
   submit_cmd->add_flag("--watch", sub->watch, "then show live progress until it ends");
   submit_cmd->add_flag("--json", sub->json, "print the daemon's answer as JSON");

@@ -127,6 +127,7 @@ int serve(const serve_args& args) {
   server::session_limits limits;
   limits.max_body_bytes = cfg->server.max_body_bytes;
   limits.max_header_bytes = static_cast<uint32_t>(cfg->server.max_header_bytes);
+  limits.max_connections = cfg->server.max_connections;
   server::http_server http(router, *hub, limits);
   result<uint16_t> port = http.start(*address);
   if (!port.ok()) {
@@ -141,6 +142,10 @@ int serve(const serve_args& args) {
   }
   std::vector<std::string> resumed = campaigns.resume_unfinished();
   for (const std::string& id : resumed) fmt::print("aopt serve: resumed campaign {}\n", id);
+  fmt::print(
+      "aopt serve: serving at most {} connections at once (server.max_connections and the "
+      "file descriptor limit)\n",
+      http.connections().max());
   fmt::print("aopt serve: listening on http://{}\n", bound.to_string());
   std::fflush(stdout);
 

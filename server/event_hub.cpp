@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/utf8.hpp"
+
 namespace aopt::server {
 
 namespace {
@@ -24,7 +26,7 @@ result<std::shared_ptr<event_hub>> event_hub::with_log(storage::store& db, size_
     e->id = id;
     e->campaign = j.value("campaign", "");
     e->type = j.value("type", "");
-    e->json = j.dump();
+    e->json = dump_json(j);
     hub->campaign_versions_[e->campaign] = id;
     hub->last_id_ = id;
     hub->retained_.push_back(std::move(e));
@@ -73,7 +75,7 @@ void event_hub::append(const std::string& campaign, const std::string& type, nlo
   e->type = type;
   j["id"] = e->id;
   j["time"] = unix_seconds();
-  e->json = j.dump();
+  e->json = dump_json(j);
   if (log_ != nullptr && !log_->append_event(e->id, j, history_).ok()) counters_.log_errors++;
   std::shared_ptr<const hub_event> shared = std::move(e);
   retained_.push_back(shared);

@@ -11,14 +11,33 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace net = boost::asio;
 
+namespace {
+
+// How long a refused connection may take to read its 503 before it is closed.
+constexpr std::chrono::seconds refusal_timeout{2};
+
+}  // namespace
+
 http_session::http_session(net::ip::tcp::socket socket, const api_router& router, event_hub& hub,
-                           session_limits limits)
-    : stream_(std::move(socket)), router_(router), hub_(hub), limits_(limits) {}
+                           session_limits limits, connection_limit::slot slot)
+    : stream_(std::move(socket)),
+      slot_(std::move(slot)),
+      router_(router),
+      hub_(hub),
+      limits_(limits) {}
 
 void http_session::start() {
   // The socket was accepted on its own strand; start there so no handler of this session ever
   // runs concurrently with another.
   net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_request(); });
+}
+
+void http_session::refuse(http_response response) {
+  net::dispatch(stream_.get_executor(),
+                [self = shared_from_this(), response = std::move(response)]() mutable {
+                  self->stream_.expires_after(refusal_timeout);
+                  self->respond(std::move(response), true);
+                });
 }
 
 void http_session::read_request() {
@@ -61,7 +80,7 @@ void http_session::on_read(beast::error_code ec) {
     return;
   }
   http_request request = parser_->release();
-  routed r = router_.handle(request);
+  routed r = router_.handle(request);  // never throws: a failing route is a 500
   if (r.stream) {
     start_stream(r.response, *r.stream);
     return;
@@ -85,7 +104,8 @@ void http_session::respond(http_response response, bool close_after) {
 void http_session::start_stream(const http_response& header, const sse_request& request) {
   std::ostringstream head;
   head << header.base();
-  auto stream = std::make_shared<sse_stream>(std::move(stream_), head.str(), request.campaign);
+  auto stream = std::make_shared<sse_stream>(std::move(stream_), head.str(), request.campaign,
+                                             std::move(slot_));
   stream->start(hub_, request.since);
 }
 

@@ -17,8 +17,10 @@ std::string frame(const hub_event& e) {
 
 }  // namespace
 
-sse_stream::sse_stream(boost::beast::tcp_stream stream, std::string header, std::string campaign)
+sse_stream::sse_stream(boost::beast::tcp_stream stream, std::string header, std::string campaign,
+                       connection_limit::slot slot)
     : stream_(std::move(stream)),
+      slot_(std::move(slot)),
       campaign_(std::move(campaign)),
       heartbeat_(stream_.get_executor()) {
   queue_.push_back(std::move(header));

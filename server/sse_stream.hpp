@@ -16,6 +16,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 
+#include "server/connection_limit.hpp"
 #include "server/event_hub.hpp"
 
 namespace aopt::server {
@@ -25,7 +26,9 @@ class sse_stream final : public event_subscriber, public std::enable_shared_from
   static constexpr size_t max_queued = 4096;
 
   // `header`: the HTTP response header block to send first. `campaign`: "" = every campaign.
-  sse_stream(boost::beast::tcp_stream stream, std::string header, std::string campaign);
+  // `slot`: the connection's place under server.max_connections, held while the stream lives.
+  sse_stream(boost::beast::tcp_stream stream, std::string header, std::string campaign,
+             connection_limit::slot slot = {});
 
   // Subscribes to `hub` (must outlive the stream's registration; the hub holds it weakly) and
   // starts writing.
@@ -42,6 +45,7 @@ class sse_stream final : public event_subscriber, public std::enable_shared_from
   void shut();
 
   boost::beast::tcp_stream stream_;
+  connection_limit::slot slot_;
   std::string campaign_;
   boost::asio::steady_timer heartbeat_;
   // State below is touched only on the stream's strand.

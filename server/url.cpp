@@ -1,5 +1,7 @@
 #include "server/url.hpp"
 
+#include "base/utf8.hpp"
+
 namespace aopt::server {
 
 namespace {
@@ -44,6 +46,7 @@ result<std::string> percent_decode(std::string_view text, bool plus_is_space) {
       out += c;
     }
   }
+  if (!is_valid_utf8(out)) return invalid_argument("the request target is not UTF-8");
   return out;
 }
 

@@ -19,7 +19,8 @@ struct request_target {
 };
 
 // Errors: invalid_argument for a malformed percent escape, an encoded NUL or '/' inside a
-// segment, or a "." / ".." segment.
+// segment, a "." / ".." segment, or a decoded segment, key or value that is not UTF-8 (every
+// name the API knows is UTF-8, and the decoded text ends up in JSON answers and logs).
 result<std::string> percent_decode(std::string_view text, bool plus_is_space);
 result<request_target> parse_target(std::string_view target);
 

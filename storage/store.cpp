@@ -148,6 +148,12 @@ result<std::unique_ptr<store>> store::open_read_only(const std::filesystem::path
   return open(path, options);
 }
 
+status store::verify() const {
+  const rocksdb::Status s = db_->VerifyChecksum();
+  if (s.ok()) return status::ok_status();
+  return data_loss("storage: database " + path_.string() + " is damaged: " + s.ToString());
+}
+
 status store::writable() const {
   if (!options_.read_only) return status::ok_status();
   return failed_precondition("storage: database " + path_.string() +
@@ -159,6 +165,14 @@ status store::check_schema() {
   auto stored = get(cf::meta, schema_key);
   if (!stored.ok() && stored.error().code() == status_code::not_found && !options_.read_only)
     return put(cf::meta, schema_key, schema_version);
+  // A reader finds an existing database without its schema version: a damaged table file can
+  // hide the key (RocksDB reads what it can), so this is no "empty database".
+  if (!stored.ok() && stored.error().code() == status_code::not_found) {
+    const status damaged = verify();
+    return data_loss("storage: database " + path_.string() + " holds no schema version: " +
+                     (damaged.ok() ? "damaged (a table file lost it), or not a database of aopt"
+                                   : damaged.message()));
+  }
   if (!stored.ok()) return stored.error();
   if (!stored->is_number_integer())
     return data_loss("storage: database " + path_.string() + ": meta '" + schema_key +

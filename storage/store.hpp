@@ -130,6 +130,11 @@ class store {
 
   const std::filesystem::path& path() const { return path_; }
 
+  // Reads every table file and checks its checksums, so a damaged file is found before a summary
+  // built on what could still be read claims anything. Reads the whole database: for commands
+  // that report on it (aopt status), not for every open. Errors: data_loss naming the file.
+  status verify() const;
+
   // --- campaigns ---
   status put_campaign(const std::string& id, const nlohmann::json& record);
   result<nlohmann::json> get_campaign(const std::string& id) const;

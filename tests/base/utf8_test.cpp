@@ -34,7 +34,7 @@ TEST_SUITE("base") {
     CHECK(aopt::invalid_utf8_offset("ok") == std::string_view::npos);
   }
 
-  TEST_CASE("make_valid_utf8 repairs in place; the result always serializes as JSON") {
+  TEST_CASE("make_valid_utf8 repairs in place and the result always serializes as JSON") {
     std::string s = "stderr: \xFF\xFE bad";
     aopt::make_valid_utf8(s);
     CHECK(aopt::is_valid_utf8(s));

@@ -98,6 +98,7 @@ cfg::aopt_config every_field_changed() {
   srv.max_body_bytes = 4096;
   srv.max_header_bytes = 2048;
   srv.shutdown_timeout_s = 5.5;
+  srv.max_connections = 64;
   c.report.dir = "/reports";
   c.report.formats = {cfg::report_format::html};
   return c;

@@ -88,7 +88,16 @@ TEST_SUITE("npu") {
     }
     SUBCASE("negative dimension") {
       j["outputs"][0]["shape"][1] = -4;
-      CHECK(parse_error(j).find("op.json: outputs[0].shape[1]: expected a non-negative") == 0);
+      CHECK(parse_error(j).find("op.json: outputs[0].shape[1]: expected a positive") == 0);
+    }
+    SUBCASE("zero dimension (nothing to compute; tiling programs divide by it)") {
+      j["inputs"][0]["shape"][0] = 0;
+      CHECK(parse_error(j) == "op.json: inputs[0].shape[0]: expected a positive integer, got 0");
+    }
+    SUBCASE("a tensor name used twice") {
+      j["outputs"][0]["name"] = j["inputs"][0]["name"];
+      CHECK(parse_error(j).find("op.json: outputs[0].name: tensor name") == 0);
+      CHECK(parse_error(j).find("is used twice") != std::string::npos);
     }
     SUBCASE("level out of range") {
       j["level"] = 7;

@@ -4,90 +4,13 @@
 
 #include <sys/wait.h>
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/read.hpp>
-#include <boost/asio/write.hpp>
-
-#include "config/aopt_config.hpp"
 #include "daemon_process.hpp"
-#include "server/api_router.hpp"
-#include "server/http_client.hpp"
-#include "server/http_server.hpp"
-#include "support/temp_dir.hpp"
+#include "server_fixture.hpp"
 
 namespace {
 
-namespace fs = std::filesystem;
-namespace net = boost::asio;
-
-const std::string corpus = std::string(AOPT_SOURCE_DIR) + "/corpus";
-
-// A daemon's parts without the process: store, hub, campaigns, router, HTTP server.
-struct server_fixture {
-  explicit server_fixture(const std::string& token = "") {
-    auto opened = aopt::storage::store::open(dir.path() / "db");
-    REQUIRE(opened.ok());
-    db = std::move(*opened);
-    hub = std::make_shared<aopt::server::event_hub>();
-    campaigns = std::make_unique<aopt::server::campaign_manager>(*db, hub, 1);
-    aopt::server::api_context ctx;
-    ctx.db = db.get();
-    ctx.campaigns = campaigns.get();
-    ctx.hub = hub.get();
-    ctx.access = aopt::server::access_policy(token);
-    ctx.roots = aopt::server::path_roots({corpus});
-    ctx.load_config = [](const std::vector<std::string>& overrides) {
-      return aopt::config::load_config("", overrides);
-    };
-    ctx.web_dir = std::string(AOPT_SOURCE_DIR) + "/server/web";
-    router = std::make_unique<aopt::server::api_router>(std::move(ctx));
-    aopt::server::session_limits limits;
-    limits.max_body_bytes = 1024;
-    limits.max_header_bytes = 2048;
-    http = std::make_unique<aopt::server::http_server>(*router, *hub, limits);
-    auto port = http->start({"127.0.0.1", 0});
-    REQUIRE(port.ok());
-    url = {"127.0.0.1", std::to_string(*port), ""};
-  }
-  ~server_fixture() {
-    http->stop();
-    campaigns->stop_all();
-  }
-
-  aopt::server::client_response call(const std::string& method, const std::string& target,
-                                     const std::string& body = "", const std::string& bearer = "") {
-    auto res = aopt::server::http_call(url, method, target, body, bearer);
-    REQUIRE_MESSAGE(res.ok(), res.error().to_string());
-    return *res;
-  }
-
-  // Sends raw bytes and returns everything the server answered until it closed.
-  std::string raw(const std::string& bytes) {
-    net::io_context ioc;
-    net::ip::tcp::socket socket(ioc);
-    socket.connect(
-        {net::ip::make_address("127.0.0.1"), static_cast<uint16_t>(std::stoi(url.port))});
-    net::write(socket, net::buffer(bytes));
-    std::string answer;
-    boost::system::error_code ec;
-    char buf[4096];
-    for (;;) {
-      const size_t n = socket.read_some(net::buffer(buf), ec);
-      if (ec) break;
-      answer.append(buf, n);
-    }
-    return answer;
-  }
-
-  aopt::testing::temp_dir dir;
-  std::unique_ptr<aopt::storage::store> db;
-  std::shared_ptr<aopt::server::event_hub> hub;
-  std::unique_ptr<aopt::server::campaign_manager> campaigns;
-  std::unique_ptr<aopt::server::api_router> router;
-  std::unique_ptr<aopt::server::http_server> http;
-  aopt::server::server_url url;
-};
+using aopt::testing::server_fixture;
+const std::string corpus = aopt::testing::corpus_dir();
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +12,7 @@
 namespace aopt::testing {
 
 daemon_process::daemon_process(const std::vector<std::string>& args,
-                               const std::vector<std::string>& env) {
+                               const std::vector<std::string>& env, uint64_t max_open_files) {
   int out_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe2");
   std::vector<std::string> argv = {AOPT_BINARY, "serve"};
@@ -21,6 +22,10 @@ daemon_process::daemon_process(const std::vector<std::string>& args,
   if (pid_ == 0) {
     dup2(out_pipe[1], STDOUT_FILENO);
     for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
+    if (max_open_files != 0) {
+      const rlimit files{max_open_files, max_open_files};
+      if (setrlimit(RLIMIT_NOFILE, &files) != 0) _exit(126);
+    }
     std::vector<char*> cargs;
     for (const std::string& a : argv) cargs.push_back(const_cast<char*>(a.c_str()));
     cargs.push_back(nullptr);

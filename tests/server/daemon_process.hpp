@@ -14,8 +14,10 @@ namespace aopt::testing {
 
 class daemon_process {
  public:
-  // Runs AOPT_BINARY serve <args...> with `env` ("NAME=value") added to the environment.
-  daemon_process(const std::vector<std::string>& args, const std::vector<std::string>& env = {});
+  // Runs AOPT_BINARY serve <args...> with `env` ("NAME=value") added to the environment and,
+  // when `max_open_files` is not 0, that file descriptor limit (ulimit -n).
+  daemon_process(const std::vector<std::string>& args, const std::vector<std::string>& env = {},
+                 uint64_t max_open_files = 0);
   // SIGKILLs the child if it is still running.
   ~daemon_process();
   daemon_process(const daemon_process&) = delete;

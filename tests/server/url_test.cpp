@@ -24,3 +24,13 @@ TEST_CASE("parse_target refuses traversal, encoded slashes, NULs and broken esca
   CHECK(!parse_target("/a%zz").ok());
   CHECK(!parse_target("relative").ok());
 }
+
+TEST_CASE("parse_target refuses bytes that are not UTF-8, encoded or raw, and keeps UTF-8") {
+  CHECK(!parse_target("/%ff").ok());
+  CHECK(!parse_target("/api/v1/campaigns/\xff").ok());
+  CHECK(!parse_target("/api/v1/bank?q=%c3").ok());
+  CHECK(!parse_target("/api/v1/bank?%fe=1").ok());
+  auto utf8 = parse_target("/api/v1/bank?q=caf%C3%A9");
+  REQUIRE(utf8.ok());
+  CHECK(utf8->query.at("q") == "caf\xC3\xA9");
+}
