@@ -298,7 +298,7 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
   const evaluation_request request = *pending_.evaluation;
   candidate_record c = make_record(request, result);
   state_.tried.insert(hash_pair(request.tiling, request.kernel));
-  const bool faster = result.ok() && result.latency_us < state_.best_us;
+  const bool faster = npu::improves_on(result, state_.best_us);
   if (!result.ok()) state_.failures[failure_key(result)]++;
   if (faster) {
     c.accepted = true;

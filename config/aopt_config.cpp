@@ -32,6 +32,7 @@ constexpr enum_name<strategy> strategy_names[] = {
 constexpr enum_name<device_kind> device_kind_names[] = {
     {device_kind::sim, "sim"},
     {device_kind::cann, "cann"},
+    {device_kind::cascade, "cascade"},
 };
 constexpr enum_name<cache_mode> cache_mode_names[] = {
     {cache_mode::off, "off"},
@@ -463,6 +464,34 @@ void report_fields(V& v, C& c) {
   v.enum_list("formats", c.formats);
 }
 
+template <class V, class C>
+void cann_fields(V& v, C& c) {
+  v.string("build", c.build, true);
+  v.string("install", c.install);
+  v.string("run", c.run, true);
+  v.string("profile", c.profile, true);
+  v.string("flush", c.flush);
+  v.integer("flush_bytes", c.flush_bytes);
+  v.string("cann_version", c.cann_version);
+  v.string("driver_version", c.driver_version);
+  v.string_list("device_ids", c.device_ids, true, true);
+  v.integer("warmup_runs", c.warmup_runs);
+  v.integer("min_samples", c.min_samples, {1, 400});
+  v.integer("max_samples", c.max_samples, {1, 400});
+  v.real("time_budget_s", c.time_budget_s, positive);
+  v.integer("finalist_factor", c.finalist_factor, {1, 10});
+  v.real("epsilon", c.epsilon);
+  v.real("confidence", c.confidence, {0, true, 1, true});
+  v.integer("baseline_every", c.baseline_every, {1});
+  v.real("drift_threshold", c.drift_threshold, positive);
+  v.string("measurements_file", c.measurements_file);
+}
+
+template <class V, class C>
+void cascade_fields(V& v, C& c) {
+  v.real("margin", c.margin);
+}
+
 // Every section but [roles], which is a table of tables and read separately.
 template <class V, class C>
 void for_each_section(V&& visit, C& c) {
@@ -474,6 +503,8 @@ void for_each_section(V&& visit, C& c) {
   visit("bank", [&](auto& v) { bank_fields(v, c.bank); });
   visit("server", [&](auto& v) { server_fields(v, c.server); });
   visit("report", [&](auto& v) { report_fields(v, c.report); });
+  visit("cann", [&](auto& v) { cann_fields(v, c.cann); });
+  visit("cascade", [&](auto& v) { cascade_fields(v, c.cascade); });
 }
 
 constexpr const char roles_section[] = "roles";

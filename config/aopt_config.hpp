@@ -34,8 +34,8 @@ namespace aopt::config {
 // campaign.strategy. Persistent strings: "alternating", "stage1", "stage2", "best_of_n",
 // "evolve".
 enum class strategy { alternating, stage1, stage2, best_of_n, evolve };
-// device.kind: "sim", "cann".
-enum class device_kind { sim, cann };
+// device.kind: "sim", "cann", "cascade".
+enum class device_kind { sim, cann, cascade };
 // llm.cache: "off", "read", "readwrite".
 enum class cache_mode { off, read, readwrite };
 // roles.<role>.policy: "heuristic", "llm".
@@ -90,6 +90,43 @@ struct device_config {
   bool keep_scratch = false;
   uint32_t cpu_seconds = 120;
   uint32_t address_space_mb = 4096;
+};
+
+// [cann]: the real-hardware device (device.kind = "cann", and the hardware stage of "cascade").
+// Commands are shell command templates (/bin/sh -c) with the placeholders {op_dir} {work_dir}
+// {kernel_name} {device_id} {flush_bytes}; config/aopt.toml documents each key.
+struct cann_config {
+  std::string build = "cd {op_dir} && bash build.sh -n {kernel_name}";
+  std::string install =
+      "cd {op_dir} && bash build_out/custom_opp_*.run --quiet --install-path={work_dir}/opp";
+  std::string run =
+      "cd {op_dir} && ASCEND_CUSTOM_OPP_PATH={work_dir}/opp/vendors/customize bash run.sh "
+      "{work_dir} {device_id}";
+  std::string profile =
+      "cd {op_dir} && ASCEND_CUSTOM_OPP_PATH={work_dir}/opp/vendors/customize msprof op "
+      "--output={work_dir}/prof --kernel-name={kernel_name} --launch-count=1 bash run.sh "
+      "{work_dir} {device_id}";
+  std::string flush;  // "" = no separate flush command
+  uint64_t flush_bytes = 201326592;
+  std::string cann_version =
+      "cat ${ASCEND_HOME_PATH:-/usr/local/Ascend/ascend-toolkit/latest}/version.cfg";
+  std::string driver_version = "cat /usr/local/Ascend/driver/version.info";
+  std::vector<std::string> device_ids = {"0"};
+  uint32_t warmup_runs = 2;
+  uint32_t min_samples = 10;
+  uint32_t max_samples = 30;
+  double time_budget_s = 30;
+  uint32_t finalist_factor = 3;
+  double epsilon = 0.03;
+  double confidence = 0.95;
+  uint32_t baseline_every = 10;
+  double drift_threshold = 0.05;
+  std::string measurements_file;  // "" = none
+};
+
+// [cascade]: device.kind = "cascade" (simulator first, hardware for the promising).
+struct cascade_config {
+  double margin = 0.1;
 };
 
 struct storage_config {
@@ -169,6 +206,8 @@ struct aopt_config {
   bank_config bank;
   server_config server;
   report_config report;
+  cann_config cann;
+  cascade_config cascade;
 };
 
 bool operator==(const aopt_config& a, const aopt_config& b);

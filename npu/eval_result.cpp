@@ -92,7 +92,50 @@ void read_profile(const json& j, eval_profile& p) {
   read(j, "trace_instructions", p.trace_instructions);
 }
 
+json measurement_json(const measurement_stats& m) {
+  return {{"measured", m.measured},
+          {"median_us", m.median_us},
+          {"q1_us", m.q1_us},
+          {"q3_us", m.q3_us},
+          {"iqr_us", m.iqr_us},
+          {"n", m.n},
+          {"verdict", m.verdict},
+          {"speedup", m.speedup},
+          {"speedup_ci_low", m.speedup_ci_low},
+          {"speedup_ci_high", m.speedup_ci_high},
+          {"pairs", m.pairs},
+          {"device_id", m.device_id},
+          {"cann_version", m.cann_version},
+          {"driver_version", m.driver_version},
+          {"clock_mhz", m.clock_mhz}};
+}
+
+void read_measurement(const json& j, measurement_stats& m) {
+  read(j, "measured", m.measured);
+  read(j, "median_us", m.median_us);
+  read(j, "q1_us", m.q1_us);
+  read(j, "q3_us", m.q3_us);
+  read(j, "iqr_us", m.iqr_us);
+  read(j, "n", m.n);
+  read(j, "verdict", m.verdict);
+  read(j, "speedup", m.speedup);
+  read(j, "speedup_ci_low", m.speedup_ci_low);
+  read(j, "speedup_ci_high", m.speedup_ci_high);
+  read(j, "pairs", m.pairs);
+  read(j, "device_id", m.device_id);
+  read(j, "cann_version", m.cann_version);
+  read(j, "driver_version", m.driver_version);
+  read(j, "clock_mhz", m.clock_mhz);
+}
+
 }  // namespace
+
+bool improves_on(const eval_result& r, double best_us) {
+  if (!r.ok()) return false;
+  if (r.measurement.verdict == "faster") return true;
+  if (r.measurement.verdict == "not_faster" || r.measurement.verdict == "filtered") return false;
+  return r.latency_us < best_us;
+}
 
 const char* to_string(eval_status s) {
   for (const auto& n : status_names) {
@@ -151,6 +194,9 @@ void to_json(nlohmann::json& j, const eval_result& r) {
            {"compile_seconds", r.compile_seconds},
            {"run_seconds", r.run_seconds},
            {"from_cache", r.from_cache}};
+  if (r.measurement.measured || !r.measurement.verdict.empty()) {
+    j["measurement"] = measurement_json(r.measurement);
+  }
 }
 
 void from_json(const nlohmann::json& j, eval_result& r) {
@@ -183,6 +229,23 @@ void from_json(const nlohmann::json& j, eval_result& r) {
   read(j, "compile_seconds", r.compile_seconds);
   read(j, "run_seconds", r.run_seconds);
   read(j, "from_cache", r.from_cache);
+  if (auto it = j.find("measurement"); it != j.end()) read_measurement(*it, r.measurement);
+}
+
+void to_json(nlohmann::json& j, const eval_profile& p) {
+  j = profile_json(p);
+}
+
+void from_json(const nlohmann::json& j, eval_profile& p) {
+  read_profile(j, p);
+}
+
+void to_json(nlohmann::json& j, const measurement_stats& m) {
+  j = measurement_json(m);
+}
+
+void from_json(const nlohmann::json& j, measurement_stats& m) {
+  read_measurement(j, m);
 }
 
 }  // namespace aopt::npu

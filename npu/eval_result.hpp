@@ -70,6 +70,36 @@ struct latency_stats {
   uint32_t repetitions = 0;
 };
 
+// --- hardware measurement (cann and cascade devices) ---------------------------------------------
+// Latency statistics of a candidate measured on an NPU by the measurement protocol
+// (npu/cann/measurement_protocol.hpp), the verdict of its paired comparison with the current
+// best, and where it was measured. Absent (measured = false) on the simulator.
+struct measurement_stats {
+  bool measured = false;
+  double median_us = 0;
+  double q1_us = 0;
+  double q3_us = 0;
+  double iqr_us = 0;
+  uint32_t n = 0;
+  // "" (not compared: the first candidate of an operator, or the simulator), "faster" (the
+  // speedup's confidence interval lies above 1 + epsilon), "not_faster", or "filtered" (the
+  // cascade kept it off the hardware: predicted too slow).
+  std::string verdict;
+  double speedup = 0;  // vs the current best, when compared
+  double speedup_ci_low = 0;
+  double speedup_ci_high = 0;
+  uint32_t pairs = 0;
+  std::string device_id;
+  std::string cann_version;
+  std::string driver_version;
+  double clock_mhz = 0;
+};
+
+// Whether `r` improves on a best of `best_us`: the measurement verdict when there is one, the
+// latencies otherwise.
+struct eval_result;
+bool improves_on(const eval_result& r, double best_us);
+
 struct eval_result {
   eval_status status = eval_status::infra_error;
   // Refines `status`: "data_race", "suspicious", "mismatch", "input_modified", "unwritten_output",
@@ -87,6 +117,7 @@ struct eval_result {
   double compile_seconds = 0;
   double run_seconds = 0;
   bool from_cache = false;
+  measurement_stats measurement;  // cann and cascade devices
 
   bool ok() const { return status == eval_status::ok; }
 };
@@ -102,5 +133,10 @@ void make_valid_utf8(eval_result& r);
 
 void to_json(nlohmann::json& j, const eval_result& r);
 void from_json(const nlohmann::json& j, eval_result& r);
+// The "profile" and "measurement" objects of eval_result's JSON form.
+void to_json(nlohmann::json& j, const eval_profile& p);
+void from_json(const nlohmann::json& j, eval_profile& p);
+void to_json(nlohmann::json& j, const measurement_stats& m);
+void from_json(const nlohmann::json& j, measurement_stats& m);
 
 }  // namespace aopt::npu

@@ -243,6 +243,11 @@ std::string derive_campaign_id(const std::vector<fs::path>& operators,
   shaping["campaign"].erase("jobs");
   shaping["device"].erase("slots");
   for (const char* section : {"report", "server", "storage"}) shaping.erase(section);
+  // The hardware sections shape only campaigns on hardware (and keep simulator campaigns' ids
+  // what they were before these sections existed).
+  if (config.device.kind == config::device_kind::sim) {
+    for (const char* section : {"cann", "cascade"}) shaping.erase(section);
+  }
   parts.push_back(shaping.dump());
   return "c-" + content_hash(parts).substr(0, 12);
 }
@@ -278,7 +283,8 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   if (result<agent::pipeline_roles> valid = roles.resolve(cfg.pipeline); !valid.ok())
     return valid.error();
   // Before the record says "running": a device that cannot be made refuses the start.
-  result<std::shared_ptr<npu::device>> device = make_device(cfg.device, secrets_to_redact(cfg));
+  result<std::shared_ptr<npu::device>> device =
+      make_device(cfg, secrets_to_redact(cfg), request.drift);
   if (!device.ok()) return device.error();
 
   nlohmann::json record = {{"id", outcome.campaign}, {"created", utc_now()}};
@@ -368,6 +374,9 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
                [&](caf::error& e) { outcome.errors.push_back("campaign: " + caf::to_string(e)); });
   self->request(pipeline->evaluator, caf::infinite, actors::stats_atom_v)
       .receive([&](const actors::pool_stats& s) { outcome.pool = s; }, [](caf::error&) {});
+  if (auto* cascade = dynamic_cast<npu::cascade_device*>(device->get())) {
+    outcome.cascade = cascade->counts();
+  }
   for (const caf::actor& a : {pipeline->mutator, pipeline->diagnoser, pipeline->retriever,
                               pipeline->refiner, pipeline->evaluator, llm_gateway.actor()}) {
     if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);

@@ -22,6 +22,8 @@
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
 #include "llm/token_ledger.hpp"
+#include "npu/cann/drift_board.hpp"
+#include "npu/cascade_device.hpp"
 #include "storage/store.hpp"
 
 namespace aopt::runtime {
@@ -48,6 +50,8 @@ struct campaign_outcome {
   // LLM calls and tokens per (campaign, operator, role), over every run of the campaign; unset
   // when no role uses the LLM. Persisted in the campaign record as "llm_usage".
   std::optional<llm::token_ledger> llm_usage;
+  // device.kind = "cascade": how many candidates each stage stopped, in this process.
+  std::optional<npu::cascade_counts> cascade;
 };
 
 struct campaign_request {
@@ -61,6 +65,9 @@ struct campaign_request {
   // campaign so that its limits and ledger span the daemon; null = one of the campaign's own,
   // made from config.llm, when a role uses the LLM.
   std::shared_ptr<agent::llm_service> llm;
+  // Where CANN devices publish baseline drift checks (`aopt serve`: one board for /metrics);
+  // null = the device's own.
+  std::shared_ptr<npu::drift_board> drift;
 };
 
 // The LLM backend the configured roles share, calling through `shared` when given, else through

@@ -134,7 +134,7 @@ int run_build(const bank_args& args) {
     fmt::print(stderr, "aopt bank build: {}\n", dirs.error().to_string());
     return exit_bad_input;
   }
-  result<std::shared_ptr<npu::device>> device = make_device(cfg->device);
+  result<std::shared_ptr<npu::device>> device = make_device(*cfg);
   if (!device.ok()) {
     fmt::print(stderr, "aopt bank build: {}\n", device.error().to_string());
     return exit_failed;

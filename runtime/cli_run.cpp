@@ -67,10 +67,11 @@ report_data make_report_data(const campaign_outcome& o, const config::aopt_confi
   d.strategy = config::to_string(c.campaign.strategy);
   d.policies = policy_names(c);
   d.device = fmt::format("{}:{}", config::to_string(c.device.kind), c.device.profile);
-  d.simulated = c.device.kind == config::device_kind::sim;
+  d.simulated = c.device.kind == config::device_kind::sim;  // cascade results are measured
   d.wall_seconds = o.wall_seconds;
   d.episodes = o.episodes;
   d.llm_usage = o.llm_usage;
+  d.cascade = o.cascade;
   return d;
 }
 

@@ -4,17 +4,17 @@
 #include <utility>
 
 #include "base/scratch_dir.hpp"
+#include "npu/cann/cann_device.hpp"
+#include "npu/cascade_device.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/sim/device/sim_device.hpp"
 
 namespace aopt::runtime {
 
-result<std::shared_ptr<npu::device>> make_device(const config::device_config& config,
-                                                 std::vector<std::string> redact) {
-  if (config.kind != config::device_kind::sim) {
-    return failed_precondition("device.kind = " + std::string(config::to_string(config.kind)) +
-                               ": this build has only the simulator device");
-  }
+namespace {
+
+result<std::shared_ptr<npu::device>> make_sim_device(const config::device_config& config,
+                                                     std::vector<std::string> redact) {
   result<sim::hw_profile> profile =
       npu::find_hardware_profile(config.profile, config::hardware_dir(config));
   // A profile that is missing or broken is a bad configuration, whatever the cause.
@@ -35,6 +35,61 @@ result<std::shared_ptr<npu::device>> make_device(const config::device_config& co
   options.compiler_address_space_bytes = options.address_space_bytes;
   options.redact = std::move(redact);
   return std::shared_ptr<npu::device>(std::make_shared<npu::sim_device>(*profile, options));
+}
+
+// --- cann and cascade ----------------------------------------------------------------------------
+
+result<std::shared_ptr<npu::cann_device>> make_cann_device(
+    const config::aopt_config& config, std::shared_ptr<npu::measurement_log> log,
+    std::shared_ptr<npu::drift_board> drift) {
+  const config::cann_config& c = config.cann;
+  npu::cann_device_options o;
+  o.commands = {c.build, c.install, c.run, c.profile, c.flush, c.cann_version, c.driver_version};
+  o.flush_bytes = c.flush_bytes;
+  o.device_ids = c.device_ids;
+  o.protocol.warmup_runs = c.warmup_runs;
+  o.protocol.min_samples = c.min_samples;
+  o.protocol.max_samples = c.max_samples;
+  o.protocol.time_budget_s = c.time_budget_s;
+  o.protocol.finalist_factor = c.finalist_factor;
+  o.protocol.epsilon = c.epsilon;
+  o.protocol.confidence = c.confidence;
+  o.protocol.baseline_every = c.baseline_every;
+  o.protocol.drift_threshold = c.drift_threshold;
+  if (!config.device.work_dir.empty()) o.work_dir = config.device.work_dir;
+  o.keep_scratch = config.device.keep_scratch;
+  o.profile_name = config.device.profile;
+  o.log = std::move(log);
+  o.drift = std::move(drift);
+  return npu::cann_device::create(std::move(o));
+}
+
+result<std::shared_ptr<npu::measurement_log>> open_measurements(const config::cann_config& c) {
+  if (c.measurements_file.empty()) return std::shared_ptr<npu::measurement_log>();
+  auto log = npu::measurement_log::open(c.measurements_file);
+  if (!log.ok()) return log.error().with_context("cann.measurements_file");
+  return log;
+}
+
+}  // namespace
+
+result<std::shared_ptr<npu::device>> make_device(const config::aopt_config& config,
+                                                 std::vector<std::string> redact,
+                                                 std::shared_ptr<npu::drift_board> drift) {
+  if (config.device.kind == config::device_kind::sim) {
+    return make_sim_device(config.device, std::move(redact));
+  }
+  auto log = open_measurements(config.cann);
+  if (!log.ok()) return log.error();
+  const bool cascade = config.device.kind == config::device_kind::cascade;
+  // Under the cascade, the cascade writes the records: it has the simulator's side too.
+  auto hardware = make_cann_device(config, cascade ? nullptr : *log, std::move(drift));
+  if (!hardware.ok()) return hardware.error();
+  if (!cascade) return std::shared_ptr<npu::device>(*hardware);
+  auto simulator = make_sim_device(config.device, std::move(redact));
+  if (!simulator.ok()) return simulator.error();
+  return std::shared_ptr<npu::device>(
+      std::make_shared<npu::cascade_device>(*simulator, *hardware, config.cascade.margin, *log));
 }
 
 std::vector<std::string> secrets_to_redact(const config::aopt_config& config) {

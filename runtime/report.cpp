@@ -223,6 +223,7 @@ nlohmann::json report_json(const report_data& d) {
   }
   j["accepted_by_origin"] = origins;
   if (d.llm_usage) j["llm_usage"] = llm::to_json(*d.llm_usage);
+  if (d.cascade) j["cascade"] = npu::to_json(*d.cascade);
   return j;
 }
 
@@ -237,6 +238,14 @@ std::string report_markdown(const report_data& d) {
       "{:.1f} %, fast_1.4 {:.1f} %, fast_2.0 {:.1f} %; {} evaluations in {:.0f} s.\n\n",
       m.geomean_speedup, m.operators, 100 * m.fast_p["1.0"], 100 * m.fast_p["1.2"],
       100 * m.fast_p["1.4"], 100 * m.fast_p["2.0"], m.evaluations, d.wall_seconds);
+  if (d.cascade) {
+    const npu::cascade_counts& c = *d.cascade;
+    md += fmt::format(
+        "Cascade (this run): {} candidates; the simulator stopped {} (failed) and {} (predicted "
+        "slower than the best by more than the margin); {} went to the NPU, {} of them failed "
+        "there.\n\n",
+        c.evaluated, c.simulator_failed, c.filtered, c.hardware, c.hardware_failed);
+  }
   md += "| level | operators | GM speedup | fast_1.0 | fast_1.2 | fast_1.4 | fast_2.0 |\n";
   md += "|---|---|---|---|---|---|---|\n";
   for (auto& [level, lm] : agent::metrics_by_level(ops)) {

@@ -14,6 +14,7 @@
 #include "agent/episode_state.hpp"
 #include "base/status.hpp"
 #include "llm/token_ledger.hpp"
+#include "npu/cascade_device.hpp"
 
 namespace aopt::runtime {
 
@@ -27,6 +28,8 @@ struct report_data {
   std::vector<agent::episode_state> episodes;
   // LLM calls and tokens per (campaign, operator, role); unset when no role used the LLM.
   std::optional<llm::token_ledger> llm_usage;
+  // device.kind = "cascade": candidates stopped per stage (this process's run only).
+  std::optional<npu::cascade_counts> cascade;
 };
 
 // The summary object `aopt run --json` prints: campaign, geomean_speedup, fast_p, evaluations,

@@ -390,6 +390,7 @@ http_response api_router::metrics(const http_request& req) const {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - ctx_.started).count();
   m.events = ctx_.hub->counters();
   m.pool = ctx_.campaigns->pool_stats();
+  m.drift = ctx_.campaigns->drift_readings();
   m.campaigns_running = ctx_.campaigns->running_count();
   m.llm_gateway = ctx_.campaigns->llm_stats();
   if (std::optional<llm::token_ledger> ledger = ctx_.campaigns->llm_ledger()) {

@@ -77,7 +77,7 @@ void campaign_manager::start_locked(const std::string& id, const std::vector<fs:
   running_campaign rc;
   rc.stop = std::make_shared<std::atomic<bool>>(false);
   running_[id] = rc;
-  runtime::campaign_request request{id, operators, config, slots_, llm_};
+  runtime::campaign_request request{id, operators, config, slots_, llm_, drift_};
   hub_->publish_status(id, "running");
   // A campaign blocks its thread until it ends; the destructor waits for every such thread
   // through running_, so detaching is safe.

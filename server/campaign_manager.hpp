@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "agent/device_slots.hpp"
+#include "npu/cann/drift_board.hpp"
 #include "agent/llm_service.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
@@ -66,6 +67,8 @@ class campaign_manager {
   bool is_running(const std::string& id) const;
   size_t running_count() const;
   agent::slot_stats pool_stats() const { return slots_->stats(); }
+  // The latest baseline drift check of each (operator, NPU) of CANN-device campaigns.
+  std::vector<npu::drift_reading> drift_readings() const { return drift_->readings(); }
   // The shared LLM service's gateway counters and ledger; nullopt without a shared service.
   std::optional<llm::gateway_stats> llm_stats() const;
   std::optional<llm::token_ledger> llm_ledger() const;
@@ -97,6 +100,7 @@ class campaign_manager {
   std::shared_ptr<event_hub> hub_;
   std::shared_ptr<agent::device_slots> slots_;
   std::shared_ptr<agent::llm_service> llm_;
+  std::shared_ptr<npu::drift_board> drift_ = std::make_shared<npu::drift_board>();
 
   mutable std::mutex mutex_;
   std::condition_variable idle_;

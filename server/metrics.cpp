@@ -104,6 +104,20 @@ std::string prometheus_text(const metrics_snapshot& m) {
          m.events.log_errors);
   sample(out, "aopt_event_subscribers", "gauge", "Connected server-sent-event clients.",
          m.events.subscribers);
+
+  // CANN devices: the baseline re-measured every cann.baseline_every comparisons.
+  family(out, "aopt_baseline_drift_ratio", "gauge",
+         "Latest baseline median on an NPU over its first median (1 = no drift).");
+  for (const auto& d : m.drift) {
+    out += fmt::format("aopt_baseline_drift_ratio{{operator=\"{}\",device=\"{}\"}} {}\n",
+                       label(d.op), label(d.device_id), d.ratio);
+  }
+  family(out, "aopt_baseline_drift_alarm", "gauge",
+         "1 when the latest baseline drifted beyond cann.drift_threshold: timings are suspect.");
+  for (const auto& d : m.drift) {
+    out += fmt::format("aopt_baseline_drift_alarm{{operator=\"{}\",device=\"{}\"}} {}\n",
+                       label(d.op), label(d.device_id), d.alarm ? 1 : 0);
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include "agent/device_slots.hpp"
 #include "llm/gateway.hpp"
+#include "npu/cann/drift_board.hpp"
 #include "server/event_hub.hpp"
 
 namespace aopt::server {
@@ -31,6 +32,8 @@ struct metrics_snapshot {
   // campaign's ledger starts from its persisted usage).
   uint64_t llm_billed_prompt_tokens = 0;
   uint64_t llm_billed_completion_tokens = 0;
+  // CANN devices' latest baseline re-measurement per (operator, NPU).
+  std::vector<npu::drift_reading> drift;
 };
 
 std::string prometheus_text(const metrics_snapshot& m);

@@ -101,6 +101,27 @@ cfg::aopt_config every_field_changed() {
   srv.max_connections = 64;
   c.report.dir = "/reports";
   c.report.formats = {cfg::report_format::html};
+  auto& cann = c.cann;
+  cann.build = "make";
+  cann.install = "";
+  cann.run = "./run {work_dir}";
+  cann.profile = "msprof op ./run";
+  cann.flush = "./flush";
+  cann.flush_bytes = 1024;
+  cann.cann_version = "";
+  cann.driver_version = "";
+  cann.device_ids = {"2", "3"};
+  cann.warmup_runs = 5;
+  cann.min_samples = 4;
+  cann.max_samples = 40;
+  cann.time_budget_s = 12.5;
+  cann.finalist_factor = 2;
+  cann.epsilon = 0.05;
+  cann.confidence = 0.9;
+  cann.baseline_every = 4;
+  cann.drift_threshold = 0.1;
+  cann.measurements_file = "m.jsonl";
+  c.cascade.margin = 0.25;
   return c;
 }
 
@@ -262,7 +283,7 @@ TEST_SUITE("config") {
           "config: campaign.strategy: must be one of \"alternating\", \"stage1\", \"stage2\", "
           "\"best_of_n\", \"evolve\", got \"greedy\"");
     CHECK(set_error({"device.kind=gpu"}) ==
-          "config: device.kind: must be one of \"sim\", \"cann\", got \"gpu\"");
+          "config: device.kind: must be one of \"sim\", \"cann\", \"cascade\", got \"gpu\"");
     CHECK(set_error({"llm.cache=write"}) ==
           "config: llm.cache: must be one of \"off\", \"read\", \"readwrite\", got \"write\"");
     CHECK(set_error({"bank.index=faiss"}) ==
