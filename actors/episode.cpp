@@ -6,6 +6,7 @@
 #include "actors/messages.hpp"
 #include "agent/episode.hpp"
 #include "agent/eval_cache.hpp"
+#include "agent/outcome_reason.hpp"
 
 namespace aopt::actors {
 namespace {
@@ -53,7 +54,9 @@ void publish(episode_actor* self, const agent::campaign_event& e) {
 
 void finish(episode_actor* self, const std::string& error) {
   const agent::episode_state& s = self->state.engine->state();
-  publish(self, make_event(s, agent::campaign_event::kind::episode_finished));
+  agent::campaign_event e = make_event(s, agent::campaign_event::kind::episode_finished);
+  e.origin = agent::outcome_reason(s);
+  publish(self, e);
   self->state.done.deliver(episode_summary{s.op_name, nlohmann::json(s).dump(), error});
   self->quit();
 }
