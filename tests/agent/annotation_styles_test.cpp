@@ -29,15 +29,21 @@ std::string host_with(const std::string& declaration) {
          "    context->SetBlockDim(BLOCK_DIM);\n    return ge::GRAPH_SUCCESS;\n}\n}\n";
 }
 
-// Three Stage I steps; every proposal must parse back with its values inside the domains and
-// differ from the start.
-void three_steps(const npu::op_package& op) {
-  heuristic_mutator_policy policy;
+// The first Stage I request of an episode on `op`.
+mutation_request first_request(const npu::op_package& op) {
   mutation_request request;
   request.op = &op;
   request.tiling = op.host_source;
   request.kernel = op.kernel_source;
   request.best_latency_us = 100;
+  return request;
+}
+
+// Three Stage I steps; every proposal must parse back with its values inside the domains and
+// differ from the start.
+void three_steps(const npu::op_package& op) {
+  heuristic_mutator_policy policy;
+  mutation_request request = first_request(op);
   result<std::vector<tunable>> start = parse_tunables(op.host_source);
   REQUIRE_MESSAGE(start.ok(), start.error().to_string());
   for (int step = 0; step < 3; ++step) {
@@ -80,12 +86,7 @@ TEST_SUITE("agent") {
   TEST_CASE("an unreadable mark is an error naming the file and the line, not 'nothing to do'") {
     npu::op_package op = package_with(host_with("const uint32_t BLOCK_DIM = 8; // tunable: 1 to"));
     heuristic_mutator_policy policy;
-    mutation_request request;
-    request.op = &op;
-    request.tiling = op.host_source;
-    request.kernel = op.kernel_source;
-    request.best_latency_us = 100;
-    result<mutation_reply> reply = policy.mutate(request);
+    result<mutation_reply> reply = policy.mutate(first_request(op));
     REQUIRE_FALSE(reply.ok());
     CHECK(reply.error().code() == status_code::invalid_argument);
     CHECK(reply.error().message().find(

@@ -50,7 +50,7 @@ TEST_CASE("a baseline whose tiling overflows the UB is repaired by Stage I, then
 
   auto db = aopt::storage::store::open(dir.path() / "db");
   REQUIRE_MESSAGE(db.ok(), db.error().to_string());
-  auto cfg = aopt::config::load_config("", {"campaign.budget=5", "campaign.strategy=stage1"});
+  auto cfg = aopt::config::load_config("", {"campaign.budget=4", "campaign.strategy=stage1"});
   REQUIRE_MESSAGE(cfg.ok(), cfg.error().to_string());
   aopt::runtime::campaign_request request;
   request.campaign = "c-repair";
