@@ -7,6 +7,7 @@
 #include "actors/messages.hpp"
 #include "agent/episode.hpp"
 #include "agent/eval_cache.hpp"
+#include "agent/outcome_reason.hpp"
 #include "base/utf8.hpp"
 
 namespace aopt::actors {
@@ -55,7 +56,9 @@ void publish(episode_actor* self, const agent::campaign_event& e) {
 
 void finish(episode_actor* self, const std::string& error) {
   const agent::episode_state& s = self->state.engine->state();
-  publish(self, make_event(s, agent::campaign_event::kind::episode_finished));
+  agent::campaign_event e = make_event(s, agent::campaign_event::kind::episode_finished);
+  e.origin = agent::outcome_reason(s);
+  publish(self, e);
   self->state.done.deliver(episode_summary{s.op_name, dump_json(nlohmann::json(s)), error});
   self->quit();
 }

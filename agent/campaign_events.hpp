@@ -27,7 +27,7 @@ struct campaign_event {
   double baseline_us = 0;
   double best_us = 0;
   std::string status;  // of the candidate, or of the finished episode
-  std::string origin;
+  std::string origin;  // of the candidate; episode_finished: why it ended (outcome_reason.hpp)
   bool accepted = false;
   uint32_t operators = 0;  // campaign_started: operators in the campaign
   double timestamp_s = 0;  // steady clock seconds since the process started

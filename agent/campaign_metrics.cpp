@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "agent/outcome_reason.hpp"
+
 namespace aopt::agent {
 
 operator_outcome outcome_of(const episode_state& s) {
@@ -16,6 +18,14 @@ operator_outcome outcome_of(const episode_state& s) {
   o.speedup = (s.best_us > 0 && s.baseline_us > 0) ? s.baseline_us / s.best_us : 1.0;
   o.evaluations = s.candidates;
   o.failures = s.failures;
+  o.reason = outcome_reason(s);
+  o.bound_us = s.best_result.roof.bound_us > 0 ? s.best_result.roof.bound_us : s.baseline_bound_us;
+  o.baseline_fraction = s.baseline_roof_fraction;
+  if (s.phase != episode_phase::failed && !s.repairing) {
+    o.best_fraction = s.best_result.roof.achieved_fraction;
+  }
+  o.repaired_from = s.repaired_from;
+  o.rejected = s.rejected;
   return o;
 }
 
@@ -72,7 +82,14 @@ void to_json(nlohmann::json& j, const operator_outcome& o) {
        {"best_us", o.best_us},
        {"speedup", o.speedup},
        {"evaluations", o.evaluations},
-       {"failures", o.failures}};
+       {"failures", o.failures},
+       {"reason", o.reason},
+       {"roofline",
+        {{"bound_us", o.bound_us},
+         {"baseline_fraction", o.baseline_fraction},
+         {"best_fraction", o.best_fraction}}},
+       {"repaired_from", o.repaired_from},
+       {"rejected", o.rejected}};
 }
 
 void to_json(nlohmann::json& j, const campaign_metrics& m) {

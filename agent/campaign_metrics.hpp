@@ -25,6 +25,13 @@ struct operator_outcome {
   double speedup = 1;
   uint32_t evaluations = 0;
   std::map<std::string, uint32_t> failures;
+  std::string reason;  // outcome_reason.hpp
+  // Roofline: the bound and the fraction of it achieved by the baseline and by the best.
+  double bound_us = 0;
+  double baseline_fraction = 0;
+  double best_fraction = 0;
+  std::string repaired_from;                 // baseline repair, when one happened
+  std::map<std::string, uint32_t> rejected;  // before the device, by reason
 };
 
 operator_outcome outcome_of(const episode_state& s);

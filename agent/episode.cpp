@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "agent/baseline_repair.hpp"
 #include "base/content_hash.hpp"
 
 namespace aopt::agent {
@@ -99,6 +100,7 @@ episode_action episode_engine::next() const {
     m.tiling = source_tiling();
     m.kernel = source_kernel();
     m.best_latency_us = best_of_n ? state_.baseline_us : state_.best_us;
+    m.repairing = state_.repairing;
     if (!best_of_n) m.policy_state = state_.mutator_state;
     m.history = state_.tiling_history;
     m.sample_index = state_.candidates;
@@ -130,12 +132,18 @@ episode_action episode_engine::next() const {
 std::optional<candidate_record> episode_engine::on_mutation(const result<mutation_reply>& reply,
                                                             const std::string& policy) {
   if (!reply.ok()) {
-    if (reply.error().code() == status_code::failed_precondition) {
+    // Nothing to propose, or tunable annotations that cannot be read: the stage ends without
+    // spending budget, and the reason stays on the operator.
+    const status_code code = reply.error().code();
+    if (code == status_code::failed_precondition || code == status_code::invalid_argument) {
+      state_.notes[code == status_code::invalid_argument ? "stage1_error" : "stage1"] =
+          reply.error().message();
       end_stage();
       return std::nullopt;
     }
     return failed_step("mutator", policy, reply.error());
   }
+  for (const auto& [reason, n] : reply->rejected) state_.rejected[reason] += n;
   pending_.policy = policy;
   pending_.mutator_state = reply->policy_state;
   if (state_.config.strat == strategy::best_of_n) {
@@ -157,6 +165,7 @@ std::optional<candidate_record> episode_engine::on_diagnosis(const result<diagno
     // Without a diagnosis there is nothing to refine: ends the stage like a refiner with nothing
     // to propose (best_of_n keeps sampling tilings with the baseline kernel).
     if (diag.error().code() == status_code::failed_precondition) {
+      state_.notes["stage2"] = diag.error().message();
       pending_.kernels = std::vector<kernel_candidate>{};
       if (state_.config.strat == strategy::best_of_n) {
         if (pending_.mutated_tiling) compose_best_of_n();
@@ -179,6 +188,7 @@ std::optional<candidate_record> episode_engine::on_refinement(
     const result<std::vector<kernel_candidate>>& candidates, const std::string& policy) {
   if (!candidates.ok()) {
     if (candidates.error().code() == status_code::failed_precondition) {
+      state_.notes["stage2"] = candidates.error().message();
       pending_.kernels = std::vector<kernel_candidate>{};
       if (state_.config.strat == strategy::best_of_n) {
         compose_best_of_n();
@@ -196,6 +206,11 @@ std::optional<candidate_record> episode_engine::on_refinement(
         state_.tried.count(hash_pair(state_.best_tiling, c.kernel)) == 0) {
       untried.push_back(c);
     }
+  }
+  if (untried.empty() && state_.config.strat != strategy::best_of_n) {
+    state_.notes["stage2"] = candidates->empty()
+                                 ? "the refiner had no kernel rewrite for the diagnosis"
+                                 : "every kernel rewrite of the refiner was already tried";
   }
   pending_.kernels = std::move(untried);
   if (state_.config.strat == strategy::best_of_n) {
@@ -274,12 +289,28 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
     candidate_record c = make_record(baseline, result);
     state_.tried.insert(hash_pair(state_.baseline_tiling, state_.baseline_kernel));
     if (!result.ok()) {
-      state_.phase = episode_phase::failed;
       state_.failure =
           "baseline " + std::string(npu::to_string(result.status)) + ": " + result.message;
+      const bool stage1_runs = state_.config.strat == strategy::alternating
+                                   ? state_.config.stage1_steps > 0
+                                   : state_.config.strat == strategy::stage1;
+      if (tiling_may_fix(result) && stage1_runs && state_.config.budget > 0) {
+        // Stage I searches a feasible tiling first; the first one becomes the reference.
+        state_.repairing = true;
+        state_.repaired_from = result.error_kind + ": " + result.message;
+        state_.phase = episode_phase::running;
+        state_.stage = 1;
+        state_.best_tiling = state_.baseline_tiling;
+        state_.best_kernel = state_.baseline_kernel;
+        state_.best_result = result;
+        return c;
+      }
+      state_.phase = episode_phase::failed;
       return c;
     }
     c.accepted = true;
+    state_.baseline_bound_us = result.roof.bound_us;
+    state_.baseline_roof_fraction = result.roof.achieved_fraction;
     state_.baseline_us = state_.best_us = c.best_after_us = result.latency_us;
     state_.best_tiling = state_.baseline_tiling;
     state_.best_kernel = state_.baseline_kernel;
@@ -298,8 +329,19 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
   const evaluation_request request = *pending_.evaluation;
   candidate_record c = make_record(request, result);
   state_.tried.insert(hash_pair(request.tiling, request.kernel));
-  const bool faster = npu::improves_on(result, state_.best_us);
+  const bool repaired = state_.repairing && result.ok();
+  const bool faster = result.ok() && (repaired || npu::improves_on(result, state_.best_us));
   if (!result.ok()) state_.failures[failure_key(result)]++;
+  if (repaired) {
+    // The first feasible tiling is the reference point the rest of the episode improves on.
+    state_.repairing = false;
+    state_.failure.clear();
+    state_.baseline_us = result.latency_us;
+    state_.baseline_bound_us = result.roof.bound_us;
+    state_.baseline_roof_fraction = result.roof.achieved_fraction;
+    state_.step_in_stage = 0;
+    state_.trajectory.push_back({state_.candidates, result.latency_us, 0});
+  }
   if (faster) {
     c.accepted = true;
     state_.best_tiling = request.tiling;
@@ -307,7 +349,9 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
     state_.best_us = result.latency_us;
     state_.best_seq = static_cast<int64_t>(c.seq);
     state_.best_result = result;
-    state_.accepted_by_origin[request.role == "mutator" ? "mutator" : request.origin]++;
+    if (!repaired) {
+      state_.accepted_by_origin[request.role == "mutator" ? "mutator" : request.origin]++;
+    }
   }
   c.best_after_us = state_.best_us;
   if (pending_.mutator_state) state_.mutator_state = *pending_.mutator_state;
@@ -347,9 +391,18 @@ void episode_engine::advance_after_step() {
   state_.step_in_stage++;
   if (state_.candidates >= state_.config.budget) {
     state_.phase = episode_phase::done;
+    if (state_.repairing) fail_repair("the budget ran out");
     return;
   }
-  if (state_.step_in_stage >= stage_allowance()) end_stage();
+  // A repair keeps Stage I going until a tiling is feasible (or the budget is spent).
+  if (state_.step_in_stage >= stage_allowance() && !state_.repairing) end_stage();
+}
+
+void episode_engine::fail_repair(const std::string& why) {
+  state_.repairing = false;
+  state_.phase = episode_phase::failed;
+  state_.failure += "; repair found no feasible tiling in " + std::to_string(state_.candidates) +
+                    " candidates (" + why + ")";
 }
 
 // A stage ends when it spent its allowance or when its policy has nothing more to propose. In
@@ -357,6 +410,11 @@ void episode_engine::advance_after_step() {
 // round, to one more stage), so that the budget is spent on evaluations as long as either
 // stage can propose something.
 void episode_engine::end_stage() {
+  if (state_.repairing) {
+    pending_ = pending{};
+    fail_repair("Stage I had nothing more to propose");
+    return;
+  }
   const bool best_of_n = state_.config.strat == strategy::best_of_n;
   const uint32_t allowance = stage_allowance();
   const uint32_t unspent = allowance > state_.step_in_stage ? allowance - state_.step_in_stage : 0;

@@ -13,7 +13,11 @@
 //     Stage II (S steps): q = Diagnose(K*); M = Retrieve(q, k); K' = Refine(K*, M, T*); keep ...
 //
 // Infeasible candidates (any status but ok) are discarded. A stage whose policy has nothing to
-// propose ends early without spending budget. Thread-compatible: one thread at a time.
+// propose ends early without spending budget; why stays in state().notes. A baseline failing
+// with a status a tiling can fix (baseline_repair.hpp) is repaired: Stage I runs, without its
+// step allowance, until a candidate is feasible; that one becomes the reference (baseline_us)
+// and the episode continues as usual; no feasible candidate within the budget fails the
+// operator. Thread-compatible: one thread at a time.
 #pragma once
 
 #include <optional>
@@ -109,6 +113,7 @@ class episode_engine {
   const npu::eval_result& source_result() const;
   void advance_after_step();
   void end_stage();
+  void fail_repair(const std::string& why);
   void skip_empty_stages();
   void queue_next_kernel();
   void compose_best_of_n();

@@ -97,6 +97,12 @@ void to_json(nlohmann::json& j, const episode_state& s) {
       {"failures", s.failures},
       {"trajectory", trajectory},
       {"accepted_by_origin", s.accepted_by_origin},
+      {"notes", s.notes},
+      {"repairing", s.repairing},
+      {"repaired_from", s.repaired_from},
+      {"rejected", s.rejected},
+      {"baseline_bound_us", s.baseline_bound_us},
+      {"baseline_roof_fraction", s.baseline_roof_fraction},
   };
 }
 
@@ -152,6 +158,12 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
       s.trajectory.push_back({p.at(0).get<uint32_t>(), p.at(1).get<double>(), p.at(2).get<int>()});
     }
     s.accepted_by_origin = j.at("accepted_by_origin").get<std::map<std::string, uint32_t>>();
+    s.notes = j.value("notes", std::map<std::string, std::string>{});
+    s.repairing = j.value("repairing", false);
+    s.repaired_from = j.value("repaired_from", std::string());
+    s.rejected = j.value("rejected", std::map<std::string, uint32_t>{});
+    s.baseline_bound_us = j.value("baseline_bound_us", 0.0);
+    s.baseline_roof_fraction = j.value("baseline_roof_fraction", 0.0);
     return s;
   } catch (const nlohmann::json::exception& e) {
     return data_loss(std::string("episode state: ") + e.what());

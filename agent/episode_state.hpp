@@ -79,6 +79,21 @@ struct episode_state {
   std::map<std::string, uint32_t> failures;  // by status or error kind
   std::vector<trajectory_point> trajectory;
   std::map<std::string, uint32_t> accepted_by_origin;  // which roles/tuples produced speedups
+
+  // Why operators end as they do (issue 16; all absent from older states).
+  // Why a stage ended without spending its steps: "stage1", "stage2"; "stage1_error": the
+  // tiling's tunable annotations could not be read (file, line, what was expected).
+  std::map<std::string, std::string> notes;
+  // Baseline repair: the baseline failed with a status a tiling can fix and Stage I searches a
+  // feasible tiling; the first one becomes the reference (baseline_us). repaired_from keeps the
+  // failure ("ub_overflow: ...") once repair started.
+  bool repairing = false;
+  std::string repaired_from;
+  // Candidates rejected before the device, by reason (they cost no evaluation).
+  std::map<std::string, uint32_t> rejected;
+  // The baseline's (or repaired reference's) roofline: bound and achieved fraction.
+  double baseline_bound_us = 0;
+  double baseline_roof_fraction = 0;
 };
 
 void to_json(nlohmann::json& j, const episode_state& s);

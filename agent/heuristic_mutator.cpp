@@ -83,22 +83,37 @@ result<tunable> tunable_from_json(const nlohmann::json& j) {
 }  // namespace
 
 admissibility_check make_ub_capacity_check(const std::vector<tunable>& tunables, uint64_t ub_bytes,
-                                           uint32_t bytes_per_element) {
+                                           uint32_t bytes_per_element, uint32_t cores) {
   std::string tile;
   std::string buffers;
+  std::vector<std::string> block_dims;
   for (const tunable& t : tunables) {
     tiling_role role = classify_tiling_name(t.name);
     if (role == tiling_role::tile_size && tile.empty()) tile = t.name;
     if (role == tiling_role::buffer_num && buffers.empty()) buffers = t.name;
+    if (role == tiling_role::block_dim) block_dims.push_back(t.name);
   }
-  return [tile, buffers, ub_bytes, bytes_per_element](const tunable_values& values) {
+  return [tile, buffers, block_dims, ub_bytes, bytes_per_element,
+          cores](const tunable_values& values) -> std::string {
+    if (cores > 0) {
+      for (const std::string& name : block_dims) {
+        auto it = values.find(name);
+        if (it != values.end() && (it->second < 1 || it->second > cores)) {
+          return "bad_block_dim (predicted): " + name + " = " + std::to_string(it->second) +
+                 " outside 1.." + std::to_string(cores);
+        }
+      }
+    }
     auto tile_it = values.find(tile);
-    if (tile.empty() || tile_it == values.end()) return true;
+    if (ub_bytes == 0 || tile.empty() || tile_it == values.end()) return {};
     int64_t count = 1;
     if (auto it = values.find(buffers); !buffers.empty() && it != values.end()) count = it->second;
     long double bytes = static_cast<long double>(tile_it->second) *
                         static_cast<long double>(count) * bytes_per_element;
-    return bytes <= static_cast<long double>(ub_bytes);
+    if (bytes <= static_cast<long double>(ub_bytes)) return {};
+    return "ub_overflow (predicted): " + tile + " x " + (buffers.empty() ? "1" : buffers) +
+           " needs " + std::to_string(static_cast<uint64_t>(bytes)) + " bytes of " +
+           std::to_string(ub_bytes);
   };
 }
 
@@ -112,6 +127,63 @@ heuristic_mutator::heuristic_mutator(std::vector<tunable> tunables, mutator_opti
   options_.elite = std::clamp<uint32_t>(options_.elite, 1, options_.population);
   for (const tunable& t : tunables_) initial_.push_back(t.value);
   tried_.insert(initial_);
+  make_initial_samples();
+}
+
+// A Latin-hypercube sample: each tunable's [0, 1) axis cut into n strata, one point per
+// stratum, strata paired at random; wide and pow2 axes are log-scaled.
+void heuristic_mutator::make_initial_samples() {
+  const size_t n = options_.initial_samples;
+  if (n == 0 || tunables_.empty()) return;
+  seeded_rng rng(options_.seed ^ 0x5eed5a3b1e5ULL);  // own stream: rng_ stays as it was
+  std::vector<point> points(n, initial_);
+  for (size_t i = 0; i < tunables_.size(); ++i) {
+    const tunable& t = tunables_[i];
+    std::vector<size_t> strata(n);
+    for (size_t k = 0; k < n; ++k) strata[k] = k;
+    for (size_t k = n; k > 1; --k) std::swap(strata[k - 1], strata[rng.below(k)]);
+    std::vector<int64_t> listed =
+        t.kind == tunable_kind::range ? std::vector<int64_t>{} : t.domain(kDomainScanLimit);
+    const bool log_scale = t.kind == tunable_kind::range && t.lo >= 1 && t.hi >= 16 * t.lo &&
+                           classify_tiling_name(t.name) != tiling_role::block_dim;
+    for (size_t k = 0; k < n; ++k) {
+      const double u = (static_cast<double>(strata[k]) + rng.unit()) / static_cast<double>(n);
+      int64_t v = t.value;
+      if (!listed.empty()) {
+        v = listed[std::min(listed.size() - 1, static_cast<size_t>(u * listed.size()))];
+      } else if (t.kind == tunable_kind::range) {
+        const double x =
+            log_scale ? static_cast<double>(t.lo) * std::pow(static_cast<double>(t.hi) / t.lo, u)
+                      : t.lo + u * static_cast<double>(t.hi - t.lo);
+        v = clamp_to_domain(t, static_cast<int64_t>(std::llround(x)));
+      }
+      points[k][i] = align(i, v, t.value);
+    }
+  }
+  samples_ = std::move(points);
+}
+
+bool heuristic_mutator::in_infeasible_region(const point& p) const {
+  for (const auto& [q, kind] : infeasible_) {
+    std::vector<tiling_role> roles;
+    if (kind == "ub_overflow" || kind == "ub_out_of_bounds" || kind == "too_many_buffers") {
+      roles = {tiling_role::tile_size, tiling_role::buffer_num, tiling_role::ub_size};
+    } else if (kind == "bad_block_dim") {
+      roles = {tiling_role::block_dim};
+    } else {
+      continue;
+    }
+    bool any = false;
+    bool dominates = true;
+    for (size_t i = 0; i < tunables_.size() && dominates; ++i) {
+      tiling_role r = classify_tiling_name(tunables_[i].name);
+      if (std::find(roles.begin(), roles.end(), r) == roles.end()) continue;
+      any = true;
+      dominates = p[i] >= q[i];
+    }
+    if (any && dominates) return true;
+  }
+  return false;
 }
 
 heuristic_mutator::point heuristic_mutator::to_point(const tunable_values& values) const {
@@ -137,17 +209,37 @@ std::optional<heuristic_mutator::member> heuristic_mutator::best() const {
   return population_.front();
 }
 
-bool heuristic_mutator::acceptable(const point& p) const {
+bool heuristic_mutator::acceptable(const point& p) {
   for (size_t i = 0; i < tunables_.size(); ++i) {
     if (!tunables_[i].admits(p[i])) return false;
   }
-  if (tried_.count(p) != 0) return false;
-  return !check_ || check_(to_values(p));
+  if (tried_.count(p) != 0 || in_infeasible_region(p)) return false;
+  if (!check_) return true;
+  std::string why = check_(to_values(p));
+  if (why.empty()) return true;
+  // Screened out before the device: counted once (a tried set is never drawn again).
+  tried_.insert(p);
+  rejected_[why.substr(0, why.find(':'))]++;
+  return false;
 }
 
 int64_t heuristic_mutator::align(size_t index, int64_t value, int64_t previous) const {
   const tunable& t = tunables_[index];
-  if (t.kind == tunable_kind::choice || classify_tiling_name(t.name) != tiling_role::tile_size) {
+  const tiling_role role = classify_tiling_name(t.name);
+  if (t.kind == tunable_kind::range && role == tiling_role::tile_count &&
+      options_.data_elements > 0) {
+    // The nearest count dividing the data, first in the direction the value moved.
+    const int64_t data = static_cast<int64_t>(options_.data_elements);
+    const int64_t dir = value >= previous ? 1 : -1;
+    for (int64_t k = 0; k <= static_cast<int64_t>(kDomainScanLimit); ++k) {
+      for (int64_t v : {value + dir * k * t.step, value - dir * k * t.step}) {
+        if (v > 0 && t.admits(v) && data % v == 0 && v != previous) return v;
+      }
+      if (value + k * t.step > t.hi && value - k * t.step < t.lo) break;
+    }
+    return value;
+  }
+  if (t.kind == tunable_kind::choice || role != tiling_role::tile_size) {
     return value;
   }
   int64_t unit = options_.element_bytes > 0 && 32 % options_.element_bytes == 0
@@ -191,6 +283,14 @@ int64_t heuristic_mutator::perturb(size_t index, int64_t value) {
     }
     case tunable_kind::range: {
       int64_t steps = (t.hi - t.lo) / t.step;
+      const bool wide =
+          t.lo >= 1 && t.hi >= 16 * t.lo && classify_tiling_name(t.name) != tiling_role::block_dim;
+      if (wide && rng_.chance(0.5)) {
+        const double factor = 1.2 * std::pow(4.0 / 1.2, rng_.unit());
+        const double x = rng_.chance(0.5) ? value * factor : value / factor;
+        int64_t v = clamp_to_domain(t, static_cast<int64_t>(std::llround(x)));
+        if (v != value) return v;
+      }
       double r = rng_.unit();
       int64_t v = value;
       if (r < 0.5 || steps < 2) {
@@ -321,6 +421,15 @@ std::optional<heuristic_mutator::point> heuristic_mutator::scan_neighbourhood() 
 }
 
 std::optional<tunable_values> heuristic_mutator::propose() {
+  while (!samples_.empty()) {
+    point p = samples_.front();
+    samples_.erase(samples_.begin());
+    if (acceptable(p)) {
+      tried_.insert(p);
+      last_change_ = "space-filling sample: " + describe(initial_, p);
+      return to_values(p);
+    }
+  }
   for (uint32_t attempt = 0; attempt < options_.max_attempts; ++attempt) {
     std::string how;
     std::optional<point> p = draw_candidate(how);
@@ -340,10 +449,14 @@ std::optional<tunable_values> heuristic_mutator::propose() {
   return to_values(*p);
 }
 
-void heuristic_mutator::report(const tunable_values& values, std::optional<double> latency_us) {
+void heuristic_mutator::report(const tunable_values& values, std::optional<double> latency_us,
+                               const std::string& failure) {
   point p = to_point(values);
   tried_.insert(p);
-  if (!latency_us || !std::isfinite(*latency_us)) return;
+  if (!latency_us || !std::isfinite(*latency_us)) {
+    if (!failure.empty()) infeasible_.emplace_back(p, failure);
+    return;
+  }
   for (const member& m : population_) {
     if (to_point(m.values) == p) return;
   }
@@ -364,7 +477,9 @@ nlohmann::json heuristic_mutator::save() const {
                   {"seed", options_.seed},
                   {"element_bytes", options_.element_bytes},
                   {"crossover_rate", options_.crossover_rate},
-                  {"max_attempts", options_.max_attempts}};
+                  {"max_attempts", options_.max_attempts},
+                  {"initial_samples", options_.initial_samples},
+                  {"data_elements", options_.data_elements}};
   j["tunables"] = nlohmann::json::array();
   for (const tunable& t : tunables_) j["tunables"].push_back(tunable_to_json(t));
   j["population"] = nlohmann::json::array();
@@ -373,6 +488,11 @@ nlohmann::json heuristic_mutator::save() const {
         {{"values", m.values}, {"latency_us", m.latency_us}, {"order", m.order}});
   }
   j["tried"] = tried_;
+  j["samples"] = samples_;
+  j["infeasible"] = nlohmann::json::array();
+  for (const auto& [p, kind] : infeasible_)
+    j["infeasible"].push_back({{"values", p}, {"kind", kind}});
+  j["rejected"] = rejected_;
   j["rng"] = rng_.save();
   j["next_order"] = next_order_;
   j["last_change"] = last_change_;
@@ -397,6 +517,9 @@ result<heuristic_mutator> heuristic_mutator::load(const nlohmann::json& j,
     options.element_bytes = o.at("element_bytes").get<uint32_t>();
     options.crossover_rate = o.at("crossover_rate").get<double>();
     options.max_attempts = o.at("max_attempts").get<uint32_t>();
+    // Absent from states saved before space-filling samples existed.
+    options.initial_samples = o.value("initial_samples", 0u);
+    options.data_elements = o.value("data_elements", uint64_t{0});
     std::vector<tunable> tunables;
     for (const nlohmann::json& t : j.at("tunables")) {
       result<tunable> parsed = tunable_from_json(t);
@@ -416,6 +539,22 @@ result<heuristic_mutator> heuristic_mutator::load(const nlohmann::json& j,
       }
       m.tried_.insert(std::move(values));
     }
+    m.samples_.clear();
+    for (const nlohmann::json& p : j.value("samples", nlohmann::json::array())) {
+      point values = p.get<point>();
+      if (values.size() != m.tunables_.size()) {
+        return invalid_argument("mutator state: samples: a value set of the wrong size");
+      }
+      m.samples_.push_back(std::move(values));
+    }
+    for (const nlohmann::json& f : j.value("infeasible", nlohmann::json::array())) {
+      point values = f.at("values").get<point>();
+      if (values.size() != m.tunables_.size()) {
+        return invalid_argument("mutator state: infeasible: a value set of the wrong size");
+      }
+      m.infeasible_.emplace_back(std::move(values), f.at("kind").get<std::string>());
+    }
+    m.rejected_ = j.value("rejected", std::map<std::string, uint32_t>{});
     result<seeded_rng> rng = seeded_rng::load(j.at("rng"));
     if (!rng.ok()) return rng.error().with_context("mutator state");
     m.rng_ = std::move(*rng);

@@ -3,21 +3,30 @@
 // appears.
 //
 // The population holds the feasible value sets seen so far, fastest first (ties: earlier
-// first), at most `population` of them; the first `elite` are the elites. propose() builds one
-// new value set:
+// first), at most `population` of them; the first `elite` are the elites. The first
+// `initial_samples` proposals are a seeded Latin-hypercube sample of the whole space
+// (log-scaled for pow2 tunables and wide ranges), so that a small budget explores the space
+// instead of the start's neighbourhood. Then propose() builds one new value set:
 //   * crossover (probability crossover_rate, needs two elites): each tunable from one of two
 //     distinct elites, then one extra perturbation when the child equals a parent;
 //   * otherwise perturbation of a parent (an elite with probability 3/4, else any member; the
 //     initial values while the population is empty) in one tunable, or two with probability
 //     0.35 when there are several:
 //       pow2    x2 or /2 (x4 or /4 with probability 0.2)
-//       range   +-1 step (p 0.5), +-k steps with k in [2, max(2, steps/4)] (p 0.35), or a
-//               uniform value of the domain (p 0.15)
+//       range   wide ranges (lo >= 1, hi >= 16 lo; not block dims) half of the time
+//               multiplicatively, by a factor in [1.2, 4); otherwise +-1 step (p 0.5), +-k
+//               steps with k in [2, max(2, steps/4)] (p 0.35), or a uniform value (p 0.15)
 //       choice  another choice, uniformly
 // Alignment: a tile-size tunable (tiling_names.hpp) is moved to the nearest admissible multiple
-// of 32 / element_bytes elements. The admissibility hook (e.g. make_ub_capacity_check) rejects
-// value sets not worth evaluating. A value set is never proposed twice: every proposal and
-// every report enters the tried set. After max_attempts rejected draws the mutator scans the
+// of 32 / element_bytes elements; a tile-count tunable to the nearest value dividing
+// data_elements (when known), searching first in the direction it moved.
+// The admissibility hook (e.g. make_ub_capacity_check) screens value sets before the device and
+// says why one is not worth evaluating; screened-out sets are counted by reason (rejected()).
+// Infeasible reports teach the mutator regions, not just points: after a UB failure (ub_overflow,
+// ub_out_of_bounds, too_many_buffers) no value set with every tile-size, buffer-number and UB
+// tunable at least as large is proposed; after bad_block_dim none with every block-dim
+// tunable at least as large. A value set is never proposed twice: every proposal and every
+// report enters the tried set. After max_attempts rejected draws the mutator scans the
 // neighbourhood of the population systematically; propose() returns nullopt only when that
 // finds nothing untried either.
 //
@@ -30,6 +39,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -49,18 +59,22 @@ struct mutator_options {
   uint64_t seed = 1;
   uint32_t element_bytes = 2;  // smallest element size of the operator's tensors
   double crossover_rate = 0.3;
-  uint32_t max_attempts = 64;  // random draws per proposal before the systematic scan
+  uint32_t max_attempts = 64;    // random draws per proposal before the systematic scan
+  uint32_t initial_samples = 6;  // space-filling proposals first (0: none)
+  uint64_t data_elements = 0;    // elements of the largest tensor (0: unknown)
 };
 
-// Whether a value set is worth evaluating.
-using admissibility_check = std::function<bool(const tunable_values&)>;
+// Why a value set is not worth evaluating ("ub_overflow (predicted): ..."), empty when it is.
+using admissibility_check = std::function<std::string(const tunable_values&)>;
 
-// Rejects value sets whose tiles cannot fit the UB: the first tile-size tunable times the
-// buffer-number tunable (1 when absent) times `bytes_per_element` (summed over the tensors that
-// hold a tile, e.g. 6 for two half inputs and one half output) must not exceed `ub_bytes`.
-// Value sets without a tile-size tunable are always admissible.
+// Screens value sets before the device, as far as the tunables show it:
+//   * the tiles must fit the UB: the first tile-size tunable times the buffer-number tunable
+//     (1 when absent) times `bytes_per_element` (summed over the tensors that hold a tile, e.g.
+//     6 for two half inputs and one half output) must not exceed `ub_bytes` (0: not checked);
+//   * a block-dim tunable must lie in [1, cores] (cores 0: not checked).
+// Value sets without such tunables are always admissible.
 admissibility_check make_ub_capacity_check(const std::vector<tunable>& tunables, uint64_t ub_bytes,
-                                           uint32_t bytes_per_element);
+                                           uint32_t bytes_per_element, uint32_t cores = 0);
 
 class heuristic_mutator {
  public:
@@ -80,16 +94,19 @@ class heuristic_mutator {
   // How the last proposal was made, e.g. "perturb TILE_LENGTH 2048->4096 (parent #1)".
   const std::string& last_change() const { return last_change_; }
 
-  // The outcome of evaluating `values` (nullopt: infeasible). Missing names take their
-  // initial value; unknown names are ignored. Reporting the initial values with the baseline
-  // latency seeds the population.
-  void report(const tunable_values& values, std::optional<double> latency_us);
+  // The outcome of evaluating `values` (nullopt: infeasible, `failure` its error kind, e.g.
+  // "ub_overflow"). Missing names take their initial value; unknown names are ignored.
+  // Reporting the initial values with the baseline latency seeds the population.
+  void report(const tunable_values& values, std::optional<double> latency_us,
+              const std::string& failure = {});
 
   const std::vector<tunable>& tunables() const { return tunables_; }
   const std::vector<member>& population() const { return population_; }
   std::optional<member> best() const;
   bool tried(const tunable_values& values) const;
   size_t tried_count() const { return tried_.size(); }
+  // Value sets the admissibility hook screened out, by reason (cumulative).
+  const std::map<std::string, uint32_t>& rejected() const { return rejected_; }
   const mutator_options& options() const { return options_; }
 
   nlohmann::json save() const;
@@ -105,7 +122,9 @@ class heuristic_mutator {
   std::optional<point> scan_neighbourhood();
   int64_t perturb(size_t index, int64_t value);
   int64_t align(size_t index, int64_t value, int64_t previous) const;
-  bool acceptable(const point& p) const;
+  bool acceptable(const point& p);
+  bool in_infeasible_region(const point& p) const;
+  void make_initial_samples();
   std::string describe(const point& parent, const point& child) const;
 
   std::vector<tunable> tunables_;
@@ -115,6 +134,9 @@ class heuristic_mutator {
   point initial_;
   std::vector<member> population_;
   std::set<point> tried_;
+  std::vector<point> samples_;  // space-filling proposals not made yet, next first
+  std::vector<std::pair<point, std::string>> infeasible_;  // reported failures and their kind
+  std::map<std::string, uint32_t> rejected_;
   uint64_t next_order_ = 0;
   std::string last_change_;
 };

@@ -4,6 +4,8 @@
 #include <mutex>
 #include <set>
 
+#include <fmt/format.h>
+
 #include "base/content_hash.hpp"
 #include "npu/op_spec.hpp"
 
@@ -36,6 +38,20 @@ std::pair<uint32_t, uint32_t> element_sizes(const npu::op_package* op, uint32_t 
   return {smallest == 0 ? fallback : smallest, sum};
 }
 
+// Elements of the operator's largest tensor (0 without an operator).
+uint64_t largest_tensor_elements(const npu::op_package* op) {
+  uint64_t largest = 0;
+  if (op == nullptr) return 0;
+  for (const auto* list : {&op->spec.inputs, &op->spec.outputs}) {
+    for (const npu::tensor_spec& t : *list) {
+      uint64_t n = 1;
+      for (int64_t d : t.shape) n *= static_cast<uint64_t>(std::max<int64_t>(d, 1));
+      largest = std::max(largest, n);
+    }
+  }
+  return largest;
+}
+
 // The tunable values of `tiling` when it has exactly the tunables `names`.
 std::optional<tunable_values> values_of(const std::string& tiling,
                                         const std::set<std::string>& names) {
@@ -59,6 +75,7 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
   auto [smallest, per_element] = element_sizes(request.op, options_.mutator.element_bytes);
   mutator_options mopts = options_.mutator;
   mopts.element_bytes = smallest;
+  mopts.data_elements = largest_tensor_elements(request.op);
 
   nlohmann::json state = request.policy_state;
   const std::string kernel_hash = short_hash(request.kernel);
@@ -68,20 +85,26 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
   std::string base;
   std::vector<tunable> tunables;
   if (fresh) {
+    // Errors name the file the tiling came from.
+    const std::string file = request.op != nullptr && !request.op->spec.files.host.empty()
+                                 ? request.op->spec.files.host
+                                 : std::string("tiling");
     result<std::vector<tunable>> parsed = parse_tunables(request.tiling);
     if (parsed.ok()) {
       base = request.tiling;
       tunables = std::move(*parsed);
     } else if (parsed.error().code() == status_code::not_found) {
-      result<synthesized_template> t = synthesize_template(request.tiling, options_.synthesis);
-      if (!t.ok()) return failed_precondition("heuristic-mutator: " + t.error().message());
+      result<synthesized_template> t =
+          synthesize_template(request.tiling, options_.synthesis, request.kernel);
+      if (!t.ok()) return failed_precondition("no tunables: " + t.error().message());
       base = t->source;
       tunables = std::move(t->tunables);
     } else {
-      return failed_precondition("heuristic-mutator: " + parsed.error().message());
+      // Unreadable annotations are an error, never "nothing to propose".
+      return invalid_argument(file + ": " + parsed.error().message());
     }
     if (tunables.empty())
-      return failed_precondition("heuristic-mutator: the EVOLVE-BLOCK holds no tunable");
+      return failed_precondition("no tunables: the EVOLVE-BLOCK of " + file + " holds none");
   } else {
     base = state.value("base", "");
   }
@@ -90,7 +113,8 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
   if (options_.ub_bytes > 0 && per_element > 0) {
     result<std::vector<tunable>> base_tunables = parse_tunables(base);
     if (base_tunables.ok())
-      check = make_ub_capacity_check(*base_tunables, options_.ub_bytes, per_element);
+      check = make_ub_capacity_check(*base_tunables, options_.ub_bytes, per_element,
+                                     static_cast<uint32_t>(options_.synthesis.cores));
   }
 
   std::optional<heuristic_mutator> mutator;
@@ -105,7 +129,10 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
                         state.is_object() ? std::to_string(generation)
                                           : "first-" + std::to_string(request.sample_index));
     mutator.emplace(tunables, mopts, check);
-    mutator->report(current_values(tunables), request.best_latency_us);
+    // Repairing a failed baseline: its values are infeasible, not the reference.
+    mutator->report(current_values(tunables), request.repairing
+                                                  ? std::nullopt
+                                                  : std::optional<double>(request.best_latency_us));
     // History so far was measured with other kernels (or is the generation's own start).
     for (const tiling_trial& trial : request.history) seen.insert(short_hash(trial.tiling));
   } else {
@@ -121,18 +148,29 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
   for (const tunable& t : mutator->tunables()) names.insert(t.name);
   for (const tiling_trial& trial : request.history) {
     if (seen.count(short_hash(trial.tiling)) != 0) continue;
+    // A failed trial's summary is its failure kind: the mutator learns the region.
     if (std::optional<tunable_values> v = values_of(trial.tiling, names))
-      mutator->report(*v, trial.latency_us);
+      mutator->report(*v, trial.latency_us, trial.latency_us ? std::string() : trial.summary);
   }
 
+  const std::map<std::string, uint32_t> rejected_before = mutator->rejected();
   std::optional<tunable_values> proposal = mutator->propose();
-  if (!proposal) return failed_precondition("heuristic-mutator: search space exhausted");
+  if (!proposal) {
+    return failed_precondition(
+        fmt::format("search space of {} tunables exhausted after {} value sets",
+                    mutator->tunables().size(), mutator->tried_count()));
+  }
   result<std::string> tiling = apply_values(base, *proposal);
   if (!tiling.ok()) return internal_error("heuristic-mutator: " + tiling.error().message());
 
   mutation_reply reply;
   reply.tiling = std::move(*tiling);
   reply.origin = "heuristic-mutator: " + mutator->last_change();
+  for (const auto& [reason, n] : mutator->rejected()) {
+    auto it = rejected_before.find(reason);
+    const uint32_t added = n - (it == rejected_before.end() ? 0 : it->second);
+    if (added > 0) reply.rejected[reason] = added;
+  }
   reply.policy_state = {{"kind", "heuristic-mutator-policy"},
                         {"version", 1},
                         {"base", base},

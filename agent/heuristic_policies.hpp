@@ -15,8 +15,11 @@
 // with seed = hash(options seed, operator name, generation; the request's sample index when
 // there is no state yet) and the best latency. Each call
 // then reports the history entries of the generation to the mutator and asks it for one
-// proposal. Nothing left to propose (no tunables, an exhausted space, a malformed block) is
-// failed_precondition: the stage ends without spending budget.
+// proposal. Nothing left to propose (no tunables, with what synthesis looked at; an exhausted
+// space) is failed_precondition; tunable annotations that cannot be read are invalid_argument
+// naming the host file, the line and what was expected. Either ends the stage without spending
+// budget, and the episode keeps the message (episode_state::notes). While a failed baseline is
+// repaired (mutation_request::repairing) the start values count as infeasible.
 //
 // Thread-safety: every policy may be called from several threads at once.
 #pragma once

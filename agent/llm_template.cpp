@@ -27,7 +27,7 @@ result<synthesized_template> llm_synthesize_template(llm_backend& llm, const llm
   if (has_evolve_block(tiling)) {
     result<std::vector<tunable>> tunables = parse_tunables(tiling);
     if (!tunables.ok()) return tunables.error();
-    return synthesized_template{tiling, std::move(*tunables), false};
+    return synthesized_template{tiling, std::move(*tunables), false, {}, {}};
   }
   const llm::prompt_variables values = {
       {"op_spec", describe_op(op)},
@@ -47,7 +47,7 @@ result<synthesized_template> llm_synthesize_template(llm_backend& llm, const llm
   }
   if (tunables->empty())
     return invalid_argument("bad_template: the synthesized EVOLVE-BLOCK marks no tunable");
-  return synthesized_template{std::move(code->source), std::move(*tunables), true};
+  return synthesized_template{std::move(code->source), std::move(*tunables), true, {}, {}};
 }
 
 llm_template_mutator_policy::llm_template_mutator_policy(std::shared_ptr<llm_backend> llm,

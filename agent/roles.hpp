@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,12 +37,16 @@ struct mutation_request {
   nlohmann::json policy_state;  // null on the first call of an episode
   std::vector<tiling_trial> history;
   uint64_t sample_index = 0;  // distinguishes repeated requests (LLM cache key)
+  // Baseline repair: `tiling` failed (best_latency_us means nothing); any feasible T' will do.
+  bool repairing = false;
 };
 
 struct mutation_reply {
   std::string tiling;  // the candidate T'
   nlohmann::json policy_state;
   std::string origin;  // e.g. "heuristic-mutator: TILE_LENGTH 2048->4096"
+  // Proposals the policy itself found infeasible before answering, by reason (no device cost).
+  std::map<std::string, uint32_t> rejected;
 };
 
 struct diagnosis_request {

@@ -8,6 +8,7 @@
 
 #include "agent/source_text.hpp"
 #include "agent/tiling_names.hpp"
+#include "agent/tiling_usage.hpp"
 
 namespace aopt::agent {
 
@@ -124,9 +125,10 @@ std::string trailing_comment(const std::string& original_line, size_t code_end) 
 }  // namespace
 
 result<synthesized_template> synthesize_template(const std::string& tiling,
-                                                 const synthesis_options& options) {
+                                                 const synthesis_options& options,
+                                                 const std::string& kernel) {
   result<std::vector<tunable>> existing = parse_tunables(tiling);
-  if (existing.ok()) return synthesized_template{tiling, std::move(*existing), false};
+  if (existing.ok()) return synthesized_template{tiling, std::move(*existing), false, {}, {}};
   if (existing.error().code() != status_code::not_found) return existing.error();
 
   static const std::regex const_decl(
@@ -154,6 +156,8 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
   };
 
   std::map<size_t, rewrite> rewrites;  // by 0-based line index
+  std::vector<synthesized_lever> levers;
+  std::vector<std::string> looked_at;
   std::vector<size_t> line_offsets;
   {
     size_t off = 0;
@@ -163,42 +167,66 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
     }
   }
 
+  // Every positive integer constant, then its role from how the program uses it.
+  struct constant {
+    size_t index;  // line
+    std::smatch m;
+    bool is_define;
+    int64_t value;
+  };
+  std::vector<constant> constants;
+  std::vector<std::string> names;
   for (size_t i = 0; i < masked_lines.size(); ++i) {
     const std::string& ml = masked_lines[i];
     std::smatch m;
     if (std::regex_match(ml, m, const_decl)) {
-      std::string type = m[5];
-      std::string name = m[6];
       std::optional<int64_t> value = to_int(m[7]);
-      tiling_role role = classify_tiling_name(name);
-      if (!value || *value <= 0 || role == tiling_role::none ||
-          !std::regex_match(type, integer_type)) {
+      if (!value || *value <= 0 || !std::regex_match(m[5].str(), integer_type)) continue;
+      constants.push_back({i, m, false, *value});
+      names.push_back(m[6]);
+    } else if (std::regex_match(ml, m, define_decl)) {
+      std::optional<int64_t> value = to_int(m[3]);
+      if (!value || *value <= 0) continue;
+      if (used_in_condition(m[2])) {
+        looked_at.push_back(std::string(m[2]) + " (used in a preprocessor condition)");
         continue;
       }
+      constants.push_back({i, m, true, *value});
+      names.push_back(m[2]);
+    }
+  }
+  const std::map<std::string, constant_usage> usage = classify_by_usage(tiling, kernel, names);
+
+  for (const constant& c : constants) {
+    const size_t i = c.index;
+    const std::smatch& m = c.m;
+    const std::string name = c.is_define ? m[2].str() : m[6].str();
+    const constant_usage& u = usage.at(name);
+    if (u.role == tiling_role::none) {
+      looked_at.push_back(name + " (" + u.why + ")");
+      continue;
+    }
+    levers.push_back({name, u.role, u.why});
+    rewrite r;
+    r.declares_tunable = true;
+    if (!c.is_define) {
+      std::string type = m[5];
       bool is_static = m[2].matched || m[4].matched;
       if (!is_static && in_class_scope(masked, kinds, line_offsets[i])) is_static = true;
       std::string comment =
           trailing_comment(lines[i], static_cast<size_t>(m.position(8) + m.length(8)));
-      rewrite r;
       r.line = std::string(m[1]) + (is_static ? "static " : "") + "constexpr " + type + " " + name +
                " = " + std::string(m[7]) + std::string(m[8]) +
-               ";  // tunable: " + domain_for(role, *value, options.cores) +
-               (comment.empty() ? "" : "  " + comment);
-      r.declares_tunable = true;
-      rewrites[i] = std::move(r);
-    } else if (std::regex_match(ml, m, define_decl)) {
-      std::string name = m[2];
-      std::optional<int64_t> value = to_int(m[3]);
-      tiling_role role = classify_tiling_name(name);
-      if (!value || *value <= 0 || role == tiling_role::none || used_in_condition(name)) continue;
+               ";  // tunable: " + domain_for(u.role, c.value, options.cores) + "  " + u.why +
+               (comment.empty() ? "" : "; " + comment);
+    } else {
       bool is_static = in_class_scope(masked, kinds, line_offsets[i]);
-      rewrite r;
       r.line = std::string(m[1]) + (is_static ? "static " : "") + "constexpr " +
-               literal_type(*value, m[4]) + " " + name + " = " + std::string(m[3]) +
-               std::string(m[4]) + ";  // tunable: " + domain_for(role, *value, options.cores);
-      r.declares_tunable = true;
-      rewrites[i] = std::move(r);
+               literal_type(c.value, m[4]) + " " + name + " = " + std::string(m[3]) +
+               std::string(m[4]) + ";  // tunable: " + domain_for(u.role, c.value, options.cores) +
+               "  " + u.why;
     }
+    rewrites[i] = std::move(r);
   }
 
   // Literal block dims: `ctx->SetBlockDim(8);` alone on its line.
@@ -219,20 +247,26 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
       continue;
     }
     std::string name = fresh_identifier(working_text, "BLOCK_DIM");
+    const std::string why = "core cap: the literal passed to SetBlockDim";
+    levers.push_back({name, tiling_role::block_dim, why});
     working_text += "\n" + name;  // reserve the name for later literals
     std::string indent = line_indent(tiling, line_offsets[index]);
     rewrite r;
     r.lines_before.push_back(
         indent + "constexpr uint32_t " + name + " = " + call.arguments[0] +
-        ";  // tunable: " + domain_for(tiling_role::block_dim, *value, options.cores));
+        ";  // tunable: " + domain_for(tiling_role::block_dim, *value, options.cores) + "  " + why);
     size_t arg_open = call.parens.begin - line_offsets[index];
     r.line = lines[index].substr(0, arg_open + 1) + name + lines[index].substr(close_in_line - 1);
     rewrites[index] = std::move(r);
   }
 
   if (rewrites.empty()) {
+    std::string seen;
+    for (const std::string& l : looked_at) seen += (seen.empty() ? "" : ", ") + l;
     return failed_precondition(
-        "no tiling constant (tile, block dim, buffer number, UB size) found to mark as tunable");
+        "no tiling lever (core cap, tile size or count, buffer depth, UB budget) found to mark as "
+        "tunable; looked at " +
+        (seen.empty() ? std::string("no integer constant") : seen));
   }
 
   // Emit, wrapping each run of consecutive tunable declarations in one block.
@@ -278,6 +312,8 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
   if (!parsed.ok())
     return internal_error("synthesized template does not parse: " + parsed.error().message());
   t.tunables = std::move(*parsed);
+  t.levers = std::move(levers);
+  t.looked_at = std::move(looked_at);
   return t;
 }
 

@@ -6,10 +6,11 @@
 //   * `[static] const|constexpr <integer type> NAME = <integer literal>;`
 //   * `#define NAME <integer literal>` (skipped when NAME appears in a preprocessor condition)
 //   * an integer literal passed to `SetBlockDim(...)`
-// A constant qualifies when classify_tiling_name() gives it a role (tiling_names.hpp) and its
-// value is positive. Each qualifying declaration is rewritten in place as
-// `constexpr <type> NAME = <value>;  // tunable: <domain>` and every run of consecutive rewritten
-// lines is wrapped in `// EVOLVE-BLOCK-START` / `// EVOLVE-BLOCK-END` with the run's
+// A constant qualifies when its value is positive and classify_by_usage() (tiling_usage.hpp:
+// how the tiling program, and the kernel when given, use it; the name as fallback) gives it a
+// role. Each qualifying declaration is rewritten in place as
+// `constexpr <type> NAME = <value>;  // tunable: <domain>  <why>` and every run of consecutive
+// rewritten lines is wrapped in `// EVOLVE-BLOCK-START` / `// EVOLVE-BLOCK-END` with the run's
 // indentation. A `#define` becomes a constexpr of the literal's own type (int, unsigned, long,
 // ...), so expressions using it keep their meaning. A literal block dim gets a fresh constant
 // (BLOCK_DIM, or BLOCK_DIM2... if taken) declared just before the statement.
@@ -30,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/tiling_names.hpp"
 #include "agent/tunables.hpp"
 #include "base/status.hpp"
 
@@ -39,16 +41,27 @@ struct synthesis_options {
   int64_t cores = 40;  // vector cores of the target: upper bound of block-dim ranges
 };
 
+// A constant synthesis made tunable, and why.
+struct synthesized_lever {
+  std::string name;
+  tiling_role role = tiling_role::none;
+  std::string why;
+};
+
 struct synthesized_template {
   std::string source;             // T with EVOLVE-BLOCK(s)
   std::vector<tunable> tunables;  // parsed back from `source`
-  bool synthesized = false;       // false: the source already had an EVOLVE-BLOCK
+  bool synthesized = false;       // false: the source already had tunables
+  std::vector<synthesized_lever> levers;
+  std::vector<std::string> looked_at;  // constants not taken, each with the reason
 };
 
-// A source that already has an EVOLVE-BLOCK is returned unchanged with its tunables.
-// failed_precondition when no tiling constant is found (nothing to tune); invalid_argument when
-// an existing EVOLVE-BLOCK is malformed.
+// A source that already has tunables (an EVOLVE-BLOCK or annotations) is returned unchanged
+// with them. `kernel` (may be empty) tells buffer depths from queue counts.
+// failed_precondition when no lever is found (nothing to tune), naming every constant looked at
+// and why it was not taken; invalid_argument when existing annotations are malformed.
 result<synthesized_template> synthesize_template(const std::string& tiling,
-                                                 const synthesis_options& options = {});
+                                                 const synthesis_options& options = {},
+                                                 const std::string& kernel = {});
 
 }  // namespace aopt::agent

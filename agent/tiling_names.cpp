@@ -37,17 +37,27 @@ const char* to_string(tiling_role role) {
   return "none";
 }
 
+bool never_tunable_name(std::string_view name) {
+  std::vector<std::string> words = identifier_words(name);
+  return has_any(words, {"align",  "alignment", "aligned",  "reserve", "reserved", "elem",
+                         "elems",  "element",   "elements", "depth",   "mask",     "repeat",
+                         "stride", "offset",    "index",    "idx",     "epsilon",  "eps",
+                         "dtype",  "key",       "id",       "per",     "sizeof",   "bits"});
+}
+
 tiling_role classify_tiling_name(std::string_view name) {
   std::vector<std::string> words = identifier_words(name);
   if (words.empty()) return tiling_role::none;
-  if (has_any(words, {"align",   "alignment", "aligned", "reserve", "reserved", "elem",   "elems",
-                      "element", "elements",  "depth",   "mask",    "repeat",   "stride", "offset",
-                      "index",   "idx",       "epsilon", "eps",     "dtype",    "key",    "id"})) {
+  // ROWS_PER_TILE, TILES_PER_CORE are tile counts although "per" usually names a fixed ratio.
+  const bool tile_word = has_any(words, {"tile", "tiles", "chunk", "chunks"});
+  std::string rest;
+  for (const std::string& w : words) rest += w == "per" ? "" : w + "_";
+  if (never_tunable_name(tile_word ? rest : std::string(name))) {
     return tiling_role::none;
   }
   const bool count_word = has_any(words, {"num", "count", "cnt", "number"});
   if ((has_any(words, {"block"}) && (count_word || has_any(words, {"dim"}))) ||
-      (has_any(words, {"core", "cores"}) && (count_word || has_any(words, {"used"}))) ||
+      (has_any(words, {"core", "cores"}) && (count_word || has_any(words, {"used", "max"}))) ||
       has_any(words, {"blockdim"})) {
     return tiling_role::block_dim;
   }
@@ -57,7 +67,6 @@ tiling_role classify_tiling_name(std::string_view name) {
   if (has_any(words, {"ub"}) && has_any(words, {"size", "bytes", "capacity", "len", "length"})) {
     return tiling_role::ub_size;
   }
-  const bool tile_word = has_any(words, {"tile", "tiles", "chunk", "chunks"});
   if ((has_any(words, {"tile", "tiles", "chunk", "chunks", "loop", "loops"}) &&
        (count_word || has_any(words, {"times"}))) ||
       (tile_word && has_any(words, {"rows", "row", "cols", "col"}))) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -12,27 +13,55 @@ namespace aopt::agent {
 
 namespace {
 
-const std::regex& declaration_pattern() {
+// The code part of a line (comments masked): a const/constexpr or #define declaration.
+const std::regex& cpp_declaration() {
   static const std::regex re(
-      R"(^\s*(?:static\s+)?constexpr\s+(?:static\s+)?([A-Za-z_][\w:]*(?:\s+[A-Za-z_][\w:]*)*?)\s+([A-Za-z_]\w*)\s*=\s*([-+]?[0-9]+)([uUlL]*)\s*;\s*//\s*tunable:(.*)$)");
+      R"(^\s*(?:(?:static|inline)\s+)*(?:const|constexpr)\s+(?:(?:static|const|constexpr)\s+)*([A-Za-z_][\w:]*(?:\s+[A-Za-z_][\w:]*)*?)\s+([A-Za-z_]\w*)\s*=\s*\(?\s*([-+]?[0-9]+)([uUlL]*)\s*\)?\s*;\s*$)");
   return re;
 }
 
-const std::regex& range_pattern() {
+const std::regex& define_declaration() {
   static const std::regex re(
-      R"(^range\s*\[\s*([-+]?[0-9]+)\s*,\s*([-+]?[0-9]+)\s*\](?:\s*step\s+([-+]?[0-9]+))?(\s.*)?$)");
+      R"(^\s*#\s*define\s+([A-Za-z_]\w*)\s+\(?\s*([-+]?[0-9]+)([uUlL]*)\s*\)?\s*$)");
   return re;
 }
 
-const std::regex& pow2_pattern() {
-  static const std::regex re(R"(^pow2\s*\[\s*([-+]?[0-9]+)\s*,\s*([-+]?[0-9]+)\s*\](\s.*)?$)");
+// The comment text of an annotation: `tunable:` or `@tunable:` first.
+const std::regex& annotation_pattern() {
+  static const std::regex re(R"(^@?tunable\s*:(.*)$)", std::regex::icase);
+  return re;
+}
+
+#define AOPT_INT R"(([-+]?[0-9]+))"
+// lo and hi of an interval: [lo, hi], lo..hi, lo-hi or lo to hi.
+const std::regex& interval_pattern() {
+  static const std::regex re(R"(^(?:range\s*)?(?:\[\s*)" AOPT_INT R"(\s*,\s*)" AOPT_INT
+                             R"(\s*\]|)" AOPT_INT R"(\s*(?:\.\.|-|to\s)\s*)" AOPT_INT R"()\s*)",
+                             std::regex::icase);
+  return re;
+}
+
+const std::regex& pow2_prefix() {
+  static const std::regex re(R"(^(?:pow2|power\s+of\s+(?:two|2))\s*,?\s*)", std::regex::icase);
+  return re;
+}
+
+const std::regex& multiple_of_prefix() {
+  static const std::regex re(R"(^multiple\s+of\s+)" AOPT_INT R"(\s*,?\s*)", std::regex::icase);
+  return re;
+}
+
+const std::regex& grid_suffix() {
+  static const std::regex re(R"(^,?\s*(?:step\s+|multiple\s+of\s+))" AOPT_INT R"(\s*)",
+                             std::regex::icase);
   return re;
 }
 
 const std::regex& choice_pattern() {
-  static const std::regex re(R"(^choice\s*\{([^}]*)\}(\s.*)?$)");
+  static const std::regex re(R"(^(?:choice\s*|one\s+of\s*)?\{([^}]*)\}\s*)", std::regex::icase);
   return re;
 }
+#undef AOPT_INT
 
 bool parse_int(const std::string& text, int64_t& out) {
   std::string t = trim(text);
@@ -76,30 +105,38 @@ std::string at_line(size_t line) {
   return "line " + std::to_string(line) + ": ";
 }
 
-status parse_domain(const std::string& text, size_t line, tunable& t) {
-  std::string spec = trim(text);
+constexpr const char* kDomainForms =
+    "expected a domain like 1..40, [1, 40], range [1, 40], 1-40, pow2 1..256, "
+    "multiple of 8, 256..16384, {1, 2} or choice {1, 2} (docs/tunable-annotations.md)";
+
+// A match at the start of `rest`, consumed: its groups as strings ("" when unmatched), since
+// `rest` changes under the match.
+struct groups {
+  std::vector<std::string> g;
+  std::string operator[](size_t i) const { return i < g.size() ? g[i] : std::string(); }
+  bool matched(size_t i) const { return i < g.size() && !g[i].empty(); }
+};
+
+bool consume(std::string& rest, const std::regex& re, groups& out) {
   std::smatch m;
-  if (std::regex_match(spec, m, range_pattern())) {
-    t.kind = tunable_kind::range;
-    if (!parse_int(m[1], t.lo) || !parse_int(m[2], t.hi)) {
-      return invalid_argument(at_line(line) + t.name + ": range bounds are not integers");
-    }
-    t.step = 1;
-    if (m[3].matched && !parse_int(m[3], t.step)) {
-      return invalid_argument(at_line(line) + t.name + ": step is not an integer");
-    }
-    if (t.step < 1) return invalid_argument(at_line(line) + t.name + ": step must be >= 1");
-  } else if (std::regex_match(spec, m, pow2_pattern())) {
-    t.kind = tunable_kind::pow2;
-    if (!parse_int(m[1], t.lo) || !parse_int(m[2], t.hi)) {
-      return invalid_argument(at_line(line) + t.name + ": pow2 bounds are not integers");
-    }
-    if (t.lo < 1)
-      return invalid_argument(at_line(line) + t.name + ": pow2 lower bound must be >= 1");
-  } else if (std::regex_match(spec, m, choice_pattern())) {
+  if (!std::regex_search(rest, m, re)) return false;
+  out.g.clear();
+  for (size_t i = 0; i < m.size(); ++i) out.g.push_back(m[i].matched ? m[i].str() : std::string());
+  rest = m.suffix().str();
+  return true;
+}
+
+status parse_domain(const std::string& text, size_t line, tunable& t) {
+  const std::string spec = trim(text);
+  auto unreadable = [&](const std::string& why) {
+    return invalid_argument(at_line(line) + t.name + ": cannot read domain '" + spec + "'" +
+                            (why.empty() ? "" : " (" + why + ")") + "; " + kDomainForms);
+  };
+  std::string rest = spec;
+  groups m;
+  if (consume(rest, choice_pattern(), m)) {
     t.kind = tunable_kind::choice;
-    std::string list = m[1];
-    std::stringstream in(list);
+    std::stringstream in(m[1]);
     std::string item;
     while (std::getline(in, item, ',')) {
       int64_t v = 0;
@@ -117,10 +154,49 @@ status parse_domain(const std::string& text, size_t line, tunable& t) {
     t.lo = *std::min_element(t.choices.begin(), t.choices.end());
     t.hi = *std::max_element(t.choices.begin(), t.choices.end());
   } else {
-    return invalid_argument(at_line(line) + t.name + ": cannot read domain '" + spec +
-                            "' (expected range [lo, hi], range [lo, hi] step s, pow2 [lo, hi] "
-                            "or choice {a, b, ...})");
+    int64_t multiple = 0;
+    bool snap = false;  // "multiple of s": the grid holds the multiples of s, not lo + k*s
+    const bool pow2 = consume(rest, pow2_prefix(), m);
+    if (!pow2 && consume(rest, multiple_of_prefix(), m)) {
+      snap = true;
+      if (!parse_int(m[1], multiple)) return unreadable("the multiple is not an integer");
+    }
+    if (!consume(rest, interval_pattern(), m)) return unreadable("");
+    const bool bracketed = m.matched(1);
+    if (!parse_int(bracketed ? m[1] : m[3], t.lo) || !parse_int(bracketed ? m[2] : m[4], t.hi)) {
+      return unreadable("the bounds are not integers");
+    }
+    t.kind = pow2 ? tunable_kind::pow2 : tunable_kind::range;
+    t.step = 1;
+    if (!pow2 && multiple == 0 && consume(rest, grid_suffix(), m)) {
+      snap = m[0].find_first_of("mM") != std::string::npos;
+      if (!parse_int(m[1], multiple)) return unreadable("the step is not an integer");
+    }
+    if (pow2 && t.lo < 1) {
+      return invalid_argument(at_line(line) + t.name + ": pow2 lower bound must be >= 1");
+    }
+    if (multiple != 0) {
+      if (multiple < 1) return invalid_argument(at_line(line) + t.name + ": step must be >= 1");
+      if (snap) {
+        int64_t first = t.lo >= 0 ? (t.lo + multiple - 1) / multiple * multiple
+                                  : -((-t.lo) / multiple * multiple);
+        int64_t last = t.hi >= 0 ? t.hi / multiple * multiple
+                                 : -((-t.hi + multiple - 1) / multiple * multiple);
+        if (first > last) {
+          return invalid_argument(at_line(line) + t.name + ": no multiple of " +
+                                  std::to_string(multiple) + " in [" + std::to_string(t.lo) + ", " +
+                                  std::to_string(t.hi) + "]");
+        }
+        t.lo = first;
+        t.hi = last;
+      }
+      t.step = multiple;
+    }
   }
+  if (!rest.empty() && std::string("0123456789.,-+[]{}").find(rest.front()) != std::string::npos) {
+    return unreadable("unexpected '" + rest + "'");
+  }
+  t.note = trim(rest);
   if (t.lo > t.hi)
     return invalid_argument(at_line(line) + t.name + ": lower bound above upper bound");
   if (t.kind == tunable_kind::pow2 && t.domain(64).empty()) {
@@ -136,21 +212,126 @@ struct located_tunable {
   size_t literal_end = 0;
 };
 
+// One line split into code (comments blanked) and the text of its first comment.
+struct line_parts {
+  std::string code;
+  std::string comment;  // without `//` or `/* */`, trimmed; empty when there is none
+  bool has_comment = false;
+};
+
+line_parts split_line(const std::string& original, const std::string& masked) {
+  line_parts p;
+  p.code = masked;
+  for (size_t i = 0; i + 1 < original.size() && i < masked.size(); ++i) {
+    if (masked[i] == ' ' && original[i] == '/' &&
+        (original[i + 1] == '/' || original[i + 1] == '*')) {
+      std::string c = original.substr(i + 2);
+      if (original[i + 1] == '*') {
+        size_t close = c.find("*/");
+        if (close != std::string::npos) c = c.substr(0, close);
+      }
+      p.comment = trim(c);
+      p.has_comment = true;
+      break;
+    }
+  }
+  return p;
+}
+
+// Reads the declaration in `code` (a masked line) into `lt`; false when it is none.
+bool read_declaration(const std::string& code, size_t line_offset, located_tunable& lt) {
+  std::smatch m;
+  if (std::regex_match(code, m, cpp_declaration())) {
+    lt.t.type = normalize_space(m[1].str());
+    lt.t.name = m[2];
+    lt.literal_begin = line_offset + static_cast<size_t>(m.position(3));
+    lt.literal_end = lt.literal_begin + static_cast<size_t>(m.length(3));
+    return true;
+  }
+  if (std::regex_match(code, m, define_declaration())) {
+    lt.t.type = "#define";
+    lt.t.name = m[1];
+    lt.literal_begin = line_offset + static_cast<size_t>(m.position(2));
+    lt.literal_end = lt.literal_begin + static_cast<size_t>(m.length(2));
+    return true;
+  }
+  return false;
+}
+
+constexpr const char* kDeclarationForms =
+    "expected 'const|constexpr <integer type> NAME = <integer>;' or '#define NAME <integer>' "
+    "with the annotation '// tunable: <domain>' on the same line or alone on the line above";
+
+// Validates `lt` (declared at `line_no`, annotated with domain text `domain`).
+status check_tunable(located_tunable& lt, const std::string& source, const std::string& domain,
+                     size_t line_no) {
+  lt.t.line = line_no;
+  bool is_unsigned = false;
+  if (lt.t.type != "#define" && !is_integer_type(lt.t.type, is_unsigned)) {
+    return invalid_argument(at_line(line_no) + lt.t.name + ": type '" + lt.t.type +
+                            "' is not an integer type");
+  }
+  std::string literal = source.substr(lt.literal_begin, lt.literal_end - lt.literal_begin);
+  if (!parse_int(literal, lt.t.value)) {
+    return invalid_argument(at_line(line_no) + lt.t.name + ": value is out of range");
+  }
+  AOPT_RETURN_IF_ERROR(parse_domain(domain, line_no, lt.t));
+  if (is_unsigned && lt.t.lo < 0) {
+    return invalid_argument(at_line(line_no) + lt.t.name + ": negative values for unsigned type " +
+                            lt.t.type);
+  }
+  if (!lt.t.admits(lt.t.value)) {
+    return invalid_argument(at_line(line_no) + lt.t.name + " = " + std::to_string(lt.t.value) +
+                            " lies outside its domain " + lt.t.domain_text());
+  }
+  return {};
+}
+
 result<std::vector<located_tunable>> locate_tunables(const std::string& source) {
   std::vector<located_tunable> found;
   bool in_block = false;
   bool any_block = false;
   size_t block_start_line = 0;
+  std::set<std::string> names;
+  const std::string masked = mask_comments_and_strings(source);
+  // An annotation alone on its line, waiting for the declaration on the next line.
+  std::optional<std::pair<std::string, size_t>> pending;  // domain text, its line
   size_t offset = 0;
   size_t line_no = 0;
-  std::set<std::string> names;
   while (offset < source.size()) {
     ++line_no;
     size_t nl = source.find('\n', offset);
     size_t end = nl == std::string::npos ? source.size() : nl;
     std::string line = source.substr(offset, end - offset);
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::string t = trim(line);
+    std::string mline = masked.substr(offset, end - offset);
+    if (!line.empty() && line.back() == '\r') {
+      line.pop_back();
+      mline.pop_back();
+    }
+    const std::string t = trim(line);
+    const line_parts parts = split_line(line, mline);
+    std::smatch am;
+    const bool annotated =
+        parts.has_comment && std::regex_match(parts.comment, am, annotation_pattern());
+    const bool code_empty = trim(parts.code).empty();
+    if (pending && !code_empty && !annotated) {
+      located_tunable lt;
+      if (!read_declaration(parts.code, offset, lt)) {
+        return invalid_argument(at_line(pending->second) +
+                                "the annotation is not followed by a declaration; " +
+                                kDeclarationForms);
+      }
+      AOPT_RETURN_IF_ERROR(check_tunable(lt, source, pending->first, line_no));
+      if (!names.insert(lt.t.name).second) {
+        return invalid_argument(at_line(line_no) + "tunable " + lt.t.name + " is declared twice");
+      }
+      found.push_back(std::move(lt));
+      pending.reset();
+    } else if (pending && (annotated || t.rfind("// EVOLVE-BLOCK", 0) == 0)) {
+      return invalid_argument(at_line(pending->second) +
+                              "the annotation is not followed by a declaration; " +
+                              kDeclarationForms);
+    }
     if (t.rfind("// EVOLVE-BLOCK-START", 0) == 0) {
       if (in_block) {
         return invalid_argument(at_line(line_no) +
@@ -163,49 +344,34 @@ result<std::vector<located_tunable>> locate_tunables(const std::string& source) 
     } else if (t.rfind("// EVOLVE-BLOCK-END", 0) == 0) {
       if (!in_block) return invalid_argument(at_line(line_no) + "EVOLVE-BLOCK-END without a start");
       in_block = false;
-    } else if (in_block && line.find("tunable:") != std::string::npos) {
-      std::smatch m;
-      if (!std::regex_match(line, m, declaration_pattern())) {
-        return invalid_argument(at_line(line_no) +
-                                "expected 'constexpr <integer type> NAME = <integer>;  // tunable: "
-                                "<domain>'");
-      }
+    } else if (annotated && code_empty) {
+      pending.emplace(am[1].str(), line_no);
+    } else if (annotated || (in_block && line.find("tunable:") != std::string::npos)) {
       located_tunable lt;
-      lt.t.type = m[1];
-      lt.t.name = m[2];
-      lt.t.line = line_no;
-      bool is_unsigned = false;
-      if (!is_integer_type(lt.t.type, is_unsigned)) {
-        return invalid_argument(at_line(line_no) + lt.t.name + ": type '" + lt.t.type +
-                                "' is not an integer type");
+      if (!annotated || !read_declaration(parts.code, offset, lt)) {
+        return invalid_argument(at_line(line_no) + kDeclarationForms);
       }
-      if (!parse_int(m[3], lt.t.value)) {
-        return invalid_argument(at_line(line_no) + lt.t.name + ": value is out of range");
-      }
-      AOPT_RETURN_IF_ERROR(parse_domain(m[5], line_no, lt.t));
-      if (is_unsigned && lt.t.lo < 0) {
-        return invalid_argument(at_line(line_no) + lt.t.name +
-                                ": negative values for unsigned type " + lt.t.type);
-      }
-      if (!lt.t.admits(lt.t.value)) {
-        return invalid_argument(at_line(line_no) + lt.t.name + " = " + std::to_string(lt.t.value) +
-                                " lies outside its domain " + lt.t.domain_text());
-      }
+      AOPT_RETURN_IF_ERROR(check_tunable(lt, source, am[1].str(), line_no));
       if (!names.insert(lt.t.name).second) {
         return invalid_argument(at_line(line_no) + "tunable " + lt.t.name + " is declared twice");
       }
-      lt.literal_begin = offset + static_cast<size_t>(m.position(3));
-      lt.literal_end = lt.literal_begin + static_cast<size_t>(m.length(3));
       found.push_back(std::move(lt));
     }
     if (nl == std::string::npos) break;
     offset = nl + 1;
   }
+  if (pending) {
+    return invalid_argument(at_line(pending->second) +
+                            "the annotation is not followed by a declaration; " +
+                            kDeclarationForms);
+  }
   if (in_block) {
     return invalid_argument(at_line(block_start_line) +
                             "EVOLVE-BLOCK-START without EVOLVE-BLOCK-END");
   }
-  if (!any_block) return not_found("no EVOLVE-BLOCK in the tiling source");
+  if (!any_block && found.empty()) {
+    return not_found("no EVOLVE-BLOCK and no '// tunable:' annotation in the tiling source");
+  }
   return found;
 }
 

@@ -1,25 +1,26 @@
 // Tunables: the integer constants of a tiling program T that the heuristic mutator may change.
 //
-// They live between two marker lines, one declaration per line, each annotated with its domain
-// (DESIGN §7):
+// A tunable is a declaration annotated with its domain (DESIGN §7, docs/tunable-annotations.md):
 //
-//   // EVOLVE-BLOCK-START
 //   constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]
-//   constexpr uint32_t TILE_LENGTH = 2048;  // tunable: pow2 [256, 32768]
-//   constexpr uint32_t BUFFER_NUM = 1;      // tunable: choice {1, 2}
-//   constexpr int32_t ROWS = 16;            // tunable: range [8, 2048] step 8
-//   // EVOLVE-BLOCK-END
+//   const uint32_t TILE_LENGTH = 2048;      // tunable: pow2 256..32768
+//   static const int BUFFER_NUM = 1;        // tunable: {1, 2}
+//   #define ROWS 16                         // tunable: multiple of 8, 8..2048
 //
-// Grammar of a tunable line: optional `static`, `constexpr`, an integer type (int, unsigned,
-// long, short, size_t, [u]int8/16/32/64_t, in any spelling C++ accepts), a name, `=`, a decimal
-// literal with an optional sign and u/l suffixes, `;`, then `// tunable: <domain>` where
-// <domain> is
-//   range [lo, hi]            every integer from lo to hi
-//   range [lo, hi] step s     lo, lo+s, lo+2s, ... up to hi
-//   pow2 [lo, hi]             the powers of two between lo and hi
-//   choice {a, b, ...}        the listed values
-// Text after the domain is a free comment. Lines of a block without `tunable:` are left alone;
-// a source may hold several blocks. The current value must lie in its domain.
+// Declarations: `[static|inline] const|constexpr [static] <integer type> NAME = <literal>;` or
+// `#define NAME <literal>`, with an integer type C++ accepts (int, unsigned, long, short,
+// size_t, [u]int8/16/32/64_t, ...) and a decimal literal with an optional sign, u/l suffixes
+// and parentheses. The annotation is a `//` or `/* */` comment starting with `tunable:` (or
+// `@tunable:`) on the same line, or alone on the line just above the declaration. Domains:
+//   [range] [lo, hi] | [range] lo..hi | [range] lo-hi     every integer from lo to hi
+//   ... step s | multiple of s, <range> | <range>, multiple of s   a grid of step s
+//   pow2 <range> | power of two <range>                             the powers of two in it
+//   [choice] {a, b, ...} | one of {a, b, ...}                       the listed values
+// Text after the domain is a free comment. Annotated declarations may sit anywhere in the file;
+// `// EVOLVE-BLOCK-START` / `// EVOLVE-BLOCK-END` marker blocks (several allowed) are optional,
+// and inside them every line mentioning `tunable:` must be an annotated declaration. A line
+// that carries the annotation but cannot be read is an error naming the line and what was
+// expected, never skipped. The current value must lie in its domain.
 //
 // Thread-safety: value types and pure functions.
 #pragma once
@@ -47,6 +48,8 @@ struct tunable {
   std::vector<int64_t> choices;  // choice only, in annotation order
   int64_t value = 0;             // current value in the source
   size_t line = 0;               // 1-based line of the declaration
+  // Free text after the domain; synthesized tunables say there why the constant was chosen.
+  std::string note;
 
   bool admits(int64_t v) const;
   // Every value of the domain in increasing order (choices in annotation order). REQUIRES:
@@ -58,9 +61,10 @@ struct tunable {
 
 using tunable_values = std::map<std::string, int64_t>;
 
-// The tunables of `source` in source order. not_found when there is no EVOLVE-BLOCK;
-// invalid_argument naming the line for an unterminated block, a malformed annotation, a
-// duplicate name or a value outside its domain.
+// The tunables of `source` in source order. not_found when there is neither an EVOLVE-BLOCK
+// nor an annotated declaration; invalid_argument naming the line and what was expected for an
+// unterminated block, a malformed declaration or domain, a duplicate name or a value outside
+// its domain.
 result<std::vector<tunable>> parse_tunables(const std::string& source);
 
 // The current values of `tunables` by name.

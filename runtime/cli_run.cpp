@@ -107,6 +107,15 @@ void print_table(const report_data& d, const campaign_outcome& o) {
                op["name"].get<std::string>(), op["level"].get<int>(),
                op["baseline_us"].get<double>(), op["best_us"].get<double>(),
                op["speedup"].get<double>(), op["evaluations"].get<int>(), failures);
+    // Why it ended so (never silent), and how far from the roofline.
+    const nlohmann::json& roof = op["roofline"];
+    std::string limit = roof["bound_us"].get<double>() > 0
+                            ? fmt::format("roofline {:.0f}% -> {:.0f}%; ",
+                                          100 * roof["baseline_fraction"].get<double>(),
+                                          100 * roof["best_fraction"].get<double>())
+                            : std::string();
+    if (op["phase"] != "failed")
+      fmt::print("{:<32} {}{}\n", "", limit, op["reason"].get<std::string>());
   }
   fmt::print(
       "\nGM speedup {:.3f}x  fast_1.0 {:.1f}%  fast_1.2 {:.1f}%  fast_1.4 {:.1f}%  "
@@ -115,6 +124,14 @@ void print_table(const report_data& d, const campaign_outcome& o) {
       100 * j["fast_p"]["1.2"].get<double>(), 100 * j["fast_p"]["1.4"].get<double>(),
       100 * j["fast_p"]["2.0"].get<double>(), j["evaluations"].get<int>(), o.wall_seconds,
       o.pool.max_in_flight, o.pool.slots);
+  std::string roofs;
+  for (const auto& [level, m] : j["by_level"].items()) {
+    if (!m.contains("median_roofline_fraction")) continue;
+    const nlohmann::json& r = m["median_roofline_fraction"];
+    roofs += fmt::format("{}level {} {:.0f}% -> {:.0f}%", roofs.empty() ? "" : ", ", level,
+                         100 * r["baseline"].get<double>(), 100 * r["best"].get<double>());
+  }
+  if (!roofs.empty()) fmt::print("median roofline fraction (baseline -> best): {}\n", roofs);
   if (d.llm_usage) fmt::print("{}", llm_usage_text(*d.llm_usage));
   for (const std::string& e : o.errors) fmt::print(stderr, "error: {}\n", e);
 }

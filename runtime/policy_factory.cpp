@@ -69,6 +69,7 @@ result<agent::policy_set> make_policies(const config::aopt_config& config, stora
   mutator.mutator.elite = config.campaign.elite;
   mutator.mutator.seed = config.campaign.seed;
   mutator.ub_bytes = hw->ub_bytes;
+  mutator.synthesis.cores = hw->vector_cores;  // block-dim domains and the block-dim screen
 
   for (const std::string& role : episode_roles) {
     if (uses_llm(config, role) && !llm)

@@ -49,6 +49,12 @@ void progress_view::publish(const agent::campaign_event& e) {
     log_line(e);
     return;
   }
+  if (e.type == agent::campaign_event::kind::episode_finished) {
+    // A finished operator leaves a line above the bars: its outcome and why.
+    if (drawn_lines_ > 0) fmt::print(out_, "\x1b[{}F\x1b[J", drawn_lines_);
+    drawn_lines_ = 0;
+    log_line(e);
+  }
   const auto now = std::chrono::steady_clock::now();
   const bool milestone = e.type != agent::campaign_event::kind::candidate_evaluated;
   if (milestone || now - last_draw_ > std::chrono::milliseconds(100)) {
@@ -69,9 +75,10 @@ void progress_view::log_line(const agent::campaign_event& e) {
                  e.accepted ? " [kept]" : "", e.best_us, speedup);
       break;
     case agent::campaign_event::kind::episode_finished:
-      fmt::print(out_,
-                 "[done]  {} {} best {:.2f} us baseline {:.2f} us ({:.3f}x) [{}/{} operators]\n",
-                 e.op, e.status, e.best_us, e.baseline_us, speedup, finished_ops_, operators_);
+      fmt::print(
+          out_, "[done]  {} {} best {:.2f} us baseline {:.2f} us ({:.3f}x) [{}/{} operators]{}{}\n",
+          e.op, e.status, e.best_us, e.baseline_us, speedup, finished_ops_, operators_,
+          e.origin.empty() ? "" : ": ", e.origin);
       break;
     default:
       break;

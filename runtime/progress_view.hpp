@@ -1,6 +1,8 @@
 // Shows a running campaign: on a terminal, one progress bar per running operator (stage, step,
 // best speedup) and an overall bar with ETA, redrawn in place; elsewhere (a pipe, a log file,
-// CI) one plain line per event. Thread-safe: episodes publish from many threads.
+// CI) one plain line per event. Every finished operator prints a line with its outcome and why
+// (outcome_reason.hpp), on a terminal above the bars. Thread-safe: episodes publish from many
+// threads.
 #pragma once
 
 #include <chrono>

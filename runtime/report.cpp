@@ -159,6 +159,41 @@ std::string failures_text(const std::map<std::string, uint32_t>& failures) {
   return out.empty() ? "-" : out;
 }
 
+// The median of `values` (0 when empty).
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+struct roofline_medians {
+  double baseline = 0;
+  double best = 0;
+  uint32_t operators = 0;
+};
+
+// Median roofline fraction of baseline and best, per level, over operators with a valid one.
+std::map<int, roofline_medians> roofline_by_level(const std::vector<agent::operator_outcome>& ops) {
+  std::map<int, std::pair<std::vector<double>, std::vector<double>>> fractions;
+  for (const auto& o : ops) {
+    if (o.phase == "failed" || o.best_fraction <= 0) continue;
+    fractions[o.level].first.push_back(o.baseline_fraction);
+    fractions[o.level].second.push_back(o.best_fraction);
+  }
+  std::map<int, roofline_medians> out;
+  for (auto& [level, f] : fractions) {
+    out[level] = {median(f.first), median(f.second), static_cast<uint32_t>(f.first.size())};
+  }
+  return out;
+}
+
+std::string roofline_text(const agent::operator_outcome& o) {
+  if (o.bound_us <= 0) return "-";
+  return fmt::format("{:.2f} us; {:.0f} % / {:.0f} %", o.bound_us, 100 * o.baseline_fraction,
+                     100 * o.best_fraction);
+}
+
 std::string cost_text(const llm::token_ledger& usage, const llm::ledger_entry& e) {
   return usage.prices().empty() ? "-" : fmt::format("{:.4f}", usage.cost(e));
 }
@@ -198,6 +233,10 @@ nlohmann::json report_json(const report_data& d) {
   agent::campaign_metrics m = agent::compute_metrics(ops);
   nlohmann::json by_level = nlohmann::json::object();
   for (const auto& [level, lm] : agent::metrics_by_level(ops)) by_level[std::to_string(level)] = lm;
+  for (const auto& [level, r] : roofline_by_level(ops)) {
+    by_level[std::to_string(level)]["median_roofline_fraction"] = {
+        {"baseline", r.baseline}, {"best", r.best}, {"operators", r.operators}};
+  }
   nlohmann::json trajectories = nlohmann::json::object();
   for (const agent::episode_state& s : d.episodes) {
     nlohmann::json points = nlohmann::json::array();
@@ -246,24 +285,37 @@ std::string report_markdown(const report_data& d) {
         "there.\n\n",
         c.evaluated, c.simulator_failed, c.filtered, c.hardware, c.hardware_failed);
   }
-  md += "| level | operators | GM speedup | fast_1.0 | fast_1.2 | fast_1.4 | fast_2.0 |\n";
-  md += "|---|---|---|---|---|---|---|\n";
+  const std::map<int, roofline_medians> roofs = roofline_by_level(ops);
+  md +=
+      "| level | operators | GM speedup | fast_1.0 | fast_1.2 | fast_1.4 | fast_2.0 | median "
+      "roofline fraction baseline / best |\n";
+  md += "|---|---|---|---|---|---|---|---|\n";
   for (auto& [level, lm] : agent::metrics_by_level(ops)) {
-    md += fmt::format("| {} | {} | {:.3f} | {:.1f} % | {:.1f} % | {:.1f} % | {:.1f} % |\n", level,
-                      lm.operators, lm.geomean_speedup, 100 * lm.fast_p["1.0"],
-                      100 * lm.fast_p["1.2"], 100 * lm.fast_p["1.4"], 100 * lm.fast_p["2.0"]);
+    auto r = roofs.find(level);
+    md += fmt::format(
+        "| {} | {} | {:.3f} | {:.1f} % | {:.1f} % | {:.1f} % | {:.1f} % | {} |\n", level,
+        lm.operators, lm.geomean_speedup, 100 * lm.fast_p["1.0"], 100 * lm.fast_p["1.2"],
+        100 * lm.fast_p["1.4"], 100 * lm.fast_p["2.0"],
+        r == roofs.end()
+            ? std::string("-")
+            : fmt::format("{:.0f} % / {:.0f} %", 100 * r->second.baseline, 100 * r->second.best));
   }
-  md += "\n| operator | level | baseline | best | speedup | evaluations | failures |\n";
-  md += "|---|---|---|---|---|---|---|\n";
+  md +=
+      "\nRoofline: the bound (launch overhead + max(memory, vector) bound) and the fraction of it "
+      "the baseline / the best achieved.\n";
+  md +=
+      "\n| operator | level | baseline | best | speedup | evaluations | failures | roofline | "
+      "reason |\n";
+  md += "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& o : ops) {
     if (o.phase == "failed") {
-      md += fmt::format("| {} | {} | failed: {} | | | {} | |\n", o.name, o.level, o.failure,
-                        o.evaluations);
+      md += fmt::format("| {} | {} | failed: {} | | | {} | {} | - | {} |\n", o.name, o.level,
+                        o.failure, o.evaluations, failures_text(o.failures), o.reason);
       continue;
     }
-    md +=
-        fmt::format("| {} | {} | {:.2f} | {:.2f} | {:.3f}x | {} | {} |\n", o.name, o.level,
-                    o.baseline_us, o.best_us, o.speedup, o.evaluations, failures_text(o.failures));
+    md += fmt::format("| {} | {} | {:.2f} | {:.2f} | {:.3f}x | {} | {} | {} | {} |\n", o.name,
+                      o.level, o.baseline_us, o.best_us, o.speedup, o.evaluations,
+                      failures_text(o.failures), roofline_text(o), o.reason);
   }
   const std::map<std::string, origin_tally> origins = accepted_origins(d);
   if (!origins.empty()) {
@@ -305,14 +357,23 @@ std::string report_html(const report_data& d) {
   html += "<h2>Speedup distribution</h2>" + speedup_cdf_svg(ops);
   html +=
       "<h2>Operators</h2><table><tr><th>operator</th><th>level</th><th>baseline</th>"
-      "<th>best</th><th>speedup</th><th>evaluations</th><th>failures</th></tr>";
+      "<th>best</th><th>speedup</th><th>evaluations</th><th>failures</th>"
+      "<th>roofline bound; fraction baseline / best</th><th>reason</th></tr>";
   for (const auto& o : ops) {
     html += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{:.2f}</td><td>{:.2f}</td><td>{:.3f}x</td><td>{}</td>"
-        "<td>{}</td></tr>",
+        "<td>{}</td><td>{}</td><td style='text-align:left'>{}</td></tr>",
         html_escape(o.name), o.level, o.baseline_us, o.best_us, o.speedup, o.evaluations,
         html_escape(o.phase == "failed" ? "baseline failed: " + o.failure
-                                        : failures_text(o.failures)));
+                                        : failures_text(o.failures)),
+        html_escape(roofline_text(o)), html_escape(o.reason));
+  }
+  html +=
+      "</table><h2>Roofline by level</h2><table><tr><th>level</th><th>operators</th>"
+      "<th>median fraction baseline</th><th>median fraction best</th></tr>";
+  for (const auto& [level, r] : roofline_by_level(ops)) {
+    html += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.0f} %</td><td>{:.0f} %</td></tr>", level,
+                        r.operators, 100 * r.baseline, 100 * r.best);
   }
   html +=
       "</table><h2>Trajectories</h2><p>Best latency relative to the baseline against "

@@ -24,9 +24,163 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
 }
 )";
 
+// Marker-less programs in the style of the public AscendC samples (written for these tests).
+// Sample 1: the core count capped by a constant, a tile length taken from a min, the buffer
+// depth handed to the kernel through the tiling data, a queue count dividing the UB.
+const char* kCappedTiling = R"(#include "add_custom_tiling.h"
+#include "register/op_def_registry.h"
+#include "tiling/platform/platform_ascendc.h"
+
+namespace optiling {
+const uint32_t CORE_LIMIT = 48;
+const uint32_t UNIT_LEN = 4096;
+const uint32_t DOUBLE_BUFFER = 2;
+const uint32_t QUEUE_NUM = 3;  // x, y and z
+const uint32_t BLOCK_BYTES = 32;
+
+static ge::graphStatus TilingFunc(gert::TilingContext *context)
+{
+    TilingData tiling;
+    auto ascendcPlatform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    uint32_t coreNum = ascendcPlatform.GetCoreNumAiv();
+    if (coreNum > CORE_LIMIT) {
+        coreNum = CORE_LIMIT;
+    }
+    uint64_t ubSize;
+    ascendcPlatform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
+    uint32_t totalLength = context->GetInputShape(0)->GetOriginShape().GetShapeSize();
+    uint32_t maxTile = ubSize / (DOUBLE_BUFFER * QUEUE_NUM * sizeof(uint16_t)) / BLOCK_BYTES * BLOCK_BYTES;
+    uint32_t tileLength = std::min<uint32_t>(UNIT_LEN, maxTile);
+    tiling.set_totalLength(totalLength);
+    tiling.set_tileLength(tileLength);
+    tiling.set_bufferNum(DOUBLE_BUFFER);
+    context->SetBlockDim(coreNum);
+    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
+    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+    return ge::GRAPH_SUCCESS;
+}
+}  // namespace optiling
+)";
+
+const char* kCappedKernel = R"(#include "kernel_operator.h"
+using namespace AscendC;
+class KernelAdd {
+public:
+    __aicore__ inline void Init(GM_ADDR x, uint32_t totalLength, uint32_t tileLength, uint32_t bufferNum)
+    {
+        this->tileLength = tileLength;
+        pipe.InitBuffer(inQueueX, bufferNum, tileLength * sizeof(half));
+        pipe.InitBuffer(outQueueZ, bufferNum, tileLength * sizeof(half));
+    }
+private:
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 2> inQueueX;
+    TQue<QuePosition::VECOUT, 2> outQueueZ;
+    uint32_t tileLength;
+};
+extern "C" __global__ __aicore__ void add_custom(GM_ADDR x, GM_ADDR tiling)
+{
+    GET_TILING_DATA(tilingData, tiling);
+    KernelAdd op;
+    op.Init(x, tilingData.totalLength, tilingData.tileLength, tilingData.bufferNum);
+}
+)";
+
+// Sample 2: BUFFER_NUM on the host counts the queues sharing the UB; the kernel's buffer depth
+// is its own constant. The block dim is the min of a constant and the core count.
+const char* kQueueCountTiling = R"(namespace optiling {
+constexpr uint32_t BUFFER_NUM = 3;  // x, y and z queues share the UB
+constexpr uint32_t TILE_LENGTH = 2048;
+
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    uint64_t ubSize = 0;
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ubSize);
+    uint32_t perQueue = ubSize / BUFFER_NUM;
+    uint32_t tileLength = std::min<uint32_t>(TILE_LENGTH, perQueue / 4);
+    context->SetBlockDim(std::min(16u, platform.GetCoreNumAiv()));
+    SumTilingData tiling;
+    tiling.set_tileLength(tileLength);
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+
+const char* kQueueCountKernel = R"(constexpr int32_t BUFFER_NUM = 2;
+class KernelSum {
+    __aicore__ inline void Init(uint32_t tileLength)
+    {
+        pipe.InitBuffer(inQueueX, BUFFER_NUM, tileLength * sizeof(float));
+    }
+};
+)";
+
+const tunable* find(const synthesized_template& t, const std::string& name) {
+  for (const tunable& u : t.tunables) {
+    if (u.name == name) return &u;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 TEST_SUITE("agent") {
+  TEST_CASE("synthesis finds the core cap, the tile size and the buffer depth by usage") {
+    result<synthesized_template> t = synthesize_template(kCappedTiling, {40}, kCappedKernel);
+    REQUIRE_MESSAGE(t.ok(), t.error().to_string());
+    const tunable* cap = find(*t, "CORE_LIMIT");
+    REQUIRE(cap != nullptr);
+    CHECK(cap->domain_text() == "range [1, 48]");
+    CHECK(cap->note.find("core cap: used with the core count in `if (coreNum > CORE_LIMIT)`") !=
+          std::string::npos);
+    const tunable* tile = find(*t, "UNIT_LEN");
+    REQUIRE(tile != nullptr);
+    CHECK(tile->kind == tunable_kind::pow2);
+    CHECK(tile->note.find("tile size: reaches tiling field tileLength") != std::string::npos);
+    const tunable* depth = find(*t, "DOUBLE_BUFFER");
+    REQUIRE(depth != nullptr);
+    CHECK(depth->choices == std::vector<int64_t>{1, 2});
+    CHECK(depth->note.find("buffer depth: reaches tiling field bufferNum") != std::string::npos);
+    // Divisors are not levers: the queue count and the block size stay as they are.
+    CHECK(find(*t, "QUEUE_NUM") == nullptr);
+    CHECK(find(*t, "BLOCK_BYTES") == nullptr);
+    CHECK(t->source.find("const uint32_t QUEUE_NUM = 3;  // x, y and z\n") != std::string::npos);
+    REQUIRE(t->levers.size() == 3);
+    std::string looked;
+    for (const std::string& l : t->looked_at) looked += l + "\n";
+    CHECK(looked.find("QUEUE_NUM (") != std::string::npos);
+  }
+
+  TEST_CASE("synthesis does not take a count of queues for a buffer depth") {
+    result<synthesized_template> t =
+        synthesize_template(kQueueCountTiling, {40}, kQueueCountKernel);
+    REQUIRE_MESSAGE(t.ok(), t.error().to_string());
+    CHECK(find(*t, "BUFFER_NUM") == nullptr);
+    REQUIRE(find(*t, "TILE_LENGTH") != nullptr);
+    bool queue_reason = false;
+    for (const std::string& l : t->looked_at) {
+      if (l.find("BUFFER_NUM (named like a buffer count but reaches no InitBuffer num") == 0) {
+        queue_reason = true;
+      }
+    }
+    CHECK(queue_reason);
+    // Without the kernel the name is all there is: then it counts as a buffer number.
+    result<synthesized_template> blind = synthesize_template(kQueueCountTiling, {40});
+    REQUIRE(blind.ok());
+    CHECK(find(*blind, "BUFFER_NUM") != nullptr);
+  }
+
+  TEST_CASE("synthesis that finds nothing says what it looked at") {
+    result<synthesized_template> t = synthesize_template(
+        "constexpr uint32_t ALIGN_NUM = 16;\nconst int unused = 3;\n", {40}, "");
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.error().code() == status_code::failed_precondition);
+    CHECK(t.error().message().find("ALIGN_NUM (the name says it is a fixed quantity)") !=
+          std::string::npos);
+    CHECK(t.error().message().find("unused (not used by the tiling program)") != std::string::npos);
+  }
+
   TEST_CASE("template synthesis marks tiling constants and leaves the rest alone") {
     result<synthesized_template> t = synthesize_template(kPlainTiling, {40});
     REQUIRE(t.ok());
@@ -39,8 +193,8 @@ TEST_SUITE("agent") {
     CHECK(s.find("constexpr int TILE_LENGTH = 2048;  // tunable: pow2 [128, 32768]") !=
           std::string::npos);
     CHECK(s.find("#define ALIGN_NUM 16") != std::string::npos);
-    CHECK(s.find("static constexpr uint32_t BUFFER_NUM = 1;  // tunable: choice {1, 2}  queues per "
-                 "tensor") != std::string::npos);
+    CHECK(s.find("static constexpr uint32_t BUFFER_NUM = 1;  // tunable: choice {1, 2}  the name "
+                 "says buffer_num; queues per tensor") != std::string::npos);
     CHECK(s.find("UB_SIZE = 196608;  // tunable: range [49152, 196608] step 32") !=
           std::string::npos);
     CHECK(s.find("constexpr uint32_t QUEUE_BYTES_PER_ELEM = 6;\n") != std::string::npos);

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
+
 using namespace aopt;
 using namespace aopt::agent;
 
@@ -85,6 +87,91 @@ TEST_SUITE("agent") {
         "// EVOLVE-BLOCK-START\nconstexpr float X = 1; // tunable: range [1, 2]\n// "
         "EVOLVE-BLOCK-END\n");
     CHECK_FALSE(not_int.ok());
+  }
+
+  TEST_CASE("annotations as teams write them: every declaration and domain style") {
+    const std::string source = R"(namespace optiling {
+const uint32_t BLOCK_DIM = 8; // tunable: 1..40
+constexpr int TILE_A = 2048;  // tunable: [256, 8192]
+static const uint32_t TILE_B = 4;  // tunable: range [1, 40]
+#define TILE_C 128  // tunable: pow2 1..256
+const unsigned int TILE_D = 6;  // tunable: 1-40
+static constexpr uint64_t TILE_E = 1024u;  // tunable: multiple of 8, 250..16384
+constexpr int32_t BUF_A = 1;  // tunable: {1, 2}
+const size_t BUF_B = 2;  // tunable: choice {1, 2, 4} buffers per queue
+// tunable: 8..64
+const int64_t ROWS = 16;
+inline constexpr short SMALL = (3);  /* tunable: range [1, 8] step 1 */
+#define DEPTH_LIKE (2L) // @Tunable: one of {2, 4}
+}
+)";
+    result<std::vector<tunable>> t = parse_tunables(source);
+    REQUIRE_MESSAGE(t.ok(), t.error().to_string());
+    REQUIRE(t->size() == 11);
+    std::map<std::string, tunable> by;
+    for (const tunable& u : *t) by[u.name] = u;
+    CHECK(by["BLOCK_DIM"].domain_text() == "range [1, 40]");
+    CHECK(by["BLOCK_DIM"].line == 2);
+    CHECK(by["TILE_A"].domain_text() == "range [256, 8192]");
+    CHECK(by["TILE_B"].value == 4);
+    CHECK(by["TILE_C"].kind == tunable_kind::pow2);
+    CHECK(by["TILE_C"].domain().size() == 9);
+    CHECK(by["TILE_D"].domain_text() == "range [1, 40]");
+    CHECK(by["TILE_E"].domain_text() == "range [256, 16384] step 8");
+    CHECK(by["TILE_E"].admits(264));
+    CHECK_FALSE(by["TILE_E"].admits(250));
+    CHECK(by["BUF_A"].choices == std::vector<int64_t>{1, 2});
+    CHECK(by["BUF_B"].choices == std::vector<int64_t>{1, 2, 4});
+    CHECK(by["BUF_B"].note == "buffers per queue");
+    CHECK(by["ROWS"].line == 11);
+    CHECK(by["ROWS"].domain_text() == "range [8, 64]");
+    CHECK(by["SMALL"].value == 3);
+    CHECK(by["DEPTH_LIKE"].choices == std::vector<int64_t>{2, 4});
+
+    result<std::string> out =
+        apply_values(source, {{"TILE_C", 64}, {"BLOCK_DIM", 33}, {"SMALL", 5}, {"TILE_E", 512}});
+    REQUIRE(out.ok());
+    CHECK(out->find("#define TILE_C 64  // tunable: pow2 1..256") != std::string::npos);
+    CHECK(out->find("const uint32_t BLOCK_DIM = 33; // tunable: 1..40") != std::string::npos);
+    CHECK(out->find("SMALL = (5);") != std::string::npos);
+    CHECK(out->find("TILE_E = 512u;") != std::string::npos);
+  }
+
+  TEST_CASE("an annotation that cannot be read is an error naming the line and the forms") {
+    auto domain = parse_tunables("int a;\nconst int TILE = 3;  // tunable: between 1 and 5\n");
+    REQUIRE_FALSE(domain.ok());
+    CHECK(domain.error().code() == status_code::invalid_argument);
+    CHECK(domain.error().message().find("line 2: TILE: cannot read domain 'between 1 and 5'") !=
+          std::string::npos);
+    CHECK(domain.error().message().find("expected a domain like 1..40") != std::string::npos);
+
+    auto not_decl = parse_tunables("\n\nuint32_t tile = Compute(); // tunable: 1..8\n");
+    REQUIRE_FALSE(not_decl.ok());
+    CHECK(not_decl.error().message().find("line 3: expected 'const|constexpr") !=
+          std::string::npos);
+
+    auto dangling = parse_tunables("// tunable: 1..8\nvoid f();\n");
+    REQUIRE_FALSE(dangling.ok());
+    CHECK(dangling.error().message().find("line 1: the annotation is not followed by a "
+                                          "declaration") != std::string::npos);
+
+    auto trailing = parse_tunables("const int T = 3;  // tunable: 1..8..9\n");
+    REQUIRE_FALSE(trailing.ok());
+    CHECK(trailing.error().message().find("unexpected '..9'") != std::string::npos);
+
+    auto negative = parse_tunables("const uint32_t T = 0;  // tunable: -4..4\n");
+    REQUIRE_FALSE(negative.ok());
+    CHECK(negative.error().message().find("negative values for unsigned") != std::string::npos);
+
+    auto empty_multiple = parse_tunables("const int T = 3;  // tunable: multiple of 64, 1..40\n");
+    REQUIRE_FALSE(empty_multiple.ok());
+    CHECK(empty_multiple.error().message().find("no multiple of 64") != std::string::npos);
+  }
+
+  TEST_CASE("prose mentioning tunables outside a block is not an annotation") {
+    auto t =
+        parse_tunables("// The tunable: see docs.\nconst int X = 1; // not a tunable: really\n");
+    CHECK(t.error().code() == status_code::not_found);
   }
 
 }  // TEST_SUITE

@@ -1,0 +1,173 @@
+// Issue 16 at the level of the episode engine: baseline repair, loud annotation errors and the
+// reason every operator ends with. Policies and the device are scripted.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <map>
+
+#include "agent/episode.hpp"
+#include "agent/outcome_reason.hpp"
+
+using namespace aopt;
+using namespace aopt::agent;
+
+namespace {
+
+npu::eval_result ok_result(double latency) {
+  npu::eval_result r;
+  r.status = npu::eval_status::ok;
+  r.latency_us = latency;
+  r.roof.bound_us = 10;
+  r.roof.achieved_fraction = 10 / latency;
+  return r;
+}
+
+npu::eval_result failed(const std::string& kind) {
+  npu::eval_result r;
+  r.status = npu::eval_status::runtime_error;
+  r.error_kind = kind;
+  r.message = "InitBuffer: 393216 bytes exceed the UB";
+  return r;
+}
+
+npu::op_package test_op() {
+  npu::op_package op;
+  op.spec.name = "toy";
+  op.host_source = "T0";
+  op.kernel_source = "K0";
+  return op;
+}
+
+// Runs the episode: mutations are T1, T2, ... (or `mutation_error` when set), every kernel
+// refinement is "K0+r", evaluations come from `evaluate`.
+struct world {
+  std::function<npu::eval_result(const std::string&, const std::string&)> evaluate;
+  std::optional<status> mutation_error;
+  bool mutation_requested_repair = false;
+  int mutations = 0;
+
+  void run(episode_engine& e) {
+    for (int i = 0; i < 1000; ++i) {
+      episode_action a = e.next();
+      if (std::holds_alternative<episode_finished>(a)) return;
+      if (auto* m = std::get_if<need_mutation>(&a)) {
+        if (m->request.repairing) mutation_requested_repair = true;
+        if (mutation_error) {
+          e.on_mutation(*mutation_error, "scripted-mutator");
+          continue;
+        }
+        mutation_reply r;
+        r.tiling = "T" + std::to_string(++mutations);
+        r.origin = "scripted";
+        e.on_mutation(r, "scripted-mutator");
+      } else if (std::get_if<need_diagnosis>(&a)) {
+        e.on_diagnosis(diagnosis{"mte2 bound", {"mte2_bound"}});
+      } else if (std::get_if<need_retrieval>(&a)) {
+        e.on_retrieval(std::vector<tuple_ref>{});
+      } else if (std::get_if<need_refinement>(&a)) {
+        e.on_refinement(failed_precondition("no tuple matched the diagnosis"), "scripted-refiner");
+      } else if (auto* ev = std::get_if<need_evaluation>(&a)) {
+        e.on_evaluation(evaluate(ev->request.tiling, ev->request.kernel));
+      }
+    }
+    FAIL("episode did not finish");
+  }
+};
+
+}  // namespace
+
+TEST_SUITE("agent") {
+  TEST_CASE("a baseline whose tiling overflows the UB is repaired, then improved on") {
+    npu::op_package op = test_op();
+    episode_config cfg;
+    cfg.strat = strategy::stage1;
+    cfg.budget = 5;
+    episode_engine e(op, initial_episode_state("c", op, cfg));
+    world w;
+    // T1 still overflows; T2 is the first feasible tiling (50 us); T3.. are faster.
+    w.evaluate = [](const std::string& t, const std::string&) {
+      if (t == "T0" || t == "T1") return failed("ub_overflow");
+      return ok_result(t == "T2" ? 50 : 40);
+    };
+    w.run(e);
+    const episode_state& s = e.state();
+    CHECK(w.mutation_requested_repair);
+    CHECK(s.phase == episode_phase::done);
+    CHECK(s.candidates == 5);
+    CHECK(s.repaired_from.rfind("ub_overflow: InitBuffer", 0) == 0);
+    CHECK(s.baseline_us == doctest::Approx(50));
+    CHECK(s.best_us == doctest::Approx(40));
+    CHECK(s.baseline_roof_fraction == doctest::Approx(0.2));
+    CHECK(s.failure.empty());
+    const std::string reason = outcome_reason(s);
+    CHECK(reason.rfind("improved; baseline repaired from ub_overflow", 0) == 0);
+  }
+
+  TEST_CASE("a repair that finds no feasible tiling fails the operator and says so") {
+    npu::op_package op = test_op();
+    episode_config cfg;  // alternating: the repair ignores Stage I's 5-step allowance
+    cfg.budget = 7;
+    episode_engine e(op, initial_episode_state("c", op, cfg));
+    world w;
+    w.evaluate = [](const std::string&, const std::string&) { return failed("bad_block_dim"); };
+    w.run(e);
+    const episode_state& s = e.state();
+    CHECK(s.phase == episode_phase::failed);
+    CHECK(s.candidates == 7);
+    CHECK(s.failure.find("baseline runtime_error") == 0);
+    CHECK(s.failure.find("repair found no feasible tiling in 7 candidates (the budget ran out)") !=
+          std::string::npos);
+    CHECK(outcome_reason(s) == s.failure);
+  }
+
+  TEST_CASE("a failure no tiling can fix is not repaired") {
+    npu::op_package op = test_op();
+    episode_engine e(op, initial_episode_state("c", op, episode_config{}));
+    world w;
+    w.evaluate = [](const std::string&, const std::string&) { return failed("mismatch"); };
+    w.run(e);
+    CHECK(e.state().phase == episode_phase::failed);
+    CHECK(e.state().candidates == 0);
+    CHECK(e.state().repaired_from.empty());
+  }
+
+  TEST_CASE("unreadable annotations are recorded on the operator, and Stage II still runs") {
+    npu::op_package op = test_op();
+    episode_config cfg;
+    cfg.budget = 10;
+    episode_engine e(op, initial_episode_state("c", op, cfg));
+    world w;
+    w.mutation_error = invalid_argument(
+        "op_host/toy.cpp: line 3: TILE: cannot read domain 'between 1 and 4'; expected a domain "
+        "like 1..40");
+    w.evaluate = [](const std::string&, const std::string&) { return ok_result(20); };
+    w.run(e);
+    const episode_state& s = e.state();
+    CHECK(s.phase == episode_phase::done);
+    CHECK(s.candidates == 0);
+    REQUIRE(s.notes.count("stage1_error") == 1);
+    CHECK(s.notes.at("stage1_error").find("op_host/toy.cpp: line 3") == 0);
+    CHECK(s.notes.at("stage2") == "no tuple matched the diagnosis");
+    const std::string reason = outcome_reason(s);
+    CHECK(reason.find("error: op_host/toy.cpp: line 3: TILE: cannot read domain") == 0);
+    CHECK(reason.find("Stage II: no tuple matched the diagnosis") != std::string::npos);
+    CHECK(reason.find("no candidate was evaluated") != std::string::npos);
+  }
+
+  TEST_CASE("an operator that did not improve says why: infeasible candidates, budget spent") {
+    npu::op_package op = test_op();
+    episode_config cfg;
+    cfg.strat = strategy::stage1;
+    cfg.budget = 4;
+    episode_engine e(op, initial_episode_state("c", op, cfg));
+    world w;
+    w.evaluate = [](const std::string& t, const std::string&) {
+      return t == "T0" ? ok_result(20) : failed("misaligned");
+    };
+    w.run(e);
+    const std::string reason = outcome_reason(e.state());
+    CHECK(reason ==
+          "every candidate infeasible (misaligned 4); budget of 4 spent without a faster "
+          "candidate");
+  }
+}
