@@ -55,8 +55,9 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {memory, "EnQue", yes, "hidden SetFlag of the queue's producer pipe"},
       {memory, "DeQue", yes, "hidden WaitFlag of the queue's consumer pipe"},
       {memory, "FreeTensor", yes, "hidden SetFlag for the buffer's reuse"},
-      {memory, "TBufPool", no,
-       "UB sub-pools (InitBufPool) are not modelled; a kernel using them fails to compile"},
+      {memory, "TBufPool", yes,
+       "TPipe::InitBufPool and TBufPool::InitBufPool (own range or a share pool's), InitBuffer of "
+       "TQue/TQueBind/TBuf inside the pool, bufIDSize up to 16; Reset is a full barrier"},
       {tensors, "GlobalTensor", yes, "SetGlobalBuffer, GetValue, SetValue, operator[]"},
       {tensors, "LocalTensor", yes,
        "GetValue, SetValue, operator[], operator(), ReinterpretCast, GetSize, GetPhyAddr"},
