@@ -55,8 +55,9 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {memory, "EnQue", yes, "hidden SetFlag of the queue's producer pipe"},
       {memory, "DeQue", yes, "hidden WaitFlag of the queue's consumer pipe"},
       {memory, "FreeTensor", yes, "hidden SetFlag for the buffer's reuse"},
-      {memory, "TBufPool", no,
-       "UB sub-pools (InitBufPool) are not modelled; a kernel using them fails to compile"},
+      {memory, "TBufPool", yes,
+       "TPipe::InitBufPool and TBufPool::InitBufPool (own range or a share pool's), InitBuffer of "
+       "TQue/TQueBind/TBuf inside the pool, bufIDSize up to 16; Reset is a full barrier"},
       {tensors, "GlobalTensor", yes, "SetGlobalBuffer, GetValue, SetValue, operator[]"},
       {tensors, "LocalTensor", yes,
        "GetValue, SetValue, operator[], operator(), ReinterpretCast, GetSize, GetPhyAddr"},
@@ -124,7 +125,9 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {arrange, "CreateVecIndex", yes, "count form"},
       {arrange, "Transpose", part, "the 16 x 16 two-byte form only; TransposeParamsExt missing"},
       {sort, "Sort32", yes, "half/float scores, 8-byte (score, index) pairs, stable"},
-      {sort, "MrgSort", no, "merging of up to 4 sorted (score, index) queues not implemented yet"},
+      {sort, "MrgSort", part,
+       "2 to 4 lists of 8-byte (score, index) pairs, largest first, ties keep list order, "
+       "ifExhaustedSuspension; repeatTimes above 1 and GetMrgSortResult missing"},
       {sort, "Sort", no, "high-level sort not implemented yet"},
       {mask, "SetMaskCount", yes, ""},
       {mask, "SetMaskNorm", yes, ""},
@@ -204,7 +207,11 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {reg, "OP_ADD", yes, ""},
       {reg, "TypeUtils", yes, "GetDataTypeLength"},
       {reg, "AscendString", yes, "GetString, comparison"},
-      {reg, "Operator", no, "ge::Operator-based (IMPLEMT_INFERFUNC) shape functions"},
+      {reg, "Operator", yes,
+       "ge::Operator with GetInputDesc/GetOutputDesc (name or index), "
+       "UpdateInputDesc/UpdateOutputDesc, SetAttr/GetAttr by name; ge::Shape, ge::TensorDesc; "
+       "IMPLEMT_COMMON_INFERFUNC (registration records nothing: the simulator does not compile "
+       "graphs)"},
   };
   return table;
 }

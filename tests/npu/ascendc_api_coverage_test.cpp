@@ -102,11 +102,12 @@ TEST_SUITE("npu") {
   }
 
   TEST_CASE("a compile error names the missing symbol and says whose it is") {
-    CHECK(missing_symbol("k.cpp:9:5: error: 'MrgSort' was not declared in this scope") == "MrgSort");
+    CHECK(missing_symbol("k.cpp:9:5: error: 'Scatter' was not declared in this scope") ==
+          "Scatter");
     CHECK(
         missing_symbol("k.cpp:9:5: error: \xE2\x80\x98TBufPool\xE2\x80\x99 does not name a type") ==
         "TBufPool");
-    CHECK(missing_symbol("k.cpp:3:1: error: 'MrgSort' is not a member of 'AscendC'") == "MrgSort");
+    CHECK(missing_symbol("k.cpp:3:1: error: 'Scatter' is not a member of 'AscendC'") == "Scatter");
     CHECK(missing_symbol("k.cpp:7:12: error: no matching function for call to "
                          "'Gather(AscendC::LocalTensor<float>&, int)'") == "Gather");
     CHECK(missing_symbol("k.cpp:7:12: error: 'class AscendC::TPipe' has no member named "
@@ -114,8 +115,8 @@ TEST_SUITE("npu") {
     CHECK(missing_symbol("k.cpp:1:1: error: expected ';' before '}' token") == "");
 
     const std::string not_yet =
-        explain_compile_error("k.cpp:9:5: error: 'MrgSort' was not declared in this scope");
-    CHECK(not_yet.find("'MrgSort' is an AscendC API the simulator does not provide yet") !=
+        explain_compile_error("k.cpp:9:5: error: 'Scatter' was not declared in this scope");
+    CHECK(not_yet.find("'Scatter' is an AscendC API the simulator does not provide yet") !=
           std::string::npos);
     CHECK(not_yet.find("docs/ascendc-api-coverage.md") != std::string::npos);
     const std::string partial =

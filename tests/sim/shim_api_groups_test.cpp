@@ -265,6 +265,36 @@ TEST_SUITE("sim") {
     }
   }
 
+  TEST_CASE("MrgSort merges Sort32's sorted groups into one list, largest first") {
+    for (uint64_t seed : {22, 23, 24}) {
+      std::vector<float> x = draw<float>(seed, -4, 4);
+      x[40] = x[3];  // a tie across lists: the earlier list's pair comes first
+      const std::vector<float> y = draw<float>(seed + 100, 0, 1);
+      // 4 groups of 32 -> Sort32 -> one MrgSort of 4 lists (128 pairs = 256 floats).
+      const std::vector<float> z = run_tile<float, 2>(
+          x, y, [](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            LocalTensor<uint32_t> index = y.ReinterpretCast<uint32_t>();
+            CreateVecIndex(index, 0u, N);
+            LocalTensor<float> sorted = z[256];
+            Sort32(sorted, x, index, 4);
+            PipeBarrier<PIPE_V>();
+            const uint16_t lengths[4] = {32, 32, 32, 32};
+            MrgSort(z, MrgSortSrcList<float>(sorted, sorted[64], sorted[128], sorted[192]),
+                    MrgSort4Info(lengths, false, 0b1111, 1));
+          });
+      std::vector<uint32_t> order(128);
+      for (uint32_t i = 0; i < 128; ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(),
+                       [&x](uint32_t a, uint32_t b) { return x[a] > x[b]; });
+      for (uint32_t k = 0; k < 128; ++k) {
+        uint32_t index;
+        std::memcpy(&index, z.data() + k * 2 + 1, 4);
+        CHECK(z[k * 2] == x[order[k]]);
+        CHECK(index == order[k]);
+      }
+    }
+  }
+
   TEST_CASE("scan APIs: PairReduceSum and CumSum along either axis with the last row") {
     static constexpr CumSumConfig first_axis = {false, false, true};
     for (uint64_t seed : {10, 11, 12}) {

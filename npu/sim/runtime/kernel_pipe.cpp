@@ -34,8 +34,9 @@ std::string queue_name(const tensor_queue& q) {
   return cat("TQueBind<", position_name(q.src), ", ", position_name(q.dst), ">");
 }
 
-// Carves `num` buffers of `bytes` (rounded up to 32) out of UB for queue `queue`.
-void allocate(state& s, uint32_t num, uint32_t bytes, int32_t queue, const char* api,
+// Carves `num` buffers of `bytes` (rounded up to 32) for queue `queue` out of UB, or out of
+// pool `pool` (>= 0) when a TBufPool allocates them.
+void allocate(state& s, uint32_t num, uint32_t bytes, int32_t queue, int32_t pool, const char* api,
               aopt_sim::rt::call_site site) {
   if (bytes == 0) fail("bad_argument", cat(where(api, site), ": a buffer length of 0 bytes"));
   if (s.buffers.size() + num > max_pipe_buffers) {
@@ -43,18 +44,28 @@ void allocate(state& s, uint32_t num, uint32_t bytes, int32_t queue, const char*
          cat(where(api, site), ": ", num, " more buffer(s) would make ", s.buffers.size() + num,
              " in the TPipe; at most ", max_pipe_buffers, " are allowed"));
   }
+  buffer_pool* bp = pool >= 0 ? &s.pools[static_cast<size_t>(pool)] : nullptr;
+  if (bp != nullptr && bp->buffers + num > bp->max_buffers) {
+    fail("too_many_buffers",
+         cat(where(api, site), ": ", num, " more buffer(s) would make ", bp->buffers + num,
+             " in the TBufPool; its bufIDSize allows ", bp->max_buffers));
+  }
   const uint64_t each = align_up(bytes, ub_block);
-  const uint64_t end = s.ub_next + each * num;
-  if (end > s.ub_bytes) {
+  const uint64_t next = bp != nullptr ? bp->next : s.ub_next;
+  const uint64_t limit = bp != nullptr ? bp->end : s.ub_bytes;
+  const uint64_t end = next + each * num;
+  if (end > limit) {
     fail("ub_overflow",
          cat(where(api, site), ": ", num, " buffer(s) of ", bytes, " bytes",
              each != bytes ? cat(" (", each, " after 32-byte alignment)") : std::string(),
-             " need UB [", s.ub_next, ", ", end, ") but the Unified Buffer holds ", s.ub_bytes,
-             " bytes (", s.ub_next, " already taken by ", s.buffers.size(), " buffer(s))"));
+             " need UB [", next, ", ", end, ") but ",
+             bp != nullptr ? cat("the TBufPool holds UB [", bp->begin, ", ", bp->end, ")")
+                           : cat("the Unified Buffer holds ", s.ub_bytes, " bytes (", s.ub_next,
+                                 " already taken by ", s.buffers.size(), " buffer(s))")));
   }
   for (uint32_t i = 0; i < num; ++i) {
     ub_buffer b;
-    b.begin = static_cast<uint32_t>(s.ub_next + each * i);
+    b.begin = static_cast<uint32_t>(next + each * i);
     b.end = static_cast<uint32_t>(b.begin + each);
     b.queue = queue;
     if (queue >= 0)
@@ -62,8 +73,26 @@ void allocate(state& s, uint32_t num, uint32_t bytes, int32_t queue, const char*
           static_cast<int32_t>(s.buffers.size()));
     s.buffers.push_back(b);
   }
-  s.ub_next = static_cast<uint32_t>(end);
+  if (bp != nullptr) {
+    bp->next = static_cast<uint32_t>(end);
+    bp->buffers += num;
+  } else {
+    s.ub_next = static_cast<uint32_t>(end);
+  }
   s.rec.note_ub_use(end);
+}
+
+buffer_pool& pool_of(state& s, const aopt_sim::rt::queue_handle& h, const char* api,
+                     aopt_sim::rt::call_site site) {
+  if (h.id < 0)
+    fail("bad_argument",
+         cat(where(api, site), ": the TBufPool was never given memory by InitBufPool"));
+  if (h.generation != s.generation || static_cast<size_t>(h.id) >= s.pools.size()) {
+    fail("bad_argument", cat(where(api, site),
+                             ": the TBufPool's memory was released by TPipe::Reset or the "
+                             "TPipe's destruction; call InitBufPool again"));
+  }
+  return s.pools[static_cast<size_t>(h.id)];
 }
 
 tensor_queue& lookup(state& s, const aopt_sim::rt::queue_handle& h, const char* api,
@@ -119,6 +148,7 @@ void note_unfreed(state& s, const char* why) {
 void release_all(state& s) {
   s.buffers.clear();
   s.queues.clear();
+  s.pools.clear();
   s.ub_next = 0;
   ++s.generation;
 }
@@ -160,9 +190,16 @@ void pipe_reset(call_site site) {
 
 queue_handle pipe_init_queue(AscendC::TPosition src, AscendC::TPosition dst, int32_t depth,
                              uint32_t num, uint32_t bytes, call_site site) {
+  return pool_init_queue(queue_handle{}, src, dst, depth, num, bytes, site);
+}
+
+queue_handle pool_init_queue(const queue_handle& pool, AscendC::TPosition src,
+                             AscendC::TPosition dst, int32_t depth, uint32_t num, uint32_t bytes,
+                             call_site site) {
   state& s = current();
-  if (num == 0)
-    fail("bad_argument", cat(where("TPipe::InitBuffer", site), ": a queue with 0 buffers"));
+  const char* api = pool.id < 0 ? "TPipe::InitBuffer" : "TBufPool::InitBuffer";
+  if (pool.id >= 0) pool_of(s, pool, api, site);
+  if (num == 0) fail("bad_argument", cat(where(api, site), ": a queue with 0 buffers"));
   tensor_queue q;
   q.src = src;
   q.dst = dst;
@@ -173,7 +210,7 @@ queue_handle pipe_init_queue(AscendC::TPosition src, AscendC::TPosition dst, int
   const auto id = static_cast<int32_t>(s.queues.size());
   s.queues.push_back(std::move(q));
   try {
-    allocate(s, num, bytes, id, "TPipe::InitBuffer", site);
+    allocate(s, num, bytes, id, pool.id, api, site);
   } catch (...) {
     s.queues.pop_back();
     throw;
@@ -181,11 +218,64 @@ queue_handle pipe_init_queue(AscendC::TPosition src, AscendC::TPosition dst, int
   return queue_handle{id, s.generation};
 }
 
-local_ref pipe_init_tbuf(AscendC::TPosition, uint32_t bytes, call_site site) {
+local_ref pipe_init_tbuf(AscendC::TPosition pos, uint32_t bytes, call_site site) {
+  return pool_init_tbuf(queue_handle{}, pos, bytes, site);
+}
+
+local_ref pool_init_tbuf(const queue_handle& pool, AscendC::TPosition, uint32_t bytes,
+                         call_site site) {
   state& s = current();
-  allocate(s, 1, bytes, -1, "TPipe::InitBuffer", site);
+  const char* api = pool.id < 0 ? "TPipe::InitBuffer" : "TBufPool::InitBuffer";
+  if (pool.id >= 0) pool_of(s, pool, api, site);
+  allocate(s, 1, bytes, -1, pool.id, api, site);
   const auto index = static_cast<int32_t>(s.buffers.size() - 1);
   return ref_of(s.buffers.back(), index);
+}
+
+// InitBufPool of the TPipe (parent.id < 0) or of a pool. Without a share pool the new pool takes
+// the next `bytes` (rounded up to 32) of its parent; with one it aliases the share pool's start
+// and must fit in its length (InitBufPool documentation).
+queue_handle pool_init_pool(const queue_handle& parent, const queue_handle& share,
+                            uint32_t max_buffers, uint32_t bytes, call_site site) {
+  state& s = current();
+  const char* api = parent.id < 0 ? "TPipe::InitBufPool" : "TBufPool::InitBufPool";
+  if (bytes == 0) fail("bad_argument", cat(where(api, site), ": a pool length of 0 bytes"));
+  if (max_buffers == 0 || max_buffers > 16)
+    fail("bad_argument", cat(where(api, site), ": bufIDSize ", max_buffers,
+                             " is outside 1..16 (TBufPool documentation)"));
+  const uint32_t each = static_cast<uint32_t>(align_up(bytes, ub_block));
+  buffer_pool p;
+  p.max_buffers = max_buffers;
+  if (share.id >= 0) {
+    const buffer_pool& shared = pool_of(s, share, api, site);
+    if (each > shared.end - shared.begin)
+      fail("ub_overflow",
+           cat(where(api, site), ": a pool of ", each, " bytes cannot share a TBufPool of ",
+               shared.end - shared.begin, " bytes (UB [", shared.begin, ", ", shared.end, "))"));
+    p.begin = shared.begin;
+  } else {
+    uint32_t& next = parent.id < 0 ? s.ub_next : pool_of(s, parent, api, site).next;
+    const uint64_t limit = parent.id < 0 ? s.ub_bytes : s.pools[static_cast<size_t>(parent.id)].end;
+    if (next + uint64_t{each} > limit)
+      fail("ub_overflow",
+           cat(where(api, site), ": a pool of ", each, " bytes needs UB [", next, ", ",
+               next + uint64_t{each}, ") but ",
+               parent.id < 0 ? "the Unified Buffer" : "the parent TBufPool", " ends at ", limit));
+    p.begin = next;
+    next += each;
+    s.rec.note_ub_use(next);
+  }
+  p.end = p.begin + each;
+  p.next = p.begin;
+  s.pools.push_back(p);
+  return queue_handle{static_cast<int32_t>(s.pools.size() - 1), s.generation};
+}
+
+// TBufPool::Reset "ends the events the pool is processing" before another pool reuses its memory:
+// its buffers stay allocated, so it is a full barrier (and costs one).
+void pool_reset(const queue_handle& pool, call_site site) {
+  pool_of(current(), pool, "TBufPool::Reset", site);
+  pipe_barrier(PIPE_ALL, site);
 }
 
 local_ref queue_alloc(const queue_handle& h, call_site site) {

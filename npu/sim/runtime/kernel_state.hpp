@@ -57,6 +57,16 @@ struct tensor_queue {
   bool synchronised() const { return producer != consumer; }
 };
 
+// A TBufPool: a UB range carved out of the TPipe or of a parent pool; its queues and TBufs are
+// allocated inside it. A pool created with a share pool aliases that pool's range.
+struct buffer_pool {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  uint32_t next = 0;         // first free byte
+  uint32_t max_buffers = 0;  // bufIDSize
+  uint32_t buffers = 0;
+};
+
 struct flag_slot {
   bool pending = false;
   uint32_t set_index = no_index;
@@ -83,6 +93,7 @@ struct core_context::impl {
   uint32_t generation = 1;
   std::vector<kernel::ub_buffer> buffers;
   std::vector<kernel::tensor_queue> queues;
+  std::vector<kernel::buffer_pool> pools;
   void* pipe_object = nullptr;
   std::string unfreed;  // the first tensor left allocated when a TPipe went away
 

@@ -18,6 +18,7 @@
 #include "aopt/reference.h"
 #include "aopt_sim/driver_entry.h"
 #include "exe_graph/runtime/tiling_context.h"
+#include "graph/operator_reg.h"
 #include "graph/types.h"
 #include "graph/utils/type_utils.h"
 #include "register/op_def_registry.h"

@@ -1,5 +1,6 @@
 // aopt simulator, kernel side: TPipe (the Unified Buffer allocator), TQue/TQueBind (buffer
-// queues with AscendC's hidden synchronisation) and TBuf (plain scratch buffers).
+// queues with AscendC's hidden synchronisation), TBuf (plain scratch buffers) and TBufPool
+// (sub-pools of the TPipe's memory).
 //
 // Queue state lives in the simulated core; a queue object holds only its handle. The hidden
 // flags of a queue (EnQue/DeQue between its producer and consumer pipe, FreeTensor/AllocTensor
@@ -109,6 +110,61 @@ class TBuf {
   aopt_sim::rt::local_ref ref_;
 };
 
+// A sub-pool of the TPipe's memory (TPipe::InitBufPool): queues and TBufs given buffers by it
+// live inside its range, and a pool built with a share pool aliases that pool's range, so stages
+// of a kernel can reuse the same UB. Reset() is a full barrier: the buffers stay allocated.
+template <TPosition pos, uint32_t bufIDSize = 4>
+class TBufPool {
+ public:
+  template <TPosition qpos, int32_t depth, auto... extra>
+  bool InitBuffer(TQue<qpos, depth, extra...>& que, uint8_t num, uint32_t len,
+                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+    return init_queue(que, num, len, site);
+  }
+  template <TPosition src, TPosition dst, int32_t depth, auto... extra>
+  bool InitBuffer(TQueBind<src, dst, depth, extra...>& que, uint8_t num, uint32_t len,
+                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+    return init_queue(que, num, len, site);
+  }
+  template <TPosition bpos>
+  bool InitBuffer(TBuf<bpos>& buf, uint32_t len,
+                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+    buf.aopt_bind(aopt_sim::rt::pool_init_tbuf(handle_, bpos, len, site));
+    return true;
+  }
+  template <class T>
+  bool InitBufPool(T& bufPool, uint32_t len,
+                   aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+    bufPool.aopt_init(handle_, aopt_sim::rt::queue_handle{}, len, site);
+    return true;
+  }
+  template <class T, class U>
+  bool InitBufPool(T& bufPool, uint32_t len, U& shareBuf,
+                   aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+    bufPool.aopt_init(handle_, shareBuf.aopt_handle(), len, site);
+    return true;
+  }
+  void Reset(aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+    aopt_sim::rt::pool_reset(handle_, site);
+  }
+
+  void aopt_init(const aopt_sim::rt::queue_handle& parent, const aopt_sim::rt::queue_handle& share,
+                 uint32_t len, aopt_sim::rt::call_site site) {
+    handle_ = aopt_sim::rt::pool_init_pool(parent, share, bufIDSize, len, site);
+  }
+  const aopt_sim::rt::queue_handle& aopt_handle() const { return handle_; }
+
+ private:
+  bool init_queue(detail::queue_base& que, uint8_t num, uint32_t len,
+                  aopt_sim::rt::call_site site) {
+    que.aopt_bind(aopt_sim::rt::pool_init_queue(handle_, que.aopt_src(), que.aopt_dst(),
+                                                que.aopt_depth(), num, len, site));
+    return true;
+  }
+
+  aopt_sim::rt::queue_handle handle_;
+};
+
 class TPipe {
  public:
   TPipe() { aopt_sim::rt::pipe_attach(this); }
@@ -137,6 +193,19 @@ class TPipe {
 
   void Reset(aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
     aopt_sim::rt::pipe_reset(site);
+  }
+
+  template <class T>
+  bool InitBufPool(T& bufPool, uint32_t len,
+                   aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+    bufPool.aopt_init(aopt_sim::rt::queue_handle{}, aopt_sim::rt::queue_handle{}, len, site);
+    return true;
+  }
+  template <class T, class U>
+  bool InitBufPool(T& bufPool, uint32_t len, U& shareBuf,
+                   aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+    bufPool.aopt_init(aopt_sim::rt::queue_handle{}, shareBuf.aopt_handle(), len, site);
+    return true;
   }
   void Init() {}
   void Destroy() {}

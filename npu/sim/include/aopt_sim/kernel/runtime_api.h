@@ -105,6 +105,15 @@ void pipe_reset(call_site site);
 queue_handle pipe_init_queue(AscendC::TPosition src, AscendC::TPosition dst, int32_t depth,
                              uint32_t num, uint32_t bytes, call_site site);
 local_ref pipe_init_tbuf(AscendC::TPosition pos, uint32_t bytes, call_site site);
+// TBufPool: a pool is named by a queue_handle into the core's pool table; id -1 is the TPipe.
+queue_handle pool_init_pool(const queue_handle& parent, const queue_handle& share,
+                            uint32_t max_buffers, uint32_t bytes, call_site site);
+queue_handle pool_init_queue(const queue_handle& pool, AscendC::TPosition src,
+                             AscendC::TPosition dst, int32_t depth, uint32_t num, uint32_t bytes,
+                             call_site site);
+local_ref pool_init_tbuf(const queue_handle& pool, AscendC::TPosition pos, uint32_t bytes,
+                         call_site site);
+void pool_reset(const queue_handle& pool, call_site site);
 
 local_ref queue_alloc(const queue_handle& q, call_site site);
 void queue_enque(const queue_handle& q, const local_ref& t, call_site site);
