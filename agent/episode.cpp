@@ -133,11 +133,14 @@ std::optional<candidate_record> episode_engine::on_mutation(const result<mutatio
                                                             const std::string& policy) {
   if (!reply.ok()) {
     // Nothing to propose, or tunable annotations that cannot be read: the stage ends without
-    // spending budget, and the reason stays on the operator.
+    // spending budget, and the reason stays on the operator. Only the offline policies read
+    // annotations; an unusable answer of an LLM policy ("llm-..." in its name) is a failed step
+    // like any other (DESIGN §5).
     const status_code code = reply.error().code();
-    if (code == status_code::failed_precondition || code == status_code::invalid_argument) {
-      state_.notes[code == status_code::invalid_argument ? "stage1_error" : "stage1"] =
-          reply.error().message();
+    const bool unreadable_annotations =
+        code == status_code::invalid_argument && policy.find("llm") == std::string::npos;
+    if (code == status_code::failed_precondition || unreadable_annotations) {
+      state_.notes[unreadable_annotations ? "stage1_error" : "stage1"] = reply.error().message();
       end_stage();
       return std::nullopt;
     }
