@@ -4,6 +4,7 @@
 
 #include "agent/baseline_repair.hpp"
 #include "base/content_hash.hpp"
+#include "npu/speedup_check.hpp"
 
 namespace aopt::agent {
 namespace {
@@ -347,6 +348,10 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
   }
   if (faster) {
     c.accepted = true;
+    // Issue 17: a speedup the profile does not explain is kept but flagged in the record.
+    if (auto why = npu::unexplained_speedup(state_.best_result, result)) {
+      c.result.diagnostics.push_back("suspicious speedup: " + *why);
+    }
     state_.best_tiling = request.tiling;
     state_.best_kernel = request.kernel;
     state_.best_us = result.latency_us;

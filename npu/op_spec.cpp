@@ -6,6 +6,7 @@
 
 #include "base/file_beneath.hpp"
 #include "base/utf8.hpp"
+#include "npu/validation_shapes.hpp"
 
 namespace aopt::npu {
 
@@ -278,10 +279,10 @@ status parse_files(const json& j, const reader& r, op_spec& s) {
 status parse_spec(const json& j, op_spec& s) {
   reader r;
   if (!j.is_object()) return r.error("expected an object, got " + type_name(j));
-  AOPT_RETURN_IF_ERROR(
-      check_keys(j, r,
-                 {"name", "level", "category", "kind", "kernel_entry", "tiling_func", "inputs",
-                  "outputs", "attrs", "tolerance", "seed", "files", "description"}));
+  AOPT_RETURN_IF_ERROR(check_keys(
+      j, r,
+      {"name", "level", "category", "kind", "kernel_entry", "tiling_func", "inputs", "outputs",
+       "attrs", "tolerance", "seed", "files", "description", "validation_shapes"}));
   AOPT_RETURN_IF_ERROR(read_string(j, r, "name", true, s.name));
   if (!is_identifier(s.name)) return r.error("name", "'" + s.name + "' is not an identifier");
   if (auto it = j.find("level"); it != j.end()) {
@@ -315,7 +316,10 @@ status parse_spec(const json& j, op_spec& s) {
     }
     s.seed = it->get<uint64_t>();
   }
-  return parse_files(j, r, s);
+  AOPT_RETURN_IF_ERROR(parse_files(j, r, s));
+  // Checked here so that a broken entry fails loading; read when needed (validation_shapes.hpp).
+  auto shapes = parse_validation_shapes(j, s);
+  return shapes.ok() ? status{} : shapes.error();
 }
 
 json tensor_json(const tensor_spec& t, bool with_range) {

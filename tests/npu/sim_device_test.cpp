@@ -195,7 +195,10 @@ TEST_SUITE("npu") {
   }
 
   TEST_CASE("a fork bomb in a kernel is a runtime error, not a hang") {
-    device_fixture f;
+    // The static screen would refuse fork() before compiling; this is the sandbox's test.
+    aopt::npu::sim_device_options unscreened;
+    unscreened.static_screen = false;
+    device_fixture f(unscreened);
     aopt::npu::eval_options o;
     o.timeout_seconds = 20;
     auto r = f.evaluate(load("add_fork_bomb"), o);

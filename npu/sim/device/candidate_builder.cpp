@@ -24,6 +24,7 @@ namespace {
 constexpr const char* kernel_unit_file = "aopt_kernel.cpp";
 constexpr const char* host_unit_file = "aopt_host.cpp";
 constexpr const char* executable_name = "candidate";
+constexpr const char* reference_executable_name = "reference";
 constexpr size_t compiler_output_limit = 256 * 1024;
 constexpr uint64_t compiler_file_size_bytes = 1ull << 30;
 constexpr size_t max_line_bytes = 400;
@@ -447,34 +448,49 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   }
 
   const fs::path driver_lib = toolchain_.lib_dir / "libaopt_simdriver.a";
+  const fs::path reference_lib = toolchain_.lib_dir / "libaopt_simreference.a";
   const fs::path runtime_lib = toolchain_.lib_dir / "libaopt_simrt.a";
-  for (const auto& lib : {driver_lib, runtime_lib}) {
+  for (const auto& lib : {driver_lib, reference_lib, runtime_lib}) {
     if (!fs::exists(lib, ec)) return infra(lib.string() + ": simulator library missing");
   }
-  subprocess_options link = compiler_run(toolchain_, scratch, limits);
-  for (const char* a : {"-o", executable_name}) link.argv.push_back(a);
-  for (unit* u : units) link.argv.push_back(u->object);
-  // The driver library first: it uses the runtime, and static libraries resolve left to right.
-  link.argv.push_back(driver_lib.string());
-  link.argv.push_back(runtime_lib.string());
-  link.argv.push_back("-pthread");
-  auto linked = run_subprocess(link);
-  if (!linked.ok()) return infra("cannot run the linker: " + linked.error().message());
-  if (!linked->succeeded()) {
-    if (status usable = check_scratch_usable(scratch); !usable.ok()) {
-      return infra("linking the candidate failed (" + linked->describe() +
-                   "): " + usable.message());
+  // The candidate links kernel and host only: the reference (and so the expected outputs) is
+  // never in its address space. The reference gets its own executable when asked for.
+  struct link_job {
+    const char* executable;
+    std::vector<const unit*> objects;
+    fs::path main_lib;
+  };
+  std::vector<link_job> links = {{executable_name, {&kernel, &host}, driver_lib}};
+  if (limits.link_reference)
+    links.push_back({reference_executable_name, {&reference}, reference_lib});
+  for (const link_job& job : links) {
+    subprocess_options link = compiler_run(toolchain_, scratch, limits);
+    for (const char* a : {"-o", job.executable}) link.argv.push_back(a);
+    for (const unit* u : job.objects) link.argv.push_back(u->object);
+    // The main library first: it uses the runtime, and static libraries resolve left to right.
+    link.argv.push_back(job.main_lib.string());
+    link.argv.push_back(runtime_lib.string());
+    link.argv.push_back("-pthread");
+    auto linked = run_subprocess(link);
+    if (!linked.ok()) return infra("cannot run the linker: " + linked.error().message());
+    if (!linked->succeeded()) {
+      if (status usable = check_scratch_usable(scratch); !usable.ok()) {
+        return infra(fmt::format("linking the {} failed ({}): {}", job.executable,
+                                 linked->describe(), usable.message()));
+      }
+      out.result = build_outcome::kind::compile_error;
+      out.error_kind = "link";
+      out.diagnostics = trim_diagnostics(linked->stderr_text + linked->stdout_text, strip);
+      std::string first = first_line_with(out.diagnostics, {"undefined reference", "error:"});
+      out.message = first.empty() ? fmt::format("linking the {} failed ({})", job.executable,
+                                                linked->describe())
+                                  : explain_compile_error(first);
+      return finish(out);
     }
-    out.result = build_outcome::kind::compile_error;
-    out.error_kind = "link";
-    out.diagnostics = trim_diagnostics(linked->stderr_text + linked->stdout_text, strip);
-    std::string first = first_line_with(out.diagnostics, {"undefined reference", "error:"});
-    out.message = first.empty() ? "linking the candidate failed (" + linked->describe() + ")"
-                                : explain_compile_error(first);
-    return finish(out);
   }
   out.result = build_outcome::kind::ok;
   out.executable = scratch / executable_name;
+  if (limits.link_reference) out.reference_executable = scratch / reference_executable_name;
   return finish(out);
 }
 

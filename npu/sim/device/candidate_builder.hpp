@@ -10,7 +10,9 @@
 //              calls optiling::<tiling_func>.
 //   reference  reference.cpp as it is.
 // The units missing from the cache compile in parallel (at most `parallel_compiles` at once);
-// then the objects link with the driver and the simulator runtime libraries.
+// then kernel and host link with the driver into <scratch>/candidate, and (when asked for) the
+// reference links alone with its own main into <scratch>/reference: the candidate process
+// never holds the reference or the expected outputs (issue 17).
 //
 // The compiler reads candidate sources, so it runs as untrusted as the candidate: an empty,
 // explicit environment, the sandbox (base/sandbox.hpp: no privileges, no network, the file
@@ -53,6 +55,7 @@ struct build_outcome {
   enum class kind { ok, compile_error, infra_error };
   kind result = kind::infra_error;
   std::filesystem::path executable;
+  std::filesystem::path reference_executable;  // build_limits::link_reference only
   // compile_error: "compile", "link", "compile_timeout", "forbidden"
   std::string error_kind;
   std::string message;                   // one line: the first compiler error, or what failed
@@ -68,6 +71,7 @@ struct build_limits {
   uint32_t parallel_compiles = 2;
   // Texts (the daemon's secrets) never returned in diagnostics: replaced by "[redacted]".
   std::vector<std::string> redact;
+  bool link_reference = false;  // also link the reference process (driver_reference_main.cpp)
 };
 
 class candidate_builder {

@@ -2,13 +2,22 @@
 
 #include <signal.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "base/content_hash.hpp"
 #include "base/scratch_dir.hpp"
 #include "base/subprocess.hpp"
+#include "npu/sim/device/expected_cache.hpp"
+#include "npu/sim/device/static_screen.hpp"
+#include "npu/sim/runtime/driver_codec.hpp"
+#include "npu/sim/runtime/driver_expected.hpp"
+#include "npu/sim/runtime/driver_judge.hpp"
+#include "npu/sim/runtime/driver_report.hpp"
+#include "npu/sim/runtime/driver_spec.hpp"
 
 namespace aopt::npu {
 
@@ -17,9 +26,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* spec_file = "spec.json";
-constexpr const char* result_file = "result.json";
-constexpr size_t candidate_output_limit = 64 * 1024;
 constexpr size_t runtime_diagnostic_lines = 40;
+constexpr uint64_t expected_cache_bytes = 512ull << 20;
+// The channel carries the outputs of every input set and the traces; anything beyond this is
+// not a delivery an honest candidate makes.
+constexpr size_t trace_allowance_bytes = 256ull << 20;
 
 std::vector<std::string> output_lines(const std::string& text, size_t max_lines) {
   std::vector<std::string> lines;
@@ -34,19 +45,31 @@ std::vector<std::string> output_lines(const std::string& text, size_t max_lines)
   return lines;
 }
 
-// Reads the driver's result; false when there is none or it is not a complete result.
-bool read_driver_result(const fs::path& path, eval_result& out, std::string& problem) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return false;
-  std::ifstream in(path);
-  try {
-    nlohmann::json j = nlohmann::json::parse(in);
-    out = j.get<eval_result>();
-    return true;
-  } catch (const std::exception& e) {
-    problem = e.what();
-    return false;
-  }
+// Bytes an honest delivery of `spec` stays below: outputs (and expected doubles) of every set
+// plus the traces.
+size_t channel_limit(const sim::driver_spec& spec) {
+  uint64_t per_set = 0;
+  for (const auto& t : spec.op.outputs) per_set += t.numel() * sizeof(double);
+  return static_cast<size_t>(per_set * spec.input_sets + trace_allowance_bytes);
+}
+
+subprocess_options process_options(const sim_device_options& device, const eval_options& eval,
+                                   const fs::path& scratch, std::vector<std::string> argv,
+                                   size_t output_limit) {
+  subprocess_options run;
+  run.argv = std::move(argv);
+  run.working_dir = scratch.string();
+  run.inherit_environment = false;
+  run.environment = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
+  run.output_limit_bytes = output_limit;
+  run.limits.wall_seconds = eval.timeout_seconds > 0 ? eval.timeout_seconds : 60;
+  run.limits.cpu_seconds = device.cpu_seconds;
+  run.limits.address_space_bytes = device.address_space_bytes;
+  run.limits.file_size_bytes = device.file_size_bytes;
+  run.limits.max_processes = device.max_processes;
+  run.sandbox = device.sandbox;
+  run.redact = device.redact;
+  return run;
 }
 
 // What a candidate the sandbox caught was after, for the error message: its first attempt to
@@ -83,6 +106,7 @@ sim_device::sim_device(sim::hw_profile profile, sim_device_options options)
   scratch_dir::sweep(options_.work_dir);
   cache_ = std::make_unique<compile_cache>(options_.cache_dir, options_.cache_max_bytes);
   builder_ = std::make_unique<candidate_builder>(options_.toolchain, *cache_);
+  expected_ = std::make_unique<expected_cache>(expected_cache_bytes);
 }
 
 sim_device::~sim_device() = default;
@@ -129,11 +153,35 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
   };
 
   try {
+    if (options_.static_screen) {
+      for (const auto& [file, text] : {std::make_pair(&op.spec.files.host, &tiling_source),
+                                       std::make_pair(&op.spec.files.kernel, &kernel_source)}) {
+        if (auto found = screen_source(*file, *text, op.spec.files.tiling_header)) {
+          fail(eval_status::compile_error, "forbidden", found->message());
+          return finish();
+        }
+      }
+    }
+    const nlohmann::json spec_json = driver_spec(op, options);
+    sim::driver_spec spec;
+    try {
+      spec = sim::parse_driver_spec(spec_json);
+    } catch (const std::exception& e) {
+      fail(eval_status::infra_error, "bad_spec", std::string("driver spec: ") + e.what());
+      return finish();
+    }
+    // The expected outputs depend on the spec, the reference and the number of input sets only.
+    const std::string op_text = spec_json["op"].dump();
+    const std::string sets_text = std::to_string(options.input_sets);
+    const std::string expected_key = content_hash({op_text, op.reference_source, sets_text});
+    std::shared_ptr<const sim::expected_outputs> expected = expected_->find(expected_key);
+
     build_limits limits;
     limits.compile_timeout_seconds = options.compile_timeout_seconds;
     limits.address_space_bytes = options_.compiler_address_space_bytes;
     limits.parallel_compiles = options_.parallel_compiles;
     limits.redact = options_.redact;
+    limits.link_reference = expected == nullptr;
     build_outcome built =
         builder_->build(op, tiling_source, kernel_source, scratch->path(), limits);
     r.compile_seconds = built.seconds;
@@ -146,27 +194,18 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     }
 
     {
-      std::ofstream spec(scratch->path() / spec_file);
-      spec << driver_spec(op, options).dump(1);
-      if (!spec) {
+      std::ofstream out(scratch->path() / spec_file);
+      out << spec_json.dump(1);
+      if (!out) {
         fail(eval_status::infra_error, "scratch", "cannot write " + std::string(spec_file));
         return finish();
       }
     }
 
-    subprocess_options run;
-    run.argv = {built.executable.string(), spec_file, result_file};
-    run.working_dir = scratch->path().string();
-    run.inherit_environment = false;
-    run.environment = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
-    run.output_limit_bytes = candidate_output_limit;
-    run.limits.wall_seconds = options.timeout_seconds > 0 ? options.timeout_seconds : 60;
-    run.limits.cpu_seconds = options_.cpu_seconds;
-    run.limits.address_space_bytes = options_.address_space_bytes;
-    run.limits.file_size_bytes = options_.file_size_bytes;
-    run.limits.max_processes = options_.max_processes;
-    run.sandbox = options_.sandbox;
-    run.redact = options_.redact;
+    const auto started = std::chrono::steady_clock::now();
+    const size_t limit = channel_limit(spec);
+    const subprocess_options run = process_options(options_, options, scratch->path(),
+                                                   {built.executable.string(), spec_file}, limit);
     auto ran = run_subprocess(run);
     if (!ran.ok()) {
       fail(eval_status::infra_error, "sandbox",
@@ -175,43 +214,29 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     }
     r.run_seconds = ran->wall_seconds;
     std::vector<std::string> output = output_lines(ran->stderr_text, runtime_diagnostic_lines);
-    // A candidate caught reaching outside its sandbox is failed whatever it reported.
+    auto failed_run = [&](eval_status status, const char* kind, std::string message) {
+      fail(status, kind, std::move(message));
+      r.diagnostics = std::move(output);
+      return finish();
+    };
+    // A candidate caught reaching outside its sandbox is failed whatever it delivered.
     if (std::string violation = sandbox_violation(*ran, fs::weakly_canonical(options_.cache_dir));
         !violation.empty()) {
-      fail(eval_status::runtime_error, "sandbox_violation", violation);
       for (const auto& denial : ran->denied_access) {
         output.push_back("sandbox refused " + denial.kind + ": " + denial.path);
       }
-      r.diagnostics = std::move(output);
-      return finish();
+      return failed_run(eval_status::runtime_error, "sandbox_violation", violation);
     }
 
     if (ran->timed_out) {
-      fail(eval_status::timeout, "wall_clock",
-           fmt::format("the candidate ran longer than {:g} s and was killed",
-                       run.limits.wall_seconds));
-      r.diagnostics = std::move(output);
-      return finish();
+      return failed_run(eval_status::timeout, "wall_clock",
+                        fmt::format("the candidate ran longer than {:g} s and was killed",
+                                    run.limits.wall_seconds));
     }
     if (!ran->exited && ran->term_signal == SIGXCPU) {
-      fail(eval_status::timeout, "cpu_time",
-           fmt::format("the candidate used more than {} s of CPU time and was killed",
-                       run.limits.cpu_seconds));
-      r.diagnostics = std::move(output);
-      return finish();
-    }
-
-    eval_result driver;
-    std::string problem;
-    if (read_driver_result(scratch->path() / result_file, driver, problem)) {
-      driver.device = r.device;
-      driver.device_profile = r.device_profile;
-      driver.latency_is_simulated = true;
-      driver.compile_seconds = r.compile_seconds;
-      driver.run_seconds = r.run_seconds;
-      driver.from_cache = false;
-      r = std::move(driver);
-      return finish();
+      return failed_run(eval_status::timeout, "cpu_time",
+                        fmt::format("the candidate used more than {} s of CPU time and was killed",
+                                    run.limits.cpu_seconds));
     }
     // No result: if the machine cannot hold a run (full disk, no descriptors), that is why.
     if (status usable = check_scratch_usable(scratch->path()); !usable.ok()) {
@@ -220,17 +245,68 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       return finish();
     }
     if (!ran->exited) {
-      fail(eval_status::runtime_error, "signal",
-           "the candidate was killed by " + signal_name(ran->term_signal));
-    } else if (!problem.empty()) {
-      fail(eval_status::runtime_error, "crash",
-           "the candidate left an unreadable result.json (" + problem + ")");
-    } else {
-      fail(eval_status::runtime_error, "crash",
-           fmt::format("the candidate exited with code {} without writing a result",
-                       ran->exit_code));
+      return failed_run(eval_status::runtime_error, "signal",
+                        "the candidate was killed by " + signal_name(ran->term_signal));
     }
-    r.diagnostics = std::move(output);
+    if (ran->exit_code != 0) {
+      return failed_run(eval_status::runtime_error, "crash",
+                        fmt::format("the candidate exited with code {}", ran->exit_code));
+    }
+    // The candidate ended with exit code 0: only its delivery counts, never a claim of its own.
+    if (ran->stdout_text.empty()) {
+      return failed_run(
+          eval_status::runtime_error, "no_delivery",
+          "the candidate exited with code 0 without delivering its outputs and trace (an early "
+          "exit from its own code: _exit/exit/atexit, a static constructor or destructor)");
+    }
+    if (ran->stdout_truncated) {
+      return failed_run(eval_status::runtime_error, "malformed_delivery",
+                        fmt::format("the candidate delivered more than {} bytes", limit));
+    }
+    sim::run_report report;
+    try {
+      report = sim::decode_report(ran->stdout_text);
+    } catch (const sim::malformed_delivery& e) {
+      return failed_run(eval_status::runtime_error, "malformed_delivery",
+                        std::string("the candidate's delivery of outputs and trace is "
+                                    "malformed: ") +
+                            e.what());
+    }
+
+    if (expected == nullptr) {
+      auto reference = run_subprocess(process_options(
+          options_, options, scratch->path(),
+          {built.reference_executable.string(), spec_file, std::to_string(spec.input_sets)},
+          limit));
+      if (!reference.ok() || !reference->succeeded()) {
+        fail(eval_status::infra_error, "reference",
+             reference.ok() ? "the reference process failed (" + reference->describe() + ")"
+                            : "cannot run the reference: " + reference.error().message());
+        r.diagnostics =
+            output_lines(reference.ok() ? reference->stderr_text : "", runtime_diagnostic_lines);
+        return finish();
+      }
+      try {
+        expected = std::make_shared<const sim::expected_outputs>(
+            sim::decode_expected(reference->stdout_text, spec.op));
+      } catch (const sim::malformed_delivery& e) {
+        fail(eval_status::infra_error, "reference",
+             std::string("the reference's delivery is malformed: ") + e.what());
+        return finish();
+      }
+      expected_->put(expected_key, expected);
+    }
+
+    eval_result judged = sim::judge_run(spec, report, *expected).get<eval_result>();
+    judged.device = r.device;
+    judged.device_profile = r.device_profile;
+    judged.latency_is_simulated = true;
+    judged.compile_seconds = r.compile_seconds;
+    // Running, the reference (when not cached) and the checker's judgement.
+    judged.run_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    judged.from_cache = false;
+    r = std::move(judged);
     return finish();
   } catch (const std::exception& e) {
     fail(eval_status::infra_error, "internal", std::string("sim_device: ") + e.what());

@@ -2,13 +2,20 @@
 // child process that executes, checks and times it on a simulated chip, and reports an
 // eval_result whose latency is simulated (latency_is_simulated = true).
 //
-// One evaluation:
-//   1. a scratch directory under options.work_dir receives the package's sources with T and K
-//      substituted (candidate_builder), compiled with cached objects and linked with the driver;
-//   2. `candidate spec.json result.json` runs in the scratch dir with resource limits, without
-//      network, in its own process group, killed at eval_options.timeout_seconds;
-//   3. result.json (written by the driver) becomes the eval_result; a crash, a signal, a timeout
-//      or a compiler failure is classified instead.
+// One evaluation (issue 17: the candidate never judges itself):
+//   1. T and K pass the static screen (static_screen.hpp; compile_error "forbidden");
+//   2. a scratch directory under options.work_dir receives the package's sources with T and K
+//      substituted (candidate_builder), compiled with cached objects; kernel and host link with
+//      the driver, the reference (when its expected outputs are not cached) into its own process;
+//   3. `candidate spec.json` runs in the scratch dir with resource limits, without network, in
+//      its own process group, killed at eval_options.timeout_seconds, and delivers its outputs and
+//      traces on stdout (driver_report.hpp); nothing it writes anywhere else is read;
+//   4. `reference spec.json <sets>` delivers the expected outputs (driver_expected.hpp), kept in
+//      memory per operator (expected_cache.hpp);
+//   5. this process judges (driver_judge.hpp): comparison, trace validation, timing model, hazard
+//      detector, roofline. An exit 0 without a delivery is runtime_error "no_delivery", a broken
+//      one "malformed_delivery"; a crash, a signal, a timeout or a compiler failure is classified
+//      as before.
 // The scratch directory is removed afterwards (kept on failure when options.keep_scratch);
 // the device's construction sweeps the scratch directories of dead processes from work_dir.
 //
@@ -26,6 +33,7 @@
 #include "npu/device.hpp"
 #include "npu/sim/device/candidate_builder.hpp"
 #include "npu/sim/device/compile_cache.hpp"
+#include "npu/sim/device/expected_cache.hpp"
 #include "npu/sim/runtime/hw_profile.hpp"
 
 namespace aopt::npu {
@@ -46,6 +54,9 @@ struct sim_device_options {
   uint64_t file_size_bytes = 256ull << 20;
   uint64_t max_processes = 0;  // RLIMIT_NPROC; 0: leave it (the sandbox blocks fork anyway)
   bool sandbox = true;         // network namespace + seccomp (no fork, no sockets)
+  // The static screen of T and K before compiling. Off only in tests that prove the trusted
+  // checker holds without it.
+  bool static_screen = true;
 
   uint64_t compiler_address_space_bytes = 0;  // RLIMIT_AS of g++; 0: inherited
   uint32_t parallel_compiles = 2;
@@ -80,6 +91,7 @@ class sim_device : public device {
   sim_device_options options_;
   std::unique_ptr<compile_cache> cache_;
   std::unique_ptr<candidate_builder> builder_;
+  std::unique_ptr<expected_cache> expected_;
 };
 
 }  // namespace aopt::npu

@@ -148,6 +148,7 @@ uint8_t* gm_scalar(uint8_t* address, uint32_t bytes, bool write, const char* api
   aopt::sim::core_context::impl& s = current();
   aopt::sim::kernel::check_gm_range(s, address, bytes, api, site, write ? "writes" : "reads");
   s.rec.scalar_gm(api, site.line, bytes, write);
+  if (write) aopt::sim::kernel::record_gm_write(s, address, 0, bytes, 1);
   return address;
 }
 

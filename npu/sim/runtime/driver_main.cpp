@@ -1,8 +1,7 @@
-// main() of every compiled candidate: `<exe> <spec.json> <result.json>`. Reads the spec, runs
-// the driver on the candidate's generated entry points and writes the result. Exits 0 whenever
-// the result file was written, whatever the evaluation's status; a crash, a kill or a non-zero
-// exit tells the parent that no result exists.
-#include <cstdio>
+// main() of every compiled candidate: `<exe> <spec.json>`. Runs the candidate's input sets on the
+// simulator and delivers outputs and traces (driver_report.hpp) on the channel (stdout,
+// driver_channel.hpp). It writes no result: the trusted parent judges the delivery. Exits 0 once
+// the delivery is written; 2 for an unusable spec, 3 when the channel is gone.
 #include <exception>
 #include <fstream>
 #include <iostream>
@@ -12,51 +11,33 @@
 
 #include "aopt_sim/driver_entry.h"
 #include "driver.hpp"
-
-namespace {
-
-bool write_result(const char* path, const nlohmann::json& result) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << result.dump(2) << '\n';
-  out.close();
-  return static_cast<bool>(out);
-}
-
-nlohmann::json infra_error(const std::string& message) {
-  return {{"status", "infra_error"},
-          {"error_kind", "bad_spec"},
-          {"message", message},
-          {"device", "sim"},
-          {"diagnostics", nlohmann::json::array()}};
-}
-
-}  // namespace
+#include "driver_channel.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: " << (argc > 0 ? argv[0] : "candidate") << " <spec.json> <result.json>\n";
+  aopt::sim::delivery_channel channel;
+  if (argc != 2) {
+    std::cerr << "usage: " << (argc > 0 ? argv[0] : "candidate") << " <spec.json>\n";
     return 2;
   }
-  nlohmann::json result;
+  aopt::sim::run_report report;
   try {
     std::ifstream in(argv[1], std::ios::binary);
     if (!in) {
-      result = infra_error(std::string("driver: cannot open spec ") + argv[1]);
-    } else {
-      const nlohmann::json spec = nlohmann::json::parse(in);
-      aopt::sim::candidate_entries entries;
-      entries.tiling = &aopt_tiling_entry;
-      entries.kernel = &aopt_kernel_entry;
-      entries.reference = &aopt_reference;
-      aopt::sim::run_driver(spec, entries, result);
+      std::cerr << "driver: cannot open spec " << argv[1] << '\n';
+      return 2;
     }
+    const auto spec = aopt::sim::parse_driver_spec(nlohmann::json::parse(in));
+    aopt::sim::candidate_entries entries;
+    entries.tiling = &aopt_tiling_entry;
+    entries.kernel = &aopt_kernel_entry;
+    report = aopt::sim::collect_report(spec, entries);
   } catch (const std::exception& e) {
-    result = infra_error(std::string("driver: ") + e.what());
+    std::cerr << "driver: " << e.what() << '\n';
+    return 2;
   }
-  // The kernel may have printed without a newline; keep the parent's log readable.
-  std::fflush(stdout);
-  if (!write_result(argv[2], result)) {
-    std::cerr << "driver: cannot write result " << argv[2] << '\n';
+  std::cout.flush();
+  if (!channel.deliver(aopt::sim::encode_report(report))) {
+    std::cerr << "driver: the delivery channel is gone\n";
     return 3;
   }
   return 0;

@@ -165,6 +165,7 @@ driver_op parse_op(const json& j) {
     }
   }
   op.seed = read_unsigned(j, "op.", "seed", op.seed);
+  op.category = read_string(j, "op.", "category", "");
   return op;
 }
 

@@ -46,6 +46,7 @@ driver_tolerance default_tolerance(element_type t);
 
 struct driver_op {
   std::string name;
+  std::string category;  // op.json "category": "data_movement" operators may copy without computing
   std::string tiling_func = "TilingFunc";
   std::string kernel_entry;
   std::vector<driver_tensor> inputs;

@@ -156,6 +156,7 @@ void copy_ub_to_gm(uint8_t* dst, const local_ref& src, dtype type, uint32_t elem
 
   const uint64_t moved = uint64_t{g.bursts} * g.burst_bytes;
   s.rec.count_gm(atomic ? moved : 0, moved);
+  record_gm_write(s, dst, g.gm_stride, g.burst_bytes, g.bursts);
   if (!s.rec.on()) return;
   instruction in = dma(pipe::mte3, op_class::dma_out, api, site, g);
   in.gm_unaligned = gm_unaligned(dst, g);

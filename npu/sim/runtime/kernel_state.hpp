@@ -153,6 +153,15 @@ void check_ub_aligned(const aopt_sim::rt::local_ref& t, const char* api,
 void check_gm_range(state& s, const uint8_t* p, uint64_t bytes, const char* api,
                     aopt_sim::rt::call_site site, const char* what);
 
+// Records a GM write at `p` for the trusted checker (trace.hpp gm_write). REQUIRES: check_gm_range
+// accepted the access just before (it leaves the region in s.last_region).
+inline void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
+                            uint32_t bursts) {
+  const gm_region& r = s.launch.gm[s.last_region];
+  s.rec.gm_written({static_cast<uint32_t>(s.last_region), static_cast<uint64_t>(p - r.base), stride,
+                    burst_bytes, bursts});
+}
+
 // "'x' + 4096" for an address inside or after a region, for messages that must not print raw
 // (run-dependent) pointers.
 std::string describe_gm(const state& s, const uint8_t* p);

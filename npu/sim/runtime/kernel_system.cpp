@@ -1,5 +1,6 @@
 // The kernel shim's system APIs (runtime_api.h "system APIs"): kernel assertions, GM
 // initialisation, the system workspace pointer, the instruction counter and SyncAll.
+#include <algorithm>
 #include <cstring>
 
 #include "kernel_state.hpp"
@@ -19,6 +20,10 @@ void gm_fill(uint8_t* dst, uint64_t bytes, const void* pattern, uint32_t elem_si
   for (uint64_t at = 0; at + elem_size <= bytes; at += elem_size)
     std::memcpy(dst + at, pattern, elem_size);
   s.rec.count_gm(0, bytes);
+  for (uint64_t at = 0; at < bytes; at += uint64_t{1} << 30) {
+    record_gm_write(s, dst + at, 0, static_cast<uint32_t>(std::min<uint64_t>(bytes - at, 1u << 30)),
+                    1);
+  }
   if (!s.rec.on() || bytes == 0) return;
   aopt::sim::instruction in;
   in.on = aopt::sim::pipe::mte3;

@@ -62,12 +62,25 @@ struct instruction {
   std::vector<uint32_t> auto_deps;
 };
 
+// GM bytes a traced operation wrote (DataCopy UB -> GM, GlobalTensor SetValue): `bursts` runs of
+// `burst_bytes`, one every `stride` bytes from `offset`, in GM region `region` (the index of the
+// kernel argument: inputs, outputs, workspace, tiling). The trusted checker matches the outputs
+// against these: an output byte no traced write covers was written behind the simulator's back.
+struct gm_write {
+  uint32_t region = 0;
+  uint64_t offset = 0;
+  uint64_t stride = 0;
+  uint32_t burst_bytes = 0;
+  uint32_t bursts = 1;
+};
+
 struct core_trace {
   uint32_t block_idx = 0;
   std::vector<instruction> instructions;
   uint64_t ub_high_water_bytes = 0;
   uint64_t gm_read_bytes = 0;
   uint64_t gm_write_bytes = 0;
+  std::vector<gm_write> gm_writes;  // recorded even when instructions are not
 };
 
 }  // namespace aopt::sim

@@ -126,6 +126,20 @@ void trace_recorder::count_gm(uint64_t read_bytes, uint64_t write_bytes) {
   trace_.gm_write_bytes += write_bytes;
 }
 
+void trace_recorder::gm_written(const gm_write& w) {
+  if (w.bursts == 0 || w.burst_bytes == 0) return;
+  std::vector<gm_write>& all = trace_.gm_writes;
+  if (!all.empty() && w.bursts == 1) {
+    gm_write& last = all.back();
+    if (last.bursts == 1 && last.region == w.region && last.offset + last.burst_bytes == w.offset &&
+        uint64_t{last.burst_bytes} + w.burst_bytes <= UINT32_MAX) {
+      last.burst_bytes += w.burst_bytes;
+      return;
+    }
+  }
+  all.push_back(w);
+}
+
 void trace_recorder::note_ub_use(uint64_t end) {
   trace_.ub_high_water_bytes = std::max(trace_.ub_high_water_bytes, end);
 }
@@ -134,7 +148,7 @@ core_trace trace_recorder::take() {
   open_ub_ = no_index;
   open_gm_ = no_index;
   last_on_.fill(no_index);
-  return std::exchange(trace_, core_trace{trace_.block_idx, {}, 0, 0, 0});
+  return std::exchange(trace_, core_trace{trace_.block_idx, {}, 0, 0, 0, {}});
 }
 
 }  // namespace aopt::sim

@@ -1,0 +1,98 @@
+// Little-endian byte encoding for what the candidate and reference processes hand the trusted
+// checker (driver_report.hpp, driver_expected.hpp). The reader checks every length against what
+// is left, so a truncated or hostile delivery fails with malformed_delivery naming the field
+// instead of reading past the end or allocating without bound.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace aopt::sim {
+
+// A delivery that cannot be decoded; what() names the field.
+class malformed_delivery : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class byte_writer {
+ public:
+  template <typename T>
+  void put(T v) {
+    static_assert(std::is_trivially_copyable<T>::value, "plain values only");
+    const size_t at = out_.size();
+    out_.resize(at + sizeof(T));
+    std::memcpy(&out_[at], &v, sizeof(T));
+  }
+  void put_bytes(const void* p, size_t n) {
+    put<uint64_t>(n);
+    out_.append(static_cast<const char*>(p), n);
+  }
+  void put_string(const std::string& s) { put_bytes(s.data(), s.size()); }
+  void put_raw(const char* p, size_t n) { out_.append(p, n); }
+
+  std::string& text() { return out_; }
+
+ private:
+  std::string out_;
+};
+
+class byte_reader {
+ public:
+  byte_reader(const char* data, size_t size) : p_(data), end_(data + size) {}
+
+  template <typename T>
+  T get(const char* field) {
+    need(sizeof(T), field);
+    T v;
+    std::memcpy(&v, p_, sizeof(T));
+    p_ += sizeof(T);
+    return v;
+  }
+  // A count of items of at least `item_bytes` each: never more than the bytes left could hold.
+  uint64_t count(const char* field, size_t item_bytes) {
+    const auto n = get<uint64_t>(field);
+    if (item_bytes != 0 && n > remaining() / item_bytes) {
+      throw malformed_delivery(std::string(field) + ": " + std::to_string(n) +
+                               " items announced, more than the delivery holds");
+    }
+    return n;
+  }
+  std::string get_string(const char* field) {
+    const uint64_t n = count(field, 1);
+    std::string s(p_, n);
+    p_ += n;
+    return s;
+  }
+  std::vector<uint8_t> get_bytes(const char* field) {
+    const uint64_t n = count(field, 1);
+    std::vector<uint8_t> v(reinterpret_cast<const uint8_t*>(p_),
+                           reinterpret_cast<const uint8_t*>(p_) + n);
+    p_ += n;
+    return v;
+  }
+  void expect(const char* magic, size_t n, const char* field) {
+    need(n, field);
+    if (std::memcmp(p_, magic, n) != 0) throw malformed_delivery(std::string(field) + ": missing");
+    p_ += n;
+  }
+  size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+
+ private:
+  void need(size_t n, const char* field) const {
+    if (remaining() < n) {
+      throw malformed_delivery(std::string(field) + ": the delivery ends early (truncated)");
+    }
+  }
+  const char* p_;
+  const char* end_;
+};
+
+// FNV-1a over bytes: the fingerprint of an input tensor (not a security hash: it tells an honest
+// kernel that overwrote its input from one that did not).
+uint64_t fingerprint(const uint8_t* data, size_t n);
+
+}  // namespace aopt::sim

@@ -1,0 +1,44 @@
+// The reference side of an evaluation (issue 17): the operator's reference.cpp runs in its own
+// process (driver_reference_main.cpp), never in the candidate's, so a candidate cannot read the
+// expected outputs. Per input set it regenerates the inputs from the seed (input_generator.hpp),
+// computes the expected outputs and fingerprints the inputs; driver_judge.hpp compares the
+// candidate's delivery with this.
+//
+// Wire format (driver_codec.hpp): "AOPTEXP1", failure message ("" when none), sets, "AOPTEND1".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "aopt/reference.h"
+#include "driver_spec.hpp"
+
+namespace aopt::sim {
+
+struct expected_set {
+  std::vector<std::vector<double>> outputs;  // op.json order
+  std::vector<uint64_t> input_fingerprints;
+};
+
+struct expected_outputs {
+  std::string failure;  // the reference threw or returned the wrong sizes; no sets then
+  std::vector<expected_set> sets;
+};
+
+using reference_fn = void (*)(const aopt_ref::tensors& in, aopt_ref::tensors& out,
+                              const aopt_ref::attrs& attrs);
+
+// Input set `set` of `op`: the GM bytes of every input (seed op.seed + set).
+std::vector<std::vector<uint8_t>> make_inputs(const driver_op& op, uint32_t set);
+
+aopt_ref::attrs reference_attrs(const driver_op& op);
+
+// Runs the reference on input sets 0..sets-1. Never throws for a failing reference: `failure`.
+expected_outputs compute_expected(const driver_op& op, reference_fn reference, uint32_t sets);
+
+std::string encode_expected(const expected_outputs& e);
+// Throws malformed_delivery naming the field.
+expected_outputs decode_expected(const std::string& bytes, const driver_op& op);
+
+}  // namespace aopt::sim

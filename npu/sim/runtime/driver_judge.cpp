@@ -1,0 +1,306 @@
+#include "driver_judge.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "driver_failure.hpp"
+#include "driver_trace_check.hpp"
+#include "hazard_detector.hpp"
+#include "roofline.hpp"
+#include "tensor_check.hpp"
+#include "timing_model.hpp"
+
+namespace aopt::sim {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr size_t max_candidate_diagnostics = 20;
+constexpr size_t max_diagnostic_chars = 400;
+
+struct timing_outcome {
+  json profile;
+  json roof;
+  json latency;
+  double latency_us = 0;
+  double raw_latency_us = 0;
+  double bound_us = 0;
+  std::string roof_summary;
+};
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+json pipe_json(double busy_cycles, double total_cycles, const hw_profile& hw) {
+  return {{"time_us", hw.cycles_to_us(busy_cycles)},
+          {"ratio", total_cycles > 0 ? busy_cycles / total_cycles : 0.0}};
+}
+
+timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace>& traces) {
+  const hw_profile& hw = spec.hw;
+  const auto block_dim = static_cast<uint32_t>(traces.size());
+  std::vector<core_timing> cores;
+  cores.reserve(traces.size());
+  for (const auto& t : traces) cores.push_back(replay_core(t, hw, block_dim));
+  const kernel_timing kt = combine_cores(cores, traces, hw);
+
+  const core_timing& critical = cores.at(kt.critical_core);
+  uint64_t ub_high = 0, gm_read = 0, gm_write = 0, bursts = 0, dma_bytes = 0, scalar = 0,
+           vector = 0, instructions = 0;
+  double vector_work = 0;
+  for (size_t i = 0; i < cores.size(); ++i) {
+    ub_high = std::max(ub_high, traces[i].ub_high_water_bytes);
+    gm_read += traces[i].gm_read_bytes;
+    gm_write += traces[i].gm_write_bytes;
+    instructions += traces[i].instructions.size();
+    bursts += cores[i].dma_bursts;
+    dma_bytes += cores[i].dma_bytes;
+    scalar += cores[i].scalar_accesses;
+    vector += cores[i].vector_instructions;
+    vector_work += cores[i].vector_work_cycles;
+  }
+
+  timing_outcome out;
+  out.raw_latency_us = kt.latency_us;
+  std::vector<double> samples(spec.repetitions, kt.latency_us);
+  if (spec.noise_stddev_fraction > 0) {
+    std::mt19937_64 rng(spec.noise_seed);
+    std::normal_distribution<double> noise(0.0, spec.noise_stddev_fraction);
+    // A draw below -95% would make a latency near zero or negative: not a measurement.
+    for (double& s : samples) s = kt.latency_us * std::max(0.05, 1.0 + noise(rng));
+  }
+  out.latency_us = median_of(samples);
+  double mean = 0;
+  for (double s : samples) mean += s;
+  mean /= static_cast<double>(samples.size());
+  double variance = 0;
+  for (double s : samples) variance += (s - mean) * (s - mean);
+  variance /= static_cast<double>(samples.size());
+  out.latency = {{"median_us", out.latency_us},
+                 {"min_us", *std::min_element(samples.begin(), samples.end())},
+                 {"max_us", *std::max_element(samples.begin(), samples.end())},
+                 {"stddev_us", std::sqrt(variance)},
+                 {"repetitions", samples.size()}};
+
+  out.profile = {
+      {"scalar",
+       pipe_json(critical.busy_cycles[static_cast<int>(pipe::s)], critical.total_cycles, hw)},
+      {"vector",
+       pipe_json(critical.busy_cycles[static_cast<int>(pipe::v)], critical.total_cycles, hw)},
+      {"mte2",
+       pipe_json(critical.busy_cycles[static_cast<int>(pipe::mte2)], critical.total_cycles, hw)},
+      {"mte3",
+       pipe_json(critical.busy_cycles[static_cast<int>(pipe::mte3)], critical.total_cycles, hw)},
+      {"block_dim", block_dim},
+      {"ub_high_water_bytes", ub_high},
+      {"ub_capacity_bytes", hw.ub_bytes},
+      {"gm_read_bytes", gm_read},
+      {"gm_write_bytes", gm_write},
+      {"dma_bursts", bursts},
+      {"mean_burst_bytes",
+       bursts > 0 ? static_cast<double>(dma_bytes) / static_cast<double>(bursts) : 0.0},
+      {"scalar_accesses", scalar},
+      {"vector_instructions", vector},
+      {"barrier_stall_us", hw.cycles_to_us(critical.barrier_stall_cycles)},
+      {"flag_wait_us", hw.cycles_to_us(critical.flag_wait_cycles)},
+      {"auto_sync_wait_us", hw.cycles_to_us(critical.auto_sync_wait_cycles)},
+      {"waves", kt.waves},
+      {"launch_overhead_us", kt.launch_overhead_us},
+      {"core_time_max_us", kt.core_time_max_us},
+      {"core_time_mean_us", kt.core_time_mean_us},
+      {"trace_instructions", instructions}};
+
+  const roofline roof = compute_roofline(spec.op.io_bytes(), vector_work, out.latency_us, hw);
+  out.roof = roof;
+  out.bound_us = roof.bound_us;
+  out.roof_summary = "roofline bound " + format_value(roof.bound_us) + " us (memory " +
+                     format_value(roof.memory_bound_us) + " us, vector " +
+                     format_value(roof.vector_bound_us) + " us)";
+  return out;
+}
+
+// The candidate's own failure: believed (it can only hurt itself) but never as more than a
+// runtime or precision error.
+void candidate_failure(const set_report& s) {
+  const bool known = s.failed_status == "runtime_error" || s.failed_status == "precision_error";
+  fail(known ? s.failed_status : "runtime_error",
+       s.failed_kind.empty() ? "candidate" : s.failed_kind, s.message);
+}
+
+void check_tiling(const set_report& s) {
+  if (s.block_dim == 0 || s.block_dim > max_block_dim) {
+    fail("runtime_error", "bad_block_dim",
+         "blockDim " + std::to_string(s.block_dim) + " is outside 1.." +
+             std::to_string(max_block_dim));
+  }
+  if (s.workspace_bytes > max_workspace_bytes) {
+    fail("runtime_error", "bad_workspace",
+         "workspace of " + std::to_string(s.workspace_bytes) + " bytes exceeds 1 GiB");
+  }
+}
+
+void check_set(const driver_spec& spec, const run_report& report, const expected_outputs& expected,
+               uint32_t set) {
+  const driver_op& op = spec.op;
+  const set_report& s = report.sets[set];
+  const expected_set& want = expected.sets.at(set);
+  if (!s.failed_status.empty()) candidate_failure(s);
+  check_tiling(s);
+  if (s.input_fingerprints.size() != op.inputs.size() || s.outputs.size() != op.outputs.size()) {
+    fail("runtime_error", "malformed_delivery",
+         "the candidate delivered " + std::to_string(s.outputs.size()) + " outputs and " +
+             std::to_string(s.input_fingerprints.size()) +
+             " input fingerprints; the operator has " + std::to_string(op.outputs.size()) +
+             " and " + std::to_string(op.inputs.size()));
+  }
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    if (s.input_fingerprints[i] != want.input_fingerprints[i]) {
+      // Name the changed elements when the candidate delivered the bytes, against the inputs
+      // regenerated here.
+      if (i < s.changed_inputs.size() && s.changed_inputs[i].size() == op.inputs[i].bytes()) {
+        const auto inputs = make_inputs(op, set);
+        if (auto f =
+                check_input_unchanged(op.inputs[i], inputs[i].data(), s.changed_inputs[i].data())) {
+          fail("precision_error", f->kind, f->message);
+        }
+      }
+      fail("precision_error", "input_modified",
+           "input " + op.inputs[i].name +
+               " differs after the run from the data the kernel was given (a kernel must not "
+               "write its inputs)");
+    }
+  }
+  for (size_t i = 0; i < op.outputs.size(); ++i) {
+    const driver_tensor& t = op.outputs[i];
+    if (s.outputs[i].size() != t.bytes()) {
+      fail("runtime_error", "malformed_delivery",
+           "output " + t.name + ": " + std::to_string(s.outputs[i].size()) +
+               " bytes delivered, the tensor holds " + std::to_string(t.bytes()));
+    }
+    if (auto f =
+            compare_output(t, s.outputs[i].data(), want.outputs[i], op.tolerance_for(t), set)) {
+      const bool stale =
+          set > 0 && !compare_output(t, s.outputs[i].data(), expected.sets[set - 1].outputs[i],
+                                     op.tolerance_for(t), set);
+      if (stale) {
+        fail("precision_error", "stale_output",
+             "output " + t.name + " holds the expected result of input set " +
+                 std::to_string(set - 1) + ", not of this one: results cached across input sets");
+      }
+      fail("precision_error", f->kind, f->message);
+    }
+  }
+  if (auto f = check_set_trace(spec, s, set == 0)) fail("precision_error", f->kind, f->message);
+}
+
+}  // namespace
+
+json failed_result(const driver_spec* spec, const std::string& status, const std::string& kind,
+                   const std::string& message) {
+  return {{"status", status},
+          {"error_kind", kind},
+          {"message", message},
+          {"latency_us", 0.0},
+          {"latency_is_simulated", true},
+          {"diagnostics", json::array()},
+          {"device", "sim"},
+          {"device_profile", spec != nullptr ? spec->hw.name : ""},
+          {"run_seconds", 0.0}};
+}
+
+json judge_run(const driver_spec& spec, const run_report& report,
+               const expected_outputs& expected) {
+  json result = failed_result(&spec, "infra_error", "", "");
+  std::vector<std::string> diagnostics;
+  for (const auto& d : report.diagnostics) {
+    if (diagnostics.size() == max_candidate_diagnostics) break;
+    diagnostics.push_back(d.substr(0, max_diagnostic_chars));
+  }
+  const driver_op& op = spec.op;
+  try {
+    if (!expected.failure.empty()) fail("runtime_error", "reference_failed", expected.failure);
+    if (report.sets.empty()) {
+      fail("runtime_error", "no_delivery", "the candidate delivered no input set");
+    }
+    const bool last_failed = !report.sets.back().failed_status.empty();
+    if (report.sets.size() > spec.input_sets ||
+        (report.sets.size() < spec.input_sets && !last_failed)) {
+      fail("runtime_error", "malformed_delivery",
+           "the candidate delivered " + std::to_string(report.sets.size()) + " of " +
+               std::to_string(spec.input_sets) + " input sets");
+    }
+    if (expected.sets.size() < report.sets.size()) {
+      fail("infra_error", "reference", "the reference computed fewer input sets than were run");
+    }
+    for (uint32_t set = 0; set < report.sets.size(); ++set) {
+      const set_report& s = report.sets[set];
+      if (set == 0) {
+        result["tiling_key"] = s.tiling_key;
+        result["block_dim"] = s.block_dim;
+        result["workspace_bytes"] = s.workspace_bytes;
+      }
+      try {
+        check_set(spec, report, expected, set);
+      } catch (const evaluation_failure& v) {
+        fail(v.status(), v.kind(),
+             "input set " + std::to_string(set) + " (seed " + std::to_string(op.seed + set) +
+                 "): " + v.what());
+      }
+    }
+    const set_report& first = report.sets[0];
+    diagnostics.push_back("blockDim " + std::to_string(first.block_dim) + ", tiling key " +
+                          std::to_string(first.tiling_key) + ", tiling data " +
+                          std::to_string(first.tiling_data_size) + " bytes, workspace " +
+                          std::to_string(first.workspace_bytes) + " bytes; " +
+                          std::to_string(spec.input_sets) + " input sets passed");
+
+    const timing_outcome timing = time_kernel(spec, first.traces);
+    result["latency_us"] = timing.latency_us;
+    result["latency"] = timing.latency;
+    result["profile"] = timing.profile;
+    result["roofline"] = timing.roof;
+    diagnostics.push_back(timing.roof_summary);
+
+    if (spec.detect_races) {
+      for (size_t block = 0; block < first.traces.size(); ++block) {
+        if (auto race = find_first_race(first.traces[block])) {
+          fail("precision_error", "data_race",
+               "block " + std::to_string(block) + ": " + race->message);
+        }
+      }
+    }
+    if (!(timing.raw_latency_us > 0) || !std::isfinite(timing.raw_latency_us)) {
+      fail("precision_error", "suspicious",
+           "simulated latency " + format_value(timing.raw_latency_us) +
+               " us is not a positive time: the trace holds no work");
+    }
+    // Judged on the noise-free latency: noise models the measurement, not the kernel.
+    if (timing.raw_latency_us < timing.bound_us * (1 - 1e-9)) {
+      fail("precision_error", "suspicious",
+           "simulated latency " + format_value(timing.raw_latency_us) + " us is below the " +
+               timing.roof_summary +
+               ": the kernel moves less data or does less work than the operator needs");
+    }
+    result["status"] = "ok";
+  } catch (const evaluation_failure& v) {
+    result["status"] = v.status();
+    result["error_kind"] = v.kind();
+    result["message"] = v.what();
+  } catch (const std::exception& e) {
+    // A checker-side failure (a bad hardware profile value reaching the timing model, ...).
+    result["status"] = "infra_error";
+    result["error_kind"] = "driver";
+    result["message"] = std::string("checker: ") + e.what();
+  }
+  result["diagnostics"] = diagnostics;
+  return result;
+}
+
+}  // namespace aopt::sim

@@ -1,0 +1,52 @@
+// What a candidate process delivers to the trusted checker (issue 17): per input set, what its
+// tiling function decided, the raw output bytes, a fingerprint of each input after the run and
+// the blocks' instruction traces (full for the timed first set; GM writes and byte counts for the
+// others). It carries no verdict: status and latency are decided by driver_judge.hpp from this,
+// the reference's expected outputs and the operator spec.
+//
+// A candidate-side failure (tiling failed, a simulator check, an exception in the kernel) is
+// reported as such; a candidate can only hurt itself with one.
+//
+// Wire format (driver_codec.hpp): "AOPTRPT2", diagnostics, sets, API name table, "AOPTEND1".
+// Extending the trace: add the field to encode/decode here, bump the magic.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "trace.hpp"
+
+namespace aopt::sim {
+
+struct set_report {
+  // Empty when the set ran to the end; else "runtime_error"/"precision_error" with a kind.
+  std::string failed_status;
+  std::string failed_kind;
+  std::string message;
+  uint32_t block_dim = 0;
+  uint64_t tiling_key = 0;
+  uint64_t workspace_bytes = 0;
+  uint64_t tiling_data_size = 0;
+  std::vector<std::vector<uint8_t>> outputs;  // op.json order, the GM bytes after the run
+  std::vector<uint64_t> input_fingerprints;   // of each input's GM bytes after the run
+  // The GM bytes after the run of each input the kernel changed (empty for the others): what
+  // the checker names in its input_modified message.
+  std::vector<std::vector<uint8_t>> changed_inputs;
+  std::vector<core_trace> traces;  // one per block
+};
+
+struct run_report {
+  std::vector<std::string> diagnostics;
+  std::vector<set_report> sets;
+  // Owns the API names the decoded traces point to (instruction::api); moving the report keeps
+  // them in place.
+  std::deque<std::string> api_names;
+};
+
+std::string encode_report(const run_report& report);
+// Throws malformed_delivery naming the field that is missing or inconsistent.
+run_report decode_report(const std::string& bytes);
+
+}  // namespace aopt::sim

@@ -1,0 +1,90 @@
+// A Stage I episode whose mutator is hostile half of the time: among honest tiling programs it
+// proposes the exploits of issue 17 (forged results with early exits from the tiling function,
+// a static constructor, an atexit handler corrupting the delivery). Evaluated by the simulator
+// device with the static screen off, so the trusted checker alone stands between them and the
+// score: the episode ends with the best of the run without them, latency and tiling.
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "adversarial/checker_fixture.hpp"
+#include "agent/episode.hpp"
+
+using aopt::testing::checker_fixture;
+namespace agent = aopt::agent;
+
+namespace {
+
+// Runs a Stage I episode proposing `tilings` in order; returns its final state.
+agent::episode_state run_episode(checker_fixture& f, const std::vector<std::string>& tilings) {
+  agent::episode_config cfg;
+  cfg.strat = agent::strategy::stage1;
+  cfg.budget = static_cast<uint32_t>(tilings.size());
+  agent::episode_engine e(f.op, agent::initial_episode_state("c", f.op, cfg));
+  size_t proposed = 0;
+  for (int step = 0; step < 100 && !e.finished(); ++step) {
+    agent::episode_action a = e.next();
+    if (std::holds_alternative<agent::need_mutation>(a)) {
+      REQUIRE(proposed < tilings.size());
+      agent::mutation_reply r;
+      r.tiling = tilings[proposed++];
+      r.origin = "scripted";
+      e.on_mutation(r, "hostile-mutator");
+    } else if (auto* ev = std::get_if<agent::need_evaluation>(&a)) {
+      e.on_evaluation(f.unscreened.evaluate(f.op, ev->request.tiling, ev->request.kernel, {}));
+    } else {
+      REQUIRE(std::holds_alternative<agent::episode_finished>(a));
+    }
+  }
+  REQUIRE(e.finished());
+  return e.state();
+}
+
+}  // namespace
+
+TEST_SUITE("adversarial") {
+  TEST_CASE("a hostile mutator's exploits among honest tilings leave the episode's result as is") {
+    checker_fixture f;
+    const std::string& t0 = f.op.host_source;
+    const std::string tile_line = "constexpr uint32_t TILE_NUM = 8;";
+    const std::string body = "  AddTiledTilingData tiling;\n";
+    const std::vector<std::string> honest = {
+        f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 2;"),
+        f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 1;"),
+    };
+    const std::string includes = "#include <cstdio>\n#include <cstdlib>\n#include <unistd.h>\n";
+    const std::vector<std::string> hostile = {
+        includes + f.replace(t0, body,
+                             "  { FILE* o = std::fopen(\"result.json\", \"w\");\n"
+                             "    std::fputs(\"{\\\"status\\\": \\\"ok\\\", \\\"latency_us\\\": "
+                             "0.001}\", o); std::fclose(o); _exit(0); }\n" +
+                                 body),
+        includes + f.replace(t0, "namespace optiling {\n",
+                             "static int forged = [] { _exit(0); return 0; }();\n"
+                             "namespace optiling {\n"),
+        includes + f.replace(t0, body,
+                             "  std::atexit([] { for (int fd = 3; fd < 10; ++fd) "
+                             "::write(fd, \"AOPTEND1\", 8); });\n" +
+                                 body),
+    };
+    std::vector<std::string> mixed;
+    for (size_t i = 0; i < hostile.size(); ++i) {
+      mixed.push_back(hostile[i]);
+      if (i < honest.size()) mixed.push_back(honest[i]);
+    }
+
+    const agent::episode_state clean = run_episode(f, honest);
+    const agent::episode_state attacked = run_episode(f, mixed);
+    CHECK(attacked.candidates == mixed.size());
+    CHECK(attacked.best_us == clean.best_us);
+    CHECK(attacked.best_tiling == clean.best_tiling);
+    CHECK(attacked.best_result.latency_us == clean.best_result.latency_us);
+    // Every hostile candidate was evaluated and refused.
+    uint64_t refused = 0;
+    for (const auto& [kind, n] : attacked.failures) refused += n;
+    CHECK(refused == hostile.size());
+    MESSAGE("best " << attacked.best_us << " us; failures "
+                    << nlohmann::json(attacked.failures).dump());
+  }
+}

@@ -1,0 +1,176 @@
+// The trusted checker's reading of a delivery, on hand-made deliveries: a truncated or padded
+// one is malformed, a trace that does not account for correct outputs is untraced work, an
+// inconsistent record is a malformed trace; a consistent one passes.
+#include <cstring>
+
+#include <doctest/doctest.h>
+
+#include "npu/sim/runtime/driver_codec.hpp"
+#include "npu/sim/runtime/driver_expected.hpp"
+#include "npu/sim/runtime/driver_judge.hpp"
+#include "npu/sim/runtime/driver_report.hpp"
+#include "npu/sim/runtime/driver_trace_check.hpp"
+
+using namespace aopt::sim;
+
+namespace {
+
+// z = x for 64 float32 values on one core: the operator of the hand-made deliveries.
+driver_spec copy_spec(const char* category) {
+  return parse_driver_spec(
+      {{"op",
+        {{"name", "copy"},
+         {"category", category},
+         {"inputs", {{{"name", "x"}, {"dtype", "float32"}, {"shape", {64}}}}},
+         {"outputs", {{{"name", "z"}, {"dtype", "float32"}, {"shape", {64}}}}}}},
+       {"input_sets", 1}});
+}
+
+instruction dma(op_class cls, ub_range r) {
+  instruction in;
+  in.on = cls == op_class::dma_in ? pipe::mte2 : pipe::mte3;
+  in.cls = cls;
+  in.api = "DataCopy";
+  in.bytes = r.end - r.begin;
+  in.bursts = 1;
+  in.min_burst_bytes = static_cast<uint32_t>(in.bytes);
+  (cls == op_class::dma_in ? in.writes : in.reads).push_back(r);
+  return in;
+}
+
+instruction vec(ub_range read, ub_range write) {
+  instruction in;
+  in.on = pipe::v;
+  in.cls = op_class::vec_simple;
+  in.api = "Muls";
+  in.bytes = write.end - write.begin;
+  in.repeats = 1;
+  in.reads = {read};
+  in.writes = {write};
+  return in;
+}
+
+// x in, `middle` (if any), z out from `out_from`, with the GM write recorded.
+set_report honest_set(const driver_spec& spec, bool compute) {
+  set_report s;
+  s.block_dim = 1;
+  const auto inputs = make_inputs(spec.op, 0);
+  s.input_fingerprints = {fingerprint(inputs[0].data(), inputs[0].size())};
+  s.outputs = {inputs[0]};
+  core_trace t;
+  t.instructions.push_back(dma(op_class::dma_in, {0, 256}));
+  ub_range out = {0, 256};
+  if (compute) {
+    t.instructions.push_back(vec({0, 256}, {256, 512}));
+    t.instructions[1].deps = {0};
+    out = {256, 512};
+  }
+  t.instructions.push_back(dma(op_class::dma_out, out));
+  t.instructions.back().deps = {static_cast<uint32_t>(t.instructions.size() - 2)};
+  t.gm_read_bytes = 256;
+  t.gm_write_bytes = 256;
+  t.gm_writes = {{1, 0, 0, 256, 1}};
+  s.traces = {t};
+  return s;
+}
+
+std::string kind_of(const driver_spec& spec, const set_report& s) {
+  auto f = check_set_trace(spec, s, true);
+  return f ? f->kind : "";
+}
+
+}  // namespace
+
+TEST_SUITE("adversarial") {
+  TEST_CASE("a delivery that is truncated, padded or forged from scratch is malformed") {
+    const driver_spec spec = copy_spec("data_movement");
+    run_report report;
+    report.sets.push_back(honest_set(spec, false));
+    const std::string bytes = encode_report(report);
+    CHECK(decode_report(bytes).sets.at(0).traces.at(0).instructions.size() == 2);
+    CHECK(std::string(decode_report(bytes).sets[0].traces[0].instructions[0].api) == "DataCopy");
+    CHECK_THROWS_AS(decode_report(bytes.substr(0, bytes.size() - 3)), malformed_delivery);
+    CHECK_THROWS_AS(decode_report(bytes + "AOPTEND1"), malformed_delivery);
+    CHECK_THROWS_AS(decode_report(""), malformed_delivery);
+    // Many small records at the very end (GM writes) decode: counts are bounded by record size.
+    run_report many = report;
+    many.sets[0].traces[0].gm_writes.assign(69, {1, 0, 0, 4, 1});
+    CHECK(decode_report(encode_report(many)).sets[0].traces[0].gm_writes.size() == 69);
+    CHECK_THROWS_AS(decode_report("{\"status\": \"ok\", \"latency_us\": -5}"), malformed_delivery);
+    // A count announcing more than the delivery holds is refused before anything is allocated.
+    std::string huge = bytes;
+    const uint64_t absurd = uint64_t{1} << 60;
+    std::memcpy(&huge[8], &absurd, sizeof absurd);
+    CHECK_THROWS_WITH_AS(decode_report(huge), doctest::Contains("more than the delivery holds"),
+                         malformed_delivery);
+  }
+
+  TEST_CASE("a consistent trace passes; one that does not account for the outputs does not") {
+    const driver_spec copy = copy_spec("data_movement");
+    const driver_spec compute = copy_spec("elementwise");
+    CHECK(kind_of(copy, honest_set(copy, false)) == "");
+    CHECK(kind_of(compute, honest_set(compute, true)) == "");
+
+    set_report raw = honest_set(compute, true);  // outputs written through a raw pointer
+    raw.traces[0].gm_writes.clear();
+    raw.traces[0].gm_write_bytes = 0;
+    CHECK(kind_of(compute, raw) == "untraced_work");
+
+    set_report partial = honest_set(compute, true);  // half of z written by a raw pointer
+    partial.traces[0].gm_writes[0].burst_bytes = 128;
+    partial.traces[0].gm_write_bytes = 128;
+    CHECK(kind_of(compute, partial) == "untraced_work");
+
+    // The input copied straight back out while the operator computes: the computation was done
+    // on the UB bytes through a raw pointer.
+    CHECK(kind_of(compute, honest_set(compute, false)) == "untraced_work");
+
+    set_report unwritten = honest_set(compute, true);  // z's UB bytes filled behind the trace
+    unwritten.traces[0].instructions[1].writes = {{1024, 1280}};
+    CHECK(kind_of(compute, unwritten) == "untraced_work");
+  }
+
+  TEST_CASE("inconsistent trace records are a malformed trace") {
+    const driver_spec spec = copy_spec("data_movement");
+    set_report s = honest_set(spec, false);
+    s.traces[0].gm_writes[0].offset = 200;  // past z's 256 bytes
+    CHECK(kind_of(spec, s) == "malformed_trace");
+    s = honest_set(spec, false);
+    s.traces[0].instructions[0].deps = {1};
+    CHECK(kind_of(spec, s) == "malformed_trace");
+    s = honest_set(spec, false);
+    s.traces[0].instructions[0].writes = {{0, 1u << 30}};
+    CHECK(kind_of(spec, s) == "malformed_trace");
+    s = honest_set(spec, false);
+    s.traces[0].gm_write_bytes = 4096;  // bytes the listed writes do not hold
+    CHECK(kind_of(spec, s) == "malformed_trace");
+    s = honest_set(spec, false);
+    s.block_dim = 2;
+    CHECK(kind_of(spec, s) == "malformed_trace");
+  }
+
+  TEST_CASE("the judgement: missing sets, a trace without time and a claimed infra error") {
+    const driver_spec spec = copy_spec("data_movement");
+    const expected_outputs expected = compute_expected(
+        spec.op,
+        [](const aopt_ref::tensors& in, aopt_ref::tensors& out, const aopt_ref::attrs&) {
+          out[0].data = in[0].data;
+        },
+        1);
+    run_report report;
+    CHECK(judge_run(spec, report, expected)["error_kind"] == "no_delivery");
+    report.sets.push_back(honest_set(spec, false));
+    const auto ok = judge_run(spec, report, expected);
+    CHECK_MESSAGE(ok["status"] == "ok", ok.dump(1));
+    CHECK(ok["latency_us"].get<double>() > 0);
+
+    run_report claims = report;
+    claims.sets[0].failed_status = "infra_error";  // a candidate cannot blame the machine
+    claims.sets[0].message = "not my fault";
+    CHECK(judge_run(spec, claims, expected)["status"] == "runtime_error");
+
+    run_report modified = report;
+    modified.sets[0].input_fingerprints[0] ^= 1;
+    CHECK(judge_run(spec, modified, expected)["error_kind"] == "input_modified");
+  }
+}
