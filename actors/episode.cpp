@@ -7,8 +7,10 @@
 #include "actors/messages.hpp"
 #include "agent/episode.hpp"
 #include "agent/eval_cache.hpp"
+#include "agent/improvement_confirmation.hpp"
 #include "agent/outcome_reason.hpp"
 #include "base/utf8.hpp"
+#include "npu/validation_shapes.hpp"
 
 namespace aopt::actors {
 namespace {
@@ -93,6 +95,71 @@ result<T> from_error(const caf::error& e, const char* role) {
 
 void step(episode_actor* self);
 
+npu::eval_result read_result(const evaluation_done& done) {
+  try {
+    return nlohmann::json::parse(done.result_json).get<npu::eval_result>();
+  } catch (const nlohmann::json::exception& e) {
+    npu::eval_result r;
+    r.status = npu::eval_status::infra_error;
+    r.message = std::string("evaluation result unreadable: ") + e.what();
+    return r;
+  }
+}
+
+npu::eval_result evaluator_failure(const caf::error& e) {
+  npu::eval_result r;
+  r.status = npu::eval_status::infra_error;
+  r.message = "evaluator actor: " + caf::to_string(e);
+  return r;
+}
+
+// Hands the engine the outcome of the evaluation it asked for, persists it with its cache entry
+// (none for a failed evaluator call: `cache_key` empty) and takes the next step.
+void record_evaluation(episode_actor* self, const std::string& cache_key,
+                       const npu::eval_result& r) {
+  agent::candidate_record record = self->state.engine->on_evaluation(r);
+  std::optional<agent::eval_cache_entry> entry;
+  if (!cache_key.empty() && agent::is_cacheable(r)) entry = agent::eval_cache_entry{cache_key, r};
+  if (persist(self, record, entry)) step(self);
+}
+
+// A candidate that would become the best is evaluated once more, cold, before it is accepted.
+void confirm(episode_actor* self, evaluation_job job, const std::string& cache_key,
+             npu::eval_result first) {
+  job.cold = true;
+  self->request(self->state.ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, job)
+      .then(
+          [=](const evaluation_done& done) {
+            record_evaluation(self, cache_key, agent::confirmed_result(first, read_result(done)));
+          },
+          [=](caf::error& e) {
+            record_evaluation(self, "", agent::confirmed_result(first, evaluator_failure(e)));
+          });
+}
+
+// Evaluates the best on the validation shapes one after another (correctness only), then hands
+// the engine all results.
+void validate(episode_actor* self, const agent::need_validation& need,
+              std::shared_ptr<std::vector<npu::eval_result>> results) {
+  if (results->size() == need.shapes.size()) {
+    self->state.engine->on_validation(*results);
+    if (persist(self, std::nullopt, std::nullopt)) step(self);
+    return;
+  }
+  const episode_context& ctx = self->state.ctx;
+  auto op = std::make_shared<const npu::op_package>(
+      npu::with_shapes(*ctx.op, need.shapes[results->size()]));
+  evaluation_job job{ctx.state.campaign, ctx.op->dir.string(), need.tiling, need.kernel, op};
+  job.validation = true;
+  auto next = [self, need, results](npu::eval_result r) {
+    results->push_back(std::move(r));
+    validate(self, need, results);
+  };
+  self->request(ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, std::move(job))
+      .then([=](const evaluation_done& done) { next(read_result(done)); },
+            [=](caf::error& e) { next(evaluator_failure(e)); });
+}
+
 void continue_after(episode_actor* self, const std::optional<agent::candidate_record>& record) {
   if (record && !persist(self, record, std::nullopt)) return;
   step(self);
@@ -168,30 +235,20 @@ void step(episode_actor* self) {
           [&](const agent::need_evaluation& ev) {
             evaluation_job job{ctx.state.campaign, ctx.op->dir.string(), ev.request.tiling,
                                ev.request.kernel, ctx.op};
-            self->request(ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, std::move(job))
+            self->request(ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, job)
                 .then(
                     [=](const evaluation_done& done) {
-                      npu::eval_result r;
-                      try {
-                        r = nlohmann::json::parse(done.result_json).get<npu::eval_result>();
-                      } catch (const nlohmann::json::exception& e) {
-                        r.status = npu::eval_status::infra_error;
-                        r.message = std::string("evaluation result unreadable: ") + e.what();
+                      npu::eval_result r = read_result(done);
+                      if (self->state.ctx.pipeline.confirm_improvements &&
+                          self->state.engine->would_accept(r)) {
+                        return confirm(self, job, done.cache_key, std::move(r));
                       }
-                      agent::candidate_record record = self->state.engine->on_evaluation(r);
-                      std::optional<agent::eval_cache_entry> entry;
-                      if (agent::is_cacheable(r)) {
-                        entry = agent::eval_cache_entry{done.cache_key, r};
-                      }
-                      if (persist(self, record, entry)) step(self);
+                      record_evaluation(self, done.cache_key, r);
                     },
-                    [=](caf::error& e) {
-                      npu::eval_result r;
-                      r.status = npu::eval_status::infra_error;
-                      r.message = "evaluator actor: " + caf::to_string(e);
-                      agent::candidate_record record = self->state.engine->on_evaluation(r);
-                      if (persist(self, record, std::nullopt)) step(self);
-                    });
+                    [=](caf::error& e) { record_evaluation(self, "", evaluator_failure(e)); });
+          },
+          [&](const agent::need_validation& v) {
+            validate(self, v, std::make_shared<std::vector<npu::eval_result>>());
           },
           [&](const agent::episode_finished&) {
             // An episode can end without an evaluation (a stage with nothing left to propose):

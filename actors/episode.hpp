@@ -29,6 +29,9 @@ struct episode_pipeline {
   caf::actor evaluator;
   std::string mutator_policy;  // names recorded with each candidate
   std::string refiner_policy;
+  // A candidate that would become the best is evaluated once more, cold, before it is accepted
+  // (agent/improvement_confirmation.hpp).
+  bool confirm_improvements = true;
 };
 
 struct episode_context {

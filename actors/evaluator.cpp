@@ -18,14 +18,19 @@ evaluation_done evaluate(const evaluator_context& ctx, const evaluation_job& job
       agent::eval_cache_key(ctx.device->profile_id(), *job.op, job.tiling, job.kernel, ctx.options);
   npu::eval_result result;
   std::optional<npu::eval_result> cached =
-      ctx.cache ? ctx.cache->lookup(done.cache_key) : std::nullopt;
+      ctx.cache && !job.cold && !job.validation ? ctx.cache->lookup(done.cache_key)
+                                                : std::nullopt;
   if (cached) {
     result = *cached;
     result.from_cache = true;
     ++cache_hits;
   } else {
-    agent::device_slots::lease slot(*ctx.slots);
-    result = ctx.device->evaluate(*job.op, job.tiling, job.kernel, ctx.options);
+    npu::eval_options options = ctx.options;
+    options.cold = job.cold;
+    agent::device_slots::lease slot(*ctx.slots, job.cold         ? agent::slot_use::confirmation
+                                                : job.validation ? agent::slot_use::validation
+                                                                 : agent::slot_use::candidate);
+    result = ctx.device->evaluate(*job.op, job.tiling, job.kernel, options);
   }
   done.result_json = dump_json(nlohmann::json(result));
   return done;
@@ -44,8 +49,9 @@ caf::actor spawn_evaluator(caf::actor_system& sys, evaluator_context context) {
         },
         [=](stats_atom) {
           agent::slot_stats s = ctx->slots->stats();
-          return pool_stats{s.slots,     s.in_flight,        s.max_in_flight, s.waiting,
-                            s.completed, cache_hits->load(), s.busy_seconds};
+          return pool_stats{s.slots,     s.in_flight,        s.max_in_flight,   s.waiting,
+                            s.completed, cache_hits->load(), s.confirmations,
+                            s.validations, s.busy_seconds};
         },
     };
   });

@@ -1,5 +1,6 @@
 // Evaluator role: evaluates candidates on the device through the device pool. Answers from the
-// evaluation cache when it can; otherwise waits for a device slot on a detached thread.
+// evaluation cache when it can; otherwise waits for a device slot on a detached thread. A cold
+// job (a confirmation) always goes to the device, built afresh (eval_options::cold).
 //
 //   (evaluate_atom, evaluation_job) -> evaluation_done
 //   (stats_atom)                    -> pool_stats  the device pool's counts, and the jobs this

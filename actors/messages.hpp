@@ -50,11 +50,16 @@ struct evaluation_job {
   std::string kernel;
   // Local fast path: the already loaded package (not serialised; remote workers load op_dir).
   std::shared_ptr<const npu::op_package> op;
+  // A confirmation: evaluated on the device from a cold build, never answered from a cache.
+  bool cold = false;
+  // A check of the final best on a validation shape (`op` reshaped): on the device, uncached.
+  bool validation = false;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, evaluation_job& x) {
-  return f(caf::meta::type_name("evaluation_job"), x.campaign, x.op_dir, x.tiling, x.kernel);
+  return f(caf::meta::type_name("evaluation_job"), x.campaign, x.op_dir, x.tiling, x.kernel,
+           x.cold, x.validation);
 }
 
 struct evaluation_done {
@@ -130,13 +135,16 @@ struct pool_stats {
   uint32_t queued = 0;
   uint64_t evaluated = 0;
   uint64_t cache_hits = 0;
+  uint64_t confirmations = 0;  // cold re-evaluations of accepted improvements (issue 17)
+  uint64_t validations = 0;    // evaluations of final bests on validation shapes
   double busy_seconds = 0;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, pool_stats& x) {
   return f(caf::meta::type_name("pool_stats"), x.slots, x.in_flight, x.max_in_flight, x.queued,
-           x.evaluated, x.cache_hits, x.busy_seconds);
+           x.evaluated, x.cache_hits, x.confirmations,
+           x.validations, x.busy_seconds);
 }
 
 }  // namespace aopt::actors

@@ -15,9 +15,15 @@ struct slot_stats {
   uint32_t in_flight = 0;
   uint32_t max_in_flight = 0;
   uint32_t waiting = 0;
-  uint64_t completed = 0;
+  uint64_t completed = 0;      // candidate evaluations
+  uint64_t confirmations = 0;  // cold re-evaluations of accepted improvements (issue 17)
+  uint64_t validations = 0;    // final bests checked on validation shapes
   double busy_seconds = 0;  // summed over slots
 };
+
+// What a slot is leased for: the counts keep confirmations and validations apart, so that
+// candidate evaluations plus cache hits still equal the candidates a campaign tried.
+enum class slot_use { candidate, confirmation, validation };
 
 class device_slots {
  public:
@@ -26,13 +32,14 @@ class device_slots {
   // RAII holder of one slot.
   class lease {
    public:
-    explicit lease(device_slots& owner);
+    explicit lease(device_slots& owner, slot_use use = slot_use::candidate);
     ~lease();
     lease(const lease&) = delete;
     lease& operator=(const lease&) = delete;
 
    private:
     device_slots& owner_;
+    slot_use use_;
     std::chrono::steady_clock::time_point start_;
   };
 
@@ -40,7 +47,7 @@ class device_slots {
 
  private:
   void acquire();
-  void release(double seconds);
+  void release(slot_use use, double seconds);
 
   mutable std::mutex mutex_;
   std::condition_variable freed_;

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "agent/baseline_repair.hpp"
 #include "base/content_hash.hpp"
 #include "npu/speedup_check.hpp"
@@ -45,7 +48,15 @@ episode_engine::episode_engine(const npu::op_package& op, episode_state state)
     : op_(op), state_(std::move(state)) {}
 
 bool episode_engine::finished() const {
-  return state_.phase == episode_phase::done || state_.phase == episode_phase::failed;
+  return state_.phase == episode_phase::failed ||
+         (state_.phase == episode_phase::done && validation_settled());
+}
+
+// Nothing to validate: no validation shapes, the best is the reference point itself, or the
+// check already ran.
+bool episode_engine::validation_settled() const {
+  return op_.spec.validation_shapes.empty() || state_.best_seq == state_.baseline_seq ||
+         state_.notes.count("validation") > 0 || state_.notes.count("validation_failed") > 0;
 }
 
 uint32_t episode_engine::round_count() const {
@@ -87,6 +98,9 @@ const npu::eval_result& episode_engine::source_result() const {
 
 episode_action episode_engine::next() const {
   if (finished()) return episode_finished{};
+  if (state_.phase == episode_phase::done) {
+    return need_validation{state_.best_tiling, state_.best_kernel, op_.spec.validation_shapes};
+  }
   if (state_.phase == episode_phase::baseline) {
     return need_evaluation{
         {state_.baseline_tiling, state_.baseline_kernel, "baseline", "baseline", {}}};
@@ -285,6 +299,41 @@ candidate_record episode_engine::failed_step(const std::string& role, const std:
   return c;
 }
 
+bool episode_engine::would_accept(const npu::eval_result& result) const {
+  if (state_.phase != episode_phase::running || !pending_.evaluation || !result.ok()) return false;
+  return state_.repairing || npu::improves_on(result, state_.best_us);
+}
+
+void episode_engine::on_validation(const std::vector<npu::eval_result>& results) {
+  const std::vector<npu::shape_set>& shapes = op_.spec.validation_shapes;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const npu::eval_result* r = i < results.size() ? &results[i] : nullptr;
+    if (r != nullptr && r->ok()) continue;
+    std::string shape;
+    for (const auto& [tensor, dims] : shapes[i]) {
+      shape += fmt::format("{}{} [{}]", shape.empty() ? "" : ", ", tensor, fmt::join(dims, ", "));
+    }
+    const std::string outcome =
+        r == nullptr ? std::string("no result")
+                     : std::string(npu::to_string(r->status)) +
+                           (r->error_kind.empty() ? "" : "/" + r->error_kind) + ": " + r->message;
+    state_.notes["validation_failed"] = fmt::format(
+        "the best (candidate #{}, {:g} us) failed validation shape {} ({}): {}; the reference "
+        "({:g} us) is reported instead",
+        state_.best_seq, state_.best_us, i, shape, outcome, state_.baseline_us);
+    state_.best_tiling =
+        state_.repaired_tiling.empty() ? state_.baseline_tiling : state_.repaired_tiling;
+    state_.best_kernel = state_.baseline_kernel;
+    state_.best_us = state_.baseline_us;
+    state_.best_seq = state_.baseline_seq;
+    state_.best_result = state_.baseline_result;
+    state_.trajectory.push_back({state_.candidates, state_.best_us, 0});
+    return;
+  }
+  state_.notes["validation"] =
+      fmt::format("the best passed {} validation shape(s) the tuning never saw", shapes.size());
+}
+
 candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
   if (state_.phase == episode_phase::baseline) {
     evaluation_request baseline{
@@ -313,6 +362,8 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
       return c;
     }
     c.accepted = true;
+    state_.baseline_seq = static_cast<int64_t>(c.seq);
+    state_.baseline_result = result;
     state_.baseline_bound_us = result.roof.bound_us;
     state_.baseline_roof_fraction = result.roof.achieved_fraction;
     state_.baseline_us = state_.best_us = c.best_after_us = result.latency_us;
@@ -341,6 +392,9 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
     state_.repairing = false;
     state_.failure.clear();
     state_.baseline_us = result.latency_us;
+    state_.repaired_tiling = request.tiling;
+    state_.baseline_seq = static_cast<int64_t>(c.seq);
+    state_.baseline_result = result;
     state_.baseline_bound_us = result.roof.bound_us;
     state_.baseline_roof_fraction = result.roof.achieved_fraction;
     state_.step_in_stage = 0;

@@ -17,7 +17,9 @@
 // with a status a tiling can fix (baseline_repair.hpp) is repaired: Stage I runs, without its
 // step allowance, until a candidate is feasible; that one becomes the reference (baseline_us)
 // and the episode continues as usual; no feasible candidate within the budget fails the
-// operator. Thread-compatible: one thread at a time.
+// operator. When the search is over, a best other than the reference is checked on the
+// operator's validation shapes (need_validation) before the episode finishes. Thread-compatible:
+// one thread at a time.
 #pragma once
 
 #include <optional>
@@ -55,10 +57,17 @@ struct need_refinement {
 struct need_evaluation {
   evaluation_request request;
 };
+// The episode's search is over; its best is checked for correctness on the operator's
+// validation shapes (op.json), which the tuning never saw, before it is reported.
+struct need_validation {
+  std::string tiling;
+  std::string kernel;
+  std::vector<npu::shape_set> shapes;
+};
 struct episode_finished {};
 
 using episode_action = std::variant<need_mutation, need_diagnosis, need_retrieval, need_refinement,
-                                    need_evaluation, episode_finished>;
+                                    need_evaluation, need_validation, episode_finished>;
 
 // Returns a fresh state for `op` under `config` (phase baseline).
 episode_state initial_episode_state(const std::string& campaign, const npu::op_package& op,
@@ -86,8 +95,15 @@ class episode_engine {
   void on_retrieval(const result<std::vector<tuple_ref>>& tuples);
   std::optional<candidate_record> on_refinement(
       const result<std::vector<kernel_candidate>>& candidates, const std::string& policy);
+  // Whether `result`, the outcome of the evaluation next() asked for, would become the best.
+  // The caller then confirms it with a cold evaluation (improvement_confirmation.hpp) and hands
+  // on_evaluation() the confirmed result.
+  bool would_accept(const npu::eval_result& result) const;
   // Records the outcome of the evaluation next() asked for and advances the algorithm.
   candidate_record on_evaluation(const npu::eval_result& result);
+  // The best's results on need_validation's shapes, in order. A best that failed one is not
+  // reported: the reference point (baseline) takes its place, and the notes say why.
+  void on_validation(const std::vector<npu::eval_result>& results);
 
   const episode_state& state() const { return state_; }
   bool finished() const;
@@ -105,6 +121,7 @@ class episode_engine {
     std::string refiner_policy;
   };
 
+  bool validation_settled() const;
   uint32_t stage_steps(int stage) const;
   uint32_t stage_allowance() const;
   uint32_t round_count() const;

@@ -100,9 +100,12 @@ void to_json(nlohmann::json& j, const episode_state& s) {
       {"notes", s.notes},
       {"repairing", s.repairing},
       {"repaired_from", s.repaired_from},
+      {"repaired_tiling", s.repaired_tiling},
       {"rejected", s.rejected},
       {"baseline_bound_us", s.baseline_bound_us},
       {"baseline_roof_fraction", s.baseline_roof_fraction},
+      {"baseline_seq", s.baseline_seq},
+      {"baseline_result", s.baseline_result},
   };
 }
 
@@ -161,9 +164,14 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
     s.notes = j.value("notes", std::map<std::string, std::string>{});
     s.repairing = j.value("repairing", false);
     s.repaired_from = j.value("repaired_from", std::string());
+    s.repaired_tiling = j.value("repaired_tiling", std::string());
     s.rejected = j.value("rejected", std::map<std::string, uint32_t>{});
     s.baseline_bound_us = j.value("baseline_bound_us", 0.0);
     s.baseline_roof_fraction = j.value("baseline_roof_fraction", 0.0);
+    s.baseline_seq = j.value("baseline_seq", int64_t{-1});
+    if (auto it = j.find("baseline_result"); it != j.end()) {
+      s.baseline_result = it->get<npu::eval_result>();
+    }
     return s;
   } catch (const nlohmann::json::exception& e) {
     return data_loss(std::string("episode state: ") + e.what());

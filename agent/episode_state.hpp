@@ -82,18 +82,25 @@ struct episode_state {
 
   // Why operators end as they do (issue 16; all absent from older states).
   // Why a stage ended without spending its steps: "stage1", "stage2"; "stage1_error": the
-  // tiling's tunable annotations could not be read (file, line, what was expected).
+  // tiling's tunable annotations could not be read (file, line, what was expected);
+  // "validation": the final best passed op.json's validation shapes; "validation_failed": it
+  // failed one (which, how) and the reference point is reported instead.
   std::map<std::string, std::string> notes;
   // Baseline repair: the baseline failed with a status a tiling can fix and Stage I searches a
   // feasible tiling; the first one becomes the reference (baseline_us). repaired_from keeps the
   // failure ("ub_overflow: ...") once repair started.
   bool repairing = false;
   std::string repaired_from;
+  std::string repaired_tiling;  // the repaired reference's tiling (its kernel is the baseline's)
   // Candidates rejected before the device, by reason (they cost no evaluation).
   std::map<std::string, uint32_t> rejected;
   // The baseline's (or repaired reference's) roofline: bound and achieved fraction.
   double baseline_bound_us = 0;
   double baseline_roof_fraction = 0;
+  // The reference point's candidate and result (the baseline, or the repaired tiling): what is
+  // reported when the best fails a validation shape (issue 17; absent from older states).
+  int64_t baseline_seq = -1;
+  npu::eval_result baseline_result;
 };
 
 void to_json(nlohmann::json& j, const episode_state& s);

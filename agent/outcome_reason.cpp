@@ -32,12 +32,16 @@ std::string outcome_reason(const episode_state& s) {
     parts.push_back("baseline repaired from " + s.repaired_from);
   }
   if (const std::string e = note(s, "stage1_error"); !e.empty()) parts.push_back("error: " + e);
+  const std::string validation_failed = note(s, "validation_failed");
   if (s.phase == episode_phase::failed) {
     parts.push_back(s.failure);
   } else if (s.phase == episode_phase::baseline || s.phase == episode_phase::running) {
     parts.push_back("running");
   } else if (s.best_us > 0 && s.best_us < s.baseline_us) {
     parts.insert(parts.begin(), "improved");
+    if (const std::string v = note(s, "validation"); !v.empty()) parts.push_back(v);
+  } else if (!validation_failed.empty()) {
+    parts.push_back("not improved: " + validation_failed);
   } else {
     if (const std::string n = note(s, "stage1"); !n.empty()) parts.push_back("Stage I: " + n);
     const uint32_t infeasible = total(s.failures);

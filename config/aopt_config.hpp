@@ -88,6 +88,8 @@ struct device_config {
   double noise_stddev = 0;  // fraction of the latency; 0 = no injected noise
   std::string work_dir;     // "" = the system temporary folder
   bool keep_scratch = false;
+  // Re-evaluate every accepted improvement once from a cold build before it becomes the best.
+  bool confirm_improvements = true;
   uint32_t cpu_seconds = 120;
   uint32_t address_space_mb = 4096;
 };

@@ -22,6 +22,10 @@ struct eval_options {
   bool detect_races = true;
   double noise_stddev_fraction = 0;  // seeded noise injection, to test the measurement protocol
   uint64_t noise_seed = 0;
+  // Build the candidate from scratch: no compiled object of it is taken from, or left in, a
+  // cache shared with other evaluations. The confirmation of an accepted improvement (issue 17)
+  // runs this way, so that nothing an earlier candidate left behind can decide it.
+  bool cold = false;
 };
 
 class device {

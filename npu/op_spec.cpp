@@ -317,9 +317,10 @@ status parse_spec(const json& j, op_spec& s) {
     s.seed = it->get<uint64_t>();
   }
   AOPT_RETURN_IF_ERROR(parse_files(j, r, s));
-  // Checked here so that a broken entry fails loading; read when needed (validation_shapes.hpp).
   auto shapes = parse_validation_shapes(j, s);
-  return shapes.ok() ? status{} : shapes.error();
+  if (!shapes.ok()) return shapes.error();
+  s.validation_shapes = std::move(*shapes);
+  return status{};
 }
 
 json tensor_json(const tensor_spec& t, bool with_range) {

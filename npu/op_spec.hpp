@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,9 @@ struct op_files {
   std::string reference;
 };
 
+// Tensor name -> shape: one of op.json's "validation_shapes" (validation_shapes.hpp).
+using shape_set = std::map<std::string, std::vector<int64_t>>;
+
 struct op_spec {
   std::string name;
   int level = 1;
@@ -80,6 +84,9 @@ struct op_spec {
   tolerance tol;
   uint64_t seed = 1;
   op_files files;
+  // Shapes the tuning never sees; the final best is checked on them (correctness only). Not
+  // part of to_json(): they change no evaluation of the tuning shapes.
+  std::vector<shape_set> validation_shapes;
 
   uint64_t io_bytes() const;  // sum of input and output bytes: the minimal GM traffic
   tolerance tolerance_for(const tensor_spec& output) const;

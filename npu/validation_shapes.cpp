@@ -1,7 +1,5 @@
 #include "npu/validation_shapes.hpp"
 
-#include <fstream>
-
 #include <fmt/format.h>
 
 namespace aopt::npu {
@@ -47,17 +45,6 @@ result<std::vector<shape_set>> parse_validation_shapes(const nlohmann::json& op_
     out.push_back(std::move(shapes));
   }
   return out;
-}
-
-result<std::vector<shape_set>> load_validation_shapes(const op_package& op) {
-  const auto path = op.dir / "op.json";
-  std::ifstream in(path);
-  if (!in) return not_found(path.string() + ": cannot open");
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-  if (j.is_discarded()) return invalid_argument(path.string() + ": not JSON");
-  auto shapes = parse_validation_shapes(j, op.spec);
-  if (!shapes.ok()) return shapes.error().with_context(path.string());
-  return shapes;
 }
 
 op_package with_shapes(const op_package& op, const shape_set& shapes) {

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -19,15 +18,10 @@
 
 namespace aopt::npu {
 
-using shape_set = std::map<std::string, std::vector<int64_t>>;
-
 // The entries of `op_json` (op.json's object) for the operator `spec` parsed from it; none when
 // the key is absent. Errors name the entry and tensor ("validation_shapes[0].x: ...").
 result<std::vector<shape_set>> parse_validation_shapes(const nlohmann::json& op_json,
                                                        const op_spec& spec);
-
-// Reads them from the package's op.json.
-result<std::vector<shape_set>> load_validation_shapes(const op_package& op);
 
 // `op` with the shapes of `shapes`: the package to evaluate a candidate on a validation shape.
 op_package with_shapes(const op_package& op, const shape_set& shapes);

@@ -350,6 +350,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   llm_gateway_link llm_gateway(sys, *backend);
   result<actors::episode_pipeline> pipeline = roles.spawn_pipeline(sys, cfg.pipeline, *policies);
   if (!pipeline.ok()) return refuse(pipeline.error());
+  pipeline->confirm_improvements = cfg.device.confirm_improvements;
   std::shared_ptr<agent::device_slots> slots =
       request.slots ? request.slots : std::make_shared<agent::device_slots>(cfg.device.slots);
   pipeline->evaluator = actors::spawn_evaluator(

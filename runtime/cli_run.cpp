@@ -83,10 +83,14 @@ std::vector<std::string> format_names(const config::report_config& r) {
 
 // The device pool's counts of this process only (a resumed campaign's earlier runs are not in
 // them), so that a resume can be checked not to redo completed evaluations. `evaluated` counts
-// device evaluations; jobs answered from the evaluation cache take no device slot.
+// device evaluations of candidates; jobs answered from the evaluation cache take no device slot;
+// `confirmations` counts the cold re-evaluations of accepted improvements, `validations` the
+// checks of final bests on validation shapes.
 nlohmann::json pool_json(const actors::pool_stats& pool) {
   return {{"evaluated", pool.evaluated},
           {"cache_hits", pool.cache_hits},
+          {"confirmations", pool.confirmations},
+          {"validations", pool.validations},
           {"slots", pool.slots},
           {"max_in_flight", pool.max_in_flight}};
 }

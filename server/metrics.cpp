@@ -56,6 +56,13 @@ std::string prometheus_text(const metrics_snapshot& m) {
          m.pool.in_flight);
   sample(out, "aopt_device_queue_depth", "gauge", "Evaluations waiting for a device slot.",
          m.pool.waiting);
+  sample(out, "aopt_device_evaluations_total", "counter",
+         "Candidate evaluations the device pool ran.", m.pool.completed);
+  sample(out, "aopt_device_confirmations_total", "counter",
+         "Cold re-evaluations of accepted improvements the device pool ran.",
+         m.pool.confirmations);
+  sample(out, "aopt_device_validations_total", "counter",
+         "Final bests checked on validation shapes by the device pool.", m.pool.validations);
   family(out, "aopt_device_busy_seconds_total", "counter", "Slot-seconds the devices were busy.");
   out += fmt::format("aopt_device_busy_seconds_total {:.3f}\n", m.pool.busy_seconds);
   family(out, "aopt_device_busy_ratio", "gauge",

@@ -10,6 +10,8 @@
 
 #include "adversarial/checker_fixture.hpp"
 #include "agent/episode.hpp"
+#include "agent/outcome_reason.hpp"
+#include "npu/validation_shapes.hpp"
 
 using aopt::testing::checker_fixture;
 namespace agent = aopt::agent;
@@ -17,11 +19,13 @@ namespace agent = aopt::agent;
 namespace {
 
 // Runs a Stage I episode proposing `tilings` in order; returns its final state.
-agent::episode_state run_episode(checker_fixture& f, const std::vector<std::string>& tilings) {
+agent::episode_state run_episode(checker_fixture& f, const std::vector<std::string>& tilings,
+                                 const aopt::npu::op_package* package = nullptr) {
+  const aopt::npu::op_package& op = package ? *package : f.op;
   agent::episode_config cfg;
   cfg.strat = agent::strategy::stage1;
   cfg.budget = static_cast<uint32_t>(tilings.size());
-  agent::episode_engine e(f.op, agent::initial_episode_state("c", f.op, cfg));
+  agent::episode_engine e(op, agent::initial_episode_state("c", op, cfg));
   size_t proposed = 0;
   for (int step = 0; step < 100 && !e.finished(); ++step) {
     agent::episode_action a = e.next();
@@ -32,7 +36,14 @@ agent::episode_state run_episode(checker_fixture& f, const std::vector<std::stri
       r.origin = "scripted";
       e.on_mutation(r, "hostile-mutator");
     } else if (auto* ev = std::get_if<agent::need_evaluation>(&a)) {
-      e.on_evaluation(f.unscreened.evaluate(f.op, ev->request.tiling, ev->request.kernel, {}));
+      e.on_evaluation(f.unscreened.evaluate(op, ev->request.tiling, ev->request.kernel, {}));
+    } else if (auto* v = std::get_if<agent::need_validation>(&a)) {
+      std::vector<aopt::npu::eval_result> results;
+      for (const auto& shapes : v->shapes) {
+        results.push_back(f.unscreened.evaluate(aopt::npu::with_shapes(op, shapes), v->tiling,
+                                                v->kernel, {}));
+      }
+      e.on_validation(results);
     } else {
       REQUIRE(std::holds_alternative<agent::episode_finished>(a));
     }
@@ -86,5 +97,32 @@ TEST_SUITE("adversarial") {
     CHECK(refused == hostile.size());
     MESSAGE("best " << attacked.best_us << " us; failures "
                     << nlohmann::json(attacked.failures).dump());
+  }
+
+  TEST_CASE("a best that only works on the tuning shape is not reported as the result") {
+    checker_fixture f;
+    aopt::npu::op_package op = f.op;
+    op.spec.validation_shapes = {{{"x", {4, 4096}}, {"y", {4, 4096}}, {"z", {4, 4096}}}};
+    const std::string& t0 = f.op.host_source;
+    const std::string tile_line = "constexpr uint32_t TILE_NUM = 8;";
+    const std::string honest = f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 2;");
+    // Right on the 8 x 4096 tuning shape only: the length is the tuning shape's, not the input's.
+    const std::string shape_bound = f.replace(
+        f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 1;"),
+        "context->GetInputShape(0)->GetOriginShape().GetShapeSize()", "32768u");
+
+    const agent::episode_state passed = run_episode(f, {honest}, &op);
+    CHECK(passed.best_tiling == honest);
+    CHECK(passed.best_us < passed.baseline_us);
+    CHECK(passed.notes.count("validation") == 1);
+
+    const agent::episode_state s = run_episode(f, {honest, shape_bound}, &op);
+    CHECK(s.best_tiling == t0);
+    CHECK(s.best_us == s.baseline_us);
+    const std::string why = agent::outcome_reason(s);
+    CHECK_MESSAGE(why.find("failed validation shape 0 (x [4, 4096], y [4, 4096], z [4, 4096])") !=
+                      std::string::npos,
+                  why);
+    MESSAGE(why);
   }
 }

@@ -53,6 +53,9 @@ struct attack_fixture {
     aopt::npu::sim_device_options o;
     o.work_dir = work.path();
     o.redact = std::move(redact);
+    // The static screen would refuse these sources before the sandbox is reached: these tests
+    // prove the sandbox holds alone (the screen's own tests are checker_static_screen_test).
+    o.static_screen = false;
     return o;
   }
 

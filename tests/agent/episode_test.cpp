@@ -5,6 +5,8 @@
 #include <functional>
 #include <map>
 
+#include "agent/outcome_reason.hpp"
+
 using namespace aopt;
 using namespace aopt::agent;
 
@@ -20,6 +22,9 @@ struct scripted_world {
   int refinements = 0;
   bool refiner_has_nothing = false;
   int mutations_available = -1;  // -1: the mutator always has a new tiling
+  // Results of the final best on the validation shapes; unset: the episode must not ask.
+  std::function<std::vector<npu::eval_result>(const need_validation&)> validate;
+  int validations = 0;
   std::vector<candidate_record> records;
 
   void run(episode_engine& e, int max_actions = 1000) {
@@ -52,6 +57,10 @@ struct scripted_world {
         if (auto rec = e.on_refinement(ks, "scripted-refiner")) records.push_back(*rec);
       } else if (auto* ev = std::get_if<need_evaluation>(&a)) {
         records.push_back(e.on_evaluation(evaluate(ev->request.tiling, ev->request.kernel)));
+      } else if (auto* v = std::get_if<need_validation>(&a)) {
+        REQUIRE_MESSAGE(validate, "the episode asked for a validation it should not need");
+        ++validations;
+        e.on_validation(validate(*v));
       }
     }
     FAIL("episode did not finish");
@@ -339,4 +348,95 @@ TEST_CASE("a resumed episode continues exactly like an uninterrupted one") {
   CHECK(second.state().phase == episode_phase::done);
   CHECK(nlohmann::json(second.state().trajectory.size()) ==
         nlohmann::json(whole.state().trajectory.size()));
+}
+
+TEST_CASE("a candidate is offered for confirmation only when it would become the best") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage1;
+  cfg.budget = 3;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  CHECK_FALSE(e.would_accept(ok_result(1)));  // the baseline is never confirmed
+  e.on_evaluation(ok_result(10));
+  mutation_reply m;
+  m.tiling = "T1";
+  e.on_mutation(m, "scripted-mutator");
+  REQUIRE(std::holds_alternative<need_evaluation>(e.next()));
+  CHECK(e.would_accept(ok_result(9)));
+  CHECK_FALSE(e.would_accept(ok_result(10)));
+  npu::eval_result failed;
+  failed.status = npu::eval_status::runtime_error;
+  failed.latency_us = 1;
+  CHECK_FALSE(e.would_accept(failed));
+}
+
+namespace {
+
+npu::op_package validated_op() {
+  npu::op_package op = test_op();
+  op.spec.validation_shapes = {{{"x", {4, 16}}}, {{"x", {2, 16}}}};
+  return op;
+}
+
+}  // namespace
+
+TEST_CASE("a best that fails a validation shape is not reported: the reference point is") {
+  npu::op_package op = validated_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage1;
+  cfg.budget = 3;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.evaluate = tiling_latency(10, 5);
+  w.validate = [](const need_validation& v) {
+    CHECK(v.tiling == "T1");  // the best: the first of the equally fast tilings
+    CHECK(v.shapes.size() == 2);
+    npu::eval_result wrong;
+    wrong.status = npu::eval_status::runtime_error;
+    wrong.error_kind = "gm_out_of_bounds";
+    wrong.message = "DataCopy past z";
+    return std::vector<npu::eval_result>{ok_result(3), wrong};
+  };
+  w.run(e);
+  const episode_state& s = e.state();
+  CHECK(w.validations == 1);
+  CHECK(s.phase == episode_phase::done);
+  CHECK(s.best_us == 10);
+  CHECK(s.best_tiling == "T0");
+  CHECK(s.best_seq == s.baseline_seq);
+  CHECK(s.best_result.latency_us == 10);
+  const std::string& why = s.notes.at("validation_failed");
+  CHECK(why.find("validation shape 1 (x [2, 16])") != std::string::npos);
+  CHECK(why.find("runtime_error/gm_out_of_bounds: DataCopy past z") != std::string::npos);
+  CHECK(outcome_reason(s).find("not improved: the best (candidate #1") != std::string::npos);
+}
+
+TEST_CASE("a best that passes its validation shapes is reported, and so is the check") {
+  npu::op_package op = validated_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage1;
+  cfg.budget = 2;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.evaluate = tiling_latency(10, 5);
+  w.validate = [](const need_validation& v) {
+    return std::vector<npu::eval_result>(v.shapes.size(), ok_result(2));
+  };
+  w.run(e);
+  CHECK(w.validations == 1);
+  CHECK(e.state().best_us == 5);
+  CHECK(outcome_reason(e.state()).find("passed 2 validation shape(s)") != std::string::npos);
+}
+
+TEST_CASE("a best that is still the reference point needs no validation") {
+  npu::op_package op = validated_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage1;
+  cfg.budget = 2;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.evaluate = tiling_latency(10, 12);  // no candidate is faster; validate stays unset
+  w.run(e);
+  CHECK(e.finished());
+  CHECK(w.validations == 0);
 }

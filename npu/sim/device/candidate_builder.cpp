@@ -128,7 +128,7 @@ struct unit {
   std::string source;             // relative to the scratch dir
   std::vector<std::string> args;  // everything between the compiler and "-c <source> -o <obj>"
   std::string object;             // relative to the scratch dir
-  std::string key;
+  std::string key;                // empty: a cold build, not cached
   bool cached = false;
   // Filled by the compile.
   bool failed = false;
@@ -381,11 +381,12 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
 
   unit reference(spec.files.reference, host_args, "obj/reference.o");
   reference.key = compile_cache::key_of({fingerprint_, join(reference.args), op.reference_source});
+  if (limits.cold) kernel.key = host.key = "";
 
   std::vector<unit*> units = {&kernel, &host, &reference};
   std::vector<unit*> to_compile;
   for (unit* u : units) {
-    u->cached = cache_.fetch(u->key, scratch / u->object);
+    u->cached = !u->key.empty() && cache_.fetch(u->key, scratch / u->object);
     if (u->cached) {
       ++out.units_cached;
     } else {
@@ -410,6 +411,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
       u.failure = fmt::format("compiling {} failed ({})", u.source, r->describe());
       return;
     }
+    if (u.key.empty()) return;  // a cold build leaves nothing for others
     status st = cache_.store(u.key, scratch / u.object);
     if (!st.ok()) {
       u.failed = u.infra_failure = true;

@@ -71,7 +71,10 @@ struct build_limits {
   uint32_t parallel_compiles = 2;
   // Texts (the daemon's secrets) never returned in diagnostics: replaced by "[redacted]".
   std::vector<std::string> redact;
-  bool link_reference = false;  // also link the reference process (driver_reference_main.cpp)
+  bool link_reference = false;
+  // Compile kernel and host afresh, without reading or writing the object cache (the trusted
+  // reference still comes from it).
+  bool cold = false;  // also link the reference process (driver_reference_main.cpp)
 };
 
 class candidate_builder {

@@ -182,6 +182,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     limits.parallel_compiles = options_.parallel_compiles;
     limits.redact = options_.redact;
     limits.link_reference = expected == nullptr;
+    limits.cold = options.cold;
     build_outcome built =
         builder_->build(op, tiling_source, kernel_source, scratch->path(), limits);
     r.compile_seconds = built.seconds;
