@@ -197,6 +197,7 @@ nlohmann::json state_view(const nlohmann::json& episode) {
   nlohmann::json v = episode;
   v.erase("campaign");
   v["best_result"] = search_view({{"result", episode.at("best_result")}}).at("result");
+  v["baseline_result"] = search_view({{"result", episode.at("baseline_result")}}).at("result");
   return v;
 }
 
