@@ -45,27 +45,29 @@ void read_pipe(const json& j, const char* key, pipe_busy& p) {
 }
 
 json profile_json(const eval_profile& p) {
-  return {{"scalar", pipe_json(p.scalar)},
-          {"vector", pipe_json(p.vector)},
-          {"mte2", pipe_json(p.mte2)},
-          {"mte3", pipe_json(p.mte3)},
-          {"block_dim", p.block_dim},
-          {"ub_high_water_bytes", p.ub_high_water_bytes},
-          {"ub_capacity_bytes", p.ub_capacity_bytes},
-          {"gm_read_bytes", p.gm_read_bytes},
-          {"gm_write_bytes", p.gm_write_bytes},
-          {"dma_bursts", p.dma_bursts},
-          {"mean_burst_bytes", p.mean_burst_bytes},
-          {"scalar_accesses", p.scalar_accesses},
-          {"vector_instructions", p.vector_instructions},
-          {"barrier_stall_us", p.barrier_stall_us},
-          {"flag_wait_us", p.flag_wait_us},
-          {"auto_sync_wait_us", p.auto_sync_wait_us},
-          {"waves", p.waves},
-          {"launch_overhead_us", p.launch_overhead_us},
-          {"core_time_max_us", p.core_time_max_us},
-          {"core_time_mean_us", p.core_time_mean_us},
-          {"trace_instructions", p.trace_instructions}};
+  json j = {{"scalar", pipe_json(p.scalar)},
+            {"vector", pipe_json(p.vector)},
+            {"mte2", pipe_json(p.mte2)},
+            {"mte3", pipe_json(p.mte3)},
+            {"block_dim", p.block_dim},
+            {"ub_high_water_bytes", p.ub_high_water_bytes},
+            {"ub_capacity_bytes", p.ub_capacity_bytes},
+            {"gm_read_bytes", p.gm_read_bytes},
+            {"gm_write_bytes", p.gm_write_bytes},
+            {"dma_bursts", p.dma_bursts},
+            {"mean_burst_bytes", p.mean_burst_bytes},
+            {"scalar_accesses", p.scalar_accesses},
+            {"vector_instructions", p.vector_instructions},
+            {"barrier_stall_us", p.barrier_stall_us},
+            {"flag_wait_us", p.flag_wait_us},
+            {"auto_sync_wait_us", p.auto_sync_wait_us},
+            {"waves", p.waves},
+            {"launch_overhead_us", p.launch_overhead_us},
+            {"core_time_max_us", p.core_time_max_us},
+            {"core_time_mean_us", p.core_time_mean_us},
+            {"trace_instructions", p.trace_instructions}};
+  if (!p.latency_sensitivity.empty()) j["latency_sensitivity"] = p.latency_sensitivity;
+  return j;
 }
 
 void read_profile(const json& j, eval_profile& p) {
@@ -90,6 +92,12 @@ void read_profile(const json& j, eval_profile& p) {
   read(j, "core_time_max_us", p.core_time_max_us);
   read(j, "core_time_mean_us", p.core_time_mean_us);
   read(j, "trace_instructions", p.trace_instructions);
+  if (auto it = j.find("latency_sensitivity"); it != j.end() && it->is_object()) {
+    p.latency_sensitivity.clear();
+    for (const auto& [name, slope] : it->items()) {
+      if (slope.is_number()) p.latency_sensitivity[name] = slope.get<double>();
+    }
+  }
 }
 
 json measurement_json(const measurement_stats& m) {

@@ -72,6 +72,7 @@ report_data make_report_data(const campaign_outcome& o, const config::aopt_confi
   d.episodes = o.episodes;
   d.llm_usage = o.llm_usage;
   d.cascade = o.cascade;
+  d.finalists = o.finalists;
   return d;
 }
 
