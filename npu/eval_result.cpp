@@ -44,28 +44,32 @@ void read_pipe(const json& j, const char* key, pipe_busy& p) {
   read(*it, "ratio", p.ratio);
 }
 
+json profile_summary_json(const eval_profile& p) {
+  return {{"scalar", pipe_json(p.scalar)},
+          {"vector", pipe_json(p.vector)},
+          {"mte2", pipe_json(p.mte2)},
+          {"mte3", pipe_json(p.mte3)},
+          {"block_dim", p.block_dim},
+          {"ub_high_water_bytes", p.ub_high_water_bytes},
+          {"ub_capacity_bytes", p.ub_capacity_bytes},
+          {"gm_read_bytes", p.gm_read_bytes},
+          {"gm_write_bytes", p.gm_write_bytes},
+          {"dma_bursts", p.dma_bursts},
+          {"mean_burst_bytes", p.mean_burst_bytes},
+          {"scalar_accesses", p.scalar_accesses},
+          {"vector_instructions", p.vector_instructions},
+          {"barrier_stall_us", p.barrier_stall_us},
+          {"flag_wait_us", p.flag_wait_us},
+          {"auto_sync_wait_us", p.auto_sync_wait_us},
+          {"waves", p.waves},
+          {"launch_overhead_us", p.launch_overhead_us},
+          {"core_time_max_us", p.core_time_max_us},
+          {"core_time_mean_us", p.core_time_mean_us},
+          {"trace_instructions", p.trace_instructions}};
+}
+
 json profile_json(const eval_profile& p) {
-  json j = {{"scalar", pipe_json(p.scalar)},
-            {"vector", pipe_json(p.vector)},
-            {"mte2", pipe_json(p.mte2)},
-            {"mte3", pipe_json(p.mte3)},
-            {"block_dim", p.block_dim},
-            {"ub_high_water_bytes", p.ub_high_water_bytes},
-            {"ub_capacity_bytes", p.ub_capacity_bytes},
-            {"gm_read_bytes", p.gm_read_bytes},
-            {"gm_write_bytes", p.gm_write_bytes},
-            {"dma_bursts", p.dma_bursts},
-            {"mean_burst_bytes", p.mean_burst_bytes},
-            {"scalar_accesses", p.scalar_accesses},
-            {"vector_instructions", p.vector_instructions},
-            {"barrier_stall_us", p.barrier_stall_us},
-            {"flag_wait_us", p.flag_wait_us},
-            {"auto_sync_wait_us", p.auto_sync_wait_us},
-            {"waves", p.waves},
-            {"launch_overhead_us", p.launch_overhead_us},
-            {"core_time_max_us", p.core_time_max_us},
-            {"core_time_mean_us", p.core_time_mean_us},
-            {"trace_instructions", p.trace_instructions}};
+  json j = profile_summary_json(p);
   if (!p.latency_sensitivity.empty()) j["latency_sensitivity"] = p.latency_sensitivity;
   return j;
 }
