@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 #include "timing_model.hpp"
 
@@ -31,6 +32,14 @@ bool is_vector(const instruction& in) {
   }
 }
 
+// A DMA the timing model charges the short-burst penalty (timing_model.cpp, dma_cost).
+bool is_short_burst(const instruction& in, const hw_profile& hw) {
+  if (!is_dma(in)) return false;
+  const uint64_t bursts = std::max<uint64_t>(in.bursts, 1);
+  const uint64_t shortest = in.min_burst_bytes > 0 ? in.min_burst_bytes : in.bytes / bursts;
+  return shortest < hw.dma_efficient_burst_bytes;
+}
+
 struct linear_constant {
   const char* name;
   double hw_profile::*field;
@@ -44,13 +53,7 @@ const std::vector<linear_constant>& table() {
        [](const instruction& in, const hw_profile&) { return is_dma(in); }},
       {"dma_burst_overhead_cycles", &hw_profile::dma_burst_overhead_cycles,
        [](const instruction& in, const hw_profile&) { return is_dma(in); }},
-      {"dma_short_burst_penalty", &hw_profile::dma_short_burst_penalty,
-       [](const instruction& in, const hw_profile& hw) {
-         if (!is_dma(in)) return false;
-         const uint64_t bursts = std::max<uint64_t>(in.bursts, 1);
-         const uint64_t shortest = in.min_burst_bytes > 0 ? in.min_burst_bytes : in.bytes / bursts;
-         return shortest < hw.dma_efficient_burst_bytes;
-       }},
+      {"dma_short_burst_penalty", &hw_profile::dma_short_burst_penalty, is_short_burst},
       {"vec_startup_cycles", &hw_profile::vec_startup_cycles,
        [](const instruction& in, const hw_profile&) { return is_vector(in); }},
       {"vec_simple_cycles_per_repeat", &hw_profile::vec_simple_cycles_per_repeat,
@@ -127,25 +130,49 @@ double simulated_latency_us(const std::vector<core_trace>& traces, const hw_prof
 
 std::vector<std::pair<std::string, double>> latency_sensitivities(
     const std::vector<core_trace>& traces, const hw_profile& hw) {
+  const auto block_dim = static_cast<uint32_t>(traces.size());
+  std::vector<core_timing> cores;
+  cores.reserve(traces.size());
+  for (const core_trace& t : traces) cores.push_back(replay_core(t, hw, block_dim));
+  return latency_sensitivities(traces, cores, combine_cores(cores, traces, hw), hw);
+}
+
+std::vector<std::pair<std::string, double>> latency_sensitivities(
+    const std::vector<core_trace>& traces, const std::vector<core_timing>& cores,
+    const kernel_timing& base, const hw_profile& hw) {
   std::vector<std::pair<std::string, double>> out;
   // The launch overhead is added outside every maximum: its derivatives are exact constants.
   out.emplace_back("launch_base_us", traces.empty() ? 0.0 : 1.0);
   out.emplace_back("launch_per_core_us", static_cast<double>(physical_cores(traces, hw)));
-  const double base = simulated_latency_us(traces, hw);
-  for (const linear_constant& c : table()) {
-    bool used = false;
-    for (const core_trace& t : traces) {
-      used = std::any_of(t.instructions.begin(), t.instructions.end(),
-                         [&](const instruction& in) { return c.uses(in, hw); });
-      if (used) break;
+  const auto block_dim = static_cast<uint32_t>(traces.size());
+  // One wave above the HBM floor: the latency is launch + the critical block's time, so only
+  // that block needs replaying (the usual case; several waves or a binding floor replay all).
+  const bool critical_only =
+      !traces.empty() && base.waves == 1 && base.core_time_max_us > base.hbm_floor_us;
+  // One instruction of each kind (class, and for DMA whether a burst is short) stands for all
+  // of that kind when asking which constants the launch uses: one pass over the traces.
+  std::map<std::pair<op_class, bool>, const instruction*> kinds;
+  for (const core_trace& t : traces) {
+    for (const instruction& in : t.instructions) {
+      const bool short_burst = is_short_burst(in, hw);
+      kinds.emplace(std::make_pair(in.cls, short_burst), &in);
     }
+  }
+  for (const linear_constant& c : table()) {
+    const bool used = std::any_of(kinds.begin(), kinds.end(),
+                                  [&](const auto& kind) { return c.uses(*kind.second, hw); });
     double slope = 0;
     if (used) {
       hw_profile raised = hw;
       const double value = hw.*c.field;
       const double step = value > 0 ? value * relative_step : relative_step;
       raised.*c.field = value + step;
-      slope = (simulated_latency_us(traces, raised) - base) / step;
+      if (critical_only) {
+        const core_timing t = replay_core(traces[base.critical_core], raised, block_dim);
+        slope = hw.cycles_to_us(t.total_cycles - cores[base.critical_core].total_cycles) / step;
+      } else {
+        slope = (simulated_latency_us(traces, raised) - base.latency_us) / step;
+      }
     }
     out.emplace_back(c.name, slope);
   }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "hw_profile.hpp"
+#include "timing_model.hpp"
 #include "trace.hpp"
 
 namespace aopt::sim {
@@ -35,6 +36,12 @@ std::string why_not_linear(const std::string& constant);
 // logical block) on `hw`. Constants no instruction of the traces uses get 0 without a replay.
 std::vector<std::pair<std::string, double>> latency_sensitivities(
     const std::vector<core_trace>& traces, const hw_profile& hw);
+// The same for a launch already timed: `cores` and `base` are its replay_core/combine_cores
+// results on `hw` (the trusted checker has them), so only the perturbed replays run; with one
+// wave above the HBM floor, only the critical block is replayed.
+std::vector<std::pair<std::string, double>> latency_sensitivities(
+    const std::vector<core_trace>& traces, const std::vector<core_timing>& cores,
+    const kernel_timing& base, const hw_profile& hw);
 
 // The simulated latency of a launch (launch overhead + max(busiest core, HBM floor)).
 double simulated_latency_us(const std::vector<core_trace>& traces, const hw_profile& hw);
