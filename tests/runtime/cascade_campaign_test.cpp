@@ -60,6 +60,7 @@ TEST_CASE("cascade: stage counts survive a resume and the finalists are re-measu
   REQUIRE_MESSAGE(first.ok(), first.error().to_string());
   for (const auto& e : first->errors) MESSAGE(e);
   REQUIRE(first->episodes.size() == 1);
+  INFO(first->episodes[0].failure);
   CHECK(first->episodes[0].phase == aopt::agent::episode_phase::done);
   REQUIRE(first->cascade.has_value());
   CHECK(first->cascade->evaluated >= 1);
