@@ -17,21 +17,6 @@ bool is_dma(const instruction& in) {
   return in.cls == op_class::dma_in || in.cls == op_class::dma_out;
 }
 
-bool is_vector(const instruction& in) {
-  switch (in.cls) {
-    case op_class::dma_local:
-    case op_class::vec_simple:
-    case op_class::vec_mul:
-    case op_class::vec_div_transcendental:
-    case op_class::vec_reduce:
-    case op_class::vec_cast:
-    case op_class::vec_compare_select:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // A DMA the timing model charges the short-burst penalty (timing_model.cpp, dma_cost).
 bool is_short_burst(const instruction& in, const hw_profile& hw) {
   if (!is_dma(in)) return false;
@@ -55,7 +40,7 @@ const std::vector<linear_constant>& table() {
        [](const instruction& in, const hw_profile&) { return is_dma(in); }},
       {"dma_short_burst_penalty", &hw_profile::dma_short_burst_penalty, is_short_burst},
       {"vec_startup_cycles", &hw_profile::vec_startup_cycles,
-       [](const instruction& in, const hw_profile&) { return is_vector(in); }},
+       [](const instruction& in, const hw_profile&) { return is_vector_class(in.cls); }},
       {"vec_simple_cycles_per_repeat", &hw_profile::vec_simple_cycles_per_repeat,
        [](const instruction& in, const hw_profile&) {
          return in.cls == op_class::vec_simple || in.cls == op_class::dma_local;
