@@ -16,10 +16,12 @@ struct finalist_source {
   std::string tiling, kernel;
 };
 
-// The episode's best `top` distinct candidates that ran on the device (not from the cascade's
-// simulator stage: "filtered" results carry a simulated latency), by their campaign median.
+// The episode's best candidate (`best_seq`, when it is not the baseline) and the other best
+// distinct candidates that ran on the device (not from the cascade's simulator stage: "filtered"
+// results carry a simulated latency) by their campaign median: `top` in all.
 result<std::vector<finalist_source>> top_candidates(storage::store& db, const std::string& campaign,
-                                                    const std::string& op, uint32_t top) {
+                                                    const std::string& op, int64_t best_seq,
+                                                    uint32_t top) {
   auto records = db.list_candidates(campaign, op);
   if (!records.ok()) return records.error();
   std::vector<finalist_source> all;
@@ -37,6 +39,12 @@ result<std::vector<finalist_source>> top_candidates(storage::store& db, const st
   });
   std::vector<finalist_source> out;
   std::set<std::pair<std::string, std::string>> seen;
+  for (const finalist_source& f : all) {
+    if (f.seq == best_seq && top > 0) {
+      out.push_back(f);
+      seen.insert({f.tiling, f.kernel});
+    }
+  }
   for (finalist_source& f : all) {
     if (out.size() == top) break;
     if (!seen.insert({f.tiling, f.kernel}).second) continue;
@@ -88,41 +96,40 @@ result<std::optional<std::vector<operator_finalists>>> remeasure_finalists(
   for (const agent::episode_state& e : episodes) {
     auto pkg = by_name.find(e.op_name);
     if (pkg == by_name.end() || !(e.baseline_us > 0) || e.baseline_kernel.empty()) continue;
-    auto candidates = top_candidates(db, campaign, e.op_name, top);
+    // The baseline first: a device that does not re-measure says so before any reading.
+    std::optional<npu::eval_result> baseline =
+        device.remeasure(*pkg->second, e.baseline_tiling, e.baseline_kernel, options);
+    if (!baseline) {
+      if (asked) return internal_error("the device stopped re-measuring in the middle");
+      return std::optional<std::vector<operator_finalists>>();  // the simulator: pointless
+    }
+    asked = true;
+    auto candidates = top_candidates(db, campaign, e.op_name, e.best_seq, top);
     if (!candidates.ok()) return candidates.error();
-    std::vector<finalist_source> sources;
-    sources.push_back({-1, e.baseline_us, e.baseline_tiling, e.baseline_kernel});
-    for (finalist_source& c : *candidates) sources.push_back(std::move(c));
 
     operator_finalists f;
     f.op = e.op_name;
-    for (const finalist_source& s : sources) {
+    f.finalists.push_back({-1, e.baseline_us, std::move(*baseline)});
+    for (const finalist_source& c : *candidates) {
       std::optional<npu::eval_result> r =
-          device.remeasure(*pkg->second, s.tiling, s.kernel, options);
-      if (!r) {
-        if (asked) return internal_error("the device stopped re-measuring in the middle");
-        return std::optional<std::vector<operator_finalists>>();  // the simulator: pointless
-      }
-      asked = true;
-      if (!r->ok()) {
-        spdlog::warn("re-measuring {} candidate {} failed: {}", e.op_name, s.seq, r->message);
-      }
-      finalist_result fr;
-      fr.seq = s.seq;
-      fr.campaign_us = s.campaign_us;
-      fr.remeasured = std::move(*r);
-      f.finalists.push_back(std::move(fr));
+          device.remeasure(*pkg->second, c.tiling, c.kernel, options);
+      if (!r) return internal_error("the device stopped re-measuring in the middle");
+      f.finalists.push_back({c.seq, c.campaign_us, std::move(*r)});
     }
+    for (const finalist_result& r : f.finalists) {
+      if (!r.remeasured.ok()) {
+        spdlog::warn("re-measuring {} candidate {} failed: {}", e.op_name, r.seq,
+                     r.remeasured.message);
+      }
+    }
+    // The final best is the campaign's best (chosen by the paired comparisons), re-measured;
+    // the other finalists' numbers are context, not a new selection among noisy medians.
     f.baseline_us = remeasured_us(f.finalists.front().remeasured);
-    for (size_t i = 1; i < f.finalists.size(); ++i) {
-      const double us = remeasured_us(f.finalists[i].remeasured);
-      if (us > 0 && (f.best_us == 0 || us < f.best_us)) {
-        f.best_us = us;
-        f.best_seq = f.finalists[i].seq;
-      }
+    f.best_us = f.baseline_us;
+    if (f.finalists.size() > 1 && f.finalists[1].seq == e.best_seq) {
+      f.best_us = remeasured_us(f.finalists[1].remeasured);
+      f.best_seq = e.best_seq;
     }
-    // No candidate beat the baseline during the campaign: the baseline is its own final best.
-    if (f.finalists.size() == 1 && f.baseline_us > 0) f.best_us = f.baseline_us;
     if (f.baseline_us > 0 && f.best_us > 0) f.speedup = f.baseline_us / f.best_us;
     out.push_back(std::move(f));
   }

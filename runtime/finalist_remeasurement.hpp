@@ -1,9 +1,10 @@
 // The end-of-campaign re-measurement of finalists ("finalists re-measured with more samples"):
-// on a hardware device, each operator's best `top` candidates by their campaign median, and its
-// baseline, are evaluated again one after another (so in the same period of the machine) and
-// measured with the protocol's finalist sample count (device::remeasure). The report's final
-// latencies and speedups are these numbers. On the simulator, whose latency is deterministic,
-// nothing is re-measured (nullopt): it would change nothing.
+// on a hardware device, each operator's baseline, its best candidate and its other best
+// candidates by campaign median (`top` candidates in all) are evaluated again one after another (so
+// in the same period of the machine) and measured with the protocol's finalist sample count
+// (device::remeasure). The report's final latencies and speedups are these numbers. On the
+// simulator, whose latency is deterministic, nothing is re-measured (nullopt): it would change
+// nothing.
 //
 // Thread-safety: free functions; the device is called from this thread only.
 #pragma once
@@ -31,10 +32,11 @@ struct finalist_result {
 
 struct operator_finalists {
   std::string op;
-  std::vector<finalist_result> finalists;  // the baseline first, then by campaign median
-  // From the re-measurement alone: the baseline's median, the fastest finalist's (its seq; the
-  // baseline's when no candidate was a finalist) and their ratio; 0 when the baseline's or every
-  // finalist's re-measurement failed.
+  // The baseline first, then the campaign's best, then the others by campaign median.
+  std::vector<finalist_result> finalists;
+  // From the re-measurement alone: the baseline's median, the median of the campaign's best
+  // candidate (best_seq; the baseline's when the baseline stayed best) and their ratio; 0 when
+  // either re-measurement failed.
   double baseline_us = 0;
   double best_us = 0;
   int64_t best_seq = -1;

@@ -45,7 +45,8 @@ std::string finalists_markdown(const report_data& d) {
   std::string md =
       "Final numbers: at the campaign's end each operator's baseline and best finalists were "
       "re-measured one after another with the finalist sample count; the baseline, best and "
-      "speedup of every operator in this report come from that re-measurement.\n\n"
+      "speedup of every operator in this report are the re-measured baseline and campaign "
+      "best.\n\n"
       "| operator | baseline us (IQR, n) | best us (IQR, n) | best candidate | final speedup | "
       "campaign speedup |\n|---|---|---|---|---|---|\n";
   std::map<std::string, const agent::episode_state*> episodes;

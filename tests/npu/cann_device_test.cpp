@@ -171,9 +171,13 @@ TEST_CASE("cann: failures map to statuses that name the command") {
   CHECK(missing.error_kind == "missing_output");
   CHECK(missing.message.find("the run command wrote no output/y.bin") != std::string::npos);
 
-  eval_options short_run = quick();
-  short_run.timeout_seconds = 1;
-  eval_result hang = eval("STANDIN_HANG", short_run);
+  // A step past its limit: killed, and classified by the step.
+  auto limited = [&](const std::string& marker, double eval_options::*limit, double seconds) {
+    eval_options o = quick();
+    o.*limit = seconds;
+    return eval(marker, o);
+  };
+  eval_result hang = limited("STANDIN_HANG", &eval_options::timeout_seconds, 1);
   CHECK(hang.status == eval_status::runtime_error);
   CHECK(hang.error_kind == "run_timeout");
   CHECK(hang.message == "input set 0 (seed 7): the run command ran longer than 1 s and was killed");
@@ -181,16 +185,12 @@ TEST_CASE("cann: failures map to statuses that name the command") {
   CHECK(hang.diagnostics.back().find("command: sh ") == 0);
   CHECK(hang.diagnostics.back().find("/run.sh") != std::string::npos);
 
-  eval_options short_build = quick();
-  short_build.compile_timeout_seconds = 1;
-  eval_result build_hang = eval("STANDIN_BUILD_HANG", short_build);
+  eval_result build_hang = limited("STANDIN_BUILD_HANG", &eval_options::compile_timeout_seconds, 1);
   CHECK(build_hang.status == eval_status::compile_error);
   CHECK(build_hang.error_kind == "build_timeout");
   CHECK(build_hang.message == "the build command ran longer than 1 s and was killed");
 
-  eval_options short_profile = quick();
-  short_profile.timeout_seconds = 2;
-  eval_result profile_hang = eval("STANDIN_PROFILE_HANG", short_profile);
+  eval_result profile_hang = limited("STANDIN_PROFILE_HANG", &eval_options::timeout_seconds, 2);
   CHECK(profile_hang.status == eval_status::runtime_error);
   CHECK(profile_hang.error_kind == "profile_timeout");
   CHECK(profile_hang.message.find("the profile command ran longer than 2 s and was killed") !=

@@ -77,6 +77,12 @@ TEST_CASE("cascade: stage counts survive a resume and the finalists are re-measu
   CHECK(f.finalists.front().remeasured.measurement.n == 6);
   CHECK(f.baseline_us == doctest::Approx(20).epsilon(0.08));
   CHECK(f.speedup > 0);
+  CHECK(f.finalists.size() <= 3);  // the baseline and at most remeasure_top = 2 candidates
+  // The final best is the campaign's best re-measured (the baseline when it stayed best).
+  const int64_t best_seq = first->episodes[0].best_seq;
+  const bool candidate_best = f.finalists.size() > 1 && f.finalists[1].seq == best_seq;
+  CHECK(f.best_seq == (candidate_best ? best_seq : -1));
+  CHECK(f.best_us == doctest::Approx(f.finalists[candidate_best ? 1 : 0].remeasured.latency_us));
 
   aopt::runtime::report_data d;
   d.campaign = first->campaign;
