@@ -481,6 +481,7 @@ void cann_fields(V& v, C& c) {
   v.integer("max_samples", c.max_samples, {1, 400});
   v.real("time_budget_s", c.time_budget_s, positive);
   v.integer("finalist_factor", c.finalist_factor, {1, 10});
+  v.integer("remeasure_top", c.remeasure_top, {0, 20});
   v.real("epsilon", c.epsilon);
   v.real("confidence", c.confidence, {0, true, 1, true});
   v.integer("baseline_every", c.baseline_every, {1});

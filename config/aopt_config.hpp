@@ -119,6 +119,7 @@ struct cann_config {
   uint32_t max_samples = 30;
   double time_budget_s = 30;
   uint32_t finalist_factor = 3;
+  uint32_t remeasure_top = 3;  // finalists per operator re-measured at the campaign's end
   double epsilon = 0.03;
   double confidence = 0.95;
   uint32_t baseline_every = 10;

@@ -15,6 +15,34 @@ nlohmann::json to_json(const cascade_counts& c) {
           {"hardware_failed", c.hardware_failed}};
 }
 
+result<cascade_counts> cascade_counts_from_json(const nlohmann::json& j) {
+  if (!j.is_object())
+    return invalid_argument("cascade counts: expected an object, got " + j.dump());
+  cascade_counts c;
+  const std::pair<const char*, uint64_t*> fields[] = {{"evaluated", &c.evaluated},
+                                                      {"simulator_failed", &c.simulator_failed},
+                                                      {"filtered", &c.filtered},
+                                                      {"hardware", &c.hardware},
+                                                      {"hardware_failed", &c.hardware_failed}};
+  for (const auto& [key, field] : fields) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number_unsigned()) {
+      return invalid_argument(fmt::format("cascade counts: \"{}\" is missing or not a count", key));
+    }
+    *field = it->get<uint64_t>();
+  }
+  return c;
+}
+
+cascade_counts& operator+=(cascade_counts& a, const cascade_counts& b) {
+  a.evaluated += b.evaluated;
+  a.simulator_failed += b.simulator_failed;
+  a.filtered += b.filtered;
+  a.hardware += b.hardware;
+  a.hardware_failed += b.hardware_failed;
+  return a;
+}
+
 cascade_device::cascade_device(std::shared_ptr<device> simulator, std::shared_ptr<device> hardware,
                                double margin, std::shared_ptr<measurement_log> log)
     : simulator_(std::move(simulator)),
@@ -24,6 +52,13 @@ cascade_device::cascade_device(std::shared_ptr<device> simulator, std::shared_pt
 
 std::string cascade_device::profile_id() const {
   return "cascade:" + hardware_->profile_id() + "+" + simulator_->profile_id();
+}
+
+std::optional<eval_result> cascade_device::remeasure(const op_package& op,
+                                                     const std::string& tiling_source,
+                                                     const std::string& kernel_source,
+                                                     const eval_options& options) {
+  return hardware_->remeasure(op, tiling_source, kernel_source, options);
 }
 
 cascade_counts cascade_device::counts() const {

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "npu/device.hpp"
@@ -32,6 +33,10 @@ struct cascade_counts {
 };
 
 nlohmann::json to_json(const cascade_counts& c);
+// Errors: invalid_argument naming a missing or mistyped key.
+result<cascade_counts> cascade_counts_from_json(const nlohmann::json& j);
+// Stage by stage sums (the counts of a resumed campaign's runs).
+cascade_counts& operator+=(cascade_counts& a, const cascade_counts& b);
 
 class cascade_device : public device {
  public:
@@ -44,6 +49,11 @@ class cascade_device : public device {
 
   // "cascade:<hardware id>+<simulator id>"
   std::string profile_id() const override;
+
+  // The hardware device's re-measurement (finalists have passed the simulator already).
+  std::optional<eval_result> remeasure(const op_package& op, const std::string& tiling_source,
+                                       const std::string& kernel_source,
+                                       const eval_options& options) override;
 
   cascade_counts counts() const;
   device& hardware() { return *hardware_; }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "npu/eval_result.hpp"
@@ -40,6 +41,17 @@ class device {
 
   // Identifies the hardware profile, part of every evaluation cache key ("sim:ascend910b4").
   virtual std::string profile_id() const = 0;
+
+  // The end-of-campaign re-measurement of a finalist: the candidate is evaluated again and
+  // measured with more samples (the device's finalist count), neither compared with nor
+  // becoming the operator's best. nullopt when re-measuring cannot change the latency (the
+  // simulator is deterministic), so there is nothing to do.
+  virtual std::optional<eval_result> remeasure(const op_package& /*op*/,
+                                               const std::string& /*tiling_source*/,
+                                               const std::string& /*kernel_source*/,
+                                               const eval_options& /*options*/) {
+    return std::nullopt;
+  }
 };
 
 }  // namespace aopt::npu

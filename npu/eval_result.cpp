@@ -44,7 +44,7 @@ void read_pipe(const json& j, const char* key, pipe_busy& p) {
   read(*it, "ratio", p.ratio);
 }
 
-json profile_json(const eval_profile& p) {
+json profile_summary_json(const eval_profile& p) {
   return {{"scalar", pipe_json(p.scalar)},
           {"vector", pipe_json(p.vector)},
           {"mte2", pipe_json(p.mte2)},
@@ -66,6 +66,12 @@ json profile_json(const eval_profile& p) {
           {"core_time_max_us", p.core_time_max_us},
           {"core_time_mean_us", p.core_time_mean_us},
           {"trace_instructions", p.trace_instructions}};
+}
+
+json profile_json(const eval_profile& p) {
+  json j = profile_summary_json(p);
+  if (!p.latency_sensitivity.empty()) j["latency_sensitivity"] = p.latency_sensitivity;
+  return j;
 }
 
 void read_profile(const json& j, eval_profile& p) {
@@ -90,6 +96,12 @@ void read_profile(const json& j, eval_profile& p) {
   read(j, "core_time_max_us", p.core_time_max_us);
   read(j, "core_time_mean_us", p.core_time_mean_us);
   read(j, "trace_instructions", p.trace_instructions);
+  if (auto it = j.find("latency_sensitivity"); it != j.end() && it->is_object()) {
+    p.latency_sensitivity.clear();
+    for (const auto& [name, slope] : it->items()) {
+      if (slope.is_number()) p.latency_sensitivity[name] = slope.get<double>();
+    }
+  }
 }
 
 json measurement_json(const measurement_stats& m) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ struct eval_profile {
   double core_time_max_us = 0;  // slowest core, without launch overhead
   double core_time_mean_us = 0;
   uint64_t trace_instructions = 0;
+  // The simulator only: d latency_us / d constant for each hardware-profile constant the timing
+  // model charges linearly (sim/runtime/timing_sensitivity.hpp): the features `aopt calibrate`
+  // fits measured latencies with. Empty from a profiler.
+  std::map<std::string, double> latency_sensitivity;
 };
 
 struct roofline {

@@ -8,7 +8,10 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <toml++/toml.h>
+
+#include "npu/sim/runtime/timing_sensitivity.hpp"
 
 namespace aopt::npu {
 
@@ -19,6 +22,12 @@ namespace {
 constexpr const char* assumed_marker = "assumed";
 // Relative ridge weight: only breaks exact collinearity, far below any real signal.
 constexpr double ridge = 1e-9;
+// A column whose part not explained by the columns accepted before it is below this fraction of
+// its norm is (nearly) collinear with them: its fitted value would be noise.
+constexpr double collinear_tolerance = 1e-3;
+// A constant is fitted only when the measurements determine it to this fraction of its value
+// (one standard error): beyond it, its effect is lost in the measurement noise.
+constexpr double max_relative_error = 0.02;
 
 std::string trimmed(const std::string& s) {
   const size_t b = s.find_first_not_of(" \t\r");
@@ -56,14 +65,6 @@ void for_each_value(const toml::table& root, F&& f) {
   }
 }
 
-double per_cycle(const sim::hw_profile& hw) {
-  return 1.0 / (hw.clock_ghz * 1e3);  // microseconds per cycle
-}
-
-double per_core(double total, const eval_profile& p) {
-  return total / std::max<uint32_t>(1, p.block_dim);
-}
-
 // Solves a x = b (n x n, row-major) by Gaussian elimination with partial pivoting; false when
 // singular.
 bool solve(std::vector<double> a, std::vector<double> b, std::vector<double>& x) {
@@ -91,6 +92,43 @@ bool solve(std::vector<double> a, std::vector<double> b, std::vector<double>& x)
   return true;
 }
 
+// Least squares r ~ Z delta over the columns of Z, with the standard error of each delta
+// (sqrt of the diagonal of sigma^2 (Z'Z)^-1, sigma^2 the residual variance); false when
+// Z'Z is singular or there are no more rows than columns.
+bool least_squares(const std::vector<std::vector<double>>& columns, const std::vector<double>& r,
+                   std::vector<double>& delta, std::vector<double>& standard_error) {
+  const size_t k = columns.size();
+  const size_t n = r.size();
+  if (n <= k) return false;
+  std::vector<double> ztz(k * k, 0), ztr(k, 0);
+  for (size_t a = 0; a < k; ++a) {
+    ztr[a] = std::inner_product(columns[a].begin(), columns[a].end(), r.begin(), 0.0);
+    for (size_t b = 0; b < k; ++b) {
+      ztz[a * k + b] =
+          std::inner_product(columns[a].begin(), columns[a].end(), columns[b].begin(), 0.0);
+    }
+  }
+  double trace = 0;
+  for (size_t a = 0; a < k; ++a) trace += ztz[a * k + a];
+  for (size_t a = 0; a < k; ++a) ztz[a * k + a] += ridge * trace / static_cast<double>(k);
+  if (!solve(ztz, ztr, delta)) return false;
+  double rss = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double e = r[i];
+    for (size_t a = 0; a < k; ++a) e -= columns[a][i] * delta[a];
+    rss += e * e;
+  }
+  const double variance = rss / static_cast<double>(n - k);
+  standard_error.assign(k, 0);
+  for (size_t a = 0; a < k; ++a) {
+    std::vector<double> unit(k, 0), column;
+    unit[a] = 1;
+    if (!solve(ztz, unit, column)) return false;
+    standard_error[a] = std::sqrt(std::max(0.0, variance * column[a]));
+  }
+  return true;
+}
+
 std::vector<double> ranks(const std::vector<double>& v) {
   std::vector<size_t> order(v.size());
   std::iota(order.begin(), order.end(), 0);
@@ -107,27 +145,6 @@ std::vector<double> ranks(const std::vector<double>& v) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& calibratable_constants() {
-  static const std::vector<std::string> names = {"launch_base_us", "dma_burst_overhead_cycles",
-                                                 "vec_startup_cycles", "issue_cycles"};
-  return names;
-}
-
-double calibration_feature(const std::string& constant, const eval_profile& p,
-                           const sim::hw_profile& hw) {
-  if (constant == "launch_base_us") return 1.0;
-  if (constant == "dma_burst_overhead_cycles") {
-    return per_core(static_cast<double>(p.dma_bursts), p) * per_cycle(hw);
-  }
-  if (constant == "vec_startup_cycles") {
-    return per_core(static_cast<double>(p.vector_instructions), p) * per_cycle(hw);
-  }
-  if (constant == "issue_cycles") {
-    return per_core(static_cast<double>(p.trace_instructions), p) * per_cycle(hw);
-  }
-  return 0;
-}
 
 double spearman(const std::vector<double>& a, const std::vector<double>& b) {
   const std::vector<double> ra = ranks(a);
@@ -171,76 +188,148 @@ result<calibration_result> calibrate(const sim::hw_profile& profile,
   sim::to_json(values, profile);
 
   std::vector<const measurement_record*> rows;
+  size_t without_sensitivity = 0;
   for (const auto& r : records) {
-    if (r.has_sim && r.sim_latency_us > 0) rows.push_back(&r);
+    if (!r.has_sim || !(r.sim_latency_us > 0)) continue;
+    if (r.sim_profile.latency_sensitivity.empty()) {
+      ++without_sensitivity;
+      continue;
+    }
+    rows.push_back(&r);
   }
+  if (without_sensitivity > 0) {
+    out.notes.push_back(fmt::format(
+        "{} records skipped: their simulator side has no latency sensitivities (written by an "
+        "older aopt)",
+        without_sensitivity));
+  }
+  const auto feature = [](const measurement_record& r, const std::string& name) {
+    auto it = r.sim_profile.latency_sensitivity.find(name);
+    return it == r.sim_profile.latency_sensitivity.end() ? 0.0 : it->second;
+  };
+
+  // Candidate columns z_ik = theta0_k x_ik (relative steps), accepted in the profile's order
+  // unless nothing moves them or the columns accepted before explain them (Gram-Schmidt).
+  const size_t n = rows.size();
   std::vector<std::string> names;
+  std::vector<std::vector<double>> columns;  // accepted, as they are
+  std::vector<std::vector<double>> basis;    // accepted, orthonormalised
   for (const auto& name : assumed) {
-    const auto& known = calibratable_constants();
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      out.assumed_not_fitted.push_back(name);
+    const std::string why = sim::why_not_linear(name);
+    if (!why.empty()) {
+      out.assumed_not_fitted.push_back({name, why});
       continue;
     }
-    bool informative = false;
-    for (const auto* r : rows) {
-      informative |= calibration_feature(name, r->sim_profile, profile) != 0;
-    }
-    if (!informative || !(values.at(name).get<double>() > 0)) {
-      out.assumed_not_fitted.push_back(name);
-      out.notes.push_back(name + ": no measurement exercises it");
+    const double theta0 = values.at(name).get<double>();
+    if (!(theta0 > 0)) {
+      out.assumed_not_fitted.push_back(
+          {name, "its value is 0, so relative steps cannot move it (set a positive start)"});
       continue;
     }
+    std::vector<double> z(n);
+    for (size_t i = 0; i < n; ++i) z[i] = theta0 * feature(*rows[i], name);
+    const double norm = std::sqrt(std::inner_product(z.begin(), z.end(), z.begin(), 0.0));
+    if (!(norm > 0)) {
+      out.assumed_not_fitted.push_back(
+          {name,
+           "no measured candidate exercises it: its latency sensitivity is 0 in every record"});
+      continue;
+    }
+    std::vector<double> rest = z;
+    std::vector<std::string> related;
+    for (size_t b = 0; b < basis.size(); ++b) {
+      const double dot = std::inner_product(rest.begin(), rest.end(), basis[b].begin(), 0.0);
+      for (size_t i = 0; i < n; ++i) rest[i] -= dot * basis[b][i];
+      if (std::inner_product(z.begin(), z.end(), columns[b].begin(), 0.0) != 0) {
+        related.push_back(names[b]);
+      }
+    }
+    const double rest_norm =
+        std::sqrt(std::inner_product(rest.begin(), rest.end(), rest.begin(), 0.0));
+    if (rest_norm < collinear_tolerance * norm) {
+      out.assumed_not_fitted.push_back(
+          {name, fmt::format("over these measurements its effect on latency is a linear "
+                             "combination of that of {}: latencies cannot tell them apart",
+                             fmt::join(related, ", "))});
+      continue;
+    }
+    for (double& v : rest) v /= rest_norm;
     names.push_back(name);
+    columns.push_back(std::move(z));
+    basis.push_back(std::move(rest));
   }
   if (names.empty()) return invalid_argument("no assumed constant of the profile can be fitted");
-  if (rows.size() < names.size() + 2) {
+  if (n < names.size() + 2) {
     return invalid_argument(fmt::format(
-        "{} measurements carry the simulator's side (device.kind = \"cascade\"); fitting {} "
-        "constants needs at least {}",
-        rows.size(), names.size(), names.size() + 2));
+        "{} measurements carry the simulator's side with latency sensitivities (device.kind = "
+        "\"cascade\"); fitting {} constants needs at least {}",
+        n, names.size(), names.size() + 2));
   }
 
-  // Relative steps: z_ik = theta0_k x_ik, residual = measured - simulated.
-  const size_t n = rows.size();
-  const size_t k = names.size();
-  std::vector<double> z(n * k), resid(n), measured(n), simulated(n);
+  std::vector<double> resid(n), measured(n), simulated(n);
   for (size_t i = 0; i < n; ++i) {
-    for (size_t j = 0; j < k; ++j) {
-      z[i * k + j] = values.at(names[j]).get<double>() *
-                     calibration_feature(names[j], rows[i]->sim_profile, profile);
-    }
     measured[i] = rows[i]->measured.median_us;
     simulated[i] = rows[i]->sim_latency_us;
     resid[i] = measured[i] - simulated[i];
   }
-  std::vector<double> ztz(k * k, 0), ztr(k, 0);
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t a = 0; a < k; ++a) {
-      ztr[a] += z[i * k + a] * resid[i];
-      for (size_t b = 0; b < k; ++b) ztz[a * k + b] += z[i * k + a] * z[i * k + b];
-    }
-  }
-  double trace = 0;
-  for (size_t a = 0; a < k; ++a) trace += ztz[a * k + a];
-  for (size_t a = 0; a < k; ++a) ztz[a * k + a] += ridge * trace / static_cast<double>(k);
+  // Fit, then drop the worst constant that the data leave undetermined (a standard error above
+  // max_relative_error of its value) or that comes out where the profile allows no value, and
+  // fit the others again without it, until every remaining one is determined and allowed.
   std::vector<double> delta;
-  if (!solve(ztz, ztr, delta)) return invalid_argument("the measurements determine no fit");
-
-  std::vector<double> predicted = simulated;
+  for (;;) {
+    const size_t k = names.size();
+    std::vector<double> standard_error;
+    if (!least_squares(columns, resid, delta, standard_error)) {
+      return invalid_argument("the measurements determine no fit");
+    }
+    size_t worst = k;
+    std::string why;
+    for (size_t j = 0; j < k; ++j) {
+      if (standard_error[j] > max_relative_error &&
+          (worst == k || standard_error[j] > standard_error[worst])) {
+        worst = j;
+        why = fmt::format(
+            "its effect on these latencies is within their noise: the fit's standard error is "
+            "{:.0f} % of its value",
+            standard_error[j] * 100);
+      }
+    }
+    for (size_t j = 0; j < k && worst == k; ++j) {
+      const double before = values.at(names[j]).get<double>();
+      const double after = before * (1 + delta[j]);
+      // The profile's own range checks decide what a fitted value may be (a cost >= 0, the
+      // short-burst penalty >= 1, ...).
+      nlohmann::json candidate = values;
+      candidate[names[j]] = after;
+      sim::hw_profile check;
+      try {
+        sim::from_json(candidate, check);
+      } catch (const std::invalid_argument& e) {
+        worst = j;
+        why = fmt::format("the fit says {:.4g}, which the profile does not allow ({})", after,
+                          e.what());
+      }
+      if (worst == k && !(after > 0)) {
+        worst = j;
+        why = fmt::format("the fit says {:.4g}, not a cost", after);
+      }
+    }
+    if (worst == k) break;
+    out.assumed_not_fitted.push_back({names[worst], why});
+    names.erase(names.begin() + static_cast<std::ptrdiff_t>(worst));
+    columns.erase(columns.begin() + static_cast<std::ptrdiff_t>(worst));
+    if (names.empty()) return invalid_argument("no assumed constant of the profile can be fitted");
+  }
+  const size_t k = names.size();
   for (size_t j = 0; j < k; ++j) {
     const double before = values.at(names[j]).get<double>();
-    double after = before * (1 + delta[j]);
-    if (!(after > 0)) {
-      out.notes.push_back(
-          fmt::format("{}: the fit says {:.4g}, not a cost; kept {:.4g}", names[j], after, before));
-      after = before;
-      delta[j] = 0;
-    }
+    const double after = before * (1 + delta[j]);
     out.fitted.push_back({names[j], before, after});
     values[names[j]] = after;
   }
+  std::vector<double> predicted = simulated;
   for (size_t i = 0; i < n; ++i) {
-    for (size_t j = 0; j < k; ++j) predicted[i] += z[i * k + j] * delta[j];
+    for (size_t j = 0; j < k; ++j) predicted[i] += columns[j][i] * delta[j];
   }
   sim::from_json(values, out.profile);
   out.used = n;

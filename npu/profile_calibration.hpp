@@ -1,22 +1,24 @@
 // `aopt calibrate`: fits the simulator profile's "assumed" constants to hardware latencies.
 //
-// Model. The timing model charges each of these constants per event on the critical core:
-//   launch_base_us             once per launch                       (feature: 1)
-//   dma_burst_overhead_cycles  per DMA burst                          (bursts / block_dim / f)
-//   vec_startup_cycles         per vector instruction                 (vector instrs / block_dim /
-//   f) issue_cycles               per instruction issued by the scalar   (instructions / block_dim
-//   / f)
-// with f = clock in cycles per microsecond, and per-core counts approximated by the totals the
-// simulator's profile records (eval_profile) divided by blockDim. Holding everything else of
-// the simulated latency fixed, the latency is linear in these constants:
-//   predicted(theta) = sim_latency + sum_k (theta_k - theta0_k) x_k
-// so least squares over the measurements (relative steps delta_k = theta_k / theta0_k - 1, with a
-// tiny ridge term for collinear features) gives the fit. Only constants whose comment in the
-// profile file starts with "assumed" are fitted, and only those with a feature above; other
-// assumed ones (per-DataCopy start-up, queue depth, per-op-class repeat costs, short-burst
-// thresholds) are reported as not fittable from what a measurement records. The linearisation
-// ignores overlap between pipes (a cost hidden behind another pipe still counts), so the fit is
-// an approximation to be checked by the rank correlation it reports, not exact constants.
+// Model. For every constant the timing model charges per event (launch, DMA start-up and burst
+// overhead, the short-burst penalty, vector start-up and the cycles per repeat of each op class,
+// issue, scalar UB/GM access), the simulator records with each result how its latency responds
+// to it: eval_profile::latency_sensitivity, d latency / d constant through the timing model
+// itself (npu/sim/runtime/timing_sensitivity.hpp). Around the profile's values theta0:
+//   predicted(theta) = sim_latency + sum_k sensitivity_k (theta_k - theta0_k)
+// so least squares over the measurements (in relative steps delta_k = theta_k / theta0_k - 1,
+// with a tiny ridge term) gives the fit. Only constants whose comment in the profile file starts
+// with "assumed" are fitted. An assumed constant is reported as not fitted, with the reason, when
+//   * the timing model uses it as a threshold, an integer or a rate (no useful derivative:
+//     dma_efficient_burst_bytes, pipe_queue_depth, ...; sim::why_not_linear),
+//   * no measured candidate exercises it (its sensitivity is 0 in every record), or
+//   * over these measurements its effect is (almost) a linear combination of the effects of
+//     constants fitted before it: end-to-end latencies cannot tell them apart,
+//   * its effect is lost in the measurement noise (the fit's standard error exceeds 2 % of its
+//     value; the others are fitted again without it), or
+//   * the fit puts it where the profile allows no value (a negative cost, ...).
+// The linearisation holds while the critical path stays the same; the fit is a model of the
+// chip to be checked by the rank correlation it reports, not exact constants.
 //
 // Thread-safety: free functions.
 #pragma once
@@ -31,24 +33,22 @@
 
 namespace aopt::npu {
 
-// The constants calibration knows a feature for, in a fixed order.
-const std::vector<std::string>& calibratable_constants();
-
-// The feature of `constant` for one simulated candidate (see the model above).
-double calibration_feature(const std::string& constant, const eval_profile& p,
-                           const sim::hw_profile& hw);
-
 struct fitted_constant {
   std::string name;
   double before = 0;
   double after = 0;
 };
 
+struct unfitted_constant {
+  std::string name;
+  std::string reason;
+};
+
 struct calibration_result {
   std::vector<fitted_constant> fitted;
-  std::vector<std::string> assumed_not_fitted;  // assumed, but no feature or no variation
-  std::vector<std::string> notes;               // clamped values, dropped features, ...
-  size_t used = 0;                              // measurements in the fit
+  std::vector<unfitted_constant> assumed_not_fitted;  // assumed, but not identifiable (why)
+  std::vector<std::string> notes;                     // values kept, records skipped, ...
+  size_t used = 0;                                    // measurements in the fit
   double spearman_before = 0;
   double spearman_after = 0;
   sim::hw_profile profile;  // with the fitted values
@@ -60,8 +60,9 @@ double spearman(const std::vector<double>& a, const std::vector<double>& b);
 // The keys of `profile_file` whose trailing comment starts with "assumed".
 result<std::vector<std::string>> assumed_constants(const std::filesystem::path& profile_file);
 
-// Fits `profile`'s constants in `assumed` (those calibratable) to the records that carry a
-// simulator side. Errors: invalid_argument when fewer than (fitted constants + 2) records do.
+// Fits `profile`'s constants in `assumed` (those identifiable) to the records that carry a
+// simulator side with latency sensitivities. Errors: invalid_argument when no assumed constant
+// is identifiable or fewer than (fitted constants + 2) records are usable.
 result<calibration_result> calibrate(const sim::hw_profile& profile,
                                      const std::vector<std::string>& assumed,
                                      const std::vector<measurement_record>& records);

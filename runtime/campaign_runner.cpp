@@ -307,7 +307,16 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
     return why;
   };
 
+  // Stage counts of the cascade's earlier runs of this campaign: the report counts them all.
+  npu::cascade_counts earlier_cascade;
+  if (auto it = record.find("cascade"); it != record.end()) {
+    result<npu::cascade_counts> earlier = npu::cascade_counts_from_json(*it);
+    if (!earlier.ok()) return refuse(earlier.error().with_context("campaign " + outcome.campaign));
+    earlier_cascade = *earlier;
+  }
+
   std::vector<actors::campaign_episode> episodes;
+  std::vector<std::shared_ptr<const npu::op_package>> packages;
   for (const fs::path& dir : request.operators) {
     result<npu::op_package> pkg = npu::load_op_package(dir);
     if (!pkg.ok()) {
@@ -315,6 +324,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
       continue;
     }
     auto op = std::make_shared<const npu::op_package>(std::move(*pkg));
+    packages.push_back(op);
     agent::episode_state state = agent::initial_episode_state(outcome.campaign, *op, *episode_cfg);
     if (result<nlohmann::json> saved = db.get_episode(outcome.campaign, op->spec.name);
         saved.ok()) {
@@ -376,7 +386,8 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   self->request(pipeline->evaluator, caf::infinite, actors::stats_atom_v)
       .receive([&](const actors::pool_stats& s) { outcome.pool = s; }, [](caf::error&) {});
   if (auto* cascade = dynamic_cast<npu::cascade_device*>(device->get())) {
-    outcome.cascade = cascade->counts();
+    outcome.cascade = earlier_cascade;
+    *outcome.cascade += cascade->counts();
   }
   for (const caf::actor& a : {pipeline->mutator, pipeline->diagnoser, pipeline->retriever,
                               pipeline->refiner, pipeline->evaluator, llm_gateway.actor()}) {
@@ -413,6 +424,16 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
         return e.phase == agent::episode_phase::done || e.phase == agent::episode_phase::failed;
       });
   outcome.interrupted = !all_finished;
+  if (all_finished && cfg.cann.remeasure_top > 0) {
+    // After the evaluator has stopped: the device is this thread's alone.
+    auto finals = remeasure_finalists(**device, db, outcome.campaign, outcome.episodes, packages,
+                                      cfg.cann.remeasure_top, make_eval_options(cfg.device));
+    if (finals.ok()) {
+      outcome.finalists = std::move(*finals);
+    } else {
+      outcome.errors.push_back("re-measuring the finalists: " + finals.error().to_string());
+    }
+  }
   if (gateway) {
     outcome.llm_usage = journal->usage();
     // Answers consumed by steps that were not persisted are asked again on resume.
@@ -421,6 +442,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   AOPT_RETURN_IF_ERROR(journal->update_record(outcome.campaign, [&](nlohmann::json& r) {
     r["status"] = all_finished ? "done" : "interrupted";
     r["updated"] = utc_now();
+    if (outcome.cascade) r["cascade"] = npu::to_json(*outcome.cascade);
   }));
   outcome.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

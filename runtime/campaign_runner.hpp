@@ -24,6 +24,7 @@
 #include "llm/token_ledger.hpp"
 #include "npu/cann/drift_board.hpp"
 #include "npu/cascade_device.hpp"
+#include "runtime/finalist_remeasurement.hpp"
 #include "storage/store.hpp"
 
 namespace aopt::runtime {
@@ -50,8 +51,12 @@ struct campaign_outcome {
   // LLM calls and tokens per (campaign, operator, role), over every run of the campaign; unset
   // when no role uses the LLM. Persisted in the campaign record as "llm_usage".
   std::optional<llm::token_ledger> llm_usage;
-  // device.kind = "cascade": how many candidates each stage stopped, in this process.
+  // device.kind = "cascade": how many candidates each stage stopped, over every run of the
+  // campaign (persisted in the campaign record as "cascade").
   std::optional<npu::cascade_counts> cascade;
+  // A hardware device: the end-of-campaign re-measurement of each operator's finalists
+  // (cann.remeasure_top), when every episode finished; unset on the simulator.
+  std::optional<std::vector<operator_finalists>> finalists;
 };
 
 struct campaign_request {

@@ -90,7 +90,9 @@ int run_calibrate(const calibrate_args& args) {
     fmt::print("  {:<28} {:>10.4g}   {:>10.4g}   {:+6.1f} %\n", c.name, c.before, c.after,
                (c.after / c.before - 1) * 100);
   }
-  for (const auto& n : fit->assumed_not_fitted) fmt::print("  {:<28} assumed, not fitted\n", n);
+  for (const auto& u : fit->assumed_not_fitted) {
+    fmt::print("  {:<28} assumed, not fitted: {}\n", u.name, u.reason);
+  }
   for (const auto& n : fit->notes) fmt::print("note         {}\n", n);
   fmt::print("spearman     {:.3f} before, {:.3f} after (simulated vs measured latency)\n",
              fit->spearman_before, fit->spearman_after);

@@ -72,6 +72,7 @@ report_data make_report_data(const campaign_outcome& o, const config::aopt_confi
   d.episodes = o.episodes;
   d.llm_usage = o.llm_usage;
   d.cascade = o.cascade;
+  d.finalists = o.finalists;
   return d;
 }
 
@@ -99,6 +100,10 @@ void print_table(const report_data& d, const campaign_outcome& o) {
   nlohmann::json j = report_json(d);
   fmt::print("\ncampaign {}  ({} strategy, {} latencies)\n", d.campaign, d.strategy,
              d.simulated ? "simulated" : "measured");
+  if (j.contains("final_numbers")) {
+    fmt::print("baseline, best and speedup: the {} of the finalists\n",
+               j["final_numbers"].get<std::string>());
+  }
   fmt::print("{:<32} {:>5} {:>12} {:>12} {:>9} {:>6}  {}\n", "operator", "level", "baseline us",
              "best us", "speedup", "evals", "failures");
   for (const auto& op : j["operators"]) {

@@ -14,10 +14,66 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The episodes' outcomes; where the finalists were re-measured, an operator's final baseline,
+// best and speedup are the re-measurement's.
 std::vector<agent::operator_outcome> outcomes(const report_data& d) {
+  std::map<std::string, const operator_finalists*> finals;
+  if (d.finalists) {
+    for (const operator_finalists& f : *d.finalists) finals[f.op] = &f;
+  }
   std::vector<agent::operator_outcome> out;
-  for (const agent::episode_state& s : d.episodes) out.push_back(agent::outcome_of(s));
+  for (const agent::episode_state& s : d.episodes) {
+    agent::operator_outcome o = agent::outcome_of(s);
+    auto it = finals.find(s.op_name);
+    if (it != finals.end() && it->second->speedup > 0) {
+      o.baseline_us = it->second->baseline_us;
+      o.best_us = it->second->best_us;
+      o.speedup = it->second->speedup;
+    }
+    out.push_back(std::move(o));
+  }
   return out;
+}
+
+// Says where the final numbers come from, with the re-measurement per operator.
+std::string finalists_markdown(const report_data& d) {
+  if (!d.finalists) {
+    return d.simulated ? "Finalists were not re-measured: the simulator's latency is "
+                         "deterministic, so a re-measurement would change nothing.\n\n"
+                       : "";
+  }
+  std::string md =
+      "Final numbers: at the campaign's end each operator's baseline and best finalists were "
+      "re-measured one after another with the finalist sample count; the baseline, best and "
+      "speedup of every operator in this report are the re-measured baseline and campaign "
+      "best.\n\n"
+      "| operator | baseline us (IQR, n) | best us (IQR, n) | best candidate | final speedup | "
+      "campaign speedup |\n|---|---|---|---|---|---|\n";
+  std::map<std::string, const agent::episode_state*> episodes;
+  for (const agent::episode_state& s : d.episodes) episodes[s.op_name] = &s;
+  auto cell = [](const finalist_result* r) {
+    if (r == nullptr) return std::string("-");
+    if (!r->remeasured.ok()) return "failed (" + r->remeasured.error_kind + ")";
+    const npu::measurement_stats& m = r->remeasured.measurement;
+    return fmt::format("{:.3f} ({:.3f}, {})", r->remeasured.latency_us, m.iqr_us, m.n);
+  };
+  for (const operator_finalists& f : *d.finalists) {
+    const finalist_result* baseline = f.finalists.empty() ? nullptr : &f.finalists.front();
+    const finalist_result* best = nullptr;
+    for (const finalist_result& r : f.finalists) {
+      if (r.seq == f.best_seq && r.seq >= 0) best = &r;
+    }
+    auto e = episodes.find(f.op);
+    const double campaign = e != episodes.end() && e->second->best_us > 0
+                                ? e->second->baseline_us / e->second->best_us
+                                : 0;
+    md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", f.op, cell(baseline),
+                      best ? cell(best) : cell(baseline),
+                      best ? "#" + std::to_string(best->seq) : std::string("baseline"),
+                      f.speedup > 0 ? fmt::format("{:.3f}x", f.speedup) : std::string("-"),
+                      campaign > 0 ? fmt::format("{:.3f}x", campaign) : std::string("-"));
+  }
+  return md + "\n";
 }
 
 std::string unit(const report_data& d) {
@@ -263,6 +319,12 @@ nlohmann::json report_json(const report_data& d) {
   j["accepted_by_origin"] = origins;
   if (d.llm_usage) j["llm_usage"] = llm::to_json(*d.llm_usage);
   if (d.cascade) j["cascade"] = npu::to_json(*d.cascade);
+  if (d.finalists) {
+    nlohmann::json finals = nlohmann::json::array();
+    for (const operator_finalists& f : *d.finalists) finals.push_back(to_json(f));
+    j["finalists"] = finals;
+    j["final_numbers"] = "end-of-campaign re-measurement";
+  }
   return j;
 }
 
@@ -280,11 +342,13 @@ std::string report_markdown(const report_data& d) {
   if (d.cascade) {
     const npu::cascade_counts& c = *d.cascade;
     md += fmt::format(
-        "Cascade (this run): {} candidates; the simulator stopped {} (failed) and {} (predicted "
+        "Cascade (every run of the campaign): {} candidates; the simulator stopped {} (failed) and "
+        "{} (predicted "
         "slower than the best by more than the margin); {} went to the NPU, {} of them failed "
         "there.\n\n",
         c.evaluated, c.simulator_failed, c.filtered, c.hardware, c.hardware_failed);
   }
+  md += finalists_markdown(d);
   const std::map<int, roofline_medians> roofs = roofline_by_level(ops);
   md +=
       "| level | operators | GM speedup | fast_1.0 | fast_1.2 | fast_1.4 | fast_2.0 | median "

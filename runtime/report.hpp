@@ -15,6 +15,7 @@
 #include "base/status.hpp"
 #include "llm/token_ledger.hpp"
 #include "npu/cascade_device.hpp"
+#include "runtime/finalist_remeasurement.hpp"
 
 namespace aopt::runtime {
 
@@ -28,8 +29,11 @@ struct report_data {
   std::vector<agent::episode_state> episodes;
   // LLM calls and tokens per (campaign, operator, role); unset when no role used the LLM.
   std::optional<llm::token_ledger> llm_usage;
-  // device.kind = "cascade": candidates stopped per stage (this process's run only).
+  // device.kind = "cascade": candidates stopped per stage, over every run of the campaign.
   std::optional<npu::cascade_counts> cascade;
+  // The end-of-campaign re-measurement (hardware devices): where present, an operator's final
+  // baseline, best and speedup are these numbers, and the report says so.
+  std::optional<std::vector<operator_finalists>> finalists;
 };
 
 // The summary object `aopt run --json` prints: campaign, geomean_speedup, fast_p, evaluations,

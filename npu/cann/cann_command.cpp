@@ -82,9 +82,9 @@ command_outcome run_command(command_step step, const std::string& tmpl,
                             double timeout_seconds) {
   command_outcome out;
   const char* name = to_string(step);
-  const bool candidate_step = step == command_step::build || step == command_step::run;
+  const std::string command = expand_command(tmpl, values);
   subprocess_options o;
-  o.argv = {"/bin/sh", "-c", expand_command(tmpl, values)};
+  o.argv = {"/bin/sh", "-c", command};
   o.working_dir = working_dir;
   o.output_limit_bytes = output_limit;
   o.limits.wall_seconds = timeout_seconds;
@@ -93,6 +93,7 @@ command_outcome run_command(command_step step, const std::string& tmpl,
     out.status = eval_status::infra_error;
     out.error_kind = name;
     out.message = fmt::format("the {} command could not start: {}", name, ran.error().message());
+    out.diagnostics.push_back("command: " + command);
     return out;
   }
   out.seconds = ran->wall_seconds;
@@ -103,21 +104,23 @@ command_outcome run_command(command_step step, const std::string& tmpl,
     return out;
   }
   const std::string first = out.diagnostics.empty() ? "" : ": " + out.diagnostics.front();
+  out.diagnostics.push_back("command: " + command);
   if (ran->timed_out) {
     out.status = step == command_step::build ? eval_status::compile_error
-                 : step == command_step::run ? eval_status::timeout
-                                             : eval_status::infra_error;
-    out.error_kind = step == command_step::build ? "compile_timeout"
-                     : step == command_step::run ? "wall_clock"
-                                                 : std::string(name) + "_timeout";
-    out.message =
-        fmt::format("the {} command ran longer than {:g} s and was killed", name, timeout_seconds);
+                 : step == command_step::run || step == command_step::profile
+                     ? eval_status::runtime_error
+                     : eval_status::infra_error;
+    out.error_kind = std::string(name) + "_timeout";
+    out.message = fmt::format("the {} command ran longer than {:g} s and was killed{}", name,
+                              timeout_seconds, first);
     return out;
   }
   out.status = step == command_step::build ? eval_status::compile_error
                : step == command_step::run ? eval_status::runtime_error
                                            : eval_status::infra_error;
-  out.error_kind = step == command_step::build ? "compile" : candidate_step ? "crash" : name;
+  out.error_kind = step == command_step::build ? "compile"
+                   : step == command_step::run ? "crash"
+                                               : std::string(name) + "_failed";
   out.message = fmt::format("the {} command failed ({}){}", name, ran->describe(), first);
   return out;
 }

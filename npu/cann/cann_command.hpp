@@ -25,11 +25,18 @@ struct command_values {
 
 std::string expand_command(const std::string& tmpl, const command_values& values);
 
-// How a failing step is classified: build failures are the candidate's (compile_error), a run
-// that fails is the candidate's (runtime_error), the other steps are the toolchain's
-// (infra_error). A step killed at its wall-clock limit is, as on the simulator, a compile_error
-// "compile_timeout" for build and a timeout "wall_clock" for run (a run past its limit may be a
-// loaded machine: is_transient_failure), an infra_error for the others.
+// How a failing step is classified (every message names the step; the expanded command is the
+// last diagnostics line):
+//   step      exit status != 0              killed at its wall-clock limit
+//   build     compile_error "compile"       compile_error "build_timeout"
+//   run       runtime_error "crash"         runtime_error "run_timeout"
+//   profile   infra_error "profile_failed"  runtime_error "profile_timeout"
+//   install   infra_error "install_failed"  infra_error "install_timeout"
+//   flush     infra_error "flush_failed"    infra_error "flush_timeout"
+//   version   infra_error "version_failed"  infra_error "version_timeout"
+// A run or profile that hangs is the candidate's (it launches the kernel; the run step before the
+// profile already proved the toolchain works); a profile that fails otherwise is the profiler's.
+// Failures to start a command at all are infra_error with the step as kind.
 enum class command_step { build, install, run, profile, flush, version };
 const char* to_string(command_step s);
 

@@ -158,7 +158,10 @@ class cann_device::profile_target : public measurement_target {
     fs::create_directories(prof, ec);
     command_outcome out = run_command(command_step::profile, commands_.profile, values_,
                                       work.string(), timeout_seconds_);
-    if (!out.ok) return internal_error(out.message);
+    if (!out.ok) {
+      failure = out;
+      return internal_error(out.message);
+    }
     auto m = read_profiler_output(prof, candidate_.values.kernel_name);
     if (!m.ok()) return m.error().with_context("after the profile command");
     latency_sample s;
@@ -171,6 +174,7 @@ class cann_device::profile_target : public measurement_target {
   }
 
   msprof_metrics last;
+  std::optional<command_outcome> failure;  // the profile command's, when a sample failed
 
  private:
   const measured_candidate& candidate_;
@@ -254,7 +258,8 @@ sample_context cann_device::context_for(const std::string& device_id) {
 }
 
 void cann_device::measure(const op_package& op, measured_candidate& candidate,
-                          const std::string& npu, const eval_options& options, eval_result& r) {
+                          const std::string& npu, const eval_options& options, bool finalist,
+                          eval_result& r) {
   auto state = state_of(op);
   std::lock_guard<std::mutex> lock(state->mutex);
   auto& protocol = state->protocols[npu];
@@ -266,16 +271,26 @@ void cann_device::measure(const op_package& op, measured_candidate& candidate,
       values.flush_bytes = std::to_string(options_.flush_bytes);
       command_outcome out = run_command(command_step::flush, options_.commands.flush, values,
                                         options_.work_dir.string(), version_timeout_seconds);
-      return out.ok ? status{} : internal_error(out.message);
+      // unavailable: tells fail() below that the flush, not a profile, failed.
+      return out.ok ? status{} : unavailable(out.message);
     };
     protocol = std::make_unique<measurement_protocol>(options_.protocol, flush);
   }
   const sample_context context = context_for(npu);
   const double timeout = options.timeout_seconds > 0 ? options.timeout_seconds : 60;
+  profile_target target(candidate, options_.commands, context, timeout);
+  // The candidate's own profile command decides the status (a hang is its runtime_error); a
+  // failing flush, a profile of the best or baseline, or unreadable profiler output are the
+  // machine's (infra_error).
   auto fail = [&](const status& s) {
     r.status = eval_status::infra_error;
-    r.error_kind = "profile";
+    r.error_kind = s.code() == status_code::unavailable ? "flush_failed" : "profile";
     r.message = s.message();
+    if (target.failure) {
+      r.status = target.failure->status;
+      r.error_kind = target.failure->error_kind;
+      r.diagnostics = target.failure->diagnostics;
+    }
   };
   auto take_candidate = [&]() {
     auto owned = std::make_shared<measured_candidate>();
@@ -284,7 +299,15 @@ void cann_device::measure(const op_package& op, measured_candidate& candidate,
     return owned;
   };
 
-  profile_target target(candidate, options_.commands, context, timeout);
+  if (finalist) {
+    // The end-of-campaign re-measurement: alone, with the finalist sample count.
+    auto m = protocol->measure(target, true);
+    if (!m.ok()) return fail(m.error());
+    fill_latency(*m, r);
+    fill_profile(target.last, r);
+    r.status = eval_status::ok;
+    return;
+  }
   if (!state->best) {
     // The operator's first candidate: its baseline, and the reference of the drift check.
     auto first = protocol->check_baseline(target);
@@ -349,6 +372,19 @@ void cann_device::record(const op_package& op, const std::string& tiling_source,
 
 eval_result cann_device::evaluate(const op_package& op, const std::string& tiling_source,
                                   const std::string& kernel_source, const eval_options& options) {
+  return evaluate_candidate(op, tiling_source, kernel_source, options, false);
+}
+
+std::optional<eval_result> cann_device::remeasure(const op_package& op,
+                                                  const std::string& tiling_source,
+                                                  const std::string& kernel_source,
+                                                  const eval_options& options) {
+  return evaluate_candidate(op, tiling_source, kernel_source, options, true);
+}
+
+eval_result cann_device::evaluate_candidate(const op_package& op, const std::string& tiling_source,
+                                            const std::string& kernel_source,
+                                            const eval_options& options, bool finalist) {
   eval_result r;
   r.device = "cann";
   r.device_profile = options_.profile_name;
@@ -466,7 +502,7 @@ eval_result cann_device::evaluate(const op_package& op, const std::string& tilin
         }
       }
     }
-    measure(op, candidate, npu.id(), options, r);
+    measure(op, candidate, npu.id(), options, finalist, r);
     record(op, tiling_source, kernel_source, r);
     return finish();
   } catch (const std::exception& e) {

@@ -18,6 +18,9 @@
 //      an alarm and published on the drift_board (read by /metrics). Each sample runs `profile`
 //      (after `flush`, when set) and reads the newest OPPROF_* directory or op_summary_*.csv under
 //      <work_dir>/prof.
+// remeasure() (the end-of-campaign re-measurement of finalists) runs steps 1-3 the same way and
+// then measures the candidate alone with finalist_factor x the samples, without a comparison
+// and without changing the operator's best or baseline.
 // The work_dirs of an operator's baseline and best stay on disk while they are (for the pairs);
 // the others are removed (kept on failure with keep_scratch).
 //
@@ -31,6 +34,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +84,10 @@ class cann_device : public device {
   // "cann:<profile name>"
   std::string profile_id() const override;
 
+  std::optional<eval_result> remeasure(const op_package& op, const std::string& tiling_source,
+                                       const std::string& kernel_source,
+                                       const eval_options& options) override;
+
   // The latest baseline drift check of each (operator, NPU).
   std::vector<drift_reading> drift_readings() const { return options_.drift->readings(); }
 
@@ -96,8 +104,13 @@ class cann_device : public device {
   sample_context context_for(const std::string& device_id);
   void record(const op_package& op, const std::string& tiling_source,
               const std::string& kernel_source, const eval_result& r);
+  // Builds, installs, runs and checks the candidate, then times it: `finalist` measures it alone
+  // with the finalist sample count (remeasure), else measure() compares it with the best.
+  eval_result evaluate_candidate(const op_package& op, const std::string& tiling_source,
+                                 const std::string& kernel_source, const eval_options& options,
+                                 bool finalist);
   void measure(const op_package& op, measured_candidate& candidate, const std::string& npu,
-               const eval_options& options, eval_result& r);
+               const eval_options& options, bool finalist, eval_result& r);
 
   cann_device_options options_;
   std::unique_ptr<reference_runner> reference_;

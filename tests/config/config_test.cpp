@@ -117,6 +117,7 @@ cfg::aopt_config every_field_changed() {
   cann.max_samples = 40;
   cann.time_budget_s = 12.5;
   cann.finalist_factor = 2;
+  cann.remeasure_top = 5;
   cann.epsilon = 0.05;
   cann.confidence = 0.9;
   cann.baseline_every = 4;

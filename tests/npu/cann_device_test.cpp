@@ -171,11 +171,30 @@ TEST_CASE("cann: failures map to statuses that name the command") {
   CHECK(missing.error_kind == "missing_output");
   CHECK(missing.message.find("the run command wrote no output/y.bin") != std::string::npos);
 
-  eval_options short_run = quick();
-  short_run.timeout_seconds = 1;
-  eval_result hang = eval("STANDIN_HANG", short_run);
-  CHECK(hang.status == eval_status::timeout);
+  // A step past its limit: killed, and classified by the step.
+  auto limited = [&](const std::string& marker, double eval_options::*limit, double seconds) {
+    eval_options o = quick();
+    o.*limit = seconds;
+    return eval(marker, o);
+  };
+  eval_result hang = limited("STANDIN_HANG", &eval_options::timeout_seconds, 1);
+  CHECK(hang.status == eval_status::runtime_error);
+  CHECK(hang.error_kind == "run_timeout");
   CHECK(hang.message == "input set 0 (seed 7): the run command ran longer than 1 s and was killed");
+  REQUIRE_FALSE(hang.diagnostics.empty());
+  CHECK(hang.diagnostics.back().find("command: sh ") == 0);
+  CHECK(hang.diagnostics.back().find("/run.sh") != std::string::npos);
+
+  eval_result build_hang = limited("STANDIN_BUILD_HANG", &eval_options::compile_timeout_seconds, 1);
+  CHECK(build_hang.status == eval_status::compile_error);
+  CHECK(build_hang.error_kind == "build_timeout");
+  CHECK(build_hang.message == "the build command ran longer than 1 s and was killed");
+
+  eval_result profile_hang = limited("STANDIN_PROFILE_HANG", &eval_options::timeout_seconds, 2);
+  CHECK(profile_hang.status == eval_status::runtime_error);
+  CHECK(profile_hang.error_kind == "profile_timeout");
+  CHECK(profile_hang.message.find("the profile command ran longer than 2 s and was killed") !=
+        std::string::npos);
 
   eval_result no_csv = eval("STANDIN_NO_CSV");
   CHECK(no_csv.status == eval_status::infra_error);
@@ -199,6 +218,61 @@ TEST_CASE("cann: failures map to statuses that name the command") {
   auto no_npu = standin_options(tmp.path());
   no_npu.device_ids.clear();
   CHECK_FALSE(cann_device::create(no_npu).ok());
+}
+
+TEST_CASE("cann: failing install, flush and profile commands are infra_error naming the command") {
+  const op_package op = load_copy();
+  auto failing = [&](auto change) {
+    aopt::testing::temp_dir tmp;
+    auto options = standin_options(tmp.path());
+    change(options);
+    return make(options)->evaluate(op, op.host_source, op.kernel_source, quick());
+  };
+  eval_result install = failing(
+      [](cann_device_options& o) { o.commands.install = "echo 'no space left' >&2; exit 5"; });
+  CHECK(install.status == eval_status::infra_error);
+  CHECK(install.error_kind == "install_failed");
+  CHECK(install.message == "the install command failed (exit code 5): no space left");
+
+  eval_result flush =
+      failing([](cann_device_options& o) { o.commands.flush = "echo 'device busy' >&2; exit 3"; });
+  CHECK(flush.status == eval_status::infra_error);
+  CHECK(flush.error_kind == "flush_failed");
+  CHECK(flush.message.find("the flush command failed (exit code 3): device busy") !=
+        std::string::npos);
+
+  eval_result profile = failing(
+      [](cann_device_options& o) { o.commands.profile = "echo 'msprof: boom' >&2; exit 9"; });
+  CHECK(profile.status == eval_status::infra_error);
+  CHECK(profile.error_kind == "profile_failed");
+  CHECK(profile.message.find("the profile command failed (exit code 9): msprof: boom") !=
+        std::string::npos);
+}
+
+TEST_CASE("cann: a finalist is re-measured alone with more samples and changes no best") {
+  aopt::testing::temp_dir tmp;
+  auto device = make(standin_options(tmp.path()));
+  const op_package op = load_copy();
+  eval_result baseline = device->evaluate(op, op.host_source, op.kernel_source, quick());
+  REQUIRE_MESSAGE(baseline.ok(), baseline.message);
+
+  auto again = device->remeasure(op, op.host_source, kernel_with(op, "STANDIN_LATENCY=5"), quick());
+  REQUIRE(again.has_value());
+  REQUIRE_MESSAGE(again->ok(), again->message);
+  CHECK(again->latency_us == doctest::Approx(5).epsilon(0.08));
+  CHECK(again->measurement.n == 6);  // max_samples x finalist_factor
+  CHECK(again->measurement.verdict.empty());
+  CHECK(again->measurement.pairs == 0);
+
+  // The 5 us candidate did not become the best: a 10 us one is still faster than the baseline.
+  eval_result next =
+      device->evaluate(op, op.host_source, kernel_with(op, "STANDIN_LATENCY=10"), quick());
+  REQUIRE_MESSAGE(next.ok(), next.message);
+  CHECK(next.measurement.verdict == "faster");
+
+  auto crash = device->remeasure(op, op.host_source, kernel_with(op, "STANDIN_CRASH"), quick());
+  REQUIRE(crash.has_value());
+  CHECK(crash->status == eval_status::runtime_error);
 }
 
 TEST_CASE("cann: a baseline that drifts raises the alarm on the drift board") {

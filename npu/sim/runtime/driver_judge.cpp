@@ -13,6 +13,7 @@
 #include "roofline.hpp"
 #include "tensor_check.hpp"
 #include "timing_model.hpp"
+#include "timing_sensitivity.hpp"
 
 namespace aopt::sim {
 namespace {
@@ -116,6 +117,13 @@ timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace
       {"core_time_max_us", kt.core_time_max_us},
       {"core_time_mean_us", kt.core_time_mean_us},
       {"trace_instructions", instructions}};
+  // The features of `aopt calibrate` (timing_sensitivity.hpp): a few replays of the critical
+  // block.
+  json sensitivity = json::object();
+  for (const auto& [name, slope] : latency_sensitivities(traces, cores, kt, hw)) {
+    sensitivity[name] = slope;
+  }
+  out.profile["latency_sensitivity"] = std::move(sensitivity);
 
   const roofline roof = compute_roofline(spec.op.io_bytes(), vector_work, out.latency_us, hw);
   out.roof = roof;

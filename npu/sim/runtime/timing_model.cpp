@@ -15,21 +15,6 @@ size_t index_of(pipe p) {
   return static_cast<size_t>(p);
 }
 
-bool is_vector_class(op_class c) {
-  switch (c) {
-    case op_class::dma_local:
-    case op_class::vec_simple:
-    case op_class::vec_mul:
-    case op_class::vec_div_transcendental:
-    case op_class::vec_reduce:
-    case op_class::vec_cast:
-    case op_class::vec_compare_select:
-      return true;
-    default:
-      return false;
-  }
-}
-
 double cycles_per_repeat(op_class c, const hw_profile& hw) {
   switch (c) {
     case op_class::vec_mul:
@@ -197,6 +182,21 @@ class core_replay {
 };
 
 }  // namespace
+
+bool is_vector_class(op_class c) {
+  switch (c) {
+    case op_class::dma_local:
+    case op_class::vec_simple:
+    case op_class::vec_mul:
+    case op_class::vec_div_transcendental:
+    case op_class::vec_reduce:
+    case op_class::vec_cast:
+    case op_class::vec_compare_select:
+      return true;
+    default:
+      return false;
+  }
+}
 
 core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores) {
   return core_replay(trace, hw, std::min(active_cores, hw.vector_cores)).run();

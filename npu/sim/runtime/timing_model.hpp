@@ -28,6 +28,9 @@ struct core_timing {
   uint64_t scalar_accesses = 0;
 };
 
+// Whether instructions of class `c` run on the vector unit (pay vec_startup_cycles).
+bool is_vector_class(op_class c);
+
 // `active_cores` is the launch's blockDim, capped at the profile's cores (the rest run in later
 // waves): DMA bandwidth per core is min(per-core rate, HBM bandwidth / active_cores).
 core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores);

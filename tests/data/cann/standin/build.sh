@@ -4,6 +4,7 @@
 OP_DIR=$1; WORK_DIR=$2; KERNEL=$3; RENDEZVOUS=$4
 . "$(dirname "$0")/common.sh"
 [ -f "$OP_DIR/op.json" ] || { echo "build.sh: no op.json in $OP_DIR" >&2; exit 2; }
+has_marker STANDIN_BUILD_HANG && sleep 30
 if has_marker STANDIN_BUILD_ERROR; then
   echo "op_kernel/$KERNEL.cpp:12:3: error: 'Undeclared' was not declared in this scope" >&2
   exit 1

@@ -7,6 +7,7 @@
 OP_DIR=$1; WORK_DIR=$2; KERNEL=$3; DEVICE=$4; FORMAT=$5; SEED=$6
 . "$(dirname "$0")/common.sh"
 has_marker STANDIN_NO_CSV && exit 0
+has_marker STANDIN_PROFILE_HANG && sleep 30
 BASE=$(grep -o 'STANDIN_LATENCY=[0-9.]*' "$OP_DIR"/op_kernel/*.cpp | head -n1 | cut -d= -f2)
 [ -n "$BASE" ] || BASE=20
 [ -f "$WORK_DIR/../slowdown" ] && BASE=$(awk -v b="$BASE" -v f="$(cat "$WORK_DIR/../slowdown")" 'BEGIN { print b * f }')
