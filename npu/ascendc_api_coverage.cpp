@@ -117,12 +117,16 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {reduce, "RepeatReduceSum", yes, ""},
       {reduce, "PairReduceSum", yes, "continuous and bit masks, strides"},
       {arrange, "Gather", part, "count form only; the mask/repeat forms are missing"},
-      {arrange, "Gatherb", no, "block gather not implemented"},
+      {arrange, "Gatherb", yes,
+       "uint16_t/uint32_t (the A2/A3 types): 8 blocks a repeat by byte offsets, destination "
+       "block and repeat strides"},
       {arrange, "GatherMask", yes,
        "built-in patterns 1-7 and uint16/uint32 user patterns (src1RepeatStride), normal mode "
        "and counter mode in its A2/A3 form (mask elements per repeat), block and repeat "
        "strides, rsvdCnt; leaves the mask mode normal"},
-      {arrange, "Scatter", no, "not implemented"},
+      {arrange, "Scatter", no,
+       "documented only for Atlas 200I/500 A2 and Atlas inference AI Core, not the A2/A3 chips "
+       "the simulator's profiles model"},
       {arrange, "Brcb", yes, "BrcbRepeatParams strides"},
       {arrange, "CreateVecIndex", yes, "count form"},
       {arrange, "Transpose", part, "the 16 x 16 two-byte form only; TransposeParamsExt missing"},

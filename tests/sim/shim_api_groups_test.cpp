@@ -431,6 +431,34 @@ TEST_SUITE("sim") {
     }
   }
 
+  TEST_CASE("Gatherb gathers 32-byte blocks by byte offsets into strided destination blocks") {
+    for (uint64_t seed : {37, 38, 39}) {
+      std::mt19937_64 rng(seed);
+      std::vector<uint16_t> x(N), y(N, 0);
+      for (uint16_t& v : x) v = static_cast<uint16_t>(rng());
+      // 16 offsets (two repeats of 8 blocks) as uint32 words: a shuffle of x's 16 blocks.
+      std::vector<uint32_t> block(16);
+      for (uint32_t i = 0; i < 16; ++i) block[i] = i;
+      std::shuffle(block.begin(), block.end(), rng);
+      for (uint32_t i = 0; i < 16; ++i) y[2 * i] = static_cast<uint16_t>(block[i] * 32);
+      const std::vector<uint16_t> z = run_tile<uint16_t, 4>(
+          x, y, [](LocalTensor<uint16_t>& z, LocalTensor<uint16_t>& x, LocalTensor<uint16_t>& y) {
+            LocalTensor<uint32_t> offset = y.ReinterpretCast<uint32_t>();
+            GatherRepeatParams params{1, 8};
+            Gatherb<uint16_t>(z, x, offset, 2, params);
+            GatherRepeatParams spread{2, 16};
+            Gatherb(z[N], x, offset, 2, spread);
+          });
+      for (uint32_t i = 0; i < 16; ++i) {
+        const uint32_t spread_at = N + ((i / 8) * 16 + (i % 8) * 2) * 16;
+        for (uint32_t e = 0; e < 16; ++e) {
+          CHECK(z[i * 16 + e] == x[block[i] * 16 + e]);
+          CHECK(z[spread_at + e] == x[block[i] * 16 + e]);
+        }
+      }
+    }
+  }
+
   TEST_CASE("GatherMask pulls the indexes out of Sort32's (score, index) pairs") {
     for (uint64_t seed : {28, 29, 30}) {
       const std::vector<float> x = draw<float>(seed, -4, 4);

@@ -1,6 +1,7 @@
-// GatherMask (runtime_api.h vec_gather_mask): element selection by a built-in or a user bit
-// pattern, written from the public AscendC documentation of GatherMask. Only bits move, so one
-// implementation serves every 2- and 4-byte element type.
+// GatherMask and Gatherb (runtime_api.h vec_gather_mask, vec_gatherb): element selection by a
+// built-in or a user bit pattern, and a gather of 32-byte blocks by byte offsets, written from
+// the public AscendC documentation. Only bytes move, so one implementation serves every element
+// type of a size.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -117,6 +118,58 @@ uint64_t vec_gather_mask(uint32_t elem_size, const local_ref& dst, const local_r
       static_cast<uint32_t>(std::max<uint64_t>(1, (in.bytes + repeat_bytes - 1) / repeat_bytes));
   s.rec.add(std::move(in));
   return kept;
+}
+
+void vec_gatherb(const local_ref& dst, const local_ref& src0, const local_ref& offset,
+                 uint8_t repeat_time, uint16_t dst_blk_stride, uint16_t dst_rep_stride,
+                 call_site site) {
+  const char* api = "Gatherb";
+  state& s = current();
+  if (repeat_time == 0)
+    fail("bad_argument", cat(where(api, site), ": repeatTime is 1..255, got 0"));
+  check_ub_aligned(dst, api, site, "dst");
+  check_ub_aligned(src0, api, site, "src0");
+  check_ub_aligned(offset, api, site, "offset");
+  const uint64_t blocks = uint64_t{repeat_time} * 8;  // 8 blocks a repeat, one offset each
+  check_ub_range(offset, offset.addr, blocks * 4, api, site, "offset reads");
+  aopt::sim::instruction in;
+  in.on = aopt::sim::pipe::v;
+  in.cls = aopt::sim::op_class::vec_simple;
+  in.api = api;
+  in.line = site.line;
+  aopt::sim::merge_range(in.reads, {offset.addr, static_cast<uint32_t>(offset.addr + blocks * 4)},
+                         max_ranges);
+  std::vector<uint8_t> gathered(blocks * block_bytes);
+  for (uint64_t b = 0; b < blocks; ++b) {
+    uint32_t off = 0;
+    std::memcpy(&off, s.ub.get() + offset.addr + b * 4, 4);
+    if (off % block_bytes != 0) {
+      fail("misaligned", cat(where(api, site), ": offset[", b, "] = ", off,
+                             " bytes; src0 + offset must stay 32-byte aligned"));
+    }
+    const uint64_t from = uint64_t{src0.addr} + off;
+    check_ub_range(src0, from, block_bytes, api, site, cat("src0 block ", b, " reads"));
+    aopt::sim::merge_range(in.reads,
+                           {static_cast<uint32_t>(from), static_cast<uint32_t>(from + block_bytes)},
+                           max_ranges);
+    std::memcpy(gathered.data() + b * block_bytes, s.ub.get() + from, block_bytes);
+  }
+  for (uint64_t b = 0; b < blocks; ++b) {
+    const uint64_t to =
+        uint64_t{dst.addr} + ((b / 8) * dst_rep_stride + (b % 8) * dst_blk_stride) * block_bytes;
+    check_ub_range(dst, to, block_bytes, api, site, cat("dst block ", b, " writes"));
+    aopt::sim::merge_range(in.writes,
+                           {static_cast<uint32_t>(to), static_cast<uint32_t>(to + block_bytes)},
+                           max_ranges);
+  }
+  for (uint64_t b = 0; b < blocks; ++b) {
+    const uint64_t to =
+        uint64_t{dst.addr} + ((b / 8) * dst_rep_stride + (b % 8) * dst_blk_stride) * block_bytes;
+    std::memcpy(s.ub.get() + to, gathered.data() + b * block_bytes, block_bytes);
+  }
+  in.bytes = blocks * block_bytes;
+  in.repeats = repeat_time;
+  s.rec.add(std::move(in));
 }
 
 }  // namespace aopt_sim::rt

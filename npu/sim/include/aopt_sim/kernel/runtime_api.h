@@ -287,7 +287,7 @@ void vec_composite(vec_class cls, const vec_span* spans, size_t n, uint8_t** out
 void set_mrg_sort_result(const uint16_t* counts);
 void mrg_sort_result(uint16_t* counts);
 
-// ---- GatherMask (kernel_vector_gather_mask.cpp) --------------------------------------------
+// ---- GatherMask and Gatherb (kernel_vector_gather_mask.cpp) -------------------------------
 // GatherMaskParams as the runtime sees it (strides in 32-byte blocks).
 struct gather_mask_params {
   uint8_t src0BlockStride = 1;
@@ -301,6 +301,11 @@ struct gather_mask_params {
 uint64_t vec_gather_mask(uint32_t elem_size, const local_ref& dst, const local_ref& src0,
                          const local_ref* pattern, uint8_t fixed_pattern, bool reduce_mode,
                          uint32_t mask, const gather_mask_params& p, call_site site);
+// Gatherb: repeat_time repeats of 8 32-byte blocks; block i comes from src0 + offset[i] bytes
+// and goes to dst + (repeat * dst_rep_stride + block * dst_blk_stride) blocks.
+void vec_gatherb(const local_ref& dst, const local_ref& src0, const local_ref& offset,
+                 uint8_t repeat_time, uint16_t dst_blk_stride, uint16_t dst_rep_stride,
+                 call_site site);
 
 // ---- system APIs (kernel_system.cpp) ----------------------------------------------------------
 // A kernel-side check (ASSERT, assert, a documented precondition) failed: ends the block as a

@@ -1,4 +1,6 @@
-// aopt simulator, kernel side: GatherMask. The elements of src0 that a gather mask selects are
+// aopt simulator, kernel side: GatherMask and Gatherb.
+//
+// GatherMask: The elements of src0 that a gather mask selects are
 // written to dst one after another; rsvdCnt receives how many. The mask is a built-in pattern
 // (src1Pattern 1..7: even indexes, odd indexes, the first/second/third/fourth of every four, all)
 // or a user tensor of bits (uint16_t words for 2-byte T, uint32_t for 4-byte T; bit i of a
@@ -8,6 +10,10 @@
 // (counter, in the A2/A3 form): repeatTimes repeats of `mask` elements. src0BlockStride and
 // src0RepeatStride place src0's blocks (32-byte units), src1RepeatStride a user pattern's
 // repeats (built-in patterns repeat unchanged). The call leaves the mask mode normal.
+//
+// Gatherb (A2/A3: uint16_t, uint32_t): repeatTime repeats of 8 32-byte blocks; the i-th block
+// gathered comes from src0 + offset[i] bytes (32-byte aligned) and is written at
+// repeat * dstRepStride + block * dstBlkStride blocks from dst.
 #pragma once
 
 #include <cstdint>
@@ -70,6 +76,31 @@ void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uin
   rsvdCnt = aopt_sim::rt::vec_gather_mask(sizeof(T), dst.aopt_ref(), src0.aopt_ref(), nullptr,
                                           src1Pattern, reduceMode, mask,
                                           detail::gather_mask_rt(gatherMaskParams), site);
+}
+
+// The strides Gatherb reads (dstBlkStride, dstRepStride, in 32-byte blocks); the rest are
+// documented as reserved.
+struct GatherRepeatParams {
+  uint16_t dstBlkStride = 1;
+  uint16_t dstRepStride = 8;
+  uint8_t blockNumber = 8;
+  uint16_t src0BlkStride = 1;
+  uint16_t src1BlkStride = 1;
+  uint16_t src0RepStride = 8;
+  uint16_t src1RepStride = 8;
+  bool repeatStrideMode = false;
+  bool strideSizeMode = false;
+};
+
+template <typename T>
+void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
+             const LocalTensor<uint32_t>& offset, const uint8_t repeatTime,
+             const GatherRepeatParams& repeatParams,
+             aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  static_assert(std::is_same_v<T, uint16_t> || std::is_same_v<T, uint32_t>,
+                "Gatherb: uint16_t or uint32_t (A2/A3)");
+  aopt_sim::rt::vec_gatherb(dst.aopt_ref(), src0.aopt_ref(), offset.aopt_ref(), repeatTime,
+                            repeatParams.dstBlkStride, repeatParams.dstRepStride, site);
 }
 
 }  // namespace AscendC
