@@ -146,6 +146,38 @@ TEST_SUITE("sim") {
     }
   }
 
+  TEST_CASE("FusedMulAdd and MulAddDst in the mask/repeat forms update only the masked lanes") {
+    for (uint64_t seed : {40, 41, 42}) {
+      const std::vector<float> x = draw<float>(seed, -2, 2);
+      const std::vector<float> y = draw<float>(seed + 100, -2, 2);
+      const std::vector<float> z = run_tile<float, 2>(
+          x, y, [](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            Adds(z, y, 0.0f, N);
+            Adds(z[N], y, 0.0f, N);
+            // The first 32 of every 64 lanes, four repeats: z = x * z + y.
+            FusedMulAdd(z, x, y, 32, 4, {1, 1, 1, 8, 8, 8});
+            // Even lanes only: z = x * y + z.
+            const uint64_t even[2] = {0x5555555555555555ull, 0};
+            MulAddDst(z[N], x, y, even, 4, {1, 1, 1, 8, 8, 8});
+          });
+      // Fused: one rounding of the exact x * y + y, so compare within float precision; lanes
+      // outside the mask keep y exactly.
+      for (uint32_t i = 0; i < N; ++i) {
+        const double fused = static_cast<double>(x[i]) * y[i] + y[i];
+        if (i % 64 < 32) {
+          CHECK(z[i] == doctest::Approx(fused));
+        } else {
+          CHECK(z[i] == y[i]);
+        }
+        if (i % 2 == 0) {
+          CHECK(z[N + i] == doctest::Approx(fused));
+        } else {
+          CHECK(z[N + i] == y[i]);
+        }
+      }
+    }
+  }
+
   TEST_CASE("activation APIs of the math library against <cmath>, printing from the kernel") {
     for (uint64_t seed : {16, 17, 18}) {
       const std::vector<float> x = draw<float>(seed, -3, 3);

@@ -236,6 +236,9 @@ void vec_duplicate(dtype t, const local_ref& dst, double value, const vec_shape&
                    call_site site);
 void vec_axpy(dtype dst_t, dtype src_t, const local_ref& dst, const local_ref& src, double scalar,
               const vec_shape& s, const char* api, call_site site);
+// FusedMulAdd (dst_is_factor: dst = src0 * dst + src1) or MulAddDst (dst = src0 * src1 + dst).
+void vec_mul_add(bool dst_is_factor, dtype t, const local_ref& dst, const local_ref& a,
+                 const local_ref& b, const vec_shape& s, const char* api, call_site site);
 void vec_cast(dtype dst_t, dtype src_t, AscendC::RoundMode mode, const local_ref& dst,
               const local_ref& src, const vec_shape& s, const char* api, call_site site);
 // `b` is ignored when `scalar_form`.
