@@ -97,6 +97,26 @@ bool has_api(const core_trace& t, const std::string& api) {
   return false;
 }
 
+// The indexes of x[first, first + n), largest score first, equal scores in input order.
+std::vector<uint32_t> sorted_order(const std::vector<float>& x, uint32_t first, uint32_t n) {
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = first + i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&x](uint32_t a, uint32_t b) { return x[a] > x[b]; });
+  return order;
+}
+
+// z[at...] holds the 8-byte (score, index) pairs of `order`.
+void check_pairs(const std::vector<float>& z, uint32_t at, const std::vector<float>& x,
+                 const std::vector<uint32_t>& order) {
+  for (uint32_t k = 0; k < order.size(); ++k) {
+    uint32_t index;
+    std::memcpy(&index, z.data() + at + k * 2 + 1, 4);
+    CHECK(z[at + k * 2] == x[order[k]]);
+    CHECK(index == order[k]);
+  }
+}
+
 TEST_SUITE("sim") {
   TEST_CASE("math APIs: Neg, Log, Power, ClampMax/Min, FusedMulAdd, MulAddDst, Exp/Ln overloads") {
     for (uint64_t seed : {1, 2, 3}) {
@@ -283,19 +303,7 @@ TEST_SUITE("sim") {
             CreateVecIndex(index, 0u, N);
             Sort32(z, x, index, 2);  // 64 scores, 2 x 32 pairs of 8 bytes = 512 bytes
           });
-      for (uint32_t r = 0; r < 2; ++r) {
-        std::vector<uint32_t> order(32);
-        for (uint32_t i = 0; i < 32; ++i) order[i] = r * 32 + i;
-        std::stable_sort(order.begin(), order.end(),
-                         [&x](uint32_t a, uint32_t b) { return x[a] > x[b]; });
-        for (uint32_t k = 0; k < 32; ++k) {
-          const float* pair = z.data() + (r * 32 + k) * 2;
-          uint32_t index;
-          std::memcpy(&index, pair + 1, 4);
-          CHECK(pair[0] == x[order[k]]);
-          CHECK(index == order[k]);
-        }
-      }
+      for (uint32_t r = 0; r < 2; ++r) check_pairs(z, r * 64, x, sorted_order(x, r * 32, 32));
     }
   }
 
@@ -316,37 +324,11 @@ TEST_SUITE("sim") {
             MrgSort(z, MrgSortSrcList<float>(sorted, sorted[64], sorted[128], sorted[192]),
                     MrgSort4Info(lengths, false, 0b1111, 1));
           });
-      std::vector<uint32_t> order(128);
-      for (uint32_t i = 0; i < 128; ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(),
-                       [&x](uint32_t a, uint32_t b) { return x[a] > x[b]; });
-      for (uint32_t k = 0; k < 128; ++k) {
-        uint32_t index;
-        std::memcpy(&index, z.data() + k * 2 + 1, 4);
-        CHECK(z[k * 2] == x[order[k]]);
-        CHECK(index == order[k]);
-      }
+      check_pairs(z, 0, x, sorted_order(x, 0, 128));
     }
   }
 
   TEST_CASE("MrgSort repeats over contiguous lists, and the high-level Sort sorts everything") {
-    // The scores of x[first, first + n) with their indexes, largest first, ties in input order.
-    const auto sorted_order = [](const std::vector<float>& x, uint32_t first, uint32_t n) {
-      std::vector<uint32_t> order(n);
-      for (uint32_t i = 0; i < n; ++i) order[i] = first + i;
-      std::stable_sort(order.begin(), order.end(),
-                       [&x](uint32_t a, uint32_t b) { return x[a] > x[b]; });
-      return order;
-    };
-    const auto check_pairs = [](const std::vector<float>& z, uint32_t at,
-                                const std::vector<float>& x, const std::vector<uint32_t>& order) {
-      for (uint32_t k = 0; k < order.size(); ++k) {
-        uint32_t index;
-        std::memcpy(&index, z.data() + at + k * 2 + 1, 4);
-        CHECK(z[at + k * 2] == x[order[k]]);
-        CHECK(index == order[k]);
-      }
-    };
     for (uint64_t seed : {31, 32, 33}) {
       std::vector<float> x = draw<float>(seed, -4, 4);
       x[200] = x[7];  // a tie the full sort must keep in input order
@@ -514,10 +496,7 @@ TEST_SUITE("sim") {
           });
       REQUIRE(count == 64);
       for (uint32_t r = 0; r < 2; ++r) {
-        std::vector<uint32_t> order(32);
-        for (uint32_t i = 0; i < 32; ++i) order[i] = r * 32 + i;
-        std::stable_sort(order.begin(), order.end(),
-                         [&x](uint32_t a, uint32_t b) { return x[a] > x[b]; });
+        const std::vector<uint32_t> order = sorted_order(x, r * 32, 32);
         for (uint32_t k = 0; k < 32; ++k) {
           uint32_t index;
           std::memcpy(&index, z.data() + r * 32 + k, 4);
