@@ -91,8 +91,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {arith, "Axpy", yes, "float, half, half into float"},
       {arith, "Duplicate", yes, "count and mask forms"},
       {arith, "Cast", yes, "every RoundMode, widths counted by the wider type"},
-      {arith, "FusedMulAdd", yes, "count form: dst = src0 * dst + src1"},
-      {arith, "MulAddDst", yes, "count form, equal types: dst = src0 * src1 + dst"},
+      {arith, "FusedMulAdd", yes,
+       "count and mask/repeat forms, half/float: dst = src0 * dst + src1"},
+      {arith, "MulAddDst", yes,
+       "count and mask/repeat forms, equal half/float types: dst = src0 * src1 + dst"},
       {bits, "And", yes, "integer types, count and mask forms"},
       {bits, "Or", yes, "integer types, count and mask forms"},
       {bits, "Xor", yes, "integer types, count form (with or without a tmp buffer)"},
@@ -117,18 +119,29 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {reduce, "RepeatReduceSum", yes, ""},
       {reduce, "PairReduceSum", yes, "continuous and bit masks, strides"},
       {arrange, "Gather", part, "count form only; the mask/repeat forms are missing"},
-      {arrange, "Gatherb", no, "block gather not implemented"},
-      {arrange, "GatherMask", no,
-       "pattern-mode compaction (reduceMode, rsvdCnt) not implemented yet"},
-      {arrange, "Scatter", no, "not implemented"},
+      {arrange, "Gatherb", yes,
+       "uint16_t/uint32_t (the A2/A3 types): 8 blocks a repeat by byte offsets, destination "
+       "block and repeat strides"},
+      {arrange, "GatherMask", yes,
+       "built-in patterns 1-7 and uint16/uint32 user patterns (src1RepeatStride), normal mode "
+       "and counter mode in its A2/A3 form (mask elements per repeat), block and repeat "
+       "strides, rsvdCnt; leaves the mask mode normal"},
+      {arrange, "Scatter", no,
+       "documented only for Atlas 200I/500 A2 and Atlas inference AI Core, not the A2/A3 chips "
+       "the simulator's profiles model"},
       {arrange, "Brcb", yes, "BrcbRepeatParams strides"},
       {arrange, "CreateVecIndex", yes, "count form"},
       {arrange, "Transpose", part, "the 16 x 16 two-byte form only; TransposeParamsExt missing"},
       {sort, "Sort32", yes, "half/float scores, 8-byte (score, index) pairs, stable"},
-      {sort, "MrgSort", part,
+      {sort, "MrgSort", yes,
        "2 to 4 lists of 8-byte (score, index) pairs, largest first, ties keep list order, "
-       "ifExhaustedSuspension; repeatTimes above 1 and GetMrgSortResult missing"},
-      {sort, "Sort", no, "high-level sort not implemented yet"},
+       "ifExhaustedSuspension; repeatTimes 1..255 under its documented conditions (four equal "
+       "contiguous lists, no suspension), refused otherwise"},
+      {sort, "GetMrgSortResult", yes, "pairs the last MrgSort took from each list"},
+      {sort, "Sort", part,
+       "the A2/A3 (score, index) layout, per repeat of 32 or full (isFullSort); the region "
+       "proposal layout of Atlas inference cores is not provided; Concat, Extract and "
+       "GetSortTmpSize are not yet"},
       {mask, "SetMaskCount", yes, ""},
       {mask, "SetMaskNorm", yes, ""},
       {mask, "SetVectorMask", yes, "length and bit forms"},
@@ -139,8 +152,11 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {sync, "FetchEventID", yes, "and AllocEventID / ReleaseEventID"},
       {sync, "TQueSync", yes, "SetFlag/WaitFlag between two pipe_t"},
       {sync, "SyncAll", part,
-       "one block only: blocks run one after another, so a launch of more blocks is refused "
-       "(runtime_error unsupported)"},
+       "hardware and software barriers really synchronise the blocks (a block waits until every "
+       "block arrives; timed at the last arrival plus its GM flag accesses, an estimate); "
+       "blockDim above the core count or a SyncAll some block skips is a deadlock; software "
+       "form: usedCores other than 0 or blockDim is refused (which blocks take part is not "
+       "documented), the workspaces' flag values are not modelled"},
       {sync, "CrossCoreSetFlag", no, "cross-core flags need concurrent blocks"},
       {atomic, "SetAtomicAdd", yes, "UB->GM copies accumulate"},
       {atomic, "SetAtomicNone", yes, ""},

@@ -184,6 +184,13 @@ TEST_SUITE("npu") {
     CHECK(r.profile.auto_sync_wait_us > 0);  // the GetValue after ClampMax waits for it
   }
 
+  TEST_CASE("blocks exchanging data across SyncAll run in the sandboxed candidate and pass") {
+    device_fixture f;
+    auto r = f.evaluate(load("sync_all_custom"));
+    REQUIRE_MESSAGE(r.status == eval_status::ok, describe(r));
+    CHECK(r.profile.block_dim == 8);
+  }
+
   TEST_CASE("a kernel entry that does not match op.json fails to link") {
     device_fixture f;
     auto op = load("add_tiled");

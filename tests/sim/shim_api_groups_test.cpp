@@ -3,9 +3,11 @@
 // over TQue buffers) and checked against plain C++ on three seeded input sets.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -95,6 +97,26 @@ bool has_api(const core_trace& t, const std::string& api) {
   return false;
 }
 
+// The indexes of x[first, first + n), largest score first, equal scores in input order.
+std::vector<uint32_t> sorted_order(const std::vector<float>& x, uint32_t first, uint32_t n) {
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = first + i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&x](uint32_t a, uint32_t b) { return x[a] > x[b]; });
+  return order;
+}
+
+// z[at...] holds the 8-byte (score, index) pairs of `order`.
+void check_pairs(const std::vector<float>& z, uint32_t at, const std::vector<float>& x,
+                 const std::vector<uint32_t>& order) {
+  for (uint32_t k = 0; k < order.size(); ++k) {
+    uint32_t index;
+    std::memcpy(&index, z.data() + at + k * 2 + 1, 4);
+    CHECK(z[at + k * 2] == x[order[k]]);
+    CHECK(index == order[k]);
+  }
+}
+
 TEST_SUITE("sim") {
   TEST_CASE("math APIs: Neg, Log, Power, ClampMax/Min, FusedMulAdd, MulAddDst, Exp/Ln overloads") {
     for (uint64_t seed : {1, 2, 3}) {
@@ -140,6 +162,38 @@ TEST_SUITE("sim") {
         if (std::string(in.api) == "Power") CHECK(in.cls == op_class::vec_div_transcendental);
         if (std::string(in.api) == "FusedMulAdd") CHECK(in.cls == op_class::vec_mul);
         if (std::string(in.api) == "Neg") CHECK(in.cls == op_class::vec_simple);
+      }
+    }
+  }
+
+  TEST_CASE("FusedMulAdd and MulAddDst in the mask/repeat forms update only the masked lanes") {
+    for (uint64_t seed : {40, 41, 42}) {
+      const std::vector<float> x = draw<float>(seed, -2, 2);
+      const std::vector<float> y = draw<float>(seed + 100, -2, 2);
+      const std::vector<float> z = run_tile<float, 2>(
+          x, y, [](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            Adds(z, y, 0.0f, N);
+            Adds(z[N], y, 0.0f, N);
+            // The first 32 of every 64 lanes, four repeats: z = x * z + y.
+            FusedMulAdd(z, x, y, 32, 4, {1, 1, 1, 8, 8, 8});
+            // Even lanes only: z = x * y + z.
+            const uint64_t even[2] = {0x5555555555555555ull, 0};
+            MulAddDst(z[N], x, y, even, 4, {1, 1, 1, 8, 8, 8});
+          });
+      // Fused: one rounding of the exact x * y + y, so compare within float precision; lanes
+      // outside the mask keep y exactly.
+      for (uint32_t i = 0; i < N; ++i) {
+        const double fused = static_cast<double>(x[i]) * y[i] + y[i];
+        if (i % 64 < 32) {
+          CHECK(z[i] == doctest::Approx(fused));
+        } else {
+          CHECK(z[i] == y[i]);
+        }
+        if (i % 2 == 0) {
+          CHECK(z[N + i] == doctest::Approx(fused));
+        } else {
+          CHECK(z[N + i] == y[i]);
+        }
       }
     }
   }
@@ -249,19 +303,7 @@ TEST_SUITE("sim") {
             CreateVecIndex(index, 0u, N);
             Sort32(z, x, index, 2);  // 64 scores, 2 x 32 pairs of 8 bytes = 512 bytes
           });
-      for (uint32_t r = 0; r < 2; ++r) {
-        std::vector<uint32_t> order(32);
-        for (uint32_t i = 0; i < 32; ++i) order[i] = r * 32 + i;
-        std::stable_sort(order.begin(), order.end(),
-                         [&x](uint32_t a, uint32_t b) { return x[a] > x[b]; });
-        for (uint32_t k = 0; k < 32; ++k) {
-          const float* pair = z.data() + (r * 32 + k) * 2;
-          uint32_t index;
-          std::memcpy(&index, pair + 1, 4);
-          CHECK(pair[0] == x[order[k]]);
-          CHECK(index == order[k]);
-        }
-      }
+      for (uint32_t r = 0; r < 2; ++r) check_pairs(z, r * 64, x, sorted_order(x, r * 32, 32));
     }
   }
 
@@ -282,17 +324,217 @@ TEST_SUITE("sim") {
             MrgSort(z, MrgSortSrcList<float>(sorted, sorted[64], sorted[128], sorted[192]),
                     MrgSort4Info(lengths, false, 0b1111, 1));
           });
-      std::vector<uint32_t> order(128);
-      for (uint32_t i = 0; i < 128; ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(),
-                       [&x](uint32_t a, uint32_t b) { return x[a] > x[b]; });
-      for (uint32_t k = 0; k < 128; ++k) {
-        uint32_t index;
-        std::memcpy(&index, z.data() + k * 2 + 1, 4);
-        CHECK(z[k * 2] == x[order[k]]);
-        CHECK(index == order[k]);
+      check_pairs(z, 0, x, sorted_order(x, 0, 128));
+    }
+  }
+
+  TEST_CASE("MrgSort repeats over contiguous lists, and the high-level Sort sorts everything") {
+    for (uint64_t seed : {31, 32, 33}) {
+      std::vector<float> x = draw<float>(seed, -4, 4);
+      x[200] = x[7];  // a tie the full sort must keep in input order
+      const std::vector<float> y = draw<float>(seed + 100, 0, 1);
+      // Sort32 of 8 groups, then one MrgSort of 2 repeats: groups 0-3 and groups 4-7.
+      const std::vector<float> merged = run_tile<float, 4>(
+          x, y, [](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            LocalTensor<uint32_t> index = y.ReinterpretCast<uint32_t>();
+            CreateVecIndex(index, 0u, N);
+            LocalTensor<float> sorted = z[512];
+            Sort32(sorted, x, index, 8);
+            PipeBarrier<PIPE_V>();
+            MrgSort4Info params;
+            for (uint16_t& l : params.elementLengths) l = 32;
+            params.ifExhaustedSuspension = false;
+            params.validBit = 0b1111;
+            params.repeatTimes = 2;
+            MrgSort<float>(z, {sorted[0], sorted[64], sorted[128], sorted[192]}, params);
+          });
+      check_pairs(merged, 0, x, sorted_order(x, 0, 128));
+      check_pairs(merged, 256, x, sorted_order(x, 128, 128));
+      const std::vector<float> full = run_tile<float, 4>(
+          x, y, [](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            LocalTensor<uint32_t> index = y.ReinterpretCast<uint32_t>();
+            CreateVecIndex(index, 0u, N);
+            LocalTensor<float> tmp = z[768];
+            Sort<float, true>(z, x, index, tmp, 8);
+          });
+      check_pairs(full, 0, x, sorted_order(x, 0, N));
+    }
+  }
+
+  TEST_CASE("a suspended MrgSort stops at the first exhausted list; GetMrgSortResult counts") {
+    for (uint64_t seed : {34, 35, 36}) {
+      const std::vector<float> x = draw<float>(seed, -4, 4);
+      const std::vector<float> y = draw<float>(seed + 100, 0, 1);
+      uint16_t taken[4] = {9, 9, 9, 9};
+      const std::vector<float> z = run_tile<float, 2>(
+          x, y, [&](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            LocalTensor<uint32_t> index = y.ReinterpretCast<uint32_t>();
+            CreateVecIndex(index, 0u, N);
+            LocalTensor<float> sorted = z[256];
+            Sort32(sorted, x, index, 2);
+            PipeBarrier<PIPE_V>();
+            const uint16_t lengths[4] = {32, 5, 0, 0};
+            MrgSort(z, MrgSortSrcList<float>(sorted, sorted[64]),
+                    MrgSort4Info(lengths, true, 0b11, 1));
+            PipeBarrier<PIPE_ALL>();
+            GetMrgSortResult(taken[0], taken[1], taken[2], taken[3]);
+          });
+      std::vector<float> first(x.begin(), x.begin() + 32), second(x.begin() + 32, x.begin() + 64);
+      std::sort(first.begin(), first.end(), std::greater<>());
+      std::sort(second.begin(), second.end(), std::greater<>());
+      // The fifth pair of the second list ends the merge; the first list's pairs with a score at
+      // least as large come before it.
+      const auto from_first = static_cast<uint16_t>(
+          std::count_if(first.begin(), first.end(), [&](float v) { return v >= second[4]; }));
+      CHECK(taken[0] == from_first);
+      CHECK(taken[1] == 5);
+      CHECK(taken[2] == 0);
+      CHECK(taken[3] == 0);
+      CHECK(z[(from_first + 4) * 2] == second[4]);
+    }
+  }
+
+  TEST_CASE("GatherMask: built-in patterns, a user pattern in counter mode, block strides") {
+    // What the documentation's patterns select: element i of a repeat.
+    const auto selects = [](uint8_t pattern, uint32_t i) {
+      return pattern == 1   ? i % 2 == 0
+             : pattern == 2 ? i % 2 == 1
+             : pattern == 7 ? true
+                            : i % 4 == static_cast<uint32_t>(pattern - 3);
+    };
+    for (uint64_t seed : {25, 26, 27}) {
+      std::mt19937_64 rng(seed);
+      std::vector<uint16_t> x(N), y(N);
+      for (uint16_t& v : x) v = static_cast<uint16_t>(rng());
+      for (uint16_t& v : y) v = static_cast<uint16_t>(rng());
+      uint64_t odd = 0, quarter = 0, user = 0, strided = 0;
+      core_trace trace;
+      const std::vector<uint16_t> z = run_tile<uint16_t, 4>(
+          x, y,
+          [&](LocalTensor<uint16_t>& z, LocalTensor<uint16_t>& x, LocalTensor<uint16_t>& y) {
+            GatherMask(z, x, static_cast<uint8_t>(2), false, 0, {1, 1, 0, 0}, odd);
+            // Two repeats of 128, 8 blocks apart: the first of every four.
+            GatherMask(z[256], x, static_cast<uint8_t>(3), false, 0, {1, 2, 8, 0}, quarter);
+            // Counter mode: 2 repeats of 70 elements, 4 blocks (64 elements) apart, each reading
+            // the pattern from its start (src1RepeatStride 0).
+            GatherMask(z[512], x, y, true, 70, {1, 2, 4, 0}, user);
+            // Every element of every other block.
+            GatherMask(z[768], x, static_cast<uint8_t>(7), false, 0, {2, 1, 0, 0}, strided);
+          },
+          &trace);
+      std::vector<uint16_t> want;
+      for (uint32_t i = 0; i < 128; ++i)
+        if (selects(2, i)) want.push_back(x[i]);
+      REQUIRE(odd == want.size());
+      for (size_t k = 0; k < want.size(); ++k) CHECK(z[k] == want[k]);
+      want.clear();
+      for (uint32_t r = 0; r < 2; ++r)
+        for (uint32_t i = 0; i < 128; ++i)
+          if (selects(3, i)) want.push_back(x[r * 128 + i]);
+      REQUIRE(quarter == want.size());
+      for (size_t k = 0; k < want.size(); ++k) CHECK(z[256 + k] == want[k]);
+      want.clear();
+      for (uint32_t r = 0; r < 2; ++r)
+        for (uint32_t i = 0; i < 70; ++i)
+          if ((y[i / 16] >> (i % 16) & 1) != 0) want.push_back(x[r * 64 + i]);
+      REQUIRE(user == want.size());
+      for (size_t k = 0; k < want.size(); ++k) CHECK(z[512 + k] == want[k]);
+      REQUIRE(strided == 128);
+      for (uint32_t k = 0; k < 128; ++k) CHECK(z[768 + k] == x[(k / 16) * 32 + k % 16]);
+      CHECK(has_api(trace, "GatherMask"));
+    }
+  }
+
+  TEST_CASE("Gatherb gathers 32-byte blocks by byte offsets into strided destination blocks") {
+    for (uint64_t seed : {37, 38, 39}) {
+      std::mt19937_64 rng(seed);
+      std::vector<uint16_t> x(N), y(N, 0);
+      for (uint16_t& v : x) v = static_cast<uint16_t>(rng());
+      // 16 offsets (two repeats of 8 blocks) as uint32 words: a shuffle of x's 16 blocks.
+      std::vector<uint32_t> block(16);
+      for (uint32_t i = 0; i < 16; ++i) block[i] = i;
+      std::shuffle(block.begin(), block.end(), rng);
+      for (uint32_t i = 0; i < 16; ++i) y[2 * i] = static_cast<uint16_t>(block[i] * 32);
+      const std::vector<uint16_t> z = run_tile<uint16_t, 4>(
+          x, y, [](LocalTensor<uint16_t>& z, LocalTensor<uint16_t>& x, LocalTensor<uint16_t>& y) {
+            LocalTensor<uint32_t> offset = y.ReinterpretCast<uint32_t>();
+            GatherRepeatParams params{1, 8};
+            Gatherb<uint16_t>(z, x, offset, 2, params);
+            GatherRepeatParams spread{2, 16};
+            Gatherb(z[N], x, offset, 2, spread);
+          });
+      for (uint32_t i = 0; i < 16; ++i) {
+        const uint32_t spread_at = N + ((i / 8) * 16 + (i % 8) * 2) * 16;
+        for (uint32_t e = 0; e < 16; ++e) {
+          CHECK(z[i * 16 + e] == x[block[i] * 16 + e]);
+          CHECK(z[spread_at + e] == x[block[i] * 16 + e]);
+        }
       }
     }
+  }
+
+  TEST_CASE("GatherMask pulls the indexes out of Sort32's (score, index) pairs") {
+    for (uint64_t seed : {28, 29, 30}) {
+      const std::vector<float> x = draw<float>(seed, -4, 4);
+      const std::vector<float> y = draw<float>(seed + 100, 0, 1);
+      uint64_t count = 0;
+      const std::vector<float> z = run_tile<float, 2>(
+          x, y, [&](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            LocalTensor<uint32_t> index = y.ReinterpretCast<uint32_t>();
+            CreateVecIndex(index, 0u, N);
+            LocalTensor<float> sorted = z[256];
+            Sort32(sorted, x, index, 2);  // 64 pairs = 128 words
+            PipeBarrier<PIPE_V>();
+            GatherMaskParams params;
+            params.repeatTimes = 2;  // 128 words, 256 bytes a repeat
+            params.src0BlockStride = 1;
+            params.src0RepeatStride = 8;
+            params.src1RepeatStride = 0;
+            LocalTensor<uint32_t> indexes = z.ReinterpretCast<uint32_t>();
+            GatherMask(indexes, sorted.ReinterpretCast<uint32_t>(), static_cast<uint8_t>(2), false,
+                       0, params, count);
+          });
+      REQUIRE(count == 64);
+      for (uint32_t r = 0; r < 2; ++r) {
+        const std::vector<uint32_t> order = sorted_order(x, r * 32, 32);
+        for (uint32_t k = 0; k < 32; ++k) {
+          uint32_t index;
+          std::memcpy(&index, z.data() + r * 32 + k, 4);
+          CHECK(index == order[k]);
+        }
+      }
+    }
+  }
+
+  TEST_CASE("GatherMask refuses a built-in pattern outside 1..7 and a dst too small") {
+    shim_run run;
+    std::string message;
+    CHECK(error_kind(
+              [&] {
+                run.run([] {
+                  TPipe pipe;
+                  TBuf<TPosition::VECCALC> buf;
+                  pipe.InitBuffer(buf, 1024);
+                  LocalTensor<float> t = buf.Get<float>();
+                  uint64_t n = 0;
+                  GatherMask(t[128], t, static_cast<uint8_t>(8), false, 0, {1, 1, 0, 0}, n);
+                });
+              },
+              &message) == "bad_argument");
+    CHECK(message.find("1..7") != std::string::npos);
+    CHECK(error_kind([&] {
+            run.run([] {
+              TPipe pipe;
+              TBuf<TPosition::VECCALC> src, dst;
+              pipe.InitBuffer(src, 256);
+              pipe.InitBuffer(dst, 32);
+              LocalTensor<float> s = src.Get<float>();
+              LocalTensor<float> d = dst.Get<float>();
+              Duplicate(s, 1.0f, 64);
+              uint64_t n = 0;
+              GatherMask(d, s, static_cast<uint8_t>(1), false, 0, {1, 1, 0, 0}, n);  // 32 > 8
+            });
+          }) == "ub_out_of_bounds");
   }
 
   TEST_CASE("scan APIs: PairReduceSum and CumSum along either axis with the last row") {
@@ -370,7 +612,8 @@ TEST_SUITE("sim") {
     }
   }
 
-  TEST_CASE("a failed kernel assert and SyncAll over several blocks are reported, not skipped") {
+  TEST_CASE(
+      "a failed kernel assert, and SyncAll over blocks run without a block runner, are reported") {
     shim_run run;
     std::string message;
     CHECK(error_kind([&] { run.run([] { ASSERT(GetBlockNum() > 4); }); }, &message) == "assertion");

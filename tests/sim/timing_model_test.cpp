@@ -188,6 +188,35 @@ TEST_SUITE("sim") {
     CHECK(k.critical_core == 0);
     CHECK(k.waves == 2);
   }
+
+  TEST_CASE("SyncAll holds every block until the slowest reaches it, and costs GM accesses") {
+    hw_profile hw;
+    // Block 0 does 64 repeats of work before the barrier, block 1 one; both one after it.
+    auto block = [](uint32_t work_bytes) {
+      trace_builder b;
+      b.vector(op_class::vec_simple, "Adds", 0, {0}, work_bytes);
+      const uint32_t sync = b.pipe_all_barrier();
+      b.vector(op_class::vec_simple, "Adds", 0, {0}, 256);
+      core_trace t = b.take();
+      t.instructions[sync].cls = op_class::sync_all;
+      t.instructions[sync].api = "SyncAll";
+      t.instructions[sync].count = 2;
+      return t;
+    };
+    const std::vector<core_trace> traces = {block(64 * 256), block(256)};
+    const std::vector<core_timing> alone = {replay_core(traces[0], hw, 2),
+                                            replay_core(traces[1], hw, 2)};
+    const std::vector<core_timing> together = replay_cores(traces, hw, 2);
+    // Alone, the barrier's only cost is its two GM accesses.
+    const double sync_cost = 2 * hw.scalar_gm_access_cycles;
+    CHECK(alone[0].total_cycles == doctest::Approx(1 + 14 + 64 + sync_cost + 1 + 14 + 1));
+    CHECK(together[0].total_cycles == doctest::Approx(alone[0].total_cycles));
+    CHECK(together[0].sync_all_wait_cycles == 0);
+    // Block 1 waits for block 0's 63 extra repeats, then finishes with it.
+    CHECK(together[1].sync_all_wait_cycles == doctest::Approx(63));
+    CHECK(together[1].total_cycles == doctest::Approx(together[0].total_cycles));
+    CHECK(together[1].total_cycles == doctest::Approx(alone[1].total_cycles + 63));
+  }
 }
 
 }  // namespace

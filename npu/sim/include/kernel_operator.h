@@ -24,6 +24,7 @@
 #include "aopt_sim/tiling_data.h"
 // The API groups added for operators written against CANN (docs/ascendc-api-coverage.md).
 #include "aopt_sim/kernel/vector_arith.h"
+#include "aopt_sim/kernel/vector_gather_mask.h"
 #include "aopt_sim/kernel/vector_rearrange.h"
 #include "aopt_sim/kernel/vector_scan.h"
 #include "aopt_sim/kernel/vector_sort.h"

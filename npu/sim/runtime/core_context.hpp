@@ -39,12 +39,17 @@ struct gm_region {
   uint64_t bytes = 0;
 };
 
+class block_runner;
+
 struct kernel_launch {
   hw_profile hw;
   uint32_t block_num = 1;
   std::vector<gm_region> gm;
   bool record_trace = true;
   uint64_t tiling_key = 0;  // what TILING_KEY_IS compares with (TilingContext::SetTilingKey)
+  // Runs the blocks so that SyncAll synchronises them (block_runner.hpp); without one, SyncAll
+  // over more than one block is refused as "unsupported".
+  block_runner* runner = nullptr;
 };
 
 class core_context {

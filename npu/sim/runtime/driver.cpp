@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "block_runner.hpp"
 #include "core_context.hpp"
 #include "driver_codec.hpp"
 #include "driver_expected.hpp"
@@ -222,19 +223,24 @@ tiling_outcome run_tiling(const driver_spec& spec, const candidate_entries& entr
   return t;
 }
 
-// Runs blocks 0..blockDim-1 one after another, each on its own simulated core.
+// Runs blocks 0..blockDim-1, each on its own simulated core: one after another, except that a
+// block calling SyncAll waits there for the others (block_runner.hpp).
 void run_blocks(const driver_spec& spec, const candidate_entries& entries,
                 const kernel_launch& launch, uint8_t* const* args,
                 std::vector<core_trace>& traces) {
-  for (uint32_t block = 0; block < launch.block_num; ++block) {
+  block_runner runner(launch.block_num);
+  kernel_launch with_runner = launch;
+  with_runner.runner = &runner;
+  std::vector<core_trace> by_block(launch.block_num);
+  const auto run_block = [&](uint32_t block) {
     try {
-      core_context core(launch, block);
+      core_context core(with_runner, block);
       {
         scoped_core scope(core);
         entries.kernel(args);
       }
       core.finish();
-      traces.push_back(core.take_trace());
+      by_block[block] = core.take_trace();
     } catch (const sim_error& e) {
       fail("runtime_error", e.kind().c_str(), with_block(block, e.what()));
     } catch (const std::exception& e) {
@@ -244,7 +250,13 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
       fail("runtime_error", "exception",
            with_block(block, "kernel " + spec.op.kernel_entry + " threw a non-standard exception"));
     }
+  };
+  try {
+    runner.run(run_block);
+  } catch (const sim_error& e) {  // the runner's own finding (a SyncAll some block never reached)
+    fail("runtime_error", e.kind().c_str(), e.what());
   }
+  for (core_trace& t : by_block) traces.push_back(std::move(t));
 }
 
 // Input set `set`: tiling, the blocks, and what the trusted side needs to judge them.

@@ -47,9 +47,7 @@ json pipe_json(double busy_cycles, double total_cycles, const hw_profile& hw) {
 timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace>& traces) {
   const hw_profile& hw = spec.hw;
   const auto block_dim = static_cast<uint32_t>(traces.size());
-  std::vector<core_timing> cores;
-  cores.reserve(traces.size());
-  for (const auto& t : traces) cores.push_back(replay_core(t, hw, block_dim));
+  const std::vector<core_timing> cores = replay_cores(traces, hw, block_dim);
   const kernel_timing kt = combine_cores(cores, traces, hw);
 
   const core_timing& critical = cores.at(kt.critical_core);

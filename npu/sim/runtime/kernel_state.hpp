@@ -106,6 +106,7 @@ struct core_context::impl {
   uint64_t mask_hi = ~uint64_t{0};
   uint64_t mask_lo = ~uint64_t{0};
   std::array<uint64_t, 2> cmp_mask{};
+  std::array<uint16_t, 4> mrg_sort_counts{};  // pairs the last MrgSort took from each list
 
   // DMA
   aopt_sim::rt::atomic_op atomic = aopt_sim::rt::atomic_op::none;

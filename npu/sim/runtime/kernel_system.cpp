@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "block_runner.hpp"
 #include "kernel_state.hpp"
+#include "trace_recorder.hpp"
 
 namespace aopt_sim::rt {
 
@@ -48,15 +50,68 @@ int64_t system_cycle() {
   return static_cast<int64_t>(current().rec.instruction_count());
 }
 
-void sync_all(call_site site) {
+void sync_all(uint32_t gm_accesses, call_site site) {
   state& s = current();
-  if (s.launch.block_num > 1) {
+  const uint32_t blocks = s.launch.block_num;
+  if (blocks > 1 && s.launch.runner == nullptr) {
     fail("unsupported",
-         cat(where("SyncAll", site), ": blockDim ", s.launch.block_num,
-             ": the simulator runs blocks one after another and cannot synchronise across cores "
-             "yet (docs/ascendc-api-coverage.md, SyncAll: partial)"));
+         cat(where("SyncAll", site), ": blockDim ", blocks,
+             ": this launch runs its blocks without a block runner, so SyncAll cannot "
+             "synchronise them"));
   }
-  pipe_barrier(PIPE_ALL, site);
+  if (blocks > s.launch.hw.vector_cores) {
+    fail("deadlock",
+         cat(where("SyncAll", site), ": blockDim ", blocks, " exceeds the ",
+             s.launch.hw.vector_cores, " vector cores of ", s.launch.hw.name,
+             ": SyncAll needs every block on a core at once, so on hardware the launch hangs "
+             "(AscendC SyncAll: blockDim must not exceed the cores running the operator)"));
+  }
+  if (s.rec.on()) {
+    aopt::sim::instruction in;
+    in.on = aopt::sim::pipe::s;
+    in.cls = aopt::sim::op_class::sync_all;
+    in.all_pipes_barrier = true;
+    in.api = "SyncAll";
+    in.line = site.line;
+    in.count = gm_accesses;
+    for (int q = 0; q < aopt::sim::pipe_count; ++q) {
+      const uint32_t last = s.rec.last_on(static_cast<aopt::sim::pipe>(q));
+      if (last != aopt::sim::trace_recorder::no_index) in.deps.push_back(last);
+    }
+    s.rec.add(std::move(in));
+  }
+  if (blocks > 1) s.launch.runner->sync_all(s.block_idx);
+}
+
+void soft_sync_all(const local_ref& ub_workspace, uint64_t gm_workspace_elems, int32_t used_cores,
+                   call_site site) {
+  state& s = current();
+  const uint32_t blocks = s.launch.block_num;
+  if (used_cores < 0 || static_cast<uint32_t>(used_cores) > blocks) {
+    fail("bad_argument", cat(where("SyncAll", site), ": usedCores ", used_cores,
+                             " is outside 0..blockDim (", blocks, ")"));
+  }
+  if (used_cores != 0 && static_cast<uint32_t>(used_cores) != blocks) {
+    fail("unsupported",
+         cat(where("SyncAll", site), ": usedCores ", used_cores, " of blockDim ", blocks,
+             ": which blocks take part in a partial SyncAll is not documented, so the simulator "
+             "synchronises all blocks only (usedCores 0 or blockDim)"));
+  }
+  const uint64_t need = uint64_t{blocks} * 32;
+  if (gm_workspace_elems != 0 && gm_workspace_elems * sizeof(int32_t) < need) {
+    fail("bad_argument",
+         cat(where("SyncAll", site), ": gmWorkspace holds ", gm_workspace_elems * sizeof(int32_t),
+             " bytes; SyncAll needs ", need, " (32 per core)"));
+  }
+  if (uint64_t{ub_workspace.buf_end} < uint64_t{ub_workspace.addr} + need) {
+    fail(
+        "bad_argument",
+        cat(where("SyncAll", site), ": ubWorkspace has ",
+            ub_workspace.buf_end > ub_workspace.addr ? ub_workspace.buf_end - ub_workspace.addr : 0,
+            " bytes; SyncAll needs ", need, " (32 per core)"));
+  }
+  // The software barrier writes this core's flag and polls every core's: GM accesses.
+  sync_all(1 + blocks, site);
 }
 
 }  // namespace aopt_sim::rt

@@ -59,4 +59,13 @@ void vec_composite(vec_class cls, const vec_span* spans, size_t n, uint8_t** out
   s.rec.add(std::move(in));
 }
 
+void set_mrg_sort_result(const uint16_t* counts) {
+  std::copy(counts, counts + 4, current().mrg_sort_counts.begin());
+}
+
+void mrg_sort_result(uint16_t* counts) {
+  const state& s = current();
+  std::copy(s.mrg_sort_counts.begin(), s.mrg_sort_counts.end(), counts);
+}
+
 }  // namespace aopt_sim::rt

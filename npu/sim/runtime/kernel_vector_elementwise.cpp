@@ -195,6 +195,21 @@ AOPT_SIM_VECTOR_LOOP void axpy_loop(uint8_t* d, const uint8_t* a, const uint8_t*
     dst[i] = elem<D>::store(elem<D>::load(dst[i]) + elem<S>::load(x[i]) * s);
 }
 
+// FusedMulAdd (dst = src0 * dst + src1) and MulAddDst (dst = src0 * src1 + dst).
+template <typename S, bool DstIsFactor>
+AOPT_SIM_VECTOR_LOOP void mul_add_loop(uint8_t* d, const uint8_t* a, const uint8_t* b, size_t n,
+                                       const chunk_args&) {
+  S* __restrict dst = reinterpret_cast<S*>(d);
+  const S* __restrict x = reinterpret_cast<const S*>(a);
+  const S* __restrict y = reinterpret_cast<const S*>(b);
+  for (size_t i = 0; i < n; ++i) {
+    const auto acc = elem<S>::load(dst[i]);
+    const auto u = elem<S>::load(x[i]);
+    const auto v = elem<S>::load(y[i]);
+    dst[i] = elem<S>::store(DstIsFactor ? u * acc + v : u * v + acc);
+  }
+}
+
 template <typename S, typename Op>
 chunk_fn unary_if_supported() {
   if constexpr (float_only<Op>::value && is_int<S>)
@@ -448,6 +463,18 @@ void vec_axpy(dtype dst_t, dtype src_t, const local_ref& dst, const local_ref& s
   chunk_args args;
   args.scalar = scalar;
   elementwise_call(op_class::vec_mul, api, site, s, ops, 2, fn, args);
+}
+
+void vec_mul_add(bool dst_is_factor, dtype t, const local_ref& dst, const local_ref& a,
+                 const local_ref& b, const vec_shape& s, const char* api, call_site site) {
+  chunk_fn fn = nullptr;
+  if (t == dtype::f32)
+    fn = dst_is_factor ? &mul_add_loop<float, true> : &mul_add_loop<float, false>;
+  if (t == dtype::f16) fn = dst_is_factor ? &mul_add_loop<f16s, true> : &mul_add_loop<f16s, false>;
+  if (fn == nullptr) unsupported(api, site, t);
+  vec_operand ops[] = {operand(dst, t, 0, true, true, "dst"), operand(a, t, 1, true, false, "src0"),
+                       operand(b, t, 2, true, false, "src1")};
+  elementwise_call(op_class::vec_mul, api, site, s, ops, 3, fn, chunk_args{});
 }
 
 }  // namespace aopt_sim::rt

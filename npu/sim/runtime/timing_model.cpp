@@ -69,6 +69,10 @@ double execution_cost(const instruction& in, const hw_profile& hw, uint32_t acti
     case op_class::wait_flag:
     case op_class::barrier:
       return 0;
+    case op_class::sync_all:
+      // The cross-core barrier's own work: at least a flag write and a read in GM (an estimate
+      // from the scalar GM access cost; the wait for the other blocks comes on top).
+      return static_cast<double>(std::max<uint64_t>(in.count, 2)) * hw.scalar_gm_access_cycles;
     default:
       return hw.vec_startup_cycles + vector_work(in, hw);
   }
@@ -92,7 +96,37 @@ class core_replay {
       : trace_(trace), hw_(hw), active_cores_(active_cores), end_(trace.instructions.size(), 0.0) {}
 
   core_timing run() {
-    for (size_t i = 0; i < trace_.instructions.size(); ++i) step(i);
+    while (advance()) pass_sync(0);
+    return finish();
+  }
+
+  // Replays up to the next SyncAll (true) or to the end of the trace (false).
+  bool advance() {
+    while (next_ < trace_.instructions.size()) {
+      if (trace_.instructions[next_].cls == op_class::sync_all) return true;
+      step(next_++);
+    }
+    return false;
+  }
+
+  // When the pending SyncAll could start on this core: issued, its dependencies done and every
+  // pipe drained. REQUIRES: advance() returned true.
+  double sync_arrival() const {
+    const instruction& in = trace_.instructions[next_];
+    double t = issue_time_ + issue_slots(in) * hw_.issue_cycles;
+    t = std::max({t, end_of(in.deps), end_of(in.auto_deps)});
+    for (double f : pipe_free_) t = std::max(t, f);
+    return t;
+  }
+
+  // Passes the pending SyncAll no earlier than `release` (the last block's arrival).
+  void pass_sync(double release) {
+    release_ = release;
+    step(next_++);
+    release_ = 0;
+  }
+
+  core_timing finish() {
     double finish = issue_time_;
     for (double t : pipe_free_) finish = std::max(finish, t);
     result_.total_cycles = finish;
@@ -129,6 +163,10 @@ class core_replay {
       if (in.all_pipes_barrier) {
         for (double t : pipe_free_) start = std::max(start, t);
         result_.barrier_stall_cycles += start - issued;
+        if (in.cls == op_class::sync_all && release_ > start) {
+          result_.sync_all_wait_cycles += release_ - start;
+          start = release_;
+        }
       } else {
         result_.flag_wait_cycles += start - issued;
       }
@@ -174,6 +212,8 @@ class core_replay {
   const hw_profile& hw_;
   uint32_t active_cores_;
   std::vector<double> end_;
+  size_t next_ = 0;     // the next instruction to replay
+  double release_ = 0;  // when the pending SyncAll may pass
   double issue_time_ = 0;
   std::array<double, pipe_count> pipe_free_{};
   // Per pipe, start times of issued instructions that have not started yet (in order).
@@ -200,6 +240,34 @@ bool is_vector_class(op_class c) {
 
 core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores) {
   return core_replay(trace, hw, std::min(active_cores, hw.vector_cores)).run();
+}
+
+std::vector<core_timing> replay_cores(const std::vector<core_trace>& traces, const hw_profile& hw,
+                                      uint32_t block_dim) {
+  const uint32_t active = std::min(block_dim, hw.vector_cores);
+  std::vector<core_replay> cores;
+  cores.reserve(traces.size());
+  for (const core_trace& t : traces) cores.emplace_back(t, hw, active);
+  // Phase by phase: every core replays to its next SyncAll; all pass it when the last arrives.
+  std::vector<char> at_sync(cores.size());
+  for (;;) {
+    bool any = false;
+    double release = 0;
+    for (size_t i = 0; i < cores.size(); ++i) {
+      at_sync[i] = cores[i].advance();
+      if (at_sync[i]) {
+        any = true;
+        release = std::max(release, cores[i].sync_arrival());
+      }
+    }
+    if (!any) break;
+    for (size_t i = 0; i < cores.size(); ++i)
+      if (at_sync[i]) cores[i].pass_sync(release);
+  }
+  std::vector<core_timing> out;
+  out.reserve(cores.size());
+  for (core_replay& c : cores) out.push_back(c.finish());
+  return out;
 }
 
 kernel_timing combine_cores(const std::vector<core_timing>& cores,

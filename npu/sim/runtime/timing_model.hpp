@@ -21,6 +21,8 @@ struct core_timing {
   // time an instruction waited beyond what its own deps required. An edge the kernel's own
   // flags already imply costs nothing.
   double auto_sync_wait_cycles = 0;
+  // Time this core waited in SyncAll for the other blocks (replay_cores).
+  double sync_all_wait_cycles = 0;
   uint64_t vector_instructions = 0;
   double vector_work_cycles = 0;  // repeat cycles without start-up (roofline)
   uint64_t dma_bursts = 0;
@@ -34,6 +36,12 @@ bool is_vector_class(op_class c);
 // `active_cores` is the launch's blockDim, capped at the profile's cores (the rest run in later
 // waves): DMA bandwidth per core is min(per-core rate, HBM bandwidth / active_cores).
 core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores);
+
+// Every block's timing, with SyncAll synchronising them: a block passes its k-th SyncAll when
+// the last block reaches its k-th (blocks using SyncAll all run at once: blockDim <= cores).
+// Without SyncAll, the same as replay_core on each trace.
+std::vector<core_timing> replay_cores(const std::vector<core_trace>& traces, const hw_profile& hw,
+                                      uint32_t block_dim);
 
 struct kernel_timing {
   double latency_us = 0;  // launch overhead + max(busiest physical core, GM bytes / HBM)

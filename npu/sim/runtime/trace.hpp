@@ -30,6 +30,8 @@ enum class op_class : uint8_t {
               // of its pipe is done
   wait_flag,  // WaitFlag (explicit or hidden in DeQue/AllocTensor): `deps` holds the set
   barrier,    // PipeBarrier<PIPE_X> on pipe X; PIPE_ALL is on S with deps on every pipe
+  sync_all,   // SyncAll: a PIPE_ALL barrier that also waits for every block to reach it;
+              // `count` scalar GM accesses of cost
 };
 
 // A byte range [begin, end) of the core's Unified Buffer.

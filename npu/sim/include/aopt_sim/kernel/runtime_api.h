@@ -236,6 +236,9 @@ void vec_duplicate(dtype t, const local_ref& dst, double value, const vec_shape&
                    call_site site);
 void vec_axpy(dtype dst_t, dtype src_t, const local_ref& dst, const local_ref& src, double scalar,
               const vec_shape& s, const char* api, call_site site);
+// FusedMulAdd (dst_is_factor: dst = src0 * dst + src1) or MulAddDst (dst = src0 * src1 + dst).
+void vec_mul_add(bool dst_is_factor, dtype t, const local_ref& dst, const local_ref& a,
+                 const local_ref& b, const vec_shape& s, const char* api, call_site site);
 void vec_cast(dtype dst_t, dtype src_t, AscendC::RoundMode mode, const local_ref& dst,
               const local_ref& src, const vec_shape& s, const char* api, call_site site);
 // `b` is ignored when `scalar_form`.
@@ -283,6 +286,29 @@ struct vec_span {
 
 void vec_composite(vec_class cls, const vec_span* spans, size_t n, uint8_t** out,
                    uint64_t work_bytes, const char* api, call_site site);
+// MrgSort's per-list counts of merged pairs, kept for GetMrgSortResult.
+void set_mrg_sort_result(const uint16_t* counts);
+void mrg_sort_result(uint16_t* counts);
+
+// ---- GatherMask and Gatherb (kernel_vector_gather_mask.cpp) -------------------------------
+// GatherMaskParams as the runtime sees it (strides in 32-byte blocks).
+struct gather_mask_params {
+  uint8_t src0BlockStride = 1;
+  uint16_t repeatTimes = 0;
+  uint16_t src0RepeatStride = 0;
+  uint8_t src1RepeatStride = 0;
+};
+// Copies the elements of src0 that the pattern selects, in order, to dst; returns how many
+// (rsvdCnt). `pattern` is the user pattern tensor (one bit per element, `elem_size`-byte words)
+// or null for the built-in pattern `fixed_pattern` (1..7).
+uint64_t vec_gather_mask(uint32_t elem_size, const local_ref& dst, const local_ref& src0,
+                         const local_ref* pattern, uint8_t fixed_pattern, bool reduce_mode,
+                         uint32_t mask, const gather_mask_params& p, call_site site);
+// Gatherb: repeat_time repeats of 8 32-byte blocks; block i comes from src0 + offset[i] bytes
+// and goes to dst + (repeat * dst_rep_stride + block * dst_blk_stride) blocks.
+void vec_gatherb(const local_ref& dst, const local_ref& src0, const local_ref& offset,
+                 uint8_t repeat_time, uint16_t dst_blk_stride, uint16_t dst_rep_stride,
+                 call_site site);
 
 // ---- system APIs (kernel_system.cpp) ----------------------------------------------------------
 // A kernel-side check (ASSERT, assert, a documented precondition) failed: ends the block as a
@@ -295,9 +321,13 @@ void set_sys_workspace(uint8_t* workspace);
 uint8_t* sys_workspace();
 // Instructions this core has recorded so far: monotonic, not a cycle count.
 int64_t system_cycle();
-// SyncAll: every block reaches it before any goes on. Blocks run one after another in the
-// simulator, so it is refused for more than one block.
-void sync_all(call_site site);
+// SyncAll: every block reaches it before any goes on (the launch's block_runner parks the block
+// until then). Costs `gm_accesses` scalar GM accesses (the hardware barrier: 2).
+void sync_all(uint32_t gm_accesses, call_site site);
+// The software SyncAll: checks its workspaces (32 bytes per core each; `gm_workspace_elems` 0
+// when the GlobalTensor's size is unknown) and usedCores, then synchronises like sync_all.
+void soft_sync_all(const local_ref& ub_workspace, uint64_t gm_workspace_elems, int32_t used_cores,
+                   call_site site);
 
 void set_mask_count();
 void set_mask_norm();

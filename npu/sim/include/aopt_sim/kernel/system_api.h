@@ -3,7 +3,7 @@
 //   math of the C and C++ libraries (sqrt, exp, abs, ...; min/max in AscendC), printf and
 //   std::cout, the workspace APIs (GetUserWorkspace, SetSysWorkspace, GetSysWorkSpacePtr),
 //   InitGlobalMemory, DataCacheCleanAndInvalid, GetSystemCycle, GetDataBlockSizeInBytes,
-//   SyncAll (one block only: blocks run one after another) and TQueSync.
+//   SyncAll (blocks really synchronise: block_runner.hpp) and TQueSync.
 #pragma once
 
 #include <math.h>    // NOLINT(modernize-deprecated-headers): puts the overloaded abs/sqrt in ::
@@ -75,14 +75,18 @@ void DataCacheCleanAndInvalid(const GlobalTensor<T>& dstTensor,
                           "DataCacheCleanAndInvalid", site);
 }
 
+// The hardware barrier; blocks synchronise for real (the driver's block_runner).
 template <bool isAIVOnly = true>
 void SyncAll(aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
-  aopt_sim::rt::sync_all(site);
+  aopt_sim::rt::sync_all(2, site);
 }
+// The software barrier over a zeroed GM workspace: the same synchronisation; the flag values it
+// leaves in the workspaces are not documented, so the simulator leaves them as they were.
 template <bool isAIVOnly = true>
-void SyncAll(const GlobalTensor<int32_t>&, const LocalTensor<int32_t>&, const int32_t = 0,
+void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+             const int32_t usedCores = 0,
              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
-  aopt_sim::rt::sync_all(site);
+  aopt_sim::rt::soft_sync_all(ubWorkspace.aopt_ref(), gmWorkspace.GetSize(), usedCores, site);
 }
 
 // Flags between two pipes, named by the pipes instead of a HardEvent.

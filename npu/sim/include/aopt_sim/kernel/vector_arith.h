@@ -2,7 +2,8 @@
 // vector instructions, count form (`Op(dst, src..., calCount)`), each one V instruction:
 //   Neg, Log (natural logarithm, like Ln), Power (tensor^tensor, tensor^scalar, scalar^tensor),
 //   Xor (integers), ClampMax/ClampMin (dst = min/max(src, scalar)),
-//   FusedMulAdd (dst = src0 * dst + src1), MulAddDst (dst = src0 * src1 + dst),
+//   FusedMulAdd (dst = src0 * dst + src1), MulAddDst (dst = src0 * src1 + dst) (these two also
+//   in the mask/repeat forms with BinaryRepeatParams, like Add),
 //   and the Exp/Ln/Log overloads with extra template parameters (Taylor level, isReuseSource)
 //   and a shared temporary buffer, which compute the same values.
 #pragma once
@@ -38,17 +39,6 @@ void map_binary(vclass cls, const LocalTensor<T>& dst, const LocalTensor<T>& a,
   composite_call(cls, {writes(dst, count), reads(a, count, "src0"), reads(b, count, "src1")}, p,
                  uint64_t{count} * sizeof(T), api, site);
   for (uint32_t i = 0; i < count; ++i) store<T>(p[0], i, f(load<T>(p[1], i), load<T>(p[2], i)));
-}
-
-// dst[i] = f(dst[i], a[i], b[i]).
-template <typename T, typename F>
-void map_ternary(vclass cls, const LocalTensor<T>& dst, const LocalTensor<T>& a,
-                 const LocalTensor<T>& b, uint32_t count, F f, const char* api, site_t site) {
-  uint8_t* p[3];
-  composite_call(cls, {updates(dst, count), reads(a, count, "src0"), reads(b, count, "src1")}, p,
-                 uint64_t{count} * sizeof(T), api, site);
-  for (uint32_t i = 0; i < count; ++i)
-    store<T>(p[0], i, f(load<T>(p[0], i), load<T>(p[1], i), load<T>(p[2], i)));
 }
 
 template <typename T>
@@ -182,20 +172,50 @@ void ClampMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalT
 template <typename T>
 void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                  const int32_t& calCount, detail::site_t site = detail::site_t()) {
-  using C = detail::calc_t<T>;
-  detail::map_ternary(
-      detail::vclass::mul, dst, src0, src1, static_cast<uint32_t>(calCount),
-      [](C d, C a, C b) { return static_cast<C>(a * d + b); }, "FusedMulAdd", site);
+  aopt_sim::rt::vec_mul_add(true, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(), src1.aopt_ref(),
+                            detail::count_shape(calCount), "FusedMulAdd", site);
+}
+template <typename T, bool isSetMask = true>
+void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                 uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams& params,
+                 detail::site_t site = detail::site_t()) {
+  aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
+  aopt_sim::rt::vec_mul_add(true, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(), src1.aopt_ref(),
+                            detail::with(s, params), "FusedMulAdd", site);
+}
+template <typename T, bool isSetMask = true>
+void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+                 const uint64_t mask[], const uint8_t repeatTimes, const BinaryRepeatParams& params,
+                 detail::site_t site = detail::site_t()) {
+  aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
+  aopt_sim::rt::vec_mul_add(true, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(), src1.aopt_ref(),
+                            detail::with(s, params), "FusedMulAdd", site);
 }
 
 template <typename T, typename U = T>
 void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
                const int32_t& calCount, detail::site_t site = detail::site_t()) {
   static_assert(std::is_same_v<T, U>, "MulAddDst: the simulator supports equal types only");
-  using C = detail::calc_t<T>;
-  detail::map_ternary(
-      detail::vclass::mul, dst, src0, src1, static_cast<uint32_t>(calCount),
-      [](C d, C a, C b) { return static_cast<C>(a * b + d); }, "MulAddDst", site);
+  aopt_sim::rt::vec_mul_add(false, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
+                            src1.aopt_ref(), detail::count_shape(calCount), "MulAddDst", site);
+}
+template <typename T, typename U = T, bool isSetMask = true>
+void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+               uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams& params,
+               detail::site_t site = detail::site_t()) {
+  static_assert(std::is_same_v<T, U>, "MulAddDst: the simulator supports equal types only");
+  aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
+  aopt_sim::rt::vec_mul_add(false, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
+                            src1.aopt_ref(), detail::with(s, params), "MulAddDst", site);
+}
+template <typename T, typename U = T, bool isSetMask = true>
+void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
+               const uint64_t mask[], const uint8_t repeatTimes, const BinaryRepeatParams& params,
+               detail::site_t site = detail::site_t()) {
+  static_assert(std::is_same_v<T, U>, "MulAddDst: the simulator supports equal types only");
+  aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
+  aopt_sim::rt::vec_mul_add(false, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
+                            src1.aopt_ref(), detail::with(s, params), "MulAddDst", site);
 }
 
 }  // namespace AscendC
