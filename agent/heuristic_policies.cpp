@@ -187,6 +187,12 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
   mutation_reply reply;
   reply.tiling = std::move(tiling);
   reply.origin = "heuristic-mutator: " + mutator->last_change();
+  if (!last_rejection.empty()) {
+    uint32_t probed = 0;
+    for (const auto& [reason, n] : probe_rejected) probed += n;
+    reply.origin += fmt::format(" (after {} rejected by the tiling probe, the last for {})", probed,
+                                last_rejection);
+  }
   for (const auto& [reason, n] : mutator->rejected()) {
     auto it = rejected_before.find(reason);
     const uint32_t added = n - (it == rejected_before.end() ? 0 : it->second);

@@ -38,6 +38,10 @@ std::string outcome_reason(const episode_state& s) {
     parts.push_back("running");
   } else if (s.best_us > 0 && s.best_us < s.baseline_us) {
     parts.insert(parts.begin(), "improved");
+    if (const uint32_t rejected = total(s.rejected); rejected > 0) {
+      parts.push_back(
+          fmt::format("{} rejected before the device ({})", rejected, counts(s.rejected)));
+    }
   } else {
     if (const std::string n = note(s, "stage1"); !n.empty()) parts.push_back("Stage I: " + n);
     const uint32_t infeasible = total(s.failures);

@@ -43,6 +43,7 @@ npu::op_package test_op() {
 struct world {
   std::function<npu::eval_result(const std::string&, const std::string&)> evaluate;
   std::optional<status> mutation_error;
+  std::map<std::string, uint32_t> rejected_per_mutation;  // what the policy kept from the device
   bool mutation_requested_repair = false;
   int mutations = 0;
 
@@ -59,6 +60,7 @@ struct world {
         mutation_reply r;
         r.tiling = "T" + std::to_string(++mutations);
         r.origin = "scripted";
+        r.rejected = rejected_per_mutation;
         e.on_mutation(r, "scripted-mutator");
       } else if (std::get_if<need_diagnosis>(&a)) {
         e.on_diagnosis(diagnosis{"mte2 bound", {"mte2_bound"}});
@@ -172,6 +174,22 @@ TEST_SUITE("agent") {
     CHECK(s.candidates == 3);
     CHECK(s.failures.at("policy_failure") == 3);
     CHECK(s.notes.count("stage1_error") == 0);
+  }
+
+  TEST_CASE("an improved operator still shows what was rejected before the device") {
+    npu::op_package op = test_op();
+    episode_config cfg;
+    cfg.strat = strategy::stage1;
+    cfg.budget = 2;
+    episode_engine e(op, initial_episode_state("c", op, cfg));
+    world w;
+    w.rejected_per_mutation = {{"ub_overflow (probe)", 2}};
+    w.evaluate = [](const std::string& t, const std::string&) {
+      return ok_result(t == "T0" ? 20 : 10);
+    };
+    w.run(e);
+    CHECK(outcome_reason(e.state()) ==
+          "improved; 4 rejected before the device (ub_overflow (probe) 4)");
   }
 
   TEST_CASE("an operator that did not improve says why: infeasible candidates, budget spent") {

@@ -191,6 +191,8 @@ constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]
                                             ? reply->rejected.at("ub_overflow (probe)")
                                             : 0;
       CHECK(probes - before == static_cast<int>(probe_rejections) + 1);
+      CHECK((reply->origin.find("rejected by the tiling probe, the last for ub_overflow: tile "
+                                "too large") != std::string::npos) == (probe_rejections > 0));
       for (const auto& [reason, n] : reply->rejected) rejected[reason] += n;
       request.history.push_back({reply->tiling, 50.0 + step, reply->origin});
       request.policy_state = nlohmann::json::parse(reply->policy_state.dump());
