@@ -204,4 +204,39 @@ constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]
     CHECK(rejected.at("ub_overflow (probe)") >= 1);
     CHECK(rejected.at("ub_overflow (probe)") <= 4);  // 8192, 16384, 32768, 65536 at most
   }
+
+  TEST_CASE("a probe rejection on a tunable of unknown role does not rule out the whole space") {
+    // SPAN is named for no role: the region learned from its UB overflow keeps SPAN at the
+    // failed value, so BUFFER_NUM 1 stays open instead of "every BUFFER_NUM >= 1".
+    npu::op_package op;
+    op.spec.name = "add_custom";
+    heuristic_mutator_policy_options options;
+    options.ub_bytes = 0;
+    options.probe = [](const npu::op_package&, const std::string& tiling, const std::string&) {
+      result<std::vector<tunable>> t = parse_tunables(tiling);
+      REQUIRE(t.ok());
+      const tunable_values v = current_values(*t);
+      return v.at("SPAN") * v.at("BUFFER_NUM") >= 32768
+                 ? feasibility_verdict{"ub_overflow", "span too large"}
+                 : feasibility_verdict{};
+    };
+    heuristic_mutator_policy policy(options);
+    mutation_request request;
+    request.op = &op;
+    request.tiling = R"(// EVOLVE-BLOCK-START
+constexpr uint32_t SPAN = 2048;       // tunable: pow2 [256, 65536]
+constexpr uint32_t BUFFER_NUM = 2;    // tunable: choice {2, 1}
+// EVOLVE-BLOCK-END
+)";
+    request.kernel = "K";
+    request.best_latency_us = 100;
+    // 13 value sets fit (SPAN < 16384 with 2 buffers, < 32768 with 1): 10 steps all find one.
+    for (int step = 0; step < 10; ++step) {
+      result<mutation_reply> reply = policy.mutate(request);
+      REQUIRE_MESSAGE(reply.ok(), reply.error().to_string());
+      request.history.push_back({reply->tiling, 50.0 + step, reply->origin});
+      request.policy_state = nlohmann::json::parse(reply->policy_state.dump());
+      request.sample_index++;
+    }
+  }
 }
