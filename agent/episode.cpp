@@ -147,15 +147,14 @@ episode_action episode_engine::next() const {
 std::optional<candidate_record> episode_engine::on_mutation(const result<mutation_reply>& reply,
                                                             const std::string& policy) {
   if (!reply.ok()) {
-    // Nothing to propose, or tunable annotations that cannot be read: the stage ends without
-    // spending budget, and the reason stays on the operator. Only the offline policies read
-    // annotations; an unusable answer of an LLM policy ("llm-..." in its name) is a failed step
-    // like any other (DESIGN §5).
+    // Nothing to propose, or tunable annotations that cannot be read (the operator's fault, not
+    // the policy's): the stage ends without spending budget, and the reason stays on the
+    // operator. Any other error (an unusable LLM answer, an unreachable endpoint) is a failed
+    // step (DESIGN §5).
     const status_code code = reply.error().code();
-    const bool unreadable_annotations =
-        code == status_code::invalid_argument && policy.find("llm") == std::string::npos;
-    if (code == status_code::failed_precondition || unreadable_annotations) {
-      state_.notes[unreadable_annotations ? "stage1_error" : "stage1"] = reply.error().message();
+    if (code == status_code::failed_precondition || code == status_code::unreadable_input) {
+      state_.notes[code == status_code::unreadable_input ? "stage1_error" : "stage1"] =
+          reply.error().message();
       end_stage();
       return std::nullopt;
     }

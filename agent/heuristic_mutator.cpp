@@ -173,11 +173,18 @@ bool heuristic_mutator::in_infeasible_region(const point& p) const {
     } else {
       continue;
     }
+    // A UB failure grows with the tile, buffer and UB tunables; block dims leave the per-core
+    // UB alone. Any other tunable (a name no role is known for) may be what filled the UB, so
+    // the region keeps it at the failed value: never generalise past what is understood.
+    const bool ub_kind = kind != "bad_block_dim";
     bool any = false;
     bool dominates = true;
     for (size_t i = 0; i < tunables_.size() && dominates; ++i) {
       tiling_role r = classify_tiling_name(tunables_[i].name);
-      if (std::find(roles.begin(), roles.end(), r) == roles.end()) continue;
+      if (std::find(roles.begin(), roles.end(), r) == roles.end()) {
+        if (ub_kind && r != tiling_role::block_dim) dominates = p[i] == q[i];
+        continue;
+      }
       any = true;
       dominates = p[i] >= q[i];
     }

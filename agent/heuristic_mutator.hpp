@@ -24,8 +24,8 @@
 // says why one is not worth evaluating; screened-out sets are counted by reason (rejected()).
 // Infeasible reports teach the mutator regions, not just points: after a UB failure (ub_overflow,
 // ub_out_of_bounds, too_many_buffers) no value set with every tile-size, buffer-number and UB
-// tunable at least as large is proposed; after bad_block_dim none with every block-dim
-// tunable at least as large. A value set is never proposed twice: every proposal and every
+// tunable at least as large (block dims free, every other tunable at its failed value) is
+// proposed; after bad_block_dim none with every block-dim tunable at least as large. A value set is never proposed twice: every proposal and every
 // report enters the tried set. After max_attempts rejected draws the mutator scans the
 // neighbourhood of the population systematically; propose() returns nullopt only when that
 // finds nothing untried either.

@@ -40,6 +40,10 @@ std::string outcome_reason(const episode_state& s) {
   } else if (s.best_us > 0 && s.best_us < s.baseline_us) {
     parts.insert(parts.begin(), "improved");
     if (const std::string v = note(s, "validation"); !v.empty()) parts.push_back(v);
+    if (const uint32_t rejected = total(s.rejected); rejected > 0) {
+      parts.push_back(
+          fmt::format("{} rejected before the device ({})", rejected, counts(s.rejected)));
+    }
   } else if (!validation_failed.empty()) {
     parts.push_back("not improved: " + validation_failed);
   } else {

@@ -124,8 +124,9 @@ std::vector<std::pair<std::string, std::string>> field_sets(const statement& s) 
   return out;
 }
 
-// Identifiers the kernel's InitBuffer `num` arguments are computed from.
-id_set init_buffer_num_sources(const std::string& kernel) {
+}  // namespace
+
+id_set buffer_depth_sources(const std::string& kernel) {
   if (kernel.empty()) return {};
   const std::string masked = mask_comments_and_strings(kernel);
   const std::map<std::string, id_set> deps =
@@ -138,8 +139,6 @@ id_set init_buffer_num_sources(const std::string& kernel) {
   }
   return closure(nums, deps);
 }
-
-}  // namespace
 
 std::map<std::string, constant_usage> classify_by_usage(const std::string& tiling,
                                                         const std::string& kernel,
@@ -166,7 +165,7 @@ std::map<std::string, constant_usage> classify_by_usage(const std::string& tilin
       ub_vars.insert(ids.begin(), ids.end());
     }
   }
-  const id_set buffer_num_sources = init_buffer_num_sources(kernel);
+  const id_set buffer_num_sources = buffer_depth_sources(kernel);
 
   std::map<std::string, constant_usage> out;
   for (const std::string& name : names) {

@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,10 @@ struct constant_usage {
 std::map<std::string, constant_usage> classify_by_usage(const std::string& tiling,
                                                         const std::string& kernel,
                                                         const std::vector<std::string>& names);
+
+// The identifiers the kernel's InitBuffer `num` arguments (buffer depths) are computed from,
+// transitively: `pipe.InitBuffer(q, bufferNum, ...)` after `bufferNum = tiling.bufferNum` gives
+// {bufferNum, tiling, ...}. Empty for an empty kernel.
+std::set<std::string> buffer_depth_sources(const std::string& kernel);
 
 }  // namespace aopt::agent

@@ -28,6 +28,8 @@ const char* to_string(status_code code) {
       return "data_loss";
     case status_code::unimplemented:
       return "unimplemented";
+    case status_code::unreadable_input:
+      return "unreadable_input";
   }
   return "unknown";
 }

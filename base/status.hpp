@@ -10,6 +10,9 @@
 //   internal          - a bug or an unexpected third-party failure
 //   cancelled         - stopped on request
 //   data_loss         - persisted data is corrupt
+//   unreadable_input  - a source of an operator package cannot be read as its conventions require
+//                       (tunable annotations): the package is at fault, not the caller or a
+//                       policy, so the episode records it instead of counting a failed step
 //
 // Thread-safety: value types; a const status may be read from many threads.
 #pragma once
@@ -34,6 +37,7 @@ enum class status_code {
   internal,
   data_loss,
   unimplemented,
+  unreadable_input,
 };
 
 const char* to_string(status_code code);
@@ -74,6 +78,9 @@ inline status internal_error(std::string m) {
 }
 inline status unavailable(std::string m) {
   return {status_code::unavailable, std::move(m)};
+}
+inline status unreadable_input(std::string m) {
+  return {status_code::unreadable_input, std::move(m)};
 }
 inline status deadline_exceeded(std::string m) {
   return {status_code::deadline_exceeded, std::move(m)};

@@ -348,7 +348,8 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
     if (*earlier) usage.replace_campaign(outcome.campaign, **earlier);
     gateway->restore_usage(outcome.campaign, usage);
   }
-  result<agent::policy_set> policies = make_policies(cfg, db, *backend, outcome.campaign);
+  result<agent::policy_set> policies = make_policies(
+      cfg, db, *backend, outcome.campaign, std::dynamic_pointer_cast<npu::tiling_prober>(*device));
   if (!policies.ok()) return refuse(policies.error());
   auto journal = std::make_shared<campaign_journal>(db, record, usage, gateway);
   billing_link billing(gateway, outcome.campaign, journal);

@@ -78,6 +78,7 @@ http::status http_status_of(status_code code) {
     case status_code::ok:
       return http::status::ok;
     case status_code::invalid_argument:
+    case status_code::unreadable_input:
       return http::status::bad_request;
     case status_code::not_found:
       return http::status::not_found;

@@ -88,7 +88,7 @@ TEST_SUITE("agent") {
     heuristic_mutator_policy policy;
     result<mutation_reply> reply = policy.mutate(first_request(op));
     REQUIRE_FALSE(reply.ok());
-    CHECK(reply.error().code() == status_code::invalid_argument);
+    CHECK(reply.error().code() == status_code::unreadable_input);
     CHECK(reply.error().message().find(
               "op_host/team_op.cpp: line 3: BLOCK_DIM: cannot read domain '1 to'") == 0);
     CHECK(reply.error().message().find("expected a domain like") != std::string::npos);

@@ -43,6 +43,7 @@ npu::op_package test_op() {
 struct world {
   std::function<npu::eval_result(const std::string&, const std::string&)> evaluate;
   std::optional<status> mutation_error;
+  std::map<std::string, uint32_t> rejected_per_mutation;  // what the policy kept from the device
   bool mutation_requested_repair = false;
   int mutations = 0;
 
@@ -59,6 +60,7 @@ struct world {
         mutation_reply r;
         r.tiling = "T" + std::to_string(++mutations);
         r.origin = "scripted";
+        r.rejected = rejected_per_mutation;
         e.on_mutation(r, "scripted-mutator");
       } else if (std::get_if<need_diagnosis>(&a)) {
         e.on_diagnosis(diagnosis{"mte2 bound", {"mte2_bound"}});
@@ -137,7 +139,7 @@ TEST_SUITE("agent") {
     cfg.budget = 10;
     episode_engine e(op, initial_episode_state("c", op, cfg));
     world w;
-    w.mutation_error = invalid_argument(
+    w.mutation_error = unreadable_input(
         "op_host/toy.cpp: line 3: TILE: cannot read domain 'between 1 and 4'; expected a domain "
         "like 1..40");
     w.evaluate = [](const std::string&, const std::string&) { return ok_result(20); };
@@ -152,6 +154,42 @@ TEST_SUITE("agent") {
     CHECK(reason.find("error: op_host/toy.cpp: line 3: TILE: cannot read domain") == 0);
     CHECK(reason.find("Stage II: no tuple matched the diagnosis") != std::string::npos);
     CHECK(reason.find("no candidate was evaluated") != std::string::npos);
+  }
+
+  TEST_CASE("an unusable mutator answer costs the step whatever the policy is called") {
+    // Only unreadable_input (the operator's annotations) ends Stage I for free; the policy's
+    // name plays no part (an "llm" in it or not).
+    npu::op_package op = test_op();
+    episode_config cfg;
+    cfg.strat = strategy::stage1;
+    cfg.budget = 3;
+    episode_engine e(op, initial_episode_state("c", op, cfg));
+    world w;
+    w.mutation_error =
+        invalid_argument("unchanged: the answer leaves the tiling program as it was");
+    w.evaluate = [](const std::string&, const std::string&) { return ok_result(20); };
+    w.run(e);
+    const episode_state& s = e.state();
+    CHECK(s.phase == episode_phase::done);
+    CHECK(s.candidates == 3);
+    CHECK(s.failures.at("policy_failure") == 3);
+    CHECK(s.notes.count("stage1_error") == 0);
+  }
+
+  TEST_CASE("an improved operator still shows what was rejected before the device") {
+    npu::op_package op = test_op();
+    episode_config cfg;
+    cfg.strat = strategy::stage1;
+    cfg.budget = 2;
+    episode_engine e(op, initial_episode_state("c", op, cfg));
+    world w;
+    w.rejected_per_mutation = {{"ub_overflow (probe)", 2}};
+    w.evaluate = [](const std::string& t, const std::string&) {
+      return ok_result(t == "T0" ? 20 : 10);
+    };
+    w.run(e);
+    CHECK(outcome_reason(e.state()) ==
+          "improved; 4 rejected before the device (ub_overflow (probe) 4)");
   }
 
   TEST_CASE("an operator that did not improve says why: infeasible candidates, budget spent") {

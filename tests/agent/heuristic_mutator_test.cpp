@@ -143,6 +143,88 @@ TEST_SUITE("agent") {
     }
   }
 
+  TEST_CASE("the seeded space-filling sample spreads over each tunable's whole range") {
+    // A wide tile range (log-scaled: 10 octaves) and a block dim (linear), 8 samples: one per
+    // stratum, so together they reach both ends of each axis, all distinct, none at the start.
+    result<std::vector<tunable>> ts = parse_tunables(R"(// EVOLVE-BLOCK-START
+constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]
+constexpr uint32_t TILE_LENGTH = 2048;  // tunable: range [64, 65536]
+// EVOLVE-BLOCK-END
+)");
+    REQUIRE(ts.ok());
+    mutator_options o;
+    o.seed = 11;
+    o.initial_samples = 8;
+    o.element_bytes = 4;
+    heuristic_mutator m(*ts, o);
+    std::set<int64_t> blocks;
+    std::set<int64_t> tiles;
+    for (int i = 0; i < 8; ++i) {
+      std::optional<tunable_values> v = m.propose();
+      REQUIRE(v.has_value());
+      CHECK(m.last_change().rfind("space-filling sample", 0) == 0);
+      blocks.insert(v->at("BLOCK_DIM"));
+      tiles.insert(v->at("TILE_LENGTH"));
+      CHECK(v->at("TILE_LENGTH") % 8 == 0);  // 32 bytes of float
+    }
+    CHECK(blocks.size() == 8);
+    CHECK(tiles.size() == 8);
+    // Strata of 39/8 ~ 4.9 block dims and 1.25 octaves of tile length, plus rounding.
+    CHECK(*blocks.begin() <= 7);
+    CHECK(*blocks.rbegin() >= 34);
+    CHECK(std::log2(static_cast<double>(*tiles.begin())) <= 6 + 1.25 + 0.5);
+    CHECK(std::log2(static_cast<double>(*tiles.rbegin())) >= 16 - 1.25 - 0.5);
+    // The ninth proposal evolves (no more samples), and another seed samples other points.
+    REQUIRE(m.propose().has_value());
+    CHECK(m.last_change().rfind("space-filling sample", 0) != 0);
+    o.seed = 12;
+    heuristic_mutator other(*ts, o);
+    std::set<int64_t> other_blocks;
+    for (int i = 0; i < 8; ++i) other_blocks.insert(other.propose()->at("BLOCK_DIM"));
+    CHECK(other_blocks != blocks);
+  }
+
+  TEST_CASE("tile counts move to divisors of the data, other tunables do not") {
+    // 3072 elements: the counts in [1, 64] that divide them are 1 2 3 4 6 8 12 16 24 32 48 64.
+    result<std::vector<tunable>> ts = parse_tunables(R"(// EVOLVE-BLOCK-START
+constexpr uint32_t BLOCK_DIM = 8;  // tunable: range [1, 40]
+constexpr uint32_t TILE_NUM = 8;   // tunable: range [1, 64]
+// EVOLVE-BLOCK-END
+)");
+    REQUIRE(ts.ok());
+    mutator_options o;
+    o.seed = 5;
+    o.initial_samples = 4;
+    o.data_elements = 3072;
+    heuristic_mutator m(*ts, o);
+    m.report(current_values(*ts), 100.0);
+    std::set<int64_t> counts;
+    bool block_not_divisor = false;
+    for (int i = 0; i < 24; ++i) {
+      std::optional<tunable_values> v = m.propose();
+      REQUIRE(v.has_value());
+      INFO(m.last_change());
+      CHECK(3072 % v->at("TILE_NUM") == 0);
+      counts.insert(v->at("TILE_NUM"));
+      block_not_divisor = block_not_divisor || 3072 % v->at("BLOCK_DIM") != 0;
+      m.report(*v, 100.0 - i);
+    }
+    CHECK(counts.size() >= 4);  // it moves between divisors, not around one
+    CHECK(block_not_divisor);   // the rule is for tile counts only
+    // Without the data size the same search proposes counts that leave a remainder.
+    o.data_elements = 0;
+    heuristic_mutator blind(*ts, o);
+    blind.report(current_values(*ts), 100.0);
+    bool remainder = false;
+    for (int i = 0; i < 24 && !remainder; ++i) {
+      std::optional<tunable_values> v = blind.propose();
+      REQUIRE(v.has_value());
+      remainder = 3072 % v->at("TILE_NUM") != 0;
+      blind.report(*v, 100.0 - i);
+    }
+    CHECK(remainder);
+  }
+
   TEST_CASE("loading a malformed mutator state names the problem") {
     CHECK_FALSE(heuristic_mutator::load(nlohmann::json::object()).ok());
     heuristic_mutator m(tunables(), {});

@@ -25,6 +25,7 @@ constexpr const char* kernel_unit_file = "aopt_kernel.cpp";
 constexpr const char* host_unit_file = "aopt_host.cpp";
 constexpr const char* executable_name = "candidate";
 constexpr const char* reference_executable_name = "reference";
+constexpr const char* probe_executable_name = "probe";
 constexpr size_t compiler_output_limit = 256 * 1024;
 constexpr uint64_t compiler_file_size_bytes = 1ull << 30;
 constexpr size_t max_line_bytes = 400;
@@ -383,7 +384,9 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   reference.key = compile_cache::key_of({fingerprint_, join(reference.args), op.reference_source});
   if (limits.cold) kernel.key = host.key = "";
 
-  std::vector<unit*> units = {&kernel, &host, &reference};
+  // A probe needs the host unit only; its object is the one the full build fetches again.
+  std::vector<unit*> units = limits.probe_only ? std::vector<unit*>{&host}
+                                               : std::vector<unit*>{&kernel, &host, &reference};
   std::vector<unit*> to_compile;
   for (unit* u : units) {
     u->cached = !u->key.empty() && cache_.fetch(u->key, scratch / u->object);
@@ -451,8 +454,9 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
 
   const fs::path driver_lib = toolchain_.lib_dir / "libaopt_simdriver.a";
   const fs::path reference_lib = toolchain_.lib_dir / "libaopt_simreference.a";
+  const fs::path probe_lib = toolchain_.lib_dir / "libaopt_simprobe.a";
   const fs::path runtime_lib = toolchain_.lib_dir / "libaopt_simrt.a";
-  for (const auto& lib : {driver_lib, reference_lib, runtime_lib}) {
+  for (const auto& lib : {driver_lib, reference_lib, probe_lib, runtime_lib}) {
     if (!fs::exists(lib, ec)) return infra(lib.string() + ": simulator library missing");
   }
   // The candidate links kernel and host only: the reference (and so the expected outputs) is
@@ -462,8 +466,13 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     std::vector<const unit*> objects;
     fs::path main_lib;
   };
-  std::vector<link_job> links = {{executable_name, {&kernel, &host}, driver_lib}};
-  if (limits.link_reference)
+  std::vector<link_job> links;
+  if (limits.probe_only) {
+    links.push_back({probe_executable_name, {&host}, probe_lib});
+  } else {
+    links.push_back({executable_name, {&kernel, &host}, driver_lib});
+  }
+  if (limits.link_reference && !limits.probe_only)
     links.push_back({reference_executable_name, {&reference}, reference_lib});
   for (const link_job& job : links) {
     subprocess_options link = compiler_run(toolchain_, scratch, limits);
@@ -491,6 +500,10 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     }
   }
   out.result = build_outcome::kind::ok;
+  if (limits.probe_only) {
+    out.probe_executable = scratch / probe_executable_name;
+    return finish(out);
+  }
   out.executable = scratch / executable_name;
   if (limits.link_reference) out.reference_executable = scratch / reference_executable_name;
   return finish(out);

@@ -42,7 +42,7 @@ struct sim_toolchain {
   std::vector<std::string> candidate_flags;  // must equal the flags the PCH was built with
   std::filesystem::path include_dir;         // the shim headers
   std::filesystem::path pch_dir;             // kernel_operator.h.gch, host/aopt_sim/host_api.h.gch
-  std::filesystem::path lib_dir;             // libaopt_simdriver.a, libaopt_simrt.a
+  std::filesystem::path lib_dir;  // libaopt_simdriver.a, libaopt_simprobe.a, libaopt_simrt.a
 };
 
 // The toolchain of this build of aopt (compile definitions from npu/sim/CMakeLists.txt).
@@ -56,6 +56,7 @@ struct build_outcome {
   kind result = kind::infra_error;
   std::filesystem::path executable;
   std::filesystem::path reference_executable;  // build_limits::link_reference only
+  std::filesystem::path probe_executable;      // build_limits::probe_only (then no executable)
   // compile_error: "compile", "link", "compile_timeout", "forbidden"
   std::string error_kind;
   std::string message;                   // one line: the first compiler error, or what failed
@@ -71,10 +72,13 @@ struct build_limits {
   uint32_t parallel_compiles = 2;
   // Texts (the daemon's secrets) never returned in diagnostics: replaced by "[redacted]".
   std::vector<std::string> redact;
-  bool link_reference = false;
+  bool link_reference = false;  // also link the reference process (driver_reference_main.cpp)
+  // Build only the host unit and link it with the tiling probe's main (tiling_probe_main.cpp)
+  // into <scratch>/probe: no kernel, no reference (issue 16).
+  bool probe_only = false;
   // Compile kernel and host afresh, without reading or writing the object cache (the trusted
   // reference still comes from it).
-  bool cold = false;  // also link the reference process (driver_reference_main.cpp)
+  bool cold = false;
 };
 
 class candidate_builder {

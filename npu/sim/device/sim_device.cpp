@@ -18,6 +18,7 @@
 #include "npu/sim/runtime/driver_judge.hpp"
 #include "npu/sim/runtime/driver_report.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
+#include "npu/sim/runtime/tiling_probe_report.hpp"
 
 namespace aopt::npu {
 
@@ -28,6 +29,9 @@ namespace {
 constexpr const char* spec_file = "spec.json";
 constexpr size_t runtime_diagnostic_lines = 40;
 constexpr uint64_t expected_cache_bytes = 512ull << 20;
+// A probe delivers a few scalars and the tiling data (CANN caps it at 64 KiB; the shim's raw
+// buffer is no larger).
+constexpr size_t probe_delivery_limit = 1ull << 20;
 // The channel carries the outputs of every input set and the traces; anything beyond this is
 // not a delivery an honest candidate makes.
 constexpr size_t trace_allowance_bytes = 256ull << 20;
@@ -312,6 +316,83 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
   } catch (const std::exception& e) {
     fail(eval_status::infra_error, "internal", std::string("sim_device: ") + e.what());
     return finish();
+  }
+}
+
+tiling_probe_result sim_device::probe_tiling(const op_package& op,
+                                             const std::string& tiling_source) {
+  tiling_probe_result r;
+  auto finish = [&](tiling_probe_result::kind kind, std::string error_kind, std::string message) {
+    r.result = kind;
+    r.error_kind = std::move(error_kind);
+    r.message = std::move(message);
+    return r;
+  };
+  using kind = tiling_probe_result::kind;
+  const auto started = std::chrono::steady_clock::now();
+  auto scratch = scratch_dir::create(options_.work_dir, op.spec.name + "-probe-");
+  if (!scratch.ok()) return finish(kind::unavailable, "scratch", scratch.error().message());
+  try {
+    if (options_.static_screen) {
+      if (auto found =
+              screen_source(op.spec.files.host, tiling_source, op.spec.files.tiling_header))
+        return finish(kind::compile_error, "forbidden", found->message());
+    }
+    const eval_options defaults;
+    build_limits limits;
+    limits.compile_timeout_seconds = defaults.compile_timeout_seconds;
+    limits.address_space_bytes = options_.compiler_address_space_bytes;
+    limits.parallel_compiles = 1;
+    limits.redact = options_.redact;
+    limits.probe_only = true;
+    build_outcome built =
+        builder_->build(op, tiling_source, op.kernel_source, scratch->path(), limits);
+    if (built.result != build_outcome::kind::ok) {
+      return built.result == build_outcome::kind::infra_error
+                 ? finish(kind::unavailable, "toolchain", built.message)
+                 : finish(kind::compile_error, built.error_kind, built.message);
+    }
+    {
+      std::ofstream out(scratch->path() / spec_file);
+      out << driver_spec(op, defaults).dump(1);
+      if (!out)
+        return finish(kind::unavailable, "scratch", "cannot write " + std::string(spec_file));
+    }
+    eval_options run_limits;
+    run_limits.timeout_seconds = defaults.compile_timeout_seconds;
+    auto ran = run_subprocess(process_options(options_, run_limits, scratch->path(),
+                                              {built.probe_executable.string(), spec_file},
+                                              probe_delivery_limit));
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (!ran.ok()) return finish(kind::unavailable, "sandbox", ran.error().message());
+    if (ran->timed_out) {
+      return finish(
+          kind::crashed, "wall_clock",
+          fmt::format("the tiling function ran longer than {:g} s", run_limits.timeout_seconds));
+    }
+    if (status usable = check_scratch_usable(scratch->path()); !usable.ok())
+      return finish(kind::unavailable, "scratch", usable.message());
+    if (!ran->succeeded() || ran->stdout_truncated) {
+      return finish(kind::crashed, ran->exited ? "crash" : "signal",
+                    "the tiling probe failed (" + ran->describe() + ")");
+    }
+    sim::tiling_call call;
+    try {
+      call = sim::decode_tiling_probe(ran->stdout_text);
+    } catch (const sim::malformed_delivery& e) {
+      return finish(kind::crashed, "malformed_delivery",
+                    std::string("the tiling probe's delivery is malformed: ") + e.what());
+    }
+    r.exception = std::move(call.exception);
+    r.status = call.status;
+    r.block_dim = call.block_dim;
+    r.tiling_key = call.tiling_key;
+    r.workspace_bytes = call.workspace_bytes;
+    r.data_size = call.data_size;
+    r.tiling_data = std::move(call.data);
+    return finish(kind::ran, {}, {});
+  } catch (const std::exception& e) {
+    return finish(kind::unavailable, "internal", std::string("sim_device probe: ") + e.what());
   }
 }
 

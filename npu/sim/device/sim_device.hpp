@@ -16,6 +16,10 @@
 //      detector, roofline. An exit 0 without a delivery is runtime_error "no_delivery", a broken
 //      one "malformed_delivery"; a crash, a signal, a timeout or a compiler failure is classified
 //      as before.
+// probe_tiling (npu/tiling_prober.hpp) builds the host unit alone (cached: the evaluation that
+// follows fetches the same object), links it with the probe's main and runs `probe spec.json`
+// under the same sandbox and limits as a candidate, with the compile timeout as its wall clock;
+// it reports the delivered tiling decision unjudged.
 // The scratch directory is removed afterwards (kept on failure when options.keep_scratch);
 // the device's construction sweeps the scratch directories of dead processes from work_dir.
 //
@@ -35,6 +39,7 @@
 #include "npu/sim/device/compile_cache.hpp"
 #include "npu/sim/device/expected_cache.hpp"
 #include "npu/sim/runtime/hw_profile.hpp"
+#include "npu/tiling_prober.hpp"
 
 namespace aopt::npu {
 
@@ -68,13 +73,15 @@ struct sim_device_options {
   sim_toolchain toolchain = default_sim_toolchain();
 };
 
-class sim_device : public device {
+class sim_device : public device, public tiling_prober {
  public:
   sim_device(sim::hw_profile profile, sim_device_options options);
   ~sim_device() override;
 
   eval_result evaluate(const op_package& op, const std::string& tiling_source,
                        const std::string& kernel_source, const eval_options& options) override;
+
+  tiling_probe_result probe_tiling(const op_package& op, const std::string& tiling_source) override;
 
   // "sim:<profile name>"
   std::string profile_id() const override;

@@ -165,9 +165,10 @@ struct tiling_outcome {
   size_t tiling_data_size = 0;
 };
 
-tiling_outcome run_tiling(const driver_spec& spec, const candidate_entries& entries,
-                          const std::vector<std::vector<uint8_t>>& inputs,
-                          std::vector<std::string>& diagnostics, bool first_set) {
+}  // namespace
+
+tiling_call call_tiling(const driver_spec& spec, uint32_t (*tiling)(gert::TilingContext*),
+                        const std::vector<std::vector<uint8_t>>& inputs) {
   const driver_op& op = spec.op;
   gert::TilingContext ctx(op.name, camel_case(op.name));
   for (size_t i = 0; i < op.inputs.size(); ++i) {
@@ -177,24 +178,50 @@ tiling_outcome run_tiling(const driver_spec& spec, const candidate_entries& entr
   add_attrs(op, ctx.mutable_attrs());
   fill_platform(spec.hw, ctx.mutable_platform());
 
-  uint32_t status = 0;
+  tiling_call call;
   try {
-    status = entries.tiling(&ctx);
+    call.status = tiling(&ctx);
   } catch (const std::exception& e) {
-    fail("runtime_error", "tiling_failed", op.tiling_func + " threw: " + e.what());
+    call.exception = std::string(": ") + e.what();
   } catch (...) {
-    fail("runtime_error", "tiling_failed", op.tiling_func + " threw a non-standard exception");
+    call.exception = " a non-standard exception";
   }
-  if (status != ge::GRAPH_SUCCESS) {
+  call.block_dim = ctx.GetBlockDim();
+  call.tiling_key = ctx.GetTilingKey();
+  call.workspace_bytes = ctx.workspace_bytes();
+  const gert::TilingData& raw = *ctx.GetRawTilingData();
+  call.data_size = raw.GetDataSize();
+  call.data.assign(raw.GetCapacity(), workspace_poison_byte);
+  std::memcpy(call.data.data(), raw.GetData(), std::min<size_t>(call.data_size, raw.GetCapacity()));
+  if (call.data_size == 0) {
+    const auto* saved = static_cast<const uint8_t*>(raw.GetData());
+    call.wrote_without_size =
+        std::any_of(saved, saved + raw.GetCapacity(), [](uint8_t b) { return b != 0; });
+  }
+  return call;
+}
+
+namespace {
+
+tiling_outcome run_tiling(const driver_spec& spec, const candidate_entries& entries,
+                          const std::vector<std::vector<uint8_t>>& inputs,
+                          std::vector<std::string>& diagnostics, bool first_set) {
+  const driver_op& op = spec.op;
+  const tiling_call call = call_tiling(spec, entries.tiling, inputs);
+  if (!call.exception.empty()) {
+    fail("runtime_error", "tiling_failed", op.tiling_func + " threw" + call.exception);
+  }
+  if (call.status != ge::GRAPH_SUCCESS) {
     fail("runtime_error", "tiling_failed",
-         op.tiling_func + " returned " + std::to_string(status) +
-             (status == ge::GRAPH_FAILED ? " (GRAPH_FAILED)" : "") + " instead of GRAPH_SUCCESS");
+         op.tiling_func + " returned " + std::to_string(call.status) +
+             (call.status == ge::GRAPH_FAILED ? " (GRAPH_FAILED)" : "") +
+             " instead of GRAPH_SUCCESS");
   }
 
   tiling_outcome t;
-  t.block_dim = ctx.GetBlockDim();
-  t.tiling_key = ctx.GetTilingKey();
-  t.workspace_bytes = ctx.workspace_bytes();
+  t.block_dim = call.block_dim;
+  t.tiling_key = call.tiling_key;
+  t.workspace_bytes = call.workspace_bytes;
   // Logical blocks above the core count are legal on CANN: they run in waves (timing_model).
   if (t.block_dim == 0 || t.block_dim > max_block_dim) {
     fail("runtime_error", "bad_block_dim",
@@ -208,17 +235,12 @@ tiling_outcome run_tiling(const driver_spec& spec, const candidate_entries& entr
          op.tiling_func + " requested " + std::to_string(t.workspace_bytes) +
              " bytes of workspace; the simulator allows at most 1 GiB");
   }
-  const gert::TilingData& raw = *ctx.GetRawTilingData();
-  t.tiling_data_size = raw.GetDataSize();
-  t.tiling_bytes.assign(raw.GetCapacity(), workspace_poison_byte);
-  std::memcpy(t.tiling_bytes.data(), raw.GetData(), t.tiling_data_size);
-  if (first_set && t.tiling_data_size == 0) {
-    const auto* saved = static_cast<const uint8_t*>(raw.GetData());
-    if (std::any_of(saved, saved + raw.GetCapacity(), [](uint8_t b) { return b != 0; })) {
-      diagnostics.push_back(op.tiling_func +
-                            " wrote tiling data but set its size to 0 (missing "
-                            "GetRawTilingData()->SetDataSize?): the kernel reads garbage");
-    }
+  t.tiling_data_size = call.data_size;
+  t.tiling_bytes = call.data;
+  if (first_set && t.tiling_data_size == 0 && call.wrote_without_size) {
+    diagnostics.push_back(op.tiling_func +
+                          " wrote tiling data but set its size to 0 (missing "
+                          "GetRawTilingData()->SetDataSize?): the kernel reads garbage");
   }
   return t;
 }

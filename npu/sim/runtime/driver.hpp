@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +33,25 @@ struct candidate_entries {
   void (*reference)(const aopt_ref::tensors& in, aopt_ref::tensors& out,
                     const aopt_ref::attrs& attrs) = nullptr;
 };
+
+// What the tiling function decided for the inputs of one set, before any check: the candidate
+// side of a run (run_tiling in driver.cpp checks it) and of a tiling probe (tiling_probe_main.cpp
+// delivers it; the trusted side judges it).
+struct tiling_call {
+  std::string exception;  // ": <what()>" or " a non-standard exception" when it threw; else empty
+  uint32_t status = 0;    // the ge::graphStatus it returned
+  uint32_t block_dim = 0;
+  uint64_t tiling_key = 0;
+  uint64_t workspace_bytes = 0;
+  uint64_t data_size = 0;           // SetDataSize of the raw tiling data
+  std::vector<uint8_t> data;        // the raw buffer's full capacity; bytes past data_size poisoned
+  bool wrote_without_size = false;  // data_size 0 but the buffer holds bytes
+};
+
+// Builds the operator's TilingContext (shapes, dtypes, attrs, the profile's platform) and calls
+// `tiling` once. Never throws for what the tiling function does.
+tiling_call call_tiling(const driver_spec& spec, uint32_t (*tiling)(gert::TilingContext*),
+                        const std::vector<std::vector<uint8_t>>& inputs);
 
 // The candidate side: runs input sets 0.. until one fails or all ran.
 run_report collect_report(const driver_spec& spec, const candidate_entries& entries);
