@@ -279,6 +279,9 @@ TEST_CASE("cann: a baseline that drifts raises the alarm on the drift board") {
   aopt::testing::temp_dir tmp;
   auto options = standin_options(tmp.path());
   options.protocol.baseline_every = 1;
+  // Three samples of 2 % noise: a 5 % threshold would trip on a steady device about one run in
+  // twenty. The 25 % slowdown below stays far above 15 %.
+  options.protocol.drift_threshold = 0.15;
   options.drift = std::make_shared<drift_board>();
   auto device = make(options);
   const op_package op = load_copy();
