@@ -245,7 +245,6 @@ TEST_SUITE("npu") {
 
     MESSAGE("compile seconds: cold " << cold.compile_seconds << ", new T " << stage1.compile_seconds
                                      << ", new K " << stage2.compile_seconds);
-    CHECK(stage1.compile_seconds < cold.compile_seconds);
   }
 
   TEST_CASE("evaluations on several threads at once are independent") {
