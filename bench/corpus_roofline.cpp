@@ -1,9 +1,10 @@
 // How much headroom the corpus leaves: for every operator package under a corpus folder, the
 // simulated latency of its own tiling and kernel, the roofline bound on the same profile and the
 // achieved fraction (bound / latency), then the geometric means and the distribution of the
-// fractions per level. Latencies are simulated, not measured.
+// fractions per level. Latencies are simulated, not measured. The device comes from the loaded
+// configuration through the same factory as `aopt run`'s.
 //
-//   bench_corpus_roofline [CORPUS_DIR] [--profile NAME] [--jobs N]
+//   bench_corpus_roofline [CORPUS_DIR] [--profile NAME] [--jobs N] [--config FILE] [--set K=V]...
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -17,9 +18,11 @@
 
 #include <fmt/format.h>
 
-#include "npu/hardware_profile.hpp"
+#include <CLI/CLI.hpp>
+
 #include "npu/op_spec.hpp"
-#include "npu/sim/device/sim_device.hpp"
+#include "runtime/cli_config.hpp"
+#include "runtime/device_factory.hpp"
 
 namespace {
 
@@ -62,23 +65,29 @@ std::string group_of(const aopt::npu::op_spec& spec) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  fs::path root = fs::path(AOPT_SOURCE_DIR) / "corpus";
-  std::string profile_name = "ascend910b4";
+  CLI::App app{"Simulated latency against the roofline bound for every package of a corpus"};
+  std::string root = (fs::path(AOPT_SOURCE_DIR) / "corpus").string();
+  std::string profile_name;
   uint32_t jobs = 2;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--profile" && i + 1 < argc) {
-      profile_name = argv[++i];
-    } else if (arg == "--jobs" && i + 1 < argc) {
-      jobs = static_cast<uint32_t>(std::max(1, std::atoi(argv[++i])));
-    } else {
-      root = arg;
-    }
+  aopt::runtime::config_options config_options;
+  app.add_option("corpus", root, "Corpus folder")->capture_default_str();
+  app.add_option("--profile", profile_name, "Hardware profile (device.profile)");
+  app.add_option("--jobs", jobs, "Evaluations run at once")
+      ->check(CLI::Range(1u, 64u))
+      ->capture_default_str();
+  aopt::runtime::add_config_options(&app, config_options);
+  CLI11_PARSE(app, argc, argv);
+
+  std::vector<std::string> flags;
+  if (!profile_name.empty()) flags.push_back("device.profile=" + profile_name);
+  auto config = aopt::runtime::load_config(config_options, flags);
+  if (!config.ok()) {
+    fmt::print(stderr, "{}\n", config.error().message());
+    return 2;
   }
-  auto profile =
-      aopt::npu::find_hardware_profile(profile_name, fs::path(AOPT_SOURCE_DIR) / "config/hardware");
-  if (!profile.ok()) {
-    fmt::print(stderr, "{}\n", profile.error().message());
+  auto device = aopt::runtime::make_device(*config);
+  if (!device.ok()) {
+    fmt::print(stderr, "{}\n", device.error().message());
     return 2;
   }
 
@@ -96,21 +105,21 @@ int main(int argc, char** argv) {
            std::make_tuple(b.op.spec.kind != "baseline", b.op.spec.level, b.op.spec.name);
   });
 
-  aopt::npu::sim_device device(*profile, aopt::npu::sim_device_options{});
-  aopt::npu::eval_options options;
+  aopt::npu::eval_options options = aopt::runtime::make_eval_options(config->device);
   options.input_sets = 1;  // correctness is the corpus test's job; one set suffices for timing
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i = next++; i < rows.size(); i = next++) {
       const auto& op = rows[i].op;
-      rows[i].result = device.evaluate(op, op.host_source, op.kernel_source, options);
+      rows[i].result = (*device)->evaluate(op, op.host_source, op.kernel_source, options);
     }
   };
   std::vector<std::thread> threads;
   for (uint32_t t = 0; t < jobs; ++t) threads.emplace_back(worker);
   for (auto& thread : threads) thread.join();
 
-  fmt::print("Corpus roofline on {} (simulated latency, microseconds)\n\n", device.profile_id());
+  fmt::print("Corpus roofline on {} (simulated latency, microseconds)\n\n",
+             (*device)->profile_id());
   fmt::print("| {:<38} | {:<7} | {:>5} | {:>11} | {:>9} | {:>9} | {:>9} | {:>8} |\n", "operator",
              "group", "cores", "latency_us", "bound_us", "memory_us", "vector_us", "achieved");
   fmt::print("|{:-<40}|{:-<9}|{:->7}|{:->13}|{:->11}|{:->11}|{:->11}|{:->10}|\n", "", "", "", "",

@@ -8,8 +8,11 @@
 //
 // Each figure is the median over --reps evaluations (the cold compile is measured once). Times
 // are wall seconds on this host; latency_us is the simulated latency, not a hardware measurement.
+// The device comes from the loaded configuration through the same factory as `aopt run`'s, with
+// a fresh work dir.
 //
-//   bench_sim_speed [--reps N] [op-dir...]   default: a handful of corpus operators per level
+//   bench_sim_speed [--reps N] [--config FILE] [--set K=V]... [op-dir...]
+//   default operators: a handful of corpus operators per level
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -17,10 +20,12 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
-#include "npu/hardware_profile.hpp"
 #include "base/scratch_dir.hpp"
-#include "npu/sim/device/sim_device.hpp"
+#include "npu/op_spec.hpp"
+#include "runtime/cli_config.hpp"
+#include "runtime/device_factory.hpp"
 
 namespace fs = std::filesystem;
 
@@ -55,37 +60,40 @@ struct op_figures {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app{"How fast the simulator device turns a candidate around"};
   int reps = 3;
-  std::vector<fs::path> dirs;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--reps" && i + 1 < argc) {
-      reps = std::max(1, std::atoi(argv[++i]));
-    } else {
-      dirs.emplace_back(arg);
-    }
-  }
+  std::vector<std::string> op_dirs;
+  aopt::runtime::config_options config_options;
+  app.add_option("--reps", reps, "Evaluations per figure")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app.add_option("op-dir", op_dirs, "Operator packages (default: some corpus operators)");
+  aopt::runtime::add_config_options(&app, config_options);
+  CLI11_PARSE(app, argc, argv);
+  std::vector<fs::path> dirs(op_dirs.begin(), op_dirs.end());
   if (dirs.empty()) {
     for (const char* op : default_ops) dirs.push_back(fs::path(AOPT_SOURCE_DIR) / op);
   }
 
-  auto profile = aopt::npu::find_hardware_profile("ascend910b4",
-                                                  fs::path(AOPT_SOURCE_DIR) / "config/hardware");
-  if (!profile.ok()) {
-    fmt::print(stderr, "{}\n", profile.error().to_string());
-    return 2;
-  }
   // A fresh work dir holds a fresh object cache, so the first compile of each operator is cold.
   auto work = aopt::scratch_dir::create(fs::temp_directory_path(), "aopt-bench-sim-");
   if (!work.ok()) {
     fmt::print(stderr, "{}\n", work.error().to_string());
     return 2;
   }
-  aopt::npu::sim_device_options options;
-  options.work_dir = work->path();
-  aopt::npu::sim_device device(*profile, options);
-  aopt::npu::eval_options eval;
-  eval.timeout_seconds = 120;
+  auto config =
+      aopt::runtime::load_config(config_options, {"device.work_dir=" + work->path().string()});
+  if (!config.ok()) {
+    fmt::print(stderr, "{}\n", config.error().message());
+    return 2;
+  }
+  auto made = aopt::runtime::make_device(*config);
+  if (!made.ok()) {
+    fmt::print(stderr, "{}\n", made.error().message());
+    return 2;
+  }
+  aopt::npu::device& device = **made;
+  const aopt::npu::eval_options eval = aopt::runtime::make_eval_options(config->device);
 
   fmt::print(
       "profile {}; {} input sets; medians over {} evaluations; wall seconds on this host; "

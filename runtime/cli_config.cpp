@@ -4,8 +4,10 @@ namespace aopt::runtime {
 
 void add_config_options(CLI::App* command, config_options& options) {
   command->add_option("--config", options.file, "configuration file (TOML), over config/aopt.toml");
-  command->add_option("--set", options.overrides,
-                      "override one key: section.key=value (repeatable)");
+  // One key a time, so that a positional argument after it is not taken for a second key.
+  command
+      ->add_option("--set", options.overrides, "override one key: section.key=value (repeatable)")
+      ->allow_extra_args(false);
 }
 
 result<config::aopt_config> load_config(const config_options& options,

@@ -1,9 +1,11 @@
 // `aopt corpus list [DIR] [--json] [--no-latency]`: the operator packages of a corpus folder with
-// level, category, kind, dtypes and the simulated latency of each package's own (baseline or
-// expert) tiling and kernel.
+// level, category, kind, dtypes and the latency of each package's own (baseline or expert) tiling
+// and kernel on the configured device (the simulator by default), built by the same factory and
+// configuration as `aopt run`'s.
 //
 // Exit status: 0 every package loaded (and, with latency, evaluated ok); 1 some evaluation was not
-// ok; 2 bad input (missing folder, a broken package, unknown profile).
+// ok; 2 bad input (missing folder, a broken package, bad configuration, unknown profile); 3 the
+// configured device could not be set up.
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -17,10 +19,10 @@
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.hpp"
-#include "npu/hardware_profile.hpp"
 #include "npu/op_spec.hpp"
-#include "npu/sim/device/sim_device.hpp"
 #include "runtime/cli_commands.hpp"
+#include "runtime/cli_config.hpp"
+#include "runtime/device_factory.hpp"
 
 namespace aopt::runtime {
 
@@ -31,15 +33,25 @@ namespace fs = std::filesystem;
 constexpr int exit_ok = 0;
 constexpr int exit_eval_failed = 1;
 constexpr int exit_bad_input = 2;
+constexpr int exit_infra = 3;
 
 struct corpus_list_args {
   std::string dir;
   bool json = false;
   bool no_latency = false;
-  std::string profile = "ascend910b4";
   uint32_t jobs = 2;
-  uint32_t input_sets = 3;
+  config_options config;
+  // Shorthands for [device] keys; unset ones leave the configuration's value.
+  std::string profile;
+  uint32_t input_sets = 0;
 };
+
+std::vector<std::string> flag_overrides(const corpus_list_args& a) {
+  std::vector<std::string> o;
+  if (!a.profile.empty()) o.push_back("device.profile=" + a.profile);
+  if (a.input_sets != 0) o.push_back("device.input_sets=" + std::to_string(a.input_sets));
+  return o;
+}
 
 struct corpus_entry {
   npu::op_package op;
@@ -83,8 +95,8 @@ std::string join(const std::vector<std::string>& parts, const char* separator) {
   return text;
 }
 
-// Evaluates every entry on `jobs` threads; sim_device::evaluate is thread-safe.
-void evaluate_all(std::vector<corpus_entry>& entries, npu::sim_device& device,
+// Evaluates every entry on `jobs` threads; device::evaluate is thread-safe.
+void evaluate_all(std::vector<corpus_entry>& entries, npu::device& device,
                   const npu::eval_options& options, uint32_t jobs) {
   std::atomic<size_t> next{0};
   auto worker = [&] {
@@ -114,7 +126,8 @@ nlohmann::json to_json(const corpus_entry& entry) {
   return j;
 }
 
-void print_table(const std::vector<corpus_entry>& entries, const std::string& profile_id) {
+void print_table(const std::vector<corpus_entry>& entries, const std::string& profile_id,
+                 bool simulated) {
   const bool with_latency = !entries.empty() && entries.front().eval.has_value();
   fmt::print("{:<40} {:>5}  {:<20} {:<8} {:<26}", "NAME", "LEVEL", "CATEGORY", "KIND", "DTYPES");
   if (with_latency) fmt::print(" {:>12}  {}", "LATENCY_US", "STATUS");
@@ -131,7 +144,8 @@ void print_table(const std::vector<corpus_entry>& entries, const std::string& pr
     fmt::print("\n");
   }
   if (with_latency) {
-    fmt::print("{} operators; latency simulated on {}\n", entries.size(), profile_id);
+    fmt::print("{} operators; latency {} on {}\n", entries.size(),
+               simulated ? "simulated" : "measured", profile_id);
   } else {
     fmt::print("{} operators\n", entries.size());
   }
@@ -142,6 +156,8 @@ int run_corpus_list(const corpus_list_args& args) {
     std::cerr << "aopt corpus list: " << message << "\n";
     return exit_bad_input;
   };
+  result<config::aopt_config> config = load_config(args.config, flag_overrides(args));
+  if (!config.ok()) return bad_input(config.error().message());
   const fs::path root = args.dir.empty() ? default_corpus_dir() : fs::path(args.dir);
   if (!fs::is_directory(root)) return bad_input(root.string() + ": not a directory");
 
@@ -159,15 +175,18 @@ int run_corpus_list(const corpus_list_args& args) {
       });
 
   std::string profile_id;
+  const bool simulated = config->device.kind == config::device_kind::sim;
   if (!args.no_latency) {
-    auto profile =
-        npu::find_hardware_profile(args.profile, fs::path(AOPT_SOURCE_DIR) / "config/hardware");
-    if (!profile.ok()) return bad_input(profile.error().message());
-    npu::sim_device device(*profile, npu::sim_device_options{});
-    npu::eval_options options;
-    options.input_sets = args.input_sets;
-    evaluate_all(entries, device, options, args.jobs);
-    profile_id = device.profile_id();
+    result<std::shared_ptr<npu::device>> device = make_device(*config, secrets_to_redact(*config));
+    if (!device.ok()) {
+      if (device.error().code() == status_code::invalid_argument) {
+        return bad_input(device.error().message());
+      }
+      std::cerr << "aopt corpus list: " << device.error().to_string() << "\n";
+      return exit_infra;
+    }
+    evaluate_all(entries, **device, make_eval_options(config->device), args.jobs);
+    profile_id = (*device)->profile_id();
   }
 
   if (args.json) {
@@ -175,7 +194,7 @@ int run_corpus_list(const corpus_list_args& args) {
     for (const auto& entry : entries) list.push_back(to_json(entry));
     std::cout << dump_json(list, 2) << std::endl;
   } else {
-    print_table(entries, profile_id);
+    print_table(entries, profile_id, simulated);
   }
   const bool all_ok = std::all_of(entries.begin(), entries.end(),
                                   [](const corpus_entry& e) { return !e.eval || e.eval->ok(); });
@@ -191,20 +210,21 @@ void add_corpus_command(CLI::App& app, cli_context& ctx) {
   CLI::App* list = corpus->add_subcommand(
       "list",
       "List the operator packages under DIR with level, category, kind, dtypes and their "
-      "simulated latency. Exit status: 0 ok, 1 an evaluation failed, 2 bad input.");
+      "latency on the configured device (simulated by default). Exit status: 0 ok, 1 an "
+      "evaluation failed, 2 bad input, 3 the device could not be set up.");
   list->add_option("dir", args->dir, "Corpus folder (default: ./corpus, else the source tree's)");
   list->add_flag("--json", args->json,
                  "Print one JSON array of {name, level, category, kind, dtypes, path, ...}");
   list->add_flag("--no-latency", args->no_latency, "Skip the simulator; list the packages only");
-  list->add_option("--profile", args->profile, "Hardware profile for the simulated latency")
-      ->capture_default_str();
   list->add_option("--jobs", args->jobs, "Evaluations run at once")
       ->check(CLI::Range(1u, 64u))
       ->capture_default_str();
+  add_config_options(list, args->config);
+  list->add_option("--profile", args->profile,
+                   "Hardware profile for the simulated latency (device.profile)");
   list->add_option("--input-sets", args->input_sets,
-                   "Seeded input sets checked per operator (at least 3)")
-      ->check(CLI::Range(3u, 1000u))
-      ->capture_default_str();
+                   "Seeded input sets checked per operator, at least 3 (device.input_sets)")
+      ->check(CLI::Range(3u, 1000u));
   list->callback([args, &ctx] { ctx.exit_code = run_corpus_list(*args); });
 }
 

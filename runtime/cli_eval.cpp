@@ -1,20 +1,23 @@
-// `aopt eval <op-dir>`: one evaluation of an operator package on the simulator, with its profile.
+// `aopt eval <op-dir>`: one evaluation of an operator package on the configured device (the
+// simulator unless the configuration says otherwise), with its profile. The device and the
+// evaluation limits come from the same configuration and factory as `aopt run`'s, so a candidate
+// meets the same sandbox limits here as in a campaign; the flags below are shorthands for keys of
+// [device].
 //
 // Exit status: 0 the candidate is ok; 1 the candidate failed (compile, runtime, precision,
-// timeout); 2 bad input (missing operator directory, broken op.json, unknown profile, unreadable
-// --tiling/--kernel file); 3 aopt itself could not evaluate (infra_error).
+// timeout); 2 bad input (missing operator directory, broken op.json, bad configuration, unknown
+// profile, unreadable --tiling/--kernel file); 3 aopt itself could not evaluate (infra_error).
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include <fmt/format.h>
 
-#include "base/scratch_dir.hpp"
 #include "base/utf8.hpp"
-#include "npu/hardware_profile.hpp"
 #include "npu/op_spec.hpp"
-#include "npu/sim/device/sim_device.hpp"
 #include "runtime/cli_commands.hpp"
+#include "runtime/cli_config.hpp"
+#include "runtime/device_factory.hpp"
 
 namespace aopt::runtime {
 
@@ -28,15 +31,28 @@ constexpr int exit_infra = 3;
 struct eval_args {
   std::string op_dir;
   bool json = false;
-  std::string profile = "ascend910b4";
   std::string tiling_file;
   std::string kernel_file;
-  uint32_t input_sets = 3;
-  double timeout_seconds = 60;
+  config_options config;
+  // Shorthands for [device] keys; unset ones leave the configuration's value.
+  std::string profile;
+  uint32_t input_sets = 0;
+  double timeout_seconds = 0;
   bool keep_scratch = false;
   std::string work_dir;
   bool no_auto_sync = false;
 };
+
+std::vector<std::string> flag_overrides(const eval_args& a) {
+  std::vector<std::string> o;
+  if (!a.profile.empty()) o.push_back("device.profile=" + a.profile);
+  if (a.input_sets != 0) o.push_back("device.input_sets=" + std::to_string(a.input_sets));
+  if (a.timeout_seconds != 0) o.push_back(fmt::format("device.timeout_s={}", a.timeout_seconds));
+  if (a.keep_scratch) o.push_back("device.keep_scratch=true");
+  if (!a.work_dir.empty()) o.push_back("device.work_dir=" + a.work_dir);
+  if (a.no_auto_sync) o.push_back("device.auto_sync=false");
+  return o;
+}
 
 result<std::string> read_source(const std::string& path, const char* what) {
   std::ifstream in(path, std::ios::binary);
@@ -92,13 +108,10 @@ int run_eval(const eval_args& args) {
     std::cerr << "aopt eval: " << message << "\n";
     return exit_bad_input;
   };
+  result<config::aopt_config> config = load_config(args.config, flag_overrides(args));
+  if (!config.ok()) return bad_input(config.error().message());
   auto op = npu::load_op_package(args.op_dir);
   if (!op.ok()) return bad_input(op.error().message());
-  const std::filesystem::path hardware_dir =
-      std::filesystem::path(AOPT_SOURCE_DIR) / "config/hardware";
-  auto profile = npu::find_hardware_profile(args.profile, hardware_dir);
-  if (!profile.ok()) return bad_input(profile.error().message());
-  if (args.no_auto_sync) profile->auto_sync = false;
 
   std::string tiling = op->host_source;
   std::string kernel = op->kernel_source;
@@ -113,20 +126,16 @@ int run_eval(const eval_args& args) {
     kernel = std::move(text).value();
   }
 
-  npu::sim_device_options device_options;
-  device_options.keep_scratch = args.keep_scratch;
-  if (!args.work_dir.empty()) {
-    // Unwritable, every evaluation would be an infrastructure failure: it is bad input.
-    if (result<scratch_dir> probe = scratch_dir::create(args.work_dir, ".write-check-");
-        !probe.ok()) {
-      return bad_input("--work-dir: " + probe.error().message());
+  result<std::shared_ptr<npu::device>> made = make_device(*config, secrets_to_redact(*config));
+  if (!made.ok()) {
+    if (made.error().code() == status_code::invalid_argument) {
+      return bad_input(made.error().message());
     }
-    device_options.work_dir = args.work_dir;
+    std::cerr << "aopt eval: " << made.error().to_string() << "\n";
+    return exit_infra;
   }
-  npu::sim_device device(*profile, device_options);
-  npu::eval_options options;
-  options.input_sets = args.input_sets;
-  options.timeout_seconds = args.timeout_seconds;
+  npu::device& device = **made;
+  const npu::eval_options options = make_eval_options(config->device);
   npu::eval_result r = device.evaluate(*op, tiling, kernel, options);
   // The candidate's output may hold any bytes; the report and the JSON are UTF-8.
   npu::make_valid_utf8(r);
@@ -146,30 +155,32 @@ void add_eval_command(CLI::App& app, cli_context& ctx) {
   auto args = std::make_shared<eval_args>();
   CLI::App* eval = app.add_subcommand(
       "eval",
-      "Compile, run, check and time one operator package on the simulator (latency is "
-      "simulated). Exit status: 0 ok, 1 candidate failed, 2 bad input, 3 aopt failure.");
+      "Compile, run, check and time one operator package on the configured device (the "
+      "simulator by default: latency is simulated). Exit status: 0 ok, 1 candidate failed, 2 bad "
+      "input, 3 aopt failure.");
   eval->add_option("op-dir", args->op_dir, "Operator package directory (holds op.json)")
       ->required();
   eval->add_flag("--json", args->json, "Print exactly one JSON object (the eval result)");
-  eval->add_option("--profile", args->profile,
-                   "Hardware profile name (config/hardware/<NAME>.toml) or a .toml file")
-      ->capture_default_str();
   eval->add_option("--tiling", args->tiling_file, "Tiling program replacing op_host/<name>.cpp");
   eval->add_option("--kernel", args->kernel_file, "Kernel replacing op_kernel/<name>.cpp");
+  add_config_options(eval, args->config);
+  eval->add_option("--profile", args->profile,
+                   "Hardware profile name (config/hardware/<NAME>.toml) or a .toml file "
+                   "(device.profile)");
   eval->add_option("--input-sets", args->input_sets,
-                   "Seeded input sets checked for correctness (at least 3)")
-      ->check(CLI::Range(3u, 1000u))
-      ->capture_default_str();
-  eval->add_option("--timeout", args->timeout_seconds, "Wall-clock limit of the run, seconds")
-      ->check(CLI::Range(0.001, 86400.0))
-      ->capture_default_str();
-  eval->add_option("--work-dir", args->work_dir,
-                   "Scratch and object-cache directory (default: <temp>/aopt-sim)");
+                   "Seeded input sets checked for correctness, at least 3 (device.input_sets)")
+      ->check(CLI::Range(3u, 1000u));
+  eval->add_option("--timeout", args->timeout_seconds,
+                   "Wall-clock limit of the run, seconds (device.timeout_s)")
+      ->check(CLI::Range(0.001, 86400.0));
+  eval->add_option(
+      "--work-dir", args->work_dir,
+      "Scratch and object-cache directory (device.work_dir; default: <temp>/aopt-sim)");
   eval->add_flag("--keep-scratch", args->keep_scratch,
-                 "Keep the scratch directory of a failed evaluation");
+                 "Keep the scratch directory of a failed evaluation (device.keep_scratch)");
   eval->add_flag("--no-auto-sync", args->no_auto_sync,
                  "Judge the kernel as compiled without CANN's automatic scalar <-> vector/MTE "
-                 "synchronisation (like device.auto_sync = false)");
+                 "synchronisation (device.auto_sync = false)");
   eval->callback([args, &ctx] { ctx.exit_code = run_eval(*args); });
 }
 

@@ -1,11 +1,13 @@
 // Runs the real `aopt eval` binary as a user would.
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include "base/subprocess.hpp"
+#include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 
@@ -91,5 +93,44 @@ TEST_SUITE("runtime") {
     auto j = nlohmann::json::parse(r.stdout_text);
     CHECK(j.at("status") == "compile_error");
     CHECK(j.at("error_kind") == "link");
+  }
+
+  TEST_CASE("aopt eval and aopt corpus list take the device from --config and --set") {
+    aopt::testing::temp_dir dir;
+    const fs::path config = dir.path() / "b2.toml";
+    std::ofstream(config) << "[device]\nprofile = \"ascend910b2\"\n";
+    const std::string op = (ops_dir / "add_tiled").string();
+
+    auto from_file = run_aopt({"eval", op, "--config", config.string()});
+    CHECK_MESSAGE(from_file.exit_code == 0, (from_file.stdout_text + from_file.stderr_text));
+    CHECK(from_file.stdout_text.find("ascend910b2") != std::string::npos);
+
+    // A flag is a shorthand for its key and wins over the file, as `aopt run`'s flags do.
+    auto flag_wins =
+        run_aopt({"eval", op, "--config", config.string(), "--profile", "ascend910b4"});
+    CHECK(flag_wins.exit_code == 0);
+    CHECK(flag_wins.stdout_text.find("ascend910b4") != std::string::npos);
+    CHECK(flag_wins.stdout_text.find("ascend910b2") == std::string::npos);
+
+    // The evaluation limits are the configuration's: a run limit no kernel can meet times out.
+    auto limited = run_aopt({"eval", op, "--json", "--set", "device.timeout_s=0.001"});
+    CHECK(limited.exit_code == 1);
+    CHECK(nlohmann::json::parse(limited.stdout_text).at("status") == "timeout");
+
+    auto bad = run_aopt({"eval", op, "--set", "device.input_sets=1"});
+    CHECK(bad.exit_code == 2);
+    CHECK_MESSAGE(bad.stderr_text.find("device.input_sets") != std::string::npos, bad.stderr_text);
+
+    const fs::path corpus = dir.path() / "corpus";
+    fs::create_directories(corpus);
+    fs::copy(ops_dir / "add_tiled", corpus / "add_tiled", fs::copy_options::recursive);
+    // --set takes one key: the folder after it is the positional argument, not a second key.
+    auto listed =
+        run_aopt({"corpus", "list", "--set", "device.profile=ascend910b2", corpus.string()});
+    CHECK_MESSAGE(listed.exit_code == 0, (listed.stdout_text + listed.stderr_text));
+    CHECK(listed.stdout_text.find("latency simulated on sim:ascend910b2") != std::string::npos);
+    auto unlisted = run_aopt({"corpus", "list", corpus.string(), "--set", "device.kind=quantum"});
+    CHECK(unlisted.exit_code == 2);
+    CHECK(unlisted.stderr_text.find("device.kind") != std::string::npos);
   }
 }
