@@ -26,10 +26,10 @@
 
 #include "base/status.hpp"
 #include "server/api_router.hpp"
+#include "base/listen_address.hpp"
 #include "server/connection_limit.hpp"
 #include "server/event_hub.hpp"
 #include "server/http_session.hpp"
-#include "server/listen_address.hpp"
 
 namespace aopt::server {
 

@@ -12,7 +12,7 @@
 #include "actors/messages.hpp"
 #include "actors/refiner.hpp"
 #include "actors/simulator_fixture.hpp"
-#include "agent/device_slots.hpp"
+#include "actors/device_pool.hpp"
 #include "agent/heuristic_policies.hpp"
 #include "support/temp_dir.hpp"
 
@@ -80,7 +80,7 @@ TEST_CASE("a role registered by its caller runs in a configured pipeline without
   npu::eval_options eval;
   eval.input_sets = 3;
   pipeline->evaluator = actors::spawn_evaluator(
-      sys, {device, std::make_shared<agent::device_slots>(1), nullptr, eval});
+      sys, {device, actors::spawn_device_pool(sys, {}), nullptr, eval});
 
   agent::episode_config episode_cfg;
   episode_cfg.strat = agent::strategy::stage2;
