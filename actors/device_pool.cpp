@@ -105,8 +105,9 @@ class pool_adapter {
       drop(name, fmt::format("no heartbeat for {} s", cfg_.heartbeat_timeout_s));
     }
     if (state().workers.empty()) return;
-    self_->delayed_send(
-        self_, std::chrono::milliseconds(static_cast<int64_t>(1000 * cfg_.heartbeat_s)), tick_atom_v);
+    self_->delayed_send(self_,
+                        std::chrono::milliseconds(static_cast<int64_t>(1000 * cfg_.heartbeat_s)),
+                        tick_atom_v);
   }
 
   pool_stats stats() {
@@ -140,10 +141,12 @@ class pool_adapter {
     auto it = state().workers.find(name);
     if (it == state().workers.end()) return;
     self_->demonitor(it->second);
+    // A worker dropped for silence may still be alive: ending its actor ends its process,
+    // instead of leaving it connected without work.
+    self_->send_exit(it->second, caf::exit_reason::user_shutdown);
     state().workers.erase(it);
     const size_t requeued = state().table.remove_owner(name).size();
-    tell(fmt::format("worker {} dropped ({}); {} evaluation(s) queued again", name, why,
-                     requeued));
+    tell(fmt::format("worker {} dropped ({}); {} evaluation(s) queued again", name, why, requeued));
     dispatch();
   }
 

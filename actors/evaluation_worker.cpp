@@ -43,8 +43,7 @@ caf::actor spawn_evaluation_worker(caf::actor_system& sys, evaluation_worker_con
             evaluate_detached(self, promise, *ctx, it->second, request);
             return promise;
           }
-          self->request(ctx->coordinator, std::chrono::seconds(60), package_atom_v,
-                        request.package)
+          self->request(ctx->coordinator, std::chrono::seconds(60), package_atom_v, request.package)
               .then(
                   [=](const npu::package_sources& sources) mutable {
                     if (npu::package_hash(sources) != request.package) {

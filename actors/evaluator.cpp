@@ -16,7 +16,7 @@ std::string evaluate_on_pool(caf::actor_system& sys, const evaluator_context& ct
                              const evaluation_job& job, const npu::eval_options& options) {
   auto sources = std::make_shared<const npu::package_sources>(npu::sources_of(*job.op));
   pool_work work;
-  work.request = {0,       job.campaign,   npu::package_hash(*sources), job.tiling, job.kernel,
+  work.request = {0,       job.campaign,  npu::package_hash(*sources), job.tiling, job.kernel,
                   options, job.validation};
   work.sources = sources;
   work.run_here = [device = ctx.device, op = job.op, job, options] {
@@ -41,8 +41,7 @@ evaluation_done evaluate(caf::actor_system& sys, const evaluator_context& ctx,
   done.cache_key =
       agent::eval_cache_key(ctx.device->profile_id(), *job.op, job.tiling, job.kernel, ctx.options);
   std::optional<npu::eval_result> cached =
-      ctx.cache && !job.cold && !job.validation ? ctx.cache->lookup(done.cache_key)
-                                                : std::nullopt;
+      ctx.cache && !job.cold && !job.validation ? ctx.cache->lookup(done.cache_key) : std::nullopt;
   if (cached) {
     npu::eval_result result = *cached;
     result.from_cache = true;

@@ -18,8 +18,8 @@
 namespace aopt::actors {
 
 struct evaluator_context {
-  std::shared_ptr<npu::device> device;  // this process's device: the pool's local slots use it
-  caf::actor pool;                      // the device pool
+  std::shared_ptr<npu::device> device;       // this process's device: the pool's local slots use it
+  caf::actor pool;                           // the device pool
   std::shared_ptr<agent::eval_cache> cache;  // may be null
   npu::eval_options options;
 };

@@ -144,8 +144,8 @@ typename Inspector::result_type inspect(Inspector& f, eval_options& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, package_sources& x) {
-  return f(caf::meta::type_name("package_sources"), x.spec_json, x.tiling_header, x.host,
-           x.kernel, x.reference);
+  return f(caf::meta::type_name("package_sources"), x.spec_json, x.tiling_header, x.host, x.kernel,
+           x.reference);
 }
 
 }  // namespace aopt::npu
@@ -185,8 +185,8 @@ typename Inspector::result_type inspect(Inspector& f, evaluation_reply& x) {
 
 // A worker asking to join: (join_atom, worker_hello, its actor) -> worker_welcome or an error.
 struct worker_hello {
-  std::string host;     // where it runs ("host:pid"), for the coordinator's views
-  std::string secret;   // the shared secret; checked in constant time
+  std::string host;    // where it runs ("host:pid"), for the coordinator's views
+  std::string secret;  // the shared secret; checked in constant time
   uint32_t slots = 0;
   std::string profile;  // the device's profile id; must equal the coordinator's
 };
@@ -239,20 +239,19 @@ struct pool_stats {
   uint64_t confirmations = 0;  // cold re-evaluations of accepted improvements (issue 17)
   uint64_t validations = 0;    // evaluations of final bests on validation shapes
   double busy_seconds = 0;
-  uint32_t workers = 0;         // remote workers joined now
-  uint64_t requeued = 0;        // leases queued again because their worker disappeared
-  uint64_t duplicates = 0;      // late results of leases already completed (not counted)
-  uint64_t refused = 0;         // workers refused (wrong secret or profile)
-  uint64_t packages_sent = 0;   // operator packages sent to workers that lacked them
+  uint32_t workers = 0;                  // remote workers joined now
+  uint64_t requeued = 0;                 // leases queued again because their worker disappeared
+  uint64_t duplicates = 0;               // late results of leases already completed (not counted)
+  uint64_t refused = 0;                  // workers refused (wrong secret or profile)
+  uint64_t packages_sent = 0;            // operator packages sent to workers that lacked them
   std::vector<slot_owner_stats> owners;  // "local" and every worker, departed ones included
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, pool_stats& x) {
   return f(caf::meta::type_name("pool_stats"), x.slots, x.in_flight, x.max_in_flight, x.queued,
-           x.evaluated, x.cache_hits, x.confirmations,
-           x.validations, x.busy_seconds, x.workers, x.requeued, x.duplicates, x.refused,
-           x.packages_sent, x.owners);
+           x.evaluated, x.cache_hits, x.confirmations, x.validations, x.busy_seconds, x.workers,
+           x.requeued, x.duplicates, x.refused, x.packages_sent, x.owners);
 }
 
 }  // namespace aopt::actors

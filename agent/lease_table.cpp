@@ -8,8 +8,7 @@ lease_table::lease_table(uint32_t local_slots) {
   owners_[local_owner].slots = local_slots;
 }
 
-bool lease_table::add_owner(const std::string& owner, uint32_t slots,
-                            lease_clock::time_point now) {
+bool lease_table::add_owner(const std::string& owner, uint32_t slots, lease_clock::time_point now) {
   if (owners_.count(owner) || departed_evaluated_.count(owner)) return false;
   owner_state& s = owners_[owner];
   s.slots = slots;
@@ -105,18 +104,6 @@ bool lease_table::complete(lease_id lease, const std::string& owner) {
   return true;
 }
 
-void lease_table::give_back(lease_id lease, const std::string& owner) {
-  if (auto o = owners_.find(owner); o != owners_.end()) release(o->second, lease);
-  auto open = open_.find(lease);
-  if (open == open_.end()) return;
-  open->second.holders.erase(owner);
-  if (open->second.holders.empty() && !open->second.queued) {
-    open->second.queued = true;
-    queue_.push_front(lease);
-    ++requeued_;
-  }
-}
-
 lease_stats lease_table::stats() const {
   lease_stats s;
   for (const auto& [name, o] : owners_) {
@@ -125,7 +112,8 @@ lease_stats lease_table::stats() const {
     s.in_flight += o.busy;
     s.owners.push_back({name, o.slots, o.busy, o.evaluated});
   }
-  for (const auto& [name, evaluated] : departed_evaluated_) s.owners.push_back({name, 0, 0, evaluated});
+  for (const auto& [name, evaluated] : departed_evaluated_)
+    s.owners.push_back({name, 0, 0, evaluated});
   std::sort(s.owners.begin(), s.owners.end(),
             [](const auto& a, const auto& b) { return a.owner < b.owner; });
   s.queued = static_cast<uint32_t>(queue_.size());

@@ -33,13 +33,13 @@ struct lease_owner_stats {
 };
 
 struct lease_stats {
-  uint32_t workers = 0;      // remote owners now registered
-  uint32_t slots = 0;        // slots of every owner, local ones included
-  uint32_t in_flight = 0;    // leases given to a slot and not yet completed
-  uint32_t queued = 0;       // leases waiting for a slot
-  uint64_t completed = 0;    // leases completed
-  uint64_t requeued = 0;     // times a lease was queued again because its owner disappeared
-  uint64_t duplicates = 0;   // results for leases already completed (not counted again)
+  uint32_t workers = 0;     // remote owners now registered
+  uint32_t slots = 0;       // slots of every owner, local ones included
+  uint32_t in_flight = 0;   // leases given to a slot and not yet completed
+  uint32_t queued = 0;      // leases waiting for a slot
+  uint64_t completed = 0;   // leases completed
+  uint64_t requeued = 0;    // times a lease was queued again because its owner disappeared
+  uint64_t duplicates = 0;  // results for leases already completed (not counted again)
   std::vector<lease_owner_stats> owners;  // by owner name
 };
 
@@ -60,7 +60,6 @@ class lease_table {
   // Removes an owner; its leases not yet completed are queued again, before any other. Returns
   // them (empty when the owner is unknown).
   std::vector<lease_id> remove_owner(const std::string& owner);
-  bool has_owner(const std::string& owner) const { return owners_.count(owner) > 0; }
   void heartbeat(const std::string& owner, lease_clock::time_point now);
   // Remote owners whose last heartbeat is older than `timeout` at `now` (not removed here).
   std::vector<std::string> silent_owners(lease_clock::time_point now,
@@ -75,9 +74,6 @@ class lease_table {
   // A result for `lease` from `owner`. True when it completes the lease (count it); false for a
   // duplicate or an unknown lease. Frees the owner's slot if the lease was given to it.
   bool complete(lease_id lease, const std::string& owner);
-  // `owner` gave `lease` back without a result (it could not evaluate it): frees its slot and
-  // queues the lease again unless it is completed or held by another owner.
-  void give_back(lease_id lease, const std::string& owner);
 
   lease_stats stats() const;
 

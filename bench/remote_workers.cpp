@@ -43,11 +43,10 @@ run_numbers run_once(int workers, const std::string& budget, const std::vector<s
   args.insert(args.end(), ops.begin(), ops.end());
   for (const std::string& a :
        {std::string("--db"), (tmp.path() / "db").string(), std::string("--report"),
-        (tmp.path() / "reports").string(), std::string("--budget"), budget,
-        std::string("--rounds"), std::string("1"), std::string("--jobs"), std::string("4"),
-        std::string("--seed"), std::string("5"), std::string("--json"),
-        std::string("--workers-listen"), std::string("127.0.0.1:0"), std::string("--set"),
-        std::string("device.slots=0")}) {
+        (tmp.path() / "reports").string(), std::string("--budget"), budget, std::string("--rounds"),
+        std::string("1"), std::string("--jobs"), std::string("4"), std::string("--seed"),
+        std::string("5"), std::string("--json"), std::string("--workers-listen"),
+        std::string("127.0.0.1:0"), std::string("--set"), std::string("device.slots=0")}) {
     args.push_back(a);
   }
   line_process coordinator(args);

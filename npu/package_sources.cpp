@@ -5,13 +5,13 @@
 namespace aopt::npu {
 
 package_sources sources_of(const op_package& op) {
-  return {nlohmann::json(op.spec).dump(), op.tiling_header_source, op.host_source,
-          op.kernel_source, op.reference_source};
+  return {nlohmann::json(op.spec).dump(), op.tiling_header_source, op.host_source, op.kernel_source,
+          op.reference_source};
 }
 
 std::string package_hash(const package_sources& s) {
-  return content_hash({"op-package-v1", s.spec_json, s.tiling_header, s.host, s.kernel,
-                       s.reference});
+  return content_hash(
+      {"op-package-v1", s.spec_json, s.tiling_header, s.host, s.kernel, s.reference});
 }
 
 result<op_package> package_from_sources(const package_sources& s, const std::string& dir) {

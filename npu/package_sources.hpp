@@ -25,7 +25,6 @@ std::string package_hash(const package_sources& sources);
 
 // The package the sources describe; `dir` is only a name for it (the sources are in memory).
 // Errors name what is wrong (an invalid op.json field).
-result<op_package> package_from_sources(const package_sources& sources,
-                                        const std::string& dir);
+result<op_package> package_from_sources(const package_sources& sources, const std::string& dir);
 
 }  // namespace aopt::npu

@@ -363,9 +363,9 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   result<actors::episode_pipeline> pipeline = roles.spawn_pipeline(sys, cfg.pipeline, *policies);
   if (!pipeline.ok()) return refuse(pipeline.error());
   pipeline->confirm_improvements = cfg.device.confirm_improvements;
-  pipeline->evaluator = actors::spawn_evaluator(sys, {*device, own_engine->device_pool(),
-                                                      std::make_shared<agent::store_journal>(db),
-                                                      make_eval_options(cfg.device)});
+  pipeline->evaluator = actors::spawn_evaluator(
+      sys, {*device, own_engine->device_pool(), std::make_shared<agent::store_journal>(db),
+            make_eval_options(cfg.device)});
 
   if (events) {
     agent::campaign_event started;

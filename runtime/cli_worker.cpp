@@ -5,16 +5,16 @@
 // Prints "aopt worker: joined HOST:PORT as NAME with N slot(s)" on stdout once accepted, so
 // scripts and tests can wait for it.
 //
-// Exit status: 0 the coordinator closed the connection, or stopped by a signal; 1 the
-// coordinator cannot be reached or refused the worker (wrong secret, another hardware
-// profile); 2 bad input (options, configuration).
+// Exit status: 0 the coordinator closed the connection or dropped the worker, or stopped by a
+// signal; 1 the coordinator cannot be reached or refused the worker (wrong secret, another
+// hardware profile); 2 bad input (options, configuration).
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 
-#include <caf/io/all.hpp>
 #include <fmt/format.h>
+#include <caf/io/all.hpp>
 
 #include "actors/evaluation_worker.hpp"
 #include "actors/messages.hpp"
@@ -109,16 +109,19 @@ int run_worker(const worker_args& args) {
   bool stopping = false;
   while (running) {
     self->receive(
-        [&](caf::down_msg&) {
-          if (!stopping) fmt::print(stderr, "aopt worker: the coordinator closed the connection\n");
+        [&](caf::down_msg& down) {
+          // The connection to the coordinator was lost, or the coordinator dropped this worker.
+          if (!stopping)
+            fmt::print(stderr, "aopt worker: left the coordinator: {}\n", sys.render(down.reason));
           running = false;
         },
-        caf::after(std::chrono::milliseconds(200)) >> [&] {
-          if (stopping || !signals.stop_flag()->load()) return;
-          stopping = true;
-          fmt::print(stderr, "aopt worker: stopping after the evaluations in flight\n");
-          caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
-        });
+        caf::after(std::chrono::milliseconds(200)) >>
+            [&] {
+              if (stopping || !signals.stop_flag()->load()) return;
+              stopping = true;
+              fmt::print(stderr, "aopt worker: stopping after the evaluations in flight\n");
+              caf::anon_send_exit(worker, caf::exit_reason::user_shutdown);
+            });
   }
   return 0;
 }
@@ -128,8 +131,10 @@ int run_worker(const worker_args& args) {
 void add_worker_command(CLI::App& app, cli_context& ctx) {
   auto args = std::make_shared<worker_args>();
   CLI::App* cmd = app.add_subcommand(
-      "worker", "offer this host's device slots to a coordinator (aopt serve/run --workers-listen)");
-  cmd->add_option("--coordinator", args->coordinator, "the coordinator's workers address, host:port")
+      "worker",
+      "offer this host's device slots to a coordinator (aopt serve/run --workers-listen)");
+  cmd->add_option("--coordinator", args->coordinator,
+                  "the coordinator's workers address, host:port")
       ->required();
   cmd->add_option("--slots", args->slots, "device slots to offer (device.slots)")
       ->check(CLI::PositiveNumber);

@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <thread>
 
-#include <caf/io/all.hpp>
 #include <fmt/format.h>
+#include <caf/io/all.hpp>
 
 #include "actors/device_pool.hpp"
 #include "base/listen_address.hpp"
@@ -59,8 +59,8 @@ result<std::shared_ptr<engine>> engine::start(
     caf::expected<uint16_t> port =
         e->system_->middleman().publish(e->pool_, listen->port, host.c_str(), true);
     if (!port) {
-      return unavailable(fmt::format("workers.listen: cannot listen on {}: {}",
-                                     listen->to_string(), e->system_->render(port.error())));
+      return unavailable(fmt::format("workers.listen: cannot listen on {}: {}", listen->to_string(),
+                                     e->system_->render(port.error())));
     }
     e->workers_port_ = *port;
   }

@@ -8,9 +8,12 @@ nlohmann::json workers_json(const actors::pool_stats& pool) {
     owners.push_back(
         {{"name", o.name}, {"slots", o.slots}, {"busy", o.busy}, {"evaluated", o.evaluated}});
   }
-  return {{"joined", pool.workers},         {"requeued", pool.requeued},
-          {"duplicates", pool.duplicates},  {"refused", pool.refused},
-          {"packages_sent", pool.packages_sent}, {"owners", std::move(owners)}};
+  return {{"joined", pool.workers},
+          {"requeued", pool.requeued},
+          {"duplicates", pool.duplicates},
+          {"refused", pool.refused},
+          {"packages_sent", pool.packages_sent},
+          {"owners", std::move(owners)}};
 }
 
 }  // namespace aopt::runtime

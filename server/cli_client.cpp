@@ -277,12 +277,13 @@ int submit(const client_args& args) {
 // The daemon's device pool (GET /api/v1/workers): its slots, and each slot owner ("local" or a
 // remote evaluation worker) with what it evaluated.
 void print_device_pool(const nlohmann::json& pool) {
-  fmt::print("device pool: {} slots, {} in flight, {} queued; {} workers joined, {} evaluations "
-             "re-queued, {} late duplicates, {} workers refused\n",
-             pool["slots"].get<uint32_t>(), pool["in_flight"].get<uint32_t>(),
-             pool["queued"].get<uint32_t>(), pool["joined"].get<uint32_t>(),
-             pool["requeued"].get<uint64_t>(), pool["duplicates"].get<uint64_t>(),
-             pool["refused"].get<uint64_t>());
+  fmt::print(
+      "device pool: {} slots, {} in flight, {} queued; {} workers joined, {} evaluations "
+      "re-queued, {} late duplicates, {} workers refused\n",
+      pool["slots"].get<uint32_t>(), pool["in_flight"].get<uint32_t>(),
+      pool["queued"].get<uint32_t>(), pool["joined"].get<uint32_t>(),
+      pool["requeued"].get<uint64_t>(), pool["duplicates"].get<uint64_t>(),
+      pool["refused"].get<uint64_t>());
   for (const auto& o : pool["owners"]) {
     fmt::print("  {:<40} {:>3} slots  {:>3} busy  {:>6} evaluated\n", o["name"].get<std::string>(),
                o["slots"].get<uint32_t>(), o["busy"].get<uint32_t>(),

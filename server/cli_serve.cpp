@@ -17,6 +17,7 @@
 
 #include "actors/role_registry.hpp"
 #include "agent/llm_service.hpp"
+#include "base/listen_address.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/cli_commands.hpp"
 #include "runtime/cli_config.hpp"
@@ -26,7 +27,6 @@
 #include "server/campaign_manager.hpp"
 #include "server/event_hub.hpp"
 #include "server/http_server.hpp"
-#include "base/listen_address.hpp"
 #include "server/path_roots.hpp"
 #include "server/stop_signals.hpp"
 
@@ -109,10 +109,8 @@ int serve(const serve_args& args) {
   std::shared_ptr<server::event_hub> hub = *made_hub;
   // The daemon's one engine: every campaign's actors, the device pool its campaigns share, and
   // the listener evaluation workers join through. After the database: it stops first.
-  result<std::shared_ptr<runtime::engine>> engine =
-      runtime::engine::start(*cfg, [](const std::string& line) {
-        fmt::print(stderr, "aopt serve: {}\n", line);
-      });
+  result<std::shared_ptr<runtime::engine>> engine = runtime::engine::start(
+      *cfg, [](const std::string& line) { fmt::print(stderr, "aopt serve: {}\n", line); });
   if (!engine.ok()) {
     fmt::print(stderr, "aopt serve: {}\n", engine.error().to_string());
     return engine.error().code() == status_code::invalid_argument ? exit_bad_input : exit_failed;

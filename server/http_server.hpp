@@ -24,9 +24,9 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "base/listen_address.hpp"
 #include "base/status.hpp"
 #include "server/api_router.hpp"
-#include "base/listen_address.hpp"
 #include "server/connection_limit.hpp"
 #include "server/event_hub.hpp"
 #include "server/http_session.hpp"

@@ -52,8 +52,7 @@ std::string prometheus_text(const metrics_snapshot& m) {
          m.events.episodes_finished);
 
   sample(out, "aopt_device_slots", "gauge",
-         "Size of the shared device pool: local slots and those of joined workers.",
-         m.pool.slots);
+         "Size of the shared device pool: local slots and those of joined workers.", m.pool.slots);
   sample(out, "aopt_device_in_flight", "gauge", "Evaluations holding a device slot now.",
          m.pool.in_flight);
   sample(out, "aopt_device_queue_depth", "gauge", "Evaluations waiting for a device slot.",
@@ -76,8 +75,7 @@ std::string prometheus_text(const metrics_snapshot& m) {
   // Remote evaluation workers (issue 19).
   sample(out, "aopt_workers", "gauge", "Evaluation workers joined now.", m.pool.workers);
   sample(out, "aopt_leases_requeued_total", "counter",
-         "Evaluations queued again because the worker holding them disappeared.",
-         m.pool.requeued);
+         "Evaluations queued again because the worker holding them disappeared.", m.pool.requeued);
   sample(out, "aopt_lease_duplicates_total", "counter",
          "Late results of evaluations already completed elsewhere (not counted again).",
          m.pool.duplicates);

@@ -118,18 +118,3 @@ TEST_CASE("owners whose heartbeat is late are reported; the local owner never is
   CHECK(t.remove_owner(lease_table::local_owner).empty());
   CHECK(t.stats().slots == 3);
 }
-
-TEST_CASE("a lease given back is queued again unless another owner holds it") {
-  lease_table t(0);
-  REQUIRE(t.add_owner("w1", 1, t0));
-  const auto a = t.enqueue();
-  REQUIRE(t.next_assignment());
-  t.give_back(a, "w1");
-  CHECK(t.stats().queued == 1);
-  CHECK(t.stats().in_flight == 0);
-  auto again = t.next_assignment();
-  REQUIRE(again);
-  CHECK(again->lease == a);
-  CHECK(t.complete(a, "w1"));
-  CHECK(t.stats().completed == 1);
-}
