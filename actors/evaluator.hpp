@@ -1,6 +1,7 @@
-// Evaluator role: evaluates candidates on the device through the device pool. Answers from the
-// evaluation cache when it can; otherwise waits for a device slot on a detached thread. A cold
-// job (a confirmation) always goes to the device, built afresh (eval_options::cold).
+// Evaluator role: evaluates candidates through the device pool (actors/device_pool.hpp), which
+// leases each evaluation to a local slot or a remote worker. Answers from the evaluation cache
+// when it can; otherwise waits for the pool's answer on a detached thread. A cold job (a
+// confirmation) always goes to the device, built afresh (eval_options::cold).
 //
 //   (evaluate_atom, evaluation_job) -> evaluation_done
 //   (stats_atom)                    -> pool_stats  the device pool's counts, and the jobs this
@@ -11,15 +12,14 @@
 
 #include <caf/all.hpp>
 
-#include "agent/device_slots.hpp"
 #include "agent/eval_cache.hpp"
 #include "npu/device.hpp"
 
 namespace aopt::actors {
 
 struct evaluator_context {
-  std::shared_ptr<npu::device> device;
-  std::shared_ptr<agent::device_slots> slots;
+  std::shared_ptr<npu::device> device;       // this process's device: the pool's local slots use it
+  caf::actor pool;                           // the device pool
   std::shared_ptr<agent::eval_cache> cache;  // may be null
   npu::eval_options options;
 };

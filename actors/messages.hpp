@@ -3,12 +3,15 @@
 // change) is mechanical.
 //
 // Two kinds of payload:
-// * evaluation_job / evaluation_done may cross the network (remote evaluation workers): they
-//   are plain strings and numbers, fully inspected.
+// * evaluation_request / evaluation_reply / worker_hello / worker_welcome / package_sources
+//   cross the network between the device pool and remote evaluation workers (issue 19): plain
+//   strings and numbers, fully inspected.
 // * local<T> carries a plain request or reply of the agent layer between actors of one process
-//   (it holds pointers, e.g. to the operator package); it is never serialised.
+//   (it holds pointers, e.g. to the operator package); it is never serialised: one that arrives
+//   from another node holds a null value, which every receiver refuses.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,6 +26,7 @@
 #include "llm/gateway.hpp"
 #include "llm/token_ledger.hpp"
 #include "npu/device.hpp"
+#include "npu/package_sources.hpp"
 
 namespace aopt::actors {
 
@@ -127,6 +131,103 @@ using llm_embed_job = local<llm_embed_call>;
 using llm_embed_outcome = local<llm::call_result<llm::embedding_response>>;
 using llm_usage_report = local<llm_usage>;
 
+}  // namespace aopt::actors
+
+namespace aopt::npu {
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, eval_options& x) {
+  return f(caf::meta::type_name("eval_options"), x.input_sets, x.repetitions, x.timeout_seconds,
+           x.compile_timeout_seconds, x.detect_races, x.noise_stddev_fraction, x.noise_seed,
+           x.cold);
+}
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, package_sources& x) {
+  return f(caf::meta::type_name("package_sources"), x.spec_json, x.tiling_header, x.host, x.kernel,
+           x.reference);
+}
+
+}  // namespace aopt::npu
+
+namespace aopt::actors {
+
+// --- The device pool and remote evaluation workers (issue 19) -----------------------------------
+// What crosses the network between a coordinator's device pool and `aopt worker` processes.
+
+// One evaluation leased to a worker. The operator travels as the content hash of its sources;
+// a worker that lacks them asks the pool with (package_atom, hash) -> npu::package_sources.
+struct evaluation_request {
+  uint64_t lease = 0;
+  std::string campaign;
+  std::string package;  // npu::package_hash
+  std::string tiling;
+  std::string kernel;
+  npu::eval_options options;
+  bool validation = false;  // a final best checked on a validation shape (counted apart)
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, evaluation_request& x) {
+  return f(caf::meta::type_name("evaluation_request"), x.lease, x.campaign, x.package, x.tiling,
+           x.kernel, x.options, x.validation);
+}
+
+struct evaluation_reply {
+  uint64_t lease = 0;
+  std::string result_json;  // npu::eval_result as JSON
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, evaluation_reply& x) {
+  return f(caf::meta::type_name("evaluation_reply"), x.lease, x.result_json);
+}
+
+// A worker asking to join: (join_atom, worker_hello, its actor) -> worker_welcome or an error.
+struct worker_hello {
+  std::string host;    // where it runs ("host:pid"), for the coordinator's views
+  std::string secret;  // the shared secret; checked in constant time
+  uint32_t slots = 0;
+  std::string profile;  // the device's profile id; must equal the coordinator's
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, worker_hello& x) {
+  return f(caf::meta::type_name("worker_hello"), x.host, x.secret, x.slots, x.profile);
+}
+
+struct worker_welcome {
+  std::string worker;  // the name the pool gave it; heartbeats carry it
+  double heartbeat_s = 1;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, worker_welcome& x) {
+  return f(caf::meta::type_name("worker_welcome"), x.worker, x.heartbeat_s);
+}
+
+// An evaluation handed to the device pool by an evaluator of this process: leased to a local
+// slot (run_here) or to a remote worker (request and sources).
+struct pool_work {
+  evaluation_request request;
+  std::shared_ptr<const npu::package_sources> sources;
+  std::function<npu::eval_result()> run_here;  // evaluates on this process's device
+};
+using pool_job = local<pool_work>;
+
+// One slot owner of the pool ("local", or a worker) as the views show it.
+struct slot_owner_stats {
+  std::string name;
+  uint32_t slots = 0;
+  uint32_t busy = 0;
+  uint64_t evaluated = 0;
+};
+
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, slot_owner_stats& x) {
+  return f(caf::meta::type_name("slot_owner_stats"), x.name, x.slots, x.busy, x.evaluated);
+}
+
 // Device-pool statistics, for tests and /metrics.
 struct pool_stats {
   uint32_t slots = 0;
@@ -138,13 +239,19 @@ struct pool_stats {
   uint64_t confirmations = 0;  // cold re-evaluations of accepted improvements (issue 17)
   uint64_t validations = 0;    // evaluations of final bests on validation shapes
   double busy_seconds = 0;
+  uint32_t workers = 0;                  // remote workers joined now
+  uint64_t requeued = 0;                 // leases queued again because their worker disappeared
+  uint64_t duplicates = 0;               // late results of leases already completed (not counted)
+  uint64_t refused = 0;                  // workers refused (wrong secret or profile)
+  uint64_t packages_sent = 0;            // operator packages sent to workers that lacked them
+  std::vector<slot_owner_stats> owners;  // "local" and every worker, departed ones included
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, pool_stats& x) {
   return f(caf::meta::type_name("pool_stats"), x.slots, x.in_flight, x.max_in_flight, x.queued,
-           x.evaluated, x.cache_hits, x.confirmations,
-           x.validations, x.busy_seconds);
+           x.evaluated, x.cache_hits, x.confirmations, x.validations, x.busy_seconds, x.workers,
+           x.requeued, x.duplicates, x.refused, x.packages_sent, x.owners);
 }
 
 }  // namespace aopt::actors
@@ -170,6 +277,12 @@ CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_embed_outcome))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_usage_report))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::rewind_job))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::rewind_outcome))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::evaluation_request))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::evaluation_reply))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::worker_hello))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::worker_welcome))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::pool_job))
+CAF_ADD_TYPE_ID(aopt, (aopt::npu::package_sources))
 CAF_ADD_ATOM(aopt, aopt::actors, evaluate_atom, "evaluate")
 CAF_ADD_ATOM(aopt, aopt::actors, mutate_atom, "mutate")
 CAF_ADD_ATOM(aopt, aopt::actors, diagnose_atom, "diagnose")
@@ -184,4 +297,8 @@ CAF_ADD_ATOM(aopt, aopt::actors, embed_atom, "embed")
 CAF_ADD_ATOM(aopt, aopt::actors, usage_atom, "usage")
 CAF_ADD_ATOM(aopt, aopt::actors, llm_done_atom, "llmdone")
 CAF_ADD_ATOM(aopt, aopt::actors, rewind_atom, "rewind")
+CAF_ADD_ATOM(aopt, aopt::actors, join_atom, "join")
+CAF_ADD_ATOM(aopt, aopt::actors, heartbeat_atom, "heartbeat")
+CAF_ADD_ATOM(aopt, aopt::actors, package_atom, "package")
+CAF_ADD_ATOM(aopt, aopt::actors, tick_atom, "tick")
 CAF_END_TYPE_ID_BLOCK(aopt)

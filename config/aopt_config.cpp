@@ -382,7 +382,7 @@ void device_fields(V& v, C& c) {
   v.enumeration("kind", c.kind);
   v.string("profile", c.profile, true);
   v.string("hardware_dir", c.hardware_dir);
-  v.integer("slots", c.slots, {1});
+  v.integer("slots", c.slots, {0});
   v.real("timeout_s", c.timeout_s, positive);
   v.real("compile_timeout_s", c.compile_timeout_s, positive);
   v.integer("input_sets", c.input_sets, {3});
@@ -494,6 +494,15 @@ void cascade_fields(V& v, C& c) {
   v.real("margin", c.margin);
 }
 
+template <class V, class C>
+void workers_fields(V& v, C& c) {
+  v.string("listen", c.listen);
+  v.string("secret_env", c.secret_env, true);
+  v.secret("secret", c.secret);
+  v.real("heartbeat_s", c.heartbeat_s, positive);
+  v.real("heartbeat_timeout_s", c.heartbeat_timeout_s, positive);
+}
+
 // Every section but [roles], which is a table of tables and read separately.
 template <class V, class C>
 void for_each_section(V&& visit, C& c) {
@@ -507,6 +516,7 @@ void for_each_section(V&& visit, C& c) {
   visit("report", [&](auto& v) { report_fields(v, c.report); });
   visit("cann", [&](auto& v) { cann_fields(v, c.cann); });
   visit("cascade", [&](auto& v) { cascade_fields(v, c.cascade); });
+  visit("workers", [&](auto& v) { workers_fields(v, c.workers); });
 }
 
 constexpr const char roles_section[] = "roles";
@@ -611,6 +621,13 @@ status check_consistency(const aopt_config& c) {
     return config_error("server.listen",
                         "expected \"host:port\" or \"[ipv6]:port\" with port 0..65535, got \"" +
                             c.server.listen + "\"");
+  if (!c.workers.listen.empty() && !valid_listen(c.workers.listen))
+    return config_error("workers.listen",
+                        "expected \"host:port\" or \"[ipv6]:port\" with port 0..65535, got \"" +
+                            c.workers.listen + "\"");
+  if (c.workers.heartbeat_timeout_s <= c.workers.heartbeat_s)
+    return config_error("workers.heartbeat_timeout_s",
+                        "must be greater than workers.heartbeat_s, or every worker is dropped");
   return status::ok_status();
 }
 
@@ -763,7 +780,8 @@ aopt_config::aopt_config() {
 }
 
 bool operator==(const aopt_config& a, const aopt_config& b) {
-  return to_json(a) == to_json(b) && a.server.token == b.server.token;
+  return to_json(a) == to_json(b) && a.server.token == b.server.token &&
+         a.workers.secret == b.workers.secret;
 }
 
 const std::vector<std::string>& known_roles() {

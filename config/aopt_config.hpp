@@ -76,7 +76,7 @@ struct device_config {
   device_kind kind = device_kind::sim;
   std::string profile = "ascend910b4";
   std::string hardware_dir;  // "" = builtin_config_dir() / "hardware"; see hardware_dir()
-  uint32_t slots = 2;        // device pool size
+  uint32_t slots = 2;        // device pool size (0: a pure coordinator of remote workers)
   double timeout_s = 60;
   double compile_timeout_s = 120;
   uint32_t input_sets = 3;
@@ -190,6 +190,19 @@ struct server_config {
   uint64_t max_connections = 256;
 };
 
+// [workers]: evaluation workers on other hosts (issue 19, `aopt worker`, --workers-listen).
+struct workers_config {
+  // Where the coordinator listens for workers, "host:port"; "" = no listener. Any address other
+  // than loopback requires a secret.
+  std::string listen;
+  std::string secret_env = "AOPT_WORKERS_SECRET";
+  // Secret: absent from to_json. The variable named by secret_env, when set and non-empty,
+  // wins over it.
+  std::string secret;
+  double heartbeat_s = 1;           // how often a worker says it is alive
+  double heartbeat_timeout_s = 10;  // a worker silent this long is dropped, its leases re-queued
+};
+
 struct report_config {
   std::string dir = "aopt-reports";
   std::vector<report_format> formats = {report_format::json, report_format::markdown,
@@ -211,6 +224,7 @@ struct aopt_config {
   report_config report;
   cann_config cann;
   cascade_config cascade;
+  workers_config workers;
 };
 
 bool operator==(const aopt_config& a, const aopt_config& b);

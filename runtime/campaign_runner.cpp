@@ -6,13 +6,11 @@
 #include <functional>
 #include <mutex>
 #include <set>
-#include <thread>
 
 #include "actors/campaign.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/llm_gateway.hpp"
 #include "actors/role_registry.hpp"
-#include "agent/device_slots.hpp"
 #include "agent/store_journal.hpp"
 #include "base/content_hash.hpp"
 #include "llm/token_ledger_json.hpp"
@@ -242,7 +240,7 @@ std::string derive_campaign_id(const std::vector<fs::path>& operators,
   nlohmann::json shaping = config::to_json(config);
   shaping["campaign"].erase("jobs");
   shaping["device"].erase("slots");
-  for (const char* section : {"report", "server", "storage"}) shaping.erase(section);
+  for (const char* section : {"report", "server", "storage", "workers"}) shaping.erase(section);
   // The hardware sections shape only campaigns on hardware (and keep simulator campaigns' ids
   // what they were before these sections existed).
   if (config.device.kind == config::device_kind::sim) {
@@ -354,19 +352,20 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   auto journal = std::make_shared<campaign_journal>(db, record, usage, gateway);
   billing_link billing(gateway, outcome.campaign, journal);
 
-  caf::actor_system_config caf_cfg;
-  caf_cfg.add_message_types<caf::id_block::aopt>();
-  caf_cfg.set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
-  caf::actor_system sys{caf_cfg};
+  std::shared_ptr<engine> own_engine = request.shared_engine;
+  if (!own_engine) {
+    result<std::shared_ptr<engine>> started = engine::start(cfg);
+    if (!started.ok()) return refuse(started.error());
+    own_engine = std::move(*started);
+  }
+  caf::actor_system& sys = own_engine->system();
   llm_gateway_link llm_gateway(sys, *backend);
   result<actors::episode_pipeline> pipeline = roles.spawn_pipeline(sys, cfg.pipeline, *policies);
   if (!pipeline.ok()) return refuse(pipeline.error());
   pipeline->confirm_improvements = cfg.device.confirm_improvements;
-  std::shared_ptr<agent::device_slots> slots =
-      request.slots ? request.slots : std::make_shared<agent::device_slots>(cfg.device.slots);
   pipeline->evaluator = actors::spawn_evaluator(
-      sys,
-      {*device, slots, std::make_shared<agent::store_journal>(db), make_eval_options(cfg.device)});
+      sys, {*device, own_engine->device_pool(), std::make_shared<agent::store_journal>(db),
+            make_eval_options(cfg.device)});
 
   if (events) {
     agent::campaign_event started;

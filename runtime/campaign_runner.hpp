@@ -1,6 +1,6 @@
 // Runs (or resumes) a campaign in this process: discovers the operators, restores every
-// episode's persisted state, starts the actor system with the configured roles and device pool,
-// and waits until every episode has finished or a stop was requested.
+// episode's persisted state, spawns the configured roles in the engine's actor system (evaluating
+// through its device pool), and waits until every episode has finished or a stop was requested.
 //
 // A campaign's id is derived from its inputs and configuration unless named, so running the
 // same command again resumes the same campaign.
@@ -15,7 +15,6 @@
 
 #include "actors/messages.hpp"
 #include "agent/campaign_events.hpp"
-#include "agent/device_slots.hpp"
 #include "agent/episode_state.hpp"
 #include "agent/llm_backend.hpp"
 #include "agent/policy_set.hpp"
@@ -25,6 +24,7 @@
 #include "npu/cann/drift_board.hpp"
 #include "npu/cascade_device.hpp"
 #include "npu/tiling_prober.hpp"
+#include "runtime/engine.hpp"
 #include "runtime/finalist_remeasurement.hpp"
 #include "storage/store.hpp"
 
@@ -64,9 +64,10 @@ struct campaign_request {
   std::string campaign;  // "" = derive_campaign_id
   std::vector<std::filesystem::path> operators;
   config::aopt_config config;
-  // The device pool to evaluate on. `aopt serve` passes one pool to every campaign so that
-  // concurrent campaigns share the devices; null = a pool of config.device.slots of its own.
-  std::shared_ptr<agent::device_slots> slots;
+  // The engine (actor system and device pool) to run in. `aopt serve` passes its one engine to
+  // every campaign so that concurrent campaigns share the devices and workers; null = an engine
+  // of the campaign's own, started from config (device.slots, [workers]).
+  std::shared_ptr<engine> shared_engine;
   // The LLM endpoint and gateway to call through. `aopt serve` passes its one service to every
   // campaign so that its limits and ledger span the daemon; null = one of the campaign's own,
   // made from config.llm, when a role uses the LLM.

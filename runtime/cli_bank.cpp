@@ -31,12 +31,12 @@
 #include "agent/bank_rewind.hpp"
 #include "agent/bank_store.hpp"
 #include "agent/bm25_retriever.hpp"
-#include "agent/device_slots.hpp"
 #include "agent/llm_backend.hpp"
 #include "agent/llm_bank.hpp"
 #include "runtime/cli_commands.hpp"
 #include "runtime/cli_config.hpp"
 #include "runtime/device_factory.hpp"
+#include "runtime/engine.hpp"
 
 namespace aopt::runtime {
 namespace {
@@ -174,14 +174,15 @@ int run_build(const bank_args& args) {
                              (llm_distill ? "llm-distill" : "heuristic-distill") +
                              (llm ? "@" + llm->model() : std::string());
 
-  caf::actor_system_config caf_cfg;
-  caf_cfg.add_message_types<caf::id_block::aopt>();
-  caf_cfg.set("scheduler.max-threads", 2);
-  caf::actor_system sys{caf_cfg};
+  result<std::shared_ptr<engine>> started = engine::start(*cfg);
+  if (!started.ok()) {
+    fmt::print(stderr, "aopt bank build: {}\n", started.error().to_string());
+    return exit_bad_input;
+  }
+  caf::actor_system& sys = (*started)->system();
   rewind_actors actors;
   actors.evaluator = actors::spawn_evaluator(
-      sys, {*device, std::make_shared<agent::device_slots>(cfg->device.slots), nullptr,
-            make_eval_options(cfg->device)});
+      sys, {*device, (*started)->device_pool(), nullptr, make_eval_options(cfg->device)});
   context.evaluator = actors.evaluator;
   actors.rewinder = actors::spawn_rewinder(sys, std::move(context));
   caf::scoped_actor self{sys};

@@ -17,6 +17,8 @@ void add_corpus_command(CLI::App& app, cli_context& ctx);
 void add_llm_command(CLI::App& app, cli_context& ctx);
 void add_bank_command(CLI::App& app, cli_context& ctx);
 void add_calibrate_command(CLI::App& app, cli_context& ctx);
+// `aopt worker`: evaluation slots for a coordinator on another host (issue 19).
+void add_worker_command(CLI::App& app, cli_context& ctx);
 // Implemented in server/ (the layer above runtime): `aopt serve`, the daemon.
 void add_serve_command(CLI::App& app, cli_context& ctx);
 // Implemented in server/: submit, pause, cancel, watch, and --server for status and resume, which

@@ -11,15 +11,18 @@
 
 #include <fmt/format.h>
 
+#include "base/listen_address.hpp"
 #include "base/utf8.hpp"
 #include "npu/op_spec.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/cli_commands.hpp"
 #include "runtime/cli_config.hpp"
+#include "runtime/engine.hpp"
 #include "runtime/progress_view.hpp"
 #include "runtime/report.hpp"
 #include "runtime/signal_watcher.hpp"
 #include "runtime/strategy_comparison.hpp"
+#include "runtime/workers_json.hpp"
 
 namespace aopt::runtime {
 namespace {
@@ -36,6 +39,7 @@ struct run_args {
   int64_t budget = -1, rounds = -1, jobs = -1, seed = -1;
   std::string report_dir;
   std::string llm_cache;
+  std::string workers_listen;
   bool json = false;
   config_options config;
 };
@@ -50,6 +54,7 @@ std::vector<std::string> flag_overrides(const run_args& a) {
   if (a.seed >= 0) o.push_back("campaign.seed=" + std::to_string(a.seed));
   if (!a.report_dir.empty()) o.push_back("report.dir=" + a.report_dir);
   if (!a.llm_cache.empty()) o.push_back("llm.cache=" + a.llm_cache);
+  if (!a.workers_listen.empty()) o.push_back("workers.listen=" + a.workers_listen);
   return o;
 }
 
@@ -93,7 +98,8 @@ nlohmann::json pool_json(const actors::pool_stats& pool) {
           {"confirmations", pool.confirmations},
           {"validations", pool.validations},
           {"slots", pool.slots},
-          {"max_in_flight", pool.max_in_flight}};
+          {"max_in_flight", pool.max_in_flight},
+          {"workers", workers_json(pool)}};
 }
 
 void print_table(const report_data& d, const campaign_outcome& o) {
@@ -152,11 +158,26 @@ int execute(campaign_request request, const config::aopt_config& cfg, bool json)
     fmt::print(stderr, "aopt: {}\n", db.error().to_string());
     return exit_failed;
   }
+  // The process's engine: its device pool, and the listener workers join through.
+  // Declared after the database: it stops (waiting for its actors) before the database closes.
+  result<std::shared_ptr<engine>> started =
+      engine::start(cfg, [](const std::string& line) { fmt::print(stderr, "aopt: {}\n", line); });
+  if (!started.ok()) {
+    fmt::print(stderr, "aopt: {}\n", started.error().to_string());
+    return started.error().code() == status_code::invalid_argument ? exit_bad_input : exit_failed;
+  }
+  if ((*started)->workers_port() != 0) {
+    listen_address workers = *parse_listen_address(cfg.workers.listen);
+    workers.port = (*started)->workers_port();
+    fmt::print(stderr, "aopt: workers join on {}\n", workers.to_string());
+  }
+  request.shared_engine = *started;
   uint64_t total_budget =
       static_cast<uint64_t>(request.config.campaign.budget) * request.operators.size();
   auto view = std::make_shared<progress_view>(stderr, isatty(STDERR_FILENO) != 0, total_budget,
                                               request.operators.size());
   result<campaign_outcome> outcome = run_campaign(request, **db, view, signals.stop_flag());
+  request.shared_engine.reset();
   view->close();
   if (!outcome.ok()) {
     fmt::print(stderr, "aopt: {}\n", outcome.error().to_string());
@@ -236,6 +257,8 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
   run->add_option("--report", args->report_dir, "report folder (report.dir)");
   run->add_option("--llm-cache", args->llm_cache,
                   "LLM response cache: off, read (replay only) or readwrite (llm.cache)");
+  run->add_option("--workers-listen", args->workers_listen,
+                  "host:port evaluation workers join on (workers.listen; port 0 = any)");
   run->add_flag("--json", args->json, "print one JSON summary object at the end");
   add_config_options(run, args->config);
   run->callback([args, &ctx] {

@@ -100,6 +100,9 @@ std::vector<std::string> secrets_to_redact(const config::aopt_config& config) {
   if (!config.llm.api_key_env.empty()) add(std::getenv(config.llm.api_key_env.c_str()));
   if (!config.server.token_env.empty()) add(std::getenv(config.server.token_env.c_str()));
   add(config.server.token.c_str());
+  // The evaluation workers' shared secret (issue 19).
+  if (!config.workers.secret_env.empty()) add(std::getenv(config.workers.secret_env.c_str()));
+  add(config.workers.secret.c_str());
   return secrets;
 }
 

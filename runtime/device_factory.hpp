@@ -19,7 +19,8 @@ result<std::shared_ptr<npu::device>> make_device(const config::aopt_config& conf
                                                  std::vector<std::string> redact = {},
                                                  std::shared_ptr<npu::drift_board> drift = nullptr);
 // The configured secrets as they are in this process: the LLM API key ($llm.api_key_env) and
-// the bearer token (server.token, $server.token_env).
+// the bearer token (server.token, $server.token_env), the workers' secret (workers.secret,
+// $workers.secret_env).
 std::vector<std::string> secrets_to_redact(const config::aopt_config& config);
 npu::eval_options make_eval_options(const config::device_config& config);
 

@@ -8,6 +8,7 @@
 #include "llm/token_ledger_json.hpp"
 #include "npu/op_spec.hpp"
 #include "runtime/campaign_runner.hpp"
+#include "runtime/workers_json.hpp"
 #include "server/campaign_views.hpp"
 #include "server/metrics.hpp"
 #include "server/url.hpp"
@@ -218,6 +219,14 @@ http_response api_router::dispatch(const http_request& req,
   } else if (kind == "operators" && rest.size() == 1) {
     if (!post) return method_not_allowed();
     return upload_operator(req);
+  } else if (kind == "workers" && rest.size() == 1) {
+    if (!get) return method_not_allowed();
+    const actors::pool_stats pool = ctx_.campaigns->pool_stats();
+    nlohmann::json view = runtime::workers_json(pool);
+    view["slots"] = pool.slots;
+    view["in_flight"] = pool.in_flight;
+    view["queued"] = pool.queued;
+    return ok(view);
   } else if (kind == "bank") {
     if (!get) return method_not_allowed();
     if (rest.size() == 1) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <stdexcept>
 #include <thread>
 
 #include "runtime/campaign_runner.hpp"
@@ -24,11 +25,26 @@ std::string utc_now() {
 }  // namespace
 
 campaign_manager::campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub,
+                                   std::shared_ptr<runtime::engine> engine,
+                                   std::shared_ptr<agent::llm_service> llm)
+    : db_(db), hub_(std::move(hub)), engine_(std::move(engine)), llm_(std::move(llm)) {}
+
+namespace {
+
+std::shared_ptr<runtime::engine> local_engine(uint32_t device_slots) {
+  config::aopt_config config;
+  config.device.slots = std::max<uint32_t>(1, device_slots);
+  result<std::shared_ptr<runtime::engine>> e = runtime::engine::start(config);
+  // Without a listener only device.slots = 0 is refused, which the line above rules out.
+  if (!e.ok()) throw std::logic_error(e.error().to_string());
+  return *e;
+}
+
+}  // namespace
+
+campaign_manager::campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub,
                                    uint32_t device_slots, std::shared_ptr<agent::llm_service> llm)
-    : db_(db),
-      hub_(std::move(hub)),
-      slots_(std::make_shared<agent::device_slots>(std::max<uint32_t>(1, device_slots))),
-      llm_(std::move(llm)) {}
+    : campaign_manager(db, std::move(hub), local_engine(device_slots), std::move(llm)) {}
 
 std::optional<llm::gateway_stats> campaign_manager::llm_stats() const {
   if (!llm_) return std::nullopt;
@@ -77,7 +93,7 @@ void campaign_manager::start_locked(const std::string& id, const std::vector<fs:
   running_campaign rc;
   rc.stop = std::make_shared<std::atomic<bool>>(false);
   running_[id] = rc;
-  runtime::campaign_request request{id, operators, config, slots_, llm_, drift_};
+  runtime::campaign_request request{id, operators, config, engine_, llm_, drift_};
   hub_->publish_status(id, "running");
   // A campaign blocks its thread until it ends; the destructor waits for every such thread
   // through running_, so detaching is safe.

@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "agent/device_slots.hpp"
 #include "npu/cann/drift_board.hpp"
 #include "agent/llm_service.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
+#include "runtime/engine.hpp"
 #include "server/event_hub.hpp"
 #include "storage/store.hpp"
 
@@ -37,9 +37,14 @@ namespace aopt::server {
 
 class campaign_manager {
  public:
-  // `db` and `hub` must outlive the manager. `device_slots`: size of the pool shared by all
-  // campaigns. `llm`: the LLM service every campaign calls through; null when the daemon's
-  // roles use no LLM (a resumed campaign whose recorded roles do then makes its own).
+  // `db` and `hub` must outlive the manager. `engine`: the actor system and device pool (local
+  // slots and remote workers) shared by all campaigns. `llm`: the LLM service every campaign
+  // calls through; null when the daemon's roles use no LLM (a resumed campaign whose recorded
+  // roles do then makes its own).
+  campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub,
+                   std::shared_ptr<runtime::engine> engine,
+                   std::shared_ptr<agent::llm_service> llm = nullptr);
+  // With an engine of its own: `device_slots` local slots, no workers.
   campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub, uint32_t device_slots,
                    std::shared_ptr<agent::llm_service> llm = nullptr);
   // Waits for every campaign thread (call stop_all first for a bounded wait).
@@ -66,7 +71,8 @@ class campaign_manager {
 
   bool is_running(const std::string& id) const;
   size_t running_count() const;
-  agent::slot_stats pool_stats() const { return slots_->stats(); }
+  // The shared device pool's counts, workers included.
+  actors::pool_stats pool_stats() const { return engine_->pool_stats(); }
   // The latest baseline drift check of each (operator, NPU) of CANN-device campaigns.
   std::vector<npu::drift_reading> drift_readings() const { return drift_->readings(); }
   // The shared LLM service's gateway counters and ledger; nullopt without a shared service.
@@ -98,7 +104,7 @@ class campaign_manager {
 
   storage::store& db_;
   std::shared_ptr<event_hub> hub_;
-  std::shared_ptr<agent::device_slots> slots_;
+  std::shared_ptr<runtime::engine> engine_;
   std::shared_ptr<agent::llm_service> llm_;
   std::shared_ptr<npu::drift_board> drift_ = std::make_shared<npu::drift_board>();
 

@@ -274,6 +274,23 @@ int submit(const client_args& args) {
   return args.watch ? watch(args, id) : 0;
 }
 
+// The daemon's device pool (GET /api/v1/workers): its slots, and each slot owner ("local" or a
+// remote evaluation worker) with what it evaluated.
+void print_device_pool(const nlohmann::json& pool) {
+  fmt::print(
+      "device pool: {} slots, {} in flight, {} queued; {} workers joined, {} evaluations "
+      "re-queued, {} late duplicates, {} workers refused\n",
+      pool["slots"].get<uint32_t>(), pool["in_flight"].get<uint32_t>(),
+      pool["queued"].get<uint32_t>(), pool["joined"].get<uint32_t>(),
+      pool["requeued"].get<uint64_t>(), pool["duplicates"].get<uint64_t>(),
+      pool["refused"].get<uint64_t>());
+  for (const auto& o : pool["owners"]) {
+    fmt::print("  {:<40} {:>3} slots  {:>3} busy  {:>6} evaluated\n", o["name"].get<std::string>(),
+               o["slots"].get<uint32_t>(), o["busy"].get<uint32_t>(),
+               o["evaluated"].get<uint64_t>());
+  }
+}
+
 int print_status(const client_args& args) {
   if (!args.campaign.empty()) {
     std::optional<nlohmann::json> view = call(args, "GET", "/api/v1/campaigns/" + args.campaign);
@@ -302,6 +319,9 @@ int print_status(const client_args& args) {
                100 * c["progress"].get<double>(), c["operators"].get<int>(),
                c["geomean_speedup"].get<double>(), c["updated"].get<std::string>());
   }
+  std::optional<nlohmann::json> pool = call(args, "GET", "/api/v1/workers");
+  if (!pool) return exit_failed;
+  print_device_pool(*pool);
   return 0;
 }
 

@@ -17,15 +17,16 @@
 
 #include "actors/role_registry.hpp"
 #include "agent/llm_service.hpp"
+#include "base/listen_address.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/cli_commands.hpp"
 #include "runtime/cli_config.hpp"
+#include "runtime/engine.hpp"
 #include "server/api_router.hpp"
 #include "server/bearer_token.hpp"
 #include "server/campaign_manager.hpp"
 #include "server/event_hub.hpp"
 #include "server/http_server.hpp"
-#include "server/listen_address.hpp"
 #include "server/path_roots.hpp"
 #include "server/stop_signals.hpp"
 
@@ -42,6 +43,7 @@ constexpr int exit_stop_timeout = 3;
 
 struct serve_args {
   std::string listen;
+  std::string workers_listen;
   std::string db;
   std::string web_dir;
   config_options config;
@@ -53,6 +55,7 @@ int serve(const serve_args& args) {
   std::vector<std::string> extra;
   if (!args.db.empty()) extra.push_back("storage.db=" + args.db);
   if (!args.listen.empty()) extra.push_back("server.listen=" + args.listen);
+  if (!args.workers_listen.empty()) extra.push_back("workers.listen=" + args.workers_listen);
   result<config::aopt_config> cfg = load_config(args.config, extra);
   if (!cfg.ok()) {
     fmt::print(stderr, "aopt serve: {}\n", cfg.error().to_string());
@@ -65,7 +68,7 @@ int serve(const serve_args& args) {
     fmt::print(stderr, "aopt serve: {}\n", roles.error().to_string());
     return exit_bad_input;
   }
-  result<server::listen_address> address = server::parse_listen_address(cfg->server.listen);
+  result<listen_address> address = parse_listen_address(cfg->server.listen);
   if (!address.ok()) {
     fmt::print(stderr, "aopt serve: {}\n", address.error().to_string());
     return exit_bad_input;
@@ -73,7 +76,7 @@ int serve(const serve_args& args) {
   // Only the token's origin is ever printed, never its value.
   const server::bearer_token token =
       server::resolve_bearer_token(cfg->server, std::getenv(cfg->server.token_env.c_str()));
-  if (!server::is_loopback(address->host) && token.value.empty()) {
+  if (!is_loopback(address->host) && token.value.empty()) {
     fmt::print(stderr,
                "aopt serve: listening on {} (not loopback) requires a bearer token: set the "
                "environment variable {} (server.token_env) or server.token\n",
@@ -104,7 +107,15 @@ int serve(const serve_args& args) {
     return exit_failed;
   }
   std::shared_ptr<server::event_hub> hub = *made_hub;
-  server::campaign_manager campaigns(**db, hub, cfg->device.slots, llm);
+  // The daemon's one engine: every campaign's actors, the device pool its campaigns share, and
+  // the listener evaluation workers join through. After the database: it stops first.
+  result<std::shared_ptr<runtime::engine>> engine = runtime::engine::start(
+      *cfg, [](const std::string& line) { fmt::print(stderr, "aopt serve: {}\n", line); });
+  if (!engine.ok()) {
+    fmt::print(stderr, "aopt serve: {}\n", engine.error().to_string());
+    return engine.error().code() == status_code::invalid_argument ? exit_bad_input : exit_failed;
+  }
+  server::campaign_manager campaigns(**db, hub, *engine, llm);
   server::api_context ctx;
   ctx.db = db->get();
   ctx.campaigns = &campaigns;
@@ -134,7 +145,7 @@ int serve(const serve_args& args) {
     fmt::print(stderr, "aopt serve: {}\n", port.error().to_string());
     return exit_failed;
   }
-  server::listen_address bound = *address;
+  listen_address bound = *address;
   bound.port = *port;
   if (router_requires_token) {
     fmt::print("aopt serve: API requests need \"Authorization: Bearer\" with the token from {}\n",
@@ -146,6 +157,11 @@ int serve(const serve_args& args) {
       "aopt serve: serving at most {} connections at once (server.max_connections and the "
       "file descriptor limit)\n",
       http.connections().max());
+  if ((*engine)->workers_port() != 0) {
+    listen_address workers = *parse_listen_address(cfg->workers.listen);
+    workers.port = (*engine)->workers_port();
+    fmt::print("aopt serve: workers join on {}\n", workers.to_string());
+  }
   fmt::print("aopt serve: listening on http://{}\n", bound.to_string());
   std::fflush(stdout);
 
@@ -180,6 +196,8 @@ void add_serve_command(CLI::App& app, cli_context& ctx) {
       app.add_subcommand("serve", "run the daemon: HTTP API, live dashboard, concurrent campaigns");
   cmd->add_option("--listen", args->listen, "host:port to listen on (server.listen; port 0 = any)");
   cmd->add_option("--db", args->db, "database folder (storage.db)");
+  cmd->add_option("--workers-listen", args->workers_listen,
+                  "host:port evaluation workers join on (workers.listen; port 0 = any)");
   cmd->add_option("--web-dir", args->web_dir, "serve the dashboard from this folder instead");
   add_config_options(cmd, args->config);
   cmd->callback([args, &ctx] { ctx.exit_code = serve(*args); });

@@ -24,12 +24,12 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "base/listen_address.hpp"
 #include "base/status.hpp"
 #include "server/api_router.hpp"
 #include "server/connection_limit.hpp"
 #include "server/event_hub.hpp"
 #include "server/http_session.hpp"
-#include "server/listen_address.hpp"
 
 namespace aopt::server {
 

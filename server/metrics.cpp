@@ -51,13 +51,14 @@ std::string prometheus_text(const metrics_snapshot& m) {
   sample(out, "aopt_episodes_finished_total", "counter", "Episodes finished.",
          m.events.episodes_finished);
 
-  sample(out, "aopt_device_slots", "gauge", "Size of the shared device pool.", m.pool.slots);
+  sample(out, "aopt_device_slots", "gauge",
+         "Size of the shared device pool: local slots and those of joined workers.", m.pool.slots);
   sample(out, "aopt_device_in_flight", "gauge", "Evaluations holding a device slot now.",
          m.pool.in_flight);
   sample(out, "aopt_device_queue_depth", "gauge", "Evaluations waiting for a device slot.",
-         m.pool.waiting);
+         m.pool.queued);
   sample(out, "aopt_device_evaluations_total", "counter",
-         "Candidate evaluations the device pool ran.", m.pool.completed);
+         "Candidate evaluations the device pool ran.", m.pool.evaluated);
   sample(out, "aopt_device_confirmations_total", "counter",
          "Cold re-evaluations of accepted improvements the device pool ran.",
          m.pool.confirmations);
@@ -70,6 +71,33 @@ std::string prometheus_text(const metrics_snapshot& m) {
   const double capacity = m.uptime_s * m.pool.slots;
   out += fmt::format("aopt_device_busy_ratio {:.6f}\n",
                      capacity > 0 ? m.pool.busy_seconds / capacity : 0.0);
+
+  // Remote evaluation workers (issue 19).
+  sample(out, "aopt_workers", "gauge", "Evaluation workers joined now.", m.pool.workers);
+  sample(out, "aopt_leases_requeued_total", "counter",
+         "Evaluations queued again because the worker holding them disappeared.", m.pool.requeued);
+  sample(out, "aopt_lease_duplicates_total", "counter",
+         "Late results of evaluations already completed elsewhere (not counted again).",
+         m.pool.duplicates);
+  sample(out, "aopt_workers_refused_total", "counter",
+         "Workers refused (wrong secret or another hardware profile).", m.pool.refused);
+  sample(out, "aopt_worker_packages_sent_total", "counter",
+         "Operator packages sent to workers that lacked them.", m.pool.packages_sent);
+  family(out, "aopt_slot_owner_slots", "gauge",
+         "Slots of each owner of the device pool (\"local\" or a worker; 0 once it left).");
+  for (const auto& o : m.pool.owners) {
+    out += fmt::format("aopt_slot_owner_slots{{owner=\"{}\"}} {}\n", label(o.name), o.slots);
+  }
+  family(out, "aopt_slot_owner_in_flight", "gauge", "Evaluations each owner holds now.");
+  for (const auto& o : m.pool.owners) {
+    out += fmt::format("aopt_slot_owner_in_flight{{owner=\"{}\"}} {}\n", label(o.name), o.busy);
+  }
+  family(out, "aopt_slot_owner_evaluations_total", "counter",
+         "Evaluations each owner completed (first results only).");
+  for (const auto& o : m.pool.owners) {
+    out += fmt::format("aopt_slot_owner_evaluations_total{{owner=\"{}\"}} {}\n", label(o.name),
+                       o.evaluated);
+  }
 
   sample(out, "aopt_campaigns_running", "gauge", "Campaigns with a run in progress.",
          m.campaigns_running);

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "agent/device_slots.hpp"
+#include "actors/messages.hpp"
 #include "llm/gateway.hpp"
 #include "npu/cann/drift_board.hpp"
 #include "server/event_hub.hpp"
@@ -18,7 +18,7 @@ namespace aopt::server {
 struct metrics_snapshot {
   double uptime_s = 0;
   hub_counters events;
-  agent::slot_stats pool;
+  actors::pool_stats pool;  // the device pool: local slots and remote workers
   size_t campaigns_running = 0;
   std::map<std::string, uint64_t> campaigns_by_status;
   // LLM usage of every stored campaign, as its record holds it (written as answers arrive and

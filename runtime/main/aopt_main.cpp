@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   aopt::runtime::add_llm_command(app, ctx);
   aopt::runtime::add_bank_command(app, ctx);
   aopt::runtime::add_calibrate_command(app, ctx);
+  aopt::runtime::add_worker_command(app, ctx);
   aopt::runtime::add_serve_command(app, ctx);
   aopt::runtime::add_client_commands(app, ctx);
   // CLI11 would only say "A subcommand is required" for a misspelt command.

@@ -49,6 +49,18 @@ async function refreshCampaigns() {
   if (!state.campaign && campaigns.length) selectCampaign(campaigns[campaigns.length - 1].id);
 }
 
+// The device pool: local slots and remote evaluation workers (issue 19); a worker that left
+// stays listed with 0 slots and what it evaluated.
+async function refreshWorkers() {
+  const pool = await api('/workers');
+  document.getElementById('pool-summary').textContent =
+    `${pool.slots} slots, ${pool.in_flight} in flight, ${pool.queued} queued, ` +
+    `${pool.joined} workers, ${pool.requeued} re-queued, ${pool.duplicates} late duplicates`;
+  document.querySelector('#workers tbody').replaceChildren(...pool.owners.map((o) =>
+    el('tr', {}, el('td', {}, o.name), el('td', {}, o.slots), el('td', {}, o.busy),
+      el('td', {}, o.evaluated))));
+}
+
 async function selectCampaign(id) {
   // Operator names repeat across campaigns, so the old selection would show another campaign's
   // operator (or a 404); refreshCampaign picks the new campaign's first operator.
@@ -236,6 +248,7 @@ function scheduleRefresh() {
     pending = null;
     await refreshCampaigns().catch(showError);
     await refreshCampaign().catch(showError);
+    await refreshWorkers().catch(showError);
   }, 1000);
 }
 
@@ -287,5 +300,6 @@ document.querySelectorAll('#campaign-detail button').forEach((b) => {
   };
 });
 refreshCampaigns().catch(showError);
+refreshWorkers().catch(showError);
 searchBank().catch(showError);
 followEvents();

@@ -4,10 +4,10 @@
 
 #include <optional>
 
+#include "actors/device_pool.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
 #include "actors/simulator_fixture.hpp"
-#include "agent/device_slots.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace aopt;
@@ -23,8 +23,8 @@ TEST_CASE("the rewinder actor rewinds an expert through the evaluator and distil
   caf::actor_system sys{cfg};
   npu::eval_options eval;
   eval.input_sets = 1;
-  caf::actor evaluator = actors::spawn_evaluator(
-      sys, {device, std::make_shared<agent::device_slots>(1), nullptr, eval});
+  caf::actor evaluator =
+      actors::spawn_evaluator(sys, {device, actors::spawn_device_pool(sys, {}), nullptr, eval});
   actors::rewinder_context context;
   context.evaluator = evaluator;
   context.proposer = [](std::shared_ptr<const npu::op_package>) {

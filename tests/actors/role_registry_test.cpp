@@ -8,11 +8,11 @@
 #include <mutex>
 #include <optional>
 
+#include "actors/device_pool.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
 #include "actors/refiner.hpp"
 #include "actors/simulator_fixture.hpp"
-#include "agent/device_slots.hpp"
 #include "agent/heuristic_policies.hpp"
 #include "support/temp_dir.hpp"
 
@@ -79,8 +79,8 @@ TEST_CASE("a role registered by its caller runs in a configured pipeline without
   CHECK(!pipeline->retriever);
   npu::eval_options eval;
   eval.input_sets = 3;
-  pipeline->evaluator = actors::spawn_evaluator(
-      sys, {device, std::make_shared<agent::device_slots>(1), nullptr, eval});
+  pipeline->evaluator =
+      actors::spawn_evaluator(sys, {device, actors::spawn_device_pool(sys, {}), nullptr, eval});
 
   agent::episode_config episode_cfg;
   episode_cfg.strat = agent::strategy::stage2;

@@ -124,6 +124,10 @@ cfg::aopt_config every_field_changed() {
   cann.drift_threshold = 0.1;
   cann.measurements_file = "m.jsonl";
   c.cascade.margin = 0.25;
+  c.workers.listen = "127.0.0.1:0";
+  c.workers.secret_env = "MY_WORKERS_SECRET";
+  c.workers.heartbeat_s = 0.5;
+  c.workers.heartbeat_timeout_s = 3;
   return c;
 }
 
@@ -268,6 +272,10 @@ TEST_SUITE("config") {
     CHECK(set_error({"campaign.jobs=-2"}) == "config: campaign.jobs: must be >= 1, got -2");
     CHECK(set_error({"device.slots=5000000000"}) ==
           "config: device.slots: must be <= 4294967295, got 5000000000");
+    CHECK(set_error({"workers.heartbeat_s=5", "workers.heartbeat_timeout_s=5"}) ==
+          "config: workers.heartbeat_timeout_s: must be greater than workers.heartbeat_s, or "
+          "every worker is dropped");
+    CHECK(set_error({"workers.listen=somehost"}).find("config: workers.listen: expected") == 0);
     CHECK(set_error({"llm.temperature=3"}) ==
           "config: llm.temperature: must be >= 0.0 and <= 2.0, got 3.0");
     CHECK(set_error({"device.timeout_s=0"}) == "config: device.timeout_s: must be > 0.0, got 0.0");

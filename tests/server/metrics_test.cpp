@@ -8,7 +8,10 @@ TEST_CASE("prometheus_text writes every family with HELP and TYPE and labelled s
   m.events.evaluations_by_status = {{"ok", 7}, {"compile_error", 2}};
   m.pool.slots = 2;
   m.pool.busy_seconds = 5;
-  m.pool.waiting = 3;
+  m.pool.queued = 3;
+  m.pool.workers = 1;
+  m.pool.requeued = 2;
+  m.pool.owners = {{"local", 2, 1, 5}, {"w1@host:7", 0, 0, 4}};
   m.campaigns_by_status = {{"running", 1}};
   m.llm_prompt_tokens = 100;
   const std::string text = aopt::server::prometheus_text(m);
@@ -17,6 +20,11 @@ TEST_CASE("prometheus_text writes every family with HELP and TYPE and labelled s
   CHECK(text.find("aopt_evaluations_total{status=\"compile_error\"} 2\n") != std::string::npos);
   CHECK(text.find("aopt_device_busy_ratio 0.250000\n") != std::string::npos);
   CHECK(text.find("aopt_device_queue_depth 3\n") != std::string::npos);
+  CHECK(text.find("aopt_workers 1\n") != std::string::npos);
+  CHECK(text.find("aopt_leases_requeued_total 2\n") != std::string::npos);
+  CHECK(text.find("aopt_slot_owner_evaluations_total{owner=\"w1@host:7\"} 4\n") !=
+        std::string::npos);
+  CHECK(text.find("aopt_slot_owner_in_flight{owner=\"local\"} 1\n") != std::string::npos);
   CHECK(text.find("aopt_campaigns{status=\"running\"} 1\n") != std::string::npos);
   CHECK(text.find("aopt_llm_tokens_total{kind=\"prompt\"} 100\n") != std::string::npos);
   // Without a shared LLM gateway there are no gateway families.

@@ -1,5 +1,6 @@
-// The address `aopt serve` listens on ("host:port", IPv6 as "[addr]:port") and whether it is a
-// loopback address, which decides if a bearer token is required.
+// An address aopt listens on ("host:port", IPv6 as "[addr]:port": `aopt serve`'s HTTP API, the
+// evaluation workers' listener) and whether it is a loopback address, which decides if a bearer
+// token or a workers' secret is required.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +8,7 @@
 
 #include "base/status.hpp"
 
-namespace aopt::server {
+namespace aopt {
 
 struct listen_address {
   std::string host;   // an IP address literal or "localhost"
@@ -23,4 +24,4 @@ result<listen_address> parse_listen_address(const std::string& text);
 // including 0.0.0.0 and ::, which listen on every interface.
 bool is_loopback(const std::string& host);
 
-}  // namespace aopt::server
+}  // namespace aopt

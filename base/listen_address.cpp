@@ -1,8 +1,8 @@
-#include "server/listen_address.hpp"
+#include "base/listen_address.hpp"
 
 #include <boost/asio/ip/address.hpp>
 
-namespace aopt::server {
+namespace aopt {
 
 std::string listen_address::to_string() const {
   const bool v6 = host.find(':') != std::string::npos;
@@ -55,4 +55,4 @@ bool is_loopback(const std::string& host) {
   return a.is_loopback();
 }
 
-}  // namespace aopt::server
+}  // namespace aopt

@@ -1,9 +1,9 @@
 #include <doctest/doctest.h>
 
-#include "server/listen_address.hpp"
+#include "base/listen_address.hpp"
 
-using aopt::server::is_loopback;
-using aopt::server::parse_listen_address;
+using aopt::is_loopback;
+using aopt::parse_listen_address;
 
 TEST_CASE("parse_listen_address reads host:port and [v6]:port") {
   auto v4 = parse_listen_address("127.0.0.1:8742");

@@ -1,0 +1,42 @@
+// The device pool (issue 19): every evaluation of the process goes through it. It leases each
+// one to a slot, local or on a remote evaluation worker (`aopt worker`), with a lease id; the
+// bookkeeping is agent::lease_table, this actor only adapts it to messages.
+//
+//   (evaluate_atom, pool_job)           -> evaluation_reply  from this process's evaluators
+//   (join_atom, worker_hello, actor)    -> worker_welcome    a worker offering its slots; refused
+//                                                            (an error) for a wrong secret or
+//                                                            another hardware profile
+//   (heartbeat_atom, worker name)                            from a joined worker
+//   (package_atom, hash)                -> package_sources   a joined worker lacking a package
+//   (stats_atom)                        -> pool_stats
+//
+// Only the first three kinds can come from other nodes. A worker is trusted only after its
+// join: work goes only to joined workers, results are accepted only as the replies to the
+// pool's own requests, and heartbeats and package requests are answered only when they come
+// from the actor that joined under that name. A worker whose connection goes down, that misses
+// heartbeats for heartbeat_timeout_s, or that answers a lease with an error is dropped and its
+// leases are queued again; a late result of a lease already completed is not counted again.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <caf/all.hpp>
+
+namespace aopt::actors {
+
+struct device_pool_config {
+  uint32_t local_slots = 1;  // 0: a pure coordinator, evaluating on workers only
+  std::string secret;        // "" = workers need none (the listener is then loopback only)
+  std::string profile_id;    // workers must evaluate on this hardware profile
+  double heartbeat_s = 1;
+  double heartbeat_timeout_s = 10;
+  // Told of workers joining, refused and dropped, one line each (may be null). Called from the
+  // pool's thread.
+  std::function<void(const std::string&)> on_worker_event;
+};
+
+caf::actor spawn_device_pool(caf::actor_system& sys, device_pool_config config);
+
+}  // namespace aopt::actors

@@ -1,0 +1,32 @@
+// The actor of an `aopt worker` process (issue 19): evaluates the leases a coordinator's device
+// pool sends it on this host's device, each on its own detached thread (the pool never sends
+// more than the slots it offered). Operator packages arrive as content hashes; a package it has
+// not seen is asked from the pool once, checked against its hash and kept.
+//
+//   (evaluate_atom, evaluation_request) -> evaluation_reply
+//   (worker_welcome)                    the pool accepted it: start the heartbeats
+//
+// It ends when the coordinator goes down (its connection is lost).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <caf/all.hpp>
+
+#include "npu/device.hpp"
+
+namespace aopt::actors {
+
+struct evaluation_worker_context {
+  std::shared_ptr<npu::device> device;
+  caf::actor coordinator;  // the remote device pool
+  // Told when an evaluation starts ("lease 7: adds_custom"); may be null. Called from the
+  // actor's thread.
+  std::function<void(const std::string&)> on_lease;
+};
+
+caf::actor spawn_evaluation_worker(caf::actor_system& sys, evaluation_worker_context context);
+
+}  // namespace aopt::actors
