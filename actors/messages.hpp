@@ -18,6 +18,7 @@
 #include "agent/campaign_metrics.hpp"
 #include "agent/episode.hpp"
 #include "agent/roles.hpp"
+#include "agent/tiling_feasibility.hpp"
 #include "llm/call_result.hpp"
 #include "llm/chat_types.hpp"
 #include "llm/gateway.hpp"
@@ -58,8 +59,8 @@ struct evaluation_job {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, evaluation_job& x) {
-  return f(caf::meta::type_name("evaluation_job"), x.campaign, x.op_dir, x.tiling, x.kernel,
-           x.cold, x.validation);
+  return f(caf::meta::type_name("evaluation_job"), x.campaign, x.op_dir, x.tiling, x.kernel, x.cold,
+           x.validation);
 }
 
 struct evaluation_done {
@@ -105,6 +106,16 @@ using refinement_outcome = local<result<std::vector<agent::kernel_candidate>>>;
 using rewind_job = local<npu::op_package>;
 using rewind_outcome = local<result<agent::distilled_expert>>;
 
+// The tiling probe (actors/prober.hpp): a Stage I candidate's tiling, with the kernel it is to
+// run with, in; the trusted judge's verdict out.
+struct tiling_probe_call {
+  std::shared_ptr<const npu::op_package> op;
+  std::string tiling;
+  std::string kernel;
+};
+using probe_job = local<tiling_probe_call>;
+using probe_outcome = local<agent::feasibility_verdict>;
+
 // LLM calls by message to the campaign's gateway actor (actors/llm_gateway.hpp). A failed call
 // is a classified llm::call_result, not an actor error.
 struct llm_chat_call {
@@ -143,8 +154,7 @@ struct pool_stats {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, pool_stats& x) {
   return f(caf::meta::type_name("pool_stats"), x.slots, x.in_flight, x.max_in_flight, x.queued,
-           x.evaluated, x.cache_hits, x.confirmations,
-           x.validations, x.busy_seconds);
+           x.evaluated, x.cache_hits, x.confirmations, x.validations, x.busy_seconds);
 }
 
 }  // namespace aopt::actors
@@ -170,6 +180,8 @@ CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_embed_outcome))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::llm_usage_report))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::rewind_job))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::rewind_outcome))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::probe_job))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::probe_outcome))
 CAF_ADD_ATOM(aopt, aopt::actors, evaluate_atom, "evaluate")
 CAF_ADD_ATOM(aopt, aopt::actors, mutate_atom, "mutate")
 CAF_ADD_ATOM(aopt, aopt::actors, diagnose_atom, "diagnose")
@@ -184,4 +196,5 @@ CAF_ADD_ATOM(aopt, aopt::actors, embed_atom, "embed")
 CAF_ADD_ATOM(aopt, aopt::actors, usage_atom, "usage")
 CAF_ADD_ATOM(aopt, aopt::actors, llm_done_atom, "llmdone")
 CAF_ADD_ATOM(aopt, aopt::actors, rewind_atom, "rewind")
+CAF_ADD_ATOM(aopt, aopt::actors, probe_atom, "probe")
 CAF_END_TYPE_ID_BLOCK(aopt)
