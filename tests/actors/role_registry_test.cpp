@@ -5,11 +5,11 @@
 
 #include <doctest/doctest.h>
 
-#include <mutex>
 #include <optional>
 
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
+#include "actors/recording_journal.hpp"
 #include "actors/refiner.hpp"
 #include "actors/simulator_fixture.hpp"
 #include "agent/device_slots.hpp"
@@ -31,18 +31,6 @@ class annotating_refiner final : public agent::refiner_policy {
         {request.kernel + "\n// annotated by a custom role\n", "annotated", {}}};
   }
   std::vector<std::string> requests_;
-};
-
-class recording_journal final : public agent::episode_journal {
- public:
-  status record(const agent::episode_state&, const std::optional<agent::candidate_record>& c,
-                const std::optional<agent::eval_cache_entry>&) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (c) candidates.push_back(*c);
-    return status::ok_status();
-  }
-  std::mutex mutex_;
-  std::vector<agent::candidate_record> candidates;
 };
 
 }  // namespace
@@ -85,7 +73,7 @@ TEST_CASE("a role registered by its caller runs in a configured pipeline without
   agent::episode_config episode_cfg;
   episode_cfg.strat = agent::strategy::stage2;
   episode_cfg.budget = 2;
-  auto journal = std::make_shared<recording_journal>();
+  auto journal = std::make_shared<testing::recording_journal>();
   actors::episode_context ctx{package,   agent::initial_episode_state("c", *package, episode_cfg),
                               *pipeline, journal,
                               nullptr,   nullptr};
@@ -103,8 +91,9 @@ TEST_CASE("a role registered by its caller runs in a configured pipeline without
   CHECK(summary->error.empty());
   // The baseline, then the custom role's candidate, evaluated; the refiner got an empty
   // diagnosis because the pipeline has no diagnoser.
-  REQUIRE(journal->candidates.size() >= 2);
-  const agent::candidate_record& proposed = journal->candidates[1];
+  const std::vector<agent::candidate_record> records = journal->candidates();
+  REQUIRE(records.size() >= 2);
+  const agent::candidate_record& proposed = records[1];
   CHECK(proposed.role == "refiner");
   CHECK(proposed.policy == "annotating");
   CHECK(proposed.origin == "annotated");

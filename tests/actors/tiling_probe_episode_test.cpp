@@ -16,6 +16,7 @@
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
 #include "actors/prober.hpp"
+#include "actors/recording_journal.hpp"
 #include "actors/role_registry.hpp"
 #include "actors/simulator_fixture.hpp"
 #include "agent/device_slots.hpp"
@@ -53,18 +54,6 @@ class counting_device final : public npu::device {
   std::shared_ptr<npu::device> inner_;
   mutable std::mutex mutex_;
   std::vector<std::string> tilings_;
-};
-
-class null_journal final : public agent::episode_journal {
- public:
-  status record(const agent::episode_state&, const std::optional<agent::candidate_record>& c,
-                const std::optional<agent::eval_cache_entry>&) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (c) candidates.push_back(*c);
-    return status::ok_status();
-  }
-  std::mutex mutex_;
-  std::vector<agent::candidate_record> candidates;
 };
 
 std::string edit(const std::string& search, const std::string& replace) {
@@ -130,7 +119,7 @@ episode_run run_episode(std::shared_ptr<const npu::op_package> op,
   agent::episode_config episode_cfg;
   episode_cfg.strat = agent::strategy::stage1;
   episode_cfg.budget = 1;
-  auto journal = std::make_shared<null_journal>();
+  auto journal = std::make_shared<testing::recording_journal>();
   actors::episode_context ctx{op,        agent::initial_episode_state("c", *op, episode_cfg),
                               *pipeline, journal,
                               nullptr,   nullptr};
@@ -149,8 +138,7 @@ episode_run run_episode(std::shared_ptr<const npu::op_package> op,
   result<agent::episode_state> state =
       agent::episode_state_from_json(nlohmann::json::parse(summary->state_json));
   REQUIRE(state.ok());
-  std::lock_guard<std::mutex> lock(journal->mutex_);
-  return {std::move(*state), journal->candidates};
+  return {std::move(*state), journal->candidates()};
 }
 
 std::string user_prompt(const test::stub_request& r) {

@@ -81,6 +81,19 @@ class KernelAdd {
   return facts_of(op, kernel, 196608);
 }
 
+const char* const kTileAndBlockDim = R"(// EVOLVE-BLOCK-START
+constexpr uint32_t TILE_LENGTH = 2048;  // tunable: pow2 [256, 65536]
+constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]
+// EVOLVE-BLOCK-END
+)";
+
+// The heuristic mutator without its own UB screen: only the probe rejects.
+heuristic_mutator_policy screened_by_the_probe_only() {
+  heuristic_mutator_policy_options options;
+  options.ub_bytes = 0;
+  return heuristic_mutator_policy(options);
+}
+
 int64_t value_of(const std::string& tiling, const std::string& name) {
   result<std::vector<tunable>> t = parse_tunables(tiling);
   REQUIRE(t.ok());
@@ -232,20 +245,14 @@ TEST_SUITE("agent") {
 
   TEST_CASE("the episode sends no probe-rejected tiling to the device, and the mutator learns") {
     // A scripted probe: tiles of 8192 elements or more overflow the UB.
-    const npu::op_package op = toy_op(R"(// EVOLVE-BLOCK-START
-constexpr uint32_t TILE_LENGTH = 2048;  // tunable: pow2 [256, 65536]
-constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]
-// EVOLVE-BLOCK-END
-)");
+    const npu::op_package op = toy_op(kTileAndBlockDim);
     probe_world w;
     w.screen = [&](const std::string& tiling) {
       return value_of(tiling, "TILE_LENGTH") >= 8192
                  ? feasibility_verdict{"ub_overflow", "tile too large"}
                  : feasibility_verdict{};
     };
-    heuristic_mutator_policy_options options;
-    options.ub_bytes = 0;  // only the probe screens
-    heuristic_mutator_policy policy(options);
+    heuristic_mutator_policy policy = screened_by_the_probe_only();
     episode_engine engine(op, stage1_episode(op, 12));
     w.run(engine, policy);
 
@@ -286,9 +293,7 @@ constexpr uint32_t BUFFER_NUM = 2;    // tunable: choice {2, 1}
                  ? feasibility_verdict{"ub_overflow", "span too large"}
                  : feasibility_verdict{};
     };
-    heuristic_mutator_policy_options options;
-    options.ub_bytes = 0;
-    heuristic_mutator_policy policy(options);
+    heuristic_mutator_policy policy = screened_by_the_probe_only();
     // 13 value sets fit (SPAN < 16384 with 2 buffers, < 32768 with 1): 10 steps all find one.
     episode_engine engine(op, stage1_episode(op, 10));
     w.run(engine, policy);
@@ -300,17 +305,11 @@ constexpr uint32_t BUFFER_NUM = 2;    // tunable: choice {2, 1}
   TEST_CASE("after too many probe rejections in one step the next proposal goes unprobed") {
     // A probe that rejects everything: each step ends with one unprobed evaluation, so that the
     // budget is spent and the episode ends.
-    const npu::op_package op = toy_op(R"(// EVOLVE-BLOCK-START
-constexpr uint32_t TILE_LENGTH = 2048;  // tunable: pow2 [256, 65536]
-constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]
-// EVOLVE-BLOCK-END
-)");
+    const npu::op_package op = toy_op(kTileAndBlockDim);
     probe_world w;
     w.screen = [](const std::string&) { return feasibility_verdict{"tiling_failed", "always"}; };
     w.check_feasible = false;
-    heuristic_mutator_policy_options options;
-    options.ub_bytes = 0;
-    heuristic_mutator_policy policy(options);
+    heuristic_mutator_policy policy = screened_by_the_probe_only();
     episode_engine engine(op, stage1_episode(op, 2));
     w.run(engine, policy);
     CHECK(engine.state().candidates <= 2);
