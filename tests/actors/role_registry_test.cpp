@@ -7,6 +7,7 @@
 
 #include <optional>
 
+#include "actors/episode_to_end.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
 #include "actors/recording_journal.hpp"
@@ -74,18 +75,9 @@ TEST_CASE("a role registered by its caller runs in a configured pipeline without
   episode_cfg.strat = agent::strategy::stage2;
   episode_cfg.budget = 2;
   auto journal = std::make_shared<testing::recording_journal>();
-  actors::episode_context ctx{package,   agent::initial_episode_state("c", *package, episode_cfg),
-                              *pipeline, journal,
-                              nullptr,   nullptr};
-  caf::actor episode = actors::spawn_episode(sys, std::move(ctx));
-  caf::scoped_actor self{sys};
-  std::optional<actors::episode_summary> summary;
-  self->request(episode, caf::infinite, actors::run_atom_v)
-      .receive([&](const actors::episode_summary& s) { summary = s; },
-               [&](const caf::error& e) { FAIL("episode: " << caf::to_string(e)); });
-  for (const caf::actor& a : {pipeline->mutator, pipeline->refiner, pipeline->evaluator}) {
-    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-  }
+  std::optional<actors::episode_summary> summary = testing::episode_to_end(
+      sys, {package, agent::initial_episode_state("c", *package, episode_cfg), *pipeline, journal,
+            nullptr, nullptr});
 
   REQUIRE(summary.has_value());
   CHECK(summary->error.empty());

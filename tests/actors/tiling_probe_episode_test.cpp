@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 
+#include "actors/episode_to_end.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
 #include "actors/prober.hpp"
@@ -120,19 +121,9 @@ episode_run run_episode(std::shared_ptr<const npu::op_package> op,
   episode_cfg.strat = agent::strategy::stage1;
   episode_cfg.budget = 1;
   auto journal = std::make_shared<testing::recording_journal>();
-  actors::episode_context ctx{op,        agent::initial_episode_state("c", *op, episode_cfg),
-                              *pipeline, journal,
-                              nullptr,   nullptr};
-  caf::actor episode = actors::spawn_episode(sys, std::move(ctx));
-  caf::scoped_actor self{sys};
-  std::optional<actors::episode_summary> summary;
-  self->request(episode, caf::infinite, actors::run_atom_v)
-      .receive([&](const actors::episode_summary& s) { summary = s; },
-               [&](const caf::error& e) { FAIL("episode: " << caf::to_string(e)); });
-  for (const caf::actor& a : {pipeline->mutator, pipeline->diagnoser, pipeline->retriever,
-                              pipeline->refiner, pipeline->evaluator, pipeline->prober}) {
-    if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-  }
+  std::optional<actors::episode_summary> summary =
+      testing::episode_to_end(sys, {op, agent::initial_episode_state("c", *op, episode_cfg),
+                                    *pipeline, journal, nullptr, nullptr});
   REQUIRE(summary.has_value());
   REQUIRE_MESSAGE(summary->error.empty(), summary->error);
   result<agent::episode_state> state =
