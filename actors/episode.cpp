@@ -160,6 +160,40 @@ void validate(episode_actor* self, const agent::need_validation& need,
             [=](caf::error& e) { next(evaluator_failure(e)); });
 }
 
+void evaluate(episode_actor* self, const agent::evaluation_request& request) {
+  const episode_context& ctx = self->state.ctx;
+  evaluation_job job{ctx.state.campaign, ctx.op->dir.string(), request.tiling, request.kernel,
+                     ctx.op};
+  self->request(ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, job)
+      .then(
+          [=](const evaluation_done& done) {
+            npu::eval_result r = read_result(done);
+            if (self->state.ctx.pipeline.confirm_improvements &&
+                self->state.engine->would_accept(r)) {
+              return confirm(self, job, done.cache_key, std::move(r));
+            }
+            record_evaluation(self, done.cache_key, r);
+          },
+          [=](caf::error& e) { record_evaluation(self, "", evaluator_failure(e)); });
+}
+
+// Feasibility before the device (issue 16): the one place every Stage I tiling passes, whoever
+// proposed it. A rejected tiling costs no evaluation: the engine records it (count, reason, the
+// mutator's feedback), the state is persisted, and the mutator is asked again. A prober that
+// failed itself judges nothing: the candidate is evaluated.
+void probe_then_evaluate(episode_actor* self, const agent::evaluation_request& request) {
+  const episode_context& ctx = self->state.ctx;
+  self->request(ctx.pipeline.prober, caf::infinite, probe_atom_v,
+                make_local(tiling_probe_call{ctx.op, request.tiling, request.kernel}))
+      .then(
+          [=](const probe_outcome& o) {
+            if (o.value->feasible()) return evaluate(self, request);
+            self->state.engine->on_probe_rejection(*o.value);
+            if (persist(self, std::nullopt, std::nullopt)) step(self);
+          },
+          [=](caf::error&) { evaluate(self, request); });
+}
+
 void continue_after(episode_actor* self, const std::optional<agent::candidate_record>& record) {
   if (record && !persist(self, record, std::nullopt)) return;
   step(self);
@@ -233,19 +267,8 @@ void step(episode_actor* self) {
                     });
           },
           [&](const agent::need_evaluation& ev) {
-            evaluation_job job{ctx.state.campaign, ctx.op->dir.string(), ev.request.tiling,
-                               ev.request.kernel, ctx.op};
-            self->request(ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, job)
-                .then(
-                    [=](const evaluation_done& done) {
-                      npu::eval_result r = read_result(done);
-                      if (self->state.ctx.pipeline.confirm_improvements &&
-                          self->state.engine->would_accept(r)) {
-                        return confirm(self, job, done.cache_key, std::move(r));
-                      }
-                      record_evaluation(self, done.cache_key, r);
-                    },
-                    [=](caf::error& e) { record_evaluation(self, "", evaluator_failure(e)); });
+            if (!ev.request.probe || !ctx.pipeline.prober) return evaluate(self, ev.request);
+            probe_then_evaluate(self, ev.request);
           },
           [&](const agent::need_validation& v) {
             validate(self, v, std::make_shared<std::vector<npu::eval_result>>());

@@ -27,6 +27,9 @@ struct episode_pipeline {
   caf::actor retriever;
   caf::actor refiner;
   caf::actor evaluator;
+  // The tiling probe (actors/prober.hpp) every Stage I tiling passes before the evaluator; null:
+  // none (stage1.probe_tilings = false, or no prober for the device).
+  caf::actor prober;
   std::string mutator_policy;  // names recorded with each candidate
   std::string refiner_policy;
   // A candidate that would become the best is evaluated once more, cold, before it is accepted

@@ -21,6 +21,7 @@
 #include "agent/campaign_metrics.hpp"
 #include "agent/episode.hpp"
 #include "agent/roles.hpp"
+#include "agent/tiling_feasibility.hpp"
 #include "llm/call_result.hpp"
 #include "llm/chat_types.hpp"
 #include "llm/gateway.hpp"
@@ -62,8 +63,8 @@ struct evaluation_job {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, evaluation_job& x) {
-  return f(caf::meta::type_name("evaluation_job"), x.campaign, x.op_dir, x.tiling, x.kernel,
-           x.cold, x.validation);
+  return f(caf::meta::type_name("evaluation_job"), x.campaign, x.op_dir, x.tiling, x.kernel, x.cold,
+           x.validation);
 }
 
 struct evaluation_done {
@@ -108,6 +109,16 @@ using refinement_outcome = local<result<std::vector<agent::kernel_candidate>>>;
 // The Rewinder (actors/rewinder.hpp): one expert package in, its distilled trajectory out.
 using rewind_job = local<npu::op_package>;
 using rewind_outcome = local<result<agent::distilled_expert>>;
+
+// The tiling probe (actors/prober.hpp): a Stage I candidate's tiling, with the kernel it is to
+// run with, in; the trusted judge's verdict out.
+struct tiling_probe_call {
+  std::shared_ptr<const npu::op_package> op;
+  std::string tiling;
+  std::string kernel;
+};
+using probe_job = local<tiling_probe_call>;
+using probe_outcome = local<agent::feasibility_verdict>;
 
 // LLM calls by message to the campaign's gateway actor (actors/llm_gateway.hpp). A failed call
 // is a classified llm::call_result, not an actor error.
@@ -283,6 +294,8 @@ CAF_ADD_TYPE_ID(aopt, (aopt::actors::worker_hello))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::worker_welcome))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::pool_job))
 CAF_ADD_TYPE_ID(aopt, (aopt::npu::package_sources))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::probe_job))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::probe_outcome))
 CAF_ADD_ATOM(aopt, aopt::actors, evaluate_atom, "evaluate")
 CAF_ADD_ATOM(aopt, aopt::actors, mutate_atom, "mutate")
 CAF_ADD_ATOM(aopt, aopt::actors, diagnose_atom, "diagnose")
@@ -301,4 +314,5 @@ CAF_ADD_ATOM(aopt, aopt::actors, join_atom, "join")
 CAF_ADD_ATOM(aopt, aopt::actors, heartbeat_atom, "heartbeat")
 CAF_ADD_ATOM(aopt, aopt::actors, package_atom, "package")
 CAF_ADD_ATOM(aopt, aopt::actors, tick_atom, "tick")
+CAF_ADD_ATOM(aopt, aopt::actors, probe_atom, "probe")
 CAF_END_TYPE_ID_BLOCK(aopt)

@@ -118,7 +118,9 @@ episode_action episode_engine::next() const {
     m.repairing = state_.repairing;
     if (!best_of_n) m.policy_state = state_.mutator_state;
     m.history = state_.tiling_history;
-    m.sample_index = state_.candidates;
+    // Each proposal of the episode has its own index, also one that follows a probe rejection
+    // in the same step (an LLM cache key, a seed without policy state).
+    m.sample_index = state_.candidates + state_.probe_rejections;
     return need_mutation{std::move(m)};
   }
   if (!pending_.diag) {
@@ -154,7 +156,11 @@ std::optional<candidate_record> episode_engine::on_mutation(const result<mutatio
     const status_code code = reply.error().code();
     if (code == status_code::failed_precondition || code == status_code::unreadable_input) {
       state_.notes[code == status_code::unreadable_input ? "stage1_error" : "stage1"] =
-          reply.error().message();
+          reply.error().message() +
+          (state_.probe_rejections_in_step == 0
+               ? std::string()
+               : fmt::format(" ({} rejected by the tiling probe in the last step, the last for {})",
+                             state_.probe_rejections_in_step, state_.last_probe_rejection));
       end_stage();
       return std::nullopt;
     }
@@ -172,8 +178,9 @@ std::optional<candidate_record> episode_engine::on_mutation(const result<mutatio
     return failed_step("mutator", policy,
                        {status_code::already_exists, "proposed a tiling already evaluated"});
   }
-  pending_.evaluation =
-      evaluation_request{reply->tiling, state_.best_kernel, "mutator", reply->origin, {}};
+  pending_.evaluation = evaluation_request{
+      reply->tiling, state_.best_kernel, "mutator", reply->origin + after_probe_rejections(), {},
+      probe_next()};
   return std::nullopt;
 }
 
@@ -242,13 +249,15 @@ std::optional<candidate_record> episode_engine::on_refinement(
 // baseline kernel itself when the refiner has nothing).
 void episode_engine::compose_best_of_n() {
   const std::vector<kernel_candidate>& kernels = *pending_.kernels;
-  evaluation_request e{*pending_.mutated_tiling, state_.baseline_kernel, "best_of_n", "sample", {}};
+  evaluation_request e{
+      *pending_.mutated_tiling, state_.baseline_kernel, "best_of_n", "sample", {}, probe_next()};
   if (!kernels.empty()) {
     const kernel_candidate& k = kernels[state_.candidates % kernels.size()];
     e.kernel = k.kernel;
     e.origin = "sample+" + k.origin;
     e.tuple_ids = k.tuple_ids;
   }
+  e.origin += after_probe_rejections();
   pending_.evaluation = std::move(e);
 }
 
@@ -294,6 +303,7 @@ candidate_record episode_engine::failed_step(const std::string& role, const std:
   state_.trajectory.push_back({state_.candidates + 1, state_.best_us, state_.stage});
   c.best_after_us = state_.best_us;
   pending_ = pending{};
+  step_spent();
   advance_after_step();
   return c;
 }
@@ -383,6 +393,7 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
   const evaluation_request request = *pending_.evaluation;
   candidate_record c = make_record(request, result);
   state_.tried.insert(hash_pair(request.tiling, request.kernel));
+  step_spent();
   const bool repaired = state_.repairing && result.ok();
   const bool faster = result.ok() && (repaired || npu::improves_on(result, state_.best_us));
   if (!result.ok()) state_.failures[failure_key(result)]++;
@@ -459,6 +470,46 @@ void episode_engine::advance_after_step() {
   if (state_.step_in_stage >= stage_allowance() && !state_.repairing) end_stage();
 }
 
+// Stage I tilings are probed, unless this step's proposals were rejected too often already.
+bool episode_engine::probe_next() const {
+  return state_.probe_rejections_in_step < max_probe_rejections;
+}
+
+// What the origin of a candidate proposed after probe rejections in its step says about them.
+std::string episode_engine::after_probe_rejections() const {
+  if (state_.probe_rejections_in_step == 0) return "";
+  return fmt::format(" (after {} rejected by the tiling probe, the last for {})",
+                     state_.probe_rejections_in_step, state_.last_probe_rejection);
+}
+
+void episode_engine::step_spent() {
+  state_.probe_rejections_in_step = 0;
+  state_.last_probe_rejection.clear();
+}
+
+void episode_engine::on_probe_rejection(const feasibility_verdict& verdict) {
+  if (!pending_.evaluation || !pending_.evaluation->probe || verdict.feasible()) return;
+  const evaluation_request request = *pending_.evaluation;
+  state_.rejected[verdict.kind + " (probe)"]++;
+  state_.probe_rejections++;
+  state_.probe_rejections_in_step++;
+  state_.last_probe_rejection = verdict.kind + ": " + verdict.message;
+  // The proposer's feedback: the kind (the heuristic mutator learns the region from it) and why.
+  state_.tiling_history.push_back(
+      {request.tiling, std::nullopt, verdict.kind,
+       "rejected by the tiling probe before the device: " + verdict.message});
+  if (state_.tiling_history.size() > max_tiling_history) {
+    state_.tiling_history.erase(state_.tiling_history.begin());
+  }
+  // The policy state that produced the proposal is kept: it knows the proposal was made.
+  if (pending_.mutator_state) state_.mutator_state = *pending_.mutator_state;
+  pending_.evaluation.reset();
+  pending_.mutator_state.reset();
+  pending_.mutated_tiling.reset();
+  // best_of_n keeps its refined kernels for the next sample; Stage I has nothing else pending.
+  if (state_.config.strat != strategy::best_of_n) pending_ = pending{};
+}
+
 void episode_engine::fail_repair(const std::string& why) {
   state_.repairing = false;
   state_.phase = episode_phase::failed;
@@ -471,6 +522,7 @@ void episode_engine::fail_repair(const std::string& why) {
 // round, to one more stage), so that the budget is spent on evaluations as long as either
 // stage can propose something.
 void episode_engine::end_stage() {
+  step_spent();
   if (state_.repairing) {
     pending_ = pending{};
     fail_repair("Stage I had nothing more to propose");

@@ -17,9 +17,11 @@
 // with a status a tiling can fix (baseline_repair.hpp) is repaired: Stage I runs, without its
 // step allowance, until a candidate is feasible; that one becomes the reference (baseline_us)
 // and the episode continues as usual; no feasible candidate within the budget fails the
-// operator. When the search is over, a best other than the reference is checked on the
-// operator's validation shapes (need_validation) before the episode finishes. Thread-compatible:
-// one thread at a time.
+// operator. Every Stage I tiling, whoever proposed it, is flagged for the tiling probe
+// (evaluation_request::probe): a caller with a probe runs it first, and a rejection
+// (on_probe_rejection) costs neither an evaluation nor budget. When the search is over, a best
+// other than the reference is checked on the operator's validation shapes (need_validation) before
+// the episode finishes. Thread-compatible: one thread at a time.
 #pragma once
 
 #include <optional>
@@ -29,6 +31,7 @@
 
 #include "agent/episode_state.hpp"
 #include "agent/roles.hpp"
+#include "agent/tiling_feasibility.hpp"
 #include "npu/op_spec.hpp"
 
 namespace aopt::agent {
@@ -39,6 +42,10 @@ struct evaluation_request {
   std::string role;
   std::string origin;
   std::vector<std::string> tuple_ids;
+  // A Stage I tiling, whoever proposed it (issue 16: feasibility before the device): a caller
+  // with a tiling probe runs it first and hands a rejection to on_probe_rejection() instead of
+  // evaluating; a caller without one evaluates it as it is.
+  bool probe = false;
 };
 
 struct need_mutation {
@@ -95,6 +102,14 @@ class episode_engine {
   void on_retrieval(const result<std::vector<tuple_ref>>& tuples);
   std::optional<candidate_record> on_refinement(
       const result<std::vector<kernel_candidate>>& candidates, const std::string& policy);
+  // The tiling probe rejected the tiling of the evaluation next() asked for (its `probe` is set):
+  // no device evaluation, no budget. The rejection is counted (state().rejected, "<kind>
+  // (probe)"), enters the tiling history with its reason (the mutator's feedback: the heuristic
+  // mutator learns the region, the LLM reads it in its next prompt), and next() asks the
+  // mutator again. After max_probe_rejections in one step the next proposal goes to the device
+  // unprobed, so that a mostly infeasible space still spends the budget and ends.
+  void on_probe_rejection(const feasibility_verdict& verdict);
+  static constexpr uint32_t max_probe_rejections = 12;
   // Whether `result`, the outcome of the evaluation next() asked for, would become the best.
   // The caller then confirms it with a cold evaluation (improvement_confirmation.hpp) and hands
   // on_evaluation() the confirmed result.
@@ -131,6 +146,9 @@ class episode_engine {
   void advance_after_step();
   void end_stage();
   void fail_repair(const std::string& why);
+  bool probe_next() const;
+  std::string after_probe_rejections() const;
+  void step_spent();
   void skip_empty_stages();
   void queue_next_kernel();
   void compose_best_of_n();

@@ -55,7 +55,8 @@ void to_json(nlohmann::json& j, const episode_state& s) {
     history.push_back(
         {{"tiling", t.tiling},
          {"latency_us", t.latency_us ? nlohmann::json(*t.latency_us) : nlohmann::json()},
-         {"summary", t.summary}});
+         {"summary", t.summary},
+         {"detail", t.detail}});
   }
   nlohmann::json trajectory = nlohmann::json::array();
   for (const trajectory_point& p : s.trajectory) {
@@ -102,6 +103,9 @@ void to_json(nlohmann::json& j, const episode_state& s) {
       {"repaired_from", s.repaired_from},
       {"repaired_tiling", s.repaired_tiling},
       {"rejected", s.rejected},
+      {"probe_rejections", s.probe_rejections},
+      {"probe_rejections_in_step", s.probe_rejections_in_step},
+      {"last_probe_rejection", s.last_probe_rejection},
       {"baseline_bound_us", s.baseline_bound_us},
       {"baseline_roof_fraction", s.baseline_roof_fraction},
       {"baseline_seq", s.baseline_seq},
@@ -153,6 +157,7 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
       trial.tiling = t.at("tiling").get<std::string>();
       if (!t.at("latency_us").is_null()) trial.latency_us = t.at("latency_us").get<double>();
       trial.summary = t.at("summary").get<std::string>();
+      trial.detail = t.value("detail", std::string());
       s.tiling_history.push_back(std::move(trial));
     }
     s.tried = j.at("tried").get<std::set<std::string>>();
@@ -166,6 +171,9 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
     s.repaired_from = j.value("repaired_from", std::string());
     s.repaired_tiling = j.value("repaired_tiling", std::string());
     s.rejected = j.value("rejected", std::map<std::string, uint32_t>{});
+    s.probe_rejections = j.value("probe_rejections", uint32_t{0});
+    s.probe_rejections_in_step = j.value("probe_rejections_in_step", uint32_t{0});
+    s.last_probe_rejection = j.value("last_probe_rejection", std::string());
     s.baseline_bound_us = j.value("baseline_bound_us", 0.0);
     s.baseline_roof_fraction = j.value("baseline_roof_fraction", 0.0);
     s.baseline_seq = j.value("baseline_seq", int64_t{-1});

@@ -94,6 +94,11 @@ struct episode_state {
   std::string repaired_tiling;  // the repaired reference's tiling (its kernel is the baseline's)
   // Candidates rejected before the device, by reason (they cost no evaluation).
   std::map<std::string, uint32_t> rejected;
+  // Stage I tilings the tiling probe rejected (also counted in `rejected` as "<kind> (probe)"):
+  // in the whole episode, since the last step was spent, and the last one's kind and message.
+  uint32_t probe_rejections = 0;
+  uint32_t probe_rejections_in_step = 0;
+  std::string last_probe_rejection;
   // The baseline's (or repaired reference's) roofline: bound and achieved fraction.
   double baseline_bound_us = 0;
   double baseline_roof_fraction = 0;

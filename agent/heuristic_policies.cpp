@@ -154,51 +154,23 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
   }
 
   const std::map<std::string, uint32_t> rejected_before = mutator->rejected();
-  std::map<std::string, uint32_t> probe_rejected;
-  std::string last_rejection;
-  std::optional<tunable_values> proposal;
-  std::string tiling;
-  for (uint32_t probed = 0;; ++probed) {
-    proposal = mutator->propose();
-    if (!proposal) break;
-    result<std::string> applied = apply_values(base, *proposal);
-    if (!applied.ok()) return internal_error("heuristic-mutator: " + applied.error().message());
-    tiling = std::move(*applied);
-    if (!options_.probe || request.op == nullptr || probed >= options_.max_probe_rejections) break;
-    const feasibility_verdict verdict = options_.probe(*request.op, tiling, request.kernel);
-    if (verdict.feasible()) break;
-    // Infeasible before the device: the mutator learns the region, the step goes on.
-    mutator->report(*proposal, std::nullopt, verdict.kind);
-    probe_rejected[verdict.kind + " (probe)"]++;
-    last_rejection = verdict.kind + ": " + verdict.message;
-  }
+  std::optional<tunable_values> proposal = mutator->propose();
   if (!proposal) {
-    uint32_t probed = 0;
-    for (const auto& [reason, n] : probe_rejected) probed += n;
-    return failed_precondition(fmt::format(
-        "search space of {} tunables exhausted after {} value sets{}", mutator->tunables().size(),
-        mutator->tried_count(),
-        probed == 0 ? std::string()
-                    : fmt::format(" ({} rejected by the tiling probe in the last step, the last "
-                                  "for {})",
-                                  probed, last_rejection)));
+    return failed_precondition(
+        fmt::format("search space of {} tunables exhausted after {} value sets",
+                    mutator->tunables().size(), mutator->tried_count()));
   }
+  result<std::string> applied = apply_values(base, *proposal);
+  if (!applied.ok()) return internal_error("heuristic-mutator: " + applied.error().message());
 
   mutation_reply reply;
-  reply.tiling = std::move(tiling);
+  reply.tiling = std::move(*applied);
   reply.origin = "heuristic-mutator: " + mutator->last_change();
-  if (!last_rejection.empty()) {
-    uint32_t probed = 0;
-    for (const auto& [reason, n] : probe_rejected) probed += n;
-    reply.origin += fmt::format(" (after {} rejected by the tiling probe, the last for {})", probed,
-                                last_rejection);
-  }
   for (const auto& [reason, n] : mutator->rejected()) {
     auto it = rejected_before.find(reason);
     const uint32_t added = n - (it == rejected_before.end() ? 0 : it->second);
     if (added > 0) reply.rejected[reason] = added;
   }
-  for (const auto& [reason, n] : probe_rejected) reply.rejected[reason] += n;
   reply.policy_state = {{"kind", "heuristic-mutator-policy"},
                         {"version", 1},
                         {"base", base},

@@ -19,9 +19,9 @@
 // space) is failed_precondition; tunable annotations that cannot be read are unreadable_input
 // naming the host file, the line and what was expected. Either ends the stage without spending
 // budget, and the episode keeps the message (episode_state::notes). While a failed baseline is
-// repaired (mutation_request::repairing) the start values count as infeasible. With a probe
-// (options.probe) each proposal's tiling function runs alone first, and proposals it shows
-// infeasible never reach the device.
+// repaired (mutation_request::repairing) the start values count as infeasible. A failed trial's
+// summary is its failure kind, also for a tiling the tiling probe rejected before the device
+// (episode.hpp, on_probe_rejection): the mutator learns the region from it.
 //
 // Thread-safety: every policy may be called from several threads at once.
 #pragma once
@@ -38,7 +38,6 @@
 #include "agent/heuristic_refiner.hpp"
 #include "agent/roles.hpp"
 #include "agent/template_synthesis.hpp"
-#include "agent/tiling_feasibility.hpp"
 
 namespace aopt::agent {
 
@@ -46,13 +45,6 @@ struct heuristic_mutator_policy_options {
   mutator_options mutator;  // element_bytes is replaced by the operator's smallest dtype
   synthesis_options synthesis;
   uint64_t ub_bytes = 196608;  // UB capacity for the admissibility check; 0 disables it
-  // Feasibility before the device (tiling_feasibility.hpp); empty: none. A proposal it rejects
-  // is reported to the mutator as infeasible with the verdict's kind (the mutator learns the
-  // region), counted in mutation_reply::rejected as "<kind> (probe)", and replaced by the next
-  // proposal, at most max_probe_rejections times per step: then the next proposal goes to the
-  // device unprobed, so that a mostly infeasible space still spends the budget and ends.
-  tiling_screen probe;
-  uint32_t max_probe_rejections = 12;
 };
 
 class heuristic_mutator_policy final : public mutator_policy {

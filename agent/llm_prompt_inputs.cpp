@@ -50,8 +50,9 @@ std::string describe_history(const std::vector<tiling_trial>& history) {
       text += fmt::format("- {}: {:.2f} us", values, *trial.latency_us);
       if (!trial.summary.empty()) text += "  [" + trial.summary + "]";
     } else {
-      text += fmt::format("- {}: failed ({})", values,
-                          trial.summary.empty() ? "infeasible" : trial.summary);
+      text += fmt::format("- {}: failed ({}{})", values,
+                          trial.summary.empty() ? "infeasible" : trial.summary,
+                          trial.detail.empty() ? "" : ": " + trial.detail);
     }
     text += '\n';
   }

@@ -26,7 +26,8 @@ std::string describe_latency(double latency_us, bool simulated);
 std::string describe_result(const npu::eval_result& r);
 
 // One line per trial, oldest first: the tunable values of its tiling program (or "(no
-// tunables)"), then its latency and origin, or "failed (<kind>)". "none yet" when empty.
+// tunables)"), then its latency and origin, or "failed (<kind>)" ("failed (<kind>: <detail>)"
+// when it has a detail, e.g. a tiling probe rejection). "none yet" when empty.
 std::string describe_history(const std::vector<tiling_trial>& history);
 
 // Each tuple with its title, bottleneck, description and code diff, best first; a sentence

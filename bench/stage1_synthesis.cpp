@@ -4,8 +4,8 @@
 // the geometric-mean speedup, the operators improved, and the share of device evaluations that
 // were infeasible. Latencies are simulated, not measured.
 //
-//   bench_stage1_synthesis [--budget N] [--ops a,b,c | --all] [--slots N] [--probe-baselines]
-//                          [CORPUS_DIR]
+//   bench_stage1_synthesis [--budget N] [--ops a,b,c | --all] [--slots N] [--jobs N]
+//                          [--probe-baselines] [CORPUS_DIR]
 //
 // --probe-baselines only probes the shipped tiling of every chosen operator and prints the
 // verdict: each should be feasible (a rejected baseline is a false rejection of the judge).
@@ -14,6 +14,9 @@
 // stopped early still covers every level. The whole corpus is CPU heavy (budget x operators x 2
 // simulator runs): each operator runs as its own pair of campaigns (marked and stripped, side by
 // side) and its line is printed as soon as both end, so a partial run reports what finished.
+// --jobs N runs N operators (2N campaigns) at once, each on its own devices and databases; the
+// per-operator results do not depend on it (each campaign is deterministic), only the wall time
+// and the order of the lines do.
 // Besides the infeasible share of device evaluations, it prints the share of proposals the tiling
 // probe rejected before the device (issue 16, "<kind> (probe)" rejections).
 #include <algorithm>
@@ -25,6 +28,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -162,8 +166,8 @@ variant_result run_variant(const std::string& name, const std::vector<fs::path>&
     r.probe_rejected += probed;
     if (s.phase == aopt::agent::episode_phase::failed || s.baseline_us <= 0) {
       r.failed_baselines++;
-      r.lines.push_back(
-          fmt::format("  {:<8} {:<36} baseline failed: {}", name, s.op_name, s.failure));
+      r.lines.push_back(fmt::format("  {:<8} L{} {:<36} baseline failed: {}", name, s.level,
+                                    s.op_name, s.failure));
       continue;
     }
     const double speedup = s.best_us > 0 ? s.baseline_us / s.best_us : 1.0;
@@ -171,8 +175,8 @@ variant_result run_variant(const std::string& name, const std::vector<fs::path>&
     if (speedup > 1.0) r.improved++;
     r.log_sum += std::log(speedup);
     r.lines.push_back(fmt::format(
-        "  {:<8} {:<36} {:>7.3f}x  {:>3} evaluations, {:>3} infeasible, {:>3} probe-rejected{}",
-        name, s.op_name, speedup, s.candidates - policy_failures, failures, probed,
+        "  {:<8} L{} {:<36} {:>7.3f}x  {:>3} evaluations, {:>3} infeasible, {:>3} probe-rejected{}",
+        name, s.level, s.op_name, speedup, s.candidates - policy_failures, failures, probed,
         s.repaired_from.empty() ? "" : " (baseline repaired)"));
   }
   r.gm_speedup = r.operators ? std::exp(r.log_sum / r.operators) : 1.0;
@@ -220,6 +224,7 @@ int main(int argc, char** argv) {
   fs::path root = fs::path(AOPT_SOURCE_DIR) / "corpus";
   uint32_t budget = 40;
   uint32_t slots = 2;
+  uint32_t jobs = 1;
   std::vector<std::string> names;
   bool all = false;
   bool probe_baselines = false;
@@ -229,6 +234,8 @@ int main(int argc, char** argv) {
       budget = static_cast<uint32_t>(std::stoul(argv[++i]));
     } else if (arg == "--slots" && i + 1 < argc) {
       slots = static_cast<uint32_t>(std::stoul(argv[++i]));
+    } else if (arg == "--jobs" && i + 1 < argc) {
+      jobs = std::max<uint32_t>(1, static_cast<uint32_t>(std::stoul(argv[++i])));
     } else if (arg == "--probe-baselines") {
       probe_baselines = true;
     } else if (arg == "--all") {
@@ -271,20 +278,29 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   variant_result marked;
   variant_result synth;
-  for (size_t i = 0; i < subset.size(); ++i) {
-    // The two variants of one operator side by side (separate databases, one device each).
-    variant_result m;
-    std::thread other([&] { m = run_variant("marked", {subset[i]}, work, budget, slots); });
-    variant_result s = run_variant("stripped", {stripped[i]}, work, budget, slots);
-    other.join();
-    for (const variant_result* r : {&m, &s}) {
-      for (const std::string& line : r->lines) fmt::print("{}\n", line);
+  std::mutex mutex;  // guards marked, synth, done and stdout
+  size_t done = 0;
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i = next++; i < subset.size(); i = next++) {
+      // The two variants of one operator side by side (separate databases, one device each).
+      variant_result m;
+      std::thread other([&] { m = run_variant("marked", {subset[i]}, work, budget, slots); });
+      variant_result s = run_variant("stripped", {stripped[i]}, work, budget, slots);
+      other.join();
+      std::lock_guard<std::mutex> lock(mutex);
+      for (const variant_result* r : {&m, &s}) {
+        for (const std::string& line : r->lines) fmt::print("{}\n", line);
+      }
+      marked.add(m);
+      synth.add(s);
+      fmt::print("  [{}/{} operators done]\n", ++done, subset.size());
+      std::fflush(stdout);
     }
-    marked.add(m);
-    synth.add(s);
-    fmt::print("  [{}/{} operators done]\n", i + 1, subset.size());
-    std::fflush(stdout);
-  }
+  };
+  std::vector<std::thread> workers;
+  for (uint32_t j = 0; j < std::min<size_t>(jobs, subset.size()); ++j) workers.emplace_back(worker);
+  for (std::thread& t : workers) t.join();
   fmt::print("\n{:<10} {:>10} {:>10} {:>12} {:>12} {:>15} {:>10}\n", "variant", "GM speedup",
              "improved", "evaluations", "infeasible", "probe-rejected", "wall s");
   for (const auto& [name, r] : {std::pair{"marked", marked}, std::pair{"stripped", synth}}) {

@@ -378,6 +378,11 @@ void campaign_fields(V& v, C& c) {
 }
 
 template <class V, class C>
+void stage1_fields(V& v, C& c) {
+  v.boolean("probe_tilings", c.probe_tilings);
+}
+
+template <class V, class C>
 void device_fields(V& v, C& c) {
   v.enumeration("kind", c.kind);
   v.string("profile", c.profile, true);
@@ -507,6 +512,7 @@ void workers_fields(V& v, C& c) {
 template <class V, class C>
 void for_each_section(V&& visit, C& c) {
   visit("campaign", [&](auto& v) { campaign_fields(v, c.campaign); });
+  visit("stage1", [&](auto& v) { stage1_fields(v, c.stage1); });
   visit("device", [&](auto& v) { device_fields(v, c.device); });
   visit("storage", [&](auto& v) { storage_fields(v, c.storage); });
   visit("llm", [&](auto& v) { llm_fields(v, c.llm); });

@@ -159,6 +159,13 @@ struct llm_config {
   double price_per_1k_completion = 0;
 };
 
+// [stage1]: Stage I (tiling) beyond the budget keys of [campaign] (issue 16).
+struct stage1_config {
+  // Run every Stage I candidate's tiling function alone (the tiling probe) and keep the
+  // infeasible ones from the device.
+  bool probe_tilings = true;
+};
+
 struct role_config {
   policy_kind policy = policy_kind::heuristic;
   // Only the retriever has this key (tuples per query); 0 for every other role.
@@ -213,6 +220,7 @@ struct aopt_config {
   aopt_config();
 
   campaign_config campaign;
+  stage1_config stage1;
   device_config device;
   storage_config storage;
   llm_config llm;

@@ -7,14 +7,18 @@
 #include <mutex>
 #include <set>
 
+#include <spdlog/spdlog.h>
+
 #include "actors/campaign.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/llm_gateway.hpp"
+#include "actors/prober.hpp"
 #include "actors/role_registry.hpp"
 #include "agent/store_journal.hpp"
 #include "base/content_hash.hpp"
 #include "llm/token_ledger_json.hpp"
 #include "runtime/device_factory.hpp"
+#include "runtime/tiling_probe_factory.hpp"
 
 namespace aopt::runtime {
 namespace fs = std::filesystem;
@@ -246,6 +250,8 @@ std::string derive_campaign_id(const std::vector<fs::path>& operators,
   if (config.device.kind == config::device_kind::sim) {
     for (const char* section : {"cann", "cascade"}) shaping.erase(section);
   }
+  // The tiling probe on (the default) keeps the ids of campaigns made before [stage1] existed.
+  if (config.stage1.probe_tilings) shaping.erase("stage1");
   parts.push_back(shaping.dump());
   return "c-" + content_hash(parts).substr(0, 12);
 }
@@ -346,9 +352,16 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
     if (*earlier) usage.replace_campaign(outcome.campaign, **earlier);
     gateway->restore_usage(outcome.campaign, usage);
   }
-  result<agent::policy_set> policies = make_policies(
-      cfg, db, *backend, outcome.campaign, std::dynamic_pointer_cast<npu::tiling_prober>(*device));
+  result<agent::policy_set> policies = make_policies(cfg, db, *backend, outcome.campaign);
   if (!policies.ok()) return refuse(policies.error());
+  const tiling_probe_setup probe = make_tiling_probe(cfg, *device, secrets_to_redact(cfg));
+  outcome.tiling_probe = probe.description;
+  if (cfg.stage1.probe_tilings && !probe.screen) {
+    spdlog::warn(
+        "no tiling prober for device.kind = {}: {}; Stage I candidates go to the device "
+        "unprobed",
+        config::to_string(cfg.device.kind), probe.description);
+  }
   auto journal = std::make_shared<campaign_journal>(db, record, usage, gateway);
   billing_link billing(gateway, outcome.campaign, journal);
 
@@ -363,6 +376,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   result<actors::episode_pipeline> pipeline = roles.spawn_pipeline(sys, cfg.pipeline, *policies);
   if (!pipeline.ok()) return refuse(pipeline.error());
   pipeline->confirm_improvements = cfg.device.confirm_improvements;
+  if (probe.screen) pipeline->prober = actors::spawn_prober(sys, probe.screen);
   pipeline->evaluator = actors::spawn_evaluator(
       sys, {*device, own_engine->device_pool(), std::make_shared<agent::store_journal>(db),
             make_eval_options(cfg.device)});
@@ -389,8 +403,9 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
     outcome.cascade = earlier_cascade;
     *outcome.cascade += cascade->counts();
   }
-  for (const caf::actor& a : {pipeline->mutator, pipeline->diagnoser, pipeline->retriever,
-                              pipeline->refiner, pipeline->evaluator, llm_gateway.actor()}) {
+  for (const caf::actor& a :
+       {pipeline->mutator, pipeline->diagnoser, pipeline->retriever, pipeline->refiner,
+        pipeline->evaluator, pipeline->prober, llm_gateway.actor()}) {
     if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   }
 

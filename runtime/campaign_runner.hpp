@@ -23,7 +23,6 @@
 #include "llm/token_ledger.hpp"
 #include "npu/cann/drift_board.hpp"
 #include "npu/cascade_device.hpp"
-#include "npu/tiling_prober.hpp"
 #include "runtime/engine.hpp"
 #include "runtime/finalist_remeasurement.hpp"
 #include "storage/store.hpp"
@@ -58,6 +57,9 @@ struct campaign_outcome {
   // A hardware device: the end-of-campaign re-measurement of each operator's finalists
   // (cann.remeasure_top), when every episode finished; unset on the simulator.
   std::optional<std::vector<operator_finalists>> finalists;
+  // The tiling probe Stage I candidates passed (tiling_probe_factory.hpp: "simulator device",
+  // "off (stage1.probe_tilings = false)", "none: <why>").
+  std::string tiling_probe;
 };
 
 struct campaign_request {
@@ -89,12 +91,9 @@ bool roles_use_llm(const config::aopt_config& config);
 // Policies for the configured roles (heuristic or LLM per role). `llm`: make_role_llm_backend's
 // backend; invalid_argument when a role needs it and it is null. `campaign` is the campaign the
 // LLM calls of policies without a per-call campaign (dense retrieval) are accounted to.
-// `prober` (may be null: no probe) runs the heuristic mutator's candidates' tiling functions
-// before the device (issue 16: feasibility before the device).
 result<agent::policy_set> make_policies(const config::aopt_config& config, storage::store& db,
                                         std::shared_ptr<agent::llm_backend> llm,
-                                        const std::string& campaign,
-                                        std::shared_ptr<npu::tiling_prober> prober = nullptr);
+                                        const std::string& campaign);
 
 // Runs the campaign to completion or until *stop becomes true. `events` may be null.
 result<campaign_outcome> run_campaign(const campaign_request& request, storage::store& db,

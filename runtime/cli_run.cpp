@@ -106,6 +106,8 @@ void print_table(const report_data& d, const campaign_outcome& o) {
   nlohmann::json j = report_json(d);
   fmt::print("\ncampaign {}  ({} strategy, {} latencies)\n", d.campaign, d.strategy,
              d.simulated ? "simulated" : "measured");
+  if (!o.tiling_probe.empty())
+    fmt::print("tiling probe of Stage I candidates: {}\n", o.tiling_probe);
   if (j.contains("final_numbers")) {
     fmt::print("baseline, best and speedup: the {} of the finalists\n",
                j["final_numbers"].get<std::string>());

@@ -57,8 +57,7 @@ result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(
 
 result<agent::policy_set> make_policies(const config::aopt_config& config, storage::store& db,
                                         std::shared_ptr<agent::llm_backend> llm,
-                                        const std::string& campaign,
-                                        std::shared_ptr<npu::tiling_prober> prober) {
+                                        const std::string& campaign) {
   result<sim::hw_profile> hw =
       npu::find_hardware_profile(config.device.profile, config::hardware_dir(config.device));
   if (!hw.ok()) return hw.error().with_context("device.profile");
@@ -71,7 +70,6 @@ result<agent::policy_set> make_policies(const config::aopt_config& config, stora
   mutator.mutator.seed = config.campaign.seed;
   mutator.ub_bytes = hw->ub_bytes;
   mutator.synthesis.cores = hw->vector_cores;  // block-dim domains and the block-dim screen
-  if (prober) mutator.probe = agent::make_probe_screen(std::move(prober), hw->ub_bytes);
 
   for (const std::string& role : episode_roles) {
     if (uses_llm(config, role) && !llm)

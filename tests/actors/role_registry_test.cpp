@@ -5,12 +5,13 @@
 
 #include <doctest/doctest.h>
 
-#include <mutex>
 #include <optional>
 
 #include "actors/device_pool.hpp"
+#include "actors/episode_to_end.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
+#include "actors/recording_journal.hpp"
 #include "actors/refiner.hpp"
 #include "actors/simulator_fixture.hpp"
 #include "agent/heuristic_policies.hpp"
@@ -31,18 +32,6 @@ class annotating_refiner final : public agent::refiner_policy {
         {request.kernel + "\n// annotated by a custom role\n", "annotated", {}}};
   }
   std::vector<std::string> requests_;
-};
-
-class recording_journal final : public agent::episode_journal {
- public:
-  status record(const agent::episode_state&, const std::optional<agent::candidate_record>& c,
-                const std::optional<agent::eval_cache_entry>&) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (c) candidates.push_back(*c);
-    return status::ok_status();
-  }
-  std::mutex mutex_;
-  std::vector<agent::candidate_record> candidates;
 };
 
 }  // namespace
@@ -85,26 +74,18 @@ TEST_CASE("a role registered by its caller runs in a configured pipeline without
   agent::episode_config episode_cfg;
   episode_cfg.strat = agent::strategy::stage2;
   episode_cfg.budget = 2;
-  auto journal = std::make_shared<recording_journal>();
-  actors::episode_context ctx{package,   agent::initial_episode_state("c", *package, episode_cfg),
-                              *pipeline, journal,
-                              nullptr,   nullptr};
-  caf::actor episode = actors::spawn_episode(sys, std::move(ctx));
-  caf::scoped_actor self{sys};
-  std::optional<actors::episode_summary> summary;
-  self->request(episode, caf::infinite, actors::run_atom_v)
-      .receive([&](const actors::episode_summary& s) { summary = s; },
-               [&](const caf::error& e) { FAIL("episode: " << caf::to_string(e)); });
-  for (const caf::actor& a : {pipeline->mutator, pipeline->refiner, pipeline->evaluator}) {
-    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-  }
+  auto journal = std::make_shared<testing::recording_journal>();
+  std::optional<actors::episode_summary> summary = testing::episode_to_end(
+      sys, {package, agent::initial_episode_state("c", *package, episode_cfg), *pipeline, journal,
+            nullptr, nullptr});
 
   REQUIRE(summary.has_value());
   CHECK(summary->error.empty());
   // The baseline, then the custom role's candidate, evaluated; the refiner got an empty
   // diagnosis because the pipeline has no diagnoser.
-  REQUIRE(journal->candidates.size() >= 2);
-  const agent::candidate_record& proposed = journal->candidates[1];
+  const std::vector<agent::candidate_record> records = journal->candidates();
+  REQUIRE(records.size() >= 2);
+  const agent::candidate_record& proposed = records[1];
   CHECK(proposed.role == "refiner");
   CHECK(proposed.policy == "annotating");
   CHECK(proposed.origin == "annotated");

@@ -1,12 +1,18 @@
 // Feasibility before the device (issue 16): the tiling data layout, the trusted judgement of a
-// probe's delivery, and the heuristic mutator policy with a scripted probe. The probe with a real
-// compile is in tiling_probe_test.cpp.
+// probe's delivery, and the episode engine with a scripted probe in front of the device (the
+// heuristic mutator learning from the rejections). The probe with a real compile is in
+// tiling_probe_test.cpp; through the episode actor with the LLM mutator in
+// tests/actors/tiling_probe_episode_test.cpp.
 #include "agent/tiling_feasibility.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
 
+#include "agent/episode.hpp"
 #include "agent/heuristic_policies.hpp"
 
 using namespace aopt;
@@ -74,6 +80,93 @@ class KernelAdd {
                              " }\n};\n";
   return facts_of(op, kernel, 196608);
 }
+
+const char* const kTileAndBlockDim = R"(// EVOLVE-BLOCK-START
+constexpr uint32_t TILE_LENGTH = 2048;  // tunable: pow2 [256, 65536]
+constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]
+// EVOLVE-BLOCK-END
+)";
+
+// The heuristic mutator without its own UB screen: only the probe rejects.
+heuristic_mutator_policy screened_by_the_probe_only() {
+  heuristic_mutator_policy_options options;
+  options.ub_bytes = 0;
+  return heuristic_mutator_policy(options);
+}
+
+int64_t value_of(const std::string& tiling, const std::string& name) {
+  result<std::vector<tunable>> t = parse_tunables(tiling);
+  REQUIRE(t.ok());
+  return current_values(*t).at(name);
+}
+
+npu::op_package toy_op(const std::string& tiling) {
+  npu::op_package op;
+  op.spec.name = "add_custom";
+  for (const char* n : {"x", "y"}) op.spec.inputs.push_back({n, npu::dtype::float16, {8, 2048}});
+  op.spec.outputs.push_back({"z", npu::dtype::float16, {8, 2048}});
+  op.host_source = tiling;
+  op.kernel_source = "K";
+  return op;
+}
+
+episode_state stage1_episode(const npu::op_package& op, uint32_t budget) {
+  episode_config config;
+  config.strat = strategy::stage1;
+  config.budget = budget;
+  return initial_episode_state("c", op, config);
+}
+
+// Drives an episode the way the episode actor does: every Stage I tiling the engine flags goes
+// through `screen` first; a rejection goes back to the engine, the rest to a scripted device.
+struct probe_world {
+  std::function<feasibility_verdict(const std::string&)> screen;
+  bool check_feasible = true;  // what reaches the device must have passed the screen
+  std::vector<std::string> evaluated;
+  uint32_t rejections = 0;
+  uint32_t origins_after_rejection = 0;
+
+  void run(episode_engine& e, mutator_policy& policy) {
+    for (int i = 0; i < 1000; ++i) {
+      episode_action a = e.next();
+      if (std::holds_alternative<episode_finished>(a)) return;
+      if (auto* m = std::get_if<need_mutation>(&a)) {
+        e.on_mutation(policy.mutate(m->request), policy.name());
+      } else if (auto* ev = std::get_if<need_evaluation>(&a)) {
+        const evaluation_request& r = ev->request;
+        if (r.role == "baseline") {
+          CHECK_FALSE(r.probe);
+          e.on_evaluation(ok(100));
+          continue;
+        }
+        if (r.probe) {
+          const feasibility_verdict v = screen(r.tiling);
+          if (!v.feasible()) {
+            ++rejections;
+            e.on_probe_rejection(v);
+            continue;
+          }
+        } else if (check_feasible) {
+          FAIL("a Stage I tiling was not flagged for the probe");
+        }
+        if (r.origin.find("rejected by the tiling probe, the last for ") != std::string::npos)
+          ++origins_after_rejection;
+        evaluated.push_back(r.tiling);
+        e.on_evaluation(ok(50.0 + static_cast<double>(evaluated.size())));
+      } else {
+        FAIL("unexpected action in a Stage I episode");
+      }
+    }
+    FAIL("episode did not finish");
+  }
+
+  static npu::eval_result ok(double latency) {
+    npu::eval_result r;
+    r.status = npu::eval_status::ok;
+    r.latency_us = latency;
+    return r;
+  }
+};
 
 }  // namespace
 
@@ -150,93 +243,78 @@ TEST_SUITE("agent") {
     CHECK(judge_tiling(other, padded).feasible());
   }
 
-  TEST_CASE("the mutator policy sends no probe-rejected candidate to the device, and learns") {
+  TEST_CASE("the episode sends no probe-rejected tiling to the device, and the mutator learns") {
     // A scripted probe: tiles of 8192 elements or more overflow the UB.
-    npu::op_package op;
-    op.spec.name = "add_custom";
-    for (const char* n : {"x", "y"}) op.spec.inputs.push_back({n, npu::dtype::float16, {8, 2048}});
-    op.spec.outputs.push_back({"z", npu::dtype::float16, {8, 2048}});
-    int probes = 0;
-    heuristic_mutator_policy_options options;
-    options.ub_bytes = 0;  // only the probe screens
-    options.probe = [&](const npu::op_package&, const std::string& tiling, const std::string&) {
-      ++probes;
-      result<std::vector<tunable>> t = parse_tunables(tiling);
-      REQUIRE(t.ok());
-      const int64_t tile = current_values(*t).at("TILE_LENGTH");
-      return tile >= 8192 ? feasibility_verdict{"ub_overflow", "tile too large"}
-                          : feasibility_verdict{};
+    const npu::op_package op = toy_op(kTileAndBlockDim);
+    probe_world w;
+    w.screen = [&](const std::string& tiling) {
+      return value_of(tiling, "TILE_LENGTH") >= 8192
+                 ? feasibility_verdict{"ub_overflow", "tile too large"}
+                 : feasibility_verdict{};
     };
-    heuristic_mutator_policy policy(options);
-    mutation_request request;
-    request.op = &op;
-    request.tiling = R"(// EVOLVE-BLOCK-START
-constexpr uint32_t TILE_LENGTH = 2048;  // tunable: pow2 [256, 65536]
-constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]
-// EVOLVE-BLOCK-END
-)";
-    request.kernel = "K";
-    request.best_latency_us = 100;
-    std::map<std::string, uint32_t> rejected;
-    std::set<int64_t> rejected_tiles;
-    for (int step = 0; step < 12; ++step) {
-      const int before = probes;
-      result<mutation_reply> reply = policy.mutate(request);
-      REQUIRE(reply.ok());
-      result<std::vector<tunable>> t = parse_tunables(reply->tiling);
-      REQUIRE(t.ok());
-      // What reaches the device passed the probe.
-      CHECK(current_values(*t).at("TILE_LENGTH") < 8192);
-      const uint32_t probe_rejections = reply->rejected.count("ub_overflow (probe)")
-                                            ? reply->rejected.at("ub_overflow (probe)")
-                                            : 0;
-      CHECK(probes - before == static_cast<int>(probe_rejections) + 1);
-      CHECK((reply->origin.find("rejected by the tiling probe, the last for ub_overflow: tile "
-                                "too large") != std::string::npos) == (probe_rejections > 0));
-      for (const auto& [reason, n] : reply->rejected) rejected[reason] += n;
-      request.history.push_back({reply->tiling, 50.0 + step, reply->origin});
-      request.policy_state = nlohmann::json::parse(reply->policy_state.dump());
-      request.sample_index++;
-    }
+    heuristic_mutator_policy policy = screened_by_the_probe_only();
+    episode_engine engine(op, stage1_episode(op, 12));
+    w.run(engine, policy);
+
+    // Every proposal was probed; what reached the device passed the probe.
+    REQUIRE(w.evaluated.size() == 12);
+    for (const std::string& tiling : w.evaluated) CHECK(value_of(tiling, "TILE_LENGTH") < 8192);
     // The space-filling sample reaches the large tiles; the probe stops them, and once a region
     // is known infeasible (every larger tile) it is not proposed again: few rejections in all.
-    REQUIRE(rejected.count("ub_overflow (probe)") == 1);
-    CHECK(rejected.at("ub_overflow (probe)") >= 1);
-    CHECK(rejected.at("ub_overflow (probe)") <= 4);  // 8192, 16384, 32768, 65536 at most
+    const episode_state& s = engine.state();
+    CHECK(s.candidates == 12);
+    REQUIRE(s.rejected.count("ub_overflow (probe)") == 1);
+    CHECK(s.rejected.at("ub_overflow (probe)") == w.rejections);
+    CHECK(w.rejections >= 1);
+    CHECK(w.rejections <= 4);  // 8192, 16384, 32768, 65536 at most
+    CHECK(s.probe_rejections == w.rejections);
+    // The candidate after a rejection says so; the history keeps the rejection and its reason.
+    CHECK(w.origins_after_rejection >= 1);
+    bool in_history = false;
+    for (const tiling_trial& t : s.tiling_history) {
+      if (t.summary == "ub_overflow" &&
+          t.detail == "rejected by the tiling probe before the device: tile too large")
+        in_history = true;
+    }
+    CHECK(in_history);
   }
 
   TEST_CASE("a probe rejection on a tunable of unknown role does not rule out the whole space") {
     // SPAN is named for no role: the region learned from its UB overflow keeps SPAN at the
     // failed value, so BUFFER_NUM 1 stays open instead of "every BUFFER_NUM >= 1".
-    npu::op_package op;
-    op.spec.name = "add_custom";
-    heuristic_mutator_policy_options options;
-    options.ub_bytes = 0;
-    options.probe = [](const npu::op_package&, const std::string& tiling, const std::string&) {
-      result<std::vector<tunable>> t = parse_tunables(tiling);
-      REQUIRE(t.ok());
-      const tunable_values v = current_values(*t);
-      return v.at("SPAN") * v.at("BUFFER_NUM") >= 32768
-                 ? feasibility_verdict{"ub_overflow", "span too large"}
-                 : feasibility_verdict{};
-    };
-    heuristic_mutator_policy policy(options);
-    mutation_request request;
-    request.op = &op;
-    request.tiling = R"(// EVOLVE-BLOCK-START
+    const npu::op_package op = toy_op(R"(// EVOLVE-BLOCK-START
 constexpr uint32_t SPAN = 2048;       // tunable: pow2 [256, 65536]
 constexpr uint32_t BUFFER_NUM = 2;    // tunable: choice {2, 1}
 // EVOLVE-BLOCK-END
-)";
-    request.kernel = "K";
-    request.best_latency_us = 100;
+)");
+    probe_world w;
+    w.screen = [](const std::string& tiling) {
+      return value_of(tiling, "SPAN") * value_of(tiling, "BUFFER_NUM") >= 32768
+                 ? feasibility_verdict{"ub_overflow", "span too large"}
+                 : feasibility_verdict{};
+    };
+    heuristic_mutator_policy policy = screened_by_the_probe_only();
     // 13 value sets fit (SPAN < 16384 with 2 buffers, < 32768 with 1): 10 steps all find one.
-    for (int step = 0; step < 10; ++step) {
-      result<mutation_reply> reply = policy.mutate(request);
-      REQUIRE_MESSAGE(reply.ok(), reply.error().to_string());
-      request.history.push_back({reply->tiling, 50.0 + step, reply->origin});
-      request.policy_state = nlohmann::json::parse(reply->policy_state.dump());
-      request.sample_index++;
-    }
+    episode_engine engine(op, stage1_episode(op, 10));
+    w.run(engine, policy);
+    CHECK(engine.state().candidates == 10);
+    CHECK(w.evaluated.size() == 10);
+    CHECK(engine.state().notes.count("stage1") == 0);
+  }
+
+  TEST_CASE("after too many probe rejections in one step the next proposal goes unprobed") {
+    // A probe that rejects everything: each step ends with one unprobed evaluation, so that the
+    // budget is spent and the episode ends.
+    const npu::op_package op = toy_op(kTileAndBlockDim);
+    probe_world w;
+    w.screen = [](const std::string&) { return feasibility_verdict{"tiling_failed", "always"}; };
+    w.check_feasible = false;
+    heuristic_mutator_policy policy = screened_by_the_probe_only();
+    episode_engine engine(op, stage1_episode(op, 2));
+    w.run(engine, policy);
+    CHECK(engine.state().candidates <= 2);
+    CHECK(w.rejections <= 2 * episode_engine::max_probe_rejections);
+    CHECK(w.rejections >= episode_engine::max_probe_rejections);
+    CHECK(w.evaluated.size() == engine.state().candidates);
   }
 }

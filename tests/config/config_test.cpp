@@ -46,6 +46,7 @@ cfg::aopt_config every_field_changed() {
   cam.seed = 1234567890123ULL;
   cam.population = 12;
   cam.elite = 4;
+  c.stage1.probe_tilings = false;
   auto& dev = c.device;
   dev.kind = cfg::device_kind::cann;
   dev.profile = "ascend910b3";
@@ -379,6 +380,22 @@ TEST_SUITE("config") {
       REQUIRE(changed_leaves.count(key) == 1);
       CHECK(changed_leaves.at(key) != value);
     }
+  }
+
+  TEST_CASE("stage1.probe_tilings is on by default and a file or --set turns it off") {
+    auto defaults = cfg::load_config({}, {});
+    REQUIRE(defaults.ok());
+    CHECK(defaults->stage1.probe_tilings);
+    auto off = cfg::load_config({}, {"stage1.probe_tilings=false"});
+    REQUIRE_MESSAGE(off.ok(), off.error().to_string());
+    CHECK_FALSE(off->stage1.probe_tilings);
+    aopt::testing::temp_dir dir;
+    auto from_file = cfg::load_config(write_file(dir, "[stage1]\nprobe_tilings = false\n"), {});
+    REQUIRE_MESSAGE(from_file.ok(), from_file.error().to_string());
+    CHECK_FALSE(from_file->stage1.probe_tilings);
+    CHECK(set_error({"stage1.probe_tilings=\"no\""}) ==
+          "config: stage1.probe_tilings: expected a boolean, got string \"no\"");
+    CHECK(set_error({"stage1.probe=false"}) == "config: stage1.probe: unknown key");
   }
 
   TEST_CASE("every key is settable with --set") {

@@ -65,6 +65,8 @@ TEST_CASE("cascade: stage counts survive a resume and the finalists are re-measu
   REQUIRE(first->cascade.has_value());
   CHECK(first->cascade->evaluated >= 1);
   CHECK(first->cascade->hardware >= 1);  // the baseline always goes to the NPU
+  // Stage I candidates were probed with a simulator device made for the purpose (issue 16).
+  CHECK(first->tiling_probe == "simulator device built to probe (device.kind = cascade)");
 
   // The finalists: the baseline first, re-measured with max_samples x finalist_factor samples.
   REQUIRE(first->finalists.has_value());
