@@ -54,9 +54,9 @@ episode_engine::episode_engine(const npu::op_package& op, episode_state state)
 void episode_engine::start_evolve_step() {
   result<program_database> db = program_database::load(state_.programs);
   if (!db.ok()) {
-    pending_.parent = program{state_.best_tiling, state_.best_kernel, state_.best_us,
-                              static_cast<uint64_t>(std::max<int64_t>(state_.best_seq, 0)),
-                              state_.best_result};
+    pending_.parent =
+        program{state_.best_tiling, state_.best_kernel, state_.best_us,
+                static_cast<uint64_t>(std::max<int64_t>(state_.best_seq, 0)), state_.best_result};
     return;
   }
   pending_.parent = db->select(state_.candidates, state_.config.seed);
@@ -281,11 +281,11 @@ std::optional<candidate_record> episode_engine::on_refinement(
   pending_.kernels = std::move(untried);
   if (pending_.kernels->empty() && state_.config.strat != strategy::best_of_n) {
     if (retrieve_deeper()) return std::nullopt;
-    state_.notes["stage2"] = fmt::format(
-        "{} from the {} tuple(s) retrieved",
-        candidates->empty() ? "the refiner had no kernel rewrite for the diagnosis"
-                            : "every kernel rewrite of the refiner was already tried",
-        pending_.retrieved);
+    state_.notes["stage2"] =
+        fmt::format("{} from the {} tuple(s) retrieved",
+                    candidates->empty() ? "the refiner had no kernel rewrite for the diagnosis"
+                                        : "every kernel rewrite of the refiner was already tried",
+                    pending_.retrieved);
   }
   if (state_.config.strat == strategy::best_of_n) {
     if (pending_.mutated_tiling) compose_best_of_n();
@@ -603,12 +603,13 @@ void episode_engine::note_early_stop() {
   std::string why;
   for (const char* key : {"stage1", "stage1_error", "stage2"}) {
     auto it = state_.notes.find(key);
-    if (it != state_.notes.end()) why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", key, it->second);
+    if (it != state_.notes.end())
+      why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", key, it->second);
   }
-  state_.notes["early_stop"] = fmt::format(
-      "{} stopped after {} of {} evaluations: nothing untried remained{}",
-      to_string(state_.config.strat), state_.candidates, state_.config.budget,
-      why.empty() ? std::string() : " (" + why + ")");
+  state_.notes["early_stop"] =
+      fmt::format("{} stopped after {} of {} evaluations: nothing untried remained{}",
+                  to_string(state_.config.strat), state_.candidates, state_.config.budget,
+                  why.empty() ? std::string() : " (" + why + ")");
 }
 
 void episode_engine::skip_empty_stages() {

@@ -25,10 +25,8 @@ bool enum_parse(const std::string& text, Enum& out,
 
 // Persistent names: do not change.
 const std::pair<strategy, const char*> strategy_names[] = {
-    {strategy::alternating, "alternating"},
-    {strategy::stage1, "stage1"},
-    {strategy::stage2, "stage2"},
-    {strategy::best_of_n, "best_of_n"},
+    {strategy::alternating, "alternating"}, {strategy::stage1, "stage1"},
+    {strategy::stage2, "stage2"},           {strategy::best_of_n, "best_of_n"},
     {strategy::evolve, "evolve"},
 };
 const std::pair<episode_phase, const char*> phase_names[] = {

@@ -46,7 +46,8 @@ result<std::string> edit(const std::string& kernel, edits_fn fn, const std::stri
 
 kernel_rule rule_of(const motif_spec& m, const std::string& name, const std::string& description,
                     const std::string& bottleneck, const std::string& counterpart, edits_fn fn) {
-  kernel_rule r{name, m.category, m.title, description, bottleneck, m.tags, counterpart, {}, {}, {}};
+  kernel_rule r{name,   m.category,  m.title, description, bottleneck,
+                m.tags, counterpart, {},      {},          {}};
   r.applies = [fn](const std::string& kernel) { return !fn(kernel_facts(kernel)).empty(); };
   r.apply = [fn, name](const std::string& kernel) { return edit(kernel, fn, name); };
   return r;
@@ -81,9 +82,9 @@ motif build(const motif_spec& m) {
   const std::string base = bottleneck_text(m.tags);
   motif out;
   out.name = m.name;
-  out.deoptimize =
-      rule_of(m, m.rewind_name, m.description,
-              m.slow_symptom.empty() ? base : base + " " + m.slow_symptom, m.optimize_name, m.rewind);
+  out.deoptimize = rule_of(m, m.rewind_name, m.description,
+                           m.slow_symptom.empty() ? base : base + " " + m.slow_symptom,
+                           m.optimize_name, m.rewind);
   out.optimize = rule_of(m, m.optimize_name, m.optimize_summary, base, m.rewind_name, m.optimize);
   edits_fn fn = m.optimize;
   std::vector<parameter> parameters = m.parameters;

@@ -630,7 +630,8 @@ bool mentions(const kernel_facts& f, text_range s, const std::string& name) {
 std::optional<call_site> whole_call(const kernel_facts& f, text_range s, const std::string& api) {
   std::vector<call_site> calls = find_calls(f.text(), f.masked(), api, s);
   if (calls.size() != 1) return std::nullopt;
-  std::optional<text_range> whole = call_statement(f.masked(), calls[0].name_begin, calls[0].parens);
+  std::optional<text_range> whole =
+      call_statement(f.masked(), calls[0].name_begin, calls[0].parens);
   if (!whole || whole->begin != s.begin) return std::nullopt;
   return calls[0];
 }
@@ -659,10 +660,11 @@ std::vector<text_edit> reciprocal_edits(const kernel_facts& f) {
       std::smatch m;
       const std::string& value = dup->arguments[1];
       const bool inverse = std::regex_match(value, m, reciprocal);
-      const std::string scalar = inverse ? trim(std::string(m[1]))
-                                         : "static_cast<float>(1) / (" + value + ")";
+      const std::string scalar =
+          inverse ? trim(std::string(m[1])) : "static_cast<float>(1) / (" + value + ")";
       const std::vector<std::string>& a = div->arguments;
-      edits.push_back({stmts[i], "Muls(" + a[0] + ", " + a[1] + ", " + scalar + ", " + a[3] + ");"});
+      edits.push_back(
+          {stmts[i], "Muls(" + a[0] + ", " + a[1] + ", " + scalar + ", " + a[3] + ");"});
       // The Duplicate goes when nothing else reads the divisor: the Div overwrote it, or no
       // later statement of the block mentions it.
       bool later = false;
@@ -670,9 +672,9 @@ std::vector<text_edit> reciprocal_edits(const kernel_facts& f) {
       if ((operand_base(a[0]) != base && later) || !removed.insert(stmts[j].begin).second) continue;
       edits.push_back(remove_statement(masked, stmts[j]));
       // The vector barrier the de-optimization put between its Duplicate and Div goes with them.
-      if (inverse && j + 2 == i && shape_of(masked.substr(stmts[j + 1].begin, stmts[j + 1].end -
-                                                                     stmts[j + 1].begin)) ==
-                                       "PipeBarrier<PIPE_V>();") {
+      if (inverse && j + 2 == i &&
+          shape_of(masked.substr(stmts[j + 1].begin, stmts[j + 1].end - stmts[j + 1].begin)) ==
+              "PipeBarrier<PIPE_V>();") {
         edits.push_back(remove_statement(masked, stmts[j + 1]));
       }
     }

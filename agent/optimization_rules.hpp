@@ -1,7 +1,7 @@
 // The optimizations (refinement direction) of the motif library (motif_library.hpp) as a list of
 // kernel rules, one per motif in the library's order; what each recognises and edits is listed in
-// optimization_edits.hpp. The rewinder applies the de-optimizations one per step to build slow-to-fast
-// trajectories; the heuristic refiner applies the optimizations.
+// optimization_edits.hpp. The rewinder applies the de-optimizations one per step to build
+// slow-to-fast trajectories; the heuristic refiner applies the optimizations.
 //
 // Thread-safety: the list is immutable.
 #pragma once

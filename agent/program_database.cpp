@@ -103,7 +103,8 @@ result<program_database> program_database::load(const nlohmann::json& j,
   try {
     program_database db(options);
     db.islands_.clear();
-    for (const nlohmann::json& island : j.at("islands")) db.islands_.push_back(from_json_list(island));
+    for (const nlohmann::json& island : j.at("islands"))
+      db.islands_.push_back(from_json_list(island));
     if (db.islands_.empty()) return invalid_argument("program database: no islands");
     for (const std::vector<program>& island : db.islands_) {
       if (island.empty()) return invalid_argument("program database: an empty island");

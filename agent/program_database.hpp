@@ -26,7 +26,7 @@ struct program {
   std::string tiling;
   std::string kernel;
   double latency_us = 0;
-  uint64_t seq = 0;  // the candidate it was evaluated as
+  uint64_t seq = 0;         // the candidate it was evaluated as
   npu::eval_result result;  // its profile, which the diagnoser reads
 };
 
@@ -54,7 +54,8 @@ class program_database {
 
   nlohmann::json save() const;
   // invalid_argument when `j` is not a saved database.
-  static result<program_database> load(const nlohmann::json& j, program_database_options options = {});
+  static result<program_database> load(const nlohmann::json& j,
+                                       program_database_options options = {});
 
  private:
   void migrate();

@@ -76,9 +76,8 @@ run_result run_one(aopt::storage::store& db, const std::string& strategy, const 
                    uint32_t budget) {
   run_result r;
   r.op = op.filename().string();
-  auto cfg = aopt::config::load_config(
-      "", {fmt::format("campaign.budget={}", budget), "campaign.strategy=" + strategy,
-           "device.slots=1"});
+  auto cfg = aopt::config::load_config("", {fmt::format("campaign.budget={}", budget),
+                                            "campaign.strategy=" + strategy, "device.slots=1"});
   if (!cfg.ok()) {
     fmt::print(stderr, "bench: {}\n", cfg.error().to_string());
     std::exit(1);
@@ -87,8 +86,8 @@ run_result run_one(aopt::storage::store& db, const std::string& strategy, const 
   request.campaign = "bench-" + strategy + "-" + r.op;
   request.operators = {op};
   request.config = *cfg;
-  auto outcome = aopt::runtime::run_campaign(request, db, nullptr,
-                                             std::make_shared<std::atomic<bool>>(false));
+  auto outcome =
+      aopt::runtime::run_campaign(request, db, nullptr, std::make_shared<std::atomic<bool>>(false));
   if (!outcome.ok() || outcome->episodes.size() != 1) {
     fmt::print(stderr, "bench: {} {}: {}\n", strategy, r.op,
                outcome.ok() ? "no episode" : outcome.error().to_string());
@@ -148,7 +147,8 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  const fs::path work = fs::temp_directory_path() / fmt::format("aopt-bench-strategies-{}", getpid());
+  const fs::path work =
+      fs::temp_directory_path() / fmt::format("aopt-bench-strategies-{}", getpid());
   fs::create_directories(work);
   const fs::path db_dir = work / "db";
   fmt::print("building the experience bank from {} (heuristic rewind)\n",

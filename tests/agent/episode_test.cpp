@@ -458,38 +458,42 @@ TEST_CASE("a best that is still the reference point needs no validation") {
   CHECK(w.validations == 0);
 }
 
-TEST_CASE("stage2 retrieves deeper when every candidate was tried, so it spends its budget") {
+namespace {
+
+// stage2 at budget 10, top-k 3, over a bank of `bank_size` tuples whose rewrites are all slower
+// (so the first diagnosis stays and only deeper retrievals add tuples).
+episode_state stage2_over_bank(int bank_size, scripted_world& w) {
   npu::op_package op = test_op();
   episode_config cfg;
   cfg.strat = strategy::stage2;
   cfg.budget = 10;
   cfg.top_k = 3;
   episode_engine e(op, initial_episode_state("c", op, cfg));
-  scripted_world w;
-  w.bank_size = 12;
-  // No rewrite is faster, so the first diagnosis stays and only deeper retrievals add tuples.
-  w.evaluate = [](const std::string&, const std::string& k) { return ok_result(k == "K0" ? 10 : 11); };
+  w.bank_size = bank_size;
+  w.evaluate = [](const std::string&, const std::string& k) {
+    return ok_result(k == "K0" ? 10 : 11);
+  };
   w.run(e);
-  CHECK(e.state().candidates == 10);
+  return e.state();
+}
+
+}  // namespace
+
+TEST_CASE("stage2 retrieves deeper when every candidate was tried, so it spends its budget") {
+  scripted_world w;
+  const episode_state s = stage2_over_bank(12, w);
+  CHECK(s.candidates == 10);
   CHECK(w.deepest_retrieval == 12);
-  CHECK(e.state().notes.count("early_stop") == 0);
+  CHECK(s.notes.count("early_stop") == 0);
 }
 
 TEST_CASE("stage2 that runs out of untried candidates says so and how much it spent") {
-  npu::op_package op = test_op();
-  episode_config cfg;
-  cfg.strat = strategy::stage2;
-  cfg.budget = 10;
-  cfg.top_k = 3;
-  episode_engine e(op, initial_episode_state("c", op, cfg));
   scripted_world w;
-  w.bank_size = 4;
-  w.evaluate = [](const std::string&, const std::string& k) { return ok_result(k == "K0" ? 10 : 11); };
-  w.run(e);
-  CHECK(e.state().candidates == 4);
-  REQUIRE(e.state().notes.count("early_stop") == 1);
-  CHECK(e.state().notes.at("early_stop").find("stage2 stopped after 4 of 10 evaluations") == 0);
-  CHECK(e.state().notes.at("stage2").find("from the 4 tuple(s) retrieved") != std::string::npos);
+  const episode_state s = stage2_over_bank(4, w);
+  CHECK(s.candidates == 4);
+  REQUIRE(s.notes.count("early_stop") == 1);
+  CHECK(s.notes.at("early_stop").find("stage2 stopped after 4 of 10 evaluations") == 0);
+  CHECK(s.notes.at("stage2").find("from the 4 tuple(s) retrieved") != std::string::npos);
 }
 
 TEST_CASE("evolve varies T and K of parents from its program database and spends the budget") {
@@ -531,7 +535,8 @@ TEST_CASE("a resumed evolve episode draws the same parents as an uninterrupted o
   cfg.strat = strategy::evolve;
   cfg.budget = 9;
   auto eval = [](const std::string& t, const std::string& k) {
-    return ok_result(100 - (t == "T0" ? 0 : std::stoi(t.substr(1)) % 4) - static_cast<double>(k.size() % 5));
+    return ok_result(100 - (t == "T0" ? 0 : std::stoi(t.substr(1)) % 4) -
+                     static_cast<double>(k.size() % 5));
   };
   episode_engine whole(op, initial_episode_state("c", op, cfg));
   scripted_world w1;

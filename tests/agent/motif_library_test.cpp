@@ -136,7 +136,8 @@ TEST_SUITE("agent") {
     // Two sites (the constant and the runtime count): each alone is a variant too.
     CHECK(by_label.count("site 1 of 2") == 1);
     CHECK(by_label.count("site 2 of 2") == 1);
-    CHECK(find_motif("ub_sized_tiles")->optimize.variants("constexpr uint32_t TILE_LENGTH = 512;\n")
+    CHECK(find_motif("ub_sized_tiles")
+              ->optimize.variants("constexpr uint32_t TILE_LENGTH = 512;\n")
               .front()
               .kernel == "constexpr uint32_t TILE_LENGTH = 2048;\n");
   }
