@@ -45,7 +45,36 @@ bool reopen_transient_baseline_failure(episode_state& state, const npu::eval_res
 }
 
 episode_engine::episode_engine(const npu::op_package& op, episode_state state)
-    : op_(op), state_(std::move(state)) {}
+    : op_(op), state_(std::move(state)) {
+  if (evolving() && state_.phase == episode_phase::running) start_evolve_step();
+}
+
+// The step's parent, drawn again from the database after a restart (the draw depends only on
+// the seed and the step).
+void episode_engine::start_evolve_step() {
+  result<program_database> db = program_database::load(state_.programs);
+  if (!db.ok()) {
+    pending_.parent =
+        program{state_.best_tiling, state_.best_kernel, state_.best_us,
+                static_cast<uint64_t>(std::max<int64_t>(state_.best_seq, 0)), state_.best_result};
+    return;
+  }
+  pending_.parent = db->select(state_.candidates, state_.config.seed);
+}
+
+void episode_engine::add_to_programs(const evaluation_request& request,
+                                     const npu::eval_result& outcome, uint64_t seq) {
+  program p{request.tiling, request.kernel, outcome.latency_us, seq, outcome};
+  result<program_database> db = program_database::load(state_.programs);
+  if (!db.ok()) {
+    program_database fresh;
+    fresh.seed(p);
+    state_.programs = fresh.save();
+    return;
+  }
+  db->add(db->island_of(state_.candidates), p);
+  state_.programs = db->save();
+}
 
 bool episode_engine::finished() const {
   return state_.phase == episode_phase::failed ||
@@ -73,6 +102,7 @@ uint32_t episode_engine::stage_steps(int stage) const {
     case strategy::stage2:
       return stage == 2 ? c.budget : 0;
     case strategy::best_of_n:
+    case strategy::evolve:
       return c.budget;
   }
   return 0;
@@ -85,15 +115,18 @@ uint32_t episode_engine::stage_allowance() const {
   return planned + state_.carried_steps;
 }
 
-// best_of_n samples rewrite the baseline independently; the other strategies refine the best.
+// best_of_n samples rewrite the baseline independently; evolve varies the step's parent; the
+// other strategies refine the best.
 const std::string& episode_engine::source_tiling() const {
+  if (pending_.parent) return pending_.parent->tiling;
   return state_.config.strat == strategy::best_of_n ? state_.baseline_tiling : state_.best_tiling;
 }
 const std::string& episode_engine::source_kernel() const {
+  if (pending_.parent) return pending_.parent->kernel;
   return state_.config.strat == strategy::best_of_n ? state_.baseline_kernel : state_.best_kernel;
 }
 const npu::eval_result& episode_engine::source_result() const {
-  return state_.best_result;
+  return pending_.parent ? pending_.parent->result : state_.best_result;
 }
 
 episode_action episode_engine::next() const {
@@ -114,7 +147,9 @@ episode_action episode_engine::next() const {
     m.op = &op_;
     m.tiling = source_tiling();
     m.kernel = source_kernel();
-    m.best_latency_us = best_of_n ? state_.baseline_us : state_.best_us;
+    m.best_latency_us = best_of_n         ? state_.baseline_us
+                        : pending_.parent ? pending_.parent->latency_us
+                                          : state_.best_us;
     m.repairing = state_.repairing;
     if (!best_of_n) m.policy_state = state_.mutator_state;
     m.history = state_.tiling_history;
@@ -133,7 +168,9 @@ episode_action episode_engine::next() const {
     d.sample_index = state_.candidates;
     return need_diagnosis{std::move(d)};
   }
-  if (!pending_.tuples) return need_retrieval{*pending_.diag, state_.config.top_k};
+  if (!pending_.tuples) {
+    return need_retrieval{*pending_.diag, state_.config.top_k * pending_.retrieval_depth};
+  }
   refinement_request r;
   r.campaign = state_.campaign;
   r.op = &op_;
@@ -174,12 +211,12 @@ std::optional<candidate_record> episode_engine::on_mutation(const result<mutatio
     if (pending_.kernels) compose_best_of_n();
     return std::nullopt;
   }
-  if (state_.tried.count(hash_pair(reply->tiling, state_.best_kernel)) != 0) {
+  if (state_.tried.count(hash_pair(reply->tiling, source_kernel())) != 0) {
     return failed_step("mutator", policy,
                        {status_code::already_exists, "proposed a tiling already evaluated"});
   }
   pending_.evaluation = evaluation_request{
-      reply->tiling, state_.best_kernel, "mutator", reply->origin + after_probe_rejections(), {},
+      reply->tiling, source_kernel(), "mutator", reply->origin + after_probe_rejections(), {},
       probe_next()};
   return std::nullopt;
 }
@@ -206,6 +243,23 @@ std::optional<candidate_record> episode_engine::on_diagnosis(const result<diagno
 
 void episode_engine::on_retrieval(const result<std::vector<tuple_ref>>& tuples) {
   pending_.tuples = tuples.ok() ? *tuples : std::vector<tuple_ref>{};
+  pending_.retrieved = pending_.tuples->size();
+}
+
+// Every candidate from the tuples retrieved so far was tried: when the last retrieval filled
+// its page the bank may hold more that apply, so Stage II asks again, twice as deep (free: the
+// diagnosis stays). Returns whether it did.
+bool episode_engine::retrieve_deeper() {
+  constexpr uint32_t max_tuples = 64;
+  const uint32_t asked = state_.config.top_k * pending_.retrieval_depth;
+  if (state_.config.strat == strategy::best_of_n || !pending_.diag || pending_.retrieved < asked ||
+      asked * 2 > max_tuples) {
+    return false;
+  }
+  pending_.retrieval_depth *= 2;
+  pending_.tuples.reset();
+  pending_.kernels.reset();
+  return true;
 }
 
 std::optional<candidate_record> episode_engine::on_refinement(
@@ -227,16 +281,19 @@ std::optional<candidate_record> episode_engine::on_refinement(
   std::vector<kernel_candidate> untried;
   for (const kernel_candidate& c : *candidates) {
     if (state_.config.strat == strategy::best_of_n ||
-        state_.tried.count(hash_pair(state_.best_tiling, c.kernel)) == 0) {
+        state_.tried.count(hash_pair(source_tiling(), c.kernel)) == 0) {
       untried.push_back(c);
     }
   }
-  if (untried.empty() && state_.config.strat != strategy::best_of_n) {
-    state_.notes["stage2"] = candidates->empty()
-                                 ? "the refiner had no kernel rewrite for the diagnosis"
-                                 : "every kernel rewrite of the refiner was already tried";
-  }
   pending_.kernels = std::move(untried);
+  if (pending_.kernels->empty() && state_.config.strat != strategy::best_of_n) {
+    if (retrieve_deeper()) return std::nullopt;
+    state_.notes["stage2"] =
+        fmt::format("{} from the {} tuple(s) retrieved",
+                    candidates->empty() ? "the refiner had no kernel rewrite for the diagnosis"
+                                        : "every kernel rewrite of the refiner was already tried",
+                    pending_.retrieved);
+  }
   if (state_.config.strat == strategy::best_of_n) {
     if (pending_.mutated_tiling) compose_best_of_n();
     return std::nullopt;
@@ -264,13 +321,19 @@ void episode_engine::compose_best_of_n() {
 void episode_engine::queue_next_kernel() {
   std::vector<kernel_candidate>& kernels = *pending_.kernels;
   if (kernels.empty()) {
+    if (retrieve_deeper()) return;
+    if (state_.config.strat != strategy::best_of_n) {
+      state_.notes["stage2"] = fmt::format(
+          "every kernel rewrite the refiner proposed from the {} tuple(s) retrieved was tried",
+          pending_.retrieved);
+    }
     end_stage();
     return;
   }
   kernel_candidate next = std::move(kernels.front());
   kernels.erase(kernels.begin());
   pending_.policy = pending_.refiner_policy;
-  pending_.evaluation = evaluation_request{state_.best_tiling, std::move(next.kernel), "refiner",
+  pending_.evaluation = evaluation_request{source_tiling(), std::move(next.kernel), "refiner",
                                            std::move(next.origin), std::move(next.tuple_ids)};
 }
 
@@ -284,7 +347,7 @@ candidate_record episode_engine::make_record(const evaluation_request& request,
   c.policy = pending_.policy;
   c.origin = request.origin;
   c.tuple_ids = request.tuple_ids;
-  c.parent_seq = state_.best_seq;
+  c.parent_seq = pending_.parent ? static_cast<int64_t>(pending_.parent->seq) : state_.best_seq;
   c.tiling = request.tiling;
   c.kernel = request.kernel;
   c.result = result;
@@ -384,6 +447,9 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
     state_.phase = episode_phase::running;
     if (state_.config.budget == 0) {
       state_.phase = episode_phase::done;
+    } else if (evolving()) {
+      add_to_programs(baseline, result, c.seq);
+      start_evolve_step();
     } else {
       skip_empty_stages();
     }
@@ -437,6 +503,12 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
   }
   state_.trajectory.push_back({state_.candidates + 1, state_.best_us, state_.stage});
 
+  if (evolving()) {
+    if (result.ok()) add_to_programs(request, result, c.seq);
+    pending_ = pending{};
+    advance_after_step();
+    return c;
+  }
   pending_.evaluation.reset();
   pending_.mutator_state.reset();
   pending_.mutated_tiling.reset();
@@ -464,6 +536,13 @@ void episode_engine::advance_after_step() {
   if (state_.candidates >= state_.config.budget) {
     state_.phase = episode_phase::done;
     if (state_.repairing) fail_repair("the budget ran out");
+    return;
+  }
+  if (evolving()) {
+    // Even steps vary T, odd steps K, each from a parent drawn afresh.
+    state_.idle_stages = 0;
+    state_.stage = state_.candidates % 2 == 0 ? 1 : 2;
+    start_evolve_step();
     return;
   }
   // A repair keeps Stage I going until a tiling is feasible (or the budget is spent).
@@ -528,6 +607,20 @@ void episode_engine::end_stage() {
     fail_repair("Stage I had nothing more to propose");
     return;
   }
+  if (evolving()) {
+    pending_ = pending{};
+    state_.step_in_stage = 0;
+    // The step's own part had nothing to propose: the other part of the same parent is varied
+    // instead; when neither has anything the evolution is over.
+    if (++state_.idle_stages >= 2) {
+      state_.phase = episode_phase::done;
+      note_early_stop();
+      return;
+    }
+    state_.stage = state_.stage == 1 ? 2 : 1;
+    start_evolve_step();
+    return;
+  }
   const bool best_of_n = state_.config.strat == strategy::best_of_n;
   const uint32_t allowance = stage_allowance();
   const uint32_t unspent = allowance > state_.step_in_stage ? allowance - state_.step_in_stage : 0;
@@ -536,6 +629,7 @@ void episode_engine::end_stage() {
   state_.step_in_stage = 0;
   if (best_of_n) {
     state_.phase = episode_phase::done;
+    note_early_stop();
     return;
   }
   const bool both_stages = state_.config.strat == strategy::alternating &&
@@ -549,13 +643,29 @@ void episode_engine::end_stage() {
   }
   if (state_.idle_stages >= 2 || (state_.round >= round_count() && state_.carried_steps == 0)) {
     state_.phase = episode_phase::done;
+    note_early_stop();
     return;
   }
   skip_empty_stages();
 }
 
+// A strategy that ends before its budget says so, with the stages' reasons.
+void episode_engine::note_early_stop() {
+  if (state_.candidates >= state_.config.budget) return;
+  std::string why;
+  for (const char* key : {"stage1", "stage1_error", "stage2"}) {
+    auto it = state_.notes.find(key);
+    if (it != state_.notes.end())
+      why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", key, it->second);
+  }
+  state_.notes["early_stop"] =
+      fmt::format("{} stopped after {} of {} evaluations: nothing untried remained{}",
+                  to_string(state_.config.strat), state_.candidates, state_.config.budget,
+                  why.empty() ? std::string() : " (" + why + ")");
+}
+
 void episode_engine::skip_empty_stages() {
-  if (state_.config.strat == strategy::best_of_n) return;
+  if (state_.config.strat == strategy::best_of_n || evolving()) return;
   if (stage_steps(1) == 0 && stage_steps(2) == 0) {
     state_.phase = episode_phase::done;
     return;

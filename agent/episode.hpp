@@ -12,6 +12,11 @@
 //     Stage I  (U steps): T' = Mutate(T*, K*); keep if ok and faster than best
 //     Stage II (S steps): q = Diagnose(K*); M = Retrieve(q, k); K' = Refine(K*, M, T*); keep ...
 //
+// evolve (DESIGN §9) is single-stage whole-operator evolution with a program database
+// (program_database.hpp): each step draws a parent (T, K) from the database and varies one part
+// of it, T by the mutator on even steps and K by diagnose/retrieve/refine on odd steps (the other
+// part when the step's own has nothing to propose); feasible children join the database.
+//
 // Infeasible candidates (any status but ok) are discarded. A stage whose policy has nothing to
 // propose ends early without spending budget; why stays in state().notes. A baseline failing
 // with a status a tiling can fix (baseline_repair.hpp) is repaired: Stage I runs, without its
@@ -30,6 +35,7 @@
 #include <vector>
 
 #include "agent/episode_state.hpp"
+#include "agent/program_database.hpp"
 #include "agent/roles.hpp"
 #include "agent/tiling_feasibility.hpp"
 #include "npu/op_spec.hpp"
@@ -134,6 +140,11 @@ class episode_engine {
     std::optional<std::vector<tuple_ref>> tuples;
     std::optional<std::vector<kernel_candidate>> kernels;  // untried, best first
     std::string refiner_policy;
+    // Stage II explores: when every candidate from the top-k tuples was tried, it retrieves
+    // again, twice as deep, while the last retrieval filled its page.
+    uint32_t retrieval_depth = 1;
+    size_t retrieved = 0;
+    std::optional<program> parent;  // evolve: the program this step varies
   };
 
   bool validation_settled() const;
@@ -151,6 +162,12 @@ class episode_engine {
   void step_spent();
   void skip_empty_stages();
   void queue_next_kernel();
+  bool retrieve_deeper();
+  bool evolving() const { return state_.config.strat == strategy::evolve; }
+  void start_evolve_step();
+  void add_to_programs(const evaluation_request& request, const npu::eval_result& outcome,
+                       uint64_t seq);
+  void note_early_stop();
   void compose_best_of_n();
   candidate_record failed_step(const std::string& role, const std::string& policy,
                                const status& reason);

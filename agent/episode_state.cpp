@@ -25,10 +25,9 @@ bool enum_parse(const std::string& text, Enum& out,
 
 // Persistent names: do not change.
 const std::pair<strategy, const char*> strategy_names[] = {
-    {strategy::alternating, "alternating"},
-    {strategy::stage1, "stage1"},
-    {strategy::stage2, "stage2"},
-    {strategy::best_of_n, "best_of_n"},
+    {strategy::alternating, "alternating"}, {strategy::stage1, "stage1"},
+    {strategy::stage2, "stage2"},           {strategy::best_of_n, "best_of_n"},
+    {strategy::evolve, "evolve"},
 };
 const std::pair<episode_phase, const char*> phase_names[] = {
     {episode_phase::baseline, "baseline"},
@@ -93,6 +92,7 @@ void to_json(nlohmann::json& j, const episode_state& s) {
       {"best_seq", s.best_seq},
       {"best_result", s.best_result},
       {"mutator_state", s.mutator_state},
+      {"programs", s.programs},
       {"tiling_history", history},
       {"tried", s.tried},
       {"failures", s.failures},
@@ -152,6 +152,7 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
     s.best_seq = j.at("best_seq").get<int64_t>();
     s.best_result = j.at("best_result").get<npu::eval_result>();
     s.mutator_state = j.at("mutator_state");
+    s.programs = j.value("programs", nlohmann::json());
     for (const nlohmann::json& t : j.at("tiling_history")) {
       tiling_trial trial;
       trial.tiling = t.at("tiling").get<std::string>();

@@ -21,7 +21,7 @@ namespace aopt::agent {
 
 // How the evaluation budget is spent (DESIGN §9). Every strategy counts one candidate as one
 // unit of budget.
-enum class strategy { alternating, stage1, stage2, best_of_n };
+enum class strategy { alternating, stage1, stage2, best_of_n, evolve };
 const char* to_string(strategy s);
 bool parse_strategy(const std::string& text, strategy& out);
 
@@ -74,6 +74,7 @@ struct episode_state {
   npu::eval_result best_result;
 
   nlohmann::json mutator_state;              // owned by the mutator policy
+  nlohmann::json programs;                   // evolve: its program database (program_database.hpp)
   std::vector<tiling_trial> tiling_history;  // most recent last, bounded
   std::set<std::string> tried;               // content hashes of (T, K) pairs tried
   std::map<std::string, uint32_t> failures;  // by status or error kind

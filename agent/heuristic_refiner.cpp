@@ -45,24 +45,34 @@ std::vector<const kernel_rule*> transfer_rules(const experience_tuple& t) {
 struct transfer {
   std::string kernel;
   std::string origin;
+  const kernel_rule* rule = nullptr;  // null for a diff transfer
 };
 
-// The tuple applied to `kernel`, nullopt when neither its diff nor a transfer rule changes it.
-std::optional<transfer> transfer_tuple(const experience_tuple& t, const std::string& kernel,
-                                       size_t max_fuzz) {
+// Every way the tuple changes `kernel`: its diff, then each transfer rule that applies; the
+// first is the tuple's primary transfer.
+std::vector<transfer> transfers_of(const experience_tuple& t, const std::string& kernel,
+                                   size_t max_fuzz) {
+  std::vector<transfer> out;
   if (!t.code_diff.empty()) {
     result<patch_outcome> patched = apply_unified_diff(kernel, t.code_diff, {max_fuzz});
     if (patched.ok() && patched->applied && patched->text != kernel) {
-      return transfer{std::move(patched->text), "tuple:" + t.id};
+      out.push_back({std::move(patched->text), "tuple:" + t.id, nullptr});
     }
   }
   for (const kernel_rule* r : transfer_rules(t)) {
     if (!r->applies(kernel)) continue;
     result<std::string> k = r->apply(kernel);
     if (k.ok() && *k != kernel)
-      return transfer{std::move(*k), "tuple:" + t.id + "+rule:" + r->name};
+      out.push_back({std::move(*k), "tuple:" + t.id + "+rule:" + r->name, r});
   }
-  return std::nullopt;
+  return out;
+}
+
+std::optional<transfer> primary_transfer(const experience_tuple& t, const std::string& kernel,
+                                         size_t max_fuzz) {
+  std::vector<transfer> all = transfers_of(t, kernel, max_fuzz);
+  if (all.empty()) return std::nullopt;
+  return std::move(all.front());
 }
 
 }  // namespace
@@ -70,15 +80,15 @@ std::optional<transfer> transfer_tuple(const experience_tuple& t, const std::str
 heuristic_refiner::heuristic_refiner(refiner_options options) : options_(options) {}
 
 std::vector<kernel_candidate> heuristic_refiner::refine(const refinement_input& input) const {
-  struct single {
-    transfer done;
-    std::string id;
+  // Each tuple's transfers, in retrieval order; tuples that do not transfer are left out.
+  struct tuple_transfers {
+    const experience_tuple* tuple;
+    std::vector<transfer> all;
   };
-  std::vector<single> singles;
-  std::set<std::string> distinct;
+  std::vector<tuple_transfers> per_tuple;
   for (const experience_tuple& t : input.tuples) {
-    std::optional<transfer> done = transfer_tuple(t, input.kernel, options_.max_fuzz);
-    if (done && distinct.insert(done->kernel).second) singles.push_back({std::move(*done), t.id});
+    std::vector<transfer> all = transfers_of(t, input.kernel, options_.max_fuzz);
+    if (!all.empty()) per_tuple.push_back({&t, std::move(all)});
   }
 
   std::vector<kernel_candidate> out;
@@ -87,23 +97,52 @@ std::vector<kernel_candidate> heuristic_refiner::refine(const refinement_input& 
     if (out.size() >= options_.max_candidates || !seen.insert(kernel).second) return;
     out.push_back({std::move(kernel), std::move(origin), std::move(ids)});
   };
-
-  if (singles.size() >= 2) {
-    // Each tuple is transferred again onto the kernel the earlier ones produced, since its
-    // diff or rule may need the other's edits in place (or may no longer apply: then skipped).
+  // The tuples applied one after another, each transferred again onto the kernel the earlier
+  // ones produced, since its diff or rule may need the other's edits in place (or may no longer
+  // apply: then skipped). Offered when at least two contributed.
+  auto combine = [&](const std::vector<const experience_tuple*>& tuples) {
     std::string kernel = input.kernel;
     std::string origin;
     std::vector<std::string> ids;
-    for (const experience_tuple& t : input.tuples) {
-      std::optional<transfer> done = transfer_tuple(t, kernel, options_.max_fuzz);
+    for (const experience_tuple* t : tuples) {
+      std::optional<transfer> done = primary_transfer(*t, kernel, options_.max_fuzz);
       if (!done) continue;
       kernel = std::move(done->kernel);
       origin += (origin.empty() ? "" : " & ") + done->origin;
-      ids.push_back(t.id);
+      ids.push_back(t->id);
     }
     if (ids.size() >= 2) offer(std::move(kernel), std::move(origin), std::move(ids));
+  };
+
+  // 1. All together.
+  if (per_tuple.size() >= 2) {
+    std::vector<const experience_tuple*> all;
+    for (const tuple_transfers& p : per_tuple) all.push_back(p.tuple);
+    combine(all);
   }
-  for (single& s : singles) offer(std::move(s.done.kernel), std::move(s.done.origin), {s.id});
+  // 2. Each alone.
+  for (const tuple_transfers& p : per_tuple) {
+    offer(p.all.front().kernel, p.all.front().origin, {p.tuple->id});
+  }
+  // 3. Each pair (all pairs already covered by 1 when there are only two).
+  if (per_tuple.size() >= 3) {
+    for (size_t i = 0; i < per_tuple.size(); ++i) {
+      for (size_t j = i + 1; j < per_tuple.size(); ++j) {
+        combine({per_tuple[i].tuple, per_tuple[j].tuple});
+      }
+    }
+  }
+  // 4. Free parameters varied and alternative rules, tuple by tuple.
+  for (const tuple_transfers& p : per_tuple) {
+    for (size_t k = 0; k < p.all.size(); ++k) {
+      const transfer& t = p.all[k];
+      if (k > 0) offer(t.kernel, t.origin, {p.tuple->id});
+      if (t.rule == nullptr || !t.rule->variants) continue;
+      for (rule_variant& v : t.rule->variants(input.kernel)) {
+        offer(std::move(v.kernel), t.origin + "[" + v.label + "]", {p.tuple->id});
+      }
+    }
+  }
   return out;
 }
 

@@ -3,20 +3,24 @@
 //
 // Every candidate comes from the retrieved tuples: the bank is the refiner's only source of
 // kernel knowledge, so an empty bank (or a retrieval that finds nothing) gives an empty list
-// and Stage II ends. A tuple transfers to the kernel by, in order:
+// and Stage II ends. A tuple transfers to the kernel by:
 //   a. its CodeDiff applied with fuzzy context matching (code_diff.hpp), origin "tuple:<id>";
-//   b. when the diff does not apply (the kernel is written differently from the expert the
-//      tuple came from), the optimization rule that undoes the tuple's rewind rule
-//      (provenance.rule), then the optimization rules curing one of the tuple's tags, the
-//      first that changes the kernel, origin "tuple:<id>+rule:<name>" (the tuple's motif, or
-//      a cure of its symptom, adapted to this kernel's text).
-// Candidates, in the order to try them:
-//   1. when two or more tuples transfer to different kernels: all of them applied one after
-//      another (each to the previous one's result), origin the single origins joined by " & ",
-//      tuple_ids every tuple that contributed: what an LLM refiner given the tuples would
-//      write, tested by one evaluation;
-//   2. each tuple's transfer alone, best-retrieved first.
-// Kernels equal to the input or to an earlier candidate are dropped; at most max_candidates.
+//   b. the optimization rule of the tuple's motif (the counterpart of its rewind rule,
+//      provenance.rule), then the optimization rules curing one of the tuple's tags, origin
+//      "tuple:<id>+rule:<name>" (the tuple's motif, or a cure of its symptom, adapted to this
+//      kernel's text). The tuple's primary transfer is the first of these that changes the
+//      kernel; the others are its alternatives.
+// A rule transfer has variants (kernel_rule::variants: which site it edits, queue depth, a tile
+// enlarged twice), origin "...+rule:<name>[<label>]".
+// Candidates, ranked, in the order to try them:
+//   1. every tuple's primary transfer applied one after another (each onto the previous one's
+//      result; a tuple that no longer transfers is skipped), when two or more contribute:
+//      what an LLM refiner given the tuples would write; origins joined by " & ";
+//   2. each tuple's primary transfer alone, best-retrieved first;
+//   3. each pair of tuples combined the same way, when both contribute (compatible tuples);
+//   4. each tuple's variants of its primary rule, then its alternative rules and their variants.
+// Every candidate records the tuples it used (tuple_ids) and, in its origin, the rules. Kernels
+// equal to the input or to an earlier candidate are dropped; at most max_candidates.
 //
 // Thread-safety: const methods may run concurrently.
 #pragma once
@@ -31,7 +35,7 @@
 namespace aopt::agent {
 
 struct refiner_options {
-  size_t max_candidates = 8;
+  size_t max_candidates = 32;
   size_t max_fuzz = 2;
 };
 

@@ -15,6 +15,12 @@
 
 namespace aopt::agent {
 
+// One outcome of a rule with its free parameters varied, labelled with what was varied.
+struct rule_variant {
+  std::string label;  // e.g. "depth 3", "site 2 of 3"
+  std::string kernel;
+};
+
 struct kernel_rule {
   std::string name;               // stable id, e.g. "double_to_single_buffer"
   std::string category;           // pipelining, synchronization, vectorization, memory, tiling,
@@ -27,6 +33,9 @@ struct kernel_rule {
   std::function<bool(const std::string& kernel)> applies;
   // The transformed kernel; failed_precondition when the rule does not apply.
   std::function<result<std::string>(const std::string& kernel)> apply;
+  // Further outcomes besides apply()'s, best guess first; none when the rule does not apply or
+  // has no free parameter. Empty function: none either.
+  std::function<std::vector<rule_variant>(const std::string& kernel)> variants;
 };
 
 }  // namespace aopt::agent

@@ -1,37 +1,9 @@
-// The heuristic refiner's rule library: rule-based optimizations of kernels, the forward
-// counterparts of the rewind rules (rewind_rules.hpp). Each recognises the pattern its rewind
-// rule produces and, where the text allows, the same motif written by hand.
+// The optimizations (refinement direction) of the motif library (motif_library.hpp) as a list of
+// kernel rules, one per motif in the library's order; what each recognises and edits is listed in
+// optimization_edits.hpp. The rewinder applies the de-optimizations one per step to build
+// slow-to-fast trajectories; the heuristic refiner applies the optimizations.
 //
-//   single_to_double_buffer  InitBuffer(queue, 1, ...) or InitBuffer(queue, <runtime count>, ...)
-//                            (a tiling field such as bufferNum) -> 2 for TQue/TQueBind queues,
-//                            buffer/slot-count constants equal to 1 -> 2
-//   remove_stage_barriers    PipeBarrier<PIPE_ALL>() right after a stage call in a loop, when
-//                            the kernel's queues (EnQue/DeQue) or its SetFlag/WaitFlag pairs
-//                            already order the stages
-//   scalar_loop_to_vector    `for (i = 0; i < n; i++) d.SetValue(i, a.GetValue(i) op b...)`
-//                            (op + - * /, max/min through two temporaries, or a loop-invariant
-//                            scalar expression with + or *; static_cast wrappers are looked
-//                            through)
-//                            -> Add/Sub/Mul/Div/Max/Min or Adds/Muls/Maxs/Mins; adjacent
-//                            PipeBarrier<PIPE_ALL>() become PipeBarrier<PIPE_V>() (or go when
-//                            another barrier is next to them)
-//   merge_chunked_copies     `for (o = 0; o < n; o += c) DataCopy(d[... + o], s[... + o], ...)`
-//                            -> one DataCopy of n elements
-//   enlarge_tile             a shrunk tile `(t >= 256 ? t / 256 * 64 : t)` / `(r >= 4 ? r / 4 : r)`
-//                            -> t / r; otherwise a hard-coded tile-size constant doubles
-//   naive_to_balanced_split  `off = b * tailLen; len = tailLen;` followed in the same block by
-//                            the last core's remainder (`if (b + 1 == GetBlockNum()) { len =
-//                            total - off; }`) -> the former/tail if/else, when the function
-//                            has parameters formerNum and formerLen (tailLen with "tail" ->
-//                            "former")
-//   full_barrier_to_flags    PipeBarrier<PIPE_ALL>() between code on pipe P and code on pipe Q
-//                            -> PipeBarrier<PIPE_P>() when P == Q (V, MTE2, MTE3), else
-//                            SetFlag/WaitFlag<HardEvent::P_Q> with an id from FetchEventID; at
-//                            the end of a loop body Q is the body's first pipe (next iteration)
-//   remove_gm_round_trip     DataCopy(g, l, n); barrier; DataCopy(l, g, n); barrier;
-//                            DataCopy(g, l, n) -> the first copy only
-//
-// Thread-safety: the library is immutable.
+// Thread-safety: the list is immutable.
 #pragma once
 
 #include <string>
@@ -41,7 +13,7 @@
 
 namespace aopt::agent {
 
-// The rules in the order above.
+// The rules in the motif library's order.
 const std::vector<kernel_rule>& optimization_rules();
 
 // The rule called `name`, nullptr when there is none.

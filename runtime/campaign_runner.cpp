@@ -66,7 +66,8 @@ result<agent::episode_config> episode_config_of(const config::aopt_config& c) {
       e.strat = agent::strategy::best_of_n;
       break;
     case config::strategy::evolve:
-      return invalid_argument("campaign.strategy: 'evolve' is not implemented in this build");
+      e.strat = agent::strategy::evolve;
+      break;
   }
   e.budget = c.campaign.budget;
   e.rounds = c.campaign.rounds;

@@ -248,7 +248,7 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
   run->add_option("inputs", args->inputs, "operator packages or corpus folders")->required();
   run->add_option("--campaign", args->campaign, "campaign id (default: derived from the inputs)");
   run->add_option("--db", args->db, "database folder (storage.db)");
-  run->add_option("--strategy", args->strategy, "alternating, stage1, stage2 or best_of_n");
+  run->add_option("--strategy", args->strategy, "alternating, stage1, stage2, best_of_n or evolve");
   run->add_option("--budget", args->budget, "candidate evaluations per operator")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--rounds", args->rounds, "rounds R of Stage I + Stage II")

@@ -359,7 +359,8 @@ void add_client_commands(CLI::App& app, cli_context& ctx) {
                    "(repeatable)")
       ->allow_extra_args(false);
   submit_cmd->add_option("--campaign", sub->campaign, "campaign id (default: derived)");
-  submit_cmd->add_option("--strategy", sub->strategy, "alternating, stage1, stage2 or best_of_n");
+  submit_cmd->add_option("--strategy", sub->strategy,
+                         "alternating, stage1, stage2, best_of_n or evolve");
   submit_cmd->add_option("--budget", sub->budget, "candidate evaluations per operator")
       ->check(CLI::NonNegativeNumber);
   submit_cmd->add_option("--rounds", sub->rounds, "rounds R of Stage I + Stage II")

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 
 #include "agent/outcome_reason.hpp"
 
@@ -22,6 +23,12 @@ struct scripted_world {
   int refinements = 0;
   bool refiner_has_nothing = false;
   int mutations_available = -1;  // -1: the mutator always has a new tiling
+  // Tuples the bank holds: a retrieval returns min(top_k, bank_size) of them, and the refiner
+  // then proposes one kernel per retrieved tuple (instead of two numbered ones).
+  int bank_size = -1;
+  uint32_t deepest_retrieval = 0;
+  int stop_after = -1;  // evaluations after which run() returns (an interrupted process)
+  int evaluations = 0;
   // Results of the final best on the validation shapes; unset: the episode must not ask.
   std::function<std::vector<npu::eval_result>(const need_validation&)> validate;
   int validations = 0;
@@ -45,11 +52,20 @@ struct scripted_world {
         (void)d;
         if (auto rec = e.on_diagnosis(diagnosis{"mte2 bound", {"mte2_bound"}}))
           records.push_back(*rec);
-      } else if (std::get_if<need_retrieval>(&a)) {
-        e.on_retrieval(std::vector<tuple_ref>{});
+      } else if (auto* q = std::get_if<need_retrieval>(&a)) {
+        std::vector<tuple_ref> tuples;
+        deepest_retrieval = std::max(deepest_retrieval, q->top_k);
+        for (int k = 0; k < bank_size && k < static_cast<int>(q->top_k); ++k) {
+          tuples.push_back({"t" + std::to_string(k), 1.0, nlohmann::json::object()});
+        }
+        e.on_retrieval(tuples);
       } else if (auto* r = std::get_if<need_refinement>(&a)) {
         std::vector<kernel_candidate> ks;
-        if (!refiner_has_nothing) {
+        if (bank_size >= 0) {
+          for (const tuple_ref& t : r->request.tuples) {
+            ks.push_back({r->request.kernel + "+" + t.id, "tuple:" + t.id, {t.id}});
+          }
+        } else if (!refiner_has_nothing) {
           for (int k = 0; k < 2; ++k) {
             ks.push_back({r->request.kernel + "+K" + std::to_string(++refinements), "rule:x", {}});
           }
@@ -57,6 +73,7 @@ struct scripted_world {
         if (auto rec = e.on_refinement(ks, "scripted-refiner")) records.push_back(*rec);
       } else if (auto* ev = std::get_if<need_evaluation>(&a)) {
         records.push_back(e.on_evaluation(evaluate(ev->request.tiling, ev->request.kernel)));
+        if (++evaluations == stop_after) return;
       } else if (auto* v = std::get_if<need_validation>(&a)) {
         REQUIRE_MESSAGE(validate, "the episode asked for a validation it should not need");
         ++validations;
@@ -439,4 +456,114 @@ TEST_CASE("a best that is still the reference point needs no validation") {
   w.run(e);
   CHECK(e.finished());
   CHECK(w.validations == 0);
+}
+
+namespace {
+
+// stage2 at budget 10, top-k 3, over a bank of `bank_size` tuples whose rewrites are all slower
+// (so the first diagnosis stays and only deeper retrievals add tuples).
+episode_state stage2_over_bank(int bank_size, scripted_world& w) {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage2;
+  cfg.budget = 10;
+  cfg.top_k = 3;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  w.bank_size = bank_size;
+  w.evaluate = [](const std::string&, const std::string& k) {
+    return ok_result(k == "K0" ? 10 : 11);
+  };
+  w.run(e);
+  return e.state();
+}
+
+}  // namespace
+
+TEST_CASE("stage2 retrieves deeper when every candidate was tried, so it spends its budget") {
+  scripted_world w;
+  const episode_state s = stage2_over_bank(12, w);
+  CHECK(s.candidates == 10);
+  CHECK(w.deepest_retrieval == 12);
+  CHECK(s.notes.count("early_stop") == 0);
+}
+
+TEST_CASE("stage2 that runs out of untried candidates says so and how much it spent") {
+  scripted_world w;
+  const episode_state s = stage2_over_bank(4, w);
+  CHECK(s.candidates == 4);
+  REQUIRE(s.notes.count("early_stop") == 1);
+  CHECK(s.notes.at("early_stop").find("stage2 stopped after 4 of 10 evaluations") == 0);
+  CHECK(s.notes.at("stage2").find("from the 4 tuple(s) retrieved") != std::string::npos);
+}
+
+TEST_CASE("evolve varies T and K of parents from its program database and spends the budget") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.strat = strategy::evolve;
+  cfg.budget = 12;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  // Every new tiling and every refined kernel is faster: improvements compose over T and K.
+  w.evaluate = [](const std::string& t, const std::string& k) {
+    const double lat = 100 - (t == "T0" ? 0 : 1) - 2.0 * static_cast<double>(k.size() - 2) / 3;
+    return ok_result(lat);
+  };
+  w.run(e);
+  const episode_state& s = e.state();
+  CHECK(s.phase == episode_phase::done);
+  CHECK(s.candidates == 12);
+  REQUIRE(w.records.size() == 13);
+  std::set<int64_t> seqs;
+  for (size_t i = 1; i < w.records.size(); ++i) {
+    // Even steps mutate T, odd steps refine K; each names a parent evaluated before it.
+    CHECK(w.records[i].stage == (i % 2 == 1 ? 1 : 2));
+    CHECK(w.records[i].role == (i % 2 == 1 ? "mutator" : "refiner"));
+    seqs.insert(static_cast<int64_t>(w.records[i - 1].seq));
+    CHECK(seqs.count(w.records[i].parent_seq) == 1);
+  }
+  // The best combines a mutated tiling with a refined kernel.
+  CHECK(s.best_tiling != "T0");
+  CHECK(s.best_kernel != "K0");
+  result<program_database> db = program_database::load(s.programs);
+  REQUIRE(db.ok());
+  CHECK(db->size() >= 3);
+}
+
+TEST_CASE("a resumed evolve episode draws the same parents as an uninterrupted one") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.strat = strategy::evolve;
+  cfg.budget = 9;
+  auto eval = [](const std::string& t, const std::string& k) {
+    return ok_result(100 - (t == "T0" ? 0 : std::stoi(t.substr(1)) % 4) -
+                     static_cast<double>(k.size() % 5));
+  };
+  episode_engine whole(op, initial_episode_state("c", op, cfg));
+  scripted_world w1;
+  w1.evaluate = eval;
+  w1.run(whole);
+
+  episode_engine first(op, initial_episode_state("c", op, cfg));
+  scripted_world w2;
+  w2.evaluate = eval;
+  w2.stop_after = 6;  // the baseline and five steps
+  w2.run(first);
+  REQUIRE(w2.records.size() == 6);
+  nlohmann::json saved = first.state();
+  result<episode_state> restored = episode_state_from_json(saved);
+  REQUIRE(restored.ok());
+  episode_engine second(op, *restored);
+  scripted_world w3;
+  w3.evaluate = eval;
+  w3.mutations = w2.mutations;
+  w3.refinements = w2.refinements;
+  w3.run(second);
+  CHECK(second.state().candidates == whole.state().candidates);
+  std::vector<int64_t> parents_whole, parents_resumed;
+  for (const candidate_record& r : w1.records) parents_whole.push_back(r.parent_seq);
+  for (const auto* rs : {&w2.records, &w3.records}) {
+    for (const candidate_record& r : *rs) parents_resumed.push_back(r.parent_seq);
+  }
+  CHECK(parents_resumed == parents_whole);
+  CHECK(second.state().best_us == doctest::Approx(whole.state().best_us));
 }

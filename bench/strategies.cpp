@@ -1,0 +1,244 @@
+// The five strategies of DESIGN §9 on the same operators at the same budget with the offline
+// (heuristic) policies (issue 18): alternating, stage1, stage2, best_of_n and evolve. Builds the
+// experience bank from corpus/experts first (`aopt bank build`, a real process), then runs each
+// operator once per strategy, each run its own one-operator campaign in one shared database,
+// two runs at a time. Prints every run as it ends, then per strategy: the geometric-mean speedup,
+// fast_p for p in {1.0, 1.2, 1.4, 2.0}, the GM per level, the share of the budget spent
+// (evaluations / (budget x operators)) and how many episodes stopped early. Latencies are
+// simulated, not measured.
+//
+//   bench_strategies [--budget N] [--ops a,b,c] [--limit N] [--aopt PATH] [CORPUS_DIR]
+//
+// The default takes every operator of level1..3, the levels interleaved (L1, L2, L3, L1, ...) so
+// that a run stopped early (--limit, or interrupted) still covers every level; the summary then
+// covers the operators every strategy finished. CPU heavy: budget x operators x 5 simulator runs.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "base/subprocess.hpp"
+#include "config/aopt_config.hpp"
+#include "npu/op_spec.hpp"
+#include "runtime/campaign_runner.hpp"
+#include "storage/store.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kStrategies = {"alternating", "stage1", "stage2", "best_of_n",
+                                              "evolve"};
+const std::vector<double> kFastP = {1.0, 1.2, 1.4, 2.0};
+
+// Every operator of level1..3 under `root`, the levels interleaved.
+std::vector<fs::path> interleaved_levels(const fs::path& root) {
+  std::vector<std::vector<fs::path>> levels;
+  for (const char* level : {"level1", "level2", "level3"}) {
+    std::vector<fs::path> dirs;
+    for (const auto& e : fs::directory_iterator(root / level)) {
+      if (fs::exists(e.path() / "op.json")) dirs.push_back(e.path());
+    }
+    std::sort(dirs.begin(), dirs.end());
+    levels.push_back(std::move(dirs));
+  }
+  std::vector<fs::path> out;
+  for (size_t i = 0; out.size() < levels[0].size() + levels[1].size() + levels[2].size(); ++i) {
+    for (const auto& dirs : levels) {
+      if (i < dirs.size()) out.push_back(dirs[i]);
+    }
+  }
+  return out;
+}
+
+struct run_result {
+  bool ok = false;
+  std::string op;
+  int level = 1;
+  double speedup = 1;
+  uint32_t spent = 0;
+  std::string early_stop;
+};
+
+run_result run_one(aopt::storage::store& db, const std::string& strategy, const fs::path& op,
+                   uint32_t budget) {
+  run_result r;
+  r.op = op.filename().string();
+  auto cfg = aopt::config::load_config("", {fmt::format("campaign.budget={}", budget),
+                                            "campaign.strategy=" + strategy, "device.slots=1"});
+  if (!cfg.ok()) {
+    fmt::print(stderr, "bench: {}\n", cfg.error().to_string());
+    std::exit(1);
+  }
+  aopt::runtime::campaign_request request;
+  request.campaign = "bench-" + strategy + "-" + r.op;
+  request.operators = {op};
+  request.config = *cfg;
+  auto outcome =
+      aopt::runtime::run_campaign(request, db, nullptr, std::make_shared<std::atomic<bool>>(false));
+  if (!outcome.ok() || outcome->episodes.size() != 1) {
+    fmt::print(stderr, "bench: {} {}: {}\n", strategy, r.op,
+               outcome.ok() ? "no episode" : outcome.error().to_string());
+    return r;
+  }
+  const aopt::agent::episode_state& s = outcome->episodes.front();
+  r.level = s.level;
+  if (s.phase == aopt::agent::episode_phase::failed || s.baseline_us <= 0) return r;
+  r.ok = true;
+  r.speedup = s.best_us > 0 ? s.baseline_us / s.best_us : 1.0;
+  r.spent = s.candidates;
+  if (auto it = s.notes.find("early_stop"); it != s.notes.end()) r.early_stop = it->second;
+  return r;
+}
+
+double geomean(const std::vector<double>& v) {
+  if (v.empty()) return 1.0;
+  double sum = 0;
+  for (double x : v) sum += std::log(x);
+  return std::exp(sum / static_cast<double>(v.size()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  fs::path root = fs::path(AOPT_SOURCE_DIR) / "corpus";
+  std::string aopt = AOPT_BINARY;
+  uint32_t budget = 40;
+  size_t limit = SIZE_MAX;
+  std::vector<std::string> names;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--budget" && i + 1 < argc) {
+      budget = static_cast<uint32_t>(std::stoul(argv[++i]));
+    } else if (arg == "--limit" && i + 1 < argc) {
+      limit = std::stoul(argv[++i]);
+    } else if (arg == "--aopt" && i + 1 < argc) {
+      aopt = argv[++i];
+    } else if (arg == "--ops" && i + 1 < argc) {
+      std::stringstream list(argv[++i]);
+      for (std::string n; std::getline(list, n, ',');) names.push_back(n);
+    } else if (!arg.empty() && arg[0] == '-') {
+      fmt::print(stderr, "bench: unknown option '{}'\n", arg);
+      return 2;
+    } else {
+      root = arg;
+    }
+  }
+  std::vector<fs::path> ops;
+  for (const fs::path& op : interleaved_levels(root)) {
+    if (names.empty() || std::find(names.begin(), names.end(), op.filename()) != names.end())
+      ops.push_back(op);
+  }
+  if (ops.size() > limit) ops.resize(limit);
+  if (ops.empty()) {
+    fmt::print(stderr, "bench: no operator selected under {}\n", root.string());
+    return 2;
+  }
+
+  const fs::path work =
+      fs::temp_directory_path() / fmt::format("aopt-bench-strategies-{}", getpid());
+  fs::create_directories(work);
+  const fs::path db_dir = work / "db";
+  fmt::print("building the experience bank from {} (heuristic rewind)\n",
+             (root / "experts").string());
+  std::fflush(stdout);
+  aopt::subprocess_options bank;
+  bank.argv = {aopt, "bank", "build", (root / "experts").string(), "--db", db_dir.string()};
+  auto built = aopt::run_subprocess(bank);
+  if (!built.ok() || !built->exited || built->exit_code != 0) {
+    fmt::print(stderr, "bench: aopt bank build failed: {}\n",
+               built.ok() ? built->stderr_text : built.error().to_string());
+    return 1;
+  }
+  auto db = aopt::storage::store::open(db_dir);
+  if (!db.ok()) {
+    fmt::print(stderr, "bench: {}\n", db.error().to_string());
+    return 1;
+  }
+
+  fmt::print("{} strategies, budget {}, {} operators, offline policies, simulated latencies\n",
+             kStrategies.size(), budget, ops.size());
+  std::fflush(stdout);
+  // results[strategy][op index]
+  std::map<std::string, std::vector<run_result>> results;
+  for (const std::string& s : kStrategies) results[s].resize(ops.size());
+  // The table over the first `done` operators (printed after each, so a stopped run reports).
+  auto print_summary = [&](size_t done) {
+    fmt::print("\n{:<12} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6}\n", "strategy",
+               "GM", "fast1.0", "fast1.2", "fast1.4", "fast2.0", "GM L1", "GM L2", "GM L3",
+               "budget", "early");
+    std::map<std::string, double> gm;
+    for (const std::string& s : kStrategies) {
+      std::vector<double> all;
+      std::map<int, std::vector<double>> by_level;
+      uint64_t spent = 0;
+      uint32_t early = 0;
+      for (size_t i = 0; i < done; ++i) {
+        // Only operators whose baseline every strategy measured, so the rows compare alike.
+        bool everywhere = true;
+        for (const std::string& t : kStrategies) everywhere = everywhere && results[t][i].ok;
+        if (!everywhere) continue;
+        const run_result& r = results[s][i];
+        all.push_back(r.speedup);
+        by_level[r.level].push_back(r.speedup);
+        spent += r.spent;
+        if (!r.early_stop.empty()) ++early;
+      }
+      gm[s] = geomean(all);
+      std::string fast;
+      for (double p : kFastP) {
+        const auto n = std::count_if(all.begin(), all.end(), [p](double x) { return x > p; });
+        fast += fmt::format(" {:>7.1f}%", all.empty() ? 0.0 : 100.0 * n / all.size());
+      }
+      std::string levels;
+      for (int l : {1, 2, 3}) levels += fmt::format(" {:>7.3f}x", geomean(by_level[l]));
+      fmt::print("{:<12} {:>7.3f}x{}{} {:>7.1f}% {:>6}\n", s, gm[s], fast, levels,
+                 all.empty() ? 0.0 : 100.0 * spent / (static_cast<double>(budget) * all.size()),
+                 early);
+    }
+    double others = 0;
+    for (const std::string& s : kStrategies) {
+      if (s != "alternating") others = std::max(others, gm[s]);
+    }
+    fmt::print("\nalternating over the best other strategy: {:+.1f} % GM\n",
+               100.0 * (gm["alternating"] / others - 1.0));
+  };
+  std::mutex print;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t k = next++; k < kStrategies.size(); k = next++) {
+        run_result r = run_one(**db, kStrategies[k], ops[i], budget);
+        std::lock_guard lock(print);
+        fmt::print("  {:<12} {:<32} {}\n", kStrategies[k], r.op,
+                   r.ok ? fmt::format("{:>8.3f}x {:>3}/{} evaluations{}", r.speedup, r.spent,
+                                      budget, r.early_stop.empty() ? "" : "  early stop")
+                        : std::string("baseline failed"));
+        std::fflush(stdout);
+        results[kStrategies[k]][i] = std::move(r);
+      }
+    };
+    std::thread helper(worker);
+    worker();
+    helper.join();
+    fmt::print("  [{}/{} operators done]\n", i + 1, ops.size());
+    print_summary(i + 1);
+    std::fflush(stdout);
+  }
+
+  std::error_code ec;
+  fs::remove_all(work, ec);
+  return 0;
+}

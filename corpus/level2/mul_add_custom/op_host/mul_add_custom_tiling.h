@@ -1,0 +1,14 @@
+#ifndef MUL_ADD_CUSTOM_TILING_H
+#define MUL_ADD_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(MulAddCustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+TILING_DATA_FIELD_DEF(uint32_t, blockLength);
+TILING_DATA_FIELD_DEF(uint32_t, tileLength);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(MulAddCustom, MulAddCustomTilingData);
+}  // namespace optiling
+#endif  // MUL_ADD_CUSTOM_TILING_H
