@@ -17,4 +17,7 @@ for ((i = 1; i <= $#; i++)); do
 done
 ./build/aopt bank build corpus/experts "${bank_db[@]}" ||
   echo "campaign.sh: aopt bank build failed; Stage II uses the bank as it is" >&2
-exec ./build/aopt run corpus --budget 40 --report aopt-reports "$@"
+# The defaults go in as --set keys, which `aopt run`'s own flags override: extra arguments such as
+# --budget 5 or --report DIR then work here exactly as they do on `aopt run` (a flag given twice is
+# refused).
+exec ./build/aopt run corpus --set campaign.budget=40 --set report.dir=aopt-reports "$@"
