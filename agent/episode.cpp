@@ -47,6 +47,10 @@ bool reopen_transient_baseline_failure(episode_state& state, const npu::eval_res
 episode_engine::episode_engine(const npu::op_package& op, episode_state state)
     : op_(op), state_(std::move(state)) {
   if (evolving() && state_.phase == episode_phase::running) start_evolve_step();
+  if (walks_frontier() && state_.phase == episode_phase::running) {
+    result<kernel_frontier> frontier = kernel_frontier::load(state_.kernel_frontier);
+    if (frontier.ok() && frontier->current()) pending_.parent = frontier->current();
+  }
 }
 
 // The step's parent, drawn again from the database after a restart (the draw depends only on
@@ -60,6 +64,41 @@ void episode_engine::start_evolve_step() {
     return;
   }
   pending_.parent = db->select(state_.candidates, state_.config.seed);
+}
+
+// Stage II's parent has no untried rewrite left: it is refined, and the stage goes on from the
+// fastest frontier kernel not yet refined (with the best's tiling). Returns whether it does.
+bool episode_engine::continue_from_frontier() {
+  if (!walks_frontier()) return false;
+  result<kernel_frontier> loaded = kernel_frontier::load(state_.kernel_frontier);
+  kernel_frontier frontier = loaded.ok() ? std::move(*loaded) : kernel_frontier{};
+  frontier.mark_refined(source_tiling(), source_kernel());
+  std::optional<program> next = frontier.take_next(state_.best_tiling);
+  state_.kernel_frontier = frontier.save();
+  if (!next) {
+    state_.notes["stage2"] += fmt::format(
+        "; no kernel of the frontier is left to refine ({} refined)", frontier.refined_count());
+    return false;
+  }
+  pending_ = pending{};
+  pending_.parent = std::move(next);
+  return true;
+}
+
+// A correct Stage II kernel that was not faster joins the frontier; a new best sends the old
+// best there (its untried rewrites remain) and Stage II back to refining the best.
+void episode_engine::note_in_frontier(const evaluation_request& request,
+                                      const npu::eval_result& outcome, uint64_t seq,
+                                      const std::optional<program>& previous_best) {
+  result<kernel_frontier> loaded = kernel_frontier::load(state_.kernel_frontier);
+  kernel_frontier frontier = loaded.ok() ? std::move(*loaded) : kernel_frontier{};
+  if (previous_best) {
+    frontier.add(*previous_best);
+    frontier.clear_current();
+  } else if (outcome.ok()) {
+    frontier.add(program{request.tiling, request.kernel, outcome.latency_us, seq, outcome});
+  }
+  state_.kernel_frontier = frontier.save();
 }
 
 void episode_engine::add_to_programs(const evaluation_request& request,
@@ -230,7 +269,7 @@ std::optional<candidate_record> episode_engine::on_diagnosis(const result<diagno
       pending_.kernels = std::vector<kernel_candidate>{};
       if (state_.config.strat == strategy::best_of_n) {
         if (pending_.mutated_tiling) compose_best_of_n();
-      } else {
+      } else if (!continue_from_frontier()) {
         end_stage();
       }
       return std::nullopt;
@@ -270,7 +309,7 @@ std::optional<candidate_record> episode_engine::on_refinement(
       pending_.kernels = std::vector<kernel_candidate>{};
       if (state_.config.strat == strategy::best_of_n) {
         compose_best_of_n();
-      } else {
+      } else if (!continue_from_frontier()) {
         end_stage();
       }
       return std::nullopt;
@@ -327,6 +366,7 @@ void episode_engine::queue_next_kernel() {
           "every kernel rewrite the refiner proposed from the {} tuple(s) retrieved was tried",
           pending_.retrieved);
     }
+    if (continue_from_frontier()) return;
     end_stage();
     return;
   }
@@ -463,6 +503,12 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
   const bool repaired = state_.repairing && result.ok();
   const bool faster = result.ok() && (repaired || npu::improves_on(result, state_.best_us));
   if (!result.ok()) state_.failures[failure_key(result)]++;
+  std::optional<program> previous_best;
+  if (walks_frontier() && faster) {
+    previous_best = program{state_.best_tiling, state_.best_kernel, state_.best_us,
+                            static_cast<uint64_t>(std::max<int64_t>(state_.best_seq, 0)),
+                            state_.best_result};
+  }
   if (repaired) {
     // The first feasible tiling is the reference point the rest of the episode improves on.
     state_.repairing = false;
@@ -518,6 +564,7 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
     advance_after_step();
     return c;
   }
+  if (walks_frontier()) note_in_frontier(request, result, c.seq, previous_best);
   // Stage II: a new best needs a new diagnosis; otherwise try the next candidate of the list.
   const int stage_before = state_.stage;
   const uint32_t round_before = state_.round;

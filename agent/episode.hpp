@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "agent/episode_state.hpp"
+#include "agent/kernel_frontier.hpp"
 #include "agent/program_database.hpp"
 #include "agent/roles.hpp"
 #include "agent/tiling_feasibility.hpp"
@@ -144,7 +145,8 @@ class episode_engine {
     // again, twice as deep, while the last retrieval filled its page.
     uint32_t retrieval_depth = 1;
     size_t retrieved = 0;
-    std::optional<program> parent;  // evolve: the program this step varies
+    // evolve: the program this step varies; stage2: the frontier kernel Stage II refines.
+    std::optional<program> parent;
   };
 
   bool validation_settled() const;
@@ -164,6 +166,12 @@ class episode_engine {
   void queue_next_kernel();
   bool retrieve_deeper();
   bool evolving() const { return state_.config.strat == strategy::evolve; }
+  // Stage II alone (strategy stage2) walks its kernel frontier (kernel_frontier.hpp) instead of
+  // ending when its parent's rewrites are all tried: no other stage can take the steps.
+  bool walks_frontier() const { return state_.config.strat == strategy::stage2; }
+  bool continue_from_frontier();
+  void note_in_frontier(const evaluation_request& request, const npu::eval_result& outcome,
+                        uint64_t seq, const std::optional<program>& previous_best);
   void start_evolve_step();
   void add_to_programs(const evaluation_request& request, const npu::eval_result& outcome,
                        uint64_t seq);

@@ -93,6 +93,7 @@ void to_json(nlohmann::json& j, const episode_state& s) {
       {"best_result", s.best_result},
       {"mutator_state", s.mutator_state},
       {"programs", s.programs},
+      {"kernel_frontier", s.kernel_frontier},
       {"tiling_history", history},
       {"tried", s.tried},
       {"failures", s.failures},
@@ -153,6 +154,7 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
     s.best_result = j.at("best_result").get<npu::eval_result>();
     s.mutator_state = j.at("mutator_state");
     s.programs = j.value("programs", nlohmann::json());
+    s.kernel_frontier = j.value("kernel_frontier", nlohmann::json());
     for (const nlohmann::json& t : j.at("tiling_history")) {
       tiling_trial trial;
       trial.tiling = t.at("tiling").get<std::string>();

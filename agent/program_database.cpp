@@ -7,43 +7,6 @@
 
 namespace aopt::agent {
 
-namespace {
-
-// Inserts `p` into `list` (fastest first) unless the same program is there; keeps `limit`.
-void insert_ranked(std::vector<program>& list, const program& p, size_t limit) {
-  for (const program& q : list) {
-    if (q.tiling == p.tiling && q.kernel == p.kernel) return;
-  }
-  auto at = std::upper_bound(list.begin(), list.end(), p, [](const program& a, const program& b) {
-    return a.latency_us < b.latency_us;
-  });
-  list.insert(at, p);
-  if (list.size() > limit) list.resize(limit);
-}
-
-nlohmann::json to_json_list(const std::vector<program>& list) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const program& p : list) {
-    out.push_back({{"tiling", p.tiling},
-                   {"kernel", p.kernel},
-                   {"latency_us", p.latency_us},
-                   {"seq", p.seq},
-                   {"result", p.result}});
-  }
-  return out;
-}
-
-std::vector<program> from_json_list(const nlohmann::json& j) {
-  std::vector<program> out;
-  for (const nlohmann::json& p : j) {
-    out.push_back({p.at("tiling").get<std::string>(), p.at("kernel").get<std::string>(),
-                   p.at("latency_us").get<double>(), p.at("seq").get<uint64_t>(),
-                   p.at("result").get<npu::eval_result>()});
-  }
-  return out;
-}
-
-}  // namespace
 
 program_database::program_database(program_database_options options)
     : options_(options), islands_(std::max<uint32_t>(1, options.islands)) {}
@@ -89,10 +52,10 @@ size_t program_database::size() const {
 
 nlohmann::json program_database::save() const {
   nlohmann::json islands = nlohmann::json::array();
-  for (const std::vector<program>& island : islands_) islands.push_back(to_json_list(island));
+  for (const std::vector<program>& island : islands_) islands.push_back(nlohmann::json(island));
   return {{"kind", "program-database"},
           {"islands", islands},
-          {"archive", to_json_list(archive_)},
+          {"archive", nlohmann::json(archive_)},
           {"added", added_}};
 }
 
@@ -104,12 +67,12 @@ result<program_database> program_database::load(const nlohmann::json& j,
     program_database db(options);
     db.islands_.clear();
     for (const nlohmann::json& island : j.at("islands"))
-      db.islands_.push_back(from_json_list(island));
+      db.islands_.push_back(island.get<std::vector<program>>());
     if (db.islands_.empty()) return invalid_argument("program database: no islands");
     for (const std::vector<program>& island : db.islands_) {
       if (island.empty()) return invalid_argument("program database: an empty island");
     }
-    db.archive_ = from_json_list(j.at("archive"));
+    db.archive_ = j.at("archive").get<std::vector<program>>();
     db.added_ = j.at("added").get<uint64_t>();
     return db;
   } catch (const nlohmann::json::exception& e) {

@@ -17,18 +17,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/program.hpp"
 #include "base/status.hpp"
-#include "npu/eval_result.hpp"
 
 namespace aopt::agent {
-
-struct program {
-  std::string tiling;
-  std::string kernel;
-  double latency_us = 0;
-  uint64_t seq = 0;         // the candidate it was evaluated as
-  npu::eval_result result;  // its profile, which the diagnoser reads
-};
 
 struct program_database_options {
   uint32_t islands = 3;

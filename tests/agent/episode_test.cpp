@@ -460,9 +460,16 @@ TEST_CASE("a best that is still the reference point needs no validation") {
 
 namespace {
 
+npu::eval_result failed_result() {
+  npu::eval_result r;
+  r.status = npu::eval_status::precision_error;
+  return r;
+}
+
 // stage2 at budget 10, top-k 3, over a bank of `bank_size` tuples whose rewrites are all slower
-// (so the first diagnosis stays and only deeper retrievals add tuples).
-episode_state stage2_over_bank(int bank_size, scripted_world& w) {
+// (so the first diagnosis stays and only deeper retrievals add tuples), or all incorrect (so
+// none joins the kernel frontier either).
+episode_state stage2_over_bank(int bank_size, scripted_world& w, bool rewrites_correct = true) {
   npu::op_package op = test_op();
   episode_config cfg;
   cfg.strat = strategy::stage2;
@@ -470,8 +477,9 @@ episode_state stage2_over_bank(int bank_size, scripted_world& w) {
   cfg.top_k = 3;
   episode_engine e(op, initial_episode_state("c", op, cfg));
   w.bank_size = bank_size;
-  w.evaluate = [](const std::string&, const std::string& k) {
-    return ok_result(k == "K0" ? 10 : 11);
+  w.evaluate = [rewrites_correct](const std::string&, const std::string& k) {
+    if (k == "K0") return ok_result(10);
+    return rewrites_correct ? ok_result(11) : failed_result();
   };
   w.run(e);
   return e.state();
@@ -489,11 +497,79 @@ TEST_CASE("stage2 retrieves deeper when every candidate was tried, so it spends 
 
 TEST_CASE("stage2 that runs out of untried candidates says so and how much it spent") {
   scripted_world w;
-  const episode_state s = stage2_over_bank(4, w);
+  const episode_state s = stage2_over_bank(4, w, /*rewrites_correct=*/false);
   CHECK(s.candidates == 4);
   REQUIRE(s.notes.count("early_stop") == 1);
   CHECK(s.notes.at("early_stop").find("stage2 stopped after 4 of 10 evaluations") == 0);
   CHECK(s.notes.at("stage2").find("from the 4 tuple(s) retrieved") != std::string::npos);
+  CHECK(s.notes.at("stage2").find("no kernel of the frontier is left to refine (1 refined)") !=
+        std::string::npos);
+}
+
+TEST_CASE("stage2 refines the fastest correct rewrite when the best has none left untried") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage2;
+  cfg.budget = 10;
+  cfg.top_k = 3;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.bank_size = 2;
+  // t0 alone is slower than the baseline, t1 alone slower still; t1 on top of t0 pays.
+  w.evaluate = [](const std::string&, const std::string& k) {
+    if (k == "K0") return ok_result(10);
+    if (k == "K0+t0") return ok_result(11);
+    if (k == "K0+t0+t1") return ok_result(8);
+    return ok_result(12);
+  };
+  w.run(e);
+  const episode_state& s = e.state();
+  CHECK(s.candidates == 10);
+  CHECK(s.notes.count("early_stop") == 0);
+  CHECK(s.best_kernel == "K0+t0+t1");
+  CHECK(s.best_us == doctest::Approx(8));
+  // Records: baseline, K0+t0, K0+t1, then the frontier's fastest (K0+t0) is the parent.
+  REQUIRE(w.records.size() >= 4);
+  CHECK(w.records[3].kernel.rfind("K0+t0+", 0) == 0);
+  CHECK(w.records[3].parent_seq == static_cast<int64_t>(w.records[1].seq));
+}
+
+TEST_CASE("a resumed stage2 episode continues from the same frontier kernel") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage2;
+  cfg.budget = 9;
+  cfg.top_k = 2;
+  auto eval = [](const std::string&, const std::string& k) {
+    return ok_result(k == "K0" ? 10 : 10 + static_cast<double>(k.size() % 7));
+  };
+  episode_engine whole(op, initial_episode_state("c", op, cfg));
+  scripted_world w1;
+  w1.bank_size = 2;
+  w1.evaluate = eval;
+  w1.run(whole);
+
+  episode_engine first(op, initial_episode_state("c", op, cfg));
+  scripted_world w2;
+  w2.bank_size = 2;
+  w2.evaluate = eval;
+  w2.stop_after = 5;  // past the best's two rewrites: the parent is a frontier kernel
+  w2.run(first);
+  result<episode_state> restored = episode_state_from_json(nlohmann::json(first.state()));
+  REQUIRE(restored.ok());
+  episode_engine second(op, *restored);
+  scripted_world w3;
+  w3.bank_size = 2;
+  w3.evaluate = eval;
+  w3.run(second);
+
+  std::vector<std::string> resumed;
+  for (const candidate_record& r : w2.records) resumed.push_back(r.kernel);
+  for (const candidate_record& r : w3.records) resumed.push_back(r.kernel);
+  std::vector<std::string> uninterrupted;
+  for (const candidate_record& r : w1.records) uninterrupted.push_back(r.kernel);
+  CHECK(second.state().candidates == 9);
+  CHECK(resumed == uninterrupted);
 }
 
 TEST_CASE("evolve varies T and K of parents from its program database and spends the budget") {
