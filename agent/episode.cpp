@@ -8,6 +8,7 @@
 #include "agent/baseline_repair.hpp"
 #include "base/content_hash.hpp"
 #include "npu/speedup_check.hpp"
+#include "npu/validation_shapes.hpp"
 
 namespace aopt::agent {
 namespace {
@@ -421,10 +422,7 @@ void episode_engine::on_validation(const std::vector<npu::eval_result>& results)
   for (size_t i = 0; i < shapes.size(); ++i) {
     const npu::eval_result* r = i < results.size() ? &results[i] : nullptr;
     if (r != nullptr && r->ok()) continue;
-    std::string shape;
-    for (const auto& [tensor, dims] : shapes[i]) {
-      shape += fmt::format("{}{} [{}]", shape.empty() ? "" : ", ", tensor, fmt::join(dims, ", "));
-    }
+    const std::string shape = npu::describe_shapes(shapes[i]);
     const std::string outcome =
         r == nullptr ? std::string("no result")
                      : std::string(npu::to_string(r->status)) +

@@ -7,6 +7,7 @@
 #include "agent/source_text.hpp"
 #include "agent/tiling_names.hpp"
 #include "agent/tiling_usage.hpp"
+#include "npu/validation_shapes.hpp"
 
 namespace aopt::agent {
 
@@ -160,10 +161,24 @@ feasibility_verdict judge_tiling(const npu::tiling_probe_result& probe,
   return {};
 }
 
+// The operator's own shapes first, then each of its validation shapes: a tiling that cannot work
+// on one of them would make the final best fail validation and be discarded, so it is rejected
+// before it costs an evaluation.
 tiling_screen make_probe_screen(std::shared_ptr<npu::tiling_prober> prober, uint64_t ub_bytes) {
   return [prober = std::move(prober), ub_bytes](
              const npu::op_package& op, const std::string& tiling, const std::string& kernel) {
-    return judge_tiling(prober->probe_tiling(op, tiling), facts_of(op, kernel, ub_bytes));
+    feasibility_verdict verdict =
+        judge_tiling(prober->probe_tiling(op, tiling), facts_of(op, kernel, ub_bytes));
+    const std::vector<npu::shape_set>& shapes = op.spec.validation_shapes;
+    for (size_t i = 0; i < shapes.size() && verdict.feasible(); ++i) {
+      const npu::op_package shaped = npu::with_shapes(op, shapes[i]);
+      verdict = judge_tiling(prober->probe_tiling(shaped, tiling), facts_of(shaped, kernel, ub_bytes));
+      if (!verdict.feasible()) {
+        verdict.message = fmt::format("on validation shape {} ({}): {}", i,
+                                      npu::describe_shapes(shapes[i]), verdict.message);
+      }
+    }
+    return verdict;
   };
 }
 

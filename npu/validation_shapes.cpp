@@ -1,6 +1,7 @@
 #include "npu/validation_shapes.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace aopt::npu {
 
@@ -55,6 +56,14 @@ op_package with_shapes(const op_package& op, const shape_set& shapes) {
     }
   }
   return out;
+}
+
+std::string describe_shapes(const shape_set& shapes) {
+  std::string text;
+  for (const auto& [tensor, dims] : shapes) {
+    text += fmt::format("{}{} [{}]", text.empty() ? "" : ", ", tensor, fmt::join(dims, ", "));
+  }
+  return text;
 }
 
 }  // namespace aopt::npu

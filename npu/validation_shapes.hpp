@@ -26,4 +26,7 @@ result<std::vector<shape_set>> parse_validation_shapes(const nlohmann::json& op_
 // `op` with the shapes of `shapes`: the package to evaluate a candidate on a validation shape.
 op_package with_shapes(const op_package& op, const shape_set& shapes);
 
+// "x [4, 4096], y [4, 4096]": how reports and reasons name a validation shape.
+std::string describe_shapes(const shape_set& shapes);
+
 }  // namespace aopt::npu

@@ -9,6 +9,7 @@
 
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -63,14 +64,18 @@ npu::tiling_probe_result ran(uint32_t block_dim, std::vector<uint8_t> data) {
   return r;
 }
 
-// Two half inputs and a half output of 8 x 2048, on a 192 KiB UB.
-feasibility_facts half_add_facts(bool pads_tails) {
+// Two half inputs and a half output of 8 x 2048.
+npu::op_package half_add_op() {
   npu::op_package op;
   op.spec.name = "add_custom";
   for (const char* n : {"x", "y"}) op.spec.inputs.push_back({n, npu::dtype::float16, {8, 2048}});
   op.spec.outputs.push_back({"z", npu::dtype::float16, {8, 2048}});
   op.tiling_header_source = kHeader;
-  const std::string kernel = std::string(R"(
+  return op;
+}
+
+std::string half_add_kernel(bool pads_tails) {
+  return std::string(R"(
 class KernelAdd {
   void Init(uint32_t bufferNum, uint32_t tileLength) {
     this->bufferNum = bufferNum;
@@ -78,8 +83,24 @@ class KernelAdd {
   }
   void CopyIn() { )") + (pads_tails ? "DataCopyPad(x, xGm, p, q);" : "DataCopy(x, xGm, n);") +
                              " }\n};\n";
-  return facts_of(op, kernel, 196608);
 }
+
+// half_add_op() on a 192 KiB UB.
+feasibility_facts half_add_facts(bool pads_tails) {
+  return facts_of(half_add_op(), half_add_kernel(pads_tails), 196608);
+}
+
+// A tiling function that splits whatever it is given into 8 blocks of 2048 elements (its block
+// length is a constant), as a probe would report it; records the shapes it was run on.
+struct fixed_block_prober final : npu::tiling_prober {
+  std::vector<std::vector<int64_t>> shapes;
+  npu::tiling_probe_result probe_tiling(const npu::op_package& op, const std::string&) override {
+    shapes.push_back(op.spec.inputs[0].shape);
+    uint32_t total = 1;
+    for (int64_t d : op.spec.inputs[0].shape) total *= static_cast<uint32_t>(d);
+    return ran(8, tiling_bytes(total, 0, 2048, 2048, 1));
+  }
+};
 
 const char* const kTileAndBlockDim = R"(// EVOLVE-BLOCK-START
 constexpr uint32_t TILE_LENGTH = 2048;  // tunable: pow2 [256, 65536]
@@ -241,6 +262,24 @@ TEST_SUITE("agent") {
     // A probe the machine could not run judges nothing.
     other.result = npu::tiling_probe_result::kind::unavailable;
     CHECK(judge_tiling(other, padded).feasible());
+  }
+
+  TEST_CASE("a tiling that fits the operator's shapes but not a validation shape is rejected") {
+    auto prober = std::make_shared<fixed_block_prober>();
+    const tiling_screen screen = make_probe_screen(prober, 196608);
+    npu::op_package op = half_add_op();
+    CHECK(screen(op, "T", half_add_kernel(true)).feasible());
+    CHECK(prober->shapes.size() == 1);
+
+    op.spec.validation_shapes.push_back({{"x", {8, 2048}}, {"y", {8, 2048}}, {"z", {8, 2048}}});
+    op.spec.validation_shapes.push_back({{"x", {16, 2048}}, {"y", {16, 2048}}, {"z", {16, 2048}}});
+    prober->shapes.clear();
+    const feasibility_verdict v = screen(op, "T", half_add_kernel(true));
+    CHECK(v.kind == "uncovered");
+    CHECK(v.message.find("on validation shape 1 (x [16, 2048], y [16, 2048], z [16, 2048]): ") ==
+          0);
+    CHECK(v.message.find("leaves 16384 of totalLength 32768") != std::string::npos);
+    CHECK(prober->shapes == std::vector<std::vector<int64_t>>{{8, 2048}, {8, 2048}, {16, 2048}});
   }
 
   TEST_CASE("the episode sends no probe-rejected tiling to the device, and the mutator learns") {
