@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,16 +13,24 @@
 namespace aopt::testing {
 
 line_process::line_process(const std::vector<std::string>& argv,
-                           const std::vector<std::string>& env) {
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
+                           const std::vector<std::string>& env)
+    : line_process(argv, child_options{env}) {}
+
+line_process::line_process(const std::vector<std::string>& argv, const child_options& options) {
+  int out_pipe[2], err_pipe[2] = {-1, -1};
+  if (pipe2(out_pipe, O_CLOEXEC) != 0 ||
+      (options.capture_stderr && pipe2(err_pipe, O_CLOEXEC) != 0))
     throw std::runtime_error("pipe2");
   pid_ = fork();
   if (pid_ < 0) throw std::runtime_error("fork");
   if (pid_ == 0) {
     dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
+    if (options.capture_stderr) dup2(err_pipe[1], STDERR_FILENO);
+    for (const std::string& e : options.env) putenv(const_cast<char*>(e.c_str()));
+    if (options.max_open_files != 0) {
+      const rlimit files{options.max_open_files, options.max_open_files};
+      if (setrlimit(RLIMIT_NOFILE, &files) != 0) _exit(126);
+    }
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
@@ -29,7 +38,7 @@ line_process::line_process(const std::vector<std::string>& argv,
     _exit(127);
   }
   close(out_pipe[1]);
-  close(err_pipe[1]);
+  if (options.capture_stderr) close(err_pipe[1]);
   fds_[0] = out_pipe[0];
   fds_[1] = err_pipe[0];
 }
@@ -102,6 +111,13 @@ int line_process::finish(std::chrono::seconds timeout) {
   waitpid(pid_, &status, 0);
   exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return exit_code_;
+}
+
+int line_process::reap() {
+  int status = 0;
+  waitpid(pid_, &status, 0);
+  exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return status;
 }
 
 void line_process::kill(int sig) {

@@ -6,11 +6,20 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace aopt::testing {
+
+struct child_options {
+  std::vector<std::string> env;  // "NAME=value", added to the environment
+  uint64_t max_open_files = 0;   // the child's file descriptor limit (ulimit -n); 0: inherited
+  // false: the child writes its stderr where the test does (a chatty daemon never blocks on a
+  // pipe nobody reads); lines(stream::err) stays empty.
+  bool capture_stderr = true;
+};
 
 class line_process {
  public:
@@ -19,6 +28,7 @@ class line_process {
   // Runs argv[0] with `argv`, `env` ("NAME=value") added to the environment.
   explicit line_process(const std::vector<std::string>& argv,
                         const std::vector<std::string>& env = {});
+  line_process(const std::vector<std::string>& argv, const child_options& options);
   ~line_process();
   line_process(const line_process&) = delete;
   line_process& operator=(const line_process&) = delete;
@@ -31,6 +41,8 @@ class line_process {
   // Reads both streams to their end and reaps the child; its exit code (128 + signal number
   // when killed).
   int finish(std::chrono::seconds timeout = std::chrono::seconds(300));
+  // Waits for the child without reading its streams; its wait status (WIFEXITED, ...).
+  int reap();
   // Reads what arrives within `wait` (so that a chatty child never blocks on a full pipe while
   // the test watches another process).
   void drain(std::chrono::milliseconds wait) { pump(static_cast<int>(wait.count())); }
