@@ -542,7 +542,7 @@ std::vector<text_edit> barrier_flag_edits(const kernel_facts& f) {
   std::set<size_t> loop_bodies;
   for (const loop_range& loop : find_loops(masked, {0, masked.size()}))
     loop_bodies.insert(loop.body.begin);
-  std::string event = fresh_identifier(f.text(), "aoptEvent");
+  std::string event = fresh_identifier(f.text(), "flagEvent");
   std::vector<text_edit> edits;
   std::set<size_t> done;
   for (const text_range& block : find_blocks(masked)) {

@@ -91,15 +91,15 @@ std::vector<text_edit> scalar_loop_edits(const kernel_facts& f) {
     if (!stmt) continue;
     std::optional<text_range> lines = own_lines(masked, *stmt);
     if (!lines) continue;
-    std::string i = fresh_identifier(f.text(), "aoptIdx");
+    std::string i = fresh_identifier(f.text(), "scalarIdx");
     std::string lhs = "static_cast<" + *compute + ">(" + args[1] + ".GetValue(" + i + "))";
     std::string rhs = op.scalar_operand
                           ? "static_cast<" + *compute + ">(" + args[2] + ")"
                           : "static_cast<" + *compute + ">(" + args[2] + ".GetValue(" + i + "))";
     std::vector<std::string> body;
     if (op.symbol == "max" || op.symbol == "min") {
-      std::string x = fresh_identifier(f.text(), "aoptLhs");
-      std::string y = fresh_identifier(f.text(), "aoptRhs");
+      std::string x = fresh_identifier(f.text(), "scalarLhs");
+      std::string y = fresh_identifier(f.text(), "scalarRhs");
       body = {*compute + " " + x + " = " + lhs + ";", *compute + " " + y + " = " + rhs + ";",
               args[0] + ".SetValue(" + i + ", static_cast<" + *type + ">(" + x +
                   (op.symbol == "max" ? " > " : " < ") + y + " ? " + x + " : " + y + "));"};
@@ -124,7 +124,7 @@ std::vector<text_edit> scalar_loop_edits(const kernel_facts& f) {
 std::vector<text_edit> chunked_copy_edits(const kernel_facts& f) {
   const std::string& masked = f.masked();
   std::vector<text_edit> edits;
-  std::string offset = fresh_identifier(f.text(), "aoptOffset");
+  std::string offset = fresh_identifier(f.text(), "chunkOffset");
   for (const call_site& call : find_calls(f.text(), masked, "DataCopy", {0, masked.size()})) {
     if (call.arguments.size() != 3) continue;
     const std::string dst = operand_base(call.arguments[0]);

@@ -11,6 +11,7 @@
 #include "agent/optimization_rules.hpp"
 #include "agent/rewind_rules.hpp"
 #include "kernel_snippets.hpp"
+#include "npu/sim/device/static_screen.hpp"
 
 using namespace aopt;
 using namespace aopt::agent;
@@ -98,6 +99,34 @@ TEST_SUITE("agent") {
       CAPTURE(m.name);
       CHECK(undone[m.name] > 0);
     }
+  }
+
+  // The trusted checker refuses a kernel that names the simulator's internals (any identifier
+  // starting with "aopt", say) before compiling it: a rule that wrote such a name would have
+  // every candidate it makes refused as `forbidden`, and every rewind step it makes dropped.
+  TEST_CASE("what a motif writes, either way and in every variant, passes the static screen") {
+    size_t screened = 0;
+    auto check = [&](const std::string& file, const std::string& kernel) {
+      const auto finding = npu::screen_source("op_kernel/" + file, kernel, "op_host/tiling.h");
+      CHECK_MESSAGE(!finding, (finding ? finding->message() : std::string()));
+      ++screened;
+    };
+    for (const auto& [file, kernel] : expert_kernels()) {
+      for (const motif& m : motifs()) {
+        if (!m.deoptimize.applies(kernel)) continue;
+        CAPTURE(file);
+        CAPTURE(m.name);
+        result<std::string> slow = m.deoptimize.apply(kernel);
+        REQUIRE(slow.ok());
+        check(file, *slow);
+        result<std::string> fast = m.optimize.apply(*slow);
+        REQUIRE(fast.ok());
+        check(file, *fast);
+        if (!m.optimize.variants) continue;
+        for (const rule_variant& v : m.optimize.variants(*slow)) check(file, v.kernel);
+      }
+    }
+    CHECK(screened > motifs().size());
   }
 
   TEST_CASE("reciprocal multiply replaces a division by a duplicated scalar and drops the fill") {

@@ -33,12 +33,12 @@ TEST_SUITE("agent") {
   TEST_CASE("full_barrier_to_flags orders only the pipes on either side of each barrier") {
     std::string out = optimize("full_barrier_to_flags", kBarrierKernel);
     CHECK(count(out, "PIPE_ALL") == 0);
-    CHECK(count(out, "SetFlag<HardEvent::MTE2_V>(aoptEvent);") == 1);
-    CHECK(count(out, "SetFlag<HardEvent::V_MTE3>(aoptEvent);") == 1);
+    CHECK(count(out, "SetFlag<HardEvent::MTE2_V>(flagEvent);") == 1);
+    CHECK(count(out, "SetFlag<HardEvent::V_MTE3>(flagEvent);") == 1);
     // At the end of the loop body the next pipe is the copy-in of the next iteration.
-    CHECK(count(out, "SetFlag<HardEvent::MTE3_MTE2>(aoptEvent);") == 1);
+    CHECK(count(out, "SetFlag<HardEvent::MTE3_MTE2>(flagEvent);") == 1);
     CHECK(count(out,
-                "            {\n                event_t aoptEvent = "
+                "            {\n                event_t flagEvent = "
                 "static_cast<event_t>(pipe.FetchEventID("
                 "HardEvent::MTE2_V));\n") == 1);
   }

@@ -109,11 +109,11 @@ TEST_SUITE("agent") {
     CHECK(count(out, "Muls(") == 0);
     CHECK(count(out, "Add(zLocal, tmp, yLocal, tileLength);") == 1);
     CHECK(count(out,
-                "for (uint32_t aoptIdx = 0; aoptIdx < static_cast<uint32_t>(tileLength); "
-                "aoptIdx++) {") == 1);
+                "for (uint32_t scalarIdx = 0; scalarIdx < static_cast<uint32_t>(tileLength); "
+                "scalarIdx++) {") == 1);
     CHECK(count(out,
-                "tmp.SetValue(aoptIdx, "
-                "static_cast<half>(static_cast<float>(xLocal.GetValue(aoptIdx)) * "
+                "tmp.SetValue(scalarIdx, "
+                "static_cast<half>(static_cast<float>(xLocal.GetValue(scalarIdx)) * "
                 "static_cast<float>(static_cast<half>(alpha))));") == 1);
     CHECK(count(out, "PipeBarrier<PIPE_ALL>();") == 2);
     std::string back = optimize("scalar_loop_to_vector", out);
@@ -132,21 +132,21 @@ TEST_SUITE("agent") {
     swap("Muls(tmp, xLocal, static_cast<half>(alpha), tileLength);",
          "Abs(tmp, xLocal, tileLength);");
     std::string out = rewind("vector_to_scalar", kernel);
-    CHECK(count(out, "float aoptLhs = static_cast<float>(tmp.GetValue(aoptIdx));") == 1);
+    CHECK(count(out, "float scalarLhs = static_cast<float>(tmp.GetValue(scalarIdx));") == 1);
     CHECK(count(out,
-                "zLocal.SetValue(aoptIdx, static_cast<half>(aoptLhs > aoptRhs ? aoptLhs : "
-                "aoptRhs));") == 1);
+                "zLocal.SetValue(scalarIdx, static_cast<half>(scalarLhs > scalarRhs ? scalarLhs : "
+                "scalarRhs));") == 1);
     std::string back = optimize("scalar_loop_to_vector", out);
     CHECK(count(back, "Max(zLocal, tmp, yLocal, tileLength);") == 1);
   }
 
   TEST_CASE("chunked_copies splits count-form copies and merge_chunked_copies restores them") {
     std::string out = rewind("chunked_copies", kQueueKernel);
-    CHECK(count(out, "DataCopy(xLocal[aoptOffset], xGm[(progress * tileLength) + aoptOffset], ") ==
+    CHECK(count(out, "DataCopy(xLocal[chunkOffset], xGm[(progress * tileLength) + chunkOffset], ") ==
           1);
-    CHECK(count(out, "DataCopy(zGm[(progress * tileLength) + aoptOffset], zLocal[aoptOffset], ") ==
+    CHECK(count(out, "DataCopy(zGm[(progress * tileLength) + chunkOffset], zLocal[chunkOffset], ") ==
           1);
-    CHECK(count(out, "aoptOffset += static_cast<uint32_t>(256 / sizeof(half))") == 3);
+    CHECK(count(out, "chunkOffset += static_cast<uint32_t>(256 / sizeof(half))") == 3);
     CHECK(optimize("merge_chunked_copies", out) == kQueueKernel);
   }
 
