@@ -9,7 +9,18 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include <doctest/doctest.h>
+
 namespace aopt::testing {
+
+server::client_response daemon_process::call(const std::string& method, const std::string& target,
+                                             const std::string& body) const {
+  auto server_url = server::parse_server_url(url());
+  REQUIRE(server_url.ok());
+  auto res = server::http_call(*server_url, method, target, body, "");
+  REQUIRE_MESSAGE(res.ok(), res.error().to_string());
+  return *res;
+}
 
 daemon_process::daemon_process(const std::vector<std::string>& args,
                                const std::vector<std::string>& env, uint64_t max_open_files) {

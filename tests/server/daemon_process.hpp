@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "server/http_client.hpp"
+
 namespace aopt::testing {
 
 class daemon_process {
@@ -29,6 +31,10 @@ class daemon_process {
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   // Lines printed on stdout before the "listening on" line (e.g. "resumed campaign ...").
   const std::vector<std::string>& startup_lines() const { return lines_; }
+
+  // An API request to the daemon, without a token; fails the test when it cannot be sent.
+  server::client_response call(const std::string& method, const std::string& target,
+                               const std::string& body = "") const;
 
   void signal(int sig);
   // Waits for the child; returns its wait status.

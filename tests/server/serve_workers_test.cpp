@@ -25,16 +25,6 @@ namespace {
 using aopt::testing::line_process;
 using stream = line_process::stream;
 
-aopt::server::client_response call(const aopt::testing::daemon_process& d,
-                                   const std::string& method, const std::string& target,
-                                   const std::string& body = "") {
-  auto url = aopt::server::parse_server_url(d.url());
-  REQUIRE(url.ok());
-  auto res = aopt::server::http_call(*url, method, target, body, "");
-  REQUIRE_MESSAGE(res.ok(), res.error().to_string());
-  return *res;
-}
-
 // The port in the daemon's "workers join on 127.0.0.1:PORT" line.
 std::string workers_port(const aopt::testing::daemon_process& d) {
   for (const std::string& line : d.startup_lines()) {
@@ -59,7 +49,7 @@ TEST_CASE("a campaign submitted to aopt serve completes on a joined worker's slo
   line_process worker({AOPT_BINARY, "worker", "--coordinator", "127.0.0.1:" + port, "--slots", "1",
                        "--set", "workers.rejoin_s=0"});
   REQUIRE(worker.wait_for(stream::out, "joined 127.0.0.1:" + port).has_value());
-  const nlohmann::json workers = call(daemon, "GET", "/api/v1/workers").json();
+  const nlohmann::json workers = daemon.call("GET", "/api/v1/workers").json();
   INFO(workers.dump());
   CHECK(workers.at("joined") == 1);
 
@@ -67,7 +57,7 @@ TEST_CASE("a campaign submitted to aopt serve completes on a joined worker's slo
                                {"campaign", "on-a-worker"},
                                {"strategy", "stage1"},
                                {"budget", 2}};
-  const auto created = call(daemon, "POST", "/api/v1/campaigns", body.dump());
+  const auto created = daemon.call("POST", "/api/v1/campaigns", body.dump());
   REQUIRE_MESSAGE(created.status == 201, created.body);
   // The worker announces each lease it evaluates.
   REQUIRE(worker.wait_for(stream::out, "lease ").has_value());
@@ -75,19 +65,19 @@ TEST_CASE("a campaign submitted to aopt serve completes on a joined worker's slo
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (status != "done" && status != "failed" && std::chrono::steady_clock::now() < deadline) {
     worker.drain(std::chrono::milliseconds(100));
-    status = call(daemon, "GET", "/api/v1/campaigns/on-a-worker").json().value("status", "");
+    status = daemon.call("GET", "/api/v1/campaigns/on-a-worker").json().value("status", "");
   }
   REQUIRE(status == "done");
 
   // Every evaluation ran on the worker: the pool's total equals the worker's count.
-  const nlohmann::json pool = call(daemon, "GET", "/api/v1/workers").json();
+  const nlohmann::json pool = daemon.call("GET", "/api/v1/workers").json();
   INFO(pool.dump());
   uint64_t on_worker = 0;
   for (const auto& owner : pool.at("owners")) {
     if (owner.at("name") != "local") on_worker += owner.at("evaluated").get<uint64_t>();
   }
   CHECK(on_worker > 0);
-  const std::string metrics = call(daemon, "GET", "/metrics").body;
+  const std::string metrics = daemon.call("GET", "/metrics").body;
   const size_t sample = metrics.find("aopt_slot_owner_evaluations_total{owner=\"w1@");
   REQUIRE(sample != std::string::npos);
   const size_t value = metrics.find("} ", sample);
