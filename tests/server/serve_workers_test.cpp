@@ -28,7 +28,9 @@ using stream = line_process::stream;
 // The port in the daemon's "workers join on 127.0.0.1:PORT" line.
 std::string workers_port(const aopt::testing::daemon_process& d) {
   for (const std::string& line : d.startup_lines()) {
-    if (line.find("workers join on") != std::string::npos) return line.substr(line.rfind(':') + 1);
+    if (line.find("workers join on") == std::string::npos) continue;
+    const std::string port = line.substr(line.rfind(':') + 1);
+    return port.substr(0, port.find_first_not_of("0123456789"));
   }
   return "";
 }
@@ -48,7 +50,11 @@ TEST_CASE("a campaign submitted to aopt serve completes on a joined worker's slo
 
   line_process worker({AOPT_BINARY, "worker", "--coordinator", "127.0.0.1:" + port, "--slots", "1",
                        "--set", "workers.rejoin_s=0"});
-  REQUIRE(worker.wait_for(stream::out, "joined 127.0.0.1:" + port).has_value());
+  const bool joined = worker.wait_for(stream::out, "joined 127.0.0.1:" + port).has_value();
+  std::string said;
+  for (const std::string& line : worker.lines(stream::err)) said += line + "\n";
+  INFO("worker stderr:\n" << said);
+  REQUIRE(joined);
   const nlohmann::json workers = daemon.call("GET", "/api/v1/workers").json();
   INFO(workers.dump());
   CHECK(workers.at("joined") == 1);
