@@ -9,13 +9,16 @@
 #include "actors/exception_text.hpp"
 #include "actors/messages.hpp"
 #include "agent/lease_table.hpp"
-#include "base/secret_compare.hpp"
+#include "base/challenge_response.hpp"
 #include "base/utf8.hpp"
 
 namespace aopt::actors {
 namespace {
 
 using agent::lease_table;
+
+constexpr size_t max_open_challenges = 64;
+constexpr std::chrono::seconds challenge_lifetime{60};
 
 struct open_lease {
   caf::typed_response_promise<evaluation_reply> promise;
@@ -29,6 +32,9 @@ struct pool_state {
   std::map<agent::lease_id, open_lease> leases;
   std::map<std::string, caf::actor> workers;  // joined workers by name
   std::map<std::string, std::shared_ptr<const npu::package_sources>> packages;  // by hash
+  // Nonces handed out and not yet answered, with when (challenges are open to any peer, so
+  // their number is bounded: the oldest goes first).
+  std::map<std::string, std::chrono::steady_clock::time_point> challenges;
   uint64_t next_worker = 1;
   pool_stats counts;  // the counts lease_table does not keep
 };
@@ -50,6 +56,24 @@ class pool_adapter {
     return promise;
   }
 
+  // A fresh nonce for a worker about to join; its answer is checked by join().
+  caf::result<std::string> challenge() {
+    result<std::string> nonce = random_nonce();
+    if (!nonce.ok()) return caf::make_error(caf::sec::runtime_error, nonce.error().to_string());
+    auto& open = state().challenges;
+    const auto now = std::chrono::steady_clock::now();
+    for (auto it = open.begin(); it != open.end();) {
+      it = now - it->second > challenge_lifetime ? open.erase(it) : std::next(it);
+    }
+    if (open.size() >= max_open_challenges) {
+      open.erase(std::min_element(open.begin(), open.end(), [](const auto& a, const auto& b) {
+        return a.second < b.second;
+      }));
+    }
+    open.emplace(*nonce, now);
+    return *nonce;
+  }
+
   caf::result<worker_welcome> join(const worker_hello& hello, const caf::actor& worker) {
     const std::string from = hello.host.substr(0, 64);
     const auto refuse = [&](const std::string& why) {
@@ -57,7 +81,13 @@ class pool_adapter {
       tell(fmt::format("refused a worker from {}: {}", to_valid_utf8(from), why));
       return caf::make_error(caf::sec::runtime_error, "refused by the coordinator: " + why);
     };
-    if (!cfg_.secret.empty() && !secret_matches(hello.secret, cfg_.secret))
+    // Each nonce answers one join: a recorded join cannot be played again.
+    auto open = state().challenges.find(hello.nonce);
+    if (open == state().challenges.end() ||
+        std::chrono::steady_clock::now() - open->second > challenge_lifetime)
+      return refuse("no open challenge for its nonce (ask with challenge_atom first)");
+    state().challenges.erase(open);
+    if (!cfg_.secret.empty() && !answer_matches(hello.answer, cfg_.secret, hello.nonce, hello.host))
       return refuse("wrong secret");
     if (!worker) return refuse("no worker actor");
     if (hello.slots == 0) return refuse("it offers no slots");
@@ -230,6 +260,7 @@ caf::behavior device_pool(caf::event_based_actor* self, device_pool_config cfg) 
   });
   return {
       [pool](evaluate_atom, const pool_job& job) { return pool->evaluate(job); },
+      [pool](challenge_atom) { return pool->challenge(); },
       [pool](join_atom, const worker_hello& hello, const caf::actor& worker) {
         return pool->join(hello, worker);
       },

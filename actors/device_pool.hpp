@@ -3,16 +3,21 @@
 // bookkeeping is agent::lease_table, this actor only adapts it to messages.
 //
 //   (evaluate_atom, pool_job)           -> evaluation_reply  from this process's evaluators
+//   (challenge_atom)                    -> nonce             a worker about to join
 //   (join_atom, worker_hello, actor)    -> worker_welcome    a worker offering its slots; refused
-//                                                            (an error) for a wrong secret or
-//                                                            another hardware profile
+//                                                            (an error) for a nonce not open, a
+//                                                            wrong answer (secret) or another
+//                                                            hardware profile
 //   (heartbeat_atom, worker name)                            from a joined worker
 //   (package_atom, hash)                -> package_sources   a joined worker lacking a package
 //   (stats_atom)                        -> pool_stats
 //
-// Only the first three kinds can come from other nodes. A worker is trusted only after its
-// join: work goes only to joined workers, results are accepted only as the replies to the
-// pool's own requests, and heartbeats and package requests are answered only when they come
+// Only challenge, join, heartbeat and package messages can come from other nodes. A worker
+// joins by challenge-response: the pool sends a random nonce, the worker answers
+// HMAC-SHA256(secret, nonce || its host), the pool compares in constant time; the secret never
+// crosses the wire and a nonce serves one join. A worker is trusted only after its join: work
+// goes only to joined workers, results are accepted only as the replies to the pool's own
+// requests, and heartbeats and package requests are answered only when they come
 // from the actor that joined under that name. A worker whose connection goes down, that misses
 // heartbeats for heartbeat_timeout_s, or that answers a lease with an error is dropped and its
 // leases are queued again; a late result of a lease already completed is not counted again.

@@ -1,7 +1,6 @@
 #include "actors/evaluation_worker.hpp"
 
 #include <chrono>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -31,7 +30,6 @@ void evaluate_detached(caf::event_based_actor* self,
 caf::actor spawn_evaluation_worker(caf::actor_system& sys, evaluation_worker_context context) {
   auto ctx = std::make_shared<const evaluation_worker_context>(std::move(context));
   return sys.spawn([ctx](caf::event_based_actor* self) -> caf::behavior {
-    auto packages = std::make_shared<std::map<std::string, package_ptr>>();
     auto name = std::make_shared<std::string>();
     auto period = std::make_shared<std::chrono::milliseconds>(1000);
     self->monitor(ctx->coordinator);
@@ -39,8 +37,8 @@ caf::actor spawn_evaluation_worker(caf::actor_system& sys, evaluation_worker_con
     return {
         [=](evaluate_atom, const evaluation_request& request) -> caf::result<evaluation_reply> {
           auto promise = self->make_response_promise<evaluation_reply>();
-          if (auto it = packages->find(request.package); it != packages->end()) {
-            evaluate_detached(self, promise, *ctx, it->second, request);
+          if (package_ptr cached = ctx->packages->find(request.package)) {
+            evaluate_detached(self, promise, *ctx, std::move(cached), request);
             return promise;
           }
           self->request(ctx->coordinator, std::chrono::seconds(60), package_atom_v, request.package)
@@ -60,7 +58,7 @@ caf::actor spawn_evaluation_worker(caf::actor_system& sys, evaluation_worker_con
                       return;
                     }
                     auto shared = std::make_shared<const npu::op_package>(std::move(*pkg));
-                    packages->emplace(request.package, shared);
+                    ctx->packages->insert(request.package, shared);
                     evaluate_detached(self, promise, *ctx, shared, request);
                   },
                   [=](caf::error& e) mutable { promise.deliver(std::move(e)); });

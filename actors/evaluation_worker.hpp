@@ -1,7 +1,8 @@
 // The actor of an `aopt worker` process (issue 19): evaluates the leases a coordinator's device
 // pool sends it on this host's device, each on its own detached thread (the pool never sends
-// more than the slots it offered). Operator packages arrive as content hashes; a package it has
-// not seen is asked from the pool once, checked against its hash and kept.
+// more than the slots it offered). Operator packages arrive as content hashes; a package it lacks
+// is asked from the pool, checked against its hash and kept in the bounded package cache (which
+// outlives the actor, so that a worker that rejoins keeps what it has).
 //
 //   (evaluate_atom, evaluation_request) -> evaluation_reply
 //   (worker_welcome)                    the pool accepted it: start the heartbeats
@@ -16,12 +17,14 @@
 #include <caf/all.hpp>
 
 #include "npu/device.hpp"
+#include "npu/package_cache.hpp"
 
 namespace aopt::actors {
 
 struct evaluation_worker_context {
   std::shared_ptr<npu::device> device;
   caf::actor coordinator;  // the remote device pool
+  std::shared_ptr<npu::package_cache> packages;  // not null
   // Told when an evaluation starts ("lease 7: adds_custom"); may be null. Called from the
   // actor's thread.
   std::function<void(const std::string&)> on_lease;

@@ -194,17 +194,21 @@ typename Inspector::result_type inspect(Inspector& f, evaluation_reply& x) {
   return f(caf::meta::type_name("evaluation_reply"), x.lease, x.result_json);
 }
 
-// A worker asking to join: (join_atom, worker_hello, its actor) -> worker_welcome or an error.
+// A worker asking to join: first (challenge_atom) -> nonce, then
+// (join_atom, worker_hello, its actor) -> worker_welcome or an error. The secret itself never
+// crosses the wire (base/challenge_response.hpp).
 struct worker_hello {
-  std::string host;    // where it runs ("host:pid"), for the coordinator's views
-  std::string secret;  // the shared secret; checked in constant time
+  std::string host;    // where it runs ("host:pid"): the coordinator's views, and the identity
+                       // the answer is bound to
+  std::string nonce;   // the challenge the pool sent; good for one join
+  std::string answer;  // HMAC-SHA256(secret, nonce || host), hex; "" without a secret
   uint32_t slots = 0;
   std::string profile;  // the device's profile id; must equal the coordinator's
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, worker_hello& x) {
-  return f(caf::meta::type_name("worker_hello"), x.host, x.secret, x.slots, x.profile);
+  return f(caf::meta::type_name("worker_hello"), x.host, x.nonce, x.answer, x.slots, x.profile);
 }
 
 struct worker_welcome {
@@ -315,4 +319,6 @@ CAF_ADD_ATOM(aopt, aopt::actors, heartbeat_atom, "heartbeat")
 CAF_ADD_ATOM(aopt, aopt::actors, package_atom, "package")
 CAF_ADD_ATOM(aopt, aopt::actors, tick_atom, "tick")
 CAF_ADD_ATOM(aopt, aopt::actors, probe_atom, "probe")
+CAF_ADD_ATOM(aopt, aopt::actors, challenge_atom, "challenge")
+CAF_ADD_ATOM(aopt, aopt::actors, done_atom, "done")
 CAF_END_TYPE_ID_BLOCK(aopt)

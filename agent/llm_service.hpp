@@ -2,10 +2,11 @@
 // users for limits to mean anything - the HTTP runtime, the OpenAI-compatible client, the
 // response cache and the gateway (admission, rate limit, per-campaign budget and ledger).
 //
-// `aopt run` builds one per campaign. `aopt serve` builds one from the daemon's [llm] section
-// and hands it to every campaign it runs, so llm.max_concurrency and llm.requests_per_minute
-// bound the whole daemon and /metrics sees every call (DESIGN §3: "all LLM traffic goes through
-// one gateway"). What differs per campaign (prompts, seed, hardware text) is in llm_backend.
+// The process's engine (runtime/engine.hpp) owns one, made from its [llm] section, and every
+// campaign of `aopt run` and `aopt serve` and `aopt bank build` calls through it, so
+// llm.max_concurrency and llm.requests_per_minute bound the whole process and /metrics sees
+// every call (DESIGN §3: "all LLM traffic goes through one gateway"). What differs per campaign
+// (prompts, seed, hardware text) is in llm_backend.
 //
 // Lifetime: members are destroyed gateway first, runtime last. Must not be destroyed on one of
 // its own runtime threads.

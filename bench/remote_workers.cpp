@@ -59,7 +59,8 @@ run_numbers run_once(int workers, const std::string& budget, const std::vector<s
   std::vector<std::unique_ptr<line_process>> procs;
   for (int i = 0; i < workers; ++i) {
     procs.push_back(std::make_unique<line_process>(std::vector<std::string>{
-        AOPT_BINARY, "worker", "--coordinator", "127.0.0.1:" + port, "--slots", "1"}));
+        AOPT_BINARY, "worker", "--coordinator", "127.0.0.1:" + port, "--slots", "1", "--set",
+        "workers.rejoin_s=0"}));
     if (!procs.back()->wait_for(stream::out, "joined")) {
       std::fprintf(stderr, "a worker did not join\n");
       std::exit(1);

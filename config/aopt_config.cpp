@@ -506,6 +506,8 @@ void workers_fields(V& v, C& c) {
   v.secret("secret", c.secret);
   v.real("heartbeat_s", c.heartbeat_s, positive);
   v.real("heartbeat_timeout_s", c.heartbeat_timeout_s, positive);
+  v.real("rejoin_s", c.rejoin_s);
+  v.integer("package_cache", c.package_cache, {1});
 }
 
 // Every section but [roles], which is a table of tables and read separately.

@@ -208,6 +208,10 @@ struct workers_config {
   std::string secret;
   double heartbeat_s = 1;           // how often a worker says it is alive
   double heartbeat_timeout_s = 10;  // a worker silent this long is dropped, its leases re-queued
+  // A worker that lost its coordinator (or cannot reach it yet) tries to join again, with
+  // backoff, for this long before it gives up; 0 = leave at once.
+  double rejoin_s = 300;
+  uint32_t package_cache = 64;  // operator packages a worker keeps (least recently used go)
 };
 
 struct report_config {

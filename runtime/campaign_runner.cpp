@@ -274,14 +274,71 @@ result<campaign_request> load_campaign_request(storage::store& db, const std::st
   return r;
 }
 
-result<campaign_outcome> run_campaign(const campaign_request& request, storage::store& db,
-                                      std::shared_ptr<agent::event_sink> events,
-                                      std::shared_ptr<const std::atomic<bool>> stop) {
-  const auto start = std::chrono::steady_clock::now();
-  const config::aopt_config& cfg = request.config;
-  campaign_outcome outcome;
-  outcome.campaign =
-      request.campaign.empty() ? derive_campaign_id(request.operators, cfg) : request.campaign;
+namespace {
+
+// One run of a campaign: the plain work of the campaign actor (spawn_campaign_run). prepare()
+// brings the campaign up (record, episodes, policies, the roles' actors); finish() collects
+// what the episodes reached once the campaign actor answered, re-measures the finalists and
+// writes the final record. Both block (database, device): the actor runs them on one-shot
+// detached actors.
+class campaign_run {
+ public:
+  campaign_run(engine& host, campaign_request request, storage::store& db,
+               std::shared_ptr<agent::event_sink> events)
+      : host_(host),
+        request_(std::move(request)),
+        db_(db),
+        events_(std::move(events)),
+        start_(std::chrono::steady_clock::now()) {
+    outcome_.campaign = request_.campaign.empty()
+                            ? derive_campaign_id(request_.operators, request_.config)
+                            : request_.campaign;
+  }
+
+  // Asks the episodes to stop after their evaluations in flight.
+  void stop() { stop_->store(true); }
+
+  // Errors refuse the start; from the point the record says "running", the record then says
+  // "failed".
+  status prepare(caf::actor_system& sys);
+  caf::actor campaign_actor() const { return campaign_; }
+  caf::actor evaluator() const { return pipeline_.evaluator; }
+  // Ends the run: stops the roles' actors, collects the outcome.
+  result<campaign_outcome> finish(const std::optional<actors::campaign_summary>& summary,
+                                  const std::optional<std::string>& campaign_error,
+                                  const actors::pool_stats& pool);
+
+ private:
+  status refuse(const status& why) {
+    record_["status"] = "failed";
+    record_["error"] = why.to_string();
+    record_["updated"] = utc_now();
+    (void)db_.put_campaign(outcome_.campaign, record_);
+    return why;
+  }
+
+  engine& host_;  // outlives its actors, hence this run
+  const campaign_request request_;
+  storage::store& db_;
+  std::shared_ptr<agent::event_sink> events_;
+  const std::shared_ptr<std::atomic<bool>> stop_ = std::make_shared<std::atomic<bool>>(false);
+  const std::chrono::steady_clock::time_point start_;
+
+  campaign_outcome outcome_;
+  nlohmann::json record_;
+  npu::cascade_counts earlier_cascade_;
+  std::vector<std::shared_ptr<const npu::op_package>> packages_;
+  std::shared_ptr<npu::device> device_;
+  llm::gateway* gateway_ = nullptr;
+  std::shared_ptr<campaign_journal> journal_;
+  std::unique_ptr<billing_link> billing_;
+  std::unique_ptr<llm_gateway_link> llm_gateway_;
+  actors::episode_pipeline pipeline_;
+  caf::actor campaign_;
+};
+
+status campaign_run::prepare(caf::actor_system& sys) {
+  const config::aopt_config& cfg = request_.config;
   result<agent::episode_config> episode_cfg = episode_config_of(cfg);
   if (!episode_cfg.ok()) return episode_cfg.error();
   const actors::role_registry roles = actors::role_registry::with_builtin_roles();
@@ -289,126 +346,129 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
     return valid.error();
   // Before the record says "running": a device that cannot be made refuses the start.
   result<std::shared_ptr<npu::device>> device =
-      make_device(cfg, secrets_to_redact(cfg), request.drift);
+      make_device(cfg, secrets_to_redact(cfg), request_.drift);
   if (!device.ok()) return device.error();
+  device_ = *device;
 
-  nlohmann::json record = {{"id", outcome.campaign}, {"created", utc_now()}};
-  if (result<nlohmann::json> existing = db.get_campaign(outcome.campaign); existing.ok()) {
-    record = *existing;
+  record_ = {{"id", outcome_.campaign}, {"created", utc_now()}};
+  if (result<nlohmann::json> existing = db_.get_campaign(outcome_.campaign); existing.ok()) {
+    record_ = *existing;
   }
-  record["operators"] = nlohmann::json::array();
-  for (const fs::path& p : request.operators) record["operators"].push_back(p.string());
-  record["config"] = config::to_json(cfg);
-  record["strategy"] = config::to_string(cfg.campaign.strategy);
-  record["status"] = "running";
-  record["updated"] = utc_now();
-  AOPT_RETURN_IF_ERROR(db.put_campaign(outcome.campaign, record));
-  // A start refused from here on marks the record failed, or it would read "running" for ever.
-  const auto refuse = [&](const status& why) {
-    record["status"] = "failed";
-    record["error"] = why.to_string();
-    record["updated"] = utc_now();
-    (void)db.put_campaign(outcome.campaign, record);
-    return why;
-  };
+  record_["operators"] = nlohmann::json::array();
+  for (const fs::path& p : request_.operators) record_["operators"].push_back(p.string());
+  record_["config"] = config::to_json(cfg);
+  record_["strategy"] = config::to_string(cfg.campaign.strategy);
+  record_["status"] = "running";
+  record_["updated"] = utc_now();
+  AOPT_RETURN_IF_ERROR(db_.put_campaign(outcome_.campaign, record_));
 
   // Stage counts of the cascade's earlier runs of this campaign: the report counts them all.
-  npu::cascade_counts earlier_cascade;
-  if (auto it = record.find("cascade"); it != record.end()) {
+  if (auto it = record_.find("cascade"); it != record_.end()) {
     result<npu::cascade_counts> earlier = npu::cascade_counts_from_json(*it);
-    if (!earlier.ok()) return refuse(earlier.error().with_context("campaign " + outcome.campaign));
-    earlier_cascade = *earlier;
+    if (!earlier.ok()) return refuse(earlier.error().with_context("campaign " + outcome_.campaign));
+    earlier_cascade_ = *earlier;
   }
 
   std::vector<actors::campaign_episode> episodes;
-  std::vector<std::shared_ptr<const npu::op_package>> packages;
-  for (const fs::path& dir : request.operators) {
+  for (const fs::path& dir : request_.operators) {
     result<npu::op_package> pkg = npu::load_op_package(dir);
     if (!pkg.ok()) {
-      outcome.errors.push_back(pkg.error().to_string());
+      outcome_.errors.push_back(pkg.error().to_string());
       continue;
     }
     auto op = std::make_shared<const npu::op_package>(std::move(*pkg));
-    packages.push_back(op);
-    agent::episode_state state = agent::initial_episode_state(outcome.campaign, *op, *episode_cfg);
-    if (result<nlohmann::json> saved = db.get_episode(outcome.campaign, op->spec.name);
+    packages_.push_back(op);
+    agent::episode_state state = agent::initial_episode_state(outcome_.campaign, *op, *episode_cfg);
+    if (result<nlohmann::json> saved = db_.get_episode(outcome_.campaign, op->spec.name);
         saved.ok()) {
       result<agent::episode_state> restored = agent::episode_state_from_json(*saved);
       if (!restored.ok()) return refuse(restored.error().with_context("resuming " + op->spec.name));
       state = std::move(*restored);
-      reopen_if_baseline_failed_transiently(db, state);
+      reopen_if_baseline_failed_transiently(db_, state);
     }
     episodes.push_back({std::move(op), std::move(state)});
   }
 
-  result<std::shared_ptr<agent::llm_backend>> backend = make_role_llm_backend(cfg, db, request.llm);
+  // The LLM roles call through the engine's one LLM service (its limits span the process).
+  std::shared_ptr<agent::llm_service> service;
+  if (roles_use_llm(cfg)) {
+    result<std::shared_ptr<agent::llm_service>> made = host_.llm_service();
+    if (!made.ok()) return refuse(made.error().with_context("llm"));
+    service = *made;
+  }
+  result<std::shared_ptr<agent::llm_backend>> backend = make_role_llm_backend(cfg, db_, service);
   if (!backend.ok()) return refuse(backend.error());
-  llm::gateway* gateway = *backend ? &(*backend)->gateway() : nullptr;
-  llm::token_ledger usage(gateway ? gateway->options().prices : llm::price_table{});
-  if (gateway) {
+  gateway_ = *backend ? &(*backend)->gateway() : nullptr;
+  llm::token_ledger usage(gateway_ ? gateway_->options().prices : llm::price_table{});
+  if (gateway_) {
     // A resumed campaign's budget and totals include what its earlier runs persisted. Only
     // this campaign's entries: records of older versions may hold other campaigns' too.
-    result<std::optional<llm::token_ledger>> earlier = llm_usage_of(record);
-    if (!earlier.ok()) return refuse(earlier.error().with_context("campaign " + outcome.campaign));
-    if (*earlier) usage.replace_campaign(outcome.campaign, **earlier);
-    gateway->restore_usage(outcome.campaign, usage);
+    result<std::optional<llm::token_ledger>> earlier = llm_usage_of(record_);
+    if (!earlier.ok()) return refuse(earlier.error().with_context("campaign " + outcome_.campaign));
+    if (*earlier) usage.replace_campaign(outcome_.campaign, **earlier);
+    gateway_->restore_usage(outcome_.campaign, usage);
   }
-  result<agent::policy_set> policies = make_policies(cfg, db, *backend, outcome.campaign);
+  result<agent::policy_set> policies = make_policies(cfg, db_, *backend, outcome_.campaign);
   if (!policies.ok()) return refuse(policies.error());
-  const tiling_probe_setup probe = make_tiling_probe(cfg, *device, secrets_to_redact(cfg));
-  outcome.tiling_probe = probe.description;
+  const tiling_probe_setup probe = make_tiling_probe(cfg, device_, secrets_to_redact(cfg));
+  outcome_.tiling_probe = probe.description;
   if (cfg.stage1.probe_tilings && !probe.screen) {
     spdlog::warn(
         "no tiling prober for device.kind = {}: {}; Stage I candidates go to the device "
         "unprobed",
         config::to_string(cfg.device.kind), probe.description);
   }
-  auto journal = std::make_shared<campaign_journal>(db, record, usage, gateway);
-  billing_link billing(gateway, outcome.campaign, journal);
+  journal_ = std::make_shared<campaign_journal>(db_, record_, usage, gateway_);
+  billing_ = std::make_unique<billing_link>(gateway_, outcome_.campaign, journal_);
 
-  std::shared_ptr<engine> own_engine = request.shared_engine;
-  if (!own_engine) {
-    result<std::shared_ptr<engine>> started = engine::start(cfg);
-    if (!started.ok()) return refuse(started.error());
-    own_engine = std::move(*started);
-  }
-  caf::actor_system& sys = own_engine->system();
-  llm_gateway_link llm_gateway(sys, *backend);
+  llm_gateway_ = std::make_unique<llm_gateway_link>(sys, *backend);
   result<actors::episode_pipeline> pipeline = roles.spawn_pipeline(sys, cfg.pipeline, *policies);
   if (!pipeline.ok()) return refuse(pipeline.error());
-  pipeline->confirm_improvements = cfg.device.confirm_improvements;
-  if (probe.screen) pipeline->prober = actors::spawn_prober(sys, probe.screen);
-  pipeline->evaluator = actors::spawn_evaluator(
-      sys, {*device, own_engine->device_pool(), std::make_shared<agent::store_journal>(db),
+  pipeline_ = *pipeline;
+  pipeline_.confirm_improvements = cfg.device.confirm_improvements;
+  if (probe.screen) pipeline_.prober = actors::spawn_prober(sys, probe.screen);
+  pipeline_.evaluator = actors::spawn_evaluator(
+      sys, {device_, host_.device_pool(), std::make_shared<agent::store_journal>(db_),
             make_eval_options(cfg.device)});
 
-  if (events) {
+  if (events_) {
     agent::campaign_event started;
     started.type = agent::campaign_event::kind::campaign_started;
-    started.campaign = outcome.campaign;
+    started.campaign = outcome_.campaign;
     started.operators = static_cast<uint32_t>(episodes.size());
     started.budget = cfg.campaign.budget;
-    events->publish(started);
+    events_->publish(started);
   }
-  actors::campaign_context ctx{
-      outcome.campaign, std::move(episodes), cfg.campaign.jobs, *pipeline, journal, events, stop};
-  caf::actor campaign = actors::spawn_campaign(sys, std::move(ctx));
-  caf::scoped_actor self{sys};
-  std::optional<actors::campaign_summary> summary;
-  self->request(campaign, caf::infinite, actors::run_atom_v)
-      .receive([&](const actors::campaign_summary& s) { summary = s; },
-               [&](caf::error& e) { outcome.errors.push_back("campaign: " + caf::to_string(e)); });
-  self->request(pipeline->evaluator, caf::infinite, actors::stats_atom_v)
-      .receive([&](const actors::pool_stats& s) { outcome.pool = s; }, [](caf::error&) {});
-  if (auto* cascade = dynamic_cast<npu::cascade_device*>(device->get())) {
-    outcome.cascade = earlier_cascade;
+  actors::campaign_context ctx{outcome_.campaign,
+                               std::move(episodes),
+                               cfg.campaign.jobs,
+                               pipeline_,
+                               journal_,
+                               events_,
+                               stop_};
+  campaign_ = actors::spawn_campaign(sys, std::move(ctx));
+  return status{};
+}
+
+result<campaign_outcome> campaign_run::finish(
+    const std::optional<actors::campaign_summary>& summary,
+    const std::optional<std::string>& campaign_error, const actors::pool_stats& pool) {
+  const config::aopt_config& cfg = request_.config;
+  campaign_outcome& outcome = outcome_;
+  if (campaign_error) outcome.errors.push_back("campaign: " + *campaign_error);
+  outcome.pool = pool;
+  if (auto* cascade = dynamic_cast<npu::cascade_device*>(device_.get())) {
+    outcome.cascade = earlier_cascade_;
     *outcome.cascade += cascade->counts();
   }
   for (const caf::actor& a :
-       {pipeline->mutator, pipeline->diagnoser, pipeline->retriever, pipeline->refiner,
-        pipeline->evaluator, pipeline->prober, llm_gateway.actor()}) {
+       {pipeline_.mutator, pipeline_.diagnoser, pipeline_.retriever, pipeline_.refiner,
+        pipeline_.evaluator, pipeline_.prober, llm_gateway_->actor()}) {
     if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   }
+  // Unroutes the LLM backend from the gateway actor and the billing from the journal.
+  llm_gateway_.reset();
+  billing_.reset();
 
   // Episodes that never started (a stop came first) report their stored state.
   std::set<std::string> reported;
@@ -424,7 +484,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
       }
     }
   }
-  if (result<std::vector<storage::keyed_value>> stored = db.list_episodes(outcome.campaign);
+  if (result<std::vector<storage::keyed_value>> stored = db_.list_episodes(outcome.campaign);
       stored.ok()) {
     for (const storage::keyed_value& kv : *stored) {
       if (reported.count(kv.key)) continue;
@@ -435,14 +495,14 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   std::sort(outcome.episodes.begin(), outcome.episodes.end(),
             [](const auto& a, const auto& b) { return a.op_name < b.op_name; });
   const bool all_finished =
-      outcome.episodes.size() + outcome.errors.size() >= request.operators.size() &&
+      outcome.episodes.size() + outcome.errors.size() >= request_.operators.size() &&
       std::all_of(outcome.episodes.begin(), outcome.episodes.end(), [](const auto& e) {
         return e.phase == agent::episode_phase::done || e.phase == agent::episode_phase::failed;
       });
   outcome.interrupted = !all_finished;
   if (all_finished && cfg.cann.remeasure_top > 0) {
-    // After the evaluator has stopped: the device is this thread's alone.
-    auto finals = remeasure_finalists(**device, db, outcome.campaign, outcome.episodes, packages,
+    // After the evaluator has stopped: the device is this run's alone.
+    auto finals = remeasure_finalists(*device_, db_, outcome.campaign, outcome.episodes, packages_,
                                       cfg.cann.remeasure_top, make_eval_options(cfg.device));
     if (finals.ok()) {
       outcome.finalists = std::move(*finals);
@@ -450,19 +510,149 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
       outcome.errors.push_back("re-measuring the finalists: " + finals.error().to_string());
     }
   }
-  if (gateway) {
-    outcome.llm_usage = journal->usage();
+  if (gateway_) {
+    outcome.llm_usage = journal_->usage();
     // Answers consumed by steps that were not persisted are asked again on resume.
-    gateway->restore_usage(outcome.campaign, *outcome.llm_usage);
+    gateway_->restore_usage(outcome.campaign, *outcome.llm_usage);
   }
-  AOPT_RETURN_IF_ERROR(journal->update_record(outcome.campaign, [&](nlohmann::json& r) {
+  AOPT_RETURN_IF_ERROR(journal_->update_record(outcome.campaign, [&](nlohmann::json& r) {
     r["status"] = all_finished ? "done" : "interrupted";
     r["updated"] = utc_now();
     if (outcome.cascade) r["cascade"] = npu::to_json(*outcome.cascade);
   }));
   outcome.wall_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return outcome;
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return std::move(outcome);
+}
+
+// Runs `work` (it blocks: database, device) on a one-shot detached actor, then `then` in `self`.
+template <class Work, class Then>
+void after_blocking(caf::event_based_actor* self, Work work, Then then) {
+  auto helper = self->spawn<caf::detached>([work](caf::event_based_actor* h) -> caf::behavior {
+    return {[h, work](actors::run_atom) {
+      h->quit();
+      work();
+      return actors::done_atom_v;
+    }};
+  });
+  self->request(helper, caf::infinite, actors::run_atom_v)
+      .then([then](actors::done_atom) mutable { then(); }, [then](caf::error&) mutable { then(); });
+}
+
+// Work that throws becomes an error, not a campaign that never answers.
+template <class Work>
+auto guarded(Work work) -> decltype(work()) {
+  try {
+    return work();
+  } catch (const std::exception& e) {
+    return internal_error(std::string("campaign stopped by an exception: ") + e.what());
+  } catch (...) {
+    return internal_error("campaign stopped by an unknown exception");
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// The campaign actor: prepares the run, has the episodes driven by the campaign actor of the
+// actors layer, collects the pool's counts, finishes the run and answers its one run request.
+caf::behavior campaign_run_behavior(caf::event_based_actor* self, std::shared_ptr<campaign_run> run,
+                                    std::shared_ptr<result<campaign_outcome>> outcome) {
+  auto started = std::make_shared<bool>(false);
+  return {
+      [=](actors::run_atom) -> caf::result<actors::done_atom> {
+        if (*started) return caf::make_error(caf::sec::runtime_error, "a campaign runs once");
+        *started = true;
+        auto promise = self->make_response_promise<actors::done_atom>();
+        auto answer = [=]() mutable {
+          promise.deliver(actors::done_atom_v);
+          self->quit();
+        };
+        const auto conclude = [=](const std::optional<actors::campaign_summary>& summary,
+                                  const std::optional<std::string>& error,
+                                  const actors::pool_stats& pool) {
+          after_blocking(
+              self, [=] { *outcome = guarded([&] { return run->finish(summary, error, pool); }); },
+              answer);
+        };
+        const auto ended = [=](const std::optional<actors::campaign_summary>& summary,
+                               const std::optional<std::string>& error) {
+          self->request(run->evaluator(), caf::infinite, actors::stats_atom_v)
+              .then([=](const actors::pool_stats& pool) { conclude(summary, error, pool); },
+                    [=](caf::error&) { conclude(summary, error, actors::pool_stats{}); });
+        };
+        auto ready = std::make_shared<status>();
+        after_blocking(
+            self, [=] { *ready = guarded([&] { return run->prepare(self->system()); }); },
+            [=]() mutable {
+              if (!ready->ok()) {
+                *outcome = *ready;
+                answer();
+                return;
+              }
+              self->request(run->campaign_actor(), caf::infinite, actors::run_atom_v)
+                  .then([=](const actors::campaign_summary& s) { ended(s, std::nullopt); },
+                        [=](caf::error& e) { ended(std::nullopt, caf::to_string(e)); });
+            });
+        return promise;
+      },
+      [=](actors::stop_atom) { run->stop(); },
+  };
+}
+
+}  // namespace
+
+campaign_run_handle spawn_campaign_run(engine& host, campaign_request request, storage::store& db,
+                                       std::shared_ptr<agent::event_sink> events) {
+  auto outcome = std::make_shared<result<campaign_outcome>>(internal_error("campaign did not run"));
+  auto run = std::make_shared<campaign_run>(host, std::move(request), db, std::move(events));
+  return {host.system().spawn(campaign_run_behavior, run, outcome), outcome};
+}
+
+namespace {
+
+// Forwards a raised stop flag (SIGINT or SIGTERM of `aopt run`) to the campaign actor as a stop
+// message; ends with the campaign actor.
+void spawn_stop_forwarder(caf::actor_system& sys, std::shared_ptr<const std::atomic<bool>> flag,
+                          const caf::actor& campaign) {
+  sys.spawn([flag, campaign](caf::event_based_actor* self) -> caf::behavior {
+    self->monitor(campaign);
+    self->set_down_handler([self](caf::down_msg&) { self->quit(); });
+    self->send(self, actors::tick_atom_v);
+    return {[=](actors::tick_atom) {
+      if (flag->load()) {
+        self->send(campaign, actors::stop_atom_v);
+        self->quit();
+        return;
+      }
+      self->delayed_send(self, std::chrono::milliseconds(100), actors::tick_atom_v);
+    }};
+  });
+}
+
+}  // namespace
+
+result<campaign_outcome> run_campaign(const campaign_request& request, storage::store& db,
+                                      std::shared_ptr<agent::event_sink> events,
+                                      std::shared_ptr<const std::atomic<bool>> stop) {
+  std::shared_ptr<engine> host = request.shared_engine;
+  if (!host) {
+    result<std::shared_ptr<engine>> started = engine::start(request.config, &db);
+    if (!started.ok()) return started.error();
+    host = std::move(*started);
+  }
+  campaign_request own = request;
+  own.shared_engine.reset();  // the run must not keep the engine alive from its own actors
+  const campaign_run_handle run = spawn_campaign_run(*host, std::move(own), db, std::move(events));
+  if (stop) spawn_stop_forwarder(host->system(), std::move(stop), run.actor);
+  caf::scoped_actor self{host->system()};
+  self->request(run.actor, caf::infinite, actors::run_atom_v)
+      .receive([](actors::done_atom) {},
+               [&](caf::error& e) {
+                 *run.outcome = internal_error("campaign actor: " + caf::to_string(e));
+               });
+  return std::move(*run.outcome);
 }
 
 }  // namespace aopt::runtime

@@ -1,6 +1,8 @@
 // Runs (or resumes) a campaign in this process: discovers the operators, restores every
 // episode's persisted state, spawns the configured roles in the engine's actor system (evaluating
-// through its device pool), and waits until every episode has finished or a stop was requested.
+// through its device pool, calling the LLM through its LLM service), and reports when every
+// episode has finished or a stop was requested. A campaign is an actor of the engine
+// (spawn_campaign_run); run_campaign waits for one.
 //
 // A campaign's id is derived from its inputs and configuration unless named, so running the
 // same command again resumes the same campaign.
@@ -66,21 +68,17 @@ struct campaign_request {
   std::string campaign;  // "" = derive_campaign_id
   std::vector<std::filesystem::path> operators;
   config::aopt_config config;
-  // The engine (actor system and device pool) to run in. `aopt serve` passes its one engine to
-  // every campaign so that concurrent campaigns share the devices and workers; null = an engine
-  // of the campaign's own, started from config (device.slots, [workers]).
+  // The engine (actor system, device pool, LLM service) run_campaign runs in; null = an engine
+  // of the campaign's own, started from config (device.slots, [workers], [llm]).
   std::shared_ptr<engine> shared_engine;
-  // The LLM endpoint and gateway to call through. `aopt serve` passes its one service to every
-  // campaign so that its limits and ledger span the daemon; null = one of the campaign's own,
-  // made from config.llm, when a role uses the LLM.
-  std::shared_ptr<agent::llm_service> llm;
   // Where CANN devices publish baseline drift checks (`aopt serve`: one board for /metrics);
   // null = the device's own.
   std::shared_ptr<npu::drift_board> drift;
 };
 
-// The LLM backend the configured roles share, calling through `shared` when given, else through
-// a service of its own (llm_cache in `db`); null when no episode role uses the LLM.
+// The LLM backend the configured roles share, calling through `shared` (the engine's LLM service)
+// when given, else through a service of its own (llm_cache in `db`); null when no episode role
+// uses the LLM.
 result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(
     const config::aopt_config& config, storage::store& db,
     std::shared_ptr<agent::llm_service> shared = nullptr);
@@ -95,7 +93,23 @@ result<agent::policy_set> make_policies(const config::aopt_config& config, stora
                                         std::shared_ptr<agent::llm_backend> llm,
                                         const std::string& campaign);
 
-// Runs the campaign to completion or until *stop becomes true. `events` may be null.
+// A campaign as an actor of `host`'s system:
+//   (run_atom)  -> done_atom   once the campaign finished, stopped or was refused; its outcome
+//                              (or why it was refused) is then in *outcome. Answered once.
+//   (stop_atom)                stop after the evaluations in flight (pause, cancel, shutdown)
+// The outcome travels beside the answer because the actors layer's message types cannot name
+// the runtime's campaign_outcome. `db` and `host` must outlive the actor (the engine waits for
+// its actors when it stops). `events` may be null.
+struct campaign_run_handle {
+  caf::actor actor;
+  std::shared_ptr<result<campaign_outcome>> outcome;
+};
+campaign_run_handle spawn_campaign_run(engine& host, campaign_request request, storage::store& db,
+                                       std::shared_ptr<agent::event_sink> events);
+
+// Runs the campaign actor to completion in request.shared_engine (or an engine of its own) and
+// waits for its answer; *stop becoming true (a signal) is sent to it as a stop message.
+// `events` and `stop` may be null.
 result<campaign_outcome> run_campaign(const campaign_request& request, storage::store& db,
                                       std::shared_ptr<agent::event_sink> events,
                                       std::shared_ptr<const std::atomic<bool>> stop);

@@ -146,9 +146,19 @@ int run_build(const bank_args& args) {
   }
   const bool llm_rewind = uses_llm(*cfg, "rewinder");
   const bool llm_distill = uses_llm(*cfg, "distiller");
+  // The process's engine: the evaluations go through its device pool, the LLM calls through its
+  // LLM service.
+  result<std::shared_ptr<engine>> started = engine::start(*cfg, db->get());
+  if (!started.ok()) {
+    fmt::print(stderr, "aopt bank build: {}\n", started.error().to_string());
+    return exit_bad_input;
+  }
   std::shared_ptr<agent::llm_backend> llm;
   if (llm_rewind || llm_distill) {
-    result<std::shared_ptr<agent::llm_backend>> made = agent::make_llm_backend(*cfg, db->get());
+    result<std::shared_ptr<agent::llm_service>> service = (*started)->llm_service();
+    result<std::shared_ptr<agent::llm_backend>> made =
+        service.ok() ? agent::make_llm_backend(*cfg, db->get(), *service)
+                     : result<std::shared_ptr<agent::llm_backend>>(service.error());
     if (!made.ok()) {
       fmt::print(stderr, "aopt bank build: {}\n", made.error().to_string());
       return exit_failed;
@@ -174,11 +184,6 @@ int run_build(const bank_args& args) {
                              (llm_distill ? "llm-distill" : "heuristic-distill") +
                              (llm ? "@" + llm->model() : std::string());
 
-  result<std::shared_ptr<engine>> started = engine::start(*cfg);
-  if (!started.ok()) {
-    fmt::print(stderr, "aopt bank build: {}\n", started.error().to_string());
-    return exit_bad_input;
-  }
   caf::actor_system& sys = (*started)->system();
   rewind_actors actors;
   actors.evaluator = actors::spawn_evaluator(

@@ -160,10 +160,10 @@ int execute(campaign_request request, const config::aopt_config& cfg, bool json)
     fmt::print(stderr, "aopt: {}\n", db.error().to_string());
     return exit_failed;
   }
-  // The process's engine: its device pool, and the listener workers join through.
+  // The process's engine: its device pool, LLM service and the listener workers join through.
   // Declared after the database: it stops (waiting for its actors) before the database closes.
-  result<std::shared_ptr<engine>> started =
-      engine::start(cfg, [](const std::string& line) { fmt::print(stderr, "aopt: {}\n", line); });
+  result<std::shared_ptr<engine>> started = engine::start(
+      cfg, db->get(), [](const std::string& line) { fmt::print(stderr, "aopt: {}\n", line); });
   if (!started.ok()) {
     fmt::print(stderr, "aopt: {}\n", started.error().to_string());
     return started.error().code() == status_code::invalid_argument ? exit_bad_input : exit_failed;

@@ -8,6 +8,7 @@
 
 #include "actors/device_pool.hpp"
 #include "base/listen_address.hpp"
+#include "runtime/campaign_runner.hpp"
 #include "runtime/device_factory.hpp"
 
 namespace aopt::runtime {
@@ -18,7 +19,8 @@ std::string workers_secret(const config::workers_config& config) {
 }
 
 result<std::shared_ptr<engine>> engine::start(
-    const config::aopt_config& config, std::function<void(const std::string&)> on_worker_event) {
+    const config::aopt_config& config, storage::store* db,
+    std::function<void(const std::string&)> on_worker_event) {
   const config::workers_config& w = config.workers;
   actors::device_pool_config pool;
   pool.local_slots = config.device.slots;
@@ -48,6 +50,12 @@ result<std::shared_ptr<engine>> engine::start(
   }
 
   std::shared_ptr<engine> e(new engine());
+  e->llm_config_ = config.llm;
+  e->db_ = db;
+  if (roles_use_llm(config)) {
+    result<std::shared_ptr<agent::llm_service>> made = e->llm_service();
+    if (!made.ok()) return made.error();
+  }
   e->caf_config_ = std::make_unique<caf::actor_system_config>();
   e->caf_config_->add_message_types<caf::id_block::aopt>();
   e->caf_config_->set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
@@ -69,6 +77,21 @@ result<std::shared_ptr<engine>> engine::start(
 
 engine::~engine() {
   if (pool_) caf::anon_send_exit(pool_, caf::exit_reason::user_shutdown);
+}
+
+result<std::shared_ptr<agent::llm_service>> engine::llm_service() {
+  std::lock_guard<std::mutex> lock(llm_mutex_);
+  if (!llm_) {
+    result<std::shared_ptr<agent::llm_service>> made = agent::llm_service::make(llm_config_, db_);
+    if (!made.ok()) return made.error();
+    llm_ = std::move(*made);
+  }
+  return llm_;
+}
+
+std::shared_ptr<agent::llm_service> engine::llm_service_if_made() const {
+  std::lock_guard<std::mutex> lock(llm_mutex_);
+  return llm_;
 }
 
 actors::pool_stats engine::pool_stats() {

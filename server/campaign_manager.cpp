@@ -3,7 +3,6 @@
 #include <chrono>
 #include <ctime>
 #include <stdexcept>
-#include <thread>
 
 #include "runtime/campaign_runner.hpp"
 
@@ -25,9 +24,8 @@ std::string utc_now() {
 }  // namespace
 
 campaign_manager::campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub,
-                                   std::shared_ptr<runtime::engine> engine,
-                                   std::shared_ptr<agent::llm_service> llm)
-    : db_(db), hub_(std::move(hub)), engine_(std::move(engine)), llm_(std::move(llm)) {}
+                                   std::shared_ptr<runtime::engine> engine)
+    : db_(db), hub_(std::move(hub)), engine_(std::move(engine)) {}
 
 namespace {
 
@@ -43,17 +41,19 @@ std::shared_ptr<runtime::engine> local_engine(uint32_t device_slots) {
 }  // namespace
 
 campaign_manager::campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub,
-                                   uint32_t device_slots, std::shared_ptr<agent::llm_service> llm)
-    : campaign_manager(db, std::move(hub), local_engine(device_slots), std::move(llm)) {}
+                                   uint32_t device_slots)
+    : campaign_manager(db, std::move(hub), local_engine(device_slots)) {}
 
 std::optional<llm::gateway_stats> campaign_manager::llm_stats() const {
-  if (!llm_) return std::nullopt;
-  return llm_->gateway().stats();
+  std::shared_ptr<agent::llm_service> llm = engine_->llm_service_if_made();
+  if (!llm) return std::nullopt;
+  return llm->gateway().stats();
 }
 
 std::optional<llm::token_ledger> campaign_manager::llm_ledger() const {
-  if (!llm_) return std::nullopt;
-  return llm_->gateway().ledger();
+  std::shared_ptr<agent::llm_service> llm = engine_->llm_service_if_made();
+  if (!llm) return std::nullopt;
+  return llm->gateway().ledger();
 }
 
 campaign_manager::~campaign_manager() {
@@ -90,31 +90,36 @@ result<std::string> campaign_manager::create(const std::string& id,
 
 void campaign_manager::start_locked(const std::string& id, const std::vector<fs::path>& operators,
                                     const config::aopt_config& config) {
+  runtime::campaign_request request;
+  request.campaign = id;
+  request.operators = operators;
+  request.config = config;
+  request.drift = drift_;
+  const runtime::campaign_run_handle run =
+      runtime::spawn_campaign_run(*engine_, std::move(request), db_, hub_);
   running_campaign rc;
-  rc.stop = std::make_shared<std::atomic<bool>>(false);
+  rc.actor = run.actor;
   running_[id] = rc;
-  runtime::campaign_request request{id, operators, config, engine_, llm_, drift_};
   hub_->publish_status(id, "running");
-  // A campaign blocks its thread until it ends; the destructor waits for every such thread
-  // through running_, so detaching is safe.
-  std::thread([this, request, stop = rc.stop] {
-    // An exception escaping this thread would end the daemon; it ends the campaign instead.
-    result<runtime::campaign_outcome> outcome = internal_error("campaign did not run");
-    try {
-      outcome = runtime::run_campaign(request, db_, hub_, stop);
-    } catch (const std::exception& e) {
-      outcome = internal_error(std::string("campaign stopped by an exception: ") + e.what());
-    } catch (...) {
-      outcome = internal_error("campaign stopped by an unknown exception");
-    }
-    if (!outcome.ok()) {
-      finish(request.campaign, outcome.error(), false);
-      return;
-    }
-    status errors;
-    if (!outcome->errors.empty()) errors = internal_error(outcome->errors.front());
-    finish(request.campaign, errors, outcome->interrupted);
-  }).detach();
+  // The campaign's end arrives as its actor's answer, to a watcher actor of the engine. The
+  // destructor waits for every campaign through running_, so `this` outlives the watcher's use.
+  engine_->system().spawn([this, id, run](caf::event_based_actor* self) {
+    self->request(run.actor, caf::infinite, actors::run_atom_v)
+        .then(
+            [=](actors::done_atom) {
+              const result<runtime::campaign_outcome>& outcome = *run.outcome;
+              if (!outcome.ok()) {
+                finish(id, outcome.error(), false);
+                return;
+              }
+              status errors;
+              if (!outcome->errors.empty()) errors = internal_error(outcome->errors.front());
+              finish(id, errors, outcome->interrupted);
+            },
+            [=](caf::error& e) {
+              finish(id, internal_error("campaign actor: " + caf::to_string(e)), false);
+            });
+  });
 }
 
 void campaign_manager::finish(const std::string& id, const status& outcome, bool interrupted) {
@@ -188,7 +193,8 @@ status campaign_manager::request_stop(const std::string& id, const std::string& 
   auto it = running_.find(id);
   it->second.stop_as = stop_as;
   it->second.resume_after_stop = false;
-  it->second.stop->store(true);
+  it->second.stop_requested = true;
+  caf::anon_send(it->second.actor, actors::stop_atom_v);
   hub_->publish_status(id, "stopping", "will be " + stop_as);
   return status{};
 }
@@ -224,11 +230,11 @@ status campaign_manager::resume(const std::string& id) {
   if (stopping_) return unavailable("the daemon is shutting down");
   if (auto it = running_.find(id); it != running_.end()) {
     running_campaign& rc = it->second;
-    if (!rc.stop->load()) return status{};
+    if (!rc.stop_requested) return status{};
     if (rc.stop_as == "cancelled") {
       return failed_precondition("campaign " + id + " is being cancelled and cannot be resumed");
     }
-    // Still stopping for a pause: its thread and actors are busy persisting, so the new run
+    // Still stopping for a pause: its actors are busy persisting, so the new run
     // starts from finish() once they are done.
     rc.resume_after_stop = true;
     hub_->publish_status(id, "stopping", "will resume");
@@ -272,7 +278,10 @@ size_t campaign_manager::running_count() const {
 void campaign_manager::stop_all() {
   std::lock_guard<std::mutex> lock(mutex_);
   stopping_ = true;
-  for (auto& [id, rc] : running_) rc.stop->store(true);
+  for (auto& [id, rc] : running_) {
+    rc.stop_requested = true;
+    caf::anon_send(rc.actor, actors::stop_atom_v);
+  }
 }
 
 bool campaign_manager::wait_idle(double timeout_s) {

@@ -1,7 +1,8 @@
-// The campaigns of one `aopt serve` daemon: starts each on its own thread (run_campaign, which
-// brings up the campaign's actors), shares one device pool and one LLM service (endpoint,
-// gateway, ledger) between all of them, pauses, resumes
-// and cancels them, and on start resumes every campaign the daemon was running when it stopped.
+// The campaigns of one `aopt serve` daemon: starts each as a campaign actor of the daemon's
+// engine (runtime::spawn_campaign_run), so that all share its device pool and LLM service
+// (endpoint, gateway, ledger); pauses and cancels them by message, learns of their end from the
+// campaign actor's answer, resumes them, and on start resumes every campaign the daemon was
+// running when it stopped.
 //
 // Campaign records written by the daemon carry "owner": "serve", so `aopt run` campaigns in the
 // same database are never resumed behind their user's back. Status values in the record:
@@ -26,7 +27,6 @@
 #include <vector>
 
 #include "npu/cann/drift_board.hpp"
-#include "agent/llm_service.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
 #include "runtime/engine.hpp"
@@ -37,17 +37,14 @@ namespace aopt::server {
 
 class campaign_manager {
  public:
-  // `db` and `hub` must outlive the manager. `engine`: the actor system and device pool (local
-  // slots and remote workers) shared by all campaigns. `llm`: the LLM service every campaign
-  // calls through; null when the daemon's roles use no LLM (a resumed campaign whose recorded
-  // roles do then makes its own).
+  // `db` and `hub` must outlive the manager. `engine`: the actor system, device pool (local
+  // slots and remote workers) and LLM service shared by all campaigns (a campaign whose roles
+  // use the LLM calls the engine's [llm] endpoint, whatever its own record says).
   campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub,
-                   std::shared_ptr<runtime::engine> engine,
-                   std::shared_ptr<agent::llm_service> llm = nullptr);
+                   std::shared_ptr<runtime::engine> engine);
   // With an engine of its own: `device_slots` local slots, no workers.
-  campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub, uint32_t device_slots,
-                   std::shared_ptr<agent::llm_service> llm = nullptr);
-  // Waits for every campaign thread (call stop_all first for a bounded wait).
+  campaign_manager(storage::store& db, std::shared_ptr<event_hub> hub, uint32_t device_slots);
+  // Waits for every campaign to end (call stop_all first for a bounded wait).
   ~campaign_manager();
   campaign_manager(const campaign_manager&) = delete;
   campaign_manager& operator=(const campaign_manager&) = delete;
@@ -75,18 +72,19 @@ class campaign_manager {
   actors::pool_stats pool_stats() const { return engine_->pool_stats(); }
   // The latest baseline drift check of each (operator, NPU) of CANN-device campaigns.
   std::vector<npu::drift_reading> drift_readings() const { return drift_->readings(); }
-  // The shared LLM service's gateway counters and ledger; nullopt without a shared service.
+  // The engine's LLM service's gateway counters and ledger; nullopt while no campaign made it.
   std::optional<llm::gateway_stats> llm_stats() const;
   std::optional<llm::token_ledger> llm_ledger() const;
 
   // Asks every running campaign to stop (status "interrupted") and refuses new starts.
   void stop_all();
-  // True when every campaign thread ended within `timeout_s`.
+  // True when every campaign ended within `timeout_s`.
   bool wait_idle(double timeout_s);
 
  private:
   struct running_campaign {
-    std::shared_ptr<std::atomic<bool>> stop;
+    caf::actor actor;             // runtime::spawn_campaign_run's
+    bool stop_requested = false;  // a stop message was sent to it
     std::string stop_as;  // status to record once stopped ("" = whatever the run decided)
     bool resume_after_stop = false;  // start again instead of recording stop_as
   };
@@ -105,7 +103,6 @@ class campaign_manager {
   storage::store& db_;
   std::shared_ptr<event_hub> hub_;
   std::shared_ptr<runtime::engine> engine_;
-  std::shared_ptr<agent::llm_service> llm_;
   std::shared_ptr<npu::drift_board> drift_ = std::make_shared<npu::drift_board>();
 
   mutable std::mutex mutex_;

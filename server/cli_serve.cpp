@@ -16,7 +16,6 @@
 #include <fmt/format.h>
 
 #include "actors/role_registry.hpp"
-#include "agent/llm_service.hpp"
 #include "base/listen_address.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/cli_commands.hpp"
@@ -89,33 +88,24 @@ int serve(const serve_args& args) {
     return exit_failed;
   }
 
-  // One LLM service for the whole daemon, so that its concurrency, rate limit and ledger span
-  // every campaign. A bad [llm] section fails here, before any campaign starts.
-  std::shared_ptr<agent::llm_service> llm;
-  if (runtime::roles_use_llm(*cfg)) {
-    result<std::shared_ptr<agent::llm_service>> made =
-        agent::llm_service::make(cfg->llm, db->get());
-    if (!made.ok()) {
-      fmt::print(stderr, "aopt serve: {}\n", made.error().to_string());
-      return exit_bad_input;
-    }
-    llm = std::move(*made);
-  }
   result<std::shared_ptr<server::event_hub>> made_hub = server::event_hub::with_log(**db);
   if (!made_hub.ok()) {
     fmt::print(stderr, "aopt serve: {}\n", made_hub.error().to_string());
     return exit_failed;
   }
   std::shared_ptr<server::event_hub> hub = *made_hub;
-  // The daemon's one engine: every campaign's actors, the device pool its campaigns share, and
-  // the listener evaluation workers join through. After the database: it stops first.
+  // The daemon's one engine: every campaign's actors, the device pool and the LLM service (its
+  // concurrency, rate limit and ledger span every campaign; a bad [llm] section fails here) its
+  // campaigns share, and the listener evaluation workers join through. After the database: it
+  // stops first.
   result<std::shared_ptr<runtime::engine>> engine = runtime::engine::start(
-      *cfg, [](const std::string& line) { fmt::print(stderr, "aopt serve: {}\n", line); });
+      *cfg, db->get(),
+      [](const std::string& line) { fmt::print(stderr, "aopt serve: {}\n", line); });
   if (!engine.ok()) {
     fmt::print(stderr, "aopt serve: {}\n", engine.error().to_string());
     return engine.error().code() == status_code::invalid_argument ? exit_bad_input : exit_failed;
   }
-  server::campaign_manager campaigns(**db, hub, *engine, llm);
+  server::campaign_manager campaigns(**db, hub, *engine);
   server::api_context ctx;
   ctx.db = db->get();
   ctx.campaigns = &campaigns;

@@ -129,6 +129,8 @@ cfg::aopt_config every_field_changed() {
   c.workers.secret_env = "MY_WORKERS_SECRET";
   c.workers.heartbeat_s = 0.5;
   c.workers.heartbeat_timeout_s = 3;
+  c.workers.rejoin_s = 7;
+  c.workers.package_cache = 9;
   return c;
 }
 

@@ -64,11 +64,14 @@ std::string workers_port(line_process& coordinator) {
   return line->substr(line->rfind(':') + 1);
 }
 
+// A worker that leaves as soon as it loses its coordinator (workers.rejoin_s = 0), unless
+// `rejoin_s` says otherwise.
 std::unique_ptr<line_process> start_worker(const std::string& port,
-                                           const std::vector<std::string>& env = {}) {
+                                           const std::vector<std::string>& env = {},
+                                           const std::string& rejoin_s = "0") {
   return std::make_unique<line_process>(
       std::vector<std::string>{AOPT_BINARY, "worker", "--coordinator", "127.0.0.1:" + port,
-                               "--slots", "1"},
+                               "--slots", "1", "--set", "workers.rejoin_s=" + rejoin_s},
       env);
 }
 
@@ -198,4 +201,41 @@ TEST_CASE("listening for workers beyond loopback without a secret is refused") {
     explained = explained || line.find("requires a shared secret") != std::string::npos;
   }
   CHECK(explained);
+}
+
+TEST_CASE("a worker that lost its coordinator joins the restarted one and gets work again") {
+  aopt::testing::temp_dir tmp;
+  line_process first(coordinator_args(tmp.path() / "first"));
+  const std::string port = workers_port(first);
+  auto worker = start_worker(port, {}, "60");
+  REQUIRE(worker->wait_for(stream::out, "joined 127.0.0.1:" + port).has_value());
+  REQUIRE(worker->wait_for(stream::out, "lease ").has_value());
+  // The coordinator dies mid-campaign; the worker notices the lost connection and retries.
+  first.kill(SIGKILL);
+  REQUIRE(first.finish() == 128 + SIGKILL);
+  REQUIRE(worker->wait_for(stream::err, "left the coordinator").has_value());
+  REQUIRE(worker->wait_for(stream::err, "again in").has_value());
+
+  // A new coordinator on the same port (another database: a campaign of its own).
+  std::vector<std::string> args = coordinator_args(tmp.path() / "second");
+  std::replace(args.begin(), args.end(), std::string("127.0.0.1:0"), "127.0.0.1:" + port);
+  line_process second(args);
+  REQUIRE(second.wait_for(stream::err, "workers join on").has_value());
+  REQUIRE(worker->wait_for(stream::out, "joined 127.0.0.1:" + port).has_value());
+  const nlohmann::json summary = summary_of(second);
+  const nlohmann::json& w = summary.at("pool").at("workers");
+  CHECK(w.at("joined") == 1);
+  uint64_t by_worker = 0;
+  for (const auto& owner : w.at("owners")) {
+    if (owner.at("name") != "local") by_worker += owner.at("evaluated").get<uint64_t>();
+  }
+  // Every evaluation of the second campaign ran on the worker that rejoined (no local slots).
+  CHECK(by_worker > 0);
+  CHECK(by_worker == summary.at("pool").at("evaluated").get<uint64_t>() +
+                         summary.at("pool").at("confirmations").get<uint64_t>() +
+                         summary.at("pool").at("validations").get<uint64_t>());
+  // It keeps trying to rejoin after the second coordinator ended, until told to stop.
+  REQUIRE(worker->wait_for(stream::err, "left the coordinator").has_value());
+  worker->kill(SIGTERM);
+  CHECK(worker->finish() == 0);
 }

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include <doctest/doctest.h>
+
 namespace aopt::testing {
 namespace {
 
@@ -16,6 +18,15 @@ std::vector<std::string> serve_argv(const std::vector<std::string>& args) {
 daemon_process::daemon_process(const std::vector<std::string>& args,
                                const std::vector<std::string>& env, uint64_t max_open_files)
     : process_(serve_argv(args), {env, max_open_files, /*capture_stderr=*/false}) {}
+
+server::client_response daemon_process::call(const std::string& method, const std::string& target,
+                                             const std::string& body) const {
+  auto server_url = server::parse_server_url(url());
+  REQUIRE(server_url.ok());
+  auto res = server::http_call(*server_url, method, target, body, "");
+  REQUIRE_MESSAGE(res.ok(), res.error().to_string());
+  return *res;
+}
 
 bool daemon_process::wait_ready() {
   const std::string marker = "listening on http://";

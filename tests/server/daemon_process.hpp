@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "server/http_client.hpp"
 #include "support/line_process.hpp"
 
 namespace aopt::testing {
@@ -27,6 +28,10 @@ class daemon_process {
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   // Lines printed on stdout before the "listening on" line (e.g. "resumed campaign ...").
   const std::vector<std::string>& startup_lines() const { return startup_lines_; }
+
+  // An API request to the daemon, without a token; fails the test when it cannot be sent.
+  server::client_response call(const std::string& method, const std::string& target,
+                               const std::string& body = "") const;
 
   void signal(int sig) { process_.kill(sig); }
   // Waits for the child; returns its wait status. The child is SIGKILLed at destruction if it

@@ -21,19 +21,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-aopt::server::client_response call(const aopt::testing::daemon_process& d,
-                                   const std::string& method, const std::string& target,
-                                   const std::string& body = "") {
-  auto url = aopt::server::parse_server_url(d.url());
-  REQUIRE(url.ok());
-  auto res = aopt::server::http_call(*url, method, target, body, "");
-  REQUIRE_MESSAGE(res.ok(), res.error().to_string());
-  return *res;
-}
-
 // The value of an unlabelled sample in /metrics; -1 when the family is missing.
 double metric(const aopt::testing::daemon_process& d, const std::string& name) {
-  const std::string text = call(d, "GET", "/metrics").body;
+  const std::string text = d.call("GET", "/metrics").body;
   const std::string prefix = "\n" + name + " ";
   const size_t at = text.find(prefix);
   if (at == std::string::npos) return -1;
@@ -76,7 +66,7 @@ TEST_CASE("campaigns of one daemon share its LLM gateway and its concurrency lim
                                  {"campaign", op},
                                  {"strategy", "stage1"},
                                  {"budget", 2}};
-    const auto created = call(daemon, "POST", "/api/v1/campaigns", body.dump());
+    const auto created = daemon.call("POST", "/api/v1/campaigns", body.dump());
     REQUIRE_MESSAGE(created.status == 201, created.body);
   }
 
@@ -92,7 +82,7 @@ TEST_CASE("campaigns of one daemon share its LLM gateway and its concurrency lim
   for (const std::string id : {"add_custom", "relu_custom"}) {
     REQUIRE(eventually(
         [&] {
-          return call(daemon, "GET", "/api/v1/campaigns/" + id).json().at("status") == "done";
+          return daemon.call("GET", "/api/v1/campaigns/" + id).json().at("status") == "done";
         },
         std::chrono::seconds(120)));
   }
