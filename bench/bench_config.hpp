@@ -5,6 +5,7 @@
 // any of its defaults.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -21,6 +22,14 @@ inline result<config::aopt_config> load_bench_config(runtime::config_options opt
                                                      const std::vector<std::string>& flags = {}) {
   options.overrides.insert(options.overrides.begin(), bench_defaults.begin(), bench_defaults.end());
   return runtime::load_config(options, flags);
+}
+
+// The bench's evaluations per operator (campaign.budget): `name` is "--budget", or "budget" for
+// a positional argument. The returned option tells whether it was given (given_flags).
+inline CLI::Option* add_budget_option(CLI::App& app, const std::string& name, uint32_t& budget) {
+  return app.add_option(name, budget, "Evaluations per operator (campaign.budget)")
+      ->check(CLI::Range(1u, 100000u))
+      ->capture_default_str();
 }
 
 // The "section.key=value" of each flag that was given on the command line, for `flags` above:

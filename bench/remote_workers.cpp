@@ -26,7 +26,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "runtime/cli_config.hpp"
+#include "bench_config.hpp"
 #include "support/line_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -115,9 +115,7 @@ int main(int argc, char** argv) {
   uint32_t budget_n = 4;
   std::vector<std::string> ops;
   aopt::runtime::config_options config;
-  app.add_option("budget", budget_n, "Evaluations per operator (--budget of aopt run)")
-      ->check(CLI::Range(1u, 100000u))
-      ->capture_default_str();
+  aopt::bench::add_budget_option(app, "budget", budget_n);
   app.add_option("op-dir", ops, "Operators (default: adds_custom, sigmoid_custom)");
   aopt::runtime::add_config_options(&app, config);
   CLI11_PARSE(app, argc, argv);

@@ -69,10 +69,7 @@ int main(int argc, char** argv) {
   int repeats = 3;
   aopt::runtime::config_options config_options;
   app.add_option("ops-dir", dir, "Operators (the first four)")->capture_default_str();
-  CLI::Option* budget_given =
-      app.add_option("budget", budget, "Evaluations per operator (campaign.budget)")
-          ->check(CLI::Range(1u, 100000u))
-          ->capture_default_str();
+  CLI::Option* budget_given = aopt::bench::add_budget_option(app, "budget", budget);
   app.add_option("repeats", repeats, "Cold and warm runs, each on a fresh database")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();

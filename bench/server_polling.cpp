@@ -354,7 +354,7 @@ int main(int argc, char** argv) {
   CLI::App app{"The daemon's campaign throughput under API polling"};
   int clients = 100;
   double interval_s = 1.0;
-  int budget = 6;
+  uint32_t budget = 6;
   int pairs = 5;
   std::vector<std::string> op_dirs;
   aopt::runtime::config_options config_options;
@@ -364,9 +364,7 @@ int main(int argc, char** argv) {
   app.add_option("interval_s", interval_s, "Seconds between two polls of one client")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  CLI::Option* budget_given = app.add_option("budget", budget, "campaign.budget")
-                                  ->check(CLI::Range(1, 100000))
-                                  ->capture_default_str();
+  CLI::Option* budget_given = aopt::bench::add_budget_option(app, "budget", budget);
   app.add_option("pairs", pairs, "Pairs of runs (alone, polled)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();

@@ -241,10 +241,7 @@ int main(int argc, char** argv) {
   bool probe_baselines = false;
   aopt::runtime::config_options config_options;
   app.add_option("corpus", corpus, "Corpus folder")->capture_default_str();
-  CLI::Option* budget_given =
-      app.add_option("--budget", budget, "Evaluations per operator (campaign.budget)")
-          ->check(CLI::Range(1u, 100000u))
-          ->capture_default_str();
+  CLI::Option* budget_given = aopt::bench::add_budget_option(app, "--budget", budget);
   CLI::Option* slots_given =
       app.add_option("--slots", slots, "Device slots of each campaign (device.slots)")
           ->check(CLI::Range(1u, 64u))

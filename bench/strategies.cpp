@@ -120,10 +120,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> names;
   aopt::runtime::config_options config_options;
   app.add_option("corpus", corpus, "Corpus folder")->capture_default_str();
-  CLI::Option* budget_given =
-      app.add_option("--budget", budget, "Evaluations per operator (campaign.budget)")
-          ->check(CLI::Range(1u, 100000u))
-          ->capture_default_str();
+  CLI::Option* budget_given = aopt::bench::add_budget_option(app, "--budget", budget);
   app.add_option("--ops", names, "Operators by name, comma-separated")->delimiter(',');
   app.add_option("--limit", limit, "At most this many operators");
   app.add_option("--aopt", aopt, "The aopt binary that builds the bank")->capture_default_str();
