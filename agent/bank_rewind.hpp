@@ -7,8 +7,8 @@
 // slow the kernel is recorded and dropped, and the next motif is removed from K(t) instead, so
 // every kept pair differs by exactly one motif that measurably matters.
 //
-// Every evaluation goes through an evaluation service (its slots bound how many run at once; its
-// eval_options apply); the bank builder's shares the daemon's device pool.
+// Every evaluation goes through an evaluation service: its slots bound how many run at once and
+// its eval_options apply (`aopt bank build` gives it the engine's device pool as slots).
 //
 // Thread-safety: the functions are reentrant.
 #pragma once
