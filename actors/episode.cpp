@@ -6,7 +6,7 @@
 #include "actors/exception_text.hpp"
 #include "actors/messages.hpp"
 #include "agent/episode.hpp"
-#include "agent/eval_cache.hpp"
+#include "agent/evaluation_service.hpp"
 #include "agent/improvement_confirmation.hpp"
 #include "agent/outcome_reason.hpp"
 #include "base/utf8.hpp"
@@ -118,9 +118,7 @@ npu::eval_result evaluator_failure(const caf::error& e) {
 void record_evaluation(episode_actor* self, const std::string& cache_key,
                        const npu::eval_result& r) {
   agent::candidate_record record = self->state.engine->on_evaluation(r);
-  std::optional<agent::eval_cache_entry> entry;
-  if (!cache_key.empty() && agent::is_cacheable(r)) entry = agent::eval_cache_entry{cache_key, r};
-  if (persist(self, record, entry)) step(self);
+  if (persist(self, record, agent::eval_cache_entry_for(cache_key, r))) step(self);
 }
 
 // A candidate that would become the best is evaluated once more, cold, before it is accepted.

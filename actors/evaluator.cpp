@@ -1,78 +1,44 @@
 #include "actors/evaluator.hpp"
 
-#include <atomic>
 #include <stdexcept>
 
 #include "actors/detached_call.hpp"
+#include "actors/device_pool_slots.hpp"
 #include "actors/messages.hpp"
 #include "base/utf8.hpp"
 
 namespace aopt::actors {
 namespace {
 
-// The result of evaluating `job` on a slot the device pool leases: this process's device, or a
-// remote worker's (which gets the package's sources by content hash).
-std::string evaluate_on_pool(caf::actor_system& sys, const evaluator_context& ctx,
-                             const evaluation_job& job, const npu::eval_options& options) {
-  auto sources = std::make_shared<const npu::package_sources>(npu::sources_of(*job.op));
-  pool_work work;
-  work.request = {0,       job.campaign,  npu::package_hash(*sources), job.tiling, job.kernel,
-                  options, job.validation};
-  work.sources = sources;
-  work.run_here = [device = ctx.device, op = job.op, job, options] {
-    return device->evaluate(*op, job.tiling, job.kernel, options);
-  };
-  std::string result_json;
-  std::string failure;
-  caf::scoped_actor self{sys};
-  self->request(ctx.pool, caf::infinite, evaluate_atom_v, make_local(std::move(work)))
-      .receive([&](const evaluation_reply& r) { result_json = r.result_json; },
-               [&](caf::error& e) { failure = sys.render(e); });
-  // answer_detached turns this into the evaluation request's error.
-  if (!failure.empty()) throw std::runtime_error("device pool: " + failure);
-  return result_json;
-}
-
-// `cache_hits` counts the jobs answered from the evaluation cache: this evaluator's, unlike the
-// device pool's counts, which a pool shared by several campaigns sums over all of them.
-evaluation_done evaluate(caf::actor_system& sys, const evaluator_context& ctx,
-                         const evaluation_job& job, std::atomic<uint64_t>& cache_hits) {
-  evaluation_done done;
-  done.cache_key =
-      agent::eval_cache_key(ctx.device->profile_id(), *job.op, job.tiling, job.kernel, ctx.options);
-  std::optional<npu::eval_result> cached =
-      ctx.cache && !job.cold && !job.validation ? ctx.cache->lookup(done.cache_key) : std::nullopt;
-  if (cached) {
-    npu::eval_result result = *cached;
-    result.from_cache = true;
-    ++cache_hits;
-    done.result_json = dump_json(nlohmann::json(result));
-    return done;
-  }
-  npu::eval_options options = ctx.options;
-  options.cold = job.cold;
-  done.result_json = evaluate_on_pool(sys, ctx, job, options);
-  return done;
+evaluation_done evaluate(agent::evaluation_service& service, const evaluation_job& job) {
+  result<agent::evaluation> e =
+      service.evaluate({job.op, job.tiling, job.kernel, job.campaign, job.cold, job.validation});
+  // answer_detached turns this into the evaluation request's error, as for any other failure.
+  if (!e.ok()) throw std::runtime_error(e.error().message());
+  return {dump_json(nlohmann::json(e->result)), e->cache_key};
 }
 
 }  // namespace
 
 caf::actor spawn_evaluator(caf::actor_system& sys, evaluator_context context) {
-  auto ctx = std::make_shared<const evaluator_context>(std::move(context));
-  auto cache_hits = std::make_shared<std::atomic<uint64_t>>(0);
-  return sys.spawn([ctx, cache_hits](caf::event_based_actor* self) -> caf::behavior {
-    caf::actor_system* sys = &self->system();
+  // `cache_hits` of the service are this evaluator's, unlike the device pool's counts, which a
+  // pool shared by several campaigns sums over all of them.
+  auto service = std::make_shared<agent::evaluation_service>(
+      std::make_shared<device_pool_slots>(sys, context.pool, std::move(context.device)),
+      std::move(context.cache), context.options);
+  const caf::actor pool = context.pool;
+  return sys.spawn([service, pool](caf::event_based_actor* self) -> caf::behavior {
     return {
         [=](evaluate_atom, const evaluation_job& job) {
           return answer_detached<evaluation_done>(
-              self, [sys, ctx, job, cache_hits] { return evaluate(*sys, *ctx, job, *cache_hits); });
+              self, [service, job] { return evaluate(*service, job); });
         },
         [=](stats_atom) -> caf::result<pool_stats> {
           auto promise = self->make_response_promise<pool_stats>();
-          self->request(ctx->pool, caf::infinite, stats_atom_v)
+          self->request(pool, caf::infinite, stats_atom_v)
               .then(
                   [=](pool_stats s) mutable {
-                    s.cache_hits = cache_hits->load();
+                    s.cache_hits = service->cache_hits();
                     promise.deliver(std::move(s));
                   },
                   [=](caf::error& e) mutable { promise.deliver(std::move(e)); });

@@ -1,9 +1,10 @@
-// Evaluator role: evaluates candidates through the device pool (actors/device_pool.hpp), which
-// leases each evaluation to a local slot or a remote worker. Answers from the evaluation cache
-// when it can; otherwise waits for the pool's answer on a detached thread. A cold job (a
-// confirmation) always goes to the device, built afresh (eval_options::cold).
+// Evaluator role: a thin adapter of agent::evaluation_service (cache lookup, slot lease, device
+// call) to messages. Its slots are the device pool's (actors/device_pool_slots.hpp), which
+// leases each evaluation to a local slot or a remote worker. Each request waits for its result
+// on its own detached thread. A cold job (a confirmation) always goes to the device, built
+// afresh (eval_options::cold); so does a validation job.
 //
-//   (evaluate_atom, evaluation_job) -> evaluation_done
+//   (evaluate_atom, evaluation_job) -> evaluation_done  an error when the pool gave no result
 //   (stats_atom)                    -> pool_stats  the device pool's counts, and the jobs this
 //                                                  evaluator answered from the cache
 #pragma once
@@ -12,7 +13,7 @@
 
 #include <caf/all.hpp>
 
-#include "agent/eval_cache.hpp"
+#include "agent/evaluation_service.hpp"
 #include "npu/device.hpp"
 
 namespace aopt::actors {

@@ -1,7 +1,8 @@
 // Rewinder role: rewinds one expert kernel into a validated de-optimization trajectory and
 // distills its kept pairs into experience tuples (agent::rewind_and_distill). Every step is
-// evaluated by the Evaluator actor, so the bank builder shares the device pool (and its slot
-// bound) with every other evaluation; the evaluator's eval_options apply, not the rewind's.
+// evaluated through the evaluation service it is given, whose slots are the device pool's
+// (actors/device_pool_slots.hpp) in the daemon, so the bank builder shares the pool (and its
+// slot bound) with every other evaluation.
 //
 //   (rewind_atom, rewind_job) -> rewind_outcome
 //
@@ -16,16 +17,17 @@
 #include <caf/all.hpp>
 
 #include "agent/bank_rewind.hpp"
+#include "agent/evaluation_service.hpp"
 #include "npu/op_spec.hpp"
 
 namespace aopt::actors {
 
 struct rewinder_context {
-  caf::actor evaluator;  // an actors::spawn_evaluator
+  std::shared_ptr<agent::evaluation_service> evaluations;  // not null
   // The rewind policy for one expert (the LLM proposer needs the package).
   std::function<agent::rewind_proposer(std::shared_ptr<const npu::op_package>)> proposer;
   agent::pair_distiller distill;
-  agent::rewind_options options;  // options.eval is ignored: the evaluator has its own
+  agent::rewind_options options;
 };
 
 caf::actor spawn_rewinder(caf::actor_system& sys, rewinder_context context);

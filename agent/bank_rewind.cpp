@@ -40,18 +40,36 @@ rewind_proposer heuristic_rewind_proposer() {
   };
 }
 
-result<rewind_trajectory> rewind_expert(npu::device& device, const npu::op_package& expert,
+namespace {
+
+// The expert's tiling program with `kernel`. No result from the service (its slots are gone) is
+// the step's infrastructure failure, as a device reports its own.
+npu::eval_result evaluate_kernel(evaluation_service& evaluations,
+                                 const std::shared_ptr<const npu::op_package>& expert,
+                                 const std::string& kernel) {
+  // "bank": the campaign the device pool books the evaluation to.
+  result<evaluation> e = evaluations.evaluate({expert, expert->host_source, kernel, "bank"});
+  if (e.ok()) return std::move(e->result);
+  npu::eval_result failed;
+  failed.status = npu::eval_status::infra_error;
+  failed.message = e.error().message();
+  return failed;
+}
+
+}  // namespace
+
+result<rewind_trajectory> rewind_expert(evaluation_service& evaluations,
+                                        std::shared_ptr<const npu::op_package> expert,
                                         const rewind_proposer& propose,
                                         const rewind_options& options) {
   rewind_trajectory trajectory;
-  trajectory.expert_op = expert.spec.name;
-  trajectory.expert_result =
-      device.evaluate(expert, expert.host_source, expert.kernel_source, options.eval);
+  trajectory.expert_op = expert->spec.name;
+  trajectory.expert_result = evaluate_kernel(evaluations, expert, expert->kernel_source);
   if (!trajectory.expert_result.ok()) {
-    return failed_precondition("expert " + expert.spec.name +
+    return failed_precondition("expert " + expert->spec.name +
                                " does not evaluate ok: " + trajectory.expert_result.message);
   }
-  std::string current = expert.kernel_source;
+  std::string current = expert->kernel_source;
   npu::eval_result current_result = trajectory.expert_result;
   uint32_t t = 0;
   std::vector<std::string> tried;
@@ -76,7 +94,7 @@ result<rewind_trajectory> rewind_expert(npu::device& device, const npu::op_packa
       trajectory.steps.push_back(std::move(step));
       continue;
     }
-    step.result = device.evaluate(expert, expert.host_source, step.kernel, options.eval);
+    step.result = evaluate_kernel(evaluations, expert, step.kernel);
     if (!step.result.ok()) {
       step.verdict = std::string("infeasible: ") + npu::to_string(step.result.status);
     } else if (!significant_slowdown(current_result, step.result, options.significance,
@@ -187,22 +205,23 @@ pair_distiller heuristic_distiller(const std::string& policy) {
       };
 }
 
-result<distilled_expert> rewind_and_distill(npu::device& device, const npu::op_package& expert,
+result<distilled_expert> rewind_and_distill(evaluation_service& evaluations,
+                                            std::shared_ptr<const npu::op_package> expert,
                                             const rewind_proposer& propose,
                                             const pair_distiller& distill,
                                             const rewind_options& options) {
-  result<rewind_trajectory> trajectory = rewind_expert(device, expert, propose, options);
+  result<rewind_trajectory> trajectory = rewind_expert(evaluations, expert, propose, options);
   if (!trajectory.ok()) return trajectory.error();
   distilled_expert out;
   out.trajectory = std::move(*trajectory);
   for (const rewind_pair& pair : out.trajectory.pairs) {
-    result<experience_tuple> t = distill(expert, pair);
+    result<experience_tuple> t = distill(*expert, pair);
     if (!t.ok()) {
-      out.failures.push_back(fmt::format("{} step {}: distillation: {}", expert.spec.name,
+      out.failures.push_back(fmt::format("{} step {}: distillation: {}", expert->spec.name,
                                          pair.step, t.error().to_string()));
       continue;
     }
-    out.tuples.push_back({pair.step, std::move(*t), diagnose_slow_kernel(expert, pair).query});
+    out.tuples.push_back({pair.step, std::move(*t), diagnose_slow_kernel(*expert, pair).query});
   }
   return out;
 }

@@ -7,20 +7,24 @@
 // slow the kernel is recorded and dropped, and the next motif is removed from K(t) instead, so
 // every kept pair differs by exactly one motif that measurably matters.
 //
-// Thread-safety: the functions are reentrant; the device must be callable from this thread.
+// Every evaluation goes through an evaluation service: its slots bound how many run at once and
+// its eval_options apply (`aopt bank build` gives it the engine's device pool as slots).
+//
+// Thread-safety: the functions are reentrant.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "agent/evaluation_service.hpp"
 #include "agent/experience_tuple.hpp"
 #include "agent/kernel_rule.hpp"
 #include "agent/retriever.hpp"
 #include "base/status.hpp"
-#include "npu/device.hpp"
 #include "npu/op_spec.hpp"
 
 namespace aopt::agent {
@@ -59,7 +63,6 @@ struct rewind_options {
   double significance = 0.05;
   double noise_sigmas = 2.0;
   uint32_t max_steps = 12;  // proposals evaluated per trajectory
-  npu::eval_options eval;
   std::string policy = "heuristic-rewind";
 };
 
@@ -90,8 +93,10 @@ struct rewind_trajectory {
 };
 
 // Evaluates the expert, then proposals until none is left or max_steps. failed_precondition when
-// the expert itself does not evaluate ok.
-result<rewind_trajectory> rewind_expert(npu::device& device, const npu::op_package& expert,
+// the expert itself does not evaluate ok. A step the service gave no result for is infeasible
+// (infra_error with the service's reason). `expert` is not null.
+result<rewind_trajectory> rewind_expert(evaluation_service& evaluations,
+                                        std::shared_ptr<const npu::op_package> expert,
                                         const rewind_proposer& propose,
                                         const rewind_options& options);
 
@@ -134,7 +139,8 @@ struct distilled_expert {
 };
 
 // rewind_expert, then `distill` on every kept pair. Fails only when rewind_expert fails.
-result<distilled_expert> rewind_and_distill(npu::device& device, const npu::op_package& expert,
+result<distilled_expert> rewind_and_distill(evaluation_service& evaluations,
+                                            std::shared_ptr<const npu::op_package> expert,
                                             const rewind_proposer& propose,
                                             const pair_distiller& distill,
                                             const rewind_options& options);

@@ -1,21 +1,16 @@
 // Where an episode persists its transitions. One call = one atomic write: the new episode
 // state together with the candidate that led to it and, when the candidate was evaluated on
-// the device, its evaluation-cache entry.
+// the device, its evaluation-cache entry (agent::eval_cache_entry_for).
 #pragma once
 
 #include <optional>
 #include <string>
 
 #include "agent/episode_state.hpp"
+#include "agent/evaluation_service.hpp"
 #include "base/status.hpp"
-#include "npu/eval_result.hpp"
 
 namespace aopt::agent {
-
-struct eval_cache_entry {
-  std::string key;
-  npu::eval_result result;
-};
 
 class episode_journal {
  public:

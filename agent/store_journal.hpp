@@ -2,7 +2,7 @@
 #pragma once
 
 #include "agent/episode_journal.hpp"
-#include "agent/eval_cache.hpp"
+#include "agent/evaluation_service.hpp"
 #include "storage/store.hpp"
 
 namespace aopt::agent {

@@ -8,7 +8,10 @@
 // and stops when the coordinator exits. On a machine with C cores the ratio cannot pass about
 // C: each simulated evaluation is CPU-bound.
 //
-//   bench_remote_workers [budget] [operator dirs...]
+//   bench_remote_workers [budget] [operator dirs...] [--config FILE] [--set K=V]...
+//
+// --config and --set go to the coordinator and to every worker (one configuration, so one device
+// profile); the coordinator's own flags (budget, device.slots = 0, ...) come after them and win.
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -20,8 +23,10 @@
 #include <thread>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "bench_config.hpp"
 #include "support/line_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -37,10 +42,21 @@ struct run_numbers {
   double coordinator_cpu_s = 0;
 };
 
-run_numbers run_once(int workers, const std::string& budget, const std::vector<std::string>& ops) {
+// "--config FILE" and every "--set K=V", as arguments of an aopt command.
+std::vector<std::string> config_args(const aopt::runtime::config_options& config) {
+  std::vector<std::string> args;
+  if (!config.file.empty()) args.insert(args.end(), {"--config", config.file});
+  for (const std::string& key : config.overrides) args.insert(args.end(), {"--set", key});
+  return args;
+}
+
+run_numbers run_once(int workers, const std::string& budget, const std::vector<std::string>& ops,
+                     const aopt::runtime::config_options& config) {
   aopt::testing::temp_dir tmp;
   std::vector<std::string> args = {AOPT_BINARY, "run"};
   args.insert(args.end(), ops.begin(), ops.end());
+  const std::vector<std::string> configured = config_args(config);
+  args.insert(args.end(), configured.begin(), configured.end());
   for (const std::string& a :
        {std::string("--db"), (tmp.path() / "db").string(), std::string("--report"),
         (tmp.path() / "reports").string(), std::string("--budget"), budget, std::string("--rounds"),
@@ -58,9 +74,11 @@ run_numbers run_once(int workers, const std::string& budget, const std::vector<s
   const std::string port = listening->substr(listening->rfind(':') + 1);
   std::vector<std::unique_ptr<line_process>> procs;
   for (int i = 0; i < workers; ++i) {
-    procs.push_back(std::make_unique<line_process>(std::vector<std::string>{
-        AOPT_BINARY, "worker", "--coordinator", "127.0.0.1:" + port, "--slots", "1", "--set",
-        "workers.rejoin_s=0"}));
+    std::vector<std::string> worker = {AOPT_BINARY, "worker", "--slots", "1", "--set",
+                                       "workers.rejoin_s=0"};
+    worker.insert(worker.end(), {"--coordinator", "127.0.0.1:" + port});
+    worker.insert(worker.end(), configured.begin(), configured.end());
+    procs.push_back(std::make_unique<line_process>(worker));
     if (!procs.back()->wait_for(stream::out, "joined")) {
       std::fprintf(stderr, "a worker did not join\n");
       std::exit(1);
@@ -94,9 +112,15 @@ run_numbers run_once(int workers, const std::string& budget, const std::vector<s
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string budget = argc > 1 ? argv[1] : "4";
+  CLI::App app{"Evaluations per minute of one campaign on 1, 2 and 4 remote workers"};
+  uint32_t budget_n = 4;
   std::vector<std::string> ops;
-  for (int i = 2; i < argc; ++i) ops.emplace_back(argv[i]);
+  aopt::runtime::config_options config;
+  aopt::bench::add_budget_option(app, "budget", budget_n);
+  app.add_option("op-dir", ops, "Operators (default: adds_custom, sigmoid_custom)");
+  aopt::runtime::add_config_options(&app, config);
+  CLI11_PARSE(app, argc, argv);
+  const std::string budget = std::to_string(budget_n);
   if (ops.empty()) {
     for (const char* name : {"adds_custom", "sigmoid_custom"}) {
       ops.push_back(std::string(AOPT_SOURCE_DIR) + "/corpus/level1/" + name);
@@ -108,7 +132,7 @@ int main(int argc, char** argv) {
               "ratio", "coordinator CPU ms/eval");
   double base = 0;
   for (int workers : {1, 2, 4}) {
-    const run_numbers n = run_once(workers, budget, ops);
+    const run_numbers n = run_once(workers, budget, ops, config);
     const double per_minute = 60.0 * static_cast<double>(n.evaluations) / n.wall_s;
     if (base == 0) base = per_minute;
     std::printf("%8d %12llu %10.1f %14.1f %10.2f %22.1f\n", workers,

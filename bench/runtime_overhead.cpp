@@ -7,7 +7,10 @@
 // the runtime's own cost. Should it evaluate any on the device, that number includes device
 // time and the bench says so.
 //
-//   bench_runtime_overhead [ops-dir] [budget] [repeats]
+//   bench_runtime_overhead [ops-dir] [budget] [repeats] [--config FILE] [--set K=V]...
+//
+// The configuration is loaded as `aopt run` loads it; the bench's defaults (budget 8, four
+// episodes at once, two device slots) come after --config and before --set.
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,7 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "config/aopt_config.hpp"
+#include <CLI/CLI.hpp>
+
+#include "bench_config.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "storage/store.hpp"
 
@@ -58,9 +63,18 @@ run_numbers run_once(const std::vector<fs::path>& ops, const aopt::config::aopt_
 }  // namespace
 
 int main(int argc, char** argv) {
-  const fs::path dir = argc > 1 ? fs::path(argv[1]) : fs::path(AOPT_SOURCE_DIR) / "corpus/level1";
-  const std::string budget = argc > 2 ? argv[2] : "8";
-  const int repeats = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
+  CLI::App app{"Actor-runtime overhead per evaluation and evaluations per minute"};
+  std::string dir = (fs::path(AOPT_SOURCE_DIR) / "corpus/level1").string();
+  uint32_t budget = 8;
+  int repeats = 3;
+  aopt::runtime::config_options config_options;
+  app.add_option("ops-dir", dir, "Operators (the first four)")->capture_default_str();
+  CLI::Option* budget_given = aopt::bench::add_budget_option(app, "budget", budget);
+  app.add_option("repeats", repeats, "Cold and warm runs, each on a fresh database")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  aopt::runtime::add_config_options(&app, config_options);
+  CLI11_PARSE(app, argc, argv);
 
   auto ops = aopt::runtime::discover_operators({dir});
   if (!ops.ok()) {
@@ -68,11 +82,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<fs::path> chosen(ops->begin(), ops->begin() + std::min<size_t>(4, ops->size()));
-  auto cfg = aopt::config::load_config(
-      "", {"campaign.budget=" + budget, "campaign.jobs=4", "device.slots=2"});
+  const std::string budget_key = "campaign.budget=" + std::to_string(budget);
+  auto cfg = aopt::bench::load_bench_config(config_options,
+                                            {budget_key, "campaign.jobs=4", "device.slots=2"},
+                                            aopt::bench::given_flags({{budget_given, budget_key}}));
   if (!cfg.ok()) {
     std::fprintf(stderr, "%s\n", cfg.error().to_string().c_str());
-    return 1;
+    return 2;
   }
 
   std::vector<double> cold_idle_ms, cold_evals_per_min, warm_ms;
@@ -108,9 +124,11 @@ int main(int argc, char** argv) {
     }
     fs::remove_all(db_dir);
   }
-  std::printf("operators %zu, budget %s, repeats %d (medians)\n", chosen.size(), budget.c_str(),
-              repeats);
-  std::printf("evaluations per minute (sim device, 2 slots): %.1f\n", median(cold_evals_per_min));
+  std::printf("operators %zu, budget %u, repeats %d (medians)\n", chosen.size(),
+              cfg->campaign.budget, repeats);
+  std::printf("evaluations per minute (%s device, %u slots): %.1f\n",
+              aopt::config::to_string(cfg->device.kind), cfg->device.slots,
+              median(cold_evals_per_min));
   std::printf("slot idle time per evaluation (runtime + policies + scheduling): %.1f ms\n",
               median(cold_idle_ms));
   std::printf("runtime cost per candidate answered from the cache: %.2f ms\n", median(warm_ms));

@@ -16,7 +16,11 @@
 // evaluation-cache hits from another.
 //
 //   bench_server_polling [clients=100] [interval_s=1] [budget=6] [pairs=5] [op-dir...]
+//                        [--config FILE] [--set K=V]...
 //   bench_server_polling --clients PORT CLIENTS INTERVAL_S TARGET     (the child, until SIGTERM)
+//
+// The configuration is loaded as `aopt run` loads it; the bench's defaults (budget 6, two rounds,
+// every episode in flight) come after --config and before --set; a budget given wins.
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -44,8 +48,10 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
+#include <CLI/CLI.hpp>
+
 #include "base/subprocess.hpp"
-#include "config/aopt_config.hpp"
+#include "bench_config.hpp"
 #include "server/api_router.hpp"
 #include "server/http_server.hpp"
 #include "storage/store.hpp"
@@ -345,31 +351,48 @@ int main(int argc, char** argv) {
     return run_clients(static_cast<uint16_t>(std::stoi(argv[2])), std::stoi(argv[3]),
                        std::stod(argv[4]), argv[5]);
   }
-  const int clients = argc > 1 ? std::stoi(argv[1]) : 100;
-  const double interval_s = argc > 2 ? std::stod(argv[2]) : 1.0;
-  const int budget = argc > 3 ? std::stoi(argv[3]) : 6;
-  const int pairs = argc > 4 ? std::max(1, std::stoi(argv[4])) : 5;
-  if (clients < 1 || interval_s <= 0) die("clients must be >= 1 and interval_s > 0");
+  CLI::App app{"The daemon's campaign throughput under API polling"};
+  int clients = 100;
+  double interval_s = 1.0;
+  uint32_t budget = 6;
+  int pairs = 5;
+  std::vector<std::string> op_dirs;
+  aopt::runtime::config_options config_options;
+  app.add_option("clients", clients, "Polling clients")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("interval_s", interval_s, "Seconds between two polls of one client")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  CLI::Option* budget_given = aopt::bench::add_budget_option(app, "budget", budget);
+  app.add_option("pairs", pairs, "Pairs of runs (alone, polled)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app.add_option("op-dir", op_dirs, "Operators (default: four level-1 operators)");
+  aopt::runtime::add_config_options(&app, config_options);
+  CLI11_PARSE(app, argc, argv);
   std::vector<fs::path> ops;
-  for (int i = 5; i < argc; ++i) ops.push_back(fs::absolute(argv[i]));
+  for (const std::string& dir : op_dirs) ops.push_back(fs::absolute(dir));
   if (ops.empty()) {
     for (const char* name : {"add_custom", "relu_custom", "adds_custom", "sigmoid_custom"})
       ops.push_back(fs::path(AOPT_SOURCE_DIR) / "corpus/level1" / name);
   }
   // Every operator's episode in flight, more episodes than device slots (as in a campaign over
   // a library), so that the device pool is the bottleneck the daemon must not slow down.
-  auto cfg = aopt::config::load_config(
-      "", {"campaign.budget=" + std::to_string(budget), "campaign.rounds=2",
-           "campaign.jobs=" + std::to_string(ops.size())});
+  const std::string budget_key = "campaign.budget=" + std::to_string(budget);
+  auto cfg = aopt::bench::load_bench_config(
+      config_options,
+      {budget_key, "campaign.rounds=2", "campaign.jobs=" + std::to_string(ops.size())},
+      aopt::bench::given_flags({{budget_given, budget_key}}));
   if (!cfg.ok()) die(cfg.error().to_string());
   const fs::path scratch =
       fs::temp_directory_path() / ("aopt-bench-polling-" + std::to_string(::getpid()));
   fs::remove_all(scratch);
   std::printf(
-      "operators %zu, budget %d, device slots %u, %u CPUs, %d pairs of runs; %d clients in a "
+      "operators %zu, budget %u, device slots %u, %u CPUs, %d pairs of runs; %d clients in a "
       "separate process, keep-alive, each polling every %.2f s\n",
-      ops.size(), budget, cfg->device.slots, std::thread::hardware_concurrency(), pairs, clients,
-      interval_s);
+      ops.size(), cfg->campaign.budget, cfg->device.slots, std::thread::hardware_concurrency(),
+      pairs, clients, interval_s);
   std::fflush(stdout);
   // The simulator's compile cache is shared by every run, so a first run (not measured) warms
   // it. Within a pair the order alternates (alone first, then polled first), so drift in the

@@ -5,8 +5,11 @@
 // were infeasible. Latencies are simulated, not measured.
 //
 //   bench_stage1_synthesis [--budget N] [--ops a,b,c | --all] [--slots N] [--jobs N]
-//                          [--probe-baselines] [CORPUS_DIR]
+//                          [--probe-baselines] [--config FILE] [--set K=V]... [CORPUS_DIR]
 //
+// The configuration is loaded as `aopt run` loads it (the bench's defaults, budget 40 and two
+// device slots, come after --config and before --set; the flags win); the strategy is always
+// stage1. The device of --probe-baselines comes from it through the same factory.
 // --probe-baselines only probes the shipped tiling of every chosen operator and prints the
 // verdict: each should be feasible (a rejected baseline is a false rejection of the judge).
 // The default subset takes the first two operators of each level folder (sorted by name); --all
@@ -37,13 +40,15 @@
 
 #include <fmt/format.h>
 #include <unistd.h>
+#include <CLI/CLI.hpp>
 
 #include "agent/tiling_feasibility.hpp"
-#include "config/aopt_config.hpp"
+#include "bench_config.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/op_spec.hpp"
-#include "npu/sim/device/sim_device.hpp"
+#include "npu/tiling_prober.hpp"
 #include "runtime/campaign_runner.hpp"
+#include "runtime/device_factory.hpp"
 #include "storage/store.hpp"
 
 namespace {
@@ -124,24 +129,17 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 variant_result run_variant(const std::string& name, const std::vector<fs::path>& ops,
-                           const fs::path& work, uint32_t budget, uint32_t slots) {
+                           const fs::path& work, const aopt::config::aopt_config& cfg) {
   auto db =
       aopt::storage::store::open(work / ("db-" + name + "-" + ops.front().filename().string()));
   if (!db.ok()) {
     fmt::print(stderr, "bench: {}\n", db.error().to_string());
     std::exit(1);
   }
-  auto cfg = aopt::config::load_config(
-      "", {fmt::format("campaign.budget={}", budget), "campaign.strategy=stage1",
-           fmt::format("device.slots={}", slots)});
-  if (!cfg.ok()) {
-    fmt::print(stderr, "bench: {}\n", cfg.error().to_string());
-    std::exit(1);
-  }
   aopt::runtime::campaign_request request;
   request.campaign = "bench-" + name;
   request.operators = ops;
-  request.config = *cfg;
+  request.config = cfg;
   auto outcome = aopt::runtime::run_campaign(request, **db, nullptr,
                                              std::make_shared<std::atomic<bool>>(false));
   if (!outcome.ok()) {
@@ -183,17 +181,29 @@ variant_result run_variant(const std::string& name, const std::vector<fs::path>&
   return r;
 }
 
-// Probes and judges the shipped tiling of each operator; true when every one is feasible.
-bool check_baselines(const std::vector<fs::path>& ops, const fs::path& work) {
-  auto hw = aopt::npu::find_hardware_profile("ascend910b4",
-                                             fs::path(AOPT_SOURCE_DIR) / "config/hardware");
+// Probes and judges the shipped tiling of each operator on the configured device (which must be
+// able to probe: the simulator); true when every one is feasible.
+bool check_baselines(const std::vector<fs::path>& ops, const fs::path& work,
+                     aopt::config::aopt_config cfg) {
+  auto hw =
+      aopt::npu::find_hardware_profile(cfg.device.profile, aopt::config::hardware_dir(cfg.device));
   if (!hw.ok()) {
-    fmt::print(stderr, "bench: {}\n", hw.error().to_string());
+    fmt::print(stderr, "bench: device.profile: {}\n", hw.error().to_string());
     return false;
   }
-  aopt::npu::sim_device_options options;
-  options.work_dir = work / "probe";
-  auto device = std::make_shared<aopt::npu::sim_device>(*hw, options);
+  fs::create_directories(work / "probe");
+  cfg.device.work_dir = (work / "probe").string();
+  auto made = aopt::runtime::make_device(cfg);
+  if (!made.ok()) {
+    fmt::print(stderr, "bench: {}\n", made.error().to_string());
+    return false;
+  }
+  auto device = std::dynamic_pointer_cast<aopt::npu::tiling_prober>(*made);
+  if (!device) {
+    fmt::print(stderr, "bench: device.kind = {} cannot probe a tiling alone\n",
+               aopt::config::to_string(cfg.device.kind));
+    return false;
+  }
   uint32_t rejected = 0;
   double seconds = 0;
   for (const fs::path& dir : ops) {
@@ -221,32 +231,42 @@ bool check_baselines(const std::vector<fs::path>& ops, const fs::path& work) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  fs::path root = fs::path(AOPT_SOURCE_DIR) / "corpus";
+  CLI::App app{"Stage I on the corpus as shipped against the same packages with marks stripped"};
+  std::string corpus = (fs::path(AOPT_SOURCE_DIR) / "corpus").string();
   uint32_t budget = 40;
   uint32_t slots = 2;
   uint32_t jobs = 1;
   std::vector<std::string> names;
   bool all = false;
   bool probe_baselines = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--budget" && i + 1 < argc) {
-      budget = static_cast<uint32_t>(std::stoul(argv[++i]));
-    } else if (arg == "--slots" && i + 1 < argc) {
-      slots = static_cast<uint32_t>(std::stoul(argv[++i]));
-    } else if (arg == "--jobs" && i + 1 < argc) {
-      jobs = std::max<uint32_t>(1, static_cast<uint32_t>(std::stoul(argv[++i])));
-    } else if (arg == "--probe-baselines") {
-      probe_baselines = true;
-    } else if (arg == "--all") {
-      all = true;
-    } else if (arg == "--ops" && i + 1 < argc) {
-      std::stringstream list(argv[++i]);
-      for (std::string n; std::getline(list, n, ',');) names.push_back(n);
-    } else {
-      root = arg;
-    }
+  aopt::runtime::config_options config_options;
+  app.add_option("corpus", corpus, "Corpus folder")->capture_default_str();
+  CLI::Option* budget_given = aopt::bench::add_budget_option(app, "--budget", budget);
+  CLI::Option* slots_given =
+      app.add_option("--slots", slots, "Device slots of each campaign (device.slots)")
+          ->check(CLI::Range(1u, 64u))
+          ->capture_default_str();
+  app.add_option("--jobs", jobs, "Operators run at once (two campaigns each)")
+      ->check(CLI::Range(1u, 64u))
+      ->capture_default_str();
+  app.add_option("--ops", names, "Operators by name, comma-separated")->delimiter(',');
+  app.add_flag("--all", all, "Every operator of level1..3, the levels interleaved");
+  app.add_flag("--probe-baselines", probe_baselines,
+               "Only probe and judge the shipped tiling of every chosen operator");
+  aopt::runtime::add_config_options(&app, config_options);
+  CLI11_PARSE(app, argc, argv);
+
+  const std::string budget_key = fmt::format("campaign.budget={}", budget);
+  const std::string slots_key = fmt::format("device.slots={}", slots);
+  std::vector<std::string> flags =
+      aopt::bench::given_flags({{budget_given, budget_key}, {slots_given, slots_key}});
+  flags.push_back("campaign.strategy=stage1");
+  auto cfg = aopt::bench::load_bench_config(config_options, {budget_key, slots_key}, flags);
+  if (!cfg.ok()) {
+    fmt::print(stderr, "bench: {}\n", cfg.error().to_string());
+    return 2;
   }
+  const fs::path root(corpus);
   std::vector<fs::path> subset;
   if (names.empty()) {
     subset = level_subset(root, all ? SIZE_MAX : 2);
@@ -258,7 +278,7 @@ int main(int argc, char** argv) {
     }
   }
   const fs::path work = fs::temp_directory_path() / fmt::format("aopt-bench-stage1-{}", getpid());
-  if (probe_baselines) return check_baselines(subset, work) ? 0 : 1;
+  if (probe_baselines) return check_baselines(subset, work, *cfg) ? 0 : 1;
   fs::create_directories(work / "stripped");
   std::vector<fs::path> stripped;
   for (const fs::path& op : subset) {
@@ -274,7 +294,9 @@ int main(int argc, char** argv) {
     std::ofstream(host, std::ios::trunc) << text;
     stripped.push_back(copy);
   }
-  fmt::print("stage I only, budget {}, {} operators, simulated latencies\n", budget, subset.size());
+  fmt::print("stage I only, budget {}, {} operators, {} latencies\n", cfg->campaign.budget,
+             subset.size(),
+             cfg->device.kind == aopt::config::device_kind::sim ? "simulated" : "measured");
   std::fflush(stdout);
   variant_result marked;
   variant_result synth;
@@ -285,8 +307,8 @@ int main(int argc, char** argv) {
     for (size_t i = next++; i < subset.size(); i = next++) {
       // The two variants of one operator side by side (separate databases, one device each).
       variant_result m;
-      std::thread other([&] { m = run_variant("marked", {subset[i]}, work, budget, slots); });
-      variant_result s = run_variant("stripped", {stripped[i]}, work, budget, slots);
+      std::thread other([&] { m = run_variant("marked", {subset[i]}, work, *cfg); });
+      variant_result s = run_variant("stripped", {stripped[i]}, work, *cfg);
       other.join();
       std::lock_guard<std::mutex> lock(mutex);
       for (const variant_result* r : {&m, &s}) {

@@ -7,8 +7,12 @@
 // (evaluations / (budget x operators)) and how many episodes stopped early. Latencies are
 // simulated, not measured.
 //
-//   bench_strategies [--budget N] [--ops a,b,c] [--limit N] [--aopt PATH] [CORPUS_DIR]
+//   bench_strategies [--budget N] [--ops a,b,c] [--limit N] [--aopt PATH]
+//                    [--config FILE] [--set K=V]... [CORPUS_DIR]
 //
+// The configuration is loaded as `aopt run` loads it (the bench's defaults, budget 40 and one
+// device slot per run, come after --config and before --set; --budget wins) and `aopt bank build`
+// gets the same --config and --set; each run's strategy is the bench's.
 // The default takes every operator of level1..3, the levels interleaved (L1, L2, L3, L1, ...) so
 // that a run stopped early (--limit, or interrupted) still covers every level; the summary then
 // covers the operators every strategy finished. CPU heavy: budget x operators x 5 simulator runs.
@@ -21,7 +25,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,8 +32,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+
 #include "base/subprocess.hpp"
-#include "config/aopt_config.hpp"
+#include "bench_config.hpp"
 #include "npu/op_spec.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "storage/store.hpp"
@@ -73,19 +78,13 @@ struct run_result {
 };
 
 run_result run_one(aopt::storage::store& db, const std::string& strategy, const fs::path& op,
-                   uint32_t budget) {
+                   const aopt::config::aopt_config& cfg) {
   run_result r;
   r.op = op.filename().string();
-  auto cfg = aopt::config::load_config("", {fmt::format("campaign.budget={}", budget),
-                                            "campaign.strategy=" + strategy, "device.slots=1"});
-  if (!cfg.ok()) {
-    fmt::print(stderr, "bench: {}\n", cfg.error().to_string());
-    std::exit(1);
-  }
   aopt::runtime::campaign_request request;
   request.campaign = "bench-" + strategy + "-" + r.op;
   request.operators = {op};
-  request.config = *cfg;
+  request.config = cfg;
   auto outcome =
       aopt::runtime::run_campaign(request, db, nullptr, std::make_shared<std::atomic<bool>>(false));
   if (!outcome.ok() || outcome->episodes.size() != 1) {
@@ -113,29 +112,36 @@ double geomean(const std::vector<double>& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  fs::path root = fs::path(AOPT_SOURCE_DIR) / "corpus";
+  CLI::App app{"The five strategies on the same operators at the same budget"};
+  std::string corpus = (fs::path(AOPT_SOURCE_DIR) / "corpus").string();
   std::string aopt = AOPT_BINARY;
   uint32_t budget = 40;
   size_t limit = SIZE_MAX;
   std::vector<std::string> names;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--budget" && i + 1 < argc) {
-      budget = static_cast<uint32_t>(std::stoul(argv[++i]));
-    } else if (arg == "--limit" && i + 1 < argc) {
-      limit = std::stoul(argv[++i]);
-    } else if (arg == "--aopt" && i + 1 < argc) {
-      aopt = argv[++i];
-    } else if (arg == "--ops" && i + 1 < argc) {
-      std::stringstream list(argv[++i]);
-      for (std::string n; std::getline(list, n, ',');) names.push_back(n);
-    } else if (!arg.empty() && arg[0] == '-') {
-      fmt::print(stderr, "bench: unknown option '{}'\n", arg);
+  aopt::runtime::config_options config_options;
+  app.add_option("corpus", corpus, "Corpus folder")->capture_default_str();
+  CLI::Option* budget_given = aopt::bench::add_budget_option(app, "--budget", budget);
+  app.add_option("--ops", names, "Operators by name, comma-separated")->delimiter(',');
+  app.add_option("--limit", limit, "At most this many operators");
+  app.add_option("--aopt", aopt, "The aopt binary that builds the bank")->capture_default_str();
+  aopt::runtime::add_config_options(&app, config_options);
+  CLI11_PARSE(app, argc, argv);
+
+  const std::string budget_key = fmt::format("campaign.budget={}", budget);
+  std::map<std::string, aopt::config::aopt_config> configs;  // by strategy
+  for (const std::string& strategy : kStrategies) {
+    std::vector<std::string> flags = aopt::bench::given_flags({{budget_given, budget_key}});
+    flags.push_back("campaign.strategy=" + strategy);
+    auto cfg =
+        aopt::bench::load_bench_config(config_options, {budget_key, "device.slots=1"}, flags);
+    if (!cfg.ok()) {
+      fmt::print(stderr, "bench: {}\n", cfg.error().to_string());
       return 2;
-    } else {
-      root = arg;
     }
+    configs.emplace(strategy, std::move(*cfg));
   }
+  budget = configs.begin()->second.campaign.budget;
+  const fs::path root(corpus);
   std::vector<fs::path> ops;
   for (const fs::path& op : interleaved_levels(root)) {
     if (names.empty() || std::find(names.begin(), names.end(), op.filename()) != names.end())
@@ -156,6 +162,10 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   aopt::subprocess_options bank;
   bank.argv = {aopt, "bank", "build", (root / "experts").string(), "--db", db_dir.string()};
+  if (!config_options.file.empty())
+    bank.argv.insert(bank.argv.end(), {"--config", config_options.file});
+  for (const std::string& key : config_options.overrides)
+    bank.argv.insert(bank.argv.end(), {"--set", key});
   auto built = aopt::run_subprocess(bank);
   if (!built.ok() || !built->exited || built->exit_code != 0) {
     fmt::print(stderr, "bench: aopt bank build failed: {}\n",
@@ -220,7 +230,7 @@ int main(int argc, char** argv) {
     std::atomic<size_t> next{0};
     auto worker = [&] {
       for (size_t k = next++; k < kStrategies.size(); k = next++) {
-        run_result r = run_one(**db, kStrategies[k], ops[i], budget);
+        run_result r = run_one(**db, kStrategies[k], ops[i], configs.at(kStrategies[k]));
         std::lock_guard lock(print);
         fmt::print("  {:<12} {:<32} {}\n", kStrategies[k], r.op,
                    r.ok ? fmt::format("{:>8.3f}x {:>3}/{} evaluations{}", r.speedup, r.spent,

@@ -25,7 +25,7 @@
 #include <fmt/format.h>
 #include <caf/all.hpp>
 
-#include "actors/evaluator.hpp"
+#include "actors/device_pool_slots.hpp"
 #include "actors/messages.hpp"
 #include "actors/rewinder.hpp"
 #include "agent/bank_rewind.hpp"
@@ -89,14 +89,11 @@ result<std::vector<fs::path>> expert_dirs(const std::vector<std::string>& paths)
   return out;
 }
 
-// The rewinder and evaluator actors of one build, shut down when the build ends.
-struct rewind_actors {
-  caf::actor evaluator;
-  caf::actor rewinder;
-  ~rewind_actors() {
-    for (const caf::actor& a : {rewinder, evaluator}) {
-      if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-    }
+// The rewinder actor of one build, shut down when the build ends.
+struct rewinder_handle {
+  caf::actor actor;
+  ~rewinder_handle() {
+    if (actor) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
   }
 };
 
@@ -185,11 +182,12 @@ int run_build(const bank_args& args) {
                              (llm ? "@" + llm->model() : std::string());
 
   caf::actor_system& sys = (*started)->system();
-  rewind_actors actors;
-  actors.evaluator = actors::spawn_evaluator(
-      sys, {*device, (*started)->device_pool(), nullptr, make_eval_options(cfg->device)});
-  context.evaluator = actors.evaluator;
-  actors.rewinder = actors::spawn_rewinder(sys, std::move(context));
+  // Every rewind step leases a slot of the engine's device pool, like a campaign's evaluations.
+  context.evaluations = std::make_shared<agent::evaluation_service>(
+      std::make_shared<actors::device_pool_slots>(sys, (*started)->device_pool(), *device), nullptr,
+      make_eval_options(cfg->device));
+  rewinder_handle rewinder;
+  rewinder.actor = actors::spawn_rewinder(sys, std::move(context));
   caf::scoped_actor self{sys};
 
   agent::bank_build_counts counts;
@@ -216,7 +214,7 @@ int run_build(const bank_args& args) {
       continue;
     }
     std::optional<result<agent::distilled_expert>> done;
-    self->request(actors.rewinder, caf::infinite, actors::rewind_atom_v,
+    self->request(rewinder.actor, caf::infinite, actors::rewind_atom_v,
                   actors::make_local(std::move(*op)))
         .receive(
             [&](const actors::rewind_outcome& r) { done = *r.value; },

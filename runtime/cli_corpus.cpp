@@ -33,7 +33,6 @@ namespace fs = std::filesystem;
 constexpr int exit_ok = 0;
 constexpr int exit_eval_failed = 1;
 constexpr int exit_bad_input = 2;
-constexpr int exit_infra = 3;
 
 struct corpus_list_args {
   std::string dir;
@@ -41,17 +40,8 @@ struct corpus_list_args {
   bool no_latency = false;
   uint32_t jobs = 2;
   config_options config;
-  // Shorthands for [device] keys; unset ones leave the configuration's value.
-  std::string profile;
-  uint32_t input_sets = 0;
+  device_flags device;  // shorthands for [device] keys
 };
-
-std::vector<std::string> flag_overrides(const corpus_list_args& a) {
-  std::vector<std::string> o;
-  if (!a.profile.empty()) o.push_back("device.profile=" + a.profile);
-  if (a.input_sets != 0) o.push_back("device.input_sets=" + std::to_string(a.input_sets));
-  return o;
-}
 
 struct corpus_entry {
   npu::op_package op;
@@ -156,7 +146,7 @@ int run_corpus_list(const corpus_list_args& args) {
     std::cerr << "aopt corpus list: " << message << "\n";
     return exit_bad_input;
   };
-  result<config::aopt_config> config = load_config(args.config, flag_overrides(args));
+  result<config::aopt_config> config = load_config(args.config, device_overrides(args.device));
   if (!config.ok()) return bad_input(config.error().message());
   const fs::path root = args.dir.empty() ? default_corpus_dir() : fs::path(args.dir);
   if (!fs::is_directory(root)) return bad_input(root.string() + ": not a directory");
@@ -178,13 +168,7 @@ int run_corpus_list(const corpus_list_args& args) {
   const bool simulated = config->device.kind == config::device_kind::sim;
   if (!args.no_latency) {
     result<std::shared_ptr<npu::device>> device = make_device(*config, secrets_to_redact(*config));
-    if (!device.ok()) {
-      if (device.error().code() == status_code::invalid_argument) {
-        return bad_input(device.error().message());
-      }
-      std::cerr << "aopt corpus list: " << device.error().to_string() << "\n";
-      return exit_infra;
-    }
+    if (!device.ok()) return report_device_error("aopt corpus list", device.error());
     evaluate_all(entries, **device, make_eval_options(config->device), args.jobs);
     profile_id = (*device)->profile_id();
   }
@@ -220,11 +204,7 @@ void add_corpus_command(CLI::App& app, cli_context& ctx) {
       ->check(CLI::Range(1u, 64u))
       ->capture_default_str();
   add_config_options(list, args->config);
-  list->add_option("--profile", args->profile,
-                   "Hardware profile for the simulated latency (device.profile)");
-  list->add_option("--input-sets", args->input_sets,
-                   "Seeded input sets checked per operator, at least 3 (device.input_sets)")
-      ->check(CLI::Range(3u, 1000u));
+  add_device_flags(list, args->device);
   list->callback([args, &ctx] { ctx.exit_code = run_corpus_list(*args); });
 }
 

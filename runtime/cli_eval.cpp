@@ -35,8 +35,7 @@ struct eval_args {
   std::string kernel_file;
   config_options config;
   // Shorthands for [device] keys; unset ones leave the configuration's value.
-  std::string profile;
-  uint32_t input_sets = 0;
+  device_flags device;
   double timeout_seconds = 0;
   bool keep_scratch = false;
   std::string work_dir;
@@ -44,9 +43,7 @@ struct eval_args {
 };
 
 std::vector<std::string> flag_overrides(const eval_args& a) {
-  std::vector<std::string> o;
-  if (!a.profile.empty()) o.push_back("device.profile=" + a.profile);
-  if (a.input_sets != 0) o.push_back("device.input_sets=" + std::to_string(a.input_sets));
+  std::vector<std::string> o = device_overrides(a.device);
   if (a.timeout_seconds != 0) o.push_back(fmt::format("device.timeout_s={}", a.timeout_seconds));
   if (a.keep_scratch) o.push_back("device.keep_scratch=true");
   if (!a.work_dir.empty()) o.push_back("device.work_dir=" + a.work_dir);
@@ -127,13 +124,7 @@ int run_eval(const eval_args& args) {
   }
 
   result<std::shared_ptr<npu::device>> made = make_device(*config, secrets_to_redact(*config));
-  if (!made.ok()) {
-    if (made.error().code() == status_code::invalid_argument) {
-      return bad_input(made.error().message());
-    }
-    std::cerr << "aopt eval: " << made.error().to_string() << "\n";
-    return exit_infra;
-  }
+  if (!made.ok()) return report_device_error("aopt eval", made.error());
   npu::device& device = **made;
   const npu::eval_options options = make_eval_options(config->device);
   npu::eval_result r = device.evaluate(*op, tiling, kernel, options);
@@ -164,12 +155,7 @@ void add_eval_command(CLI::App& app, cli_context& ctx) {
   eval->add_option("--tiling", args->tiling_file, "Tiling program replacing op_host/<name>.cpp");
   eval->add_option("--kernel", args->kernel_file, "Kernel replacing op_kernel/<name>.cpp");
   add_config_options(eval, args->config);
-  eval->add_option("--profile", args->profile,
-                   "Hardware profile name (config/hardware/<NAME>.toml) or a .toml file "
-                   "(device.profile)");
-  eval->add_option("--input-sets", args->input_sets,
-                   "Seeded input sets checked for correctness, at least 3 (device.input_sets)")
-      ->check(CLI::Range(3u, 1000u));
+  add_device_flags(eval, args->device);
   eval->add_option("--timeout", args->timeout_seconds,
                    "Wall-clock limit of the run, seconds (device.timeout_s)")
       ->check(CLI::Range(0.001, 86400.0));

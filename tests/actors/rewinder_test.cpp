@@ -5,14 +5,14 @@
 #include <optional>
 
 #include "actors/device_pool.hpp"
-#include "actors/evaluator.hpp"
+#include "actors/device_pool_slots.hpp"
 #include "actors/messages.hpp"
 #include "actors/simulator_fixture.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace aopt;
 
-TEST_CASE("the rewinder actor rewinds an expert through the evaluator and distills its pairs") {
+TEST_CASE("the rewinder actor rewinds an expert through the device pool and distills its pairs") {
   testing::temp_dir work;
   auto device = testing::simulator_device(work.path());
   auto op = testing::corpus_package("experts/hardswish_custom");
@@ -23,10 +23,10 @@ TEST_CASE("the rewinder actor rewinds an expert through the evaluator and distil
   caf::actor_system sys{cfg};
   npu::eval_options eval;
   eval.input_sets = 1;
-  caf::actor evaluator =
-      actors::spawn_evaluator(sys, {device, actors::spawn_device_pool(sys, {}), nullptr, eval});
+  caf::actor pool = actors::spawn_device_pool(sys, {});
   actors::rewinder_context context;
-  context.evaluator = evaluator;
+  context.evaluations = std::make_shared<agent::evaluation_service>(
+      std::make_shared<actors::device_pool_slots>(sys, pool, device), nullptr, eval);
   context.proposer = [](std::shared_ptr<const npu::op_package>) {
     return agent::heuristic_rewind_proposer();
   };
@@ -38,11 +38,11 @@ TEST_CASE("the rewinder actor rewinds an expert through the evaluator and distil
   self->request(rewinder, caf::infinite, actors::rewind_atom_v, actors::make_local(*op))
       .receive([&](const actors::rewind_outcome& r) { done = *r.value; },
                [&](const caf::error& e) { FAIL("rewinder: " << caf::to_string(e)); });
-  std::optional<actors::pool_stats> pool;
-  self->request(evaluator, caf::infinite, actors::stats_atom_v)
-      .receive([&](const actors::pool_stats& s) { pool = s; },
-               [&](const caf::error& e) { FAIL("evaluator: " << caf::to_string(e)); });
-  for (const caf::actor& a : {rewinder, evaluator}) {
+  std::optional<actors::pool_stats> stats;
+  self->request(pool, caf::infinite, actors::stats_atom_v)
+      .receive([&](const actors::pool_stats& s) { stats = s; },
+               [&](const caf::error& e) { FAIL("device pool: " << caf::to_string(e)); });
+  for (const caf::actor& a : {rewinder, pool}) {
     caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
   }
 
@@ -59,11 +59,11 @@ TEST_CASE("the rewinder actor rewinds an expert through the evaluator and distil
     CHECK(d.tuple.embedding.has_value());
     CHECK_FALSE(d.slow_query.empty());
   }
-  // The expert and every step that changed the kernel went through the evaluator's pool.
+  // The expert and every step that changed the kernel went through the device pool.
   uint64_t evaluated = 1;
   for (const agent::rewind_step& s : expert.trajectory.steps) {
     if (s.verdict != "unchanged") ++evaluated;
   }
-  REQUIRE(pool.has_value());
-  CHECK(pool->evaluated == evaluated);
+  REQUIRE(stats.has_value());
+  CHECK(stats->evaluated == evaluated);
 }

@@ -8,6 +8,7 @@
 #include "agent/bank_store.hpp"
 #include "agent/bm25_retriever.hpp"
 #include "npu/hardware_profile.hpp"
+#include "npu/local_device_slots.hpp"
 #include "npu/sim/device/sim_device.hpp"
 #include "storage/store.hpp"
 #include "support/temp_dir.hpp"
@@ -35,9 +36,10 @@ npu::op_package load_expert(const std::string& name) {
   return std::move(*op);
 }
 
+// The simulator behind one local slot, checking one input set per evaluation (fast).
 struct sim_fixture {
   testing::temp_dir work;
-  std::unique_ptr<npu::sim_device> device;
+  std::unique_ptr<evaluation_service> evaluations;
 
   sim_fixture() {
     result<sim::hw_profile> hw =
@@ -45,14 +47,17 @@ struct sim_fixture {
     REQUIRE_MESSAGE(hw.ok(), hw.error().to_string());
     npu::sim_device_options options;
     options.work_dir = work.path();
-    device = std::make_unique<npu::sim_device>(*hw, options);
+    npu::eval_options eval;
+    eval.input_sets = 1;
+    evaluations = std::make_unique<evaluation_service>(
+        std::make_shared<npu::local_device_slots>(std::make_shared<npu::sim_device>(*hw, options),
+                                                  1),
+        nullptr, eval);
   }
 };
 
-rewind_options fast_options() {
-  rewind_options o;
-  o.eval.input_sets = 1;
-  return o;
+std::shared_ptr<const npu::op_package> shared(const npu::op_package& op) {
+  return std::make_shared<const npu::op_package>(op);
 }
 
 }  // namespace
@@ -80,7 +85,7 @@ TEST_CASE("a rewind step that does not slow the kernel is evaluated and dropped"
                            "adds a comment", "// rewind test: no motif removed\n" + kernel,
                            nullptr,          ""};
   };
-  result<rewind_trajectory> traj = rewind_expert(*sim.device, expert, cosmetic, fast_options());
+  result<rewind_trajectory> traj = rewind_expert(*sim.evaluations, shared(expert), cosmetic, {});
   REQUIRE_MESSAGE(traj.ok(), traj.error().to_string());
   REQUIRE(traj->steps.size() == 1);
   CHECK(traj->steps[0].result.ok());
@@ -103,7 +108,7 @@ TEST_CASE("a failed proposal is recorded but never reported to the proposer as a
     failed.failure = "malformed_json: no motif";
     return failed;
   };
-  result<rewind_trajectory> traj = rewind_expert(*sim.device, expert, flaky, fast_options());
+  result<rewind_trajectory> traj = rewind_expert(*sim.evaluations, shared(expert), flaky, {});
   REQUIRE_MESSAGE(traj.ok(), traj.error().to_string());
   REQUIRE(traj->steps.size() == 2);
   CHECK(traj->steps[0].verdict == "proposal_failed: malformed_json: no motif");
@@ -137,7 +142,7 @@ TEST_CASE("heuristic rewind keeps only slowing steps and its tuples are retrieve
   for (const std::string name : {"addcmul_custom", "hardswish_custom", "row_mean_custom"}) {
     const npu::op_package expert = load_expert(name);
     result<rewind_trajectory> traj =
-        rewind_expert(*sim.device, expert, heuristic_rewind_proposer(), fast_options());
+        rewind_expert(*sim.evaluations, shared(expert), heuristic_rewind_proposer(), {});
     REQUIRE_MESSAGE(traj.ok(), traj.error().to_string());
     std::set<std::string> motifs;
     for (const rewind_step& s : traj->steps) {

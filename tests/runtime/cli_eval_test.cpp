@@ -133,4 +133,32 @@ TEST_SUITE("runtime") {
     CHECK(unlisted.exit_code == 2);
     CHECK(unlisted.stderr_text.find("device.kind") != std::string::npos);
   }
+
+  TEST_CASE("aopt eval --config and aopt corpus list --set set the candidate's CPU-time limit") {
+    aopt::testing::temp_dir dir;
+    // A kernel that spins for ever: with the wall-clock limit further away, only the CPU-time limit
+    // of the configuration can stop it, and the result names that limit.
+    const fs::path config = dir.path() / "cpu.toml";
+    std::ofstream(config) << "[device]\ncpu_seconds = 1\ntimeout_s = 30\n";
+    auto evaluated =
+        run_aopt({"eval", (ops_dir / "add_spin").string(), "--json", "--config", config.string()});
+    CHECK(evaluated.exit_code == 1);
+    const auto r = nlohmann::json::parse(evaluated.stdout_text);
+    CHECK(r.at("status") == "timeout");
+    CHECK(r.at("error_kind") == "cpu_time");
+    CHECK(r.at("message").get<std::string>().find("more than 1 s of CPU time") !=
+          std::string::npos);
+
+    const fs::path corpus = dir.path() / "corpus";
+    fs::create_directories(corpus);
+    fs::copy(ops_dir / "add_spin", corpus / "add_spin", fs::copy_options::recursive);
+    auto listed = run_aopt({"corpus", "list", corpus.string(), "--json", "--set",
+                            "device.cpu_seconds=1", "--set", "device.timeout_s=30"});
+    CHECK(listed.exit_code == 1);
+    const auto list = nlohmann::json::parse(listed.stdout_text);
+    REQUIRE(list.size() == 1);
+    CHECK(list[0].at("status") == "timeout");
+    CHECK(list[0].at("message").get<std::string>().find("more than 1 s of CPU time") !=
+          std::string::npos);
+  }
 }

@@ -1,0 +1,45 @@
+#include "actors/device_pool_slots.hpp"
+
+#include <utility>
+
+#include "actors/messages.hpp"
+
+namespace aopt::actors {
+
+device_pool_slots::device_pool_slots(caf::actor_system& sys, caf::actor pool,
+                                     std::shared_ptr<npu::device> device)
+    : sys_(sys), pool_(std::move(pool)), device_(std::move(device)) {}
+
+result<npu::eval_result> device_pool_slots::evaluate(const npu::slot_job& job) {
+  auto sources = std::make_shared<const npu::package_sources>(npu::sources_of(*job.op));
+  pool_work work;
+  work.request.campaign = job.campaign;
+  work.request.package = npu::package_hash(*sources);
+  work.request.tiling = job.tiling;
+  work.request.kernel = job.kernel;
+  work.request.options = job.options;
+  work.request.validation = job.validation;
+  work.sources = sources;
+  work.run_here = [device = device_, job] {
+    return device->evaluate(*job.op, job.tiling, job.kernel, job.options);
+  };
+  std::optional<result<npu::eval_result>> out;
+  caf::scoped_actor self{sys_};
+  self->request(pool_, caf::infinite, evaluate_atom_v, make_local(std::move(work)))
+      .receive(
+          [&](const evaluation_reply& r) {
+            // The result crossed the worker's wire as JSON (or the local slot's reply).
+            try {
+              out = nlohmann::json::parse(r.result_json).get<npu::eval_result>();
+            } catch (const nlohmann::json::exception& e) {
+              npu::eval_result unreadable;
+              unreadable.status = npu::eval_status::infra_error;
+              unreadable.message = std::string("evaluation result unreadable: ") + e.what();
+              out = std::move(unreadable);
+            }
+          },
+          [&](caf::error& e) { out = internal_error("device pool: " + sys_.render(e)); });
+  return std::move(*out);
+}
+
+}  // namespace aopt::actors
