@@ -15,18 +15,25 @@
 
 #include <caf/all.hpp>
 
+#include "actors/device_pool.hpp"
+#include "actors/messages.hpp"
 #include "npu/device.hpp"
 
 namespace aopt::actors {
 
+using evaluation_worker_actor =
+    caf::typed_actor<caf::replies_to<evaluate_atom, evaluation_request>::with<evaluation_reply>,
+                     caf::reacts_to<worker_welcome>, caf::reacts_to<tick_atom>>;
+
 struct evaluation_worker_context {
   std::shared_ptr<npu::device> device;
-  caf::actor coordinator;  // the remote device pool
+  device_pool_actor coordinator;  // the remote device pool
   // Told when an evaluation starts ("lease 7: adds_custom"); may be null. Called from the
   // actor's thread.
   std::function<void(const std::string&)> on_lease;
 };
 
-caf::actor spawn_evaluation_worker(caf::actor_system& sys, evaluation_worker_context context);
+evaluation_worker_actor spawn_evaluation_worker(caf::actor_system& sys,
+                                                evaluation_worker_context context);
 
 }  // namespace aopt::actors

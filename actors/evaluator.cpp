@@ -57,13 +57,14 @@ evaluation_done evaluate(caf::actor_system& sys, const evaluator_context& ctx,
 
 }  // namespace
 
-caf::actor spawn_evaluator(caf::actor_system& sys, evaluator_context context) {
+evaluator_actor spawn_evaluator(caf::actor_system& sys, evaluator_context context) {
   auto ctx = std::make_shared<const evaluator_context>(std::move(context));
   auto cache_hits = std::make_shared<std::atomic<uint64_t>>(0);
-  return sys.spawn([ctx, cache_hits](caf::event_based_actor* self) -> caf::behavior {
+  return sys.spawn([ctx,
+                    cache_hits](evaluator_actor::pointer self) -> evaluator_actor::behavior_type {
     caf::actor_system* sys = &self->system();
     return {
-        [=](evaluate_atom, const evaluation_job& job) {
+        [=](evaluate_atom, const evaluation_job& job) -> caf::result<evaluation_done> {
           return answer_detached<evaluation_done>(
               self, [sys, ctx, job, cache_hits] { return evaluate(*sys, *ctx, job, *cache_hits); });
         },

@@ -10,7 +10,7 @@ namespace {
 // evaluator actor, made from the rewinder's detached thread.
 class evaluator_device final : public npu::device {
  public:
-  evaluator_device(caf::actor_system& sys, caf::actor evaluator,
+  evaluator_device(caf::actor_system& sys, evaluator_actor evaluator,
                    std::shared_ptr<const npu::op_package> op)
       : sys_(sys), evaluator_(std::move(evaluator)), op_(std::move(op)) {}
 
@@ -39,7 +39,7 @@ class evaluator_device final : public npu::device {
             },
             [&](const caf::error& e) {
               out.status = npu::eval_status::infra_error;
-              out.message = "evaluator: " + caf::to_string(e);
+              out.message = "evaluator: " + to_status(e).message();
             });
     return out;
   }
@@ -49,15 +49,15 @@ class evaluator_device final : public npu::device {
 
  private:
   caf::actor_system& sys_;
-  caf::actor evaluator_;
+  evaluator_actor evaluator_;
   std::shared_ptr<const npu::op_package> op_;
 };
 
 }  // namespace
 
-caf::actor spawn_rewinder(caf::actor_system& sys, rewinder_context context) {
+rewinder_actor spawn_rewinder(caf::actor_system& sys, rewinder_context context) {
   auto ctx = std::make_shared<const rewinder_context>(std::move(context));
-  return spawn_policy_actor<rewind_atom, rewind_job, rewind_outcome>(
+  return spawn_policy_actor<rewinder_actor, rewind_atom, rewind_job>(
       sys, [ctx, &sys](const rewind_job& job) {
         evaluator_device device(sys, ctx->evaluator, job.value);
         return make_local(agent::rewind_and_distill(device, *job.value, ctx->proposer(job.value),

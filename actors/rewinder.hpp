@@ -15,19 +15,24 @@
 
 #include <caf/all.hpp>
 
+#include "actors/evaluator.hpp"
+#include "actors/messages.hpp"
 #include "agent/bank_rewind.hpp"
 #include "npu/op_spec.hpp"
 
 namespace aopt::actors {
 
+using rewinder_actor =
+    caf::typed_actor<caf::replies_to<rewind_atom, rewind_job>::with<rewind_outcome>>;
+
 struct rewinder_context {
-  caf::actor evaluator;  // an actors::spawn_evaluator
+  evaluator_actor evaluator;
   // The rewind policy for one expert (the LLM proposer needs the package).
   std::function<agent::rewind_proposer(std::shared_ptr<const npu::op_package>)> proposer;
   agent::pair_distiller distill;
   agent::rewind_options options;  // options.eval is ignored: the evaluator has its own
 };
 
-caf::actor spawn_rewinder(caf::actor_system& sys, rewinder_context context);
+rewinder_actor spawn_rewinder(caf::actor_system& sys, rewinder_context context);
 
 }  // namespace aopt::actors

@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -21,20 +23,51 @@
 
 namespace aopt::actors {
 
+// A spawned role: its typed handle, which says the need it serves, and its policy's name.
+template <class Handle>
 struct spawned_role {
-  caf::actor actor;
+  Handle actor;
   std::string policy;  // recorded with each candidate the role proposes
 };
 
-using role_factory = std::function<spawned_role(caf::actor_system&, const agent::policy_set&)>;
+template <class Handle>
+using role_factory =
+    std::function<spawned_role<Handle>(caf::actor_system&, const agent::policy_set&)>;
+
+// The need of Algorithm 1 a role speaking Handle's protocol serves.
+template <class Handle>
+struct role_kind_of;
+template <>
+struct role_kind_of<mutator_actor> {
+  static constexpr agent::role_kind value = agent::role_kind::mutate;
+};
+template <>
+struct role_kind_of<diagnoser_actor> {
+  static constexpr agent::role_kind value = agent::role_kind::diagnose;
+};
+template <>
+struct role_kind_of<retriever_actor> {
+  static constexpr agent::role_kind value = agent::role_kind::retrieve;
+};
+template <>
+struct role_kind_of<refiner_actor> {
+  static constexpr agent::role_kind value = agent::role_kind::refine;
+};
 
 class role_registry {
  public:
   // mutator, diagnoser, retriever, refiner.
   static role_registry with_builtin_roles();
 
-  // Registers (or replaces) the role `name`.
-  void add(const std::string& name, agent::role_kind serves, role_factory factory);
+  // Registers (or replaces) the role `name`: `factory` is callable as a role_factory<Handle>,
+  // and the handle it spawns says which need the role serves.
+  template <class Factory, class Handle = decltype(std::declval<Factory>()(
+                                                       std::declval<caf::actor_system&>(),
+                                                       std::declval<const agent::policy_set&>())
+                                                       .actor)>
+  void add(const std::string& name, Factory factory) {
+    roles_.insert_or_assign(name, entry{role_factory<Handle>(std::move(factory))});
+  }
   std::optional<agent::role_kind> kind_of(const std::string& name) const;
   std::vector<std::string> names() const;
 
@@ -46,10 +79,8 @@ class role_registry {
                                           const agent::policy_set& policies) const;
 
  private:
-  struct entry {
-    agent::role_kind serves;
-    role_factory factory;
-  };
+  using entry = std::variant<role_factory<mutator_actor>, role_factory<diagnoser_actor>,
+                             role_factory<retriever_actor>, role_factory<refiner_actor>>;
   std::map<std::string, entry> roles_;
 };
 

@@ -9,11 +9,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "actors/actor_error.hpp"
 #include "actors/campaign.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/llm_gateway.hpp"
 #include "actors/prober.hpp"
 #include "actors/role_registry.hpp"
+#include "actors/shut_down.hpp"
 #include "agent/store_journal.hpp"
 #include "base/content_hash.hpp"
 #include "llm/token_ledger_json.hpp"
@@ -95,11 +97,11 @@ class llm_gateway_link {
   llm_gateway_link(const llm_gateway_link&) = delete;
   llm_gateway_link& operator=(const llm_gateway_link&) = delete;
 
-  const caf::actor& actor() const { return actor_; }
+  const actors::llm_gateway_actor& actor() const { return actor_; }
 
  private:
   std::shared_ptr<agent::llm_backend> backend_;
-  caf::actor actor_;
+  actors::llm_gateway_actor actor_;
 };
 
 // The journal of a campaign's episodes. It writes each transition as store_journal does and,
@@ -392,23 +394,22 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   }
   actors::campaign_context ctx{
       outcome.campaign, std::move(episodes), cfg.campaign.jobs, *pipeline, journal, events, stop};
-  caf::actor campaign = actors::spawn_campaign(sys, std::move(ctx));
+  actors::campaign_actor campaign = actors::spawn_campaign(sys, std::move(ctx));
   caf::scoped_actor self{sys};
   std::optional<actors::campaign_summary> summary;
   self->request(campaign, caf::infinite, actors::run_atom_v)
       .receive([&](const actors::campaign_summary& s) { summary = s; },
-               [&](caf::error& e) { outcome.errors.push_back("campaign: " + caf::to_string(e)); });
+               [&](caf::error& e) {
+                 outcome.errors.push_back("campaign: " + actors::to_status(e).message());
+               });
   self->request(pipeline->evaluator, caf::infinite, actors::stats_atom_v)
       .receive([&](const actors::pool_stats& s) { outcome.pool = s; }, [](caf::error&) {});
   if (auto* cascade = dynamic_cast<npu::cascade_device*>(device->get())) {
     outcome.cascade = earlier_cascade;
     *outcome.cascade += cascade->counts();
   }
-  for (const caf::actor& a :
-       {pipeline->mutator, pipeline->diagnoser, pipeline->retriever, pipeline->refiner,
-        pipeline->evaluator, pipeline->prober, llm_gateway.actor()}) {
-    if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-  }
+  actors::shut_down(pipeline->mutator, pipeline->diagnoser, pipeline->retriever, pipeline->refiner,
+                    pipeline->evaluator, pipeline->prober, llm_gateway.actor());
 
   // Episodes that never started (a stop came first) report their stored state.
   std::set<std::string> reported;

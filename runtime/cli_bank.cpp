@@ -25,9 +25,11 @@
 #include <fmt/format.h>
 #include <caf/all.hpp>
 
+#include "actors/actor_error.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
 #include "actors/rewinder.hpp"
+#include "actors/shut_down.hpp"
 #include "agent/bank_rewind.hpp"
 #include "agent/bank_store.hpp"
 #include "agent/bm25_retriever.hpp"
@@ -91,13 +93,9 @@ result<std::vector<fs::path>> expert_dirs(const std::vector<std::string>& paths)
 
 // The rewinder and evaluator actors of one build, shut down when the build ends.
 struct rewind_actors {
-  caf::actor evaluator;
-  caf::actor rewinder;
-  ~rewind_actors() {
-    for (const caf::actor& a : {rewinder, evaluator}) {
-      if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-    }
-  }
+  actors::evaluator_actor evaluator;
+  actors::rewinder_actor rewinder;
+  ~rewind_actors() { actors::shut_down(rewinder, evaluator); }
 };
 
 // Prints the expert's trajectory and stores its tuples; the retrieval probes of the stored
@@ -215,7 +213,7 @@ int run_build(const bank_args& args) {
                   actors::make_local(std::move(*op)))
         .receive(
             [&](const actors::rewind_outcome& r) { done = *r.value; },
-            [&](const caf::error& e) { done = internal_error("rewinder: " + caf::to_string(e)); });
+            [&](const caf::error& e) { done = actors::to_status(e).with_context("rewinder"); });
     if (!done->ok()) {
       fmt::print(stderr, "aopt bank build: {}\n", done->error().to_string());
       exit_code = exit_failed;

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <caf/io/all.hpp>
 
+#include "actors/actor_error.hpp"
 #include "actors/evaluation_worker.hpp"
 #include "actors/messages.hpp"
 #include "base/listen_address.hpp"
@@ -72,15 +73,17 @@ int run_worker(const worker_args& args) {
 
   caf::actor_system_config caf_cfg;
   caf_cfg.add_message_types<caf::id_block::aopt>();
+  actors::add_aopt_error_category(caf_cfg);
   caf_cfg.load<caf::io::middleman>();
   caf::actor_system sys{caf_cfg};
-  auto pool = sys.middleman().remote_actor(coordinator->host, coordinator->port);
+  auto pool =
+      sys.middleman().remote_actor<actors::device_pool_actor>(coordinator->host, coordinator->port);
   if (!pool) {
     fmt::print(stderr, "aopt worker: cannot reach the coordinator at {}: {}\n",
                coordinator->to_string(), sys.render(pool.error()));
     return exit_failed;
   }
-  caf::actor worker =
+  actors::evaluation_worker_actor worker =
       actors::spawn_evaluation_worker(sys, {*device, *pool, [](const std::string& line) {
                                               fmt::print("aopt worker: {}\n", line);
                                               std::fflush(stdout);
@@ -89,7 +92,8 @@ int run_worker(const worker_args& args) {
   actors::worker_hello hello{host_label(), workers_secret(cfg->workers), cfg->device.slots,
                              (*device)->profile_id()};
   std::optional<actors::worker_welcome> welcome;
-  self->request(*pool, std::chrono::seconds(30), actors::join_atom_v, hello, worker)
+  self->request(*pool, std::chrono::seconds(30), actors::join_atom_v, hello,
+                caf::actor_cast<caf::actor>(worker))
       .receive([&](const actors::worker_welcome& w) { welcome = w; },
                [&](caf::error& e) {
                  fmt::print(stderr, "aopt worker: {} refused this worker: {}\n",

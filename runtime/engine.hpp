@@ -14,6 +14,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/device_pool.hpp"
 #include "actors/messages.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
@@ -40,7 +41,7 @@ class engine {
   engine& operator=(const engine&) = delete;
 
   caf::actor_system& system() { return *system_; }
-  const caf::actor& device_pool() const { return pool_; }
+  const actors::device_pool_actor& device_pool() const { return pool_; }
   // The port workers join on (the one the OS chose for port 0); 0 without a listener.
   uint16_t workers_port() const { return workers_port_; }
   actors::pool_stats pool_stats();
@@ -50,7 +51,7 @@ class engine {
 
   std::unique_ptr<caf::actor_system_config> caf_config_;
   std::unique_ptr<caf::actor_system> system_;
-  caf::actor pool_;
+  actors::device_pool_actor pool_;
   uint16_t workers_port_ = 0;
 };
 

@@ -7,6 +7,7 @@
 #include "actors/device_pool.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
+#include "actors/shut_down.hpp"
 #include "actors/simulator_fixture.hpp"
 #include "support/temp_dir.hpp"
 
@@ -23,7 +24,7 @@ TEST_CASE("the rewinder actor rewinds an expert through the evaluator and distil
   caf::actor_system sys{cfg};
   npu::eval_options eval;
   eval.input_sets = 1;
-  caf::actor evaluator =
+  actors::evaluator_actor evaluator =
       actors::spawn_evaluator(sys, {device, actors::spawn_device_pool(sys, {}), nullptr, eval});
   actors::rewinder_context context;
   context.evaluator = evaluator;
@@ -31,7 +32,7 @@ TEST_CASE("the rewinder actor rewinds an expert through the evaluator and distil
     return agent::heuristic_rewind_proposer();
   };
   context.distill = agent::heuristic_distiller("heuristic-rewind");
-  caf::actor rewinder = actors::spawn_rewinder(sys, std::move(context));
+  actors::rewinder_actor rewinder = actors::spawn_rewinder(sys, std::move(context));
 
   caf::scoped_actor self{sys};
   std::optional<result<agent::distilled_expert>> done;
@@ -42,9 +43,7 @@ TEST_CASE("the rewinder actor rewinds an expert through the evaluator and distil
   self->request(evaluator, caf::infinite, actors::stats_atom_v)
       .receive([&](const actors::pool_stats& s) { pool = s; },
                [&](const caf::error& e) { FAIL("evaluator: " << caf::to_string(e)); });
-  for (const caf::actor& a : {rewinder, evaluator}) {
-    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-  }
+  actors::shut_down(rewinder, evaluator);
 
   REQUIRE(done.has_value());
   REQUIRE_MESSAGE(done->ok(), done->error().to_string());
