@@ -5,6 +5,7 @@
 //
 //   (evaluate_atom, evaluation_request) -> evaluation_reply
 //   (worker_welcome)                    the pool accepted it: start the heartbeats
+//   (tick_atom)                         its own timer: send a heartbeat
 //
 // It ends when the coordinator goes down (its connection is lost).
 #pragma once

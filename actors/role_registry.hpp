@@ -1,8 +1,9 @@
 // Role actors by name. A role is an actor file plus one add() here (with_builtin_roles) or by
-// the caller: its name, the need of Algorithm 1 it serves (agent::role_kind) and how to spawn
-// it. [pipeline] names the roles an episode uses, so a configured pipeline can swap a role
-// (e.g. another refiner) or leave out the diagnoser or the retriever without code changes
-// elsewhere; agent::resolve_pipeline says which configurations are valid.
+// the caller: its name and how to spawn it; the typed handle it spawns says the need of
+// Algorithm 1 it serves (role_kind_of), so a role cannot be registered for a need whose
+// protocol it does not speak. [pipeline] names the roles an episode uses, so a configured pipeline
+// can swap a role (e.g. another refiner) or leave out the diagnoser or the retriever without code
+// changes elsewhere; agent::resolve_pipeline says which configurations are valid.
 #pragma once
 
 #include <functional>
