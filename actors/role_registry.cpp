@@ -32,7 +32,7 @@ std::optional<agent::role_kind> role_registry::kind_of(const std::string& name) 
         using handle = decltype(factory(std::declval<caf::actor_system&>(),
                                         std::declval<const agent::policy_set&>())
                                     .actor);
-        return role_kind_of<handle>::value;
+        return role_kind_of<handle>();
       },
       it->second);
 }

@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -37,23 +38,18 @@ using role_factory =
 
 // The need of Algorithm 1 a role speaking Handle's protocol serves.
 template <class Handle>
-struct role_kind_of;
-template <>
-struct role_kind_of<mutator_actor> {
-  static constexpr agent::role_kind value = agent::role_kind::mutate;
-};
-template <>
-struct role_kind_of<diagnoser_actor> {
-  static constexpr agent::role_kind value = agent::role_kind::diagnose;
-};
-template <>
-struct role_kind_of<retriever_actor> {
-  static constexpr agent::role_kind value = agent::role_kind::retrieve;
-};
-template <>
-struct role_kind_of<refiner_actor> {
-  static constexpr agent::role_kind value = agent::role_kind::refine;
-};
+constexpr agent::role_kind role_kind_of() {
+  if constexpr (std::is_same_v<Handle, mutator_actor>) {
+    return agent::role_kind::mutate;
+  } else if constexpr (std::is_same_v<Handle, diagnoser_actor>) {
+    return agent::role_kind::diagnose;
+  } else if constexpr (std::is_same_v<Handle, retriever_actor>) {
+    return agent::role_kind::retrieve;
+  } else {
+    static_assert(std::is_same_v<Handle, refiner_actor>, "not the handle of a pipeline role");
+    return agent::role_kind::refine;
+  }
+}
 
 class role_registry {
  public:
