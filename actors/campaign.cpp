@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "actors/actor_error.hpp"
 #include "actors/exception_text.hpp"
 #include "actors/messages.hpp"
 
@@ -13,13 +14,13 @@ struct campaign_actor_state {
   size_t next = 0;
   size_t running = 0;
   campaign_summary summary;
-  caf::response_promise done;
+  caf::typed_response_promise<campaign_summary> done;
   static inline const char* name = "campaign";
 };
 
-using campaign_actor = caf::stateful_actor<campaign_actor_state>;
+using campaign_self = campaign_actor::stateful_pointer<campaign_actor_state>;
 
-void finish_if_idle(campaign_actor* self) {
+void finish_if_idle(campaign_self self) {
   campaign_actor_state& st = self->state;
   if (st.running > 0) return;
   const bool stopping = st.ctx.stop_requested && st.ctx.stop_requested->load();
@@ -28,7 +29,7 @@ void finish_if_idle(campaign_actor* self) {
   self->quit();
 }
 
-void launch_more(campaign_actor* self) {
+void launch_more(campaign_self self) {
   campaign_actor_state& st = self->state;
   const bool stopping = st.ctx.stop_requested && st.ctx.stop_requested->load();
   while (!stopping && st.running < std::max<uint32_t>(1, st.ctx.jobs) &&
@@ -36,7 +37,7 @@ void launch_more(campaign_actor* self) {
     campaign_episode& e = st.ctx.episodes[st.next++];
     episode_context ec{e.op,           e.state,       st.ctx.pipeline,
                        st.ctx.journal, st.ctx.events, st.ctx.stop_requested};
-    caf::actor episode = spawn_episode(self->system(), std::move(ec));
+    episode_actor episode = spawn_episode(self->system(), std::move(ec));
     st.running++;
     const std::string op = e.state.op_name;
     self->request(episode, caf::infinite, run_atom_v)
@@ -48,7 +49,7 @@ void launch_more(campaign_actor* self) {
             },
             [=](caf::error& err) {
               self->state.summary.episodes.push_back(
-                  episode_summary{op, "", "episode actor: " + caf::to_string(err)});
+                  episode_summary{op, "", "episode actor: " + to_status(err).message()});
               self->state.running--;
               launch_more(self);
             });
@@ -58,9 +59,9 @@ void launch_more(campaign_actor* self) {
 
 }  // namespace
 
-caf::actor spawn_campaign(caf::actor_system& sys, campaign_context context) {
+campaign_actor spawn_campaign(caf::actor_system& sys, campaign_context context) {
   return sys.spawn(
-      [](campaign_actor* self, campaign_context ctx) -> caf::behavior {
+      [](campaign_self self, campaign_context ctx) -> campaign_actor::behavior_type {
         self->state.ctx = std::move(ctx);
         // Whatever escapes a handler ends the campaign with what it has, answered, not a run
         // waiting for ever.
@@ -70,10 +71,10 @@ caf::actor spawn_campaign(caf::actor_system& sys, campaign_context context) {
             self->state.summary.episodes.push_back(episode_summary{"campaign", "", why});
             self->state.done.deliver(self->state.summary);
           }
-          return caf::make_error(caf::sec::runtime_error, why);
+          return to_actor_error(internal_error(why));
         });
-        return {[=](run_atom) {
-          self->state.done = self->make_response_promise();
+        return {[=](run_atom) -> caf::result<campaign_summary> {
+          self->state.done = self->make_response_promise<campaign_summary>();
           launch_more(self);
           return self->state.done;
         }};

@@ -11,8 +11,11 @@
 #include <caf/all.hpp>
 
 #include "actors/episode.hpp"
+#include "actors/messages.hpp"
 
 namespace aopt::actors {
+
+using campaign_actor = caf::typed_actor<caf::replies_to<run_atom>::with<campaign_summary>>;
 
 struct campaign_episode {
   std::shared_ptr<const npu::op_package> op;
@@ -29,6 +32,6 @@ struct campaign_context {
   std::shared_ptr<const std::atomic<bool>> stop_requested;
 };
 
-caf::actor spawn_campaign(caf::actor_system& sys, campaign_context context);
+campaign_actor spawn_campaign(caf::actor_system& sys, campaign_context context);
 
 }  // namespace aopt::actors

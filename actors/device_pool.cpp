@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "actors/actor_error.hpp"
+#include "actors/evaluation_worker.hpp"
 #include "actors/exception_text.hpp"
 #include "actors/messages.hpp"
 #include "agent/lease_table.hpp"
@@ -30,7 +32,7 @@ struct pool_state {
   explicit pool_state(uint32_t local_slots) : table(local_slots) {}
   lease_table table;
   std::map<agent::lease_id, open_lease> leases;
-  std::map<std::string, caf::actor> workers;  // joined workers by name
+  std::map<std::string, evaluation_worker_actor> workers;  // joined workers by name
   std::map<std::string, std::shared_ptr<const npu::package_sources>> packages;  // by hash
   // Nonces handed out and not yet answered, with when (challenges are open to any peer, so
   // their number is bounded: the oldest goes first).
@@ -41,12 +43,12 @@ struct pool_state {
 
 class pool_adapter {
  public:
-  pool_adapter(caf::event_based_actor* self, device_pool_config cfg)
+  pool_adapter(device_pool_actor::pointer self, device_pool_config cfg)
       : self_(self), cfg_(std::move(cfg)), state_(cfg_.local_slots) {}
 
   caf::result<evaluation_reply> evaluate(const pool_job& job) {
     if (!job.value || !job.value->run_here || !job.value->sources)
-      return caf::make_error(caf::sec::invalid_argument, "device pool: empty evaluation job");
+      return to_actor_error(invalid_argument("device pool: empty evaluation job"));
     const pool_work& work = *job.value;
     const agent::lease_id lease = state().table.enqueue();
     state().packages.emplace(work.request.package, work.sources);
@@ -59,7 +61,7 @@ class pool_adapter {
   // A fresh nonce for a worker about to join; its answer is checked by join().
   caf::result<std::string> challenge() {
     result<std::string> nonce = random_nonce();
-    if (!nonce.ok()) return caf::make_error(caf::sec::runtime_error, nonce.error().to_string());
+    if (!nonce.ok()) return to_actor_error(nonce.error());
     auto& open = state().challenges;
     const auto now = std::chrono::steady_clock::now();
     for (auto it = open.begin(); it != open.end();) {
@@ -79,7 +81,7 @@ class pool_adapter {
     const auto refuse = [&](const std::string& why) {
       state().counts.refused++;
       tell(fmt::format("refused a worker from {}: {}", to_valid_utf8(from), why));
-      return caf::make_error(caf::sec::runtime_error, "refused by the coordinator: " + why);
+      return to_actor_error(failed_precondition("refused by the coordinator: " + why));
     };
     // Each nonce answers one join: a recorded join cannot be played again.
     auto open = state().challenges.find(hello.nonce);
@@ -98,8 +100,9 @@ class pool_adapter {
     // Heartbeats are checked while there are workers: a pool without any keeps no timer.
     if (state().workers.empty()) self_->send(self_, tick_atom_v);
     state().table.add_owner(name, hello.slots, std::chrono::steady_clock::now());
-    state().workers[name] = worker;
-    self_->monitor(worker);
+    const auto handle = caf::actor_cast<evaluation_worker_actor>(worker);
+    state().workers[name] = handle;
+    self_->monitor(handle);
     tell(fmt::format("worker {} joined with {} slot(s)", name, hello.slots));
     dispatch();
     return worker_welcome{name, cfg_.heartbeat_s};
@@ -112,10 +115,9 @@ class pool_adapter {
   caf::result<npu::package_sources> package(const std::string& hash) {
     bool joined = false;
     for (const auto& [name, handle] : state().workers) joined = joined || sent_by(name);
-    if (!joined) return caf::make_error(caf::sec::request_receiver_down, "not a joined worker");
+    if (!joined) return to_actor_error(failed_precondition("not a joined worker"));
     auto it = state().packages.find(hash);
-    if (it == state().packages.end())
-      return caf::make_error(caf::sec::invalid_argument, "no package " + hash);
+    if (it == state().packages.end()) return to_actor_error(not_found("no package " + hash));
     state().counts.packages_sent++;
     return *it->second;
   }
@@ -170,7 +172,7 @@ class pool_adapter {
   void drop(const std::string& name, const std::string& why) {
     auto it = state().workers.find(name);
     if (it == state().workers.end()) return;
-    self_->demonitor(it->second);
+    self_->demonitor(caf::actor_cast<caf::actor_addr>(it->second));
     // A worker dropped for silence may still be alive: ending its actor ends its process,
     // instead of leaving it connected without work.
     self_->send_exit(it->second, caf::exit_reason::user_shutdown);
@@ -200,8 +202,7 @@ class pool_adapter {
             try {
               return evaluation_reply{0, dump_json(nlohmann::json(job.value->run_here()))};
             } catch (...) {
-              return caf::make_error(caf::sec::runtime_error,
-                                     exception_text(std::current_exception()));
+              return to_actor_error(internal_error(exception_text(std::current_exception())));
             }
           }};
         });
@@ -213,7 +214,7 @@ class pool_adapter {
       request.lease = lease;
       self_->request(state().workers.at(owner), caf::infinite, evaluate_atom_v, request)
           .then(on_reply, [this, owner](caf::error& e) {
-            drop(owner, "it answered with an error: " + caf::to_string(e));
+            drop(owner, "it answered with an error: " + to_status(e).to_string());
           });
     }
   }
@@ -248,12 +249,13 @@ class pool_adapter {
     dispatch();
   }
 
-  caf::event_based_actor* self_;
+  device_pool_actor::pointer self_;
   device_pool_config cfg_;
   pool_state state_;
 };
 
-caf::behavior device_pool(caf::event_based_actor* self, device_pool_config cfg) {
+device_pool_actor::behavior_type device_pool(device_pool_actor::pointer self,
+                                             device_pool_config cfg) {
   auto pool = std::make_shared<pool_adapter>(self, std::move(cfg));
   self->set_down_handler([pool](caf::down_msg& m) {
     pool->lost(m.source, "connection lost: " + caf::to_string(m.reason));
@@ -266,14 +268,14 @@ caf::behavior device_pool(caf::event_based_actor* self, device_pool_config cfg) 
       },
       [pool](heartbeat_atom, const std::string& worker) { pool->heartbeat(worker); },
       [pool](package_atom, const std::string& hash) { return pool->package(hash); },
+      [pool](stats_atom) -> caf::result<pool_stats> { return pool->stats(); },
       [pool](tick_atom) { pool->check_heartbeats(); },
-      [pool](stats_atom) { return pool->stats(); },
   };
 }
 
 }  // namespace
 
-caf::actor spawn_device_pool(caf::actor_system& sys, device_pool_config config) {
+device_pool_actor spawn_device_pool(caf::actor_system& sys, device_pool_config config) {
   return sys.spawn(device_pool, std::move(config));
 }
 

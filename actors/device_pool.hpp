@@ -29,7 +29,18 @@
 
 #include <caf/all.hpp>
 
+#include "actors/messages.hpp"
 namespace aopt::actors {
+
+// The joining worker travels untyped: it is an actors::evaluation_worker_actor, whose header
+// names this one (its coordinator); the pool checks it when the join is accepted.
+using device_pool_actor =
+    caf::typed_actor<caf::replies_to<evaluate_atom, pool_job>::with<evaluation_reply>,
+                     caf::replies_to<challenge_atom>::with<std::string>,
+                     caf::replies_to<join_atom, worker_hello, caf::actor>::with<worker_welcome>,
+                     caf::reacts_to<heartbeat_atom, std::string>,
+                     caf::replies_to<package_atom, std::string>::with<npu::package_sources>,
+                     caf::replies_to<stats_atom>::with<pool_stats>, caf::reacts_to<tick_atom>>;
 
 struct device_pool_config {
   uint32_t local_slots = 1;  // 0: a pure coordinator, evaluating on workers only
@@ -42,6 +53,6 @@ struct device_pool_config {
   std::function<void(const std::string&)> on_worker_event;
 };
 
-caf::actor spawn_device_pool(caf::actor_system& sys, device_pool_config config);
+device_pool_actor spawn_device_pool(caf::actor_system& sys, device_pool_config config);
 
 }  // namespace aopt::actors

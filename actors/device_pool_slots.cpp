@@ -2,11 +2,12 @@
 
 #include <utility>
 
+#include "actors/actor_error.hpp"
 #include "actors/messages.hpp"
 
 namespace aopt::actors {
 
-device_pool_slots::device_pool_slots(caf::actor_system& sys, caf::actor pool,
+device_pool_slots::device_pool_slots(caf::actor_system& sys, device_pool_actor pool,
                                      std::shared_ptr<npu::device> device)
     : sys_(sys), pool_(std::move(pool)), device_(std::move(device)) {}
 
@@ -38,7 +39,10 @@ result<npu::eval_result> device_pool_slots::evaluate(const npu::slot_job& job) {
               out = std::move(unreadable);
             }
           },
-          [&](caf::error& e) { out = internal_error("device pool: " + sys_.render(e)); });
+          [&](caf::error& e) {
+            const status failure = to_status(e);
+            out = status{failure.code(), "device pool: " + failure.message()};
+          });
   return std::move(*out);
 }
 

@@ -11,6 +11,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/device_pool.hpp"
 #include "npu/device_slots.hpp"
 
 namespace aopt::actors {
@@ -19,14 +20,15 @@ class device_pool_slots final : public npu::device_slots {
  public:
   // `device`: this process's device, which the pool's local slots evaluate on (its profile is
   // the one the pool requires of workers). `pool`: an actors::spawn_device_pool.
-  device_pool_slots(caf::actor_system& sys, caf::actor pool, std::shared_ptr<npu::device> device);
+  device_pool_slots(caf::actor_system& sys, device_pool_actor pool,
+                    std::shared_ptr<npu::device> device);
 
   result<npu::eval_result> evaluate(const npu::slot_job& job) override;
   std::string profile_id() const override { return device_->profile_id(); }
 
  private:
   caf::actor_system& sys_;
-  const caf::actor pool_;
+  const device_pool_actor pool_;
   const std::shared_ptr<npu::device> device_;
 };
 

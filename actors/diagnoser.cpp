@@ -5,9 +5,9 @@
 
 namespace aopt::actors {
 
-caf::actor spawn_diagnoser(caf::actor_system& sys,
-                           std::shared_ptr<agent::diagnoser_policy> policy) {
-  return spawn_policy_actor<diagnose_atom, diagnosis_job, diagnosis_outcome>(
+diagnoser_actor spawn_diagnoser(caf::actor_system& sys,
+                                std::shared_ptr<agent::diagnoser_policy> policy) {
+  return spawn_policy_actor<diagnoser_actor, diagnose_atom, diagnosis_job>(
       sys, [policy](const diagnosis_job& job) { return make_local(policy->diagnose(*job.value)); });
 }
 

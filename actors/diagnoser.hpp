@@ -7,10 +7,15 @@
 
 #include <caf/all.hpp>
 
+#include "actors/messages.hpp"
 #include "agent/roles.hpp"
 
 namespace aopt::actors {
 
-caf::actor spawn_diagnoser(caf::actor_system& sys, std::shared_ptr<agent::diagnoser_policy> policy);
+using diagnoser_actor =
+    caf::typed_actor<caf::replies_to<diagnose_atom, diagnosis_job>::with<diagnosis_outcome>>;
+
+diagnoser_actor spawn_diagnoser(caf::actor_system& sys,
+                                std::shared_ptr<agent::diagnoser_policy> policy);
 
 }  // namespace aopt::actors

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <variant>
 
+#include "actors/actor_error.hpp"
 #include "actors/exception_text.hpp"
 #include "actors/messages.hpp"
 #include "agent/episode.hpp"
@@ -18,11 +19,11 @@ namespace {
 struct episode_actor_state {
   episode_context ctx;
   std::unique_ptr<agent::episode_engine> engine;
-  caf::response_promise done;
+  caf::typed_response_promise<episode_summary> done;
   static inline const char* name = "episode";
 };
 
-using episode_actor = caf::stateful_actor<episode_actor_state>;
+using episode_self = episode_actor::stateful_pointer<episode_actor_state>;
 
 template <class... Fs>
 struct overloaded : Fs... {
@@ -52,11 +53,11 @@ agent::campaign_event make_event(const agent::episode_state& s, agent::campaign_
   return e;
 }
 
-void publish(episode_actor* self, const agent::campaign_event& e) {
+void publish(episode_self self, const agent::campaign_event& e) {
   if (self->state.ctx.events) self->state.ctx.events->publish(e);
 }
 
-void finish(episode_actor* self, const std::string& error) {
+void finish(episode_self self, const std::string& error) {
   const agent::episode_state& s = self->state.engine->state();
   agent::campaign_event e = make_event(s, agent::campaign_event::kind::episode_finished);
   e.origin = agent::outcome_reason(s);
@@ -66,7 +67,7 @@ void finish(episode_actor* self, const std::string& error) {
 }
 
 // Persists one transition; on failure the episode stops (it must not run ahead of its journal).
-bool persist(episode_actor* self, const std::optional<agent::candidate_record>& record,
+bool persist(episode_self self, const std::optional<agent::candidate_record>& record,
              const std::optional<agent::eval_cache_entry>& cache_entry) {
   status st = self->state.ctx.journal->record(self->state.engine->state(), record, cache_entry);
   if (!st.ok()) {
@@ -90,10 +91,10 @@ bool persist(episode_actor* self, const std::optional<agent::candidate_record>& 
 
 template <class T>
 result<T> from_error(const caf::error& e, const char* role) {
-  return internal_error(std::string(role) + " actor: " + caf::to_string(e));
+  return to_status(e).with_context(std::string(role) + " actor");
 }
 
-void step(episode_actor* self);
+void step(episode_self self);
 
 npu::eval_result read_result(const evaluation_done& done) {
   try {
@@ -109,20 +110,19 @@ npu::eval_result read_result(const evaluation_done& done) {
 npu::eval_result evaluator_failure(const caf::error& e) {
   npu::eval_result r;
   r.status = npu::eval_status::infra_error;
-  r.message = "evaluator actor: " + caf::to_string(e);
+  r.message = "evaluator actor: " + to_status(e).message();
   return r;
 }
 
 // Hands the engine the outcome of the evaluation it asked for, persists it with its cache entry
 // (none for a failed evaluator call: `cache_key` empty) and takes the next step.
-void record_evaluation(episode_actor* self, const std::string& cache_key,
-                       const npu::eval_result& r) {
+void record_evaluation(episode_self self, const std::string& cache_key, const npu::eval_result& r) {
   agent::candidate_record record = self->state.engine->on_evaluation(r);
   if (persist(self, record, agent::eval_cache_entry_for(cache_key, r))) step(self);
 }
 
 // A candidate that would become the best is evaluated once more, cold, before it is accepted.
-void confirm(episode_actor* self, evaluation_job job, const std::string& cache_key,
+void confirm(episode_self self, evaluation_job job, const std::string& cache_key,
              npu::eval_result first) {
   job.cold = true;
   self->request(self->state.ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, job)
@@ -137,7 +137,7 @@ void confirm(episode_actor* self, evaluation_job job, const std::string& cache_k
 
 // Evaluates the best on the validation shapes one after another (correctness only), then hands
 // the engine all results.
-void validate(episode_actor* self, const agent::need_validation& need,
+void validate(episode_self self, const agent::need_validation& need,
               std::shared_ptr<std::vector<npu::eval_result>> results) {
   if (results->size() == need.shapes.size()) {
     self->state.engine->on_validation(*results);
@@ -158,7 +158,7 @@ void validate(episode_actor* self, const agent::need_validation& need,
             [=](caf::error& e) { next(evaluator_failure(e)); });
 }
 
-void evaluate(episode_actor* self, const agent::evaluation_request& request) {
+void evaluate(episode_self self, const agent::evaluation_request& request) {
   const episode_context& ctx = self->state.ctx;
   evaluation_job job{ctx.state.campaign, ctx.op->dir.string(), request.tiling, request.kernel,
                      ctx.op};
@@ -179,7 +179,7 @@ void evaluate(episode_actor* self, const agent::evaluation_request& request) {
 // proposed it. A rejected tiling costs no evaluation: the engine records it (count, reason, the
 // mutator's feedback), the state is persisted, and the mutator is asked again. A prober that
 // failed itself judges nothing: the candidate is evaluated.
-void probe_then_evaluate(episode_actor* self, const agent::evaluation_request& request) {
+void probe_then_evaluate(episode_self self, const agent::evaluation_request& request) {
   const episode_context& ctx = self->state.ctx;
   self->request(ctx.pipeline.prober, caf::infinite, probe_atom_v,
                 make_local(tiling_probe_call{ctx.op, request.tiling, request.kernel}))
@@ -192,12 +192,12 @@ void probe_then_evaluate(episode_actor* self, const agent::evaluation_request& r
           [=](caf::error&) { evaluate(self, request); });
 }
 
-void continue_after(episode_actor* self, const std::optional<agent::candidate_record>& record) {
+void continue_after(episode_self self, const std::optional<agent::candidate_record>& record) {
   if (record && !persist(self, record, std::nullopt)) return;
   step(self);
 }
 
-void step(episode_actor* self) {
+void step(episode_self self) {
   episode_context& ctx = self->state.ctx;
   agent::episode_engine& engine = *self->state.engine;
   if (ctx.stop_requested && ctx.stop_requested->load()) return finish(self, "");
@@ -282,9 +282,9 @@ void step(episode_actor* self) {
 
 }  // namespace
 
-caf::actor spawn_episode(caf::actor_system& sys, episode_context context) {
+episode_actor spawn_episode(caf::actor_system& sys, episode_context context) {
   return sys.spawn<caf::detached>(
-      [](episode_actor* self, episode_context ctx) -> caf::behavior {
+      [](episode_self self, episode_context ctx) -> episode_actor::behavior_type {
         self->state.ctx = std::move(ctx);
         self->state.engine =
             std::make_unique<agent::episode_engine>(*self->state.ctx.op, self->state.ctx.state);
@@ -302,10 +302,10 @@ caf::actor spawn_episode(caf::actor_system& sys, episode_context context) {
             self->state.done.deliver(
                 episode_summary{self->state.engine->state().op_name, std::move(state_json), why});
           }
-          return caf::make_error(caf::sec::runtime_error, why);
+          return to_actor_error(internal_error(why));
         });
-        return {[=](run_atom) {
-          self->state.done = self->make_response_promise();
+        return {[=](run_atom) -> caf::result<episode_summary> {
+          self->state.done = self->make_response_promise<episode_summary>();
           publish(self, make_event(self->state.engine->state(),
                                    agent::campaign_event::kind::episode_started));
           step(self);

@@ -11,6 +11,13 @@
 
 #include <caf/all.hpp>
 
+#include "actors/diagnoser.hpp"
+#include "actors/evaluator.hpp"
+#include "actors/messages.hpp"
+#include "actors/mutator.hpp"
+#include "actors/prober.hpp"
+#include "actors/refiner.hpp"
+#include "actors/retriever.hpp"
 #include "agent/campaign_events.hpp"
 #include "agent/episode_journal.hpp"
 #include "agent/episode_state.hpp"
@@ -18,18 +25,20 @@
 
 namespace aopt::actors {
 
+using episode_actor = caf::typed_actor<caf::replies_to<run_atom>::with<episode_summary>>;
+
 // Role actors by the need they serve (the pipeline, configured by name in the role registry).
 // The diagnoser and the retriever may be null: the episode then goes on with an empty diagnosis
 // or no tuples.
 struct episode_pipeline {
-  caf::actor mutator;
-  caf::actor diagnoser;
-  caf::actor retriever;
-  caf::actor refiner;
-  caf::actor evaluator;
+  mutator_actor mutator;
+  diagnoser_actor diagnoser;
+  retriever_actor retriever;
+  refiner_actor refiner;
+  evaluator_actor evaluator;
   // The tiling probe (actors/prober.hpp) every Stage I tiling passes before the evaluator; null:
   // none (stage1.probe_tilings = false, or no prober for the device).
-  caf::actor prober;
+  prober_actor prober;
   std::string mutator_policy;  // names recorded with each candidate
   std::string refiner_policy;
   // A candidate that would become the best is evaluated once more, cold, before it is accepted
@@ -47,6 +56,6 @@ struct episode_context {
   std::shared_ptr<const std::atomic<bool>> stop_requested;
 };
 
-caf::actor spawn_episode(caf::actor_system& sys, episode_context context);
+episode_actor spawn_episode(caf::actor_system& sys, episode_context context);
 
 }  // namespace aopt::actors

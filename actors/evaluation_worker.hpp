@@ -6,6 +6,7 @@
 //
 //   (evaluate_atom, evaluation_request) -> evaluation_reply
 //   (worker_welcome)                    the pool accepted it: start the heartbeats
+//   (tick_atom)                         its own timer: send a heartbeat
 //
 // It ends when the coordinator goes down (its connection is lost).
 #pragma once
@@ -16,20 +17,27 @@
 
 #include <caf/all.hpp>
 
+#include "actors/device_pool.hpp"
+#include "actors/messages.hpp"
 #include "npu/device.hpp"
 #include "npu/package_cache.hpp"
 
 namespace aopt::actors {
 
+using evaluation_worker_actor =
+    caf::typed_actor<caf::replies_to<evaluate_atom, evaluation_request>::with<evaluation_reply>,
+                     caf::reacts_to<worker_welcome>, caf::reacts_to<tick_atom>>;
+
 struct evaluation_worker_context {
   std::shared_ptr<npu::device> device;
-  caf::actor coordinator;  // the remote device pool
+  device_pool_actor coordinator;                 // the remote device pool
   std::shared_ptr<npu::package_cache> packages;  // not null
   // Told when an evaluation starts ("lease 7: adds_custom"); may be null. Called from the
   // actor's thread.
   std::function<void(const std::string&)> on_lease;
 };
 
-caf::actor spawn_evaluation_worker(caf::actor_system& sys, evaluation_worker_context context);
+evaluation_worker_actor spawn_evaluation_worker(caf::actor_system& sys,
+                                                evaluation_worker_context context);
 
 }  // namespace aopt::actors

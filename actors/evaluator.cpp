@@ -20,16 +20,17 @@ evaluation_done evaluate(agent::evaluation_service& service, const evaluation_jo
 
 }  // namespace
 
-caf::actor spawn_evaluator(caf::actor_system& sys, evaluator_context context) {
+evaluator_actor spawn_evaluator(caf::actor_system& sys, evaluator_context context) {
   // `cache_hits` of the service are this evaluator's, unlike the device pool's counts, which a
   // pool shared by several campaigns sums over all of them.
   auto service = std::make_shared<agent::evaluation_service>(
       std::make_shared<device_pool_slots>(sys, context.pool, std::move(context.device)),
       std::move(context.cache), context.options);
-  const caf::actor pool = context.pool;
-  return sys.spawn([service, pool](caf::event_based_actor* self) -> caf::behavior {
+  const device_pool_actor pool = context.pool;
+  return sys.spawn([service,
+                    pool](evaluator_actor::pointer self) -> evaluator_actor::behavior_type {
     return {
-        [=](evaluate_atom, const evaluation_job& job) {
+        [=](evaluate_atom, const evaluation_job& job) -> caf::result<evaluation_done> {
           return answer_detached<evaluation_done>(
               self, [service, job] { return evaluate(*service, job); });
         },

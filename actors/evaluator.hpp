@@ -13,18 +13,24 @@
 
 #include <caf/all.hpp>
 
+#include "actors/device_pool.hpp"
+#include "actors/messages.hpp"
 #include "agent/evaluation_service.hpp"
 #include "npu/device.hpp"
 
 namespace aopt::actors {
 
+using evaluator_actor =
+    caf::typed_actor<caf::replies_to<evaluate_atom, evaluation_job>::with<evaluation_done>,
+                     caf::replies_to<stats_atom>::with<pool_stats>>;
+
 struct evaluator_context {
-  std::shared_ptr<npu::device> device;       // this process's device: the pool's local slots use it
-  caf::actor pool;                           // the device pool
+  std::shared_ptr<npu::device> device;  // this process's device: the pool's local slots use it
+  device_pool_actor pool;
   std::shared_ptr<agent::eval_cache> cache;  // may be null
   npu::eval_options options;
 };
 
-caf::actor spawn_evaluator(caf::actor_system& sys, evaluator_context context);
+evaluator_actor spawn_evaluator(caf::actor_system& sys, evaluator_context context);
 
 }  // namespace aopt::actors

@@ -16,13 +16,13 @@ struct llm_gateway_state {
   std::map<uint64_t, caf::typed_response_promise<llm_embed_outcome>> embeds;
 };
 
-using gateway_self = caf::stateful_actor<llm_gateway_state>;
+using gateway_self = llm_gateway_actor::stateful_pointer<llm_gateway_state>;
 
 // Registers the current request under a new id and starts the call; the gateway's callback (on
 // an HTTP runtime thread) sends the outcome back to this actor, which answers in its own turn:
 // a response promise belongs to its actor and is not delivered from a foreign thread.
 template <class Outcome, class Response, class Start>
-caf::result<Outcome> open_call(gateway_self* self,
+caf::result<Outcome> open_call(gateway_self self,
                                std::map<uint64_t, caf::typed_response_promise<Outcome>>& open,
                                Start start) {
   const uint64_t id = self->state.next_call++;
@@ -33,7 +33,7 @@ caf::result<Outcome> open_call(gateway_self* self,
   caf::weak_actor_ptr me{self->ctrl()};
   start([me, id](llm::call_result<Response> r) {
     if (caf::strong_actor_ptr alive = me.lock())
-      caf::anon_send(caf::actor_cast<caf::actor>(alive), llm_done_atom_v, id,
+      caf::anon_send(caf::actor_cast<llm_gateway_actor>(alive), llm_done_atom_v, id,
                      make_local(std::move(r)));
   });
   return promise;
@@ -55,20 +55,20 @@ void fail_open(std::map<uint64_t, caf::typed_response_promise<Outcome>>& open,
   open.clear();
 }
 
-caf::behavior llm_gateway(gateway_self* self, llm::gateway* gateway) {
+llm_gateway_actor::behavior_type llm_gateway(gateway_self self, llm::gateway* gateway) {
   self->set_exit_handler([self](const caf::exit_msg& msg) {
     fail_open(self->state.chats, msg.reason);
     fail_open(self->state.embeds, msg.reason);
     self->quit(msg.reason);
   });
   return {
-      [=](chat_atom, const llm_chat_job& job) {
+      [=](chat_atom, const llm_chat_job& job) -> caf::result<llm_chat_outcome> {
         return open_call<llm_chat_outcome, llm::chat_response>(
             self, self->state.chats, [&](llm::chat_callback done) {
               gateway->async_chat(job.value->who, job.value->request, std::move(done));
             });
       },
-      [=](embed_atom, const llm_embed_job& job) {
+      [=](embed_atom, const llm_embed_job& job) -> caf::result<llm_embed_outcome> {
         return open_call<llm_embed_outcome, llm::embedding_response>(
             self, self->state.embeds, [&](llm::embedding_callback done) {
               gateway->async_embed(job.value->who, job.value->request, std::move(done));
@@ -80,7 +80,7 @@ caf::behavior llm_gateway(gateway_self* self, llm::gateway* gateway) {
       [=](llm_done_atom, uint64_t id, const llm_embed_outcome& outcome) {
         close_call(self->state.embeds, id, outcome);
       },
-      [=](usage_atom) {
+      [=](usage_atom) -> caf::result<llm_usage_report> {
         return make_local(llm_usage{gateway->ledger(), gateway->stats()});
       },
   };
@@ -88,7 +88,7 @@ caf::behavior llm_gateway(gateway_self* self, llm::gateway* gateway) {
 
 // Waits in this thread for the actor's answer to `args`.
 template <class Response, class Outcome, class... Ts>
-llm::call_result<Response> request_call(caf::actor_system& sys, const caf::actor& gateway,
+llm::call_result<Response> request_call(caf::actor_system& sys, const llm_gateway_actor& gateway,
                                         Ts&&... args) {
   std::optional<llm::call_result<Response>> out;
   caf::scoped_actor self{sys};
@@ -96,15 +96,14 @@ llm::call_result<Response> request_call(caf::actor_system& sys, const caf::actor
       .receive([&](const Outcome& outcome) { out.emplace(*outcome.value); },
                [&](const caf::error& e) {
                  const std::string why = "the LLM gateway actor did not answer: " + sys.render(e);
-                 out.emplace(llm::error_kind::cancelled,
-                             llm::make_error(llm::error_kind::cancelled, why));
+                 out.emplace(llm::call_failure(llm::error_kind::cancelled, why));
                });
   return std::move(*out);
 }
 
 }  // namespace
 
-caf::actor spawn_llm_gateway(caf::actor_system& sys, llm::gateway& gateway) {
+llm_gateway_actor spawn_llm_gateway(caf::actor_system& sys, llm::gateway& gateway) {
   return sys.spawn(llm_gateway, &gateway);
 }
 

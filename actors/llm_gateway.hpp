@@ -18,20 +18,29 @@
 
 #include <caf/all.hpp>
 
+#include "actors/messages.hpp"
 #include "llm/call_port.hpp"
 #include "llm/gateway.hpp"
 
 namespace aopt::actors {
 
+// (llm_done_atom, call id, outcome) is the gateway's callback telling the actor itself.
+using llm_gateway_actor =
+    caf::typed_actor<caf::replies_to<chat_atom, llm_chat_job>::with<llm_chat_outcome>,
+                     caf::replies_to<embed_atom, llm_embed_job>::with<llm_embed_outcome>,
+                     caf::replies_to<usage_atom>::with<llm_usage_report>,
+                     caf::reacts_to<llm_done_atom, uint64_t, llm_chat_outcome>,
+                     caf::reacts_to<llm_done_atom, uint64_t, llm_embed_outcome>>;
+
 // `gateway` must outlive the actor.
-caf::actor spawn_llm_gateway(caf::actor_system& sys, llm::gateway& gateway);
+llm_gateway_actor spawn_llm_gateway(caf::actor_system& sys, llm::gateway& gateway);
 
 // Each call is one request to the gateway actor, waited for in the calling thread. REQUIRES:
 // not called from a scheduled (event-based) actor, which must not block; the actor system must
 // outlive the port's calls. An error answer (the actor is gone) is error_kind::cancelled.
 class llm_gateway_port final : public llm::call_port {
  public:
-  llm_gateway_port(caf::actor_system& sys, caf::actor gateway)
+  llm_gateway_port(caf::actor_system& sys, llm_gateway_actor gateway)
       : sys_(sys), gateway_(std::move(gateway)) {}
 
   llm::call_result<llm::chat_response> chat(llm::call_context who,
@@ -41,7 +50,7 @@ class llm_gateway_port final : public llm::call_port {
 
  private:
   caf::actor_system& sys_;
-  caf::actor gateway_;
+  llm_gateway_actor gateway_;
 };
 
 }  // namespace aopt::actors

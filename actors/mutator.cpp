@@ -5,8 +5,8 @@
 
 namespace aopt::actors {
 
-caf::actor spawn_mutator(caf::actor_system& sys, std::shared_ptr<agent::mutator_policy> policy) {
-  return spawn_policy_actor<mutate_atom, mutation_job, mutation_outcome>(
+mutator_actor spawn_mutator(caf::actor_system& sys, std::shared_ptr<agent::mutator_policy> policy) {
+  return spawn_policy_actor<mutator_actor, mutate_atom, mutation_job>(
       sys, [policy](const mutation_job& job) { return make_local(policy->mutate(*job.value)); });
 }
 

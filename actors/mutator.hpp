@@ -7,10 +7,14 @@
 
 #include <caf/all.hpp>
 
+#include "actors/messages.hpp"
 #include "agent/roles.hpp"
 
 namespace aopt::actors {
 
-caf::actor spawn_mutator(caf::actor_system& sys, std::shared_ptr<agent::mutator_policy> policy);
+using mutator_actor =
+    caf::typed_actor<caf::replies_to<mutate_atom, mutation_job>::with<mutation_outcome>>;
+
+mutator_actor spawn_mutator(caf::actor_system& sys, std::shared_ptr<agent::mutator_policy> policy);
 
 }  // namespace aopt::actors

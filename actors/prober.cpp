@@ -5,8 +5,8 @@
 
 namespace aopt::actors {
 
-caf::actor spawn_prober(caf::actor_system& sys, agent::tiling_screen screen) {
-  return spawn_policy_actor<probe_atom, probe_job, probe_outcome>(
+prober_actor spawn_prober(caf::actor_system& sys, agent::tiling_screen screen) {
+  return spawn_policy_actor<prober_actor, probe_atom, probe_job>(
       sys, [screen](const probe_job& job) {
         const tiling_probe_call& call = *job.value;
         return make_local(screen(*call.op, call.tiling, call.kernel));

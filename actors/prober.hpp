@@ -9,11 +9,14 @@
 
 #include <caf/all.hpp>
 
+#include "actors/messages.hpp"
 #include "agent/tiling_feasibility.hpp"
 
 namespace aopt::actors {
 
+using prober_actor = caf::typed_actor<caf::replies_to<probe_atom, probe_job>::with<probe_outcome>>;
+
 // REQUIRES: `screen` is not empty.
-caf::actor spawn_prober(caf::actor_system& sys, agent::tiling_screen screen);
+prober_actor spawn_prober(caf::actor_system& sys, agent::tiling_screen screen);
 
 }  // namespace aopt::actors

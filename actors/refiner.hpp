@@ -7,10 +7,14 @@
 
 #include <caf/all.hpp>
 
+#include "actors/messages.hpp"
 #include "agent/roles.hpp"
 
 namespace aopt::actors {
 
-caf::actor spawn_refiner(caf::actor_system& sys, std::shared_ptr<agent::refiner_policy> policy);
+using refiner_actor =
+    caf::typed_actor<caf::replies_to<refine_atom, refinement_job>::with<refinement_outcome>>;
+
+refiner_actor spawn_refiner(caf::actor_system& sys, std::shared_ptr<agent::refiner_policy> policy);
 
 }  // namespace aopt::actors

@@ -7,10 +7,15 @@
 
 #include <caf/all.hpp>
 
+#include "actors/messages.hpp"
 #include "agent/roles.hpp"
 
 namespace aopt::actors {
 
-caf::actor spawn_retriever(caf::actor_system& sys, std::shared_ptr<agent::retriever_policy> policy);
+using retriever_actor =
+    caf::typed_actor<caf::replies_to<retrieve_atom, retrieval_job>::with<retrieval_outcome>>;
+
+retriever_actor spawn_retriever(caf::actor_system& sys,
+                                std::shared_ptr<agent::retriever_policy> policy);
 
 }  // namespace aopt::actors

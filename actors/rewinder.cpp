@@ -5,9 +5,9 @@
 
 namespace aopt::actors {
 
-caf::actor spawn_rewinder(caf::actor_system& sys, rewinder_context context) {
+rewinder_actor spawn_rewinder(caf::actor_system& sys, rewinder_context context) {
   auto ctx = std::make_shared<const rewinder_context>(std::move(context));
-  return spawn_policy_actor<rewind_atom, rewind_job, rewind_outcome>(
+  return spawn_policy_actor<rewinder_actor, rewind_atom, rewind_job>(
       sys, [ctx](const rewind_job& job) {
         return make_local(agent::rewind_and_distill(
             *ctx->evaluations, job.value, ctx->proposer(job.value), ctx->distill, ctx->options));

@@ -16,11 +16,16 @@
 
 #include <caf/all.hpp>
 
+#include "actors/evaluator.hpp"
+#include "actors/messages.hpp"
 #include "agent/bank_rewind.hpp"
 #include "agent/evaluation_service.hpp"
 #include "npu/op_spec.hpp"
 
 namespace aopt::actors {
+
+using rewinder_actor =
+    caf::typed_actor<caf::replies_to<rewind_atom, rewind_job>::with<rewind_outcome>>;
 
 struct rewinder_context {
   std::shared_ptr<agent::evaluation_service> evaluations;  // not null
@@ -30,6 +35,6 @@ struct rewinder_context {
   agent::rewind_options options;
 };
 
-caf::actor spawn_rewinder(caf::actor_system& sys, rewinder_context context);
+rewinder_actor spawn_rewinder(caf::actor_system& sys, rewinder_context context);
 
 }  // namespace aopt::actors

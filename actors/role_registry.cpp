@@ -9,33 +9,32 @@ namespace aopt::actors {
 
 role_registry role_registry::with_builtin_roles() {
   role_registry r;
-  r.add("mutator", agent::role_kind::mutate,
-        [](caf::actor_system& sys, const agent::policy_set& p) {
-          return spawned_role{spawn_mutator(sys, p.mutator), p.mutator->name()};
-        });
-  r.add("diagnoser", agent::role_kind::diagnose,
-        [](caf::actor_system& sys, const agent::policy_set& p) {
-          return spawned_role{spawn_diagnoser(sys, p.diagnoser), p.diagnoser->name()};
-        });
-  r.add("retriever", agent::role_kind::retrieve,
-        [](caf::actor_system& sys, const agent::policy_set& p) {
-          return spawned_role{spawn_retriever(sys, p.retriever), p.retriever->name()};
-        });
-  r.add("refiner", agent::role_kind::refine,
-        [](caf::actor_system& sys, const agent::policy_set& p) {
-          return spawned_role{spawn_refiner(sys, p.refiner), p.refiner->name()};
-        });
+  r.add("mutator", [](caf::actor_system& sys, const agent::policy_set& p) {
+    return spawned_role<mutator_actor>{spawn_mutator(sys, p.mutator), p.mutator->name()};
+  });
+  r.add("diagnoser", [](caf::actor_system& sys, const agent::policy_set& p) {
+    return spawned_role<diagnoser_actor>{spawn_diagnoser(sys, p.diagnoser), p.diagnoser->name()};
+  });
+  r.add("retriever", [](caf::actor_system& sys, const agent::policy_set& p) {
+    return spawned_role<retriever_actor>{spawn_retriever(sys, p.retriever), p.retriever->name()};
+  });
+  r.add("refiner", [](caf::actor_system& sys, const agent::policy_set& p) {
+    return spawned_role<refiner_actor>{spawn_refiner(sys, p.refiner), p.refiner->name()};
+  });
   return r;
-}
-
-void role_registry::add(const std::string& name, agent::role_kind serves, role_factory factory) {
-  roles_[name] = entry{serves, std::move(factory)};
 }
 
 std::optional<agent::role_kind> role_registry::kind_of(const std::string& name) const {
   auto it = roles_.find(name);
   if (it == roles_.end()) return std::nullopt;
-  return it->second.serves;
+  return std::visit(
+      [](const auto& factory) {
+        using handle = decltype(factory(std::declval<caf::actor_system&>(),
+                                        std::declval<const agent::policy_set&>())
+                                    .actor);
+        return role_kind_of<handle>();
+      },
+      it->second);
 }
 
 std::vector<std::string> role_registry::names() const {
@@ -54,14 +53,17 @@ result<episode_pipeline> role_registry::spawn_pipeline(caf::actor_system& sys,
                                                        const agent::policy_set& policies) const {
   result<agent::pipeline_roles> roles = resolve(p);
   if (!roles.ok()) return roles.error();
-  auto spawn = [&](const std::string& name) { return roles_.at(name).factory(sys, policies); };
+  // resolve() checked that each name serves its need, so each holds the factory asked for.
+  auto spawn = [&](auto handle, const std::string& name) {
+    return std::get<role_factory<decltype(handle)>>(roles_.at(name))(sys, policies);
+  };
   episode_pipeline pipeline;
-  spawned_role mutator = spawn(roles->mutator);
+  spawned_role<mutator_actor> mutator = spawn(mutator_actor{}, roles->mutator);
   pipeline.mutator = mutator.actor;
   pipeline.mutator_policy = mutator.policy;
-  if (roles->diagnoser) pipeline.diagnoser = spawn(*roles->diagnoser).actor;
-  if (roles->retriever) pipeline.retriever = spawn(*roles->retriever).actor;
-  spawned_role refiner = spawn(roles->refiner);
+  if (roles->diagnoser) pipeline.diagnoser = spawn(diagnoser_actor{}, *roles->diagnoser).actor;
+  if (roles->retriever) pipeline.retriever = spawn(retriever_actor{}, *roles->retriever).actor;
+  spawned_role<refiner_actor> refiner = spawn(refiner_actor{}, roles->refiner);
   pipeline.refiner = refiner.actor;
   pipeline.refiner_policy = refiner.policy;
   return pipeline;

@@ -1,14 +1,18 @@
 // Role actors by name. A role is an actor file plus one add() here (with_builtin_roles) or by
-// the caller: its name, the need of Algorithm 1 it serves (agent::role_kind) and how to spawn
-// it. [pipeline] names the roles an episode uses, so a configured pipeline can swap a role
-// (e.g. another refiner) or leave out the diagnoser or the retriever without code changes
-// elsewhere; agent::resolve_pipeline says which configurations are valid.
+// the caller: its name and how to spawn it; the typed handle it spawns says the need of
+// Algorithm 1 it serves (role_kind_of), so a role cannot be registered for a need whose
+// protocol it does not speak. [pipeline] names the roles an episode uses, so a configured pipeline
+// can swap a role (e.g. another refiner) or leave out the diagnoser or the retriever without code
+// changes elsewhere; agent::resolve_pipeline says which configurations are valid.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <caf/all.hpp>
@@ -21,20 +25,46 @@
 
 namespace aopt::actors {
 
+// A spawned role: its typed handle, which says the need it serves, and its policy's name.
+template <class Handle>
 struct spawned_role {
-  caf::actor actor;
+  Handle actor;
   std::string policy;  // recorded with each candidate the role proposes
 };
 
-using role_factory = std::function<spawned_role(caf::actor_system&, const agent::policy_set&)>;
+template <class Handle>
+using role_factory =
+    std::function<spawned_role<Handle>(caf::actor_system&, const agent::policy_set&)>;
+
+// The need of Algorithm 1 a role speaking Handle's protocol serves.
+template <class Handle>
+constexpr agent::role_kind role_kind_of() {
+  if constexpr (std::is_same_v<Handle, mutator_actor>) {
+    return agent::role_kind::mutate;
+  } else if constexpr (std::is_same_v<Handle, diagnoser_actor>) {
+    return agent::role_kind::diagnose;
+  } else if constexpr (std::is_same_v<Handle, retriever_actor>) {
+    return agent::role_kind::retrieve;
+  } else {
+    static_assert(std::is_same_v<Handle, refiner_actor>, "not the handle of a pipeline role");
+    return agent::role_kind::refine;
+  }
+}
 
 class role_registry {
  public:
   // mutator, diagnoser, retriever, refiner.
   static role_registry with_builtin_roles();
 
-  // Registers (or replaces) the role `name`.
-  void add(const std::string& name, agent::role_kind serves, role_factory factory);
+  // Registers (or replaces) the role `name`: `factory` is callable as a role_factory<Handle>,
+  // and the handle it spawns says which need the role serves.
+  template <class Factory, class Handle = decltype(std::declval<Factory>()(
+                                                       std::declval<caf::actor_system&>(),
+                                                       std::declval<const agent::policy_set&>())
+                                                       .actor)>
+  void add(const std::string& name, Factory factory) {
+    roles_.insert_or_assign(name, entry{role_factory<Handle>(std::move(factory))});
+  }
   std::optional<agent::role_kind> kind_of(const std::string& name) const;
   std::vector<std::string> names() const;
 
@@ -46,10 +76,8 @@ class role_registry {
                                           const agent::policy_set& policies) const;
 
  private:
-  struct entry {
-    agent::role_kind serves;
-    role_factory factory;
-  };
+  using entry = std::variant<role_factory<mutator_actor>, role_factory<diagnoser_actor>,
+                             role_factory<retriever_actor>, role_factory<refiner_actor>>;
   std::map<std::string, entry> roles_;
 };
 

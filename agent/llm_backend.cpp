@@ -16,7 +16,7 @@ namespace {
 template <class T>
 result<T> to_policy_result(llm::call_result<T> r) {
   if (r.ok()) return std::move(r).value();
-  if (r.kind() == llm::error_kind::budget_exhausted)
+  if (r.error().kind() == llm::error_kind::budget_exhausted)
     return failed_precondition(r.error().message());
   return r.error();
 }

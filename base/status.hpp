@@ -19,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -96,14 +97,20 @@ inline status data_loss(std::string m) {
 }
 
 // A value or the status explaining why there is none. REQUIRES: the status is not ok.
-template <class T>
+//
+// E is status, or a class derived from it for a layer whose callers branch on more than the
+// code (llm::call_failure carries the LLM error kind and the tokens billed for a failed call);
+// such an error passes on as a plain status where one is expected.
+template <class T, class E = status>
 class [[nodiscard]] result {
+  static_assert(std::is_base_of_v<status, E>, "a result's error is a status");
+
  public:
   result(T value) : value_(std::move(value)) {}
-  result(status error) : error_(std::move(error)) {}
+  result(E error) : error_(std::move(error)) {}
 
   bool ok() const { return value_.has_value(); }
-  const status& error() const { return error_; }
+  const E& error() const { return error_; }
   T& value() & { return *value_; }
   const T& value() const& { return *value_; }
   T&& value() && { return std::move(*value_); }
@@ -114,7 +121,7 @@ class [[nodiscard]] result {
 
  private:
   std::optional<T> value_;
-  status error_;
+  E error_;
 };
 
 }  // namespace aopt

@@ -240,8 +240,8 @@ answer_result<std::string> extract_fenced_code(std::string_view answer) {
     for (const fenced_block& b : blocks)
       if (b.lang.empty() && (!best || b.text.size() > best->text.size())) best = &b;
   if (!best || trim(best->text).empty())
-    return {answer_error::no_code,
-            "the answer has no fenced ```cpp block and no SEARCH/REPLACE blocks"};
+    return answer_failure(answer_error::no_code,
+                          "the answer has no fenced ```cpp block and no SEARCH/REPLACE blocks");
   return best->text;
 }
 
@@ -262,16 +262,19 @@ answer_result<std::vector<edit_block>> parse_edit_blocks(std::string_view answer
           blocks.emplace_back();
           s = state::search;
         } else if (close) {
-          return {answer_error::malformed_edit_block, where + ": REPLACE marker without SEARCH"};
+          return answer_failure(answer_error::malformed_edit_block,
+                                where + ": REPLACE marker without SEARCH");
         }
         break;
       case state::search:
         if (divider) {
           if (trim(blocks.back().search).empty())
-            return {answer_error::malformed_edit_block, where + ": empty SEARCH section"};
+            return answer_failure(answer_error::malformed_edit_block,
+                                  where + ": empty SEARCH section");
           s = state::replace;
         } else if (open || close) {
-          return {answer_error::malformed_edit_block, where + ": expected ======= first"};
+          return answer_failure(answer_error::malformed_edit_block,
+                                where + ": expected ======= first");
         } else {
           blocks.back().search.append(line.text);
           blocks.back().search.push_back('\n');
@@ -281,7 +284,8 @@ answer_result<std::vector<edit_block>> parse_edit_blocks(std::string_view answer
         if (close) {
           s = state::outside;
         } else if (open || divider) {
-          return {answer_error::malformed_edit_block, where + ": expected >>>>>>> REPLACE first"};
+          return answer_failure(answer_error::malformed_edit_block,
+                                where + ": expected >>>>>>> REPLACE first");
         } else {
           blocks.back().replace.append(line.text);
           blocks.back().replace.push_back('\n');
@@ -290,7 +294,8 @@ answer_result<std::vector<edit_block>> parse_edit_blocks(std::string_view answer
     }
   }
   if (s != state::outside)
-    return {answer_error::malformed_edit_block, "the last SEARCH/REPLACE block is not closed"};
+    return answer_failure(answer_error::malformed_edit_block,
+                          "the last SEARCH/REPLACE block is not closed");
   return blocks;
 }
 
@@ -311,15 +316,16 @@ answer_result<code_answer> apply_edit_blocks(std::string_view source,
       continue;
     }
     if (exact > 1)
-      return {answer_error::search_ambiguous,
-              which + " matches " + std::to_string(exact) + " places in the source"};
+      return answer_failure(answer_error::search_ambiguous,
+                            which + " matches " + std::to_string(exact) + " places in the source");
     const auto matches = normalised_matches(out.source, b.search);
     if (matches.empty())
-      return {answer_error::search_not_found,
-              which + " does not match the source, even with whitespace normalised"};
+      return answer_failure(answer_error::search_not_found,
+                            which + " does not match the source, even with whitespace normalised");
     if (matches.size() > 1)
-      return {answer_error::search_ambiguous, which + " matches " + std::to_string(matches.size()) +
-                                                  " places in the source (whitespace normalised)"};
+      return answer_failure(answer_error::search_ambiguous,
+                            which + " matches " + std::to_string(matches.size()) +
+                                " places in the source (whitespace normalised)");
     auto [begin, end] = matches.front();
     std::string replacement = b.replace;
     // The matched stretch may be the file's last line without a newline.
@@ -335,10 +341,10 @@ answer_result<code_answer> apply_edit_blocks(std::string_view source,
 
 answer_result<code_answer> extract_source(std::string_view answer, std::string_view current) {
   answer_result<std::vector<edit_block>> blocks = parse_edit_blocks(answer);
-  if (!blocks.ok()) return {blocks.kind(), blocks.error()};
+  if (!blocks.ok()) return blocks.error();
   if (!blocks->empty()) return apply_edit_blocks(current, *blocks);
   answer_result<std::string> code = extract_fenced_code(answer);
-  if (!code.ok()) return {code.kind(), code.error()};
+  if (!code.ok()) return code.error();
   code_answer out;
   out.source = std::move(*code);
   return out;
@@ -347,15 +353,17 @@ answer_result<code_answer> extract_source(std::string_view answer, std::string_v
 answer_result<size_t> check_evolve_block_only(std::string_view before, std::string_view after) {
   std::string why;
   std::optional<evolve_split> old_split = split_evolve(before, &why);
-  if (!old_split) return {answer_error::evolve_block_missing, "the current source: " + why};
+  if (!old_split)
+    return answer_failure(answer_error::evolve_block_missing, "the current source: " + why);
   std::optional<evolve_split> new_split = split_evolve(after, &why);
   if (!new_split)
-    return {answer_error::outside_evolve_block,
-            "the answer broke the EVOLVE-BLOCK markers: " + why};
+    return answer_failure(answer_error::outside_evolve_block,
+                          "the answer broke the EVOLVE-BLOCK markers: " + why);
   if (new_split->inside.size() != old_split->inside.size())
-    return {answer_error::outside_evolve_block,
-            "the answer has " + std::to_string(new_split->inside.size()) +
-                " EVOLVE-BLOCKs where the source has " + std::to_string(old_split->inside.size())};
+    return answer_failure(answer_error::outside_evolve_block,
+                          "the answer has " + std::to_string(new_split->inside.size()) +
+                              " EVOLVE-BLOCKs where the source has " +
+                              std::to_string(old_split->inside.size()));
   for (size_t part = 0; part < old_split->outside.size(); ++part) {
     std::vector<std::string_view> a = old_split->outside[part];
     std::vector<std::string_view> b = new_split->outside[part];
@@ -369,9 +377,9 @@ answer_result<size_t> check_evolve_block_only(std::string_view before, std::stri
     if (k == n && a.size() == b.size()) continue;
     const std::string was = k < a.size() ? "'" + shorten(a[k]) + "'" : "nothing";
     const std::string now = k < b.size() ? "'" + shorten(b[k]) + "'" : "nothing";
-    return {answer_error::outside_evolve_block, "line " + std::to_string(b_line + k) +
-                                                    " outside the EVOLVE-BLOCK changed: " + was +
-                                                    " became " + now};
+    return answer_failure(answer_error::outside_evolve_block,
+                          "line " + std::to_string(b_line + k) +
+                              " outside the EVOLVE-BLOCK changed: " + was + " became " + now);
   }
   size_t changed = 0;
   for (size_t i = 0; i < old_split->inside.size(); ++i)
@@ -397,9 +405,9 @@ answer_result<nlohmann::json> parse_json_answer(std::string_view answer) {
   const size_t close = answer.rfind('}');
   if (open != std::string_view::npos && close != std::string_view::npos && close > open)
     if (auto j = object(answer.substr(open, close - open + 1))) return std::move(*j);
-  return {
+  return answer_failure(
       answer_error::malformed_json,
-      "the answer holds no JSON object (bare or in a ```json block): '" + shorten(answer) + "'"};
+      "the answer holds no JSON object (bare or in a ```json block): '" + shorten(answer) + "'");
 }
 
 }  // namespace aopt::llm

@@ -44,34 +44,24 @@ enum class answer_error {
 
 const char* to_string(answer_error kind);
 
-// A value, or a failure with its kind; the status message starts with the kind.
-template <class T>
-class [[nodiscard]] answer_result {
+// Why an answer could not be used: an invalid_argument status whose message starts with the
+// kind, plus the kind itself, recorded as the failed step's reason.
+class answer_failure : public status {
  public:
-  answer_result(T value) : value_(std::move(value)) {}
+  answer_failure() = default;
   // REQUIRES: kind != answer_error::none.
-  answer_result(answer_error kind, const std::string& detail)
-      : kind_(kind),
-        error_(status_code::invalid_argument, std::string(to_string(kind)) + ": " + detail) {}
-  // Passes on another answer_result's failure.
-  answer_result(answer_error kind, status error) : kind_(kind), error_(std::move(error)) {}
+  answer_failure(answer_error kind, const std::string& detail)
+      : status(status_code::invalid_argument, std::string(llm::to_string(kind)) + ": " + detail),
+        kind_(kind) {}
 
-  bool ok() const { return value_.has_value(); }
   answer_error kind() const { return kind_; }
-  const status& error() const { return error_; }
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() & { return *value_; }
-  const T& operator*() const& { return *value_; }
 
  private:
-  std::optional<T> value_;
   answer_error kind_ = answer_error::none;
-  status error_;
 };
+
+template <class T>
+using answer_result = result<T, answer_failure>;
 
 struct edit_block {
   std::string search;   // lines between SEARCH and =======, each ending in '\n'

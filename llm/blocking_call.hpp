@@ -17,9 +17,8 @@ namespace aopt::llm {
 template <class T, class Start>
 call_result<T> wait_for_call(http_runtime& runtime, Start start) {
   if (runtime.on_runtime_thread())
-    return {error_kind::invalid_request,
-            make_error(error_kind::invalid_request,
-                       "blocking LLM call on a runtime thread would deadlock; use the async form")};
+    return call_failure(error_kind::invalid_request,
+                        "blocking LLM call on a runtime thread would deadlock; use the async form");
   std::promise<call_result<T>> promise;
   std::future<call_result<T>> future = promise.get_future();
   start(std::function<void(call_result<T>)>(

@@ -1,13 +1,14 @@
-// call_result<T>: the outcome of an LLM call, a value or a classified failure.
+// call_result<T>: the outcome of an LLM call, an aopt::result<T> whose error is a call_failure.
 //
-// Like aopt::result<T>, plus the failure's error_kind as its own field (the status message also
-// starts with it) and the tokens the endpoint billed for a failed call (a truncated answer is
-// billed in full), so that token accounting matches what the endpoint reported.
+// A call_failure is the status (its message starts with the error kind, its code is the kind's)
+// plus the kind as its own field, which callers branch on, and the tokens the endpoint billed for
+// the failed call (a truncated answer is billed in full), so that token accounting matches what
+// the endpoint reported. Where a plain status is expected it passes on as one.
 //
-// Thread-safety: value type.
+// Thread-safety: value types.
 #pragma once
 
-#include <optional>
+#include <string>
 #include <utility>
 
 #include "base/status.hpp"
@@ -16,39 +17,26 @@
 
 namespace aopt::llm {
 
-template <class T>
-class [[nodiscard]] call_result {
+class call_failure : public status {
  public:
-  call_result(T value) : value_(std::move(value)) {}
-  // REQUIRES: kind != error_kind::none and !error.ok().
-  call_result(error_kind kind, status error, token_usage billed = {})
-      : kind_(kind), error_(std::move(error)), billed_(billed) {}
+  call_failure() = default;
+  // "<kind>: <detail>" with the kind's code. REQUIRES: kind != error_kind::none.
+  call_failure(error_kind kind, const std::string& detail, token_usage billed = {})
+      : status(make_error(kind, detail)), kind_(kind), billed_(billed) {}
+  // Passes on a failure already described. REQUIRES: kind != none and !error.ok().
+  call_failure(error_kind kind, status error, token_usage billed = {})
+      : status(std::move(error)), kind_(kind), billed_(billed) {}
 
-  bool ok() const { return value_.has_value(); }
   error_kind kind() const { return kind_; }
-  const status& error() const { return error_; }
-  // Tokens billed for a failed call; zero for a successful one (see the value's usage).
+  // Tokens billed for the failed call (see the value's usage for a successful one).
   const token_usage& billed() const { return billed_; }
 
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() & { return *value_; }
-  const T& operator*() const& { return *value_; }
-
-  // For callers that need no classification.
-  result<T> to_result() && {
-    if (ok()) return std::move(*value_);
-    return error_;
-  }
-
  private:
-  std::optional<T> value_;
   error_kind kind_ = error_kind::none;
-  status error_;
   token_usage billed_;
 };
+
+template <class T>
+using call_result = result<T, call_failure>;
 
 }  // namespace aopt::llm

@@ -100,7 +100,7 @@ class gateway::core {
       });
     };
     call.fail = [this, done](error_kind kind, const std::string& detail) {
-      deliver(done, call_result<Response>(kind, make_error(kind, detail)));
+      deliver(done, call_result<Response>(call_failure(kind, detail)));
     };
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -158,8 +158,7 @@ class gateway::core {
 
   template <class Response>
   static call_result<Response> cancelled_result() {
-    return {error_kind::cancelled,
-            make_error(error_kind::cancelled, "gateway shut down before the call started")};
+    return call_failure(error_kind::cancelled, "gateway shut down before the call started");
   }
 
   // Delivers on the runtime, so that callbacks never run inside async_* or under our lock.
@@ -206,8 +205,7 @@ class gateway::core {
     const std::string message = budget_message_locked(who.campaign);
     ++stats_.refused_budget;
     record_locked(who, ledger_entry::failure({}), false);
-    deliver(done, call_result<Response>(error_kind::budget_exhausted,
-                                        make_error(error_kind::budget_exhausted, message)));
+    deliver(done, call_result<Response>(call_failure(error_kind::budget_exhausted, message)));
   }
 
   template <class Response>
@@ -304,7 +302,7 @@ class gateway::core {
   void finish(uint64_t id, const call_context& who, const std::string& key, call_result<Response> r,
               const std::function<void(call_result<Response>)>& done) {
     const ledger_entry entry =
-        r.ok() ? ledger_entry::answer(r->usage, false) : ledger_entry::failure(r.billed());
+        r.ok() ? ledger_entry::answer(r->usage, false) : ledger_entry::failure(r.error().billed());
     // Before the answer is cached, so that a process killed in between asks (and pays) again.
     const bool billing_persisted = persist_billing(who, entry.billed);
     bool store = false;

@@ -173,8 +173,7 @@ call_result<T> interpret(const detail::client_core& core, const std::string& tar
   auto fail = [&](error_kind kind, std::string detail, token_usage billed = {}) {
     const std::string kind_prefix = std::string(to_string(kind)) + ": ";
     if (detail.rfind(kind_prefix, 0) == 0) detail.erase(0, kind_prefix.size());
-    status error = make_error(kind, context + ": " + core.redact(detail));
-    return call_result<T>(kind, std::move(error), billed);
+    return call_result<T>(call_failure(kind, context + ": " + core.redact(detail), billed));
   };
   if (outcome.kind != error_kind::none) {
     std::string detail = outcome.message;
@@ -197,7 +196,8 @@ call_result<T> interpret(const detail::client_core& core, const std::string& tar
     return fail(kind, detail);
   }
   call_result<T> parsed = parse(outcome.body);
-  if (!parsed.ok()) return fail(parsed.kind(), parsed.error().message(), parsed.billed());
+  if (!parsed.ok())
+    return fail(parsed.error().kind(), parsed.error().message(), parsed.error().billed());
   parsed->attempts = attempts;
   return parsed;
 }
@@ -330,9 +330,8 @@ call_handle openai_client::async_chat(chat_request request, chat_callback done) 
     const char* what = request.model->empty()
                            ? "no chat model: set llm.model or name one in the request"
                            : "a chat request needs at least one message";
-    post_result<chat_response>(
-        runtime_, std::move(done),
-        {error_kind::invalid_request, make_error(error_kind::invalid_request, what)});
+    post_result<chat_response>(runtime_, std::move(done),
+                               call_failure(error_kind::invalid_request, what));
     return {};
   }
   const std::string target = core_->url.target("/chat/completions");
@@ -353,9 +352,8 @@ call_handle openai_client::async_embed(embedding_request request, embedding_call
     const char* what = request.model->empty()
                            ? "no embedding model: set llm.embedding_model or name one"
                            : "an embedding request needs at least one input";
-    post_result<embedding_response>(
-        runtime_, std::move(done),
-        {error_kind::invalid_request, make_error(error_kind::invalid_request, what)});
+    post_result<embedding_response>(runtime_, std::move(done),
+                                    call_failure(error_kind::invalid_request, what));
     return {};
   }
   const std::string target = core_->url.target("/embeddings");

@@ -39,7 +39,7 @@ token_usage read_usage(const json& answer) {
 
 template <class T>
 call_result<T> malformed(const std::string& detail) {
-  return {error_kind::malformed_body, make_error(error_kind::malformed_body, detail)};
+  return call_failure(error_kind::malformed_body, detail);
 }
 
 // A JSON object, or the malformed_body error saying why the body is none.
@@ -72,15 +72,14 @@ json chat_request_body(const chat_request& request) {
 
 call_result<chat_response> parse_chat_answer(std::string_view body) {
   call_result<json> parsed = parse_object(body);
-  if (!parsed.ok()) return {parsed.kind(), parsed.error()};
+  if (!parsed.ok()) return parsed.error();
   const json& answer = *parsed;
   const token_usage usage = read_usage(answer);
   auto choices = answer.find("choices");
   if (choices == answer.end() || !choices->is_array())
     return malformed<chat_response>("answer has no 'choices' array: " + snippet(body));
   if (choices->empty())
-    return {error_kind::empty_choice, make_error(error_kind::empty_choice, "answer has no choices"),
-            usage};
+    return call_failure(error_kind::empty_choice, "answer has no choices", usage);
   const json& choice = choices->front();
   if (!choice.is_object()) return malformed<chat_response>("choices[0] is not an object");
   chat_response response;
@@ -88,24 +87,21 @@ call_result<chat_response> parse_chat_answer(std::string_view body) {
   response.model = read_string(answer, "model");
   response.usage = usage;
   if (response.finish_reason == "length")
-    return {error_kind::truncated,
-            make_error(error_kind::truncated,
-                       "answer cut off at max_tokens (finish_reason \"length\", " +
-                           std::to_string(usage.completion_tokens) + " completion tokens)"),
-            usage};
+    return call_failure(error_kind::truncated,
+                        "answer cut off at max_tokens (finish_reason \"length\", " +
+                            std::to_string(usage.completion_tokens) + " completion tokens)",
+                        usage);
   auto message = choice.find("message");
   if (message == choice.end() || !message->is_object())
     return malformed<chat_response>("choices[0] has no 'message' object");
   auto content = message->find("content");
   if (content == message->end() || content->is_null())
-    return {error_kind::empty_choice,
-            make_error(error_kind::empty_choice, "choices[0].message has no content"), usage};
+    return call_failure(error_kind::empty_choice, "choices[0].message has no content", usage);
   if (!content->is_string())
     return malformed<chat_response>("choices[0].message.content is not a string");
   response.content = content->get<std::string>();
   if (response.content.empty())
-    return {error_kind::empty_choice,
-            make_error(error_kind::empty_choice, "choices[0].message.content is empty"), usage};
+    return call_failure(error_kind::empty_choice, "choices[0].message.content is empty", usage);
   return response;
 }
 
@@ -115,7 +111,7 @@ json embedding_request_body(const embedding_request& request) {
 
 call_result<embedding_response> parse_embedding_answer(std::string_view body, size_t inputs) {
   call_result<json> parsed = parse_object(body);
-  if (!parsed.ok()) return {parsed.kind(), parsed.error()};
+  if (!parsed.ok()) return parsed.error();
   const json& answer = *parsed;
   auto data = answer.find("data");
   if (data == answer.end() || !data->is_array())

@@ -9,11 +9,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "actors/actor_error.hpp"
 #include "actors/campaign.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/llm_gateway.hpp"
 #include "actors/prober.hpp"
 #include "actors/role_registry.hpp"
+#include "actors/shut_down.hpp"
 #include "agent/store_journal.hpp"
 #include "base/content_hash.hpp"
 #include "llm/token_ledger_json.hpp"
@@ -95,11 +97,11 @@ class llm_gateway_link {
   llm_gateway_link(const llm_gateway_link&) = delete;
   llm_gateway_link& operator=(const llm_gateway_link&) = delete;
 
-  const caf::actor& actor() const { return actor_; }
+  const actors::llm_gateway_actor& actor() const { return actor_; }
 
  private:
   std::shared_ptr<agent::llm_backend> backend_;
-  caf::actor actor_;
+  actors::llm_gateway_actor actor_;
 };
 
 // The journal of a campaign's episodes. It writes each transition as store_journal does and,
@@ -301,8 +303,8 @@ class campaign_run {
   // Errors refuse the start; from the point the record says "running", the record then says
   // "failed".
   status prepare(caf::actor_system& sys);
-  caf::actor campaign_actor() const { return campaign_; }
-  caf::actor evaluator() const { return pipeline_.evaluator; }
+  actors::campaign_actor campaign_actor() const { return campaign_; }
+  actors::evaluator_actor evaluator() const { return pipeline_.evaluator; }
   // Ends the run: stops the roles' actors, collects the outcome.
   result<campaign_outcome> finish(const std::optional<actors::campaign_summary>& summary,
                                   const std::optional<std::string>& campaign_error,
@@ -334,7 +336,7 @@ class campaign_run {
   std::unique_ptr<billing_link> billing_;
   std::unique_ptr<llm_gateway_link> llm_gateway_;
   actors::episode_pipeline pipeline_;
-  caf::actor campaign_;
+  actors::campaign_actor campaign_;
 };
 
 status campaign_run::prepare(caf::actor_system& sys) {
@@ -461,11 +463,8 @@ result<campaign_outcome> campaign_run::finish(
     outcome.cascade = earlier_cascade_;
     *outcome.cascade += cascade->counts();
   }
-  for (const caf::actor& a :
-       {pipeline_.mutator, pipeline_.diagnoser, pipeline_.retriever, pipeline_.refiner,
-        pipeline_.evaluator, pipeline_.prober, llm_gateway_->actor()}) {
-    if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-  }
+  actors::shut_down(pipeline_.mutator, pipeline_.diagnoser, pipeline_.retriever, pipeline_.refiner,
+                    pipeline_.evaluator, pipeline_.prober, llm_gateway_->actor());
   // Unroutes the LLM backend from the gateway actor and the billing from the journal.
   llm_gateway_.reset();
   billing_.reset();
@@ -562,7 +561,7 @@ caf::behavior campaign_run_behavior(caf::event_based_actor* self, std::shared_pt
   auto started = std::make_shared<bool>(false);
   return {
       [=](actors::run_atom) -> caf::result<actors::done_atom> {
-        if (*started) return caf::make_error(caf::sec::runtime_error, "a campaign runs once");
+        if (*started) return actors::to_actor_error(failed_precondition("a campaign runs once"));
         *started = true;
         auto promise = self->make_response_promise<actors::done_atom>();
         auto answer = [=]() mutable {
@@ -593,7 +592,7 @@ caf::behavior campaign_run_behavior(caf::event_based_actor* self, std::shared_pt
               }
               self->request(run->campaign_actor(), caf::infinite, actors::run_atom_v)
                   .then([=](const actors::campaign_summary& s) { ended(s, std::nullopt); },
-                        [=](caf::error& e) { ended(std::nullopt, caf::to_string(e)); });
+                        [=](caf::error& e) { ended(std::nullopt, actors::to_status(e).message()); });
             });
         return promise;
       },
@@ -650,7 +649,7 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   self->request(run.actor, caf::infinite, actors::run_atom_v)
       .receive([](actors::done_atom) {},
                [&](caf::error& e) {
-                 *run.outcome = internal_error("campaign actor: " + caf::to_string(e));
+                 *run.outcome = internal_error("campaign actor: " + actors::to_status(e).message());
                });
   return std::move(*run.outcome);
 }

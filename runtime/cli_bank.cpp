@@ -25,9 +25,11 @@
 #include <fmt/format.h>
 #include <caf/all.hpp>
 
+#include "actors/actor_error.hpp"
 #include "actors/device_pool_slots.hpp"
 #include "actors/messages.hpp"
 #include "actors/rewinder.hpp"
+#include "actors/shut_down.hpp"
 #include "agent/bank_rewind.hpp"
 #include "agent/bank_store.hpp"
 #include "agent/bm25_retriever.hpp"
@@ -91,10 +93,8 @@ result<std::vector<fs::path>> expert_dirs(const std::vector<std::string>& paths)
 
 // The rewinder actor of one build, shut down when the build ends.
 struct rewinder_handle {
-  caf::actor actor;
-  ~rewinder_handle() {
-    if (actor) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
-  }
+  actors::rewinder_actor actor;
+  ~rewinder_handle() { actors::shut_down(actor); }
 };
 
 // Prints the expert's trajectory and stores its tuples; the retrieval probes of the stored
@@ -218,7 +218,7 @@ int run_build(const bank_args& args) {
                   actors::make_local(std::move(*op)))
         .receive(
             [&](const actors::rewind_outcome& r) { done = *r.value; },
-            [&](const caf::error& e) { done = internal_error("rewinder: " + caf::to_string(e)); });
+            [&](const caf::error& e) { done = actors::to_status(e).with_context("rewinder"); });
     if (!done->ok()) {
       fmt::print(stderr, "aopt bank build: {}\n", done->error().to_string());
       exit_code = exit_failed;

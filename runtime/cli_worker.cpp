@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 #include <caf/io/all.hpp>
 
+#include "actors/actor_error.hpp"
 #include "actors/evaluation_worker.hpp"
 #include "actors/messages.hpp"
 #include "base/challenge_response.hpp"
@@ -81,7 +82,8 @@ void print_line(const std::string& line) {
 session_end serve_coordinator(caf::actor_system& sys, const worker_setup& w,
                               const std::atomic<bool>& stop) {
   const std::string where = w.coordinator.to_string();
-  auto pool = sys.middleman().remote_actor(w.coordinator.host, w.coordinator.port);
+  auto pool =
+      sys.middleman().remote_actor<actors::device_pool_actor>(w.coordinator.host, w.coordinator.port);
   if (!pool) {
     fmt::print(stderr, "aopt worker: cannot reach the coordinator at {}: {}\n", where,
                sys.render(pool.error()));
@@ -98,10 +100,11 @@ session_end serve_coordinator(caf::actor_system& sys, const worker_setup& w,
     return session_end::unreachable;
   }
   if (!w.secret.empty()) hello.answer = challenge_answer(w.secret, hello.nonce, hello.host);
-  caf::actor worker =
+  actors::evaluation_worker_actor worker =
       actors::spawn_evaluation_worker(sys, {w.device, *pool, w.packages, print_line});
   std::optional<actors::worker_welcome> welcome;
-  self->request(*pool, std::chrono::seconds(30), actors::join_atom_v, hello, worker)
+  self->request(*pool, std::chrono::seconds(30), actors::join_atom_v, hello,
+                caf::actor_cast<caf::actor>(worker))
       .receive([&](const actors::worker_welcome& accepted) { welcome = accepted; },
                [&](caf::error& e) { refusal = sys.render(e); });
   if (!welcome) {
@@ -179,6 +182,7 @@ int run_worker(const worker_args& args) {
 
   caf::actor_system_config caf_cfg;
   caf_cfg.add_message_types<caf::id_block::aopt>();
+  actors::add_aopt_error_category(caf_cfg);
   caf_cfg.load<caf::io::middleman>();
   caf::actor_system sys{caf_cfg};
   const auto window = std::chrono::duration_cast<std::chrono::steady_clock::duration>(

@@ -17,6 +17,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/device_pool.hpp"
 #include "actors/messages.hpp"
 #include "agent/llm_service.hpp"
 #include "base/status.hpp"
@@ -49,7 +50,7 @@ class engine {
   engine& operator=(const engine&) = delete;
 
   caf::actor_system& system() { return *system_; }
-  const caf::actor& device_pool() const { return pool_; }
+  const actors::device_pool_actor& device_pool() const { return pool_; }
   // The port workers join on (the one the OS chose for port 0); 0 without a listener.
   uint16_t workers_port() const { return workers_port_; }
   actors::pool_stats pool_stats();
@@ -70,7 +71,7 @@ class engine {
   std::shared_ptr<agent::llm_service> llm_;  // guarded by llm_mutex_
   std::unique_ptr<caf::actor_system_config> caf_config_;
   std::unique_ptr<caf::actor_system> system_;
-  caf::actor pool_;
+  actors::device_pool_actor pool_;
   uint16_t workers_port_ = 0;
 };
 

@@ -74,38 +74,13 @@ const char* content_type_of(const fs::path& p) {
 
 }  // namespace
 
-http::status http_status_of(status_code code) {
-  switch (code) {
-    case status_code::ok:
-      return http::status::ok;
-    case status_code::invalid_argument:
-    case status_code::unreadable_input:
-      return http::status::bad_request;
-    case status_code::not_found:
-      return http::status::not_found;
-    case status_code::already_exists:
-      return http::status::conflict;
-    case status_code::failed_precondition:
-      return http::status::conflict;
-    case status_code::resource_exhausted:
-      return http::status::too_many_requests;
-    case status_code::unavailable:
-      return http::status::service_unavailable;
-    case status_code::unimplemented:
-      return http::status::not_implemented;
-    case status_code::deadline_exceeded:
-      return http::status::gateway_timeout;
-    case status_code::cancelled:
-    case status_code::internal:
-    case status_code::data_loss:
-      return http::status::internal_server_error;
-  }
-  return http::status::internal_server_error;
+http_response error_response(const status& why, unsigned version, bool keep_alive) {
+  return json_response(http_status_of(why.code()), {{"error", why.message()}}, version, keep_alive);
 }
 
-http_response error_response(http::status code, const std::string& reason, unsigned version,
+http_response error_response(request_failure failure, const std::string& reason, unsigned version,
                              bool keep_alive) {
-  return json_response(code, {{"error", reason}}, version, keep_alive);
+  return json_response(http_status_of(failure), {{"error", reason}}, version, keep_alive);
 }
 
 routed api_router::handle(const http_request& request) const {
@@ -115,9 +90,8 @@ routed api_router::handle(const http_request& request) const {
     out.response = dispatch(request, out.stream);
   } catch (const std::exception& e) {
     out.stream.reset();
-    out.response =
-        error_response(http::status::internal_server_error,
-                       std::string("internal error: ") + e.what(), request.version(), false);
+    out.response = error_response(internal_error(std::string("internal error: ") + e.what()),
+                                  request.version(), false);
   }
   return out;
 }
@@ -126,9 +100,7 @@ http_response api_router::dispatch(const http_request& req,
                                    std::optional<sse_request>& stream) const {
   const unsigned v = req.version();
   const bool ka = req.keep_alive();
-  const auto fail = [&](const status& s) {
-    return error_response(http_status_of(s.code()), s.message(), v, ka);
-  };
+  const auto fail = [&](const status& s) { return error_response(s, v, ka); };
   const auto ok = [&](const nlohmann::json& body) {
     return json_response(http::status::ok, body, v, ka);
   };
@@ -140,7 +112,7 @@ http_response api_router::dispatch(const http_request& req,
   const bool post = req.method() == http::verb::post;
   const auto method_not_allowed = [&] {
     return error_response(
-        http::status::method_not_allowed,
+        request_failure::method_not_allowed,
         std::string(req.method_string()) + " is not allowed on " + std::string(req.target()), v,
         ka);
   };
@@ -154,14 +126,14 @@ http_response api_router::dispatch(const http_request& req,
   if (!api && !is_metrics) {
     if (!get) return method_not_allowed();
     // The dashboard is one flat folder: a path below one of its files names nothing.
-    if (seg.size() > 1) return error_response(http::status::not_found, "no such file", v, ka);
+    if (seg.size() > 1) return fail(not_found("no such file"));
     // The dashboard's files carry no data; the data comes from the API, which checks the token.
     return static_file(req, seg.empty() ? "index.html" : seg[0]);
   }
   const auto authorization = req[http::field::authorization];
   if (!ctx_.access.admits(std::string_view(authorization.data(), authorization.size()))) {
     http_response res =
-        error_response(http::status::unauthorized, "a valid bearer token is required", v, ka);
+        error_response(request_failure::unauthenticated, "a valid bearer token is required", v, ka);
     res.set(http::field::www_authenticate, "Bearer");
     return res;
   }
@@ -275,7 +247,7 @@ http_response api_router::create_campaign(const http_request& req) const {
   const unsigned v = req.version();
   const bool ka = req.keep_alive();
   const auto bad = [&](const std::string& why) {
-    return error_response(http::status::bad_request, why, v, ka);
+    return error_response(invalid_argument(why), v, ka);
   };
   result<nlohmann::json> parsed = parse_json_body(req);
   if (!parsed.ok()) return bad(parsed.error().message());
@@ -306,7 +278,7 @@ http_response api_router::create_campaign(const http_request& req) const {
     if (!p.is_string() || p.get<std::string>().empty()) return bad("operator paths are strings");
     result<fs::path> confined = ctx_.roots.confine(p.get<std::string>());
     if (!confined.ok()) {
-      return error_response(http::status::forbidden, confined.error().message(), v, ka);
+      return error_response(request_failure::forbidden, confined.error().message(), v, ka);
     }
     inputs.push_back(*confined);
   }
@@ -315,9 +287,7 @@ http_response api_router::create_campaign(const http_request& req) const {
   for (const auto& u : uploads) {
     if (!u.is_string()) return bad("upload ids are strings");
     result<fs::path> dir = ctx_.uploads.find(u.get<std::string>());
-    if (!dir.ok()) {
-      return error_response(http_status_of(dir.error().code()), dir.error().message(), v, ka);
-    }
+    if (!dir.ok()) return error_response(dir.error(), v, ka);
     inputs.push_back(*dir);
     uploaded.push_back(fs::weakly_canonical(*dir));
   }
@@ -352,7 +322,7 @@ http_response api_router::create_campaign(const http_request& req) const {
     // Discovery follows links inside a folder; each operator found must still be inside a root.
     if (!ctx_.roots.contains(op) &&
         std::find(uploaded.begin(), uploaded.end(), op) == uploaded.end()) {
-      return error_response(http::status::forbidden,
+      return error_response(request_failure::forbidden,
                             op.string() + ": outside the folders this daemon may read", v, ka);
     }
     // Every file of the package must load, so a campaign never starts on a package it cannot
@@ -360,16 +330,13 @@ http_response api_router::create_campaign(const http_request& req) const {
     result<npu::op_package> package = npu::load_op_package(op);
     if (!package.ok()) {
       const status& why = package.error();
-      return error_response(why.code() == status_code::failed_precondition
-                                ? http::status::forbidden
-                                : http_status_of(why.code()),
-                            why.message(), v, ka);
+      if (why.code() == status_code::failed_precondition)
+        return error_response(request_failure::forbidden, why.message(), v, ka);
+      return error_response(why, v, ka);
     }
   }
   result<std::string> created = ctx_.campaigns->create(id, *ops, *cfg);
-  if (!created.ok()) {
-    return error_response(http_status_of(created.error().code()), created.error().message(), v, ka);
-  }
+  if (!created.ok()) return error_response(created.error(), v, ka);
   http_response res =
       json_response(http::status::created,
                     {{"id", *created}, {"operators", ops->size()}, {"status", "running"}}, v, ka);
@@ -381,11 +348,9 @@ http_response api_router::upload_operator(const http_request& req) const {
   const unsigned v = req.version();
   const bool ka = req.keep_alive();
   result<nlohmann::json> body = parse_json_body(req);
-  if (!body.ok()) return error_response(http::status::bad_request, body.error().message(), v, ka);
+  if (!body.ok()) return error_response(invalid_argument(body.error().message()), v, ka);
   result<upload_receipt> stored = ctx_.uploads.store(*body);
-  if (!stored.ok()) {
-    return error_response(http_status_of(stored.error().code()), stored.error().message(), v, ka);
-  }
+  if (!stored.ok()) return error_response(stored.error(), v, ka);
   return json_response(stored->created ? http::status::created : http::status::ok,
                        {{"id", stored->id},
                         {"operator", stored->operator_name},
@@ -433,11 +398,11 @@ http_response api_router::static_file(const http_request& req, const std::string
   // Only plain file names directly in the web folder: the segment parser already refused '/',
   // '.' and '..', and hidden files are refused here.
   if (name.empty() || name.front() == '.') {
-    return error_response(http::status::not_found, "no such file", v, ka);
+    return error_response(not_found("no such file"), v, ka);
   }
   const fs::path file = ctx_.web_dir / name;
   std::ifstream in(file, std::ios::binary);
-  if (!in) return error_response(http::status::not_found, "no such file: " + name, v, ka);
+  if (!in) return error_response(not_found("no such file: " + name), v, ka);
   std::ostringstream text;
   text << in.rdbuf();
   http_response res{http::status::ok, v};

@@ -14,7 +14,7 @@
 //   GET  /api/v1/events[?since=id&campaign=id]      server-sent events (the server streams)
 //   GET  /, /<file>                                 the dashboard's static files
 // docs/openapi.yaml documents the bodies. Errors are JSON {"error": reason} with a 4xx/5xx
-// status chosen by one table (http_status_of).
+// status chosen by one table (server/http_status_table.hpp).
 //
 // Thread-safety: handle() may run on many threads at once.
 #pragma once
@@ -35,6 +35,7 @@
 #include "server/campaign_manager.hpp"
 #include "server/episode_summary_cache.hpp"
 #include "server/event_hub.hpp"
+#include "server/http_status_table.hpp"
 #include "server/operator_uploads.hpp"
 #include "server/path_roots.hpp"
 #include "server/view_cache.hpp"
@@ -73,11 +74,11 @@ struct api_context {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
-boost::beast::http::status http_status_of(status_code code);
-
-// A JSON error response {"error": reason}.
-http_response error_response(boost::beast::http::status code, const std::string& reason,
-                             unsigned version, bool keep_alive);
+// A JSON error response {"error": message} with the status of `why`'s code.
+http_response error_response(const status& why, unsigned version, bool keep_alive);
+// A JSON error response {"error": reason} for a failure of the HTTP layer.
+http_response error_response(request_failure failure, const std::string& reason, unsigned version,
+                             bool keep_alive);
 
 class api_router {
  public:

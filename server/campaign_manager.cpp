@@ -4,6 +4,7 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "actors/actor_error.hpp"
 #include "runtime/campaign_runner.hpp"
 
 namespace aopt::server {
@@ -117,7 +118,7 @@ void campaign_manager::start_locked(const std::string& id, const std::vector<fs:
               finish(id, errors, outcome->interrupted);
             },
             [=](caf::error& e) {
-              finish(id, internal_error("campaign actor: " + caf::to_string(e)), false);
+              finish(id, internal_error("campaign actor: " + actors::to_status(e).message()), false);
             });
   });
 }

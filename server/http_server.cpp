@@ -105,10 +105,10 @@ void http_server::accept() {
 void http_server::refuse(tcp::socket socket) {
   std::optional<connection_limit::slot> slot = refusals_.try_acquire();
   if (!slot) return;  // the socket closes here
-  http_response busy = error_response(http::status::service_unavailable,
-                                      "too many connections (server.max_connections: " +
-                                          std::to_string(connections_.max()) + "); retry later",
-                                      11, false);
+  http_response busy =
+      error_response(unavailable("too many connections (server.max_connections: " +
+                                 std::to_string(connections_.max()) + "); retry later"),
+                     11, false);
   busy.set(http::field::retry_after, "1");
   std::make_shared<http_session>(std::move(socket), router_, hub_, limits_, std::move(*slot))
       ->refuse(std::move(busy));

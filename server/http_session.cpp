@@ -57,7 +57,7 @@ void http_session::on_read(beast::error_code ec) {
     return;
   }
   if (ec == http::error::body_limit) {
-    respond(error_response(http::status::payload_too_large,
+    respond(error_response(request_failure::body_too_large,
                            "request body larger than " + std::to_string(limits_.max_body_bytes) +
                                " bytes (server.max_body_bytes)",
                            11, false),
@@ -66,7 +66,7 @@ void http_session::on_read(beast::error_code ec) {
   }
   if (ec == http::error::header_limit) {
     respond(
-        error_response(http::status::request_header_fields_too_large,
+        error_response(request_failure::headers_too_large,
                        "request header larger than " + std::to_string(limits_.max_header_bytes) +
                            " bytes (server.max_header_bytes)",
                        11, false),
@@ -74,8 +74,7 @@ void http_session::on_read(beast::error_code ec) {
     return;
   }
   if (ec) {
-    respond(error_response(http::status::bad_request, "malformed HTTP request: " + ec.message(), 11,
-                           false),
+    respond(error_response(invalid_argument("malformed HTTP request: " + ec.message()), 11, false),
             true);
     return;
   }

@@ -10,22 +10,21 @@
 
 #include "actors/episode.hpp"
 #include "actors/messages.hpp"
+#include "actors/shut_down.hpp"
 
 namespace aopt::testing {
 
 inline std::optional<actors::episode_summary> episode_to_end(caf::actor_system& sys,
                                                              actors::episode_context context) {
   const actors::episode_pipeline pipeline = context.pipeline;
-  caf::actor episode = actors::spawn_episode(sys, std::move(context));
+  actors::episode_actor episode = actors::spawn_episode(sys, std::move(context));
   caf::scoped_actor self{sys};
   std::optional<actors::episode_summary> summary;
   self->request(episode, caf::infinite, actors::run_atom_v)
       .receive([&](const actors::episode_summary& s) { summary = s; },
                [&](const caf::error& e) { FAIL("episode: " << caf::to_string(e)); });
-  for (const caf::actor& a : {pipeline.mutator, pipeline.diagnoser, pipeline.retriever,
-                              pipeline.refiner, pipeline.evaluator, pipeline.prober}) {
-    if (a) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-  }
+  actors::shut_down(pipeline.mutator, pipeline.diagnoser, pipeline.retriever, pipeline.refiner,
+                    pipeline.evaluator, pipeline.prober);
   return summary;
 }
 

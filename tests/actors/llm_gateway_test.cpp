@@ -66,7 +66,7 @@ struct gateway_actor_fixture {
   std::unique_ptr<llm::gateway> gateway;
   caf::actor_system_config cfg;
   caf::actor_system sys{with_aopt_types(cfg)};
-  caf::actor actor;
+  actors::llm_gateway_actor actor;
 };
 
 llm::chat_request ask(const std::string& text) {
@@ -138,7 +138,7 @@ TEST_SUITE("actors") {
     std::vector<std::string> answers;
     auto collect = [&](const actors::llm_chat_outcome& o) {
       const auto& r = *o.value;
-      answers.push_back(r.ok() ? r->content : std::string(llm::to_string(r.kind())));
+      answers.push_back(r.ok() ? r->content : std::string(llm::to_string(r.error().kind())));
     };
     auto fail = [](caf::error& e) { FAIL("chat: " << caf::to_string(e)); };
     first.receive(collect, fail);
@@ -158,7 +158,7 @@ TEST_SUITE("actors") {
     REQUIRE(port.chat(mutator, ask("first")).ok());
     auto refused = port.chat(mutator, ask("second"));
     REQUIRE_FALSE(refused.ok());
-    CHECK(refused.kind() == llm::error_kind::budget_exhausted);
+    CHECK(refused.error().kind() == llm::error_kind::budget_exhausted);
     CHECK(refused.error().message().find("used 120 of its 100 LLM tokens") != std::string::npos);
     CHECK(f.server.chat_requests() == 1);
     CHECK(f.server.scripted_left() == 1);
@@ -174,9 +174,9 @@ TEST_SUITE("actors") {
     caf::anon_send_exit(f.actor, caf::exit_reason::user_shutdown);
     auto r = waiting.get();
     REQUIRE_FALSE(r.ok());
-    CHECK(r.kind() == llm::error_kind::cancelled);
+    CHECK(r.error().kind() == llm::error_kind::cancelled);
     CHECK(r.error().message().find("gateway actor did not answer") != std::string::npos);
     // Once the actor is gone, a new call fails at once instead of hanging.
-    CHECK(port.chat(mutator, ask("y")).kind() == llm::error_kind::cancelled);
+    CHECK(port.chat(mutator, ask("y")).error().kind() == llm::error_kind::cancelled);
   }
 }

@@ -7,6 +7,7 @@
 #include "actors/device_pool.hpp"
 #include "actors/device_pool_slots.hpp"
 #include "actors/messages.hpp"
+#include "actors/shut_down.hpp"
 #include "actors/simulator_fixture.hpp"
 #include "support/temp_dir.hpp"
 
@@ -23,7 +24,7 @@ TEST_CASE("the rewinder actor rewinds an expert through the device pool and dist
   caf::actor_system sys{cfg};
   npu::eval_options eval;
   eval.input_sets = 1;
-  caf::actor pool = actors::spawn_device_pool(sys, {});
+  actors::device_pool_actor pool = actors::spawn_device_pool(sys, {});
   actors::rewinder_context context;
   context.evaluations = std::make_shared<agent::evaluation_service>(
       std::make_shared<actors::device_pool_slots>(sys, pool, device), nullptr, eval);
@@ -31,7 +32,7 @@ TEST_CASE("the rewinder actor rewinds an expert through the device pool and dist
     return agent::heuristic_rewind_proposer();
   };
   context.distill = agent::heuristic_distiller("heuristic-rewind");
-  caf::actor rewinder = actors::spawn_rewinder(sys, std::move(context));
+  actors::rewinder_actor rewinder = actors::spawn_rewinder(sys, std::move(context));
 
   caf::scoped_actor self{sys};
   std::optional<result<agent::distilled_expert>> done;
@@ -42,9 +43,7 @@ TEST_CASE("the rewinder actor rewinds an expert through the device pool and dist
   self->request(pool, caf::infinite, actors::stats_atom_v)
       .receive([&](const actors::pool_stats& s) { stats = s; },
                [&](const caf::error& e) { FAIL("device pool: " << caf::to_string(e)); });
-  for (const caf::actor& a : {rewinder, pool}) {
-    caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
-  }
+  actors::shut_down(rewinder, pool);
 
   REQUIRE(done.has_value());
   REQUIRE_MESSAGE(done->ok(), done->error().to_string());

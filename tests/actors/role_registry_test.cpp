@@ -39,10 +39,10 @@ class annotating_refiner final : public agent::refiner_policy {
 TEST_CASE("a role registered by its caller runs in a configured pipeline without diagnoser") {
   auto custom = std::make_shared<annotating_refiner>();
   actors::role_registry registry = actors::role_registry::with_builtin_roles();
-  registry.add("annotating_refiner", agent::role_kind::refine,
-               [custom](caf::actor_system& sys, const agent::policy_set&) {
-                 return actors::spawned_role{actors::spawn_refiner(sys, custom), custom->name()};
-               });
+  registry.add("annotating_refiner", [custom](caf::actor_system& sys, const agent::policy_set&) {
+    return actors::spawned_role<actors::refiner_actor>{actors::spawn_refiner(sys, custom),
+                                                       custom->name()};
+  });
   config::pipeline_config pipeline_cfg;
   pipeline_cfg.stage2 = {"annotating_refiner"};
 

@@ -45,7 +45,7 @@ TEST_SUITE("llm") {
 
     auto none = llm::extract_fenced_code("I would double-buffer the queue.");
     REQUIRE_FALSE(none.ok());
-    CHECK(none.kind() == llm::answer_error::no_code);
+    CHECK(none.error().kind() == llm::answer_error::no_code);
     CHECK(none.error().message().rfind("no_code: ", 0) == 0);
   }
 
@@ -70,21 +70,21 @@ TEST_SUITE("llm") {
     auto missing = llm::extract_source(
         "<<<<<<< SEARCH\nconstexpr uint32_t TILE = 1;\n=======\nx\n>>>>>>> REPLACE\n", tiling);
     REQUIRE_FALSE(missing.ok());
-    CHECK(missing.kind() == llm::answer_error::search_not_found);
+    CHECK(missing.error().kind() == llm::answer_error::search_not_found);
     CHECK(missing.error().message().find("edit block 1") != std::string::npos);
     CHECK(missing.error().message().find("constexpr uint32_t TILE = 1;") != std::string::npos);
 
     auto twice = llm::extract_source("<<<<<<< SEARCH\n}\n=======\n};\n>>>>>>> REPLACE\n",
                                      tiling + "void g()\n{\n}\n");
     REQUIRE_FALSE(twice.ok());
-    CHECK(twice.kind() == llm::answer_error::search_ambiguous);
+    CHECK(twice.error().kind() == llm::answer_error::search_ambiguous);
   }
 
   TEST_CASE("malformed edit blocks are reported with their line") {
     auto unterminated = llm::parse_edit_blocks("<<<<<<< SEARCH\na\n=======\nb\n");
-    CHECK(unterminated.kind() == llm::answer_error::malformed_edit_block);
+    CHECK(unterminated.error().kind() == llm::answer_error::malformed_edit_block);
     auto empty_search = llm::parse_edit_blocks("<<<<<<< SEARCH\n=======\nb\n>>>>>>> REPLACE\n");
-    CHECK(empty_search.kind() == llm::answer_error::malformed_edit_block);
+    CHECK(empty_search.error().kind() == llm::answer_error::malformed_edit_block);
     auto stray = llm::parse_edit_blocks("text\n>>>>>>> REPLACE\n");
     REQUIRE_FALSE(stray.ok());
     CHECK(stray.error().message().find("line 2") != std::string::npos);
@@ -114,16 +114,16 @@ TEST_SUITE("llm") {
     const std::string outside = replaced(inside, "return ge::GRAPH_SUCCESS;", "return 1;");
     auto violation = llm::check_evolve_block_only(tiling, outside);
     REQUIRE_FALSE(violation.ok());
-    CHECK(violation.kind() == llm::answer_error::outside_evolve_block);
+    CHECK(violation.error().kind() == llm::answer_error::outside_evolve_block);
     CHECK(violation.error().message().find("line 10") != std::string::npos);
     CHECK(violation.error().message().find("return 1;") != std::string::npos);
 
     const std::string unmarked = replaced(tiling, "// EVOLVE-BLOCK-END\n", "");
-    CHECK(llm::check_evolve_block_only(tiling, unmarked).kind() ==
+    CHECK(llm::check_evolve_block_only(tiling, unmarked).error().kind() ==
           llm::answer_error::outside_evolve_block);
-    CHECK(llm::check_evolve_block_only(unmarked, tiling).kind() ==
+    CHECK(llm::check_evolve_block_only(unmarked, tiling).error().kind() ==
           llm::answer_error::evolve_block_missing);
-    CHECK(llm::check_evolve_block_only("int x;\n", "int y;\n").kind() ==
+    CHECK(llm::check_evolve_block_only("int x;\n", "int y;\n").error().kind() ==
           llm::answer_error::evolve_block_missing);
   }
 
@@ -143,8 +143,8 @@ TEST_SUITE("llm") {
 
     auto none = llm::parse_json_answer("I think it is MTE2 bound.");
     REQUIRE_FALSE(none.ok());
-    CHECK(none.kind() == llm::answer_error::malformed_json);
-    CHECK(llm::parse_json_answer("[1, 2]").kind() == llm::answer_error::malformed_json);
+    CHECK(none.error().kind() == llm::answer_error::malformed_json);
+    CHECK(llm::parse_json_answer("[1, 2]").error().kind() == llm::answer_error::malformed_json);
   }
 
 }  // TEST_SUITE

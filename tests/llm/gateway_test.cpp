@@ -166,7 +166,7 @@ TEST_SUITE("llm") {
     auto g = f.make_gateway(options, &f.cache);
     REQUIRE(g->chat(mutator, ask("one")).ok());
     REQUIRE(g->chat(refiner, ask("two")).ok());
-    CHECK(g->chat(refiner, ask("three")).kind() == llm::error_kind::truncated);
+    CHECK(g->chat(refiner, ask("three")).error().kind() == llm::error_kind::truncated);
     REQUIRE(g->chat(other_op, ask("four words right here")).ok());
     REQUIRE(g->embed(other_op, texts({"mte2 bound", "vector bound"})).ok());
     REQUIRE(g->chat(mutator, ask("one")).ok());  // a cache hit: used, not billed
@@ -204,7 +204,7 @@ TEST_SUITE("llm") {
     CHECK_FALSE(g->budget_left("c1"));
     auto refused = g->chat(refiner, ask("three"));
     REQUIRE_FALSE(refused.ok());
-    CHECK(refused.kind() == llm::error_kind::budget_exhausted);
+    CHECK(refused.error().kind() == llm::error_kind::budget_exhausted);
     CHECK(refused.error().code() == aopt::status_code::resource_exhausted);
     CHECK(refused.error().message().find("'c1' used 40 of its 30") != std::string::npos);
     CHECK(f.server.chat_requests() == 2);
@@ -235,8 +235,8 @@ TEST_SUITE("llm") {
     g.reset();
     REQUIRE(first.future.wait_for(5s) == std::future_status::ready);
     REQUIRE(second.future.wait_for(5s) == std::future_status::ready);
-    CHECK(first.future.get().kind() == llm::error_kind::cancelled);
-    CHECK(second.future.get().kind() == llm::error_kind::cancelled);
+    CHECK(first.future.get().error().kind() == llm::error_kind::cancelled);
+    CHECK(second.future.get().error().kind() == llm::error_kind::cancelled);
     CHECK(f.server.chat_requests() == 1);
   }
 

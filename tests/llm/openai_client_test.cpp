@@ -149,7 +149,7 @@ TEST_SUITE("llm") {
     f.server.script({test::fault_429(0), test::fault_429(0), test::reply("never")});
     llm::call_result<llm::chat_response> r = f.client->chat(hello());
     REQUIRE_FALSE(r.ok());
-    CHECK(r.kind() == llm::error_kind::http_429);
+    CHECK(r.error().kind() == llm::error_kind::http_429);
     CHECK(r.error().code() == aopt::status_code::unavailable);
     CHECK(r.error().message().find("http_429") != std::string::npos);
     CHECK(r.error().message().find("2 attempts") != std::string::npos);
@@ -172,7 +172,7 @@ TEST_SUITE("llm") {
                      test::fault_500(), test::reply("too late")});
     llm::call_result<llm::chat_response> r = f.client->chat(hello());
     REQUIRE_FALSE(r.ok());
-    CHECK(r.kind() == llm::error_kind::http_5xx);
+    CHECK(r.error().kind() == llm::error_kind::http_5xx);
     CHECK(r.error().message().find("HTTP 500") != std::string::npos);
     CHECK(f.server.chat_requests() == 4);
     CHECK(f.server.scripted_left() == 1);
@@ -184,7 +184,7 @@ TEST_SUITE("llm") {
                      test::reply("not reached")});
     llm::call_result<llm::chat_response> r = f.client->chat(hello());
     REQUIRE_FALSE(r.ok());
-    CHECK(r.kind() == llm::error_kind::http_4xx);
+    CHECK(r.error().kind() == llm::error_kind::http_4xx);
     CHECK(r.error().message().find("unknown model 'x'") != std::string::npos);
     CHECK(r.error().message().find("/v1/chat/completions") != std::string::npos);
     CHECK(f.server.chat_requests() == 1);
@@ -208,7 +208,7 @@ TEST_SUITE("llm") {
     REQUIRE(client.ok());
     llm::call_result<llm::chat_response> r = (*client)->chat(hello());
     REQUIRE_FALSE(r.ok());
-    CHECK(r.kind() == llm::error_kind::connect_error);
+    CHECK(r.error().kind() == llm::error_kind::connect_error);
     CHECK(r.error().code() == aopt::status_code::unavailable);
     CHECK(r.error().message().find("3 attempts") != std::string::npos);
   }
@@ -221,7 +221,7 @@ TEST_SUITE("llm") {
     llm::call_result<llm::chat_response> r = f.client->chat(hello());
     const auto elapsed = std::chrono::steady_clock::now() - start;
     REQUIRE_FALSE(r.ok());
-    CHECK(r.kind() == llm::error_kind::timeout);
+    CHECK(r.error().kind() == llm::error_kind::timeout);
     CHECK(r.error().code() == aopt::status_code::deadline_exceeded);
     CHECK(elapsed >= 500ms);
     CHECK(elapsed < 5s);
@@ -234,21 +234,21 @@ TEST_SUITE("llm") {
       f.server.script({test::malformed_body()});
       llm::call_result<llm::chat_response> r = f.client->chat(hello());
       REQUIRE_FALSE(r.ok());
-      CHECK(r.kind() == llm::error_kind::malformed_body);
+      CHECK(r.error().kind() == llm::error_kind::malformed_body);
     }
     SUBCASE("an answer without choices is empty_choice") {
       f.server.script({test::empty_choices()});
       llm::call_result<llm::chat_response> r = f.client->chat(hello());
       REQUIRE_FALSE(r.ok());
-      CHECK(r.kind() == llm::error_kind::empty_choice);
+      CHECK(r.error().kind() == llm::error_kind::empty_choice);
     }
     SUBCASE("finish_reason length is truncated and keeps the billed tokens") {
       f.server.script({test::truncated("int main() {", 30, 8)});
       llm::call_result<llm::chat_response> r = f.client->chat(hello());
       REQUIRE_FALSE(r.ok());
-      CHECK(r.kind() == llm::error_kind::truncated);
-      CHECK(r.billed().prompt_tokens == 30);
-      CHECK(r.billed().completion_tokens == 8);
+      CHECK(r.error().kind() == llm::error_kind::truncated);
+      CHECK(r.error().billed().prompt_tokens == 30);
+      CHECK(r.error().billed().completion_tokens == 8);
     }
     CHECK(f.server.chat_requests() == 1);  // none of them is retried
   }
@@ -285,7 +285,7 @@ TEST_SUITE("llm") {
     REQUIRE(failures.size() == 5);
     for (size_t i = 0; i < failures.size(); ++i) {
       REQUIRE_FALSE(failures[i].ok());
-      CHECK(failures[i].kind() == expected[i]);
+      CHECK(failures[i].error().kind() == expected[i]);
       CHECK_MESSAGE(failures[i].error().to_string().find(key) == std::string::npos,
                     failures[i].error().to_string());
     }
@@ -307,7 +307,7 @@ TEST_SUITE("llm") {
     client_fixture f([&](llm::client_options& o) { o.model = ""; });
     llm::call_result<llm::chat_response> r = f.client->chat(hello());
     REQUIRE_FALSE(r.ok());
-    CHECK(r.kind() == llm::error_kind::invalid_request);
+    CHECK(r.error().kind() == llm::error_kind::invalid_request);
     CHECK(f.server.requests() == 0);
     llm::chat_request named = hello();
     named.model = "named-model";
@@ -325,7 +325,7 @@ TEST_SUITE("llm") {
     });
     llm::call_result<llm::chat_response> r = inner.get_future().get();
     REQUIRE_FALSE(r.ok());
-    CHECK(r.kind() == llm::error_kind::invalid_request);
+    CHECK(r.error().kind() == llm::error_kind::invalid_request);
   }
 
   TEST_CASE("openai_client cancels its calls in flight when destroyed") {
@@ -340,7 +340,7 @@ TEST_SUITE("llm") {
     REQUIRE(future.wait_for(5s) == std::future_status::ready);
     llm::call_result<llm::chat_response> r = future.get();
     REQUIRE_FALSE(r.ok());
-    CHECK(r.kind() == llm::error_kind::cancelled);
+    CHECK(r.error().kind() == llm::error_kind::cancelled);
   }
 
   TEST_CASE("openai_client refuses a bad base URL") {

@@ -73,7 +73,7 @@ TEST_SUITE("llm") {
       REQUIRE(client.ok());
       llm::call_result<llm::chat_response> r = (*client)->chat(hi());
       REQUIRE_FALSE(r.ok());
-      CHECK(r.kind() == llm::error_kind::connect_error);
+      CHECK(r.error().kind() == llm::error_kind::connect_error);
       CHECK_MESSAGE(r.error().message().find("certificate") != std::string::npos,
                     r.error().message());
       CHECK(r.error().message().find("1 attempt") == std::string::npos);
@@ -104,7 +104,7 @@ TEST_SUITE("llm") {
       REQUIRE(client.ok());
       llm::call_result<llm::chat_response> r = (*client)->chat(hi());
       REQUIRE_FALSE(r.ok());
-      CHECK(r.kind() == llm::error_kind::connect_error);
+      CHECK(r.error().kind() == llm::error_kind::connect_error);
       CHECK_MESSAGE(r.error().message().find("certificate") != std::string::npos,
                     r.error().message());
       CHECK(elsewhere.requests() == 0);

@@ -39,7 +39,7 @@ TEST_SUITE("llm") {
   }
 
   TEST_CASE("parse_chat_answer classifies each kind of unusable answer") {
-    auto kind_of = [](const char* body) { return llm::parse_chat_answer(body).kind(); };
+    auto kind_of = [](const char* body) { return llm::parse_chat_answer(body).error().kind(); };
     CHECK(kind_of("not json") == llm::error_kind::malformed_body);
     CHECK(kind_of("[1,2]") == llm::error_kind::malformed_body);
     CHECK(kind_of(R"({"object":"chat.completion"})") == llm::error_kind::malformed_body);
@@ -51,8 +51,8 @@ TEST_SUITE("llm") {
     CHECK(kind_of(R"({"choices":[{"message":{"content":5}}]})") == llm::error_kind::malformed_body);
     auto cut = llm::parse_chat_answer(R"({"choices":[{"message":{"content":"int f("},
       "finish_reason":"length"}],"usage":{"prompt_tokens":3,"completion_tokens":4}})");
-    CHECK(cut.kind() == llm::error_kind::truncated);
-    CHECK(cut.billed() == llm::token_usage{3, 4});
+    CHECK(cut.error().kind() == llm::error_kind::truncated);
+    CHECK(cut.error().billed() == llm::token_usage{3, 4});
     CHECK(cut.error().message().rfind("truncated: ", 0) == 0);
   }
 
@@ -64,9 +64,9 @@ TEST_SUITE("llm") {
     CHECK(r->vectors[0] == std::vector<float>{1, 0});
     CHECK(r->vectors[1] == std::vector<float>{0.5f, 0.5f});
     CHECK(r->usage.prompt_tokens == 4);
-    CHECK(llm::parse_embedding_answer(R"({"data":[{"embedding":[1]}]})", 2).kind() ==
+    CHECK(llm::parse_embedding_answer(R"({"data":[{"embedding":[1]}]})", 2).error().kind() ==
           llm::error_kind::malformed_body);
-    CHECK(llm::parse_embedding_answer(R"({"data":[{"embedding":["x"]}]})", 1).kind() ==
+    CHECK(llm::parse_embedding_answer(R"({"data":[{"embedding":["x"]}]})", 1).error().kind() ==
           llm::error_kind::malformed_body);
   }
 
