@@ -8,7 +8,7 @@
 
 #include "actors/exception_text.hpp"
 #include "actors/messages.hpp"
-#include "agent/lease_table.hpp"
+#include "agent/evaluation/lease_table.hpp"
 #include "base/secret_compare.hpp"
 #include "base/utf8.hpp"
 

@@ -5,10 +5,10 @@
 
 #include "actors/exception_text.hpp"
 #include "actors/messages.hpp"
-#include "agent/episode.hpp"
-#include "agent/eval_cache.hpp"
-#include "agent/improvement_confirmation.hpp"
-#include "agent/outcome_reason.hpp"
+#include "agent/episode/episode.hpp"
+#include "agent/episode/improvement_confirmation.hpp"
+#include "agent/episode/outcome_reason.hpp"
+#include "agent/evaluation/eval_cache.hpp"
 #include "base/utf8.hpp"
 #include "npu/validation_shapes.hpp"
 

@@ -12,7 +12,7 @@
 
 #include <caf/all.hpp>
 
-#include "agent/eval_cache.hpp"
+#include "agent/evaluation/eval_cache.hpp"
 #include "npu/device.hpp"
 
 namespace aopt::actors {

@@ -7,7 +7,7 @@
 
 #include <caf/all.hpp>
 
-#include "agent/roles.hpp"
+#include "agent/episode/roles.hpp"
 
 namespace aopt::actors {
 

@@ -15,7 +15,7 @@
 
 #include <caf/all.hpp>
 
-#include "agent/bank_rewind.hpp"
+#include "agent/heuristics/bank_rewind.hpp"
 #include "npu/op_spec.hpp"
 
 namespace aopt::actors {

@@ -14,8 +14,8 @@
 #include <caf/all.hpp>
 
 #include "actors/episode.hpp"
-#include "agent/pipeline_shape.hpp"
-#include "agent/policy_set.hpp"
+#include "agent/episode/pipeline_shape.hpp"
+#include "agent/episode/policy_set.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
 

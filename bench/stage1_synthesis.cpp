@@ -38,7 +38,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include "agent/tiling_feasibility.hpp"
+#include "agent/episode/tiling_feasibility.hpp"
 #include "config/aopt_config.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/op_spec.hpp"

@@ -14,7 +14,7 @@
 #include "actors/llm_gateway.hpp"
 #include "actors/prober.hpp"
 #include "actors/role_registry.hpp"
-#include "agent/store_journal.hpp"
+#include "agent/episode/store_journal.hpp"
 #include "base/content_hash.hpp"
 #include "llm/token_ledger_json.hpp"
 #include "runtime/device_factory.hpp"

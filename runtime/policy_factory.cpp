@@ -9,16 +9,16 @@
 #include <memory>
 #include <vector>
 
-#include "agent/bank_index.hpp"
-#include "agent/bank_store.hpp"
-#include "agent/experience_tuple.hpp"
-#include "agent/heuristic_policies.hpp"
-#include "agent/llm_backend.hpp"
-#include "agent/llm_diagnoser.hpp"
-#include "agent/llm_mutator.hpp"
-#include "agent/llm_refiner.hpp"
-#include "agent/llm_retriever.hpp"
-#include "agent/llm_template.hpp"
+#include "agent/bank/bank_index.hpp"
+#include "agent/bank/bank_store.hpp"
+#include "agent/bank/experience_tuple.hpp"
+#include "agent/heuristics/heuristic_policies.hpp"
+#include "agent/llm_policies/llm_backend.hpp"
+#include "agent/llm_policies/llm_diagnoser.hpp"
+#include "agent/llm_policies/llm_mutator.hpp"
+#include "agent/llm_policies/llm_refiner.hpp"
+#include "agent/llm_policies/llm_retriever.hpp"
+#include "agent/llm_policies/llm_template.hpp"
 #include "npu/hardware_profile.hpp"
 #include "runtime/campaign_runner.hpp"
 

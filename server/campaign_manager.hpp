@@ -25,10 +25,10 @@
 #include <string>
 #include <vector>
 
-#include "npu/cann/drift_board.hpp"
-#include "agent/llm_service.hpp"
+#include "agent/llm_policies/llm_service.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
+#include "npu/cann/drift_board.hpp"
 #include "runtime/engine.hpp"
 #include "server/event_hub.hpp"
 #include "storage/store.hpp"

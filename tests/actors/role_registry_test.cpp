@@ -14,7 +14,7 @@
 #include "actors/recording_journal.hpp"
 #include "actors/refiner.hpp"
 #include "actors/simulator_fixture.hpp"
-#include "agent/heuristic_policies.hpp"
+#include "agent/heuristics/heuristic_policies.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace aopt;

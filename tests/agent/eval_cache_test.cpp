@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "agent/eval_cache.hpp"
-#include "agent/store_journal.hpp"
+#include "agent/episode/store_journal.hpp"
+#include "agent/evaluation/eval_cache.hpp"
 #include "support/temp_dir.hpp"
 
 TEST_CASE("only results that depend on the candidate alone go into the evaluation cache") {

@@ -10,10 +10,10 @@
 #include <variant>
 #include <vector>
 
-#include "agent/episode.hpp"
-#include "agent/llm_backend.hpp"
-#include "agent/llm_diagnoser.hpp"
-#include "agent/llm_mutator.hpp"
+#include "agent/episode/episode.hpp"
+#include "agent/llm_policies/llm_backend.hpp"
+#include "agent/llm_policies/llm_diagnoser.hpp"
+#include "agent/llm_policies/llm_mutator.hpp"
 #include "config/aopt_config.hpp"
 #include "npu/op_spec.hpp"
 #include "support/openai_stub_server.hpp"

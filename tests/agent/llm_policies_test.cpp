@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "agent/heuristic_policies.hpp"
-#include "agent/llm_backend.hpp"
-#include "agent/llm_bank.hpp"
-#include "agent/llm_diagnoser.hpp"
-#include "agent/llm_mutator.hpp"
-#include "agent/llm_refiner.hpp"
-#include "agent/llm_retriever.hpp"
-#include "agent/llm_template.hpp"
+#include "agent/heuristics/heuristic_policies.hpp"
+#include "agent/llm_policies/llm_backend.hpp"
+#include "agent/llm_policies/llm_bank.hpp"
+#include "agent/llm_policies/llm_diagnoser.hpp"
+#include "agent/llm_policies/llm_mutator.hpp"
+#include "agent/llm_policies/llm_refiner.hpp"
+#include "agent/llm_policies/llm_retriever.hpp"
+#include "agent/llm_policies/llm_template.hpp"
 #include "config/aopt_config.hpp"
 #include "npu/op_spec.hpp"
 #include "support/openai_stub_server.hpp"
