@@ -1,8 +1,8 @@
 // Role actors by name. A role is an actor file plus one add() here (with_builtin_roles) or by
 // the caller: its name, the need of Algorithm 1 it serves (agent::role_kind) and how to spawn
-// it. [pipeline] names the roles an episode uses, so a configured pipeline can swap a role
-// (e.g. another refiner) or leave out the diagnoser or the retriever without code changes
-// elsewhere; agent::resolve_pipeline says which configurations are valid.
+// it. [pipeline] names the roles an episode uses (its stage1 and stage2 lists, as given here), so
+// a configured pipeline can swap a role (e.g. another refiner) or leave out the diagnoser or the
+// retriever without code changes elsewhere; agent::resolve_pipeline says which are valid.
 #pragma once
 
 #include <functional>
@@ -17,7 +17,6 @@
 #include "agent/episode/pipeline_shape.hpp"
 #include "agent/episode/policy_set.hpp"
 #include "base/status.hpp"
-#include "config/aopt_config.hpp"
 
 namespace aopt::actors {
 
@@ -38,11 +37,14 @@ class role_registry {
   std::optional<agent::role_kind> kind_of(const std::string& name) const;
   std::vector<std::string> names() const;
 
-  // The roles `p` names, resolved and checked (agent::resolve_pipeline), without spawning.
-  result<agent::pipeline_roles> resolve(const config::pipeline_config& p) const;
-  // Spawns the roles of `p` into an episode pipeline (the evaluator is the caller's). A role
-  // left out of stage2 stays a null actor, which the episode treats as answering nothing.
-  result<episode_pipeline> spawn_pipeline(caf::actor_system& sys, const config::pipeline_config& p,
+  // The roles the stages name, resolved and checked (agent::resolve_pipeline), without spawning.
+  result<agent::pipeline_roles> resolve(const std::vector<std::string>& stage1,
+                                        const std::vector<std::string>& stage2) const;
+  // Spawns the roles the stages name into an episode pipeline (the evaluator is the caller's). A
+  // role left out of stage2 stays a null actor, which the episode treats as answering nothing.
+  result<episode_pipeline> spawn_pipeline(caf::actor_system& sys,
+                                          const std::vector<std::string>& stage1,
+                                          const std::vector<std::string>& stage2,
                                           const agent::policy_set& policies) const;
 
  private:

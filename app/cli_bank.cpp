@@ -37,6 +37,7 @@
 #include "app/cli_config.hpp"
 #include "runtime/device_factory.hpp"
 #include "runtime/engine.hpp"
+#include "runtime/llm_factory.hpp"
 
 namespace aopt::runtime {
 namespace {
@@ -148,7 +149,7 @@ int run_build(const bank_args& args) {
   const bool llm_distill = uses_llm(*cfg, "distiller");
   std::shared_ptr<agent::llm_backend> llm;
   if (llm_rewind || llm_distill) {
-    result<std::shared_ptr<agent::llm_backend>> made = agent::make_llm_backend(*cfg, db->get());
+    result<std::shared_ptr<agent::llm_backend>> made = runtime::make_llm_backend(*cfg, db->get());
     if (!made.ok()) {
       fmt::print(stderr, "aopt bank build: {}\n", made.error().to_string());
       return exit_failed;

@@ -14,11 +14,11 @@
 
 #include <fmt/format.h>
 
-#include "agent/llm_policies/llm_backend.hpp"
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
 #include "llm/http_runtime.hpp"
 #include "llm/openai_client.hpp"
+#include "runtime/llm_factory.hpp"
 
 namespace aopt::runtime {
 namespace {
@@ -63,7 +63,7 @@ int run_check(const config_options& options) {
     return exit_bad_config;
   }
 
-  llm::client_options client_options = agent::client_options_from(c);
+  llm::client_options client_options = runtime::client_options_from(c);
   client_options.max_retries = 0;
   llm::http_runtime runtime;
   result<std::unique_ptr<llm::openai_client>> client =

@@ -22,6 +22,7 @@
 #include "base/listen_address.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/engine.hpp"
+#include "runtime/llm_factory.hpp"
 #include "server/api_router.hpp"
 #include "server/bearer_token.hpp"
 #include "server/campaign_manager.hpp"
@@ -62,8 +63,8 @@ int serve(const serve_args& args) {
     return exit_bad_input;
   }
   // Every campaign of the daemon runs this pipeline: a wrong one is refused before any starts.
-  if (result<agent::pipeline_roles> roles =
-          actors::role_registry::with_builtin_roles().resolve(cfg->pipeline);
+  if (result<agent::pipeline_roles> roles = actors::role_registry::with_builtin_roles().resolve(
+          cfg->pipeline.stage1, cfg->pipeline.stage2);
       !roles.ok()) {
     fmt::print(stderr, "aopt serve: {}\n", roles.error().to_string());
     return exit_bad_input;
@@ -94,7 +95,7 @@ int serve(const serve_args& args) {
   std::shared_ptr<agent::llm_service> llm;
   if (runtime::roles_use_llm(*cfg)) {
     result<std::shared_ptr<agent::llm_service>> made =
-        agent::llm_service::make(cfg->llm, db->get());
+        runtime::make_llm_service(cfg->llm, db->get());
     if (!made.ok()) {
       fmt::print(stderr, "aopt serve: {}\n", made.error().to_string());
       return exit_bad_input;

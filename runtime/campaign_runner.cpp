@@ -285,7 +285,8 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   result<agent::episode_config> episode_cfg = episode_config_of(cfg);
   if (!episode_cfg.ok()) return episode_cfg.error();
   const actors::role_registry roles = actors::role_registry::with_builtin_roles();
-  if (result<agent::pipeline_roles> valid = roles.resolve(cfg.pipeline); !valid.ok())
+  if (result<agent::pipeline_roles> valid = roles.resolve(cfg.pipeline.stage1, cfg.pipeline.stage2);
+      !valid.ok())
     return valid.error();
   // Before the record says "running": a device that cannot be made refuses the start.
   result<std::shared_ptr<npu::device>> device =
@@ -374,7 +375,8 @@ result<campaign_outcome> run_campaign(const campaign_request& request, storage::
   }
   caf::actor_system& sys = own_engine->system();
   llm_gateway_link llm_gateway(sys, *backend);
-  result<actors::episode_pipeline> pipeline = roles.spawn_pipeline(sys, cfg.pipeline, *policies);
+  result<actors::episode_pipeline> pipeline =
+      roles.spawn_pipeline(sys, cfg.pipeline.stage1, cfg.pipeline.stage2, *policies);
   if (!pipeline.ok()) return refuse(pipeline.error());
   pipeline->confirm_improvements = cfg.device.confirm_improvements;
   if (probe.screen) pipeline->prober = actors::spawn_prober(sys, probe.screen);

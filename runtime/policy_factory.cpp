@@ -21,6 +21,7 @@
 #include "agent/llm_policies/llm_template.hpp"
 #include "npu/hardware_profile.hpp"
 #include "runtime/campaign_runner.hpp"
+#include "runtime/llm_factory.hpp"
 
 namespace aopt::runtime {
 namespace {
@@ -48,7 +49,7 @@ result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(
   for (const std::string& role : episode_roles) {
     if (!uses_llm(config, role)) continue;
     result<std::shared_ptr<agent::llm_backend>> made =
-        agent::make_llm_backend(config, &db, std::move(shared));
+        make_llm_backend(config, &db, std::move(shared));
     if (!made.ok()) return made.error().with_context("roles." + role + ".policy = \"llm\"");
     return made;
   }

@@ -4,10 +4,6 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
-#include "npu/hardware_profile.hpp"
-#include "npu/sim/runtime/hw_profile.hpp"
 
 namespace aopt::agent {
 namespace {
@@ -22,6 +18,17 @@ result<T> to_policy_result(llm::call_result<T> r) {
 }
 
 }  // namespace
+
+std::shared_ptr<llm_backend> llm_backend::make(std::shared_ptr<llm_service> service,
+                                               llm_backend_options options) {
+  std::shared_ptr<llm_backend> backend(new llm_backend());
+  backend->service_ = std::move(service);
+  backend->prompts_ = std::move(options.prompts);
+  backend->hardware_text_ = std::move(options.hardware_text);
+  backend->seed_ = options.seed;
+  backend->latency_is_simulated_ = options.latency_is_simulated;
+  return backend;
+}
 
 llm_backend::~llm_backend() = default;
 
@@ -80,34 +87,6 @@ std::string llm_backend::usage_report() const {
   }
   line("total", ledger.total());
   return out.str();
-}
-
-result<std::shared_ptr<llm_backend>> make_llm_backend(const config::aopt_config& config,
-                                                      storage::store* db,
-                                                      std::shared_ptr<llm_service> shared) {
-  if (!shared) {
-    result<std::shared_ptr<llm_service>> own = llm_service::make(config.llm, db);
-    if (!own.ok()) return own.error();
-    shared = std::move(*own);
-  }
-
-  result<sim::hw_profile> hw =
-      npu::find_hardware_profile(config.device.profile, config::hardware_dir(config.device));
-  if (!hw.ok()) return hw.error().with_context("device.profile");
-
-  std::vector<std::filesystem::path> folders = {config::builtin_config_dir() / "prompts"};
-  if (!config.llm.prompts_dir.empty()) folders.push_back(config::prompts_dir(config.llm));
-  result<llm::prompt_library> prompts = llm::prompt_library::load(folders);
-  if (!prompts.ok()) return prompts.error().with_context("llm.prompts_dir");
-  AOPT_RETURN_IF_ERROR(prompts->check_complete());
-
-  std::shared_ptr<llm_backend> backend(new llm_backend());
-  backend->prompts_ = std::move(*prompts);
-  backend->hardware_text_ = nlohmann::json(*hw).dump(2);
-  backend->seed_ = static_cast<int64_t>(config.campaign.seed);
-  backend->latency_is_simulated_ = config.device.kind == config::device_kind::sim;
-  backend->service_ = std::move(shared);
-  return backend;
 }
 
 }  // namespace aopt::agent

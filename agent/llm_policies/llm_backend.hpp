@@ -24,15 +24,26 @@
 
 #include "agent/llm_policies/llm_service.hpp"
 #include "base/status.hpp"
-#include "config/aopt_config.hpp"
 #include "llm/call_port.hpp"
 #include "llm/prompt_library.hpp"
-#include "storage/store.hpp"
 
 namespace aopt::agent {
 
+// What a campaign's LLM policies share besides the service (runtime/llm_factory.hpp fills it
+// from the configuration).
+struct llm_backend_options {
+  llm::prompt_library prompts;  // complete (prompt_library::check_complete)
+  std::string hardware_text;    // the hardware profile as the prompts quote it (JSON text)
+  int64_t seed = 0;             // campaign.seed, sent with every chat request
+  bool latency_is_simulated = true;
+};
+
 class llm_backend {
  public:
+  // A backend calling through `service` (non-null).
+  static std::shared_ptr<llm_backend> make(std::shared_ptr<llm_service> service,
+                                           llm_backend_options options);
+
   ~llm_backend();
   llm_backend(const llm_backend&) = delete;
   llm_backend& operator=(const llm_backend&) = delete;
@@ -63,9 +74,6 @@ class llm_backend {
   std::string usage_report() const;
 
  private:
-  friend result<std::shared_ptr<llm_backend>> make_llm_backend(const config::aopt_config&,
-                                                               storage::store*,
-                                                               std::shared_ptr<llm_service>);
   llm_backend() = default;
   std::shared_ptr<llm::call_port> route() const;
 
@@ -78,14 +86,5 @@ class llm_backend {
   mutable std::mutex route_mutex_;
   std::shared_ptr<llm::call_port> route_;  // guarded by route_mutex_; null = gateway_ directly
 };
-
-// Builds the backend of `config`: the built-in prompts then llm.prompts_dir over them, and
-// device.profile for the hardware text. It calls through `shared` when given (its endpoint and
-// limits win over config's [llm]); otherwise through a service of its own made from [llm] with
-// llm.cache over `db`'s llm_cache (a memory cache when `db` is null). Errors: llm_service::make's,
-// the prompt library's and the hardware profile's.
-result<std::shared_ptr<llm_backend>> make_llm_backend(
-    const config::aopt_config& config, storage::store* db,
-    std::shared_ptr<llm_service> shared = nullptr);
 
 }  // namespace aopt::agent

@@ -3,6 +3,7 @@
 // response cache and the gateway (admission, rate limit, per-campaign budget and ledger).
 //
 // `aopt run` builds one per campaign. `aopt serve` builds one from the daemon's [llm] section
+// (runtime/llm_factory.hpp turns the section into the options below)
 // and hands it to every campaign it runs, so llm.max_concurrency and llm.requests_per_minute
 // bound the whole daemon and /metrics sees every call (DESIGN §3: "all LLM traffic goes through
 // one gateway"). What differs per campaign (prompts, seed, hardware text) is in llm_backend.
@@ -16,23 +17,20 @@
 #include <memory>
 
 #include "base/status.hpp"
-#include "config/aopt_config.hpp"
 #include "llm/gateway.hpp"
 #include "llm/openai_client.hpp"
 #include "storage/store.hpp"
 
 namespace aopt::agent {
 
-// The client and gateway settings of an [llm] section.
-llm::client_options client_options_from(const config::llm_config& c);
-llm::gateway_options gateway_options_from(const config::llm_config& c);
-
 class llm_service {
  public:
-  // `c`'s endpoint and limits; the response cache is `db`'s llm_cache column family, or memory
-  // when `db` is null (`db` must then outlive the service). Errors: invalid_argument for an
-  // empty llm.model or a bad base URL.
-  static result<std::shared_ptr<llm_service>> make(const config::llm_config& c, storage::store* db);
+  // `client`'s endpoint through a gateway with `limits`; the response cache is `db`'s llm_cache
+  // column family, or memory when `db` is null (`db` must then outlive the service). Errors:
+  // invalid_argument for a bad base URL.
+  static result<std::shared_ptr<llm_service>> make(const llm::client_options& client,
+                                                   const llm::gateway_options& limits,
+                                                   storage::store* db);
 
   ~llm_service();
   llm_service(const llm_service&) = delete;
