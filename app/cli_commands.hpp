@@ -1,5 +1,5 @@
-// Registration of the `aopt` subcommands. Each command lives in its own runtime/cli_<name>.cpp
-// and adds itself to the CLI11 app; `exit_code` receives the command's exit status.
+// Registration of the `aopt` subcommands. Each command lives in its own app/cli_<name>.cpp and
+// adds itself to the CLI11 app; `exit_code` receives the command's exit status.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,10 +19,10 @@ void add_bank_command(CLI::App& app, cli_context& ctx);
 void add_calibrate_command(CLI::App& app, cli_context& ctx);
 // `aopt worker`: evaluation slots for a coordinator on another host (issue 19).
 void add_worker_command(CLI::App& app, cli_context& ctx);
-// Implemented in server/ (the layer above runtime): `aopt serve`, the daemon.
+// `aopt serve`, the daemon (server/).
 void add_serve_command(CLI::App& app, cli_context& ctx);
-// Implemented in server/: submit, pause, cancel, watch, and --server for status and resume, which
-// talk to a running daemon. Call after add_run_commands, whose status and resume it extends.
+// submit, pause, cancel, watch, and --server for status and resume, which talk to a running
+// daemon (server/http_client). Call after add_run_commands, whose status and resume it extends.
 void add_client_commands(CLI::App& app, cli_context& ctx);
 
 }  // namespace aopt::runtime
