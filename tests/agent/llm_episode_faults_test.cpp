@@ -33,7 +33,7 @@ std::shared_ptr<agent::llm_backend> make_backend(const test::openai_stub_server&
   }
   auto cfg = aopt::config::load_config("", sets);
   REQUIRE_MESSAGE(cfg.ok(), cfg.error().to_string());
-  auto made = runtime::make_llm_backend(*cfg, nullptr);
+  auto made = aopt::runtime::make_llm_backend(*cfg, nullptr);
   REQUIRE_MESSAGE(made.ok(), made.error().to_string());
   return *made;
 }

@@ -44,7 +44,7 @@ struct llm_fixture {
     sets.insert(sets.end(), extra.begin(), extra.end());
     auto cfg = aopt::config::load_config("", sets);
     REQUIRE_MESSAGE(cfg.ok(), cfg.error().to_string());
-    auto made = runtime::make_llm_backend(*cfg, nullptr);
+    auto made = aopt::runtime::make_llm_backend(*cfg, nullptr);
     REQUIRE_MESSAGE(made.ok(), made.error().to_string());
     backend = std::move(*made);
   }
