@@ -10,7 +10,7 @@
 #include "actors/evaluation_worker.hpp"
 #include "actors/exception_text.hpp"
 #include "actors/messages.hpp"
-#include "agent/lease_table.hpp"
+#include "agent/evaluation/lease_table.hpp"
 #include "base/challenge_response.hpp"
 #include "base/utf8.hpp"
 

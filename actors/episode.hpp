@@ -18,9 +18,9 @@
 #include "actors/prober.hpp"
 #include "actors/refiner.hpp"
 #include "actors/retriever.hpp"
-#include "agent/campaign_events.hpp"
-#include "agent/episode_journal.hpp"
-#include "agent/episode_state.hpp"
+#include "agent/episode/campaign_events.hpp"
+#include "agent/episode/episode_journal.hpp"
+#include "agent/episode/episode_state.hpp"
 #include "npu/op_spec.hpp"
 
 namespace aopt::actors {
@@ -42,7 +42,7 @@ struct episode_pipeline {
   std::string mutator_policy;  // names recorded with each candidate
   std::string refiner_policy;
   // A candidate that would become the best is evaluated once more, cold, before it is accepted
-  // (agent/improvement_confirmation.hpp).
+  // (agent/episode/improvement_confirmation.hpp).
   bool confirm_improvements = true;
 };
 

@@ -15,7 +15,7 @@
 
 #include "actors/device_pool.hpp"
 #include "actors/messages.hpp"
-#include "agent/evaluation_service.hpp"
+#include "agent/evaluation/evaluation_service.hpp"
 #include "npu/device.hpp"
 
 namespace aopt::actors {

@@ -17,11 +17,11 @@
 
 #include <caf/all.hpp>
 
-#include "agent/bank_rewind.hpp"
-#include "agent/campaign_metrics.hpp"
-#include "agent/episode.hpp"
-#include "agent/roles.hpp"
-#include "agent/tiling_feasibility.hpp"
+#include "agent/episode/campaign_metrics.hpp"
+#include "agent/episode/episode.hpp"
+#include "agent/episode/roles.hpp"
+#include "agent/episode/tiling_feasibility.hpp"
+#include "agent/heuristics/bank_rewind.hpp"
 #include "llm/call_result.hpp"
 #include "llm/chat_types.hpp"
 #include "llm/gateway.hpp"

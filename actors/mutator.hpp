@@ -8,7 +8,7 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.hpp"
-#include "agent/roles.hpp"
+#include "agent/episode/roles.hpp"
 
 namespace aopt::actors {
 

@@ -1,6 +1,6 @@
 // Prober role: runs a Stage I candidate's tiling function alone and judges what it decided
-// (agent/tiling_feasibility.hpp), before the candidate may cost a device evaluation (issue 16).
-// The episode asks it for every tiling the engine flags (evaluation_request::probe), whoever
+// (agent/episode/tiling_feasibility.hpp), before the candidate may cost a device evaluation (issue
+// 16). The episode asks it for every tiling the engine flags (evaluation_request::probe), whoever
 // proposed it; a campaign without a prober (stage1.probe_tilings = false, or none could be
 // built for the device) has a null actor here and evaluates the tilings unprobed.
 //
@@ -10,7 +10,7 @@
 #include <caf/all.hpp>
 
 #include "actors/messages.hpp"
-#include "agent/tiling_feasibility.hpp"
+#include "agent/episode/tiling_feasibility.hpp"
 
 namespace aopt::actors {
 

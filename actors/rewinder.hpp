@@ -18,8 +18,8 @@
 
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
-#include "agent/bank_rewind.hpp"
-#include "agent/evaluation_service.hpp"
+#include "agent/heuristics/bank_rewind.hpp"
+#include "agent/evaluation/evaluation_service.hpp"
 #include "npu/op_spec.hpp"
 
 namespace aopt::actors {

@@ -43,15 +43,17 @@ std::vector<std::string> role_registry::names() const {
   return out;
 }
 
-result<agent::pipeline_roles> role_registry::resolve(const config::pipeline_config& p) const {
+result<agent::pipeline_roles> role_registry::resolve(const std::vector<std::string>& stage1,
+                                                     const std::vector<std::string>& stage2) const {
   return agent::resolve_pipeline(
-      p.stage1, p.stage2, [this](const std::string& name) { return kind_of(name); }, names());
+      stage1, stage2, [this](const std::string& name) { return kind_of(name); }, names());
 }
 
 result<episode_pipeline> role_registry::spawn_pipeline(caf::actor_system& sys,
-                                                       const config::pipeline_config& p,
+                                                       const std::vector<std::string>& stage1,
+                                                       const std::vector<std::string>& stage2,
                                                        const agent::policy_set& policies) const {
-  result<agent::pipeline_roles> roles = resolve(p);
+  result<agent::pipeline_roles> roles = resolve(stage1, stage2);
   if (!roles.ok()) return roles.error();
   // resolve() checked that each name serves its need, so each holds the factory asked for.
   auto spawn = [&](auto handle, const std::string& name) {

@@ -18,10 +18,9 @@
 #include <caf/all.hpp>
 
 #include "actors/episode.hpp"
-#include "agent/pipeline_shape.hpp"
-#include "agent/policy_set.hpp"
+#include "agent/episode/pipeline_shape.hpp"
+#include "agent/episode/policy_set.hpp"
 #include "base/status.hpp"
-#include "config/aopt_config.hpp"
 
 namespace aopt::actors {
 
@@ -68,11 +67,14 @@ class role_registry {
   std::optional<agent::role_kind> kind_of(const std::string& name) const;
   std::vector<std::string> names() const;
 
-  // The roles `p` names, resolved and checked (agent::resolve_pipeline), without spawning.
-  result<agent::pipeline_roles> resolve(const config::pipeline_config& p) const;
-  // Spawns the roles of `p` into an episode pipeline (the evaluator is the caller's). A role
-  // left out of stage2 stays a null actor, which the episode treats as answering nothing.
-  result<episode_pipeline> spawn_pipeline(caf::actor_system& sys, const config::pipeline_config& p,
+  // The roles the stages name, resolved and checked (agent::resolve_pipeline), without spawning.
+  result<agent::pipeline_roles> resolve(const std::vector<std::string>& stage1,
+                                        const std::vector<std::string>& stage2) const;
+  // Spawns the roles the stages name into an episode pipeline (the evaluator is the caller's). A
+  // role left out of stage2 stays a null actor, which the episode treats as answering nothing.
+  result<episode_pipeline> spawn_pipeline(caf::actor_system& sys,
+                                          const std::vector<std::string>& stage1,
+                                          const std::vector<std::string>& stage2,
                                           const agent::policy_set& policies) const;
 
  private:

@@ -13,7 +13,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "runtime/cli_config.hpp"
+#include "app/cli_config.hpp"
 
 namespace aopt::bench {
 

@@ -20,8 +20,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/cli_config.hpp"
 #include "npu/op_spec.hpp"
-#include "runtime/cli_config.hpp"
 #include "runtime/device_factory.hpp"
 
 namespace {

@@ -22,9 +22,9 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "app/cli_config.hpp"
 #include "base/scratch_dir.hpp"
 #include "npu/op_spec.hpp"
-#include "runtime/cli_config.hpp"
 #include "runtime/device_factory.hpp"
 
 namespace fs = std::filesystem;

@@ -42,7 +42,7 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
-#include "agent/tiling_feasibility.hpp"
+#include "agent/episode/tiling_feasibility.hpp"
 #include "bench_config.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/op_spec.hpp"

@@ -16,7 +16,7 @@
 #include "actors/prober.hpp"
 #include "actors/role_registry.hpp"
 #include "actors/shut_down.hpp"
-#include "agent/store_journal.hpp"
+#include "agent/episode/store_journal.hpp"
 #include "base/content_hash.hpp"
 #include "llm/token_ledger_json.hpp"
 #include "runtime/device_factory.hpp"
@@ -344,7 +344,8 @@ status campaign_run::prepare(caf::actor_system& sys) {
   result<agent::episode_config> episode_cfg = episode_config_of(cfg);
   if (!episode_cfg.ok()) return episode_cfg.error();
   const actors::role_registry roles = actors::role_registry::with_builtin_roles();
-  if (result<agent::pipeline_roles> valid = roles.resolve(cfg.pipeline); !valid.ok())
+  if (result<agent::pipeline_roles> valid = roles.resolve(cfg.pipeline.stage1, cfg.pipeline.stage2);
+      !valid.ok())
     return valid.error();
   // Before the record says "running": a device that cannot be made refuses the start.
   result<std::shared_ptr<npu::device>> device =
@@ -424,7 +425,7 @@ status campaign_run::prepare(caf::actor_system& sys) {
   billing_ = std::make_unique<billing_link>(gateway_, outcome_.campaign, journal_);
 
   llm_gateway_ = std::make_unique<llm_gateway_link>(sys, *backend);
-  result<actors::episode_pipeline> pipeline = roles.spawn_pipeline(sys, cfg.pipeline, *policies);
+  result<actors::episode_pipeline> pipeline = roles.spawn_pipeline(sys, cfg.pipeline.stage1, cfg.pipeline.stage2, *policies);
   if (!pipeline.ok()) return refuse(pipeline.error());
   pipeline_ = *pipeline;
   pipeline_.confirm_improvements = cfg.device.confirm_improvements;

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "actors/messages.hpp"
-#include "agent/campaign_events.hpp"
-#include "agent/episode_state.hpp"
-#include "agent/llm_backend.hpp"
-#include "agent/policy_set.hpp"
+#include "agent/episode/campaign_events.hpp"
+#include "agent/episode/episode_state.hpp"
+#include "agent/episode/policy_set.hpp"
+#include "agent/llm_policies/llm_backend.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
 #include "llm/token_ledger.hpp"

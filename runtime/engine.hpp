@@ -19,7 +19,7 @@
 
 #include "actors/device_pool.hpp"
 #include "actors/messages.hpp"
-#include "agent/llm_service.hpp"
+#include "agent/llm_policies/llm_service.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
 #include "storage/store.hpp"

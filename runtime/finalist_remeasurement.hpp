@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent/episode_state.hpp"
+#include "agent/episode/episode_state.hpp"
 #include "base/status.hpp"
 #include "npu/device.hpp"
 #include "storage/store.hpp"

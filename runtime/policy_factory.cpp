@@ -9,18 +9,19 @@
 #include <memory>
 #include <vector>
 
-#include "agent/bank_index.hpp"
-#include "agent/bank_store.hpp"
-#include "agent/experience_tuple.hpp"
-#include "agent/heuristic_policies.hpp"
-#include "agent/llm_backend.hpp"
-#include "agent/llm_diagnoser.hpp"
-#include "agent/llm_mutator.hpp"
-#include "agent/llm_refiner.hpp"
-#include "agent/llm_retriever.hpp"
-#include "agent/llm_template.hpp"
+#include "agent/bank/bank_index.hpp"
+#include "agent/bank/bank_store.hpp"
+#include "agent/bank/experience_tuple.hpp"
+#include "agent/heuristics/heuristic_policies.hpp"
+#include "agent/llm_policies/llm_backend.hpp"
+#include "agent/llm_policies/llm_diagnoser.hpp"
+#include "agent/llm_policies/llm_mutator.hpp"
+#include "agent/llm_policies/llm_refiner.hpp"
+#include "agent/llm_policies/llm_retriever.hpp"
+#include "agent/llm_policies/llm_template.hpp"
 #include "npu/hardware_profile.hpp"
 #include "runtime/campaign_runner.hpp"
+#include "runtime/llm_factory.hpp"
 
 namespace aopt::runtime {
 namespace {
@@ -48,7 +49,7 @@ result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(
   for (const std::string& role : episode_roles) {
     if (!uses_llm(config, role)) continue;
     result<std::shared_ptr<agent::llm_backend>> made =
-        agent::make_llm_backend(config, &db, std::move(shared));
+        make_llm_backend(config, &db, std::move(shared));
     if (!made.ok()) return made.error().with_context("roles." + role + ".policy = \"llm\"");
     return made;
   }

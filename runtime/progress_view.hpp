@@ -11,7 +11,7 @@
 #include <mutex>
 #include <string>
 
-#include "agent/campaign_events.hpp"
+#include "agent/episode/campaign_events.hpp"
 
 namespace aopt::runtime {
 

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent/campaign_metrics.hpp"
-#include "agent/episode_state.hpp"
+#include "agent/episode/campaign_metrics.hpp"
+#include "agent/episode/episode_state.hpp"
 #include "base/status.hpp"
 #include "llm/token_ledger.hpp"
 #include "npu/cascade_device.hpp"

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "agent/campaign_metrics.hpp"
+#include "agent/episode/campaign_metrics.hpp"
 
 namespace aopt::runtime {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/tiling_feasibility.hpp"
+#include "agent/episode/tiling_feasibility.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
 #include "npu/device.hpp"

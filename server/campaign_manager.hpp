@@ -29,6 +29,7 @@
 #include "npu/cann/drift_board.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
+#include "npu/cann/drift_board.hpp"
 #include "runtime/engine.hpp"
 #include "server/event_hub.hpp"
 #include "storage/store.hpp"

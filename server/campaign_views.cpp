@@ -5,9 +5,9 @@
 #include <set>
 #include <sstream>
 
-#include "agent/campaign_metrics.hpp"
-#include "agent/code_diff.hpp"
-#include "agent/episode_state.hpp"
+#include "agent/episode/campaign_metrics.hpp"
+#include "agent/episode/episode_state.hpp"
+#include "agent/kernel_text/code_diff.hpp"
 
 namespace aopt::server {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/episode_state.hpp"
+#include "agent/episode/episode_state.hpp"
 #include "base/status.hpp"
 #include "storage/store.hpp"
 

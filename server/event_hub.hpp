@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/campaign_events.hpp"
+#include "agent/episode/campaign_events.hpp"
 #include "base/status.hpp"
 #include "storage/store.hpp"
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "agent/episode_journal.hpp"
+#include "agent/episode/episode_journal.hpp"
 
 namespace aopt::testing {
 

@@ -14,7 +14,8 @@
 #include "actors/recording_journal.hpp"
 #include "actors/refiner.hpp"
 #include "actors/simulator_fixture.hpp"
-#include "agent/heuristic_policies.hpp"
+#include "agent/heuristics/heuristic_policies.hpp"
+#include "config/aopt_config.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace aopt;
@@ -49,8 +50,10 @@ TEST_CASE("a role registered by its caller runs in a configured pipeline without
   // A pipeline naming a role nobody registered is refused before anything is spawned.
   config::pipeline_config unknown = pipeline_cfg;
   unknown.stage2 = {"diagnoser", "critic"};
-  CHECK(registry.resolve(unknown).error().message().find("pipeline.stage2[1]: no role 'critic'") ==
-        0);
+  CHECK(registry.resolve(unknown.stage1, unknown.stage2)
+            .error()
+            .message()
+            .find("pipeline.stage2[1]: no role 'critic'") == 0);
 
   testing::temp_dir work;
   auto device = testing::simulator_device(work.path());
@@ -62,7 +65,8 @@ TEST_CASE("a role registered by its caller runs in a configured pipeline without
   caf::actor_system sys{cfg};
   agent::policy_set policies;
   policies.mutator = std::make_shared<agent::heuristic_mutator_policy>();
-  result<actors::episode_pipeline> pipeline = registry.spawn_pipeline(sys, pipeline_cfg, policies);
+  result<actors::episode_pipeline> pipeline =
+      registry.spawn_pipeline(sys, pipeline_cfg.stage1, pipeline_cfg.stage2, policies);
   REQUIRE_MESSAGE(pipeline.ok(), pipeline.error().to_string());
   CHECK(!pipeline->diagnoser);
   CHECK(!pipeline->retriever);

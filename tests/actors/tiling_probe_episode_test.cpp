@@ -21,10 +21,11 @@
 #include "actors/recording_journal.hpp"
 #include "actors/role_registry.hpp"
 #include "actors/simulator_fixture.hpp"
-#include "agent/heuristic_policies.hpp"
-#include "agent/llm_backend.hpp"
-#include "agent/llm_mutator.hpp"
+#include "agent/heuristics/heuristic_policies.hpp"
+#include "agent/llm_policies/llm_backend.hpp"
+#include "agent/llm_policies/llm_mutator.hpp"
 #include "config/aopt_config.hpp"
+#include "runtime/llm_factory.hpp"
 #include "support/openai_stub_server.hpp"
 #include "support/temp_dir.hpp"
 
@@ -108,7 +109,8 @@ episode_run run_episode(std::shared_ptr<const npu::op_package> op,
   config::pipeline_config roles;
   roles.stage2 = {"refiner"};
   result<actors::episode_pipeline> pipeline =
-      actors::role_registry::with_builtin_roles().spawn_pipeline(sys, roles, policies);
+      actors::role_registry::with_builtin_roles().spawn_pipeline(sys, roles.stage1, roles.stage2,
+                                                                 policies);
   REQUIRE_MESSAGE(pipeline.ok(), pipeline.error().to_string());
   pipeline->confirm_improvements = false;
   npu::eval_options eval;
@@ -148,7 +150,7 @@ TEST_CASE(
                                       "llm.api_key_env=AOPT_TEST_UNSET_KEY", "llm.max_retries=0",
                                       "llm.timeout_s=5", "llm.cache=off"});
   REQUIRE_MESSAGE(cfg.ok(), cfg.error().to_string());
-  auto llm = agent::make_llm_backend(*cfg, nullptr);
+  auto llm = runtime::make_llm_backend(*cfg, nullptr);
   REQUIRE_MESSAGE(llm.ok(), llm.error().to_string());
   auto simulator = testing::simulator_device(work.path() / "device");
   auto device = std::make_shared<counting_device>(simulator);

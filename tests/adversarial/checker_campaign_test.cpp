@@ -9,8 +9,8 @@
 #include <doctest/doctest.h>
 
 #include "adversarial/checker_fixture.hpp"
-#include "agent/episode.hpp"
-#include "agent/outcome_reason.hpp"
+#include "agent/episode/episode.hpp"
+#include "agent/episode/outcome_reason.hpp"
 #include "npu/validation_shapes.hpp"
 
 using aopt::testing::checker_fixture;

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/heuristic_policies.hpp"
+#include "agent/heuristics/heuristic_policies.hpp"
 
 using namespace aopt;
 using namespace aopt::agent;

@@ -1,8 +1,8 @@
-#include "agent/bank_index.hpp"
+#include "agent/bank/bank_index.hpp"
 
 #include <doctest/doctest.h>
 
-#include "agent/heuristic_policies.hpp"
+#include "agent/heuristics/heuristic_policies.hpp"
 
 using namespace aopt;
 using namespace aopt::agent;

@@ -1,12 +1,12 @@
-#include "agent/bank_rewind.hpp"
+#include "agent/heuristics/bank_rewind.hpp"
 
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <set>
 
-#include "agent/bank_store.hpp"
-#include "agent/bm25_retriever.hpp"
+#include "agent/bank/bank_store.hpp"
+#include "agent/bank/bm25_retriever.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/local_device_slots.hpp"
 #include "npu/sim/device/sim_device.hpp"

@@ -1,10 +1,10 @@
-#include "agent/bank_store.hpp"
+#include "agent/bank/bank_store.hpp"
 
 #include <doctest/doctest.h>
 
 #include <fstream>
 
-#include "agent/bank_index.hpp"
+#include "agent/bank/bank_index.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace aopt;

@@ -1,8 +1,8 @@
-#include "agent/bm25_retriever.hpp"
+#include "agent/bank/bm25_retriever.hpp"
 
 #include <doctest/doctest.h>
 
-#include "agent/bottleneck_phrases.hpp"
+#include "agent/motifs/bottleneck_phrases.hpp"
 
 using namespace aopt::agent;
 

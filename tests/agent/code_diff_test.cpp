@@ -1,4 +1,4 @@
-#include "agent/code_diff.hpp"
+#include "agent/kernel_text/code_diff.hpp"
 
 #include <doctest/doctest.h>
 

@@ -5,8 +5,8 @@
 #include <functional>
 #include <map>
 
-#include "agent/episode.hpp"
-#include "agent/outcome_reason.hpp"
+#include "agent/episode/episode.hpp"
+#include "agent/episode/outcome_reason.hpp"
 
 using namespace aopt;
 using namespace aopt::agent;

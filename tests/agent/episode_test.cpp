@@ -1,4 +1,4 @@
-#include "agent/episode.hpp"
+#include "agent/episode/episode.hpp"
 
 #include <doctest/doctest.h>
 
@@ -6,7 +6,7 @@
 #include <map>
 #include <set>
 
-#include "agent/outcome_reason.hpp"
+#include "agent/episode/outcome_reason.hpp"
 
 using namespace aopt;
 using namespace aopt::agent;

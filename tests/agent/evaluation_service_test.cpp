@@ -1,4 +1,4 @@
-#include "agent/evaluation_service.hpp"
+#include "agent/evaluation/evaluation_service.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "agent/store_journal.hpp"
+#include "agent/episode/store_journal.hpp"
 #include "npu/local_device_slots.hpp"
 #include "support/temp_dir.hpp"
 

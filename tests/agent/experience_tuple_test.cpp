@@ -1,4 +1,4 @@
-#include "agent/experience_tuple.hpp"
+#include "agent/bank/experience_tuple.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,12 +1,12 @@
-#include "agent/heuristic_diagnoser.hpp"
+#include "agent/heuristics/heuristic_diagnoser.hpp"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-#include "agent/bm25_retriever.hpp"
-#include "agent/bottleneck_phrases.hpp"
-#include "agent/rewind_rules.hpp"
+#include "agent/bank/bm25_retriever.hpp"
+#include "agent/motifs/bottleneck_phrases.hpp"
+#include "agent/motifs/rewind_rules.hpp"
 #include "kernel_snippets.hpp"
 
 using namespace aopt;

@@ -1,4 +1,4 @@
-#include "agent/heuristic_mutator.hpp"
+#include "agent/heuristics/heuristic_mutator.hpp"
 
 #include <doctest/doctest.h>
 

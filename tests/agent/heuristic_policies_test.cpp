@@ -1,12 +1,12 @@
-#include "agent/heuristic_policies.hpp"
+#include "agent/heuristics/heuristic_policies.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <set>
 
-#include "agent/code_diff.hpp"
-#include "agent/rewind_rules.hpp"
+#include "agent/kernel_text/code_diff.hpp"
+#include "agent/motifs/rewind_rules.hpp"
 #include "kernel_snippets.hpp"
 
 using namespace aopt;

@@ -1,12 +1,12 @@
-#include "agent/heuristic_refiner.hpp"
+#include "agent/heuristics/heuristic_refiner.hpp"
 
 #include <doctest/doctest.h>
 
 #include <set>
 
-#include "agent/code_diff.hpp"
-#include "agent/optimization_rules.hpp"
-#include "agent/rewind_rules.hpp"
+#include "agent/kernel_text/code_diff.hpp"
+#include "agent/motifs/optimization_rules.hpp"
+#include "agent/motifs/rewind_rules.hpp"
 #include "kernel_snippets.hpp"
 
 using namespace aopt;

@@ -1,5 +1,5 @@
 // An accepted improvement counts only as its cold re-evaluation confirms it (issue 17).
-#include "agent/improvement_confirmation.hpp"
+#include "agent/episode/improvement_confirmation.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "agent/kernel_frontier.hpp"
+#include "agent/episode/kernel_frontier.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "agent/lease_table.hpp"
+#include "agent/evaluation/lease_table.hpp"
 
 using aopt::agent::lease_clock;
 using aopt::agent::lease_table;

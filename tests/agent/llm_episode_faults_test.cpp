@@ -10,12 +10,13 @@
 #include <variant>
 #include <vector>
 
-#include "agent/episode.hpp"
-#include "agent/llm_backend.hpp"
-#include "agent/llm_diagnoser.hpp"
-#include "agent/llm_mutator.hpp"
+#include "agent/episode/episode.hpp"
+#include "agent/llm_policies/llm_backend.hpp"
+#include "agent/llm_policies/llm_diagnoser.hpp"
+#include "agent/llm_policies/llm_mutator.hpp"
 #include "config/aopt_config.hpp"
 #include "npu/op_spec.hpp"
+#include "runtime/llm_factory.hpp"
 #include "support/openai_stub_server.hpp"
 
 namespace {
@@ -32,7 +33,7 @@ std::shared_ptr<agent::llm_backend> make_backend(const test::openai_stub_server&
   }
   auto cfg = aopt::config::load_config("", sets);
   REQUIRE_MESSAGE(cfg.ok(), cfg.error().to_string());
-  auto made = agent::make_llm_backend(*cfg, nullptr);
+  auto made = aopt::runtime::make_llm_backend(*cfg, nullptr);
   REQUIRE_MESSAGE(made.ok(), made.error().to_string());
   return *made;
 }

@@ -25,7 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "agent/episode_state.hpp"
+#include "agent/episode/episode_state.hpp"
 #include "base/subprocess.hpp"
 #include "config/aopt_config.hpp"
 #include "storage/store.hpp"

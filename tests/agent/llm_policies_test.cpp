@@ -6,16 +6,17 @@
 #include <string>
 #include <vector>
 
-#include "agent/heuristic_policies.hpp"
-#include "agent/llm_backend.hpp"
-#include "agent/llm_bank.hpp"
-#include "agent/llm_diagnoser.hpp"
-#include "agent/llm_mutator.hpp"
-#include "agent/llm_refiner.hpp"
-#include "agent/llm_retriever.hpp"
-#include "agent/llm_template.hpp"
+#include "agent/heuristics/heuristic_policies.hpp"
+#include "agent/llm_policies/llm_backend.hpp"
+#include "agent/llm_policies/llm_bank.hpp"
+#include "agent/llm_policies/llm_diagnoser.hpp"
+#include "agent/llm_policies/llm_mutator.hpp"
+#include "agent/llm_policies/llm_refiner.hpp"
+#include "agent/llm_policies/llm_retriever.hpp"
+#include "agent/llm_policies/llm_template.hpp"
 #include "config/aopt_config.hpp"
 #include "npu/op_spec.hpp"
+#include "runtime/llm_factory.hpp"
 #include "support/openai_stub_server.hpp"
 
 namespace {
@@ -43,7 +44,7 @@ struct llm_fixture {
     sets.insert(sets.end(), extra.begin(), extra.end());
     auto cfg = aopt::config::load_config("", sets);
     REQUIRE_MESSAGE(cfg.ok(), cfg.error().to_string());
-    auto made = agent::make_llm_backend(*cfg, nullptr);
+    auto made = aopt::runtime::make_llm_backend(*cfg, nullptr);
     REQUIRE_MESSAGE(made.ok(), made.error().to_string());
     backend = std::move(*made);
   }

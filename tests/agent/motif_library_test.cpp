@@ -1,4 +1,4 @@
-#include "agent/motif_library.hpp"
+#include "agent/motifs/motif_library.hpp"
 
 #include <doctest/doctest.h>
 
@@ -8,8 +8,8 @@
 #include <set>
 #include <sstream>
 
-#include "agent/optimization_rules.hpp"
-#include "agent/rewind_rules.hpp"
+#include "agent/motifs/optimization_rules.hpp"
+#include "agent/motifs/rewind_rules.hpp"
 #include "kernel_snippets.hpp"
 #include "npu/sim/device/static_screen.hpp"
 

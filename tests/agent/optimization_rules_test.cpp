@@ -1,4 +1,4 @@
-#include "agent/optimization_rules.hpp"
+#include "agent/motifs/optimization_rules.hpp"
 
 #include <doctest/doctest.h>
 

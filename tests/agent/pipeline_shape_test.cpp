@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "agent/pipeline_shape.hpp"
+#include "agent/episode/pipeline_shape.hpp"
 
 namespace {
 

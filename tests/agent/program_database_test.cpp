@@ -1,4 +1,4 @@
-#include "agent/program_database.hpp"
+#include "agent/episode/program_database.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "agent/rewind_rules.hpp"
+#include "agent/motifs/rewind_rules.hpp"
 
 #include <doctest/doctest.h>
 
@@ -7,7 +7,7 @@
 #include <map>
 #include <sstream>
 
-#include "agent/optimization_rules.hpp"
+#include "agent/motifs/optimization_rules.hpp"
 #include "kernel_snippets.hpp"
 
 using namespace aopt;

@@ -1,4 +1,4 @@
-#include "agent/seeded_rng.hpp"
+#include "agent/episode/seeded_rng.hpp"
 
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-#include "agent/source_text.hpp"
+#include "agent/kernel_text/source_text.hpp"
 
 #include <doctest/doctest.h>
 

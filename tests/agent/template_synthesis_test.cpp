@@ -1,4 +1,4 @@
-#include "agent/template_synthesis.hpp"
+#include "agent/heuristics/template_synthesis.hpp"
 
 #include <doctest/doctest.h>
 

@@ -3,7 +3,7 @@
 // heuristic mutator learning from the rejections). The probe with a real compile is in
 // tiling_probe_test.cpp; through the episode actor with the LLM mutator in
 // tests/actors/tiling_probe_episode_test.cpp.
-#include "agent/tiling_feasibility.hpp"
+#include "agent/episode/tiling_feasibility.hpp"
 
 #include <doctest/doctest.h>
 
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/episode.hpp"
-#include "agent/heuristic_policies.hpp"
+#include "agent/episode/episode.hpp"
+#include "agent/heuristics/heuristic_policies.hpp"
 
 using namespace aopt;
 using namespace aopt::agent;

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "agent/tiling_feasibility.hpp"
+#include "agent/episode/tiling_feasibility.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/sim/device/sim_device.hpp"
 #include "support/temp_dir.hpp"

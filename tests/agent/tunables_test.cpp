@@ -1,4 +1,4 @@
-#include "agent/tunables.hpp"
+#include "agent/kernel_text/tunables.hpp"
 
 #include <doctest/doctest.h>
 

@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "agent/episode_state.hpp"
-#include "agent/outcome_reason.hpp"
+#include "agent/episode/episode_state.hpp"
+#include "agent/episode/outcome_reason.hpp"
 #include "config/aopt_config.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "storage/store.hpp"

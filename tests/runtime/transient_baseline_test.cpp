@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/episode_state.hpp"
+#include "agent/episode/episode_state.hpp"
 #include "config/aopt_config.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "storage/store.hpp"

@@ -1,0 +1,728 @@
+#include "agent/episode/episode.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "agent/episode/baseline_repair.hpp"
+#include "base/content_hash.hpp"
+#include "npu/speedup_check.hpp"
+#include "npu/validation_shapes.hpp"
+
+namespace aopt::agent {
+namespace {
+
+constexpr size_t max_tiling_history = 50;
+
+std::string hash_pair(const std::string& tiling, const std::string& kernel) {
+  return content_hash({tiling, kernel});
+}
+
+std::string failure_key(const npu::eval_result& r) {
+  return r.error_kind.empty() ? npu::to_string(r.status) : r.error_kind;
+}
+
+}  // namespace
+
+episode_state initial_episode_state(const std::string& campaign, const npu::op_package& op,
+                                    const episode_config& config) {
+  episode_state s;
+  s.campaign = campaign;
+  s.op_name = op.spec.name;
+  s.op_dir = op.dir.string();
+  s.level = op.spec.level;
+  s.config = config;
+  s.baseline_tiling = op.host_source;
+  s.baseline_kernel = op.kernel_source;
+  return s;
+}
+
+bool reopen_transient_baseline_failure(episode_state& state, const npu::eval_result& baseline) {
+  if (state.phase != episode_phase::failed || !npu::is_transient_failure(baseline)) return false;
+  state.phase = episode_phase::baseline;
+  state.failure.clear();
+  return true;
+}
+
+episode_engine::episode_engine(const npu::op_package& op, episode_state state)
+    : op_(op), state_(std::move(state)) {
+  if (evolving() && state_.phase == episode_phase::running) start_evolve_step();
+  if (walks_frontier() && state_.phase == episode_phase::running) {
+    result<kernel_frontier> frontier = kernel_frontier::load(state_.kernel_frontier);
+    if (frontier.ok() && frontier->current()) pending_.parent = frontier->current();
+  }
+}
+
+// The step's parent, drawn again from the database after a restart (the draw depends only on
+// the seed and the step).
+void episode_engine::start_evolve_step() {
+  result<program_database> db = program_database::load(state_.programs);
+  if (!db.ok()) {
+    pending_.parent =
+        program{state_.best_tiling, state_.best_kernel, state_.best_us,
+                static_cast<uint64_t>(std::max<int64_t>(state_.best_seq, 0)), state_.best_result};
+    return;
+  }
+  pending_.parent = db->select(state_.candidates, state_.config.seed);
+}
+
+// Stage II's parent has no untried rewrite left: it is refined, and the stage goes on from the
+// fastest frontier kernel not yet refined (with the best's tiling). Returns whether it does.
+bool episode_engine::continue_from_frontier() {
+  if (!walks_frontier()) return false;
+  result<kernel_frontier> loaded = kernel_frontier::load(state_.kernel_frontier);
+  kernel_frontier frontier = loaded.ok() ? std::move(*loaded) : kernel_frontier{};
+  frontier.mark_refined(source_tiling(), source_kernel());
+  std::optional<program> next = frontier.take_next(state_.best_tiling);
+  state_.kernel_frontier = frontier.save();
+  if (!next) {
+    state_.notes["stage2"] += fmt::format(
+        "; no kernel of the frontier is left to refine ({} refined)", frontier.refined_count());
+    return false;
+  }
+  pending_ = pending{};
+  pending_.parent = std::move(next);
+  return true;
+}
+
+// A correct Stage II kernel that was not faster joins the frontier; a new best sends the old
+// best there (its untried rewrites remain) and Stage II back to refining the best.
+void episode_engine::note_in_frontier(const evaluation_request& request,
+                                      const npu::eval_result& outcome, uint64_t seq,
+                                      const std::optional<program>& previous_best) {
+  result<kernel_frontier> loaded = kernel_frontier::load(state_.kernel_frontier);
+  kernel_frontier frontier = loaded.ok() ? std::move(*loaded) : kernel_frontier{};
+  if (previous_best) {
+    frontier.add(*previous_best);
+    frontier.clear_current();
+  } else if (outcome.ok()) {
+    frontier.add(program{request.tiling, request.kernel, outcome.latency_us, seq, outcome});
+  }
+  state_.kernel_frontier = frontier.save();
+}
+
+void episode_engine::add_to_programs(const evaluation_request& request,
+                                     const npu::eval_result& outcome, uint64_t seq) {
+  program p{request.tiling, request.kernel, outcome.latency_us, seq, outcome};
+  result<program_database> db = program_database::load(state_.programs);
+  if (!db.ok()) {
+    program_database fresh;
+    fresh.seed(p);
+    state_.programs = fresh.save();
+    return;
+  }
+  db->add(db->island_of(state_.candidates), p);
+  state_.programs = db->save();
+}
+
+bool episode_engine::finished() const {
+  return state_.phase == episode_phase::failed ||
+         (state_.phase == episode_phase::done && validation_settled());
+}
+
+// Nothing to validate: no validation shapes, the best is the reference point itself, or the
+// check already ran.
+bool episode_engine::validation_settled() const {
+  return op_.spec.validation_shapes.empty() || state_.best_seq == state_.baseline_seq ||
+         state_.notes.count("validation") > 0 || state_.notes.count("validation_failed") > 0;
+}
+
+uint32_t episode_engine::round_count() const {
+  return state_.config.strat == strategy::alternating ? state_.config.rounds : 1;
+}
+
+uint32_t episode_engine::stage_steps(int stage) const {
+  const episode_config& c = state_.config;
+  switch (c.strat) {
+    case strategy::alternating:
+      return stage == 1 ? c.stage1_steps : c.stage2_steps;
+    case strategy::stage1:
+      return stage == 1 ? c.budget : 0;
+    case strategy::stage2:
+      return stage == 2 ? c.budget : 0;
+    case strategy::best_of_n:
+    case strategy::evolve:
+      return c.budget;
+  }
+  return 0;
+}
+
+// The current stage's planned share of its round (none after the last round) plus the steps
+// the previous stage left unspent.
+uint32_t episode_engine::stage_allowance() const {
+  const uint32_t planned = state_.round < round_count() ? stage_steps(state_.stage) : 0;
+  return planned + state_.carried_steps;
+}
+
+// best_of_n samples rewrite the baseline independently; evolve varies the step's parent; the
+// other strategies refine the best.
+const std::string& episode_engine::source_tiling() const {
+  if (pending_.parent) return pending_.parent->tiling;
+  return state_.config.strat == strategy::best_of_n ? state_.baseline_tiling : state_.best_tiling;
+}
+const std::string& episode_engine::source_kernel() const {
+  if (pending_.parent) return pending_.parent->kernel;
+  return state_.config.strat == strategy::best_of_n ? state_.baseline_kernel : state_.best_kernel;
+}
+const npu::eval_result& episode_engine::source_result() const {
+  return pending_.parent ? pending_.parent->result : state_.best_result;
+}
+
+episode_action episode_engine::next() const {
+  if (finished()) return episode_finished{};
+  if (state_.phase == episode_phase::done) {
+    return need_validation{state_.best_tiling, state_.best_kernel, op_.spec.validation_shapes};
+  }
+  if (state_.phase == episode_phase::baseline) {
+    return need_evaluation{
+        {state_.baseline_tiling, state_.baseline_kernel, "baseline", "baseline", {}}};
+  }
+  if (pending_.evaluation) return need_evaluation{*pending_.evaluation};
+
+  const bool best_of_n = state_.config.strat == strategy::best_of_n;
+  if ((best_of_n && !pending_.mutated_tiling) || (!best_of_n && state_.stage == 1)) {
+    mutation_request m;
+    m.campaign = state_.campaign;
+    m.op = &op_;
+    m.tiling = source_tiling();
+    m.kernel = source_kernel();
+    m.best_latency_us = best_of_n         ? state_.baseline_us
+                        : pending_.parent ? pending_.parent->latency_us
+                                          : state_.best_us;
+    m.repairing = state_.repairing;
+    if (!best_of_n) m.policy_state = state_.mutator_state;
+    m.history = state_.tiling_history;
+    // Each proposal of the episode has its own index, also one that follows a probe rejection
+    // in the same step (an LLM cache key, a seed without policy state).
+    m.sample_index = state_.candidates + state_.probe_rejections;
+    return need_mutation{std::move(m)};
+  }
+  if (!pending_.diag) {
+    diagnosis_request d;
+    d.campaign = state_.campaign;
+    d.op = &op_;
+    d.kernel = source_kernel();
+    d.tiling = source_tiling();
+    d.result = source_result();
+    d.sample_index = state_.candidates;
+    return need_diagnosis{std::move(d)};
+  }
+  if (!pending_.tuples) {
+    return need_retrieval{*pending_.diag, state_.config.top_k * pending_.retrieval_depth};
+  }
+  refinement_request r;
+  r.campaign = state_.campaign;
+  r.op = &op_;
+  r.kernel = source_kernel();
+  r.tiling = source_tiling();
+  r.diag = *pending_.diag;
+  r.tuples = *pending_.tuples;
+  r.result = source_result();
+  r.sample_index = state_.candidates;
+  return need_refinement{std::move(r)};
+}
+
+std::optional<candidate_record> episode_engine::on_mutation(const result<mutation_reply>& reply,
+                                                            const std::string& policy) {
+  if (!reply.ok()) {
+    // Nothing to propose, or tunable annotations that cannot be read (the operator's fault, not
+    // the policy's): the stage ends without spending budget, and the reason stays on the
+    // operator. Any other error (an unusable LLM answer, an unreachable endpoint) is a failed
+    // step (DESIGN §5).
+    const status_code code = reply.error().code();
+    if (code == status_code::failed_precondition || code == status_code::unreadable_input) {
+      state_.notes[code == status_code::unreadable_input ? "stage1_error" : "stage1"] =
+          reply.error().message() +
+          (state_.probe_rejections_in_step == 0
+               ? std::string()
+               : fmt::format(" ({} rejected by the tiling probe in the last step, the last for {})",
+                             state_.probe_rejections_in_step, state_.last_probe_rejection));
+      end_stage();
+      return std::nullopt;
+    }
+    return failed_step("mutator", policy, reply.error());
+  }
+  for (const auto& [reason, n] : reply->rejected) state_.rejected[reason] += n;
+  pending_.policy = policy;
+  pending_.mutator_state = reply->policy_state;
+  if (state_.config.strat == strategy::best_of_n) {
+    pending_.mutated_tiling = reply->tiling;
+    if (pending_.kernels) compose_best_of_n();
+    return std::nullopt;
+  }
+  if (state_.tried.count(hash_pair(reply->tiling, source_kernel())) != 0) {
+    return failed_step("mutator", policy,
+                       {status_code::already_exists, "proposed a tiling already evaluated"});
+  }
+  pending_.evaluation = evaluation_request{
+      reply->tiling, source_kernel(), "mutator", reply->origin + after_probe_rejections(), {},
+      probe_next()};
+  return std::nullopt;
+}
+
+std::optional<candidate_record> episode_engine::on_diagnosis(const result<diagnosis>& diag) {
+  if (!diag.ok()) {
+    // Without a diagnosis there is nothing to refine: ends the stage like a refiner with nothing
+    // to propose (best_of_n keeps sampling tilings with the baseline kernel).
+    if (diag.error().code() == status_code::failed_precondition) {
+      state_.notes["stage2"] = diag.error().message();
+      pending_.kernels = std::vector<kernel_candidate>{};
+      if (state_.config.strat == strategy::best_of_n) {
+        if (pending_.mutated_tiling) compose_best_of_n();
+      } else if (!continue_from_frontier()) {
+        end_stage();
+      }
+      return std::nullopt;
+    }
+    return failed_step("diagnoser", "diagnoser", diag.error());
+  }
+  pending_.diag = *diag;
+  return std::nullopt;
+}
+
+void episode_engine::on_retrieval(const result<std::vector<tuple_ref>>& tuples) {
+  pending_.tuples = tuples.ok() ? *tuples : std::vector<tuple_ref>{};
+  pending_.retrieved = pending_.tuples->size();
+}
+
+// Every candidate from the tuples retrieved so far was tried: when the last retrieval filled
+// its page the bank may hold more that apply, so Stage II asks again, twice as deep (free: the
+// diagnosis stays). Returns whether it did.
+bool episode_engine::retrieve_deeper() {
+  constexpr uint32_t max_tuples = 64;
+  const uint32_t asked = state_.config.top_k * pending_.retrieval_depth;
+  if (state_.config.strat == strategy::best_of_n || !pending_.diag || pending_.retrieved < asked ||
+      asked * 2 > max_tuples) {
+    return false;
+  }
+  pending_.retrieval_depth *= 2;
+  pending_.tuples.reset();
+  pending_.kernels.reset();
+  return true;
+}
+
+std::optional<candidate_record> episode_engine::on_refinement(
+    const result<std::vector<kernel_candidate>>& candidates, const std::string& policy) {
+  if (!candidates.ok()) {
+    if (candidates.error().code() == status_code::failed_precondition) {
+      state_.notes["stage2"] = candidates.error().message();
+      pending_.kernels = std::vector<kernel_candidate>{};
+      if (state_.config.strat == strategy::best_of_n) {
+        compose_best_of_n();
+      } else if (!continue_from_frontier()) {
+        end_stage();
+      }
+      return std::nullopt;
+    }
+    return failed_step("refiner", policy, candidates.error());
+  }
+  pending_.refiner_policy = policy;
+  std::vector<kernel_candidate> untried;
+  for (const kernel_candidate& c : *candidates) {
+    if (state_.config.strat == strategy::best_of_n ||
+        state_.tried.count(hash_pair(source_tiling(), c.kernel)) == 0) {
+      untried.push_back(c);
+    }
+  }
+  pending_.kernels = std::move(untried);
+  if (pending_.kernels->empty() && state_.config.strat != strategy::best_of_n) {
+    if (retrieve_deeper()) return std::nullopt;
+    state_.notes["stage2"] =
+        fmt::format("{} from the {} tuple(s) retrieved",
+                    candidates->empty() ? "the refiner had no kernel rewrite for the diagnosis"
+                                        : "every kernel rewrite of the refiner was already tried",
+                    pending_.retrieved);
+  }
+  if (state_.config.strat == strategy::best_of_n) {
+    if (pending_.mutated_tiling) compose_best_of_n();
+    return std::nullopt;
+  }
+  queue_next_kernel();
+  return std::nullopt;
+}
+
+// best_of_n pairs sample n's mutated tiling with the n-th refinement of the baseline kernel (the
+// baseline kernel itself when the refiner has nothing).
+void episode_engine::compose_best_of_n() {
+  const std::vector<kernel_candidate>& kernels = *pending_.kernels;
+  evaluation_request e{
+      *pending_.mutated_tiling, state_.baseline_kernel, "best_of_n", "sample", {}, probe_next()};
+  if (!kernels.empty()) {
+    const kernel_candidate& k = kernels[state_.candidates % kernels.size()];
+    e.kernel = k.kernel;
+    e.origin = "sample+" + k.origin;
+    e.tuple_ids = k.tuple_ids;
+  }
+  e.origin += after_probe_rejections();
+  pending_.evaluation = std::move(e);
+}
+
+void episode_engine::queue_next_kernel() {
+  std::vector<kernel_candidate>& kernels = *pending_.kernels;
+  if (kernels.empty()) {
+    if (retrieve_deeper()) return;
+    if (state_.config.strat != strategy::best_of_n) {
+      state_.notes["stage2"] = fmt::format(
+          "every kernel rewrite the refiner proposed from the {} tuple(s) retrieved was tried",
+          pending_.retrieved);
+    }
+    if (continue_from_frontier()) return;
+    end_stage();
+    return;
+  }
+  kernel_candidate next = std::move(kernels.front());
+  kernels.erase(kernels.begin());
+  pending_.policy = pending_.refiner_policy;
+  pending_.evaluation = evaluation_request{source_tiling(), std::move(next.kernel), "refiner",
+                                           std::move(next.origin), std::move(next.tuple_ids)};
+}
+
+candidate_record episode_engine::make_record(const evaluation_request& request,
+                                             const npu::eval_result& result) {
+  candidate_record c;
+  c.seq = state_.next_seq++;
+  c.round = state_.round;
+  c.stage = request.role == "baseline" ? 0 : state_.stage;
+  c.role = request.role;
+  c.policy = pending_.policy;
+  c.origin = request.origin;
+  c.tuple_ids = request.tuple_ids;
+  c.parent_seq = pending_.parent ? static_cast<int64_t>(pending_.parent->seq) : state_.best_seq;
+  c.tiling = request.tiling;
+  c.kernel = request.kernel;
+  c.result = result;
+  return c;
+}
+
+candidate_record episode_engine::failed_step(const std::string& role, const std::string& policy,
+                                             const status& reason) {
+  npu::eval_result r;
+  r.status = npu::eval_status::infra_error;
+  r.error_kind = "policy_failure";
+  r.message = role + " (" + policy + "): " + reason.to_string();
+  pending_.policy = policy;
+  candidate_record c = make_record({source_tiling(), source_kernel(), role, "failed", {}}, r);
+  state_.failures["policy_failure"]++;
+  state_.trajectory.push_back({state_.candidates + 1, state_.best_us, state_.stage});
+  c.best_after_us = state_.best_us;
+  pending_ = pending{};
+  step_spent();
+  advance_after_step();
+  return c;
+}
+
+bool episode_engine::would_accept(const npu::eval_result& result) const {
+  if (state_.phase != episode_phase::running || !pending_.evaluation || !result.ok()) return false;
+  return state_.repairing || npu::improves_on(result, state_.best_us);
+}
+
+void episode_engine::on_validation(const std::vector<npu::eval_result>& results) {
+  const std::vector<npu::shape_set>& shapes = op_.spec.validation_shapes;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const npu::eval_result* r = i < results.size() ? &results[i] : nullptr;
+    if (r != nullptr && r->ok()) continue;
+    const std::string shape = npu::describe_shapes(shapes[i]);
+    const std::string outcome =
+        r == nullptr ? std::string("no result")
+                     : std::string(npu::to_string(r->status)) +
+                           (r->error_kind.empty() ? "" : "/" + r->error_kind) + ": " + r->message;
+    state_.notes["validation_failed"] = fmt::format(
+        "the best (candidate #{}, {:g} us) failed validation shape {} ({}): {}; the reference "
+        "({:g} us) is reported instead",
+        state_.best_seq, state_.best_us, i, shape, outcome, state_.baseline_us);
+    state_.best_tiling =
+        state_.repaired_tiling.empty() ? state_.baseline_tiling : state_.repaired_tiling;
+    state_.best_kernel = state_.baseline_kernel;
+    state_.best_us = state_.baseline_us;
+    state_.best_seq = state_.baseline_seq;
+    state_.best_result = state_.baseline_result;
+    state_.trajectory.push_back({state_.candidates, state_.best_us, 0});
+    return;
+  }
+  state_.notes["validation"] =
+      fmt::format("the best passed {} validation shape(s) the tuning never saw", shapes.size());
+}
+
+candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
+  if (state_.phase == episode_phase::baseline) {
+    evaluation_request baseline{
+        state_.baseline_tiling, state_.baseline_kernel, "baseline", "baseline", {}};
+    pending_.policy = "baseline";
+    candidate_record c = make_record(baseline, result);
+    state_.tried.insert(hash_pair(state_.baseline_tiling, state_.baseline_kernel));
+    if (!result.ok()) {
+      state_.failure =
+          "baseline " + std::string(npu::to_string(result.status)) + ": " + result.message;
+      const bool stage1_runs = state_.config.strat == strategy::alternating
+                                   ? state_.config.stage1_steps > 0
+                                   : state_.config.strat == strategy::stage1;
+      if (tiling_may_fix(result) && stage1_runs && state_.config.budget > 0) {
+        // Stage I searches a feasible tiling first; the first one becomes the reference.
+        state_.repairing = true;
+        state_.repaired_from = result.error_kind + ": " + result.message;
+        state_.phase = episode_phase::running;
+        state_.stage = 1;
+        state_.best_tiling = state_.baseline_tiling;
+        state_.best_kernel = state_.baseline_kernel;
+        state_.best_result = result;
+        return c;
+      }
+      state_.phase = episode_phase::failed;
+      return c;
+    }
+    c.accepted = true;
+    state_.baseline_seq = static_cast<int64_t>(c.seq);
+    state_.baseline_result = result;
+    state_.baseline_bound_us = result.roof.bound_us;
+    state_.baseline_roof_fraction = result.roof.achieved_fraction;
+    state_.baseline_us = state_.best_us = c.best_after_us = result.latency_us;
+    state_.best_tiling = state_.baseline_tiling;
+    state_.best_kernel = state_.baseline_kernel;
+    state_.best_seq = static_cast<int64_t>(c.seq);
+    state_.best_result = result;
+    state_.trajectory.push_back({0, result.latency_us, 0});
+    state_.phase = episode_phase::running;
+    if (state_.config.budget == 0) {
+      state_.phase = episode_phase::done;
+    } else if (evolving()) {
+      add_to_programs(baseline, result, c.seq);
+      start_evolve_step();
+    } else {
+      skip_empty_stages();
+    }
+    return c;
+  }
+
+  const evaluation_request request = *pending_.evaluation;
+  candidate_record c = make_record(request, result);
+  state_.tried.insert(hash_pair(request.tiling, request.kernel));
+  step_spent();
+  const bool repaired = state_.repairing && result.ok();
+  const bool faster = result.ok() && (repaired || npu::improves_on(result, state_.best_us));
+  if (!result.ok()) state_.failures[failure_key(result)]++;
+  std::optional<program> previous_best;
+  if (walks_frontier() && faster) {
+    previous_best = program{state_.best_tiling, state_.best_kernel, state_.best_us,
+                            static_cast<uint64_t>(std::max<int64_t>(state_.best_seq, 0)),
+                            state_.best_result};
+  }
+  if (repaired) {
+    // The first feasible tiling is the reference point the rest of the episode improves on.
+    state_.repairing = false;
+    state_.failure.clear();
+    state_.baseline_us = result.latency_us;
+    state_.repaired_tiling = request.tiling;
+    state_.baseline_seq = static_cast<int64_t>(c.seq);
+    state_.baseline_result = result;
+    state_.baseline_bound_us = result.roof.bound_us;
+    state_.baseline_roof_fraction = result.roof.achieved_fraction;
+    state_.step_in_stage = 0;
+    state_.trajectory.push_back({state_.candidates, result.latency_us, 0});
+  }
+  if (faster) {
+    c.accepted = true;
+    // Issue 17: a speedup the profile does not explain is kept but flagged in the record.
+    if (auto why = npu::unexplained_speedup(state_.best_result, result)) {
+      c.result.diagnostics.push_back("suspicious speedup: " + *why);
+    }
+    state_.best_tiling = request.tiling;
+    state_.best_kernel = request.kernel;
+    state_.best_us = result.latency_us;
+    state_.best_seq = static_cast<int64_t>(c.seq);
+    state_.best_result = result;
+    if (!repaired) {
+      state_.accepted_by_origin[request.role == "mutator" ? "mutator" : request.origin]++;
+    }
+  }
+  c.best_after_us = state_.best_us;
+  if (pending_.mutator_state) state_.mutator_state = *pending_.mutator_state;
+  if (request.role != "refiner") {
+    state_.tiling_history.push_back(
+        {request.tiling, result.ok() ? std::optional<double>(result.latency_us) : std::nullopt,
+         result.ok() ? request.origin : failure_key(result)});
+    if (state_.tiling_history.size() > max_tiling_history) {
+      state_.tiling_history.erase(state_.tiling_history.begin());
+    }
+  }
+  state_.trajectory.push_back({state_.candidates + 1, state_.best_us, state_.stage});
+
+  if (evolving()) {
+    if (result.ok()) add_to_programs(request, result, c.seq);
+    pending_ = pending{};
+    advance_after_step();
+    return c;
+  }
+  pending_.evaluation.reset();
+  pending_.mutator_state.reset();
+  pending_.mutated_tiling.reset();
+  if (state_.config.strat == strategy::stage1 || state_.stage == 1 ||
+      state_.config.strat == strategy::best_of_n) {
+    if (state_.config.strat != strategy::best_of_n) pending_ = pending{};
+    advance_after_step();
+    return c;
+  }
+  if (walks_frontier()) note_in_frontier(request, result, c.seq, previous_best);
+  // Stage II: a new best needs a new diagnosis; otherwise try the next candidate of the list.
+  const int stage_before = state_.stage;
+  const uint32_t round_before = state_.round;
+  if (faster) pending_ = pending{};
+  advance_after_step();
+  if (!finished() && state_.stage == stage_before && state_.round == round_before &&
+      pending_.kernels) {
+    queue_next_kernel();
+  }
+  return c;
+}
+
+void episode_engine::advance_after_step() {
+  state_.candidates++;
+  state_.step_in_stage++;
+  if (state_.candidates >= state_.config.budget) {
+    state_.phase = episode_phase::done;
+    if (state_.repairing) fail_repair("the budget ran out");
+    return;
+  }
+  if (evolving()) {
+    // Even steps vary T, odd steps K, each from a parent drawn afresh.
+    state_.idle_stages = 0;
+    state_.stage = state_.candidates % 2 == 0 ? 1 : 2;
+    start_evolve_step();
+    return;
+  }
+  // A repair keeps Stage I going until a tiling is feasible (or the budget is spent).
+  if (state_.step_in_stage >= stage_allowance() && !state_.repairing) end_stage();
+}
+
+// Stage I tilings are probed, unless this step's proposals were rejected too often already.
+bool episode_engine::probe_next() const {
+  return state_.probe_rejections_in_step < max_probe_rejections;
+}
+
+// What the origin of a candidate proposed after probe rejections in its step says about them.
+std::string episode_engine::after_probe_rejections() const {
+  if (state_.probe_rejections_in_step == 0) return "";
+  return fmt::format(" (after {} rejected by the tiling probe, the last for {})",
+                     state_.probe_rejections_in_step, state_.last_probe_rejection);
+}
+
+void episode_engine::step_spent() {
+  state_.probe_rejections_in_step = 0;
+  state_.last_probe_rejection.clear();
+}
+
+void episode_engine::on_probe_rejection(const feasibility_verdict& verdict) {
+  if (!pending_.evaluation || !pending_.evaluation->probe || verdict.feasible()) return;
+  const evaluation_request request = *pending_.evaluation;
+  state_.rejected[verdict.kind + " (probe)"]++;
+  state_.probe_rejections++;
+  state_.probe_rejections_in_step++;
+  state_.last_probe_rejection = verdict.kind + ": " + verdict.message;
+  // The proposer's feedback: the kind (the heuristic mutator learns the region from it) and why.
+  state_.tiling_history.push_back(
+      {request.tiling, std::nullopt, verdict.kind,
+       "rejected by the tiling probe before the device: " + verdict.message});
+  if (state_.tiling_history.size() > max_tiling_history) {
+    state_.tiling_history.erase(state_.tiling_history.begin());
+  }
+  // The policy state that produced the proposal is kept: it knows the proposal was made.
+  if (pending_.mutator_state) state_.mutator_state = *pending_.mutator_state;
+  pending_.evaluation.reset();
+  pending_.mutator_state.reset();
+  pending_.mutated_tiling.reset();
+  // best_of_n keeps its refined kernels for the next sample; Stage I has nothing else pending.
+  if (state_.config.strat != strategy::best_of_n) pending_ = pending{};
+}
+
+void episode_engine::fail_repair(const std::string& why) {
+  state_.repairing = false;
+  state_.phase = episode_phase::failed;
+  state_.failure += "; repair found no feasible tiling in " + std::to_string(state_.candidates) +
+                    " candidates (" + why + ")";
+}
+
+// A stage ends when it spent its allowance or when its policy has nothing more to propose. In
+// the second case, alternating hands the unspent steps to the other stage (after the last
+// round, to one more stage), so that the budget is spent on evaluations as long as either
+// stage can propose something.
+void episode_engine::end_stage() {
+  step_spent();
+  if (state_.repairing) {
+    pending_ = pending{};
+    fail_repair("Stage I had nothing more to propose");
+    return;
+  }
+  if (evolving()) {
+    pending_ = pending{};
+    state_.step_in_stage = 0;
+    // The step's own part had nothing to propose: the other part of the same parent is varied
+    // instead; when neither has anything the evolution is over.
+    if (++state_.idle_stages >= 2) {
+      state_.phase = episode_phase::done;
+      note_early_stop();
+      return;
+    }
+    state_.stage = state_.stage == 1 ? 2 : 1;
+    start_evolve_step();
+    return;
+  }
+  const bool best_of_n = state_.config.strat == strategy::best_of_n;
+  const uint32_t allowance = stage_allowance();
+  const uint32_t unspent = allowance > state_.step_in_stage ? allowance - state_.step_in_stage : 0;
+  state_.idle_stages = state_.step_in_stage == 0 ? state_.idle_stages + 1 : 0;
+  pending_ = pending{};
+  state_.step_in_stage = 0;
+  if (best_of_n) {
+    state_.phase = episode_phase::done;
+    note_early_stop();
+    return;
+  }
+  const bool both_stages = state_.config.strat == strategy::alternating &&
+                           state_.config.stage1_steps > 0 && state_.config.stage2_steps > 0;
+  state_.carried_steps = both_stages ? unspent : 0;
+  if (state_.stage == 1) {
+    state_.stage = 2;
+  } else {
+    state_.stage = 1;
+    state_.round++;
+  }
+  if (state_.idle_stages >= 2 || (state_.round >= round_count() && state_.carried_steps == 0)) {
+    state_.phase = episode_phase::done;
+    note_early_stop();
+    return;
+  }
+  skip_empty_stages();
+}
+
+// A strategy that ends before its budget says so, with the stages' reasons.
+void episode_engine::note_early_stop() {
+  if (state_.candidates >= state_.config.budget) return;
+  std::string why;
+  for (const char* key : {"stage1", "stage1_error", "stage2"}) {
+    auto it = state_.notes.find(key);
+    if (it != state_.notes.end())
+      why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", key, it->second);
+  }
+  state_.notes["early_stop"] =
+      fmt::format("{} stopped after {} of {} evaluations: nothing untried remained{}",
+                  to_string(state_.config.strat), state_.candidates, state_.config.budget,
+                  why.empty() ? std::string() : " (" + why + ")");
+}
+
+void episode_engine::skip_empty_stages() {
+  if (state_.config.strat == strategy::best_of_n || evolving()) return;
+  if (stage_steps(1) == 0 && stage_steps(2) == 0) {
+    state_.phase = episode_phase::done;
+    return;
+  }
+  while (state_.phase == episode_phase::running && stage_steps(state_.stage) == 0) {
+    if (state_.stage == 1) {
+      state_.stage = 2;
+    } else {
+      state_.stage = 1;
+      if (++state_.round >= round_count()) state_.phase = episode_phase::done;
+    }
+  }
+}
+
+}  // namespace aopt::agent

@@ -1,0 +1,189 @@
+// Algorithm 1 of the paper for one operator, as a resumable state machine.
+//
+// The engine never calls a policy or a device itself: next() says what it needs (a mutation,
+// a diagnosis, a retrieval, a refinement or an evaluation), the caller obtains it (an actor
+// pipeline, or a plain loop in tests) and hands it back with the matching on_*() call. Only
+// on_evaluation() changes the persisted state; it returns the candidate record that must be
+// written together with state() in one atomic transition. Everything between two evaluations
+// is recomputed deterministically after a restart.
+//
+//   best = (T0, K0)
+//   for r in 1..R:
+//     Stage I  (U steps): T' = Mutate(T*, K*); keep if ok and faster than best
+//     Stage II (S steps): q = Diagnose(K*); M = Retrieve(q, k); K' = Refine(K*, M, T*); keep ...
+//
+// evolve (DESIGN §9) is single-stage whole-operator evolution with a program database
+// (program_database.hpp): each step draws a parent (T, K) from the database and varies one part
+// of it, T by the mutator on even steps and K by diagnose/retrieve/refine on odd steps (the other
+// part when the step's own has nothing to propose); feasible children join the database.
+//
+// Infeasible candidates (any status but ok) are discarded. A stage whose policy has nothing to
+// propose ends early without spending budget; why stays in state().notes. A baseline failing
+// with a status a tiling can fix (baseline_repair.hpp) is repaired: Stage I runs, without its
+// step allowance, until a candidate is feasible; that one becomes the reference (baseline_us)
+// and the episode continues as usual; no feasible candidate within the budget fails the
+// operator. Every Stage I tiling, whoever proposed it, is flagged for the tiling probe
+// (evaluation_request::probe): a caller with a probe runs it first, and a rejection
+// (on_probe_rejection) costs neither an evaluation nor budget. When the search is over, a best
+// other than the reference is checked on the operator's validation shapes (need_validation) before
+// the episode finishes. Thread-compatible: one thread at a time.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "agent/episode/episode_state.hpp"
+#include "agent/episode/kernel_frontier.hpp"
+#include "agent/episode/program_database.hpp"
+#include "agent/episode/roles.hpp"
+#include "agent/episode/tiling_feasibility.hpp"
+#include "npu/op_spec.hpp"
+
+namespace aopt::agent {
+
+struct evaluation_request {
+  std::string tiling;
+  std::string kernel;
+  std::string role;
+  std::string origin;
+  std::vector<std::string> tuple_ids;
+  // A Stage I tiling, whoever proposed it (issue 16: feasibility before the device): a caller
+  // with a tiling probe runs it first and hands a rejection to on_probe_rejection() instead of
+  // evaluating; a caller without one evaluates it as it is.
+  bool probe = false;
+};
+
+struct need_mutation {
+  mutation_request request;
+};
+struct need_diagnosis {
+  diagnosis_request request;
+};
+struct need_retrieval {
+  diagnosis query;
+  uint32_t top_k = 3;
+};
+struct need_refinement {
+  refinement_request request;
+};
+struct need_evaluation {
+  evaluation_request request;
+};
+// The episode's search is over; its best is checked for correctness on the operator's
+// validation shapes (op.json), which the tuning never saw, before it is reported.
+struct need_validation {
+  std::string tiling;
+  std::string kernel;
+  std::vector<npu::shape_set> shapes;
+};
+struct episode_finished {};
+
+using episode_action = std::variant<need_mutation, need_diagnosis, need_retrieval, need_refinement,
+                                    need_evaluation, need_validation, episode_finished>;
+
+// Returns a fresh state for `op` under `config` (phase baseline).
+episode_state initial_episode_state(const std::string& campaign, const npu::op_package& op,
+                                    const episode_config& config);
+
+// A baseline that failed transiently (npu::is_transient_failure) is evaluated again when its
+// campaign resumes, instead of leaving the operator failed for good. `baseline` is the result
+// of the failed state's last evaluation. Returns whether `state` went back to phase baseline.
+bool reopen_transient_baseline_failure(episode_state& state, const npu::eval_result& baseline);
+
+class episode_engine {
+ public:
+  // `op` must outlive the engine.
+  episode_engine(const npu::op_package& op, episode_state state);
+
+  episode_action next() const;
+
+  // A policy that fails (an unreachable endpoint, a malformed answer) costs the step: the
+  // on_*() call then returns the failed candidate's record, to persist like an evaluation's.
+  // A policy answering failed_precondition has nothing to propose: the stage ends, free.
+  std::optional<candidate_record> on_mutation(const result<mutation_reply>& reply,
+                                              const std::string& policy);
+  std::optional<candidate_record> on_diagnosis(const result<diagnosis>& diag);
+  // A failed retrieval degrades to refinement without tuples.
+  void on_retrieval(const result<std::vector<tuple_ref>>& tuples);
+  std::optional<candidate_record> on_refinement(
+      const result<std::vector<kernel_candidate>>& candidates, const std::string& policy);
+  // The tiling probe rejected the tiling of the evaluation next() asked for (its `probe` is set):
+  // no device evaluation, no budget. The rejection is counted (state().rejected, "<kind>
+  // (probe)"), enters the tiling history with its reason (the mutator's feedback: the heuristic
+  // mutator learns the region, the LLM reads it in its next prompt), and next() asks the
+  // mutator again. After max_probe_rejections in one step the next proposal goes to the device
+  // unprobed, so that a mostly infeasible space still spends the budget and ends.
+  void on_probe_rejection(const feasibility_verdict& verdict);
+  static constexpr uint32_t max_probe_rejections = 12;
+  // Whether `result`, the outcome of the evaluation next() asked for, would become the best.
+  // The caller then confirms it with a cold evaluation (improvement_confirmation.hpp) and hands
+  // on_evaluation() the confirmed result.
+  bool would_accept(const npu::eval_result& result) const;
+  // Records the outcome of the evaluation next() asked for and advances the algorithm.
+  candidate_record on_evaluation(const npu::eval_result& result);
+  // The best's results on need_validation's shapes, in order. A best that failed one is not
+  // reported: the reference point (baseline) takes its place, and the notes say why.
+  void on_validation(const std::vector<npu::eval_result>& results);
+
+  const episode_state& state() const { return state_; }
+  bool finished() const;
+
+ private:
+  // Transient between two evaluations; derived again after a restart.
+  struct pending {
+    std::optional<evaluation_request> evaluation;
+    std::string policy;
+    std::optional<nlohmann::json> mutator_state;
+    std::optional<std::string> mutated_tiling;  // best_of_n: T' waiting for its K'
+    std::optional<diagnosis> diag;
+    std::optional<std::vector<tuple_ref>> tuples;
+    std::optional<std::vector<kernel_candidate>> kernels;  // untried, best first
+    std::string refiner_policy;
+    // Stage II explores: when every candidate from the top-k tuples was tried, it retrieves
+    // again, twice as deep, while the last retrieval filled its page.
+    uint32_t retrieval_depth = 1;
+    size_t retrieved = 0;
+    // evolve: the program this step varies; stage2: the frontier kernel Stage II refines.
+    std::optional<program> parent;
+  };
+
+  bool validation_settled() const;
+  uint32_t stage_steps(int stage) const;
+  uint32_t stage_allowance() const;
+  uint32_t round_count() const;
+  const std::string& source_tiling() const;
+  const std::string& source_kernel() const;
+  const npu::eval_result& source_result() const;
+  void advance_after_step();
+  void end_stage();
+  void fail_repair(const std::string& why);
+  bool probe_next() const;
+  std::string after_probe_rejections() const;
+  void step_spent();
+  void skip_empty_stages();
+  void queue_next_kernel();
+  bool retrieve_deeper();
+  bool evolving() const { return state_.config.strat == strategy::evolve; }
+  // Stage II alone (strategy stage2) walks its kernel frontier (kernel_frontier.hpp) instead of
+  // ending when its parent's rewrites are all tried: no other stage can take the steps.
+  bool walks_frontier() const { return state_.config.strat == strategy::stage2; }
+  bool continue_from_frontier();
+  void note_in_frontier(const evaluation_request& request, const npu::eval_result& outcome,
+                        uint64_t seq, const std::optional<program>& previous_best);
+  void start_evolve_step();
+  void add_to_programs(const evaluation_request& request, const npu::eval_result& outcome,
+                       uint64_t seq);
+  void note_early_stop();
+  void compose_best_of_n();
+  candidate_record failed_step(const std::string& role, const std::string& policy,
+                               const status& reason);
+  candidate_record make_record(const evaluation_request& request, const npu::eval_result& result);
+
+  const npu::op_package& op_;
+  episode_state state_;
+  pending pending_;
+};
+
+}  // namespace aopt::agent

@@ -1,0 +1,79 @@
+#include "agent/episode/outcome_reason.hpp"
+
+#include <fmt/format.h>
+
+namespace aopt::agent {
+
+namespace {
+
+std::string counts(const std::map<std::string, uint32_t>& by_reason) {
+  std::string out;
+  for (const auto& [reason, n] : by_reason)
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", reason, n);
+  return out;
+}
+
+uint32_t total(const std::map<std::string, uint32_t>& by_reason) {
+  uint32_t n = 0;
+  for (const auto& [reason, k] : by_reason) n += k;
+  return n;
+}
+
+std::string note(const episode_state& s, const std::string& key) {
+  auto it = s.notes.find(key);
+  return it == s.notes.end() ? std::string() : it->second;
+}
+
+}  // namespace
+
+std::string outcome_reason(const episode_state& s) {
+  std::vector<std::string> parts;
+  if (!s.repaired_from.empty() && s.phase != episode_phase::failed) {
+    parts.push_back("baseline repaired from " + s.repaired_from);
+  }
+  if (const std::string e = note(s, "stage1_error"); !e.empty()) parts.push_back("error: " + e);
+  const std::string validation_failed = note(s, "validation_failed");
+  if (s.phase == episode_phase::failed) {
+    parts.push_back(s.failure);
+  } else if (s.phase == episode_phase::baseline || s.phase == episode_phase::running) {
+    parts.push_back("running");
+  } else if (s.best_us > 0 && s.best_us < s.baseline_us) {
+    parts.insert(parts.begin(), "improved");
+    if (const std::string v = note(s, "validation"); !v.empty()) parts.push_back(v);
+    if (const uint32_t rejected = total(s.rejected); rejected > 0) {
+      parts.push_back(
+          fmt::format("{} rejected before the device ({})", rejected, counts(s.rejected)));
+    }
+  } else if (!validation_failed.empty()) {
+    parts.push_back("not improved: " + validation_failed);
+  } else {
+    if (const std::string n = note(s, "stage1"); !n.empty()) parts.push_back("Stage I: " + n);
+    const uint32_t infeasible = total(s.failures);
+    const uint32_t rejected = total(s.rejected);
+    if (s.candidates > 0 && infeasible == s.candidates) {
+      parts.push_back(fmt::format("every candidate infeasible ({})", counts(s.failures)));
+    } else if (infeasible > 0) {
+      parts.push_back(fmt::format("{} of {} candidates infeasible ({})", infeasible, s.candidates,
+                                  counts(s.failures)));
+    }
+    if (rejected > 0) {
+      parts.push_back(
+          fmt::format("{} rejected before the device ({})", rejected, counts(s.rejected)));
+    }
+    if (const std::string n = note(s, "stage2"); !n.empty()) parts.push_back("Stage II: " + n);
+    if (s.candidates >= s.config.budget && s.config.budget > 0) {
+      parts.push_back(
+          fmt::format("budget of {} spent without a faster candidate", s.config.budget));
+    } else if (s.candidates == 0) {
+      parts.push_back("no candidate was evaluated");
+    } else {
+      parts.push_back(
+          fmt::format("{} candidates, none faster; both stages had nothing left", s.candidates));
+    }
+  }
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+}  // namespace aopt::agent

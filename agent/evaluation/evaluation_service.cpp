@@ -1,0 +1,60 @@
+#include "agent/evaluation/evaluation_service.hpp"
+
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "base/content_hash.hpp"
+
+namespace aopt::agent {
+
+bool is_cacheable(const npu::eval_result& r) {
+  return !r.from_cache && !npu::is_transient_failure(r);
+}
+
+std::optional<eval_cache_entry> eval_cache_entry_for(const std::string& key,
+                                                     const npu::eval_result& r) {
+  if (key.empty() || !is_cacheable(r)) return std::nullopt;
+  return eval_cache_entry{key, r};
+}
+
+std::string eval_cache_key(const std::string& profile_id, const npu::op_package& op,
+                           const std::string& tiling, const std::string& kernel,
+                           const npu::eval_options& options) {
+  // Everything that can change an evaluation's outcome: the device, the operator's spec,
+  // reference and tiling header, the candidate pair, and the checking options.
+  nlohmann::json spec = op.spec;
+  nlohmann::json checks = {{"input_sets", options.input_sets},
+                           {"repetitions", options.repetitions},
+                           {"detect_races", options.detect_races},
+                           {"noise", options.noise_stddev_fraction},
+                           {"noise_seed", options.noise_seed}};
+  return content_hash({profile_id, spec.dump(), op.reference_source, op.tiling_header_source,
+                       tiling, kernel, checks.dump()});
+}
+
+evaluation_service::evaluation_service(std::shared_ptr<npu::device_slots> slots,
+                                       std::shared_ptr<eval_cache> cache, npu::eval_options options)
+    : slots_(std::move(slots)), cache_(std::move(cache)), options_(std::move(options)) {}
+
+result<evaluation> evaluation_service::evaluate(const evaluation_call& call) {
+  evaluation done;
+  done.cache_key =
+      eval_cache_key(slots_->profile_id(), *call.op, call.tiling, call.kernel, options_);
+  if (cache_ && !call.cold && !call.validation) {
+    if (std::optional<npu::eval_result> cached = cache_->lookup(done.cache_key)) {
+      done.result = std::move(*cached);
+      done.result.from_cache = true;
+      ++cache_hits_;
+      return done;
+    }
+  }
+  npu::slot_job job{call.op, call.tiling, call.kernel, options_, call.campaign, call.validation};
+  job.options.cold = call.cold;
+  result<npu::eval_result> r = slots_->evaluate(job);
+  if (!r.ok()) return r.error();
+  done.result = std::move(*r);
+  return done;
+}
+
+}  // namespace aopt::agent

@@ -1,0 +1,67 @@
+// Heuristic evolvable-template synthesis: turns a tiling program T without an EVOLVE-BLOCK into
+// one whose tiling-shaping integer constants are marked as tunables (the paper's "Evolvable
+// Template Synthesis", done by rules instead of an LLM).
+//
+// Candidates, found outside comments:
+//   * `[static] const|constexpr <integer type> NAME = <integer literal>;`
+//   * `#define NAME <integer literal>` (skipped when NAME appears in a preprocessor condition)
+//   * an integer literal passed to `SetBlockDim(...)`
+// A constant qualifies when its value is positive and classify_by_usage() (tiling_usage.hpp:
+// how the tiling program, and the kernel when given, use it; the name as fallback) gives it a
+// role. Each qualifying declaration is rewritten in place as
+// `constexpr <type> NAME = <value>;  // tunable: <domain>  <why>` and every run of consecutive
+// rewritten lines is wrapped in `// EVOLVE-BLOCK-START` / `// EVOLVE-BLOCK-END` with the run's
+// indentation. A `#define` becomes a constexpr of the literal's own type (int, unsigned, long,
+// ...), so expressions using it keep their meaning. A literal block dim gets a fresh constant
+// (BLOCK_DIM, or BLOCK_DIM2... if taken) declared just before the statement.
+//
+// Domains, by role:
+//   block_dim   range [1, max(cores, value)]
+//   buffer_num  choice {1, 2} (plus the value itself when it is neither)
+//   tile_size   pow2 [max(1, value/16), value*16] for a power of two; otherwise
+//               range [s, 4*value] step s with s the largest power of two dividing value (<= 256)
+//   tile_count  range [1, max(8, 4*value)]
+//   ub_size     range [r, value] step s, r about value/4, s = 32 when value is a multiple of 32
+// Deterministic: the same source always gives the same template.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agent/kernel_text/tiling_names.hpp"
+#include "agent/kernel_text/tunables.hpp"
+#include "base/status.hpp"
+
+namespace aopt::agent {
+
+struct synthesis_options {
+  int64_t cores = 40;  // vector cores of the target: upper bound of block-dim ranges
+};
+
+// A constant synthesis made tunable, and why.
+struct synthesized_lever {
+  std::string name;
+  tiling_role role = tiling_role::none;
+  std::string why;
+};
+
+struct synthesized_template {
+  std::string source;             // T with EVOLVE-BLOCK(s)
+  std::vector<tunable> tunables;  // parsed back from `source`
+  bool synthesized = false;       // false: the source already had tunables
+  std::vector<synthesized_lever> levers;
+  std::vector<std::string> looked_at;  // constants not taken, each with the reason
+};
+
+// A source that already has tunables (an EVOLVE-BLOCK or annotations) is returned unchanged
+// with them. `kernel` (may be empty) tells buffer depths from queue counts.
+// failed_precondition when no lever is found (nothing to tune), naming every constant looked at
+// and why it was not taken; invalid_argument when existing annotations are malformed.
+result<synthesized_template> synthesize_template(const std::string& tiling,
+                                                 const synthesis_options& options = {},
+                                                 const std::string& kernel = {});
+
+}  // namespace aopt::agent

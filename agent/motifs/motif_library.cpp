@@ -1,0 +1,252 @@
+#include "agent/motifs/motif_library.hpp"
+
+#include <functional>
+
+#include "agent/kernel_text/kernel_edits.hpp"
+#include "agent/kernel_text/kernel_facts.hpp"
+#include "agent/motifs/bottleneck_phrases.hpp"
+#include "agent/motifs/optimization_edits.hpp"
+#include "agent/motifs/rewind_edits.hpp"
+
+namespace aopt::agent {
+
+namespace {
+
+using edits_fn = std::vector<text_edit> (*)(const kernel_facts&);
+// A free parameter of an optimization: its full edits rewritten into another outcome.
+using parameter_fn = std::function<std::vector<text_edit>(std::vector<text_edit>)>;
+
+struct parameter {
+  std::string label;
+  parameter_fn rewrite;
+};
+
+// One motif as written in the table below.
+struct motif_spec {
+  std::string name;
+  std::string category;
+  std::string title;
+  std::string description;  // what the fast kernel does and why it is faster
+  std::vector<std::string> tags;
+  std::string slow_symptom;  // how the slow kernel shows it, added to the rewind's bottleneck
+  std::string rewind_name;
+  edits_fn rewind;
+  std::string optimize_name;
+  std::string optimize_summary;
+  edits_fn optimize;
+  std::vector<parameter> parameters = {};
+  bool repeatable = false;  // applying the optimization again goes further (a larger tile)
+};
+
+result<std::string> edit(const std::string& kernel, edits_fn fn, const std::string& rule) {
+  std::vector<text_edit> edits = fn(kernel_facts(kernel));
+  if (edits.empty()) return failed_precondition("rule " + rule + " does not apply");
+  return apply_edits(kernel, std::move(edits));
+}
+
+kernel_rule rule_of(const motif_spec& m, const std::string& name, const std::string& description,
+                    const std::string& bottleneck, const std::string& counterpart, edits_fn fn) {
+  kernel_rule r{name,   m.category,  m.title, description, bottleneck,
+                m.tags, counterpart, {},      {},          {}};
+  r.applies = [fn](const std::string& kernel) { return !fn(kernel_facts(kernel)).empty(); };
+  r.apply = [fn, name](const std::string& kernel) { return edit(kernel, fn, name); };
+  return r;
+}
+
+// Variants of an optimization: each site alone when it edits several (which barrier leaves,
+// which loop is merged), each parameter, and the optimization applied twice when repeatable.
+std::vector<rule_variant> variants_of(const std::string& kernel, edits_fn fn,
+                                      const std::vector<parameter>& parameters, bool repeatable) {
+  constexpr size_t max_sites = 6;
+  std::vector<rule_variant> out;
+  std::vector<text_edit> edits = fn(kernel_facts(kernel));
+  if (edits.empty()) return out;
+  for (const parameter& p : parameters) {
+    out.push_back({p.label, apply_edits(kernel, p.rewrite(edits))});
+  }
+  if (edits.size() > 1 && edits.size() <= max_sites) {
+    for (size_t i = 0; i < edits.size(); ++i) {
+      out.push_back({"site " + std::to_string(i + 1) + " of " + std::to_string(edits.size()),
+                     apply_edits(kernel, {edits[i]})});
+    }
+  }
+  if (repeatable) {
+    std::string once = apply_edits(kernel, edits);
+    std::vector<text_edit> again = fn(kernel_facts(once));
+    if (!again.empty()) out.push_back({"applied twice", apply_edits(once, std::move(again))});
+  }
+  return out;
+}
+
+motif build(const motif_spec& m) {
+  const std::string base = bottleneck_text(m.tags);
+  motif out;
+  out.name = m.name;
+  out.deoptimize = rule_of(m, m.rewind_name, m.description,
+                           m.slow_symptom.empty() ? base : base + " " + m.slow_symptom,
+                           m.optimize_name, m.rewind);
+  out.optimize = rule_of(m, m.optimize_name, m.optimize_summary, base, m.rewind_name, m.optimize);
+  edits_fn fn = m.optimize;
+  std::vector<parameter> parameters = m.parameters;
+  bool repeatable = m.repeatable;
+  out.optimize.variants = [fn, parameters, repeatable](const std::string& kernel) {
+    return variants_of(kernel, fn, parameters, repeatable);
+  };
+  return out;
+}
+
+// Queue depth beyond double buffering: every buffer count the edits set to 2 set to `n`.
+parameter queue_depth(int n) {
+  return {"depth " + std::to_string(n), [n](std::vector<text_edit> edits) {
+            for (text_edit& e : edits) {
+              if (e.replacement == "2") e.replacement = std::to_string(n);
+            }
+            return edits;
+          }};
+}
+
+std::vector<motif> build_library() {
+  std::vector<motif_spec> specs = {
+      {"double_buffering",
+       "pipelining",
+       "Double buffering overlaps copy-in, compute and copy-out",
+       "Give every TQue two buffers (InitBuffer num 2, BUFFER_NUM 2) so MTE2 loads tile i+1 while "
+       "the vector unit computes tile i and MTE3 stores tile i-1; with one buffer per queue each "
+       "stage waits for the previous one to release it.",
+       {"no_overlap", "mte2_bound"},
+       "Queues are initialised with a single buffer (InitBuffer num 1, BUFFER_NUM 1).",
+       "double_to_single_buffer",
+       single_buffer_edits,
+       "single_to_double_buffer",
+       "Give every queue two buffers so loads, compute and stores of consecutive tiles overlap.",
+       double_buffer_edits,
+       {queue_depth(3), queue_depth(4)}},
+      {"stage_barriers",
+       "synchronization",
+       "Remove full barriers between pipeline stages",
+       "The queues' EnQue/DeQue already order CopyIn, Compute and CopyOut; a "
+       "PipeBarrier<PIPE_ALL>() after each stage drains every pipe and keeps the stages of "
+       "consecutive tiles from overlapping.",
+       {"barrier_stall", "no_overlap"},
+       "A PipeBarrier<PIPE_ALL> follows every stage call of the Process loop.",
+       "add_full_barriers",
+       full_barrier_edits,
+       "remove_stage_barriers",
+       "Drop PipeBarrier<PIPE_ALL>() after stage calls; the queues already order the stages.",
+       stage_barrier_edits},
+      {"vectorization",
+       "vectorization",
+       "Vectorize an element-wise scalar loop",
+       "Replace the GetValue/SetValue loop with one count-form vector instruction (Add, Mul, "
+       "Adds, Muls, ...) that processes 256 bytes per repeat; scalar element accesses are orders "
+       "of magnitude slower and need full barriers around them.",
+       {"scalar_heavy"},
+       "An element-wise loop reads operands with GetValue and writes results with SetValue.",
+       "vector_to_scalar",
+       scalar_loop_edits,
+       "scalar_loop_to_vector",
+       "Replace a GetValue/SetValue loop by one count-form vector instruction.",
+       vectorize_edits},
+      {"large_bursts",
+       "memory",
+       "Copy whole tiles with one DataCopy",
+       "Move a tile with a single DataCopy of the full count instead of a loop of 256-byte "
+       "chunks: every DMA burst pays a fixed overhead, and peak bandwidth needs transfers of "
+       "16 KiB or more.",
+       {"small_bursts", "mte2_bound"},
+       "DataCopy is issued in a loop of small chunks.",
+       "chunked_copies",
+       chunked_copy_edits,
+       "merge_chunked_copies",
+       "Replace a loop of small DataCopy chunks by one DataCopy of the whole count.",
+       merge_copy_edits},
+      {"ub_sized_tiles",
+       "tiling",
+       "Fill the UB with larger tiles",
+       "Size tiles to the UB capacity: fewer loop iterations, longer DMA transfers and fewer "
+       "per-tile synchronizations.",
+       {"ub_underuse", "small_bursts"},
+       "",
+       "small_tile",
+       small_tile_edits,
+       "enlarge_tile",
+       "Undo a shrunk tile, or double a hard-coded tile-size constant.",
+       enlarge_tile_edits,
+       {},
+       true},
+      {"balanced_split",
+       "multicore",
+       "Balance the multi-core split with former and tail cores",
+       "Split the elements so that every core gets the same number of aligned blocks and the "
+       "first formerNum cores one block more (former/tail split); a naive split gives each core "
+       "the tail share and leaves the whole remainder to the last core, whose longer run sets "
+       "the kernel latency.",
+       {"core_imbalance"},
+       "Every core takes blockIdx * tailLength and the last core takes the remainder.",
+       "balanced_to_naive_split",
+       naive_split_edits,
+       "naive_to_balanced_split",
+       "Give the first formerNum cores formerLength elements and the others tailLength instead "
+       "of leaving the whole remainder to the last core.",
+       balanced_split_edits},
+      {"fine_grained_sync",
+       "synchronization",
+       "Fine-grained SetFlag/WaitFlag instead of full barriers",
+       "Order only the two pipes that depend on each other with SetFlag/WaitFlag on a HardEvent "
+       "(MTE2_V, V_MTE3, V_S, ...); PipeBarrier<PIPE_ALL>() waits for every pipe and serializes "
+       "independent work.",
+       {"barrier_stall"},
+       "Full barriers stand where one pipe waits for another.",
+       "flags_to_full_barriers",
+       flag_barrier_edits,
+       "full_barrier_to_flags",
+       "Replace PipeBarrier<PIPE_ALL>() by a flag between the two pipes that depend on each "
+       "other.",
+       barrier_flag_edits},
+      {"fused_passes",
+       "fusion",
+       "Keep intermediate data in UB, no GM round trip",
+       "Write each result to GM once: writing, reading back and rewriting through global memory "
+       "doubles MTE2/MTE3 traffic and adds full barriers; fused computation keeps data in the "
+       "unified buffer.",
+       {"extra_gm_traffic", "mte3_bound"},
+       "",
+       "extra_gm_round_trip",
+       round_trip_edits,
+       "remove_gm_round_trip",
+       "Drop a redundant read-back and rewrite of data already written to GM.",
+       round_trip_removal_edits},
+      {"reciprocal_multiply",
+       "vectorization",
+       "Multiply by the reciprocal instead of dividing",
+       "Divide by a scalar as one Muls by its reciprocal, computed once on the scalar unit: a "
+       "vector Div costs several times a multiply per repeat, and the Duplicate that fills a "
+       "divisor tile is a whole extra vector pass.",
+       {"vector_bound"},
+       "A Duplicate fills a tile with one scalar that a vector Div then divides by.",
+       "multiply_to_divide",
+       divide_edits,
+       "divide_to_reciprocal_multiply",
+       "Replace Div by a Duplicate-filled tile with Muls by the scalar's reciprocal.",
+       reciprocal_edits},
+  };
+  std::vector<motif> out;
+  for (const motif_spec& m : specs) out.push_back(build(m));
+  return out;
+}
+
+}  // namespace
+
+const std::vector<motif>& motifs() {
+  static const std::vector<motif> library = build_library();
+  return library;
+}
+
+const motif* find_motif(const std::string& name) {
+  for (const motif& m : motifs()) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace aopt::agent

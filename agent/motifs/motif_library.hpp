@@ -1,0 +1,47 @@
+// The motif library: the optimization practices of ascendc-reference.md §6 that the heuristic
+// policies know, each defined once with both directions, so that the rewind (bank building) and
+// the refiner cannot drift apart:
+//
+//   motif               de-optimization (rewind)   optimization (refinement)
+//   double_buffering    double_to_single_buffer    single_to_double_buffer
+//   stage_barriers      add_full_barriers          remove_stage_barriers
+//   vectorization       vector_to_scalar           scalar_loop_to_vector
+//   large_bursts        chunked_copies             merge_chunked_copies
+//   ub_sized_tiles      small_tile                 enlarge_tile
+//   balanced_split      balanced_to_naive_split    naive_to_balanced_split
+//   fine_grained_sync   flags_to_full_barriers     full_barrier_to_flags
+//   fused_passes        extra_gm_round_trip        remove_gm_round_trip
+//   reciprocal_multiply multiply_to_divide         divide_to_reciprocal_multiply
+//
+// The edits of each direction are in rewind_edits.hpp and optimization_edits.hpp; the tuple
+// fields (title, description, bottleneck, tags) come from the motif, and each rule names the
+// other as its counterpart. An optimization rule also lists its variants: the same motif with
+// its free parameters varied (one site at a time when it edits several, queue depth 3 and 4,
+// the tile enlarged twice), which the refiner offers as further candidates.
+//
+// Not covered yet (§6): UB buffer reuse to enlarge tiles (TQueBind), hoisting loop-invariant
+// work; the corpus baselines show both and only an LLM refiner can propose them.
+//
+// Thread-safety: the library is immutable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "agent/motifs/kernel_rule.hpp"
+
+namespace aopt::agent {
+
+struct motif {
+  std::string name;
+  kernel_rule deoptimize;  // removes the motif from a fast kernel (rewind)
+  kernel_rule optimize;    // puts it into a slow kernel (refinement)
+};
+
+// The motifs in the order above.
+const std::vector<motif>& motifs();
+
+// The motif called `name`, nullptr when there is none.
+const motif* find_motif(const std::string& name);
+
+}  // namespace aopt::agent
