@@ -14,7 +14,7 @@
 #include "agent/campaign_events.hpp"
 #include "agent/episode_journal.hpp"
 #include "agent/episode_state.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::actors {
 

@@ -7,7 +7,6 @@
 
 #include "actors/detached_call.hpp"
 #include "actors/messages.hpp"
-#include "base/utf8.hpp"
 
 namespace aopt::actors {
 namespace {
@@ -21,8 +20,8 @@ void evaluate_detached(caf::event_based_actor* self,
                        evaluation_request request) {
   if (ctx.on_lease) ctx.on_lease(fmt::format("lease {}: {}", request.lease, pkg->spec.name));
   self->spawn<caf::detached>([promise, device = ctx.device, pkg, request]() mutable {
-    npu::eval_result r = device->evaluate(*pkg, request.tiling, request.kernel, request.options);
-    promise.deliver(evaluation_reply{request.lease, dump_json(nlohmann::json(r))});
+    promise.deliver(evaluation_reply{
+        request.lease, device->evaluate(*pkg, request.tiling, request.kernel, request.options)});
   });
 }
 

@@ -5,15 +5,14 @@
 
 #include "actors/detached_call.hpp"
 #include "actors/messages.hpp"
-#include "base/utf8.hpp"
 
 namespace aopt::actors {
 namespace {
 
 // The result of evaluating `job` on a slot the device pool leases: this process's device, or a
 // remote worker's (which gets the package's sources by content hash).
-std::string evaluate_on_pool(caf::actor_system& sys, const evaluator_context& ctx,
-                             const evaluation_job& job, const npu::eval_options& options) {
+npu::eval_result evaluate_on_pool(caf::actor_system& sys, const evaluator_context& ctx,
+                                  const evaluation_job& job, const npu::eval_options& options) {
   auto sources = std::make_shared<const npu::package_sources>(npu::sources_of(*job.op));
   pool_work work;
   work.request = {0,       job.campaign,  npu::package_hash(*sources), job.tiling, job.kernel,
@@ -22,15 +21,15 @@ std::string evaluate_on_pool(caf::actor_system& sys, const evaluator_context& ct
   work.run_here = [device = ctx.device, op = job.op, job, options] {
     return device->evaluate(*op, job.tiling, job.kernel, options);
   };
-  std::string result_json;
+  npu::eval_result result;
   std::string failure;
   caf::scoped_actor self{sys};
   self->request(ctx.pool, caf::infinite, evaluate_atom_v, make_local(std::move(work)))
-      .receive([&](const evaluation_reply& r) { result_json = r.result_json; },
+      .receive([&](evaluation_reply& r) { result = std::move(r.result); },
                [&](caf::error& e) { failure = sys.render(e); });
   // answer_detached turns this into the evaluation request's error.
   if (!failure.empty()) throw std::runtime_error("device pool: " + failure);
-  return result_json;
+  return result;
 }
 
 // `cache_hits` counts the jobs answered from the evaluation cache: this evaluator's, unlike the
@@ -43,15 +42,14 @@ evaluation_done evaluate(caf::actor_system& sys, const evaluator_context& ctx,
   std::optional<npu::eval_result> cached =
       ctx.cache && !job.cold && !job.validation ? ctx.cache->lookup(done.cache_key) : std::nullopt;
   if (cached) {
-    npu::eval_result result = *cached;
-    result.from_cache = true;
+    done.result = std::move(*cached);
+    done.result.from_cache = true;
     ++cache_hits;
-    done.result_json = dump_json(nlohmann::json(result));
     return done;
   }
   npu::eval_options options = ctx.options;
   options.cold = job.cold;
-  done.result_json = evaluate_on_pool(sys, ctx, job, options);
+  done.result = evaluate_on_pool(sys, ctx, job, options);
   return done;
 }
 

@@ -27,20 +27,11 @@ class evaluator_device final : public npu::device {
     npu::eval_result out;
     caf::scoped_actor self{sys_};
     self->request(evaluator_, caf::infinite, evaluate_atom_v, std::move(job))
-        .receive(
-            [&](const evaluation_done& done) {
-              nlohmann::json j = nlohmann::json::parse(done.result_json, nullptr, false);
-              if (j.is_discarded()) {
-                out.status = npu::eval_status::infra_error;
-                out.message = "evaluator: result is not JSON";
-              } else {
-                out = j.get<npu::eval_result>();
-              }
-            },
-            [&](const caf::error& e) {
-              out.status = npu::eval_status::infra_error;
-              out.message = "evaluator: " + caf::to_string(e);
-            });
+        .receive([&](evaluation_done& done) { out = std::move(done.result); },
+                 [&](const caf::error& e) {
+                   out.status = npu::eval_status::infra_error;
+                   out.message = "evaluator: " + caf::to_string(e);
+                 });
     return out;
   }
 

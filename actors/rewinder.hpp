@@ -16,7 +16,7 @@
 #include <caf/all.hpp>
 
 #include "agent/bank_rewind.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::actors {
 

@@ -21,7 +21,7 @@
 #include "agent/retriever.hpp"
 #include "base/status.hpp"
 #include "npu/device.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::agent {
 

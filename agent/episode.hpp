@@ -38,7 +38,7 @@
 #include "agent/program_database.hpp"
 #include "agent/roles.hpp"
 #include "agent/tiling_feasibility.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::agent {
 

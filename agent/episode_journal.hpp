@@ -8,7 +8,7 @@
 
 #include "agent/episode_state.hpp"
 #include "base/status.hpp"
-#include "npu/eval_result.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 

@@ -24,8 +24,8 @@
 #include "agent/bank_rewind.hpp"
 #include "agent/experience_tuple.hpp"
 #include "agent/llm_backend.hpp"
-#include "npu/eval_result.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 

@@ -24,7 +24,7 @@
 #include "agent/llm_backend.hpp"
 #include "agent/roles.hpp"
 #include "agent/template_synthesis.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::agent {
 

@@ -20,7 +20,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "runtime/cli_config.hpp"
 #include "runtime/device_factory.hpp"
 

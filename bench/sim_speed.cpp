@@ -23,7 +23,7 @@
 #include <CLI/CLI.hpp>
 
 #include "base/scratch_dir.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "runtime/cli_config.hpp"
 #include "runtime/device_factory.hpp"
 

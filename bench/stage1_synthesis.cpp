@@ -41,7 +41,7 @@
 #include "agent/tiling_feasibility.hpp"
 #include "config/aopt_config.hpp"
 #include "npu/hardware_profile.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "npu/sim/device/sim_device.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "storage/store.hpp"

@@ -31,7 +31,7 @@
 
 #include "base/subprocess.hpp"
 #include "config/aopt_config.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/protocol/op_spec.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "storage/store.hpp"
 

@@ -19,7 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "runtime/cli_commands.hpp"
 #include "runtime/cli_config.hpp"
 #include "runtime/device_factory.hpp"

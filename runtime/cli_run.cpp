@@ -13,7 +13,7 @@
 
 #include "base/listen_address.hpp"
 #include "base/utf8.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/cli_commands.hpp"
 #include "runtime/cli_config.hpp"

@@ -19,7 +19,7 @@
 
 #include "base/file_beneath.hpp"
 #include "base/utf8.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/protocol/op_spec.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/cli_commands.hpp"
 #include "runtime/progress_view.hpp"
