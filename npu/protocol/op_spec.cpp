@@ -334,7 +334,8 @@ status parse_spec(const json& j, const reader& r, op_spec& s) {
   AOPT_RETURN_IF_ERROR(check_unique_names(s, r));
   AOPT_RETURN_IF_ERROR(parse_tolerance(j, r, s));
   if (auto it = j.find("seed"); it != j.end()) {
-    if (!it->is_number_unsigned()) {
+    // JSON built in C++ (tests, the driver's spec) stores a literal 7 as a signed integer.
+    if (!it->is_number_integer() || (!it->is_number_unsigned() && it->get<int64_t>() < 0)) {
       return r.error("seed", "expected a non-negative integer, got " + it->dump());
     }
     s.seed = it->get<uint64_t>();

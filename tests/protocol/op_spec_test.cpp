@@ -55,6 +55,12 @@ TEST_SUITE("protocol") {
     j["validation_shapes"] = {{{"w", {2, 16}}}};
     CHECK(nested_error(j) == "op.validation_shapes[0].w: no input or output of that name");
     CHECK(nested_error(json::array()) == "op: expected an object, got array");
+    j = relu_op();
+    j["seed"] = -1;
+    CHECK(nested_error(j) == "op.seed: expected a non-negative integer, got -1");
+    j["seed"] = 7;  // a signed integer, as JSON built in C++ holds it
+    REQUIRE(parse_nested_op_spec(j, "op").ok());
+    CHECK(parse_nested_op_spec(j, "op")->seed == 7);
   }
 
   TEST_CASE("the op the daemon writes for the driver reads back equal, defaults filled in") {
