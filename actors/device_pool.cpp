@@ -191,8 +191,8 @@ class pool_adapter {
           std::max(state().counts.max_in_flight, state().table.stats().in_flight);
       const agent::lease_id lease = a->lease;
       const std::string owner = a->owner;
-      const auto on_reply = [this, lease, owner](const evaluation_reply& r) {
-        finish(lease, owner, r.result_json);
+      const auto on_reply = [this, lease, owner](evaluation_reply& r) {
+        finish(lease, owner, std::move(r.result));
       };
       if (owner == lease_table::local_owner) {
         // Its own detached actor, answering the pool's request: a local result is a reply too.
@@ -200,7 +200,7 @@ class pool_adapter {
           return {[r](run_atom, const pool_job& job) -> caf::result<evaluation_reply> {
             r->quit();
             try {
-              return evaluation_reply{0, dump_json(nlohmann::json(job.value->run_here()))};
+              return evaluation_reply{0, job.value->run_here()};
             } catch (...) {
               return to_actor_error(internal_error(exception_text(std::current_exception())));
             }
@@ -219,7 +219,7 @@ class pool_adapter {
     }
   }
 
-  void finish(agent::lease_id lease, const std::string& owner, const std::string& result_json) {
+  void finish(agent::lease_id lease, const std::string& owner, npu::eval_result result) {
     if (state().table.complete(lease, owner)) {
       auto it = state().leases.find(lease);
       open_lease& l = it->second;
@@ -233,7 +233,7 @@ class pool_adapter {
       }
       c.busy_seconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - l.given).count();
-      l.promise.deliver(evaluation_reply{lease, result_json});
+      l.promise.deliver(evaluation_reply{lease, std::move(result)});
       state().leases.erase(it);
     }
     dispatch();

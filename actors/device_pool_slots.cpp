@@ -28,17 +28,7 @@ result<npu::eval_result> device_pool_slots::evaluate(const npu::slot_job& job) {
   caf::scoped_actor self{sys_};
   self->request(pool_, caf::infinite, evaluate_atom_v, make_local(std::move(work)))
       .receive(
-          [&](const evaluation_reply& r) {
-            // The result crossed the worker's wire as JSON (or the local slot's reply).
-            try {
-              out = nlohmann::json::parse(r.result_json).get<npu::eval_result>();
-            } catch (const nlohmann::json::exception& e) {
-              npu::eval_result unreadable;
-              unreadable.status = npu::eval_status::infra_error;
-              unreadable.message = std::string("evaluation result unreadable: ") + e.what();
-              out = std::move(unreadable);
-            }
-          },
+          [&](evaluation_reply& r) { out = std::move(r.result); },
           [&](caf::error& e) {
             const status failure = to_status(e);
             out = status{failure.code(), "device pool: " + failure.message()};

@@ -96,17 +96,6 @@ result<T> from_error(const caf::error& e, const char* role) {
 
 void step(episode_self self);
 
-npu::eval_result read_result(const evaluation_done& done) {
-  try {
-    return nlohmann::json::parse(done.result_json).get<npu::eval_result>();
-  } catch (const nlohmann::json::exception& e) {
-    npu::eval_result r;
-    r.status = npu::eval_status::infra_error;
-    r.message = std::string("evaluation result unreadable: ") + e.what();
-    return r;
-  }
-}
-
 npu::eval_result evaluator_failure(const caf::error& e) {
   npu::eval_result r;
   r.status = npu::eval_status::infra_error;
@@ -128,7 +117,7 @@ void confirm(episode_self self, evaluation_job job, const std::string& cache_key
   self->request(self->state.ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, job)
       .then(
           [=](const evaluation_done& done) {
-            record_evaluation(self, cache_key, agent::confirmed_result(first, read_result(done)));
+            record_evaluation(self, cache_key, agent::confirmed_result(first, done.result));
           },
           [=](caf::error& e) {
             record_evaluation(self, "", agent::confirmed_result(first, evaluator_failure(e)));
@@ -154,7 +143,7 @@ void validate(episode_self self, const agent::need_validation& need,
     validate(self, need, results);
   };
   self->request(ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, std::move(job))
-      .then([=](const evaluation_done& done) { next(read_result(done)); },
+      .then([=](const evaluation_done& done) { next(done.result); },
             [=](caf::error& e) { next(evaluator_failure(e)); });
 }
 
@@ -165,7 +154,7 @@ void evaluate(episode_self self, const agent::evaluation_request& request) {
   self->request(ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, job)
       .then(
           [=](const evaluation_done& done) {
-            npu::eval_result r = read_result(done);
+            npu::eval_result r = done.result;
             if (self->state.ctx.pipeline.confirm_improvements &&
                 self->state.engine->would_accept(r)) {
               return confirm(self, job, done.cache_key, std::move(r));

@@ -21,7 +21,7 @@
 #include "agent/episode/campaign_events.hpp"
 #include "agent/episode/episode_journal.hpp"
 #include "agent/episode/episode_state.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::actors {
 

@@ -6,7 +6,6 @@
 
 #include "actors/actor_error.hpp"
 #include "actors/messages.hpp"
-#include "base/utf8.hpp"
 
 namespace aopt::actors {
 namespace {
@@ -20,8 +19,8 @@ void evaluate_detached(evaluation_worker_actor::pointer self,
                        evaluation_request request) {
   if (ctx.on_lease) ctx.on_lease(fmt::format("lease {}: {}", request.lease, pkg->spec.name));
   self->spawn<caf::detached>([promise, device = ctx.device, pkg, request]() mutable {
-    npu::eval_result r = device->evaluate(*pkg, request.tiling, request.kernel, request.options);
-    promise.deliver(evaluation_reply{request.lease, dump_json(nlohmann::json(r))});
+    promise.deliver(evaluation_reply{
+        request.lease, device->evaluate(*pkg, request.tiling, request.kernel, request.options)});
   });
 }
 

@@ -5,7 +5,6 @@
 #include "actors/detached_call.hpp"
 #include "actors/device_pool_slots.hpp"
 #include "actors/messages.hpp"
-#include "base/utf8.hpp"
 
 namespace aopt::actors {
 namespace {
@@ -15,7 +14,7 @@ evaluation_done evaluate(agent::evaluation_service& service, const evaluation_jo
       service.evaluate({job.op, job.tiling, job.kernel, job.campaign, job.cold, job.validation});
   // answer_detached turns this into the evaluation request's error, as for any other failure.
   if (!e.ok()) throw std::runtime_error(e.error().message());
-  return {dump_json(nlohmann::json(e->result)), e->cache_key};
+  return {std::move(e->result), e->cache_key};
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 // Two kinds of payload:
 // * evaluation_request / evaluation_reply / worker_hello / worker_welcome / package_sources
 //   cross the network between the device pool and remote evaluation workers (issue 19): plain
-//   strings and numbers, fully inspected.
+//   strings and numbers, fully inspected; the eval_result of a reply as its JSON form.
 // * local<T> carries a plain request or reply of the agent layer between actors of one process
 //   (it holds pointers, e.g. to the operator package); it is never serialised: one that arrives
 //   from another node holds a null value, which every receiver refuses.
@@ -22,12 +22,14 @@
 #include "agent/episode/roles.hpp"
 #include "agent/episode/tiling_feasibility.hpp"
 #include "agent/heuristics/bank_rewind.hpp"
+#include "base/utf8.hpp"
 #include "llm/call_result.hpp"
 #include "llm/chat_types.hpp"
 #include "llm/gateway.hpp"
 #include "llm/token_ledger.hpp"
 #include "npu/device.hpp"
 #include "npu/package_sources.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::actors {
 
@@ -68,13 +70,13 @@ typename Inspector::result_type inspect(Inspector& f, evaluation_job& x) {
 }
 
 struct evaluation_done {
-  std::string result_json;  // npu::eval_result as JSON
-  std::string cache_key;    // eval_cache key of this (profile, op, T, K)
+  npu::eval_result result;
+  std::string cache_key;  // eval_cache key of this (profile, op, T, K)
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, evaluation_done& x) {
-  return f(caf::meta::type_name("evaluation_done"), x.result_json, x.cache_key);
+  return f(caf::meta::type_name("evaluation_done"), x.result, x.cache_key);
 }
 
 // What a finished episode reports to its campaign.
@@ -146,6 +148,25 @@ using llm_usage_report = local<llm_usage>;
 
 namespace aopt::npu {
 
+// An eval_result is serialised as its JSON form (npu/protocol/eval_result.hpp, the one the
+// database stores): only the replies of remote evaluation workers cross the network; between
+// actors of one process CAF hands over the typed value without serialising it.
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, eval_result& x) {
+  std::string text;
+  if constexpr (Inspector::reads_state) text = dump_json(nlohmann::json(x));
+  return f(caf::meta::type_name("eval_result"), text, caf::meta::load_callback([&]() -> caf::error {
+             nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+             try {
+               x = j.get<eval_result>();
+             } catch (const std::exception& e) {
+               return caf::make_error(caf::sec::invalid_argument,
+                                      std::string("eval_result: ") + e.what());
+             }
+             return caf::none;
+           }));
+}
+
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, eval_options& x) {
   return f(caf::meta::type_name("eval_options"), x.input_sets, x.repetitions, x.timeout_seconds,
@@ -186,12 +207,12 @@ typename Inspector::result_type inspect(Inspector& f, evaluation_request& x) {
 
 struct evaluation_reply {
   uint64_t lease = 0;
-  std::string result_json;  // npu::eval_result as JSON
+  npu::eval_result result;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, evaluation_reply& x) {
-  return f(caf::meta::type_name("evaluation_reply"), x.lease, x.result_json);
+  return f(caf::meta::type_name("evaluation_reply"), x.lease, x.result);
 }
 
 // A worker asking to join: first (challenge_atom) -> nonce, then

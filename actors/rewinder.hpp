@@ -18,9 +18,9 @@
 
 #include "actors/evaluator.hpp"
 #include "actors/messages.hpp"
-#include "agent/heuristics/bank_rewind.hpp"
 #include "agent/evaluation/evaluation_service.hpp"
-#include "npu/op_spec.hpp"
+#include "agent/heuristics/bank_rewind.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::actors {
 

@@ -20,7 +20,7 @@
 #include "app/cli_commands.hpp"
 #include "base/file_beneath.hpp"
 #include "base/utf8.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/protocol/op_spec.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/progress_view.hpp"
 #include "server/http_client.hpp"

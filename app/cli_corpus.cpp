@@ -21,7 +21,7 @@
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
 #include "base/utf8.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "runtime/device_factory.hpp"
 
 namespace aopt::runtime {

@@ -15,7 +15,7 @@
 #include "app/cli_config.hpp"
 #include "base/listen_address.hpp"
 #include "base/utf8.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/engine.hpp"
 #include "runtime/progress_view.hpp"

@@ -21,7 +21,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli_config.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "runtime/device_factory.hpp"
 
 namespace {

@@ -24,7 +24,7 @@
 
 #include "app/cli_config.hpp"
 #include "base/scratch_dir.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "runtime/device_factory.hpp"
 
 namespace fs = std::filesystem;

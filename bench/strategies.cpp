@@ -36,7 +36,8 @@
 
 #include "base/subprocess.hpp"
 #include "bench_config.hpp"
-#include "npu/op_spec.hpp"
+#include "config/aopt_config.hpp"
+#include "npu/protocol/op_spec.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "storage/store.hpp"
 

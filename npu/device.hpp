@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "npu/eval_result.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::npu {
 

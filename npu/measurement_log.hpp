@@ -22,7 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.hpp"
-#include "npu/eval_result.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::npu {
 

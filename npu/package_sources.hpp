@@ -6,7 +6,7 @@
 #include <string>
 
 #include "base/status.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::npu {
 

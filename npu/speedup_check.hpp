@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "npu/eval_result.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::npu {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::npu {
 

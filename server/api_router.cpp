@@ -6,7 +6,7 @@
 
 #include "base/utf8.hpp"
 #include "llm/token_ledger_json.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/workers_json.hpp"
 #include "server/campaign_views.hpp"

@@ -6,7 +6,7 @@
 #include <regex>
 
 #include "base/content_hash.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::server {
 namespace fs = std::filesystem;

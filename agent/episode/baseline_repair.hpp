@@ -9,7 +9,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
-#include "npu/eval_result.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 

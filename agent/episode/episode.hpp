@@ -39,7 +39,7 @@
 #include "agent/episode/program_database.hpp"
 #include "agent/episode/roles.hpp"
 #include "agent/episode/tiling_feasibility.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::agent {
 

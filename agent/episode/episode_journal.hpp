@@ -9,6 +9,7 @@
 #include "agent/episode/episode_state.hpp"
 #include "agent/evaluation/evaluation_service.hpp"
 #include "base/status.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 

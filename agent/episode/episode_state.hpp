@@ -15,7 +15,7 @@
 
 #include "agent/episode/roles.hpp"
 #include "base/status.hpp"
-#include "npu/eval_result.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 

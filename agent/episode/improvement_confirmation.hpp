@@ -8,7 +8,7 @@
 //     diagnostics.
 #pragma once
 
-#include "npu/eval_result.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 

@@ -19,6 +19,7 @@
 
 #include "agent/episode/program.hpp"
 #include "base/status.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 

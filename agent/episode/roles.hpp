@@ -16,8 +16,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.hpp"
-#include "npu/eval_result.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 

@@ -32,7 +32,7 @@
 #include <string>
 
 #include "agent/kernel_text/tiling_data_layout.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "npu/tiling_prober.hpp"
 
 namespace aopt::agent {

@@ -25,7 +25,8 @@
 #include "agent/motifs/kernel_rule.hpp"
 #include "agent/bank/retriever.hpp"
 #include "base/status.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/device.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::agent {
 

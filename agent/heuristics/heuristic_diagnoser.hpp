@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "agent/episode/roles.hpp"
-#include "npu/eval_result.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 

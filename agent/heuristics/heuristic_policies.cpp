@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "base/content_hash.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::agent {
 

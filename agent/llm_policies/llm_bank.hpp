@@ -24,8 +24,8 @@
 #include "agent/bank/experience_tuple.hpp"
 #include "agent/heuristics/bank_rewind.hpp"
 #include "agent/llm_policies/llm_backend.hpp"
-#include "npu/eval_result.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 

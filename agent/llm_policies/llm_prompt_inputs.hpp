@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "agent/episode/roles.hpp"
-#include "npu/eval_result.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 

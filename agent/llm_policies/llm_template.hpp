@@ -24,7 +24,7 @@
 #include "agent/episode/roles.hpp"
 #include "agent/heuristics/template_synthesis.hpp"
 #include "agent/llm_policies/llm_backend.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::agent {
 

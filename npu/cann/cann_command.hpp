@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "npu/eval_result.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::npu {
 

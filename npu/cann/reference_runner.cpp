@@ -11,7 +11,7 @@
 
 #include "base/content_hash.hpp"
 #include "base/subprocess.hpp"
-#include "element_type.hpp"
+#include "element_codec.hpp"
 #include "input_generator.hpp"
 #include "tensor_check.hpp"
 
@@ -118,18 +118,6 @@ int main() {
 
 constexpr size_t diagnostic_bytes = 2000;
 
-sim::driver_tensor to_driver(const tensor_spec& t) {
-  sim::driver_tensor d;
-  d.name = t.name;
-  if (!sim::parse_element_type(to_string(t.type), d.type)) {
-    throw std::invalid_argument("tensor " + t.name + ": dtype unknown to the simulator");
-  }
-  d.shape = t.shape;
-  d.range_lo = t.range_lo;
-  d.range_hi = t.range_hi;
-  return d;
-}
-
 bool is_word(const std::string& s) {
   if (s.empty()) return false;
   for (char c : s) {
@@ -208,7 +196,7 @@ input_set make_input_set(const op_spec& op, uint32_t index) {
   set.index = index;
   set.seed = op.seed + index;
   std::mt19937_64 rng(set.seed);
-  for (const auto& t : op.inputs) set.inputs.push_back(sim::generate_input(to_driver(t), rng));
+  for (const auto& t : op.inputs) set.inputs.push_back(sim::generate_input(t, rng));
   return set;
 }
 
@@ -231,9 +219,8 @@ output_check compare_output_bytes(const op_spec& op, size_t output_index,
                                   const std::vector<double>& expected, uint32_t set) {
   const tensor_spec& t = op.outputs[output_index];
   const tolerance tol = op.tolerance_for(t);
-  const sim::driver_tolerance dtol{tol.rtol, tol.atol, tol.max_error_ratio};
   output_check out;
-  if (auto f = sim::compare_output(to_driver(t), actual.data(), expected, dtol, set)) {
+  if (auto f = sim::compare_output(t, actual.data(), expected, tol, set)) {
     out.ok = false;
     out.kind = f->kind;
     out.message = f->message;
@@ -297,7 +284,7 @@ result<std::vector<std::vector<double>>> reference_runner::expected(const op_pac
     AOPT_RETURN_IF_ERROR(write_spec(op.spec, dir));
     for (size_t i = 0; i < op.spec.inputs.size(); ++i) {
       const std::vector<double> values =
-          sim::decode_tensor(to_driver(op.spec.inputs[i]), set.inputs[i].data());
+          sim::decode_tensor(op.spec.inputs[i], set.inputs[i].data());
       AOPT_RETURN_IF_ERROR(write_doubles(dir / fmt::format("in_{}.f64", i), values));
     }
   } catch (const std::exception& e) {

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "base/status.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "npu/sim/device/candidate_builder.hpp"
 
 namespace aopt::npu {

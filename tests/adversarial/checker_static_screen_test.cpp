@@ -6,7 +6,7 @@
 
 #include <doctest/doctest.h>
 
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace fs = std::filesystem;
 using aopt::npu::screen_source;

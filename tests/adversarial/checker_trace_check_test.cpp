@@ -158,19 +158,19 @@ TEST_SUITE("adversarial") {
         },
         1);
     run_report report;
-    CHECK(judge_run(spec, report, expected)["error_kind"] == "no_delivery");
+    CHECK(judge_run(spec, report, expected).result.error_kind == "no_delivery");
     report.sets.push_back(honest_set(spec, false));
-    const auto ok = judge_run(spec, report, expected);
-    CHECK_MESSAGE(ok["status"] == "ok", ok.dump(1));
-    CHECK(ok["latency_us"].get<double>() > 0);
+    const aopt::npu::eval_result ok = judge_run(spec, report, expected).result;
+    CHECK_MESSAGE(ok.status == aopt::npu::eval_status::ok, nlohmann::json(ok).dump(1));
+    CHECK(ok.latency_us > 0);
 
     run_report claims = report;
     claims.sets[0].failed_status = "infra_error";  // a candidate cannot blame the machine
     claims.sets[0].message = "not my fault";
-    CHECK(judge_run(spec, claims, expected)["status"] == "runtime_error");
+    CHECK(judge_run(spec, claims, expected).result.status == aopt::npu::eval_status::runtime_error);
 
     run_report modified = report;
     modified.sets[0].input_fingerprints[0] ^= 1;
-    CHECK(judge_run(spec, modified, expected)["error_kind"] == "input_modified");
+    CHECK(judge_run(spec, modified, expected).result.error_kind == "input_modified");
   }
 }

@@ -15,7 +15,7 @@
 #include "agent/llm_policies/llm_diagnoser.hpp"
 #include "agent/llm_policies/llm_mutator.hpp"
 #include "config/aopt_config.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "runtime/llm_factory.hpp"
 #include "support/openai_stub_server.hpp"
 

@@ -15,7 +15,7 @@
 #include "agent/llm_policies/llm_retriever.hpp"
 #include "agent/llm_policies/llm_template.hpp"
 #include "config/aopt_config.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "runtime/llm_factory.hpp"
 #include "support/openai_stub_server.hpp"
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "npu/hardware_profile.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "npu/sim/device/sim_device.hpp"
 #include "support/temp_dir.hpp"
 

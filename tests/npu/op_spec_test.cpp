@@ -1,4 +1,4 @@
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 #include <fstream>
 

@@ -290,7 +290,7 @@ TEST_SUITE("npu") {
     aopt::npu::eval_options o;
     o.input_sets = 5;
     o.noise_seed = 9;
-    auto spec = f.device.driver_spec(op, o);
+    const nlohmann::json spec = f.device.driver_spec(op, o);
     CHECK(spec.at("op").at("name") == "add_tiled");
     CHECK(spec.at("op").at("inputs").size() == 2);
     CHECK(spec.at("hw").at("name") == "ascend910b4");

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.hpp"
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "server_fixture.hpp"
 #include "support/request_fuzzer.hpp"
 

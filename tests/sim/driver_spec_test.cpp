@@ -1,4 +1,5 @@
-// The driver's reading of the spec the parent hands it: op.json keys, defaults and refusals.
+// The driver's reading of the spec the parent hands it: op.json (the one parser of
+// npu/protocol), defaults, the settings and refusals.
 #include <doctest/doctest.h>
 
 #include <stdexcept>
@@ -33,7 +34,7 @@ TEST_SUITE("sim") {
     CHECK(s.op.kernel_entry == "relu_custom");
     CHECK(s.op.tiling_func == "TilingFunc");
     CHECK(s.op.seed == 1);
-    CHECK(s.op.inputs[0].type == element_type::float16);
+    CHECK(s.op.inputs[0].type == npu::dtype::float16);
     CHECK(s.op.inputs[0].range_lo == -1);
     CHECK(s.op.inputs[0].range_hi == 1);
     CHECK(s.op.inputs[0].numel() == 32);
@@ -47,7 +48,7 @@ TEST_SUITE("sim") {
   TEST_CASE("an explicit tolerance overrides the per-dtype defaults for every output") {
     nlohmann::json j = minimal_spec();
     CHECK(parse_driver_spec(j)
-              .op.tolerance_for(driver_tensor{"a", element_type::bfloat16, {}, 0, 0})
+              .op.tolerance_for(npu::tensor_spec{"a", npu::dtype::bfloat16, {}, 0, 0})
               .rtol == 4e-3);
     j["op"]["tolerance"] = {{"rtol", 0.05}};
     const driver_spec s = parse_driver_spec(j);
@@ -61,10 +62,10 @@ TEST_SUITE("sim") {
     CHECK(error_of(j) == "op.outputs: an operator needs at least one output");
     j = minimal_spec();
     j["op"]["inputs"][0]["shape"] = {2, -1};
-    CHECK(error_of(j) == "op.inputs[0].shape[1]: expected a non-negative integer, got -1");
+    CHECK(error_of(j) == "op.inputs[0].shape[1]: expected a positive integer, got -1");
     j = minimal_spec();
     j["op"]["inputs"][0]["range"] = {3, 1};
-    CHECK(error_of(j) == "op.inputs[0].range: lo exceeds hi: [3,1]");
+    CHECK(error_of(j) == "op.inputs[0].range: lo is greater than hi: [3,1]");
     j = minimal_spec();
     j["op"]["attrs"] = {{{"name", "k"}, {"type", "int"}, {"value", 1.5}}};
     CHECK(error_of(j) == "op.attrs[0].value: 1.5 is not a int");
@@ -73,7 +74,7 @@ TEST_SUITE("sim") {
     CHECK(error_of(j) == "input_sets: expected 1..100, got 0");
     j = minimal_spec();
     j["op"]["inputs"][0]["shape"] = {1 << 20, 1 << 20};
-    CHECK(error_of(j) == "op.inputs[0].shape: more than 2^36 elements");
+    CHECK(error_of(j) == "op.inputs[0].shape: [1048576,1048576] has more than 4294967296 elements");
   }
 }
 

@@ -18,8 +18,8 @@ REGISTER_TILING_DATA_CLASS(SyncAllTestExchange, SyncAllTestTiling);
 }  // namespace optiling
 
 #include "kernel_operator.h"
-#include "npu/sim/runtime/driver.hpp"
 #include "npu/sim/runtime/hw_profile.hpp"
+#include "npu/sim/runtime/run_driver.hpp"
 
 namespace driver_sync_all_test {
 

@@ -7,24 +7,24 @@
 #include <string>
 #include <vector>
 
-#include "npu/sim/runtime/element_type.hpp"
+#include "npu/sim/runtime/element_codec.hpp"
 #include "npu/sim/runtime/tensor_check.hpp"
 
 namespace aopt::sim {
 namespace {
 
-driver_tensor output(element_type t, std::vector<int64_t> shape) {
-  driver_tensor d;
+npu::tensor_spec output(npu::dtype t, std::vector<int64_t> shape) {
+  npu::tensor_spec d;
   d.name = "z";
   d.type = t;
   d.shape = std::move(shape);
   return d;
 }
 
-std::vector<uint8_t> encode(const driver_tensor& t, const std::vector<double>& values) {
+std::vector<uint8_t> encode(const npu::tensor_spec& t, const std::vector<double>& values) {
   std::vector<uint8_t> bytes(t.bytes());
   for (size_t i = 0; i < values.size(); ++i) {
-    encode_element(values[i], t.type, bytes.data() + i * element_size(t.type));
+    encode_element(values[i], t.type, bytes.data() + i * npu::dtype_size(t.type));
   }
   return bytes;
 }
@@ -36,8 +36,8 @@ constexpr double inf = std::numeric_limits<double>::infinity();
 
 TEST_SUITE("sim") {
   TEST_CASE("values within atol + rtol * |expected| pass; NaN and infinities must match exactly") {
-    const driver_tensor z = output(element_type::float32, {4});
-    const driver_tolerance tol{1e-3, 1e-3, 0};
+    const npu::tensor_spec z = output(npu::dtype::float32, {4});
+    const npu::tolerance tol{1e-3, 1e-3, 0};
     const std::vector<double> expected = {100.0, 0.0, nan, -inf};
     CHECK_FALSE(compare_output(z, encode(z, {100.1, 0.0009, nan, -inf}).data(), expected, tol));
     const auto far = compare_output(z, encode(z, {100.2, 0.0, nan, -inf}).data(), expected, tol);
@@ -49,10 +49,10 @@ TEST_SUITE("sim") {
   }
 
   TEST_CASE("a few bad elements within max_error_ratio pass, unless one is not finite") {
-    const driver_tensor z = output(element_type::float16, {1000});
+    const npu::tensor_spec z = output(npu::dtype::float16, {1000});
     std::vector<double> expected(1000, 1.0);
     std::vector<double> actual(1000, 1.0);
-    const driver_tolerance tol{1e-3, 1e-3, 1e-2};
+    const npu::tolerance tol{1e-3, 1e-3, 1e-2};
     actual[10] = 2.0;
     CHECK_FALSE(compare_output(z, encode(z, actual).data(), expected, tol));
     for (int i = 0; i < 11; ++i) actual[100 + i] = 2.0;  // 12 of 1000 > 1%
@@ -65,7 +65,7 @@ TEST_SUITE("sim") {
   }
 
   TEST_CASE("integer outputs must match exactly by default and report multi-dimensional indices") {
-    const driver_tensor z = output(element_type::int32, {2, 3});
+    const npu::tensor_spec z = output(npu::dtype::int32, {2, 3});
     const std::vector<double> expected = {1, 2, 3, 4, 5, 6};
     CHECK_FALSE(compare_output(z, encode(z, expected).data(), expected, default_tolerance(z.type)));
     const auto f = compare_output(z, encode(z, {1, 2, 3, 4, 6, 6}).data(), expected,
@@ -77,7 +77,7 @@ TEST_SUITE("sim") {
 
   TEST_CASE(
       "poison left in an output is unwritten_output, even for integers, where it mismatches") {
-    const driver_tensor z = output(element_type::int8, {64});
+    const npu::tensor_spec z = output(npu::dtype::int8, {64});
     std::vector<uint8_t> bytes(64);
     fill_poison(bytes.data(), z.type, 64);
     for (int i = 0; i < 32; ++i) encode_element(1.0, z.type, bytes.data() + i);
@@ -100,7 +100,7 @@ TEST_SUITE("sim") {
   }
 
   TEST_CASE("alternating poison variants expose an unwritten integer that equals one poison") {
-    const driver_tensor z = output(element_type::int8, {8});
+    const npu::tensor_spec z = output(npu::dtype::int8, {8});
     const std::vector<double> expected(8, 90.0);  // 90 is the byte 0x5A, poison variant 0
     for (uint32_t variant : {0u, 1u}) {
       std::vector<uint8_t> bytes(8);
@@ -111,7 +111,7 @@ TEST_SUITE("sim") {
   }
 
   TEST_CASE("a changed input is reported with its first changed element, before and after") {
-    const driver_tensor x = output(element_type::bfloat16, {8});
+    const npu::tensor_spec x = output(npu::dtype::bfloat16, {8});
     const auto before = encode(x, {0, 1, 2, 3, 4, 5, 6, 7});
     CHECK_FALSE(check_input_unchanged(x, before.data(), before.data()));
     auto after = encode(x, {0, 1, 2, 3, 4, 5, -6, 7});

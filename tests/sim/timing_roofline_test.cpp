@@ -12,7 +12,7 @@ TEST_SUITE("sim") {
       "a memory-bound operator's bound is its GM bytes over the HBM bandwidth plus one core's "
       "launch") {
     const hw_profile hw;
-    const roofline r = compute_roofline(80'000'000, 0, 200, hw);  // 80 MB at 800 GB/s = 100 us
+    const npu::roofline r = compute_roofline(80'000'000, 0, 200, hw);  // 80 MB at 800 GB/s = 100 us
     CHECK(r.memory_bound_us == doctest::Approx(100));
     CHECK(r.vector_bound_us == 0);
     CHECK(r.bound_us == doctest::Approx(hw.launch_overhead_us(1) + 100));
@@ -22,7 +22,7 @@ TEST_SUITE("sim") {
   TEST_CASE("a compute-bound operator's bound is its vector work spread over every vector core") {
     const hw_profile hw;
     const double work = 40 * 1.5e6;  // 1.5 M cycles per core on 40 cores at 1.5 GHz = 1000 us
-    const roofline r = compute_roofline(1000, work, 2000, hw);
+    const npu::roofline r = compute_roofline(1000, work, 2000, hw);
     CHECK(r.vector_bound_us == doctest::Approx(1000));
     CHECK(r.bound_us == doctest::Approx(hw.launch_overhead_us(1) + 1000));
     CHECK(r.achieved_fraction < 1);

@@ -456,7 +456,8 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   const fs::path reference_lib = toolchain_.lib_dir / "libaopt_simreference.a";
   const fs::path probe_lib = toolchain_.lib_dir / "libaopt_simprobe.a";
   const fs::path runtime_lib = toolchain_.lib_dir / "libaopt_simrt.a";
-  for (const auto& lib : {driver_lib, reference_lib, probe_lib, runtime_lib}) {
+  const fs::path protocol_lib = toolchain_.lib_dir / "libaopt_protocol.a";
+  for (const auto& lib : {driver_lib, reference_lib, probe_lib, runtime_lib, protocol_lib}) {
     if (!fs::exists(lib, ec)) return infra(lib.string() + ": simulator library missing");
   }
   // The candidate links kernel and host only: the reference (and so the expected outputs) is
@@ -478,9 +479,11 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     subprocess_options link = compiler_run(toolchain_, scratch, limits);
     for (const char* a : {"-o", job.executable}) link.argv.push_back(a);
     for (const unit* u : job.objects) link.argv.push_back(u->object);
-    // The main library first: it uses the runtime, and static libraries resolve left to right.
+    // The main library first: it uses the runtime, which uses the protocol (op.json), and static
+    // libraries resolve left to right.
     link.argv.push_back(job.main_lib.string());
     link.argv.push_back(runtime_lib.string());
+    link.argv.push_back(protocol_lib.string());
     link.argv.push_back("-pthread");
     auto linked = run_subprocess(link);
     if (!linked.ok()) return infra("cannot run the linker: " + linked.error().message());

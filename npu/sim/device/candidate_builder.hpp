@@ -31,7 +31,7 @@
 #include <string>
 #include <vector>
 
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 #include "npu/sim/device/compile_cache.hpp"
 
 namespace aopt::npu {
@@ -42,7 +42,8 @@ struct sim_toolchain {
   std::vector<std::string> candidate_flags;  // must equal the flags the PCH was built with
   std::filesystem::path include_dir;         // the shim headers
   std::filesystem::path pch_dir;             // kernel_operator.h.gch, host/aopt_sim/host_api.h.gch
-  std::filesystem::path lib_dir;  // libaopt_simdriver.a, libaopt_simprobe.a, libaopt_simrt.a
+  std::filesystem::path lib_dir;  // libaopt_simdriver.a, libaopt_simprobe.a, libaopt_simrt.a,
+                                  // libaopt_protocol.a
 };
 
 // The toolchain of this build of aopt (compile definitions from npu/sim/CMakeLists.txt).

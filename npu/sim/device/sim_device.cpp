@@ -120,16 +120,16 @@ std::string sim_device::profile_id() const {
   return "sim:" + profile_.name + (profile_.auto_sync ? "" : "+no-auto-sync");
 }
 
-nlohmann::json sim_device::driver_spec(const op_package& op, const eval_options& options) const {
-  nlohmann::json hw;
-  sim::to_json(hw, profile_);
-  return {{"op", op.spec},
-          {"hw", hw},
-          {"input_sets", options.input_sets},
-          {"repetitions", options.repetitions},
-          {"detect_races", options.detect_races},
-          {"noise_stddev_fraction", options.noise_stddev_fraction},
-          {"noise_seed", options.noise_seed}};
+sim::driver_spec sim_device::driver_spec(const op_package& op, const eval_options& options) const {
+  sim::driver_spec spec;
+  spec.op = op.spec;
+  spec.hw = profile_;
+  spec.input_sets = options.input_sets;
+  spec.repetitions = options.repetitions;
+  spec.detect_races = options.detect_races;
+  spec.noise_stddev_fraction = options.noise_stddev_fraction;
+  spec.noise_seed = options.noise_seed;
+  return spec;
 }
 
 eval_result sim_device::evaluate(const op_package& op, const std::string& tiling_source,
@@ -166,14 +166,15 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
         }
       }
     }
-    const nlohmann::json spec_json = driver_spec(op, options);
-    sim::driver_spec spec;
+    const sim::driver_spec spec = driver_spec(op, options);
     try {
-      spec = sim::parse_driver_spec(spec_json);
-    } catch (const std::exception& e) {
+      sim::check_settings(spec);
+    } catch (const std::invalid_argument& e) {
       fail(eval_status::infra_error, "bad_spec", std::string("driver spec: ") + e.what());
       return finish();
     }
+    // What the candidate and reference processes read.
+    const nlohmann::json spec_json = spec;
     // The expected outputs depend on the spec, the reference and the number of input sets only.
     const std::string op_text = spec_json["op"].dump();
     const std::string sets_text = std::to_string(options.input_sets);
@@ -302,7 +303,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       expected_->put(expected_key, expected);
     }
 
-    eval_result judged = sim::judge_run(spec, report, *expected).get<eval_result>();
+    eval_result judged = sim::judge_run(spec, report, *expected).result;
     judged.device = r.device;
     judged.device_profile = r.device_profile;
     judged.latency_is_simulated = true;
@@ -354,7 +355,7 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
     }
     {
       std::ofstream out(scratch->path() / spec_file);
-      out << driver_spec(op, defaults).dump(1);
+      out << nlohmann::json(driver_spec(op, defaults)).dump(1);
       if (!out)
         return finish(kind::unavailable, "scratch", "cannot write " + std::string(spec_file));
     }

@@ -38,6 +38,7 @@
 #include "npu/sim/device/candidate_builder.hpp"
 #include "npu/sim/device/compile_cache.hpp"
 #include "npu/sim/device/expected_cache.hpp"
+#include "npu/sim/runtime/driver_spec.hpp"
 #include "npu/sim/runtime/hw_profile.hpp"
 #include "npu/tiling_prober.hpp"
 
@@ -90,8 +91,8 @@ class sim_device : public device, public tiling_prober {
   // Object-cache counters: a Stage I evaluation adds one miss (the host unit) and two hits.
   compile_cache_stats cache_stats() const { return cache_->stats(); }
 
-  // The JSON the driver reads from spec.json.
-  nlohmann::json driver_spec(const op_package& op, const eval_options& options) const;
+  // What the driver reads from spec.json (its JSON form).
+  sim::driver_spec driver_spec(const op_package& op, const eval_options& options) const;
 
  private:
   sim::hw_profile profile_;

@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <memory>
-#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -20,18 +18,14 @@
 #include "driver_codec.hpp"
 #include "driver_expected.hpp"
 #include "driver_failure.hpp"
-#include "driver_judge.hpp"
-#include "driver_report.hpp"
 #include "driver_spec.hpp"
-#include "element_type.hpp"
+#include "element_codec.hpp"
 #include "exe_graph/runtime/tiling_context.h"
 #include "graph/types.h"
 #include "tensor_check.hpp"
 
 namespace aopt::sim {
 namespace {
-
-using json = nlohmann::json;
 
 // Simulated GM allocations start on 512-byte boundaries, like the device allocator's, so the
 // timing model's alignment penalty reflects the kernel's offsets only.
@@ -58,31 +52,31 @@ class gm_buffer {
   std::unique_ptr<uint8_t, free_deleter> data_;
 };
 
-ge::DataType to_ge(element_type t) {
+ge::DataType to_ge(npu::dtype t) {
   switch (t) {
-    case element_type::float32:
+    case npu::dtype::float32:
       return ge::DT_FLOAT;
-    case element_type::float16:
+    case npu::dtype::float16:
       return ge::DT_FLOAT16;
-    case element_type::bfloat16:
+    case npu::dtype::bfloat16:
       return ge::DT_BF16;
-    case element_type::int8:
+    case npu::dtype::int8:
       return ge::DT_INT8;
-    case element_type::uint8:
+    case npu::dtype::uint8:
       return ge::DT_UINT8;
-    case element_type::int16:
+    case npu::dtype::int16:
       return ge::DT_INT16;
-    case element_type::int32:
+    case npu::dtype::int32:
       return ge::DT_INT32;
-    case element_type::int64:
+    case npu::dtype::int64:
       return ge::DT_INT64;
-    case element_type::boolean:
+    case npu::dtype::boolean:
       return ge::DT_BOOL;
   }
   return ge::DT_UNDEFINED;
 }
 
-gert::Shape to_shape(const driver_tensor& t) {
+gert::Shape to_shape(const npu::tensor_spec& t) {
   if (t.shape.size() > gert::Shape::kMaxDimNum) {
     fail("infra_error", "bad_spec",
          "tensor " + t.name + " has " + std::to_string(t.shape.size()) +
@@ -133,7 +127,7 @@ void fill_platform(const hw_profile& hw, fe::PlatFormInfos& p) {
   p.short_soc_version = end > prefix.size() ? soc.substr(0, end) : soc;
 }
 
-void add_attrs(const driver_op& op, gert::RuntimeAttrs& attrs) {
+void add_attrs(const npu::op_spec& op, gert::RuntimeAttrs& attrs) {
   for (const auto& a : op.attrs) {
     if (a.type == "float") {
       attrs.add_float(a.value.get<float>());
@@ -169,7 +163,7 @@ struct tiling_outcome {
 
 tiling_call call_tiling(const driver_spec& spec, uint32_t (*tiling)(gert::TilingContext*),
                         const std::vector<std::vector<uint8_t>>& inputs) {
-  const driver_op& op = spec.op;
+  const npu::op_spec& op = spec.op;
   gert::TilingContext ctx(op.name, camel_case(op.name));
   for (size_t i = 0; i < op.inputs.size(); ++i) {
     ctx.add_input(to_ge(op.inputs[i].type), to_shape(op.inputs[i]), inputs[i].data());
@@ -206,7 +200,7 @@ namespace {
 tiling_outcome run_tiling(const driver_spec& spec, const candidate_entries& entries,
                           const std::vector<std::vector<uint8_t>>& inputs,
                           std::vector<std::string>& diagnostics, bool first_set) {
-  const driver_op& op = spec.op;
+  const npu::op_spec& op = spec.op;
   const tiling_call call = call_tiling(spec, entries.tiling, inputs);
   if (!call.exception.empty()) {
     fail("runtime_error", "tiling_failed", op.tiling_func + " threw" + call.exception);
@@ -284,7 +278,7 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
 // Input set `set`: tiling, the blocks, and what the trusted side needs to judge them.
 set_report run_input_set(const driver_spec& spec, const candidate_entries& entries, uint32_t set,
                          std::vector<std::string>& diagnostics) {
-  const driver_op& op = spec.op;
+  const npu::op_spec& op = spec.op;
   set_report report;
   try {
     const std::vector<std::vector<uint8_t>> inputs = make_inputs(op, set);
@@ -359,31 +353,6 @@ run_report collect_report(const driver_spec& spec, const candidate_entries& entr
     if (!report.sets.back().failed_status.empty()) break;
   }
   return report;
-}
-
-int run_driver(const json& spec_json, const candidate_entries& entries, json& result) {
-  const auto started = std::chrono::steady_clock::now();
-  std::optional<driver_spec> spec;
-  try {
-    spec = parse_driver_spec(spec_json);
-  } catch (const std::exception& e) {
-    result =
-        failed_result(nullptr, "infra_error", "bad_spec", std::string("driver spec: ") + e.what());
-    return 2;
-  }
-  if (entries.tiling == nullptr || entries.kernel == nullptr || entries.reference == nullptr) {
-    result = failed_result(&*spec, "infra_error", "bad_spec",
-                           "driver: the candidate lacks a tiling, kernel or reference entry point");
-    return 2;
-  }
-  // Through the wire format, as between the processes of sim_device.
-  const run_report report = decode_report(encode_report(collect_report(*spec, entries)));
-  const expected_outputs expected =
-      compute_expected(spec->op, entries.reference, static_cast<uint32_t>(report.sets.size()));
-  result = judge_run(*spec, report, expected);
-  result["run_seconds"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return 0;
 }
 
 }  // namespace aopt::sim

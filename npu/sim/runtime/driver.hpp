@@ -2,7 +2,8 @@
 // set it generates the inputs, runs the operator's tiling function and every block of its kernel
 // on the simulated cores, and collects what the trusted checker needs: the outputs, input
 // fingerprints and traces (driver_report.hpp). It judges nothing: the reference runs in another
-// process (driver_expected.hpp) and the verdict is driver_judge.hpp's.
+// process (driver_expected.hpp) and the verdict is driver_judge.hpp's (run_driver.hpp runs all
+// three in one process for tests).
 //
 // Runs everything on the calling thread. Not reentrant: the kernel shim binds the running core
 // to the thread (core_context).
@@ -11,8 +12,6 @@
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "aopt/reference.h"
 #include "driver_report.hpp"
@@ -55,13 +54,5 @@ tiling_call call_tiling(const driver_spec& spec, uint32_t (*tiling)(gert::Tiling
 
 // The candidate side: runs input sets 0.. until one fails or all ran.
 run_report collect_report(const driver_spec& spec, const candidate_entries& entries);
-
-// A whole evaluation in this process (tests, benches): collect_report, the reference and
-// judge_run, with the report passed through its wire format. Writes an eval_result JSON object
-// (driver_judge.hpp) to `result`. Returns 0 when `result` holds an evaluation (whatever its
-// status), 2 when the spec or the entries are unusable (`result` then holds status
-// "infra_error" naming the problem).
-int run_driver(const nlohmann::json& spec, const candidate_entries& entries,
-               nlohmann::json& result);
 
 }  // namespace aopt::sim

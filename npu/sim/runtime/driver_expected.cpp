@@ -12,11 +12,11 @@ constexpr char expected_magic[] = "AOPTEXP1";
 constexpr char end_magic[] = "AOPTEND1";
 constexpr size_t magic_size = 8;
 
-std::string run_reference(const driver_op& op, reference_fn reference,
+std::string run_reference(const npu::op_spec& op, reference_fn reference,
                           const std::vector<std::vector<uint8_t>>& inputs, expected_set& out) {
   aopt_ref::tensors in;
   for (size_t i = 0; i < op.inputs.size(); ++i) {
-    const driver_tensor& t = op.inputs[i];
+    const npu::tensor_spec& t = op.inputs[i];
     in.push_back({t.name, to_string(t.type), t.shape, decode_tensor(t, inputs[i].data())});
   }
   aopt_ref::tensors result;
@@ -35,7 +35,7 @@ std::string run_reference(const driver_op& op, reference_fn reference,
            std::to_string(op.outputs.size());
   }
   for (size_t i = 0; i < result.size(); ++i) {
-    if (result[i].data.size() != op.outputs[i].numel()) {
+    if (result[i].data.size() != static_cast<size_t>(op.outputs[i].numel())) {
       return "reference resized output " + op.outputs[i].name + " to " +
              std::to_string(result[i].data.size()) + " elements instead of " +
              std::to_string(op.outputs[i].numel());
@@ -47,14 +47,14 @@ std::string run_reference(const driver_op& op, reference_fn reference,
 
 }  // namespace
 
-std::vector<std::vector<uint8_t>> make_inputs(const driver_op& op, uint32_t set) {
+std::vector<std::vector<uint8_t>> make_inputs(const npu::op_spec& op, uint32_t set) {
   std::mt19937_64 rng(op.seed + set);
   std::vector<std::vector<uint8_t>> inputs;
   for (const auto& t : op.inputs) inputs.push_back(generate_input(t, rng));
   return inputs;
 }
 
-aopt_ref::attrs reference_attrs(const driver_op& op) {
+aopt_ref::attrs reference_attrs(const npu::op_spec& op) {
   aopt_ref::attrs attrs;
   for (const auto& a : op.attrs) {
     if (a.type == "float" || a.type == "int") {
@@ -70,7 +70,7 @@ aopt_ref::attrs reference_attrs(const driver_op& op) {
   return attrs;
 }
 
-expected_outputs compute_expected(const driver_op& op, reference_fn reference, uint32_t sets) {
+expected_outputs compute_expected(const npu::op_spec& op, reference_fn reference, uint32_t sets) {
   expected_outputs e;
   for (uint32_t set = 0; set < sets; ++set) {
     const auto inputs = make_inputs(op, set);
@@ -103,7 +103,7 @@ std::string encode_expected(const expected_outputs& e) {
   return std::move(w.text());
 }
 
-expected_outputs decode_expected(const std::string& bytes, const driver_op& op) {
+expected_outputs decode_expected(const std::string& bytes, const npu::op_spec& op) {
   byte_reader r(bytes.data(), bytes.size());
   r.expect(expected_magic, magic_size, "expected outputs header");
   expected_outputs e;
@@ -114,7 +114,7 @@ expected_outputs decode_expected(const std::string& bytes, const driver_op& op) 
     if (outputs != op.outputs.size()) throw malformed_delivery("expected outputs: wrong count");
     for (uint64_t i = 0; i < outputs; ++i) {
       const uint64_t n = r.count("expected output", 1);
-      if (n != op.outputs[i].numel() * sizeof(double)) {
+      if (n != static_cast<uint64_t>(op.outputs[i].numel()) * sizeof(double)) {
         throw malformed_delivery("expected output " + op.outputs[i].name + ": wrong size");
       }
       std::vector<double> v(op.outputs[i].numel());

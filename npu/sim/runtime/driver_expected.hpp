@@ -30,15 +30,15 @@ using reference_fn = void (*)(const aopt_ref::tensors& in, aopt_ref::tensors& ou
                               const aopt_ref::attrs& attrs);
 
 // Input set `set` of `op`: the GM bytes of every input (seed op.seed + set).
-std::vector<std::vector<uint8_t>> make_inputs(const driver_op& op, uint32_t set);
+std::vector<std::vector<uint8_t>> make_inputs(const npu::op_spec& op, uint32_t set);
 
-aopt_ref::attrs reference_attrs(const driver_op& op);
+aopt_ref::attrs reference_attrs(const npu::op_spec& op);
 
 // Runs the reference on input sets 0..sets-1. Never throws for a failing reference: `failure`.
-expected_outputs compute_expected(const driver_op& op, reference_fn reference, uint32_t sets);
+expected_outputs compute_expected(const npu::op_spec& op, reference_fn reference, uint32_t sets);
 
 std::string encode_expected(const expected_outputs& e);
 // Throws malformed_delivery naming the field.
-expected_outputs decode_expected(const std::string& bytes, const driver_op& op);
+expected_outputs decode_expected(const std::string& bytes, const npu::op_spec& op);
 
 }  // namespace aopt::sim

@@ -18,18 +18,14 @@
 namespace aopt::sim {
 namespace {
 
-using json = nlohmann::json;
-
 constexpr size_t max_candidate_diagnostics = 20;
 constexpr size_t max_diagnostic_chars = 400;
 
 struct timing_outcome {
-  json profile;
-  json roof;
-  json latency;
-  double latency_us = 0;
+  npu::eval_profile profile;
+  npu::roofline roof;
+  npu::latency_stats latency;
   double raw_latency_us = 0;
-  double bound_us = 0;
   std::string roof_summary;
 };
 
@@ -39,9 +35,9 @@ double median_of(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-json pipe_json(double busy_cycles, double total_cycles, const hw_profile& hw) {
-  return {{"time_us", hw.cycles_to_us(busy_cycles)},
-          {"ratio", total_cycles > 0 ? busy_cycles / total_cycles : 0.0}};
+npu::pipe_busy pipe_of(const core_timing& core, pipe p, const hw_profile& hw) {
+  const double busy = core.busy_cycles[static_cast<int>(p)];
+  return {hw.cycles_to_us(busy), core.total_cycles > 0 ? busy / core.total_cycles : 0.0};
 }
 
 timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace>& traces) {
@@ -51,22 +47,22 @@ timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace
   const kernel_timing kt = combine_cores(cores, traces, hw);
 
   const core_timing& critical = cores.at(kt.critical_core);
-  uint64_t ub_high = 0, gm_read = 0, gm_write = 0, bursts = 0, dma_bytes = 0, scalar = 0,
-           vector = 0, instructions = 0;
+  timing_outcome out;
+  npu::eval_profile& p = out.profile;
+  uint64_t dma_bytes = 0;
   double vector_work = 0;
   for (size_t i = 0; i < cores.size(); ++i) {
-    ub_high = std::max(ub_high, traces[i].ub_high_water_bytes);
-    gm_read += traces[i].gm_read_bytes;
-    gm_write += traces[i].gm_write_bytes;
-    instructions += traces[i].instructions.size();
-    bursts += cores[i].dma_bursts;
+    p.ub_high_water_bytes = std::max(p.ub_high_water_bytes, traces[i].ub_high_water_bytes);
+    p.gm_read_bytes += traces[i].gm_read_bytes;
+    p.gm_write_bytes += traces[i].gm_write_bytes;
+    p.trace_instructions += traces[i].instructions.size();
+    p.dma_bursts += cores[i].dma_bursts;
     dma_bytes += cores[i].dma_bytes;
-    scalar += cores[i].scalar_accesses;
-    vector += cores[i].vector_instructions;
+    p.scalar_accesses += cores[i].scalar_accesses;
+    p.vector_instructions += cores[i].vector_instructions;
     vector_work += cores[i].vector_work_cycles;
   }
 
-  timing_outcome out;
   out.raw_latency_us = kt.latency_us;
   std::vector<double> samples(spec.repetitions, kt.latency_us);
   if (spec.noise_stddev_fraction > 0) {
@@ -75,60 +71,43 @@ timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace
     // A draw below -95% would make a latency near zero or negative: not a measurement.
     for (double& s : samples) s = kt.latency_us * std::max(0.05, 1.0 + noise(rng));
   }
-  out.latency_us = median_of(samples);
   double mean = 0;
   for (double s : samples) mean += s;
   mean /= static_cast<double>(samples.size());
   double variance = 0;
   for (double s : samples) variance += (s - mean) * (s - mean);
   variance /= static_cast<double>(samples.size());
-  out.latency = {{"median_us", out.latency_us},
-                 {"min_us", *std::min_element(samples.begin(), samples.end())},
-                 {"max_us", *std::max_element(samples.begin(), samples.end())},
-                 {"stddev_us", std::sqrt(variance)},
-                 {"repetitions", samples.size()}};
+  out.latency.median_us = median_of(samples);
+  out.latency.min_us = *std::min_element(samples.begin(), samples.end());
+  out.latency.max_us = *std::max_element(samples.begin(), samples.end());
+  out.latency.stddev_us = std::sqrt(variance);
+  out.latency.repetitions = static_cast<uint32_t>(samples.size());
 
-  out.profile = {
-      {"scalar",
-       pipe_json(critical.busy_cycles[static_cast<int>(pipe::s)], critical.total_cycles, hw)},
-      {"vector",
-       pipe_json(critical.busy_cycles[static_cast<int>(pipe::v)], critical.total_cycles, hw)},
-      {"mte2",
-       pipe_json(critical.busy_cycles[static_cast<int>(pipe::mte2)], critical.total_cycles, hw)},
-      {"mte3",
-       pipe_json(critical.busy_cycles[static_cast<int>(pipe::mte3)], critical.total_cycles, hw)},
-      {"block_dim", block_dim},
-      {"ub_high_water_bytes", ub_high},
-      {"ub_capacity_bytes", hw.ub_bytes},
-      {"gm_read_bytes", gm_read},
-      {"gm_write_bytes", gm_write},
-      {"dma_bursts", bursts},
-      {"mean_burst_bytes",
-       bursts > 0 ? static_cast<double>(dma_bytes) / static_cast<double>(bursts) : 0.0},
-      {"scalar_accesses", scalar},
-      {"vector_instructions", vector},
-      {"barrier_stall_us", hw.cycles_to_us(critical.barrier_stall_cycles)},
-      {"flag_wait_us", hw.cycles_to_us(critical.flag_wait_cycles)},
-      {"auto_sync_wait_us", hw.cycles_to_us(critical.auto_sync_wait_cycles)},
-      {"waves", kt.waves},
-      {"launch_overhead_us", kt.launch_overhead_us},
-      {"core_time_max_us", kt.core_time_max_us},
-      {"core_time_mean_us", kt.core_time_mean_us},
-      {"trace_instructions", instructions}};
+  p.scalar = pipe_of(critical, pipe::s, hw);
+  p.vector = pipe_of(critical, pipe::v, hw);
+  p.mte2 = pipe_of(critical, pipe::mte2, hw);
+  p.mte3 = pipe_of(critical, pipe::mte3, hw);
+  p.block_dim = block_dim;
+  p.ub_capacity_bytes = hw.ub_bytes;
+  p.mean_burst_bytes =
+      p.dma_bursts > 0 ? static_cast<double>(dma_bytes) / static_cast<double>(p.dma_bursts) : 0.0;
+  p.barrier_stall_us = hw.cycles_to_us(critical.barrier_stall_cycles);
+  p.flag_wait_us = hw.cycles_to_us(critical.flag_wait_cycles);
+  p.auto_sync_wait_us = hw.cycles_to_us(critical.auto_sync_wait_cycles);
+  p.waves = kt.waves;
+  p.launch_overhead_us = kt.launch_overhead_us;
+  p.core_time_max_us = kt.core_time_max_us;
+  p.core_time_mean_us = kt.core_time_mean_us;
   // The features of `aopt calibrate` (timing_sensitivity.hpp): a few replays of the critical
   // block.
-  json sensitivity = json::object();
   for (const auto& [name, slope] : latency_sensitivities(traces, cores, kt, hw)) {
-    sensitivity[name] = slope;
+    p.latency_sensitivity[name] = slope;
   }
-  out.profile["latency_sensitivity"] = std::move(sensitivity);
 
-  const roofline roof = compute_roofline(spec.op.io_bytes(), vector_work, out.latency_us, hw);
-  out.roof = roof;
-  out.bound_us = roof.bound_us;
-  out.roof_summary = "roofline bound " + format_value(roof.bound_us) + " us (memory " +
-                     format_value(roof.memory_bound_us) + " us, vector " +
-                     format_value(roof.vector_bound_us) + " us)";
+  out.roof = compute_roofline(spec.op.io_bytes(), vector_work, out.latency.median_us, hw);
+  out.roof_summary = "roofline bound " + format_value(out.roof.bound_us) + " us (memory " +
+                     format_value(out.roof.memory_bound_us) + " us, vector " +
+                     format_value(out.roof.vector_bound_us) + " us)";
   return out;
 }
 
@@ -154,7 +133,7 @@ void check_tiling(const set_report& s) {
 
 void check_set(const driver_spec& spec, const run_report& report, const expected_outputs& expected,
                uint32_t set) {
-  const driver_op& op = spec.op;
+  const npu::op_spec& op = spec.op;
   const set_report& s = report.sets[set];
   const expected_set& want = expected.sets.at(set);
   if (!s.failed_status.empty()) candidate_failure(s);
@@ -184,7 +163,7 @@ void check_set(const driver_spec& spec, const run_report& report, const expected
     }
   }
   for (size_t i = 0; i < op.outputs.size(); ++i) {
-    const driver_tensor& t = op.outputs[i];
+    const npu::tensor_spec& t = op.outputs[i];
     if (s.outputs[i].size() != t.bytes()) {
       fail("runtime_error", "malformed_delivery",
            "output " + t.name + ": " + std::to_string(s.outputs[i].size()) +
@@ -208,28 +187,29 @@ void check_set(const driver_spec& spec, const run_report& report, const expected
 
 }  // namespace
 
-json failed_result(const driver_spec* spec, const std::string& status, const std::string& kind,
-                   const std::string& message) {
-  return {{"status", status},
-          {"error_kind", kind},
-          {"message", message},
-          {"latency_us", 0.0},
-          {"latency_is_simulated", true},
-          {"diagnostics", json::array()},
-          {"device", "sim"},
-          {"device_profile", spec != nullptr ? spec->hw.name : ""},
-          {"run_seconds", 0.0}};
+npu::eval_result failed_result(const driver_spec* spec, npu::eval_status status,
+                               const std::string& kind, const std::string& message) {
+  npu::eval_result r;
+  r.status = status;
+  r.error_kind = kind;
+  r.message = message;
+  r.latency_is_simulated = true;
+  r.device = "sim";
+  r.device_profile = spec != nullptr ? spec->hw.name : "";
+  return r;
 }
 
-json judge_run(const driver_spec& spec, const run_report& report,
-               const expected_outputs& expected) {
-  json result = failed_result(&spec, "infra_error", "", "");
+judgement judge_run(const driver_spec& spec, const run_report& report,
+                    const expected_outputs& expected) {
+  judgement out;
+  npu::eval_result& result = out.result;
+  result = failed_result(&spec, npu::eval_status::infra_error, "", "");
   std::vector<std::string> diagnostics;
   for (const auto& d : report.diagnostics) {
     if (diagnostics.size() == max_candidate_diagnostics) break;
     diagnostics.push_back(d.substr(0, max_diagnostic_chars));
   }
-  const driver_op& op = spec.op;
+  const npu::op_spec& op = spec.op;
   try {
     if (!expected.failure.empty()) fail("runtime_error", "reference_failed", expected.failure);
     if (report.sets.empty()) {
@@ -248,9 +228,7 @@ json judge_run(const driver_spec& spec, const run_report& report,
     for (uint32_t set = 0; set < report.sets.size(); ++set) {
       const set_report& s = report.sets[set];
       if (set == 0) {
-        result["tiling_key"] = s.tiling_key;
-        result["block_dim"] = s.block_dim;
-        result["workspace_bytes"] = s.workspace_bytes;
+        out.first_set_tiling = tiling_decision{s.block_dim, s.tiling_key, s.workspace_bytes};
       }
       try {
         check_set(spec, report, expected, set);
@@ -268,10 +246,10 @@ json judge_run(const driver_spec& spec, const run_report& report,
                           std::to_string(spec.input_sets) + " input sets passed");
 
     const timing_outcome timing = time_kernel(spec, first.traces);
-    result["latency_us"] = timing.latency_us;
-    result["latency"] = timing.latency;
-    result["profile"] = timing.profile;
-    result["roofline"] = timing.roof;
+    result.latency_us = timing.latency.median_us;
+    result.latency = timing.latency;
+    result.profile = timing.profile;
+    result.roof = timing.roof;
     diagnostics.push_back(timing.roof_summary);
 
     if (spec.detect_races) {
@@ -288,25 +266,30 @@ json judge_run(const driver_spec& spec, const run_report& report,
                " us is not a positive time: the trace holds no work");
     }
     // Judged on the noise-free latency: noise models the measurement, not the kernel.
-    if (timing.raw_latency_us < timing.bound_us * (1 - 1e-9)) {
+    if (timing.raw_latency_us < timing.roof.bound_us * (1 - 1e-9)) {
       fail("precision_error", "suspicious",
            "simulated latency " + format_value(timing.raw_latency_us) + " us is below the " +
                timing.roof_summary +
                ": the kernel moves less data or does less work than the operator needs");
     }
-    result["status"] = "ok";
+    result.status = npu::eval_status::ok;
   } catch (const evaluation_failure& v) {
-    result["status"] = v.status();
-    result["error_kind"] = v.kind();
-    result["message"] = v.what();
+    result.error_kind = v.kind();
+    result.message = v.what();
+    // Failures thrown here name one of eval_status's names; the candidate's are mapped by
+    // candidate_failure.
+    if (!npu::parse_eval_status(v.status(), result.status)) {
+      result.status = npu::eval_status::infra_error;
+      result.message = "checker: unknown status '" + v.status() + "': " + v.what();
+    }
   } catch (const std::exception& e) {
     // A checker-side failure (a bad hardware profile value reaching the timing model, ...).
-    result["status"] = "infra_error";
-    result["error_kind"] = "driver";
-    result["message"] = std::string("checker: ") + e.what();
+    result.status = npu::eval_status::infra_error;
+    result.error_kind = "driver";
+    result.message = std::string("checker: ") + e.what();
   }
-  result["diagnostics"] = diagnostics;
-  return result;
+  result.diagnostics = std::move(diagnostics);
+  return out;
 }
 
 }  // namespace aopt::sim

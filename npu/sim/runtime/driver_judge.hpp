@@ -8,24 +8,36 @@
 // input sets); the trace consistent and accounting for the outputs (driver_trace_check.hpp).
 // Then the first set's traces are replayed through the timing model, searched for data races,
 // and the latency must be positive and at least the roofline bound ("suspicious").
-//
-// The result is an eval_result JSON object (npu/eval_result.hpp keys) plus "tiling_key",
-// "block_dim" and "workspace_bytes".
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
 
 #include "driver_expected.hpp"
 #include "driver_report.hpp"
 #include "driver_spec.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::sim {
 
-nlohmann::json judge_run(const driver_spec& spec, const run_report& report,
-                         const expected_outputs& expected);
+// What the tiling function decided for the first input set.
+struct tiling_decision {
+  uint32_t block_dim = 0;
+  uint64_t tiling_key = 0;
+  uint64_t workspace_bytes = 0;
+};
 
-// The JSON result of an evaluation that ended before a verdict: status, kind and message set.
-nlohmann::json failed_result(const driver_spec* spec, const std::string& status,
-                             const std::string& kind, const std::string& message);
+struct judgement {
+  npu::eval_result result;
+  std::optional<tiling_decision> first_set_tiling;  // absent when no set was delivered
+};
+
+judgement judge_run(const driver_spec& spec, const run_report& report,
+                    const expected_outputs& expected);
+
+// The result of an evaluation that ended before a verdict: status, kind and message set.
+npu::eval_result failed_result(const driver_spec* spec, npu::eval_status status,
+                               const std::string& kind, const std::string& message);
 
 }  // namespace aopt::sim

@@ -142,7 +142,7 @@ std::optional<check_failure> check_records(const core_trace& t, uint32_t ub_byte
 
 std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_report& set,
                                              bool fully_traced) {
-  const driver_op& op = spec.op;
+  const npu::op_spec& op = spec.op;
   if (set.traces.size() != set.block_dim) {
     return malformed(std::to_string(set.traces.size()) + " block traces for blockDim " +
                      std::to_string(set.block_dim));

@@ -4,14 +4,16 @@
 #include <cmath>
 #include <limits>
 
+#include "element_codec.hpp"
+
 namespace aopt::sim {
 namespace {
 
-double max_finite(element_type t) {
+double max_finite(npu::dtype t) {
   switch (t) {
-    case element_type::float16:
+    case npu::dtype::float16:
       return 65504.0;
-    case element_type::bfloat16:
+    case npu::dtype::bfloat16:
       return 3.3895313892515355e38;
     default:
       return std::numeric_limits<float>::max();
@@ -20,9 +22,9 @@ double max_finite(element_type t) {
 
 }  // namespace
 
-std::vector<uint8_t> generate_input(const driver_tensor& input, std::mt19937_64& rng) {
+std::vector<uint8_t> generate_input(const npu::tensor_spec& input, std::mt19937_64& rng) {
   const uint64_t n = input.numel();
-  const uint32_t size = element_size(input.type);
+  const uint32_t size = npu::dtype_size(input.type);
   std::vector<uint8_t> bytes(n * size);
   if (is_floating(input.type)) {
     const double limit = max_finite(input.type);
@@ -47,9 +49,9 @@ std::vector<uint8_t> generate_input(const driver_tensor& input, std::mt19937_64&
   return bytes;
 }
 
-std::vector<double> decode_tensor(const driver_tensor& t, const uint8_t* bytes) {
+std::vector<double> decode_tensor(const npu::tensor_spec& t, const uint8_t* bytes) {
   const uint64_t n = t.numel();
-  const uint32_t size = element_size(t.type);
+  const uint32_t size = npu::dtype_size(t.type);
   std::vector<double> values(n);
   for (uint64_t i = 0; i < n; ++i) values[i] = decode_element(bytes + i * size, t.type);
   return values;

@@ -11,9 +11,9 @@
 
 namespace aopt::sim {
 
-std::vector<uint8_t> generate_input(const driver_tensor& input, std::mt19937_64& rng);
+std::vector<uint8_t> generate_input(const npu::tensor_spec& input, std::mt19937_64& rng);
 
 // The values of a tensor's bytes, as the reference receives them.
-std::vector<double> decode_tensor(const driver_tensor& t, const uint8_t* bytes);
+std::vector<double> decode_tensor(const npu::tensor_spec& t, const uint8_t* bytes);
 
 }  // namespace aopt::sim

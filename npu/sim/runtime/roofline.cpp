@@ -4,9 +4,9 @@
 
 namespace aopt::sim {
 
-roofline compute_roofline(uint64_t io_bytes, double vector_work_cycles, double latency_us,
-                          const hw_profile& hw) {
-  roofline r;
+npu::roofline compute_roofline(uint64_t io_bytes, double vector_work_cycles, double latency_us,
+                               const hw_profile& hw) {
+  npu::roofline r;
   // hbm_gbps GB/s = hbm_gbps * 1e3 bytes per microsecond.
   r.memory_bound_us = static_cast<double>(io_bytes) / (hw.hbm_gbps * 1e3);
   r.vector_bound_us = hw.cycles_to_us(vector_work_cycles / hw.vector_cores);
@@ -14,13 +14,6 @@ roofline compute_roofline(uint64_t io_bytes, double vector_work_cycles, double l
   r.bound_us = hw.launch_overhead_us(1) + std::max(r.memory_bound_us, r.vector_bound_us);
   r.achieved_fraction = latency_us > 0 ? r.bound_us / latency_us : 0;
   return r;
-}
-
-void to_json(nlohmann::json& j, const roofline& r) {
-  j = nlohmann::json{{"memory_bound_us", r.memory_bound_us},
-                     {"vector_bound_us", r.vector_bound_us},
-                     {"bound_us", r.bound_us},
-                     {"achieved_fraction", r.achieved_fraction}};
 }
 
 }  // namespace aopt::sim

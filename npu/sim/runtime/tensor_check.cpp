@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "element_codec.hpp"
+
 namespace aopt::sim {
 
 std::string format_value(double v) {
@@ -14,7 +16,7 @@ std::string format_value(double v) {
   return text;
 }
 
-std::string describe_index(const driver_tensor& t, uint64_t flat_index) {
+std::string describe_index(const npu::tensor_spec& t, uint64_t flat_index) {
   std::string text = std::to_string(flat_index);
   if (t.shape.size() <= 1) return text;
   std::vector<uint64_t> coords(t.shape.size());
@@ -32,12 +34,11 @@ std::string describe_index(const driver_tensor& t, uint64_t flat_index) {
   return text + "]";
 }
 
-std::optional<check_failure> compare_output(const driver_tensor& output, const uint8_t* actual,
+std::optional<check_failure> compare_output(const npu::tensor_spec& output, const uint8_t* actual,
                                             const std::vector<double>& expected,
-                                            const driver_tolerance& tol,
-                                            uint32_t poison_variant) {
+                                            const npu::tolerance& tol, uint32_t poison_variant) {
   const uint64_t n = output.numel();
-  const uint32_t size = element_size(output.type);
+  const uint32_t size = npu::dtype_size(output.type);
   const bool floating = is_floating(output.type);
   uint64_t bad = 0;
   uint64_t unwritten = 0;
@@ -94,14 +95,15 @@ std::optional<check_failure> compare_output(const driver_tensor& output, const u
                            format_value(decode_element(actual + i * size, output.type))};
 }
 
-std::optional<check_failure> check_input_unchanged(const driver_tensor& input,
+std::optional<check_failure> check_input_unchanged(const npu::tensor_spec& input,
                                                    const uint8_t* original, const uint8_t* after) {
   const uint64_t bytes = input.bytes();
   if (std::memcmp(original, after, bytes) == 0) return std::nullopt;
-  const uint32_t size = element_size(input.type);
+  const uint32_t size = npu::dtype_size(input.type);
   uint64_t changed = 0;
   uint64_t first = 0;
-  for (uint64_t i = 0; i < input.numel(); ++i) {
+  const uint64_t n = input.numel();
+  for (uint64_t i = 0; i < n; ++i) {
     if (std::memcmp(original + i * size, after + i * size, size) != 0 && changed++ == 0) first = i;
   }
   return check_failure{

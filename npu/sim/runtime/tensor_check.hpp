@@ -21,17 +21,16 @@ struct check_failure {
 // themselves); the output fails when more than max_error_ratio of its elements are bad or any
 // element is NaN/Inf where a finite value is expected. A bad element still holding the poison
 // pattern (of `poison_variant`, see fill_poison) makes the failure "unwritten_output".
-std::optional<check_failure> compare_output(const driver_tensor& output, const uint8_t* actual,
+std::optional<check_failure> compare_output(const npu::tensor_spec& output, const uint8_t* actual,
                                             const std::vector<double>& expected,
-                                            const driver_tolerance& tol,
-                                            uint32_t poison_variant = 0);
+                                            const npu::tolerance& tol, uint32_t poison_variant = 0);
 
 // Compares an input's bytes after the run with the bytes the kernel was given.
-std::optional<check_failure> check_input_unchanged(const driver_tensor& input,
+std::optional<check_failure> check_input_unchanged(const npu::tensor_spec& input,
                                                    const uint8_t* original, const uint8_t* after);
 
 // "17" for a 1-D tensor, "4113 [2, 17]" otherwise.
-std::string describe_index(const driver_tensor& t, uint64_t flat_index);
+std::string describe_index(const npu::tensor_spec& t, uint64_t flat_index);
 // A value for messages: up to 7 significant digits, "nan", "inf".
 std::string format_value(double v);
 

@@ -1,4 +1,4 @@
-#include "npu/eval_result.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 #include <doctest/doctest.h>
 
@@ -31,7 +31,7 @@ aopt::npu::eval_result sample_result() {
 
 }  // namespace
 
-TEST_SUITE("npu") {
+TEST_SUITE("protocol") {
   TEST_CASE("eval_result JSON uses the field names, 'roofline' for roof and the status name") {
     json j = sample_result();
     CHECK(j.at("status") == "precision_error");

@@ -1,4 +1,6 @@
-// An operator package (DESIGN §7) as loaded from disk: op.json plus the four source files.
+// An operator's op.json (DESIGN §7): the one reading of it, by the daemon (npu/op_package.hpp
+// loads a package from disk) and by the candidate-side driver (npu/sim/runtime/driver_spec.hpp
+// reads it from the spec the parent hands it).
 //
 // op.json:
 // {
@@ -7,17 +9,25 @@
 //   "tiling_func": "TilingFunc",             // optional, function in namespace optiling
 //   "inputs":  [{"name": "x", "dtype": "float16", "shape": [8, 2048], "range": [-1, 1]}],
 //   "outputs": [{"name": "z", "dtype": "float16", "shape": [8, 2048]}],
-//   "attrs":   [{"name": "alpha", "type": "float", "value": 0.5}],   //
-//   float|int|bool|list_int|list_float "tolerance": {"rtol": 1e-3, "atol": 1e-3, "max_error_ratio":
-//   1e-3},  // optional; per-dtype defaults "seed": 1234, "files": {"tiling_header":
-//   "op_host/add_custom_tiling.h", "host": "op_host/add_custom.cpp",
+//   "attrs":   [{"name": "alpha", "type": "float", "value": 0.5}],
+//               // type: float|int|bool|list_int|list_float|string
+//   "tolerance": {"rtol": 1e-3, "atol": 1e-3, "max_error_ratio": 1e-3},  // optional;
+//               // default: per-dtype (tolerance.hpp)
+//   "seed": 1234,
+//   "files": {"tiling_header": "op_host/add_custom_tiling.h", "host": "op_host/add_custom.cpp",
 //             "kernel": "op_kernel/add_custom.cpp", "reference": "reference.cpp"},
-//   "kind": "baseline"                       // or "expert"
+//   "kind": "baseline",                      // or "expert"
+//   "validation_shapes": [{"x": [1024, 2048], "z": [1024, 2048]}]  // optional
 // }
+//
+// "validation_shapes" (issue 17 item 6): shapes the tuning never sees, checked for correctness
+// only on an operator's final best. Each entry maps tensor names (inputs and outputs) to a shape
+// of the tensor's rank; a tensor not named keeps its shape.
+//
+// Links nothing but the standard library and nlohmann_json: the candidate process links it.
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,15 +35,10 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.hpp"
+#include "npu/protocol/dtype.hpp"
+#include "npu/protocol/tolerance.hpp"
 
 namespace aopt::npu {
-
-// Element types the simulator executes. Names as in op.json.
-enum class dtype { float32, float16, bfloat16, int8, uint8, int16, int32, int64, boolean };
-
-const char* to_string(dtype t);
-bool parse_dtype(const std::string& text, dtype& out);
-uint32_t dtype_size(dtype t);
 
 struct tensor_spec {
   std::string name;
@@ -51,15 +56,6 @@ struct attr_spec {
   nlohmann::json value;
 };
 
-struct tolerance {
-  double rtol = 1e-3;
-  double atol = 1e-3;
-  double max_error_ratio = 1e-3;  // fraction of elements allowed outside rtol/atol
-};
-
-// CANN-style per-dtype defaults (float32 1e-4, float16 1e-3, bfloat16 4e-3, integers exact).
-tolerance default_tolerance(dtype t);
-
 struct op_files {
   std::string tiling_header;
   std::string host;
@@ -67,13 +63,13 @@ struct op_files {
   std::string reference;
 };
 
-// Tensor name -> shape: one of op.json's "validation_shapes" (validation_shapes.hpp).
+// Tensor name -> shape: one of op.json's "validation_shapes".
 using shape_set = std::map<std::string, std::vector<int64_t>>;
 
 struct op_spec {
   std::string name;
   int level = 1;
-  std::string category;
+  std::string category;           // "data_movement" operators may copy without computing
   std::string kind = "baseline";  // "baseline" or "expert"
   std::string kernel_entry;       // defaults to name
   std::string tiling_func = "TilingFunc";
@@ -92,23 +88,13 @@ struct op_spec {
   tolerance tolerance_for(const tensor_spec& output) const;
 };
 
-// Parses op.json text. Errors name the field ("op.json: inputs[1].shape: ...").
-result<op_spec> parse_op_spec(const nlohmann::json& j);
+// Parses op.json's object. Errors (invalid_argument) name the file, the field and the reason:
+// "op.json: inputs[1].shape: ...", "<file>: ..." for another `file`.
+result<op_spec> parse_op_spec(const nlohmann::json& j, const std::string& file = "op.json");
+// The same object under `key` of another document (the driver spec's "op"): errors name the
+// field from there ("op.inputs[1].shape: ...").
+result<op_spec> parse_nested_op_spec(const nlohmann::json& j, const std::string& key);
+
 void to_json(nlohmann::json& j, const op_spec& s);
-
-// An operator package on disk with its sources loaded.
-struct op_package {
-  std::filesystem::path dir;
-  op_spec spec;
-  std::string tiling_header_source;
-  std::string host_source;    // T: the tiling program
-  std::string kernel_source;  // K: the device kernel
-  std::string reference_source;
-};
-
-// Loads <dir>/op.json and the files it names, each opened without following links
-// (read_file_beneath) and required to be UTF-8. Errors name the file and the reason;
-// failed_precondition for a file that is a link (out of the package or not).
-result<op_package> load_op_package(const std::filesystem::path& dir);
 
 }  // namespace aopt::npu

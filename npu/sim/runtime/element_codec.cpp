@@ -1,4 +1,4 @@
-#include "element_type.hpp"
+#include "element_codec.hpp"
 
 #include <cmath>
 #include <cstring>
@@ -7,23 +7,6 @@
 
 namespace aopt::sim {
 namespace {
-
-struct type_name {
-  const char* name;
-  element_type type;
-};
-
-// Canonical names first: to_string returns the first name of each type.
-constexpr type_name type_names[] = {
-    {"float32", element_type::float32},   {"float16", element_type::float16},
-    {"bfloat16", element_type::bfloat16}, {"int8", element_type::int8},
-    {"uint8", element_type::uint8},       {"int16", element_type::int16},
-    {"int32", element_type::int32},       {"int64", element_type::int64},
-    {"bool", element_type::boolean},      {"float", element_type::float32},
-    {"fp32", element_type::float32},      {"half", element_type::float16},
-    {"fp16", element_type::float16},      {"bf16", element_type::bfloat16},
-    {"boolean", element_type::boolean},
-};
 
 constexpr uint32_t float32_poison = 0x7FA5A5A5u;
 constexpr uint16_t float16_poison = 0x7E5Au;
@@ -125,180 +108,139 @@ T saturate(double value) {
 
 }  // namespace
 
-bool parse_element_type(const std::string& text, element_type& out) {
-  for (const auto& n : type_names) {
-    if (text == n.name) {
-      out = n.type;
-      return true;
-    }
-  }
-  return false;
+bool is_floating(npu::dtype t) {
+  return t == npu::dtype::float32 || t == npu::dtype::float16 || t == npu::dtype::bfloat16;
 }
 
-const char* to_string(element_type t) {
-  for (const auto& n : type_names) {
-    if (n.type == t) return n.name;
-  }
-  return "unknown";
-}
-
-uint32_t element_size(element_type t) {
+double lowest_value(npu::dtype t) {
   switch (t) {
-    case element_type::float32:
-      return 4;
-    case element_type::float16:
-      return 2;
-    case element_type::bfloat16:
-      return 2;
-    case element_type::int8:
-      return 1;
-    case element_type::uint8:
-      return 1;
-    case element_type::int16:
-      return 2;
-    case element_type::int32:
-      return 4;
-    case element_type::int64:
-      return 8;
-    case element_type::boolean:
-      return 1;
-  }
-  return 1;
-}
-
-bool is_floating(element_type t) {
-  return t == element_type::float32 || t == element_type::float16 || t == element_type::bfloat16;
-}
-
-double lowest_value(element_type t) {
-  switch (t) {
-    case element_type::int8:
+    case npu::dtype::int8:
       return std::numeric_limits<int8_t>::lowest();
-    case element_type::uint8:
+    case npu::dtype::uint8:
       return 0;
-    case element_type::int16:
+    case npu::dtype::int16:
       return std::numeric_limits<int16_t>::lowest();
-    case element_type::int32:
+    case npu::dtype::int32:
       return std::numeric_limits<int32_t>::lowest();
-    case element_type::int64:
+    case npu::dtype::int64:
       return static_cast<double>(std::numeric_limits<int64_t>::lowest());
-    case element_type::boolean:
+    case npu::dtype::boolean:
       return 0;
     default:
       return -std::numeric_limits<double>::infinity();
   }
 }
 
-double highest_value(element_type t) {
+double highest_value(npu::dtype t) {
   switch (t) {
-    case element_type::int8:
+    case npu::dtype::int8:
       return std::numeric_limits<int8_t>::max();
-    case element_type::uint8:
+    case npu::dtype::uint8:
       return std::numeric_limits<uint8_t>::max();
-    case element_type::int16:
+    case npu::dtype::int16:
       return std::numeric_limits<int16_t>::max();
-    case element_type::int32:
+    case npu::dtype::int32:
       return std::numeric_limits<int32_t>::max();
-    case element_type::int64:
+    case npu::dtype::int64:
       return static_cast<double>(std::numeric_limits<int64_t>::max());
-    case element_type::boolean:
+    case npu::dtype::boolean:
       return 1;
     default:
       return std::numeric_limits<double>::infinity();
   }
 }
 
-void encode_element(double value, element_type t, void* out) {
+void encode_element(double value, npu::dtype t, void* out) {
   switch (t) {
-    case element_type::float32:
+    case npu::dtype::float32:
       store(out, static_cast<float>(value));
       break;
-    case element_type::float16:
+    case npu::dtype::float16:
       store(out, static_cast<uint16_t>(encode_small_float(value, 5, 10)));
       break;
-    case element_type::bfloat16:
+    case npu::dtype::bfloat16:
       store(out, static_cast<uint16_t>(encode_small_float(value, 8, 7)));
       break;
-    case element_type::int8:
+    case npu::dtype::int8:
       store(out, saturate<int8_t>(value));
       break;
-    case element_type::uint8:
+    case npu::dtype::uint8:
       store(out, saturate<uint8_t>(value));
       break;
-    case element_type::int16:
+    case npu::dtype::int16:
       store(out, saturate<int16_t>(value));
       break;
-    case element_type::int32:
+    case npu::dtype::int32:
       store(out, saturate<int32_t>(value));
       break;
-    case element_type::int64:
+    case npu::dtype::int64:
       store(out, saturate<int64_t>(value));
       break;
-    case element_type::boolean:
+    case npu::dtype::boolean:
       store(out, static_cast<uint8_t>(value != 0 ? 1 : 0));
       break;
   }
 }
 
-double decode_element(const void* in, element_type t) {
+double decode_element(const void* in, npu::dtype t) {
   switch (t) {
-    case element_type::float32:
+    case npu::dtype::float32:
       return load<float>(in);
-    case element_type::float16:
+    case npu::dtype::float16:
       return decode_float16(load<uint16_t>(in));
-    case element_type::bfloat16:
+    case npu::dtype::bfloat16:
       return decode_bfloat16(load<uint16_t>(in));
-    case element_type::int8:
+    case npu::dtype::int8:
       return load<int8_t>(in);
-    case element_type::uint8:
+    case npu::dtype::uint8:
       return load<uint8_t>(in);
-    case element_type::int16:
+    case npu::dtype::int16:
       return load<int16_t>(in);
-    case element_type::int32:
+    case npu::dtype::int32:
       return load<int32_t>(in);
-    case element_type::int64:
+    case npu::dtype::int64:
       return static_cast<double>(load<int64_t>(in));
-    case element_type::boolean:
+    case npu::dtype::boolean:
       return load<uint8_t>(in);
   }
   return 0;
 }
 
-double round_to_element(double value, element_type t) {
+double round_to_element(double value, npu::dtype t) {
   unsigned char bytes[8];
   encode_element(value, t, bytes);
   return decode_element(bytes, t);
 }
 
-void fill_poison(void* out, element_type t, size_t count, uint32_t variant) {
+void fill_poison(void* out, npu::dtype t, size_t count, uint32_t variant) {
   auto* bytes = static_cast<unsigned char*>(out);
   switch (t) {
-    case element_type::float32:
+    case npu::dtype::float32:
       for (size_t i = 0; i < count; ++i) store(bytes + 4 * i, float32_poison);
       break;
-    case element_type::float16:
+    case npu::dtype::float16:
       for (size_t i = 0; i < count; ++i) store(bytes + 2 * i, float16_poison);
       break;
-    case element_type::bfloat16:
+    case npu::dtype::bfloat16:
       for (size_t i = 0; i < count; ++i) store(bytes + 2 * i, bfloat16_poison);
       break;
     default:
-      std::memset(out, integer_poison_bytes[variant % 2], count * element_size(t));
+      std::memset(out, integer_poison_bytes[variant % 2], count * npu::dtype_size(t));
       break;
   }
 }
 
-bool is_poison(const void* element, element_type t, uint32_t variant) {
+bool is_poison(const void* element, npu::dtype t, uint32_t variant) {
   switch (t) {
-    case element_type::float32:
+    case npu::dtype::float32:
       return load<uint32_t>(element) == float32_poison;
-    case element_type::float16:
+    case npu::dtype::float16:
       return load<uint16_t>(element) == float16_poison;
-    case element_type::bfloat16:
+    case npu::dtype::bfloat16:
       return load<uint16_t>(element) == bfloat16_poison;
     default: {
       const auto* bytes = static_cast<const unsigned char*>(element);
-      for (uint32_t i = 0; i < element_size(t); ++i) {
+      for (uint32_t i = 0; i < npu::dtype_size(t); ++i) {
         if (bytes[i] != integer_poison_bytes[variant % 2]) return false;
       }
       return true;

@@ -1,7 +1,9 @@
-// The outcome of evaluating one (operator, tiling T, kernel K) candidate on a device.
+// The outcome of evaluating one (operator, tiling T, kernel K) candidate on a device: the one
+// definition the devices (the simulator's trusted checker, npu/sim/runtime/driver_judge.hpp,
+// included), the actors and the views share. Between actors it travels as this typed value; its
+// JSON form below is for the database (eval_cache, candidates), the HTTP API and remote workers.
 //
-// Persisted (eval_cache, candidates) as JSON: do not rename JSON keys or enum strings
-// without a storage migration.
+// Persisted as JSON: do not rename JSON keys or enum strings without a storage migration.
 #pragma once
 
 #include <cstdint>
@@ -60,11 +62,12 @@ struct eval_profile {
   std::map<std::string, double> latency_sensitivity;
 };
 
+// The time no implementation can beat (npu/sim/runtime/roofline.hpp computes it).
 struct roofline {
-  double memory_bound_us = 0;    // minimal GM bytes (inputs + outputs) / HBM bandwidth
-  double vector_bound_us = 0;    // vector work of this run / peak vector throughput of all cores
-  double bound_us = 0;           // launch overhead + max(memory, vector)
-  double achieved_fraction = 0;  // bound_us / latency_us
+  double memory_bound_us = 0;    // minimal GM bytes (inputs + outputs) / aggregate HBM bandwidth
+  double vector_bound_us = 0;    // vector work of this run spread over every vector core at peak
+  double bound_us = 0;           // launch overhead of one core + max(memory, vector)
+  double achieved_fraction = 0;  // bound_us / latency_us; above 1 means faster than possible
 };
 
 struct latency_stats {
@@ -138,9 +141,11 @@ void make_valid_utf8(eval_result& r);
 
 void to_json(nlohmann::json& j, const eval_result& r);
 void from_json(const nlohmann::json& j, eval_result& r);
-// The "profile" and "measurement" objects of eval_result's JSON form.
+// The "profile", "roofline" and "measurement" objects of eval_result's JSON form.
 void to_json(nlohmann::json& j, const eval_profile& p);
 void from_json(const nlohmann::json& j, eval_profile& p);
+void to_json(nlohmann::json& j, const roofline& r);
+void from_json(const nlohmann::json& j, roofline& r);
 void to_json(nlohmann::json& j, const measurement_stats& m);
 void from_json(const nlohmann::json& j, measurement_stats& m);
 

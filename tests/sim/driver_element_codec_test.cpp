@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "npu/sim/runtime/element_type.hpp"
+#include "npu/sim/runtime/element_codec.hpp"
 #include "npu/sim/runtime/input_generator.hpp"
 
 namespace aopt::sim {
@@ -17,18 +17,18 @@ namespace {
 
 uint16_t half_bits(double v) {
   uint16_t bits = 0;
-  encode_element(v, element_type::float16, &bits);
+  encode_element(v, npu::dtype::float16, &bits);
   return bits;
 }
 
 uint16_t bf16_bits(double v) {
   uint16_t bits = 0;
-  encode_element(v, element_type::bfloat16, &bits);
+  encode_element(v, npu::dtype::bfloat16, &bits);
   return bits;
 }
 
-driver_tensor tensor(element_type t, std::vector<int64_t> shape, double lo, double hi) {
-  driver_tensor d;
+npu::tensor_spec tensor(npu::dtype t, std::vector<int64_t> shape, double lo, double hi) {
+  npu::tensor_spec d;
   d.name = "x";
   d.type = t;
   d.shape = std::move(shape);
@@ -51,10 +51,10 @@ TEST_SUITE("sim") {
     CHECK(half_bits(1.0 + std::ldexp(1.0, -11)) == 0x3C00);      // tie -> even mantissa
     CHECK(half_bits(1.0 + 3 * std::ldexp(1.0, -11)) == 0x3C02);  // tie -> even (up)
     const uint16_t quiet_nan = 0x7E00;
-    CHECK(std::isnan(decode_element(&quiet_nan, element_type::float16)));
+    CHECK(std::isnan(decode_element(&quiet_nan, npu::dtype::float16)));
     const double values[] = {
         0.0, 1.0, -0.333251953125, 1023.5, 6.103515625e-05, 5.9604644775390625e-08};
-    for (double v : values) CHECK(round_to_element(v, element_type::float16) == v);
+    for (double v : values) CHECK(round_to_element(v, npu::dtype::float16) == v);
   }
 
   TEST_CASE("bfloat16 encoding keeps 8 significant bits with ties to even") {
@@ -62,44 +62,34 @@ TEST_SUITE("sim") {
     CHECK(bf16_bits(-1.0) == 0xBF80);
     CHECK(bf16_bits(1.0 + std::ldexp(1.0, -8)) == 0x3F80);      // tie -> even
     CHECK(bf16_bits(1.0 + 3 * std::ldexp(1.0, -8)) == 0x3F82);  // tie -> even (up)
-    CHECK(round_to_element(3.14159, element_type::bfloat16) == 3.140625);
-    CHECK(std::isinf(round_to_element(1e39, element_type::bfloat16)));
+    CHECK(round_to_element(3.14159, npu::dtype::bfloat16) == 3.140625);
+    CHECK(std::isinf(round_to_element(1e39, npu::dtype::bfloat16)));
   }
 
   TEST_CASE("integer encoding rounds and saturates to the type's range") {
-    CHECK(round_to_element(2.5, element_type::int32) == 2);
-    CHECK(round_to_element(-3.7, element_type::int8) == -4);
-    CHECK(round_to_element(300, element_type::int8) == 127);
-    CHECK(round_to_element(-5, element_type::uint8) == 0);
-    CHECK(round_to_element(0.2, element_type::boolean) == 1);
-    CHECK(round_to_element(std::nan(""), element_type::int16) == 0);
+    CHECK(round_to_element(2.5, npu::dtype::int32) == 2);
+    CHECK(round_to_element(-3.7, npu::dtype::int8) == -4);
+    CHECK(round_to_element(300, npu::dtype::int8) == 127);
+    CHECK(round_to_element(-5, npu::dtype::uint8) == 0);
+    CHECK(round_to_element(0.2, npu::dtype::boolean) == 1);
+    CHECK(round_to_element(std::nan(""), npu::dtype::int16) == 0);
   }
 
   TEST_CASE("poison is recognised in every dtype and floats decode it as NaN") {
-    for (element_type t :
-         {element_type::float32, element_type::float16, element_type::bfloat16, element_type::int8,
-          element_type::int32, element_type::int64, element_type::boolean}) {
-      std::vector<uint8_t> bytes(3 * element_size(t));
+    for (npu::dtype t :
+         {npu::dtype::float32, npu::dtype::float16, npu::dtype::bfloat16, npu::dtype::int8,
+          npu::dtype::int32, npu::dtype::int64, npu::dtype::boolean}) {
+      std::vector<uint8_t> bytes(3 * npu::dtype_size(t));
       fill_poison(bytes.data(), t, 3);
-      CHECK(is_poison(bytes.data() + 2 * element_size(t), t));
+      CHECK(is_poison(bytes.data() + 2 * npu::dtype_size(t), t));
       if (is_floating(t)) CHECK(std::isnan(decode_element(bytes.data(), t)));
       encode_element(0.0, t, bytes.data());
       CHECK_FALSE(is_poison(bytes.data(), t));
     }
   }
 
-  TEST_CASE("dtype names parse with their aliases") {
-    element_type t{};
-    CHECK(parse_element_type("half", t));
-    CHECK(t == element_type::float16);
-    CHECK(parse_element_type("bf16", t));
-    CHECK(t == element_type::bfloat16);
-    CHECK(std::string(to_string(element_type::boolean)) == "bool");
-    CHECK_FALSE(parse_element_type("float8", t));
-  }
-
   TEST_CASE("generated inputs are deterministic per seed, within range and rounded to the dtype") {
-    const driver_tensor x = tensor(element_type::float16, {4, 64}, -2, 3);
+    const npu::tensor_spec x = tensor(npu::dtype::float16, {4, 64}, -2, 3);
     std::mt19937_64 a(42), b(42), c(43);
     const auto first = generate_input(x, a);
     CHECK(first == generate_input(x, b));
@@ -109,13 +99,13 @@ TEST_SUITE("sim") {
     for (double v : values) {
       CHECK(v >= -2);
       CHECK(v <= 3);
-      CHECK(round_to_element(v, element_type::float16) == v);
+      CHECK(round_to_element(v, npu::dtype::float16) == v);
     }
   }
 
   TEST_CASE("integer inputs cover the inclusive range and clamp it to the dtype") {
     std::mt19937_64 rng(1);
-    const driver_tensor small = tensor(element_type::int8, {1000}, -2, 2);
+    const npu::tensor_spec small = tensor(npu::dtype::int8, {1000}, -2, 2);
     const auto values = decode_tensor(small, generate_input(small, rng).data());
     bool seen_lo = false, seen_hi = false;
     for (double v : values) {
@@ -125,7 +115,7 @@ TEST_SUITE("sim") {
     }
     CHECK(seen_lo);
     CHECK(seen_hi);
-    const driver_tensor wide = tensor(element_type::uint8, {500}, -1000, 1000);
+    const npu::tensor_spec wide = tensor(npu::dtype::uint8, {500}, -1000, 1000);
     for (double v : decode_tensor(wide, generate_input(wide, rng).data())) {
       CHECK(v >= 0);
       CHECK(v <= 255);

@@ -1,8 +1,9 @@
-#include "npu/eval_result.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 #include <stdexcept>
 
 #include "base/utf8.hpp"
+#include "npu/protocol/name_table.hpp"
 
 namespace aopt::npu {
 
@@ -10,13 +11,8 @@ namespace {
 
 using json = nlohmann::json;
 
-struct status_name {
-  eval_status status;
-  const char* name;
-};
-
 // Stored in the evaluation cache: never rename.
-constexpr status_name status_names[] = {
+constexpr enum_name<eval_status> status_names[] = {
     {eval_status::ok, "ok"},
     {eval_status::compile_error, "compile_error"},
     {eval_status::runtime_error, "runtime_error"},
@@ -150,20 +146,11 @@ bool improves_on(const eval_result& r, double best_us) {
 }
 
 const char* to_string(eval_status s) {
-  for (const auto& n : status_names) {
-    if (n.status == s) return n.name;
-  }
-  return "unknown";
+  return name_of(status_names, s);
 }
 
 bool parse_eval_status(const std::string& text, eval_status& out) {
-  for (const auto& n : status_names) {
-    if (text == n.name) {
-      out = n.status;
-      return true;
-    }
-  }
-  return false;
+  return value_named(status_names, text, out);
 }
 
 bool is_transient_failure(const eval_result& r) {
@@ -195,11 +182,7 @@ void to_json(nlohmann::json& j, const eval_result& r) {
              {"repetitions", r.latency.repetitions}}},
            {"latency_is_simulated", r.latency_is_simulated},
            {"profile", profile_json(r.profile)},
-           {"roofline",
-            {{"memory_bound_us", r.roof.memory_bound_us},
-             {"vector_bound_us", r.roof.vector_bound_us},
-             {"bound_us", r.roof.bound_us},
-             {"achieved_fraction", r.roof.achieved_fraction}}},
+           {"roofline", r.roof},
            {"diagnostics", std::move(diagnostics)},
            {"device", to_valid_utf8(r.device)},
            {"device_profile", to_valid_utf8(r.device_profile)},
@@ -229,12 +212,7 @@ void from_json(const nlohmann::json& j, eval_result& r) {
   }
   read(j, "latency_is_simulated", r.latency_is_simulated);
   if (auto it = j.find("profile"); it != j.end()) read_profile(*it, r.profile);
-  if (auto it = j.find("roofline"); it != j.end()) {
-    read(*it, "memory_bound_us", r.roof.memory_bound_us);
-    read(*it, "vector_bound_us", r.roof.vector_bound_us);
-    read(*it, "bound_us", r.roof.bound_us);
-    read(*it, "achieved_fraction", r.roof.achieved_fraction);
-  }
+  if (auto it = j.find("roofline"); it != j.end()) from_json(*it, r.roof);
   read(j, "diagnostics", r.diagnostics);
   read(j, "device", r.device);
   read(j, "device_profile", r.device_profile);
@@ -250,6 +228,20 @@ void to_json(nlohmann::json& j, const eval_profile& p) {
 
 void from_json(const nlohmann::json& j, eval_profile& p) {
   read_profile(j, p);
+}
+
+void to_json(nlohmann::json& j, const roofline& r) {
+  j = json{{"memory_bound_us", r.memory_bound_us},
+           {"vector_bound_us", r.vector_bound_us},
+           {"bound_us", r.bound_us},
+           {"achieved_fraction", r.achieved_fraction}};
+}
+
+void from_json(const nlohmann::json& j, roofline& r) {
+  read(j, "memory_bound_us", r.memory_bound_us);
+  read(j, "vector_bound_us", r.vector_bound_us);
+  read(j, "bound_us", r.bound_us);
+  read(j, "achieved_fraction", r.achieved_fraction);
 }
 
 void to_json(nlohmann::json& j, const measurement_stats& m) {

@@ -1,32 +1,14 @@
-#include "npu/op_spec.hpp"
+#include "npu/protocol/op_spec.hpp"
 
+#include <cctype>
+#include <filesystem>
 #include <set>
-
-#include <fmt/format.h>
-
-#include "base/file_beneath.hpp"
-#include "base/utf8.hpp"
-#include "npu/validation_shapes.hpp"
 
 namespace aopt::npu {
 
 namespace {
 
 using json = nlohmann::json;
-
-struct dtype_name {
-  const char* name;
-  dtype type;
-};
-
-// Canonical names first: to_string returns the first name of each type.
-constexpr dtype_name dtype_names[] = {
-    {"float32", dtype::float32}, {"float16", dtype::float16}, {"bfloat16", dtype::bfloat16},
-    {"int8", dtype::int8},       {"uint8", dtype::uint8},     {"int16", dtype::int16},
-    {"int32", dtype::int32},     {"int64", dtype::int64},     {"bool", dtype::boolean},
-    {"float", dtype::float32},   {"fp32", dtype::float32},    {"half", dtype::float16},
-    {"fp16", dtype::float16},    {"bf16", dtype::bfloat16},   {"boolean", dtype::boolean},
-};
 
 const char* const attr_types[] = {"float", "int", "bool", "list_int", "list_float", "string"};
 
@@ -62,14 +44,14 @@ class reader {
   explicit reader(std::string path = {}) : path_(std::move(path)) {}
 
   status error(const std::string& field, const std::string& reason) const {
-    return invalid_argument(fmt::format("{}: {}", join(field), reason));
+    return invalid_argument(join(field) + ": " + reason);
   }
   status error(const std::string& reason) const {
-    return invalid_argument(path_.empty() ? reason : fmt::format("{}: {}", path_, reason));
+    return invalid_argument(path_.empty() ? reason : path_ + ": " + reason);
   }
   std::string child(const std::string& field) const { return join(field); }
   std::string child(const std::string& field, size_t index) const {
-    return fmt::format("{}[{}]", join(field), index);
+    return join(field) + "[" + std::to_string(index) + "]";
   }
 
  private:
@@ -125,12 +107,13 @@ status parse_tensor(const json& j, const reader& r, bool is_input, tensor_spec& 
     const json& d = (*shape)[i];
     // A dimension of 0 leaves nothing to compute and makes tiling programs divide by zero.
     if (!d.is_number_integer() || d.get<int64_t>() < 1) {
-      return r.error(fmt::format("shape[{}]", i), "expected a positive integer, got " + d.dump());
+      return r.error("shape[" + std::to_string(i) + "]",
+                     "expected a positive integer, got " + d.dump());
     }
     const int64_t dim = d.get<int64_t>();
     if (dim > max_tensor_elements / elements) {
-      return r.error(
-          "shape", fmt::format("{} has more than {} elements", shape->dump(), max_tensor_elements));
+      return r.error("shape", shape->dump() + " has more than " +
+                                  std::to_string(max_tensor_elements) + " elements");
     }
     elements *= dim;
     t.shape.push_back(dim);
@@ -205,7 +188,7 @@ status parse_attrs(const json& j, const reader& r, std::vector<attr_spec>& out) 
     auto v = a.find("value");
     if (v == a.end()) return ar.error("value", "missing");
     if (!value_matches(attr.type, *v)) {
-      return ar.error("value", fmt::format("{} is not a {}", v->dump(), attr.type));
+      return ar.error("value", v->dump() + " is not a " + attr.type);
     }
     attr.value = *v;
     out.push_back(std::move(attr));
@@ -221,16 +204,16 @@ status check_unique_names(const op_spec& s, const reader& r) {
        {std::pair{"inputs", &s.inputs}, std::pair{"outputs", &s.outputs}}) {
     for (size_t i = 0; i < list->size(); ++i) {
       if (!tensors.insert((*list)[i].name).second) {
-        return r.error(r.child(key, i) + ".name",
-                       "tensor name '" + (*list)[i].name + "' is used twice");
+        return reader(r.child(key, i))
+            .error("name", "tensor name '" + (*list)[i].name + "' is used twice");
       }
     }
   }
   std::set<std::string> attrs;
   for (size_t i = 0; i < s.attrs.size(); ++i) {
     if (!attrs.insert(s.attrs[i].name).second) {
-      return r.error(r.child("attrs", i) + ".name",
-                     "attribute name '" + s.attrs[i].name + "' is used twice");
+      return reader(r.child("attrs", i))
+          .error("name", "attribute name '" + s.attrs[i].name + "' is used twice");
     }
   }
   return {};
@@ -276,8 +259,48 @@ status parse_files(const json& j, const reader& r, op_spec& s) {
   return {};
 }
 
-status parse_spec(const json& j, op_spec& s) {
-  reader r;
+const tensor_spec* find_tensor(const op_spec& s, const std::string& name) {
+  for (const auto* list : {&s.inputs, &s.outputs}) {
+    for (const auto& t : *list) {
+      if (t.name == name) return &t;
+    }
+  }
+  return nullptr;
+}
+
+status parse_validation_shapes(const json& j, const reader& r, op_spec& s) {
+  auto it = j.find("validation_shapes");
+  if (it == j.end()) return {};
+  if (!it->is_array()) return r.error("validation_shapes", "expected an array, got " + it->dump());
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& entry = (*it)[i];
+    const reader er(r.child("validation_shapes", i));
+    if (!entry.is_object() || entry.empty()) {
+      return er.error("expected an object of tensor name -> shape, got " + entry.dump());
+    }
+    shape_set shapes;
+    for (auto t = entry.begin(); t != entry.end(); ++t) {
+      const tensor_spec* tensor = find_tensor(s, t.key());
+      if (tensor == nullptr) return er.error(t.key(), "no input or output of that name");
+      if (!t->is_array() || t->size() != tensor->shape.size()) {
+        return er.error(t.key(), "expected a shape of rank " +
+                                     std::to_string(tensor->shape.size()) + ", got " + t->dump());
+      }
+      std::vector<int64_t> shape;
+      for (const json& d : *t) {
+        if (!d.is_number_integer() || d.get<int64_t>() < 1) {
+          return er.error(t.key(), "expected positive dimensions, got " + t->dump());
+        }
+        shape.push_back(d.get<int64_t>());
+      }
+      shapes[t.key()] = std::move(shape);
+    }
+    s.validation_shapes.push_back(std::move(shapes));
+  }
+  return {};
+}
+
+status parse_spec(const json& j, const reader& r, op_spec& s) {
   if (!j.is_object()) return r.error("expected an object, got " + type_name(j));
   AOPT_RETURN_IF_ERROR(check_keys(
       j, r,
@@ -311,16 +334,14 @@ status parse_spec(const json& j, op_spec& s) {
   AOPT_RETURN_IF_ERROR(check_unique_names(s, r));
   AOPT_RETURN_IF_ERROR(parse_tolerance(j, r, s));
   if (auto it = j.find("seed"); it != j.end()) {
-    if (!it->is_number_unsigned()) {
+    // JSON built in C++ (tests, the driver's spec) stores a literal 7 as a signed integer.
+    if (!it->is_number_integer() || (!it->is_number_unsigned() && it->get<int64_t>() < 0)) {
       return r.error("seed", "expected a non-negative integer, got " + it->dump());
     }
     s.seed = it->get<uint64_t>();
   }
   AOPT_RETURN_IF_ERROR(parse_files(j, r, s));
-  auto shapes = parse_validation_shapes(j, s);
-  if (!shapes.ok()) return shapes.error();
-  s.validation_shapes = std::move(*shapes);
-  return status{};
+  return parse_validation_shapes(j, r, s);
 }
 
 json tensor_json(const tensor_spec& t, bool with_range) {
@@ -329,64 +350,7 @@ json tensor_json(const tensor_spec& t, bool with_range) {
   return j;
 }
 
-// Sources larger than this are no operator anyone means to optimize; refusing them keeps a
-// package from filling the daemon's memory.
-constexpr uint64_t max_package_file_bytes = uint64_t{16} << 20;
-
-// One file of the package, opened without following links (a link out of the package is
-// refused) and required to be UTF-8 text, since it is stored and served as JSON.
-result<std::string> read_package_file(const std::filesystem::path& dir, const std::string& name) {
-  result<std::string> text = read_file_beneath(dir, name, max_package_file_bytes);
-  if (!text.ok()) return text.error();
-  if (const size_t at = invalid_utf8_offset(*text); at != std::string_view::npos) {
-    return invalid_argument(
-        fmt::format("{}: not UTF-8 text (invalid byte at offset {})", (dir / name).string(), at));
-  }
-  return text;
-}
-
 }  // namespace
-
-const char* to_string(dtype t) {
-  for (const auto& n : dtype_names) {
-    if (n.type == t) return n.name;
-  }
-  return "unknown";
-}
-
-bool parse_dtype(const std::string& text, dtype& out) {
-  for (const auto& n : dtype_names) {
-    if (text == n.name) {
-      out = n.type;
-      return true;
-    }
-  }
-  return false;
-}
-
-uint32_t dtype_size(dtype t) {
-  switch (t) {
-    case dtype::float32:
-      return 4;
-    case dtype::float16:
-      return 2;
-    case dtype::bfloat16:
-      return 2;
-    case dtype::int8:
-      return 1;
-    case dtype::uint8:
-      return 1;
-    case dtype::int16:
-      return 2;
-    case dtype::int32:
-      return 4;
-    case dtype::int64:
-      return 8;
-    case dtype::boolean:
-      return 1;
-  }
-  return 0;
-}
 
 int64_t tensor_spec::numel() const {
   int64_t n = 1;
@@ -396,19 +360,6 @@ int64_t tensor_spec::numel() const {
 
 uint64_t tensor_spec::bytes() const {
   return static_cast<uint64_t>(numel()) * dtype_size(type);
-}
-
-tolerance default_tolerance(dtype t) {
-  switch (t) {
-    case dtype::float32:
-      return {1e-4, 1e-4, 1e-4};
-    case dtype::float16:
-      return {1e-3, 1e-3, 1e-3};
-    case dtype::bfloat16:
-      return {4e-3, 4e-3, 4e-3};
-    default:
-      return {0, 0, 0};
-  }
 }
 
 uint64_t op_spec::io_bytes() const {
@@ -422,10 +373,18 @@ tolerance op_spec::tolerance_for(const tensor_spec& output) const {
   return has_tolerance ? tol : default_tolerance(output.type);
 }
 
-result<op_spec> parse_op_spec(const nlohmann::json& j) {
+result<op_spec> parse_op_spec(const nlohmann::json& j, const std::string& file) {
   op_spec s;
-  status st = parse_spec(j, s);
-  if (!st.ok()) return st.with_context("op.json");
+  // status::with_context would link base: the candidate process links this file without it.
+  if (status st = parse_spec(j, reader(), s); !st.ok()) {
+    return status(st.code(), file + ": " + st.message());
+  }
+  return s;
+}
+
+result<op_spec> parse_nested_op_spec(const nlohmann::json& j, const std::string& key) {
+  op_spec s;
+  AOPT_RETURN_IF_ERROR(parse_spec(j, reader(key), s));
   return s;
 }
 
@@ -454,40 +413,6 @@ void to_json(nlohmann::json& j, const op_spec& s) {
                 {"host", s.files.host},
                 {"kernel", s.files.kernel},
                 {"reference", s.files.reference}};
-}
-
-result<op_package> load_op_package(const std::filesystem::path& dir) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) {
-    return not_found(dir.string() + ": not an operator directory (no such directory)");
-  }
-  const std::filesystem::path spec_path = dir / "op.json";
-  auto text = read_package_file(dir, "op.json");
-  if (!text.ok()) return text.error();
-  json j;
-  try {
-    j = json::parse(*text);
-  } catch (const json::exception& e) {  // parse_error, or out_of_range for 1e999
-    return invalid_argument(spec_path.string() + ": invalid JSON: " + e.what());
-  }
-  op_package pkg;
-  pkg.dir = dir;
-  status st = parse_spec(j, pkg.spec);
-  if (!st.ok()) return st.with_context(spec_path.string());
-  std::pair<const std::string*, std::string*> files[] = {
-      {&pkg.spec.files.tiling_header, &pkg.tiling_header_source},
-      {&pkg.spec.files.host, &pkg.host_source},
-      {&pkg.spec.files.kernel, &pkg.kernel_source},
-      {&pkg.spec.files.reference, &pkg.reference_source}};
-  for (auto& [name, target] : files) {
-    auto source = read_package_file(dir, *name);
-    if (!source.ok()) {
-      return status(source.error().code(),
-                    source.error().message() + " (named in " + spec_path.string() + ")");
-    }
-    *target = std::move(source).value();
-  }
-  return pkg;
 }
 
 }  // namespace aopt::npu
