@@ -15,7 +15,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "npu/op_spec.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::npu {
 

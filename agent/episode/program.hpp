@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "npu/eval_result.hpp"
+#include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 
