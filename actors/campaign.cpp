@@ -49,7 +49,7 @@ void launch_more(campaign_self self) {
             },
             [=](caf::error& err) {
               self->state.summary.episodes.push_back(
-                  episode_summary{op, "", "episode actor: " + to_status(err).message()});
+                  episode_summary{op, {}, "episode actor: " + to_status(err).message()});
               self->state.running--;
               launch_more(self);
             });
@@ -68,7 +68,7 @@ campaign_actor spawn_campaign(caf::actor_system& sys, campaign_context context) 
         self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
           const std::string why = "campaign actor: " + exception_text(e);
           if (self->state.done.pending()) {
-            self->state.summary.episodes.push_back(episode_summary{"campaign", "", why});
+            self->state.summary.episodes.push_back(episode_summary{"campaign", {}, why});
             self->state.done.deliver(self->state.summary);
           }
           return to_actor_error(internal_error(why));

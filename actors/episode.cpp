@@ -10,7 +10,6 @@
 #include "agent/evaluation/evaluation_service.hpp"
 #include "agent/episode/improvement_confirmation.hpp"
 #include "agent/episode/outcome_reason.hpp"
-#include "base/utf8.hpp"
 #include "npu/validation_shapes.hpp"
 
 namespace aopt::actors {
@@ -62,7 +61,7 @@ void finish(episode_self self, const std::string& error) {
   agent::campaign_event e = make_event(s, agent::campaign_event::kind::episode_finished);
   e.origin = agent::outcome_reason(s);
   publish(self, e);
-  self->state.done.deliver(episode_summary{s.op_name, dump_json(nlohmann::json(s)), error});
+  self->state.done.deliver(episode_summary{s.op_name, make_local(s), error});
   self->quit();
 }
 
@@ -282,14 +281,14 @@ episode_actor spawn_episode(caf::actor_system& sys, episode_context context) {
         self->set_exception_handler([self](std::exception_ptr& e) -> caf::error {
           const std::string why = "episode actor: " + exception_text(e);
           if (self->state.done.pending()) {
-            std::string state_json;
+            local<agent::episode_state> state;
             try {
-              state_json = dump_json(nlohmann::json(self->state.engine->state()));
+              state = make_local(self->state.engine->state());
             } catch (...) {
               // The summary goes without the state; the journal holds its last persisted form.
             }
             self->state.done.deliver(
-                episode_summary{self->state.engine->state().op_name, std::move(state_json), why});
+                episode_summary{self->state.engine->state().op_name, std::move(state), why});
           }
           return to_actor_error(internal_error(why));
         });

@@ -82,13 +82,13 @@ typename Inspector::result_type inspect(Inspector& f, evaluation_done& x) {
 // What a finished episode reports to its campaign.
 struct episode_summary {
   std::string op;
-  std::string state_json;  // agent::episode_state as JSON
-  std::string error;       // why the episode stopped early (persistence failed); empty if none
+  local<agent::episode_state> state;  // its final state; null when it could not be taken
+  std::string error;  // why the episode stopped early (persistence failed); empty if none
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, episode_summary& x) {
-  return f(caf::meta::type_name("episode_summary"), x.op, x.state_json, x.error);
+  return f(caf::meta::type_name("episode_summary"), x.op, x.state, x.error);
 }
 
 struct campaign_summary {

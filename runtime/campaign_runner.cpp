@@ -475,13 +475,9 @@ result<campaign_outcome> campaign_run::finish(
   if (summary) {
     for (const actors::episode_summary& s : summary->episodes) {
       if (!s.error.empty()) outcome.errors.push_back(s.op + ": " + s.error);
-      if (s.state_json.empty()) continue;
-      result<agent::episode_state> st =
-          agent::episode_state_from_json(nlohmann::json::parse(s.state_json));
-      if (st.ok()) {
-        reported.insert(st->op_name);
-        outcome.episodes.push_back(std::move(*st));
-      }
+      if (!s.state.value) continue;
+      reported.insert(s.state.value->op_name);
+      outcome.episodes.push_back(*s.state.value);
     }
   }
   if (result<std::vector<storage::keyed_value>> stored = db_.list_episodes(outcome.campaign);

@@ -128,10 +128,8 @@ episode_run run_episode(std::shared_ptr<const npu::op_package> op,
                                     *pipeline, journal, nullptr, nullptr});
   REQUIRE(summary.has_value());
   REQUIRE_MESSAGE(summary->error.empty(), summary->error);
-  result<agent::episode_state> state =
-      agent::episode_state_from_json(nlohmann::json::parse(summary->state_json));
-  REQUIRE(state.ok());
-  return {std::move(*state), journal->candidates()};
+  REQUIRE(summary->state.value);
+  return {*summary->state.value, journal->candidates()};
 }
 
 std::string user_prompt(const test::stub_request& r) {
