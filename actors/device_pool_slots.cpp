@@ -27,12 +27,11 @@ result<npu::eval_result> device_pool_slots::evaluate(const npu::slot_job& job) {
   std::optional<result<npu::eval_result>> out;
   caf::scoped_actor self{sys_};
   self->request(pool_, caf::infinite, evaluate_atom_v, make_local(std::move(work)))
-      .receive(
-          [&](evaluation_reply& r) { out = std::move(r.result); },
-          [&](caf::error& e) {
-            const status failure = to_status(e);
-            out = status{failure.code(), "device pool: " + failure.message()};
-          });
+      .receive([&](evaluation_reply& r) { out = std::move(r.result); },
+               [&](caf::error& e) {
+                 const status failure = to_status(e);
+                 out = status{failure.code(), "device pool: " + failure.message()};
+               });
   return std::move(*out);
 }
 

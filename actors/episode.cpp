@@ -7,9 +7,9 @@
 #include "actors/exception_text.hpp"
 #include "actors/messages.hpp"
 #include "agent/episode/episode.hpp"
-#include "agent/evaluation/evaluation_service.hpp"
 #include "agent/episode/improvement_confirmation.hpp"
 #include "agent/episode/outcome_reason.hpp"
+#include "agent/evaluation/evaluation_service.hpp"
 #include "npu/validation_shapes.hpp"
 
 namespace aopt::actors {

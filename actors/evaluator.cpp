@@ -26,26 +26,26 @@ evaluator_actor spawn_evaluator(caf::actor_system& sys, evaluator_context contex
       std::make_shared<device_pool_slots>(sys, context.pool, std::move(context.device)),
       std::move(context.cache), context.options);
   const device_pool_actor pool = context.pool;
-  return sys.spawn([service,
-                    pool](evaluator_actor::pointer self) -> evaluator_actor::behavior_type {
-    return {
-        [=](evaluate_atom, const evaluation_job& job) -> caf::result<evaluation_done> {
-          return answer_detached<evaluation_done>(
-              self, [service, job] { return evaluate(*service, job); });
-        },
-        [=](stats_atom) -> caf::result<pool_stats> {
-          auto promise = self->make_response_promise<pool_stats>();
-          self->request(pool, caf::infinite, stats_atom_v)
-              .then(
-                  [=](pool_stats s) mutable {
-                    s.cache_hits = service->cache_hits();
-                    promise.deliver(std::move(s));
-                  },
-                  [=](caf::error& e) mutable { promise.deliver(std::move(e)); });
-          return promise;
-        },
-    };
-  });
+  return sys.spawn(
+      [service, pool](evaluator_actor::pointer self) -> evaluator_actor::behavior_type {
+        return {
+            [=](evaluate_atom, const evaluation_job& job) -> caf::result<evaluation_done> {
+              return answer_detached<evaluation_done>(
+                  self, [service, job] { return evaluate(*service, job); });
+            },
+            [=](stats_atom) -> caf::result<pool_stats> {
+              auto promise = self->make_response_promise<pool_stats>();
+              self->request(pool, caf::infinite, stats_atom_v)
+                  .then(
+                      [=](pool_stats s) mutable {
+                        s.cache_hits = service->cache_hits();
+                        promise.deliver(std::move(s));
+                      },
+                      [=](caf::error& e) mutable { promise.deliver(std::move(e)); });
+              return promise;
+            },
+        };
+      });
 }
 
 }  // namespace aopt::actors

@@ -23,11 +23,11 @@
 #include "actors/actor_error.hpp"
 #include "actors/evaluation_worker.hpp"
 #include "actors/messages.hpp"
+#include "app/cli_commands.hpp"
+#include "app/cli_config.hpp"
 #include "base/challenge_response.hpp"
 #include "base/listen_address.hpp"
 #include "npu/package_cache.hpp"
-#include "app/cli_commands.hpp"
-#include "app/cli_config.hpp"
 #include "runtime/device_factory.hpp"
 #include "runtime/engine.hpp"
 #include "runtime/signal_watcher.hpp"
@@ -82,8 +82,8 @@ void print_line(const std::string& line) {
 session_end serve_coordinator(caf::actor_system& sys, const worker_setup& w,
                               const std::atomic<bool>& stop) {
   const std::string where = w.coordinator.to_string();
-  auto pool =
-      sys.middleman().remote_actor<actors::device_pool_actor>(w.coordinator.host, w.coordinator.port);
+  auto pool = sys.middleman().remote_actor<actors::device_pool_actor>(w.coordinator.host,
+                                                                      w.coordinator.port);
   if (!pool) {
     fmt::print(stderr, "aopt worker: cannot reach the coordinator at {}: {}\n", where,
                sys.render(pool.error()));

@@ -74,8 +74,8 @@ run_numbers run_once(int workers, const std::string& budget, const std::vector<s
   const std::string port = listening->substr(listening->rfind(':') + 1);
   std::vector<std::unique_ptr<line_process>> procs;
   for (int i = 0; i < workers; ++i) {
-    std::vector<std::string> worker = {AOPT_BINARY, "worker", "--slots", "1", "--set",
-                                       "workers.rejoin_s=0"};
+    std::vector<std::string> worker = {AOPT_BINARY, "worker", "--slots",
+                                       "1",         "--set",  "workers.rejoin_s=0"};
     worker.insert(worker.end(), {"--coordinator", "127.0.0.1:" + port});
     worker.insert(worker.end(), configured.begin(), configured.end());
     procs.push_back(std::make_unique<line_process>(worker));

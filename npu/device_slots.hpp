@@ -1,6 +1,7 @@
 // Device slots: the bounded set of places an evaluation can run, each on a device of the same
 // hardware profile. Whoever evaluates leases one slot per evaluation through this interface, so
-// that the evaluation service (agent/evaluation/evaluation_service.hpp) does not care where the slot is:
+// that the evaluation service (agent/evaluation/evaluation_service.hpp) does not care where the
+// slot is:
 //
 //   npu::local_device_slots     this process's device, at most N evaluations at once (a
 //                               counting semaphore), for code that runs without an actor system

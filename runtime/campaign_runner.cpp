@@ -425,7 +425,8 @@ status campaign_run::prepare(caf::actor_system& sys) {
   billing_ = std::make_unique<billing_link>(gateway_, outcome_.campaign, journal_);
 
   llm_gateway_ = std::make_unique<llm_gateway_link>(sys, *backend);
-  result<actors::episode_pipeline> pipeline = roles.spawn_pipeline(sys, cfg.pipeline.stage1, cfg.pipeline.stage2, *policies);
+  result<actors::episode_pipeline> pipeline =
+      roles.spawn_pipeline(sys, cfg.pipeline.stage1, cfg.pipeline.stage2, *policies);
   if (!pipeline.ok()) return refuse(pipeline.error());
   pipeline_ = *pipeline;
   pipeline_.confirm_improvements = cfg.device.confirm_improvements;
@@ -522,8 +523,8 @@ result<campaign_outcome> campaign_run::finish(
 }
 
 // Runs `work` (it blocks: database, device) on a one-shot detached actor, then `then` in `self`.
-template <class Work, class Then>
-void after_blocking(caf::event_based_actor* self, Work work, Then then) {
+template <class Self, class Work, class Then>
+void after_blocking(Self* self, Work work, Then then) {
   auto helper = self->spawn<caf::detached>([work](caf::event_based_actor* h) -> caf::behavior {
     return {[h, work](actors::run_atom) {
       h->quit();
@@ -553,8 +554,9 @@ namespace {
 
 // The campaign actor: prepares the run, has the episodes driven by the campaign actor of the
 // actors layer, collects the pool's counts, finishes the run and answers its one run request.
-caf::behavior campaign_run_behavior(caf::event_based_actor* self, std::shared_ptr<campaign_run> run,
-                                    std::shared_ptr<result<campaign_outcome>> outcome) {
+campaign_run_actor::behavior_type campaign_run_behavior(
+    campaign_run_actor::pointer self, std::shared_ptr<campaign_run> run,
+    std::shared_ptr<result<campaign_outcome>> outcome) {
   auto started = std::make_shared<bool>(false);
   return {
       [=](actors::run_atom) -> caf::result<actors::done_atom> {
@@ -588,8 +590,9 @@ caf::behavior campaign_run_behavior(caf::event_based_actor* self, std::shared_pt
                 return;
               }
               self->request(run->campaign_actor(), caf::infinite, actors::run_atom_v)
-                  .then([=](const actors::campaign_summary& s) { ended(s, std::nullopt); },
-                        [=](caf::error& e) { ended(std::nullopt, actors::to_status(e).message()); });
+                  .then(
+                      [=](const actors::campaign_summary& s) { ended(s, std::nullopt); },
+                      [=](caf::error& e) { ended(std::nullopt, actors::to_status(e).message()); });
             });
         return promise;
       },
@@ -611,7 +614,7 @@ namespace {
 // Forwards a raised stop flag (SIGINT or SIGTERM of `aopt run`) to the campaign actor as a stop
 // message; ends with the campaign actor.
 void spawn_stop_forwarder(caf::actor_system& sys, std::shared_ptr<const std::atomic<bool>> flag,
-                          const caf::actor& campaign) {
+                          const campaign_run_actor& campaign) {
   sys.spawn([flag, campaign](caf::event_based_actor* self) -> caf::behavior {
     self->monitor(campaign);
     self->set_down_handler([self](caf::down_msg&) { self->quit(); });

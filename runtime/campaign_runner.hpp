@@ -100,8 +100,11 @@ result<agent::policy_set> make_policies(const config::aopt_config& config, stora
 // The outcome travels beside the answer because the actors layer's message types cannot name
 // the runtime's campaign_outcome. `db` and `host` must outlive the actor (the engine waits for
 // its actors when it stops). `events` may be null.
+using campaign_run_actor =
+    caf::typed_actor<caf::replies_to<actors::run_atom>::with<actors::done_atom>,
+                     caf::reacts_to<actors::stop_atom>>;
 struct campaign_run_handle {
-  caf::actor actor;
+  campaign_run_actor actor;
   std::shared_ptr<result<campaign_outcome>> outcome;
 };
 campaign_run_handle spawn_campaign_run(engine& host, campaign_request request, storage::store& db,

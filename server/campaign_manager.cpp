@@ -118,7 +118,8 @@ void campaign_manager::start_locked(const std::string& id, const std::vector<fs:
               finish(id, errors, outcome->interrupted);
             },
             [=](caf::error& e) {
-              finish(id, internal_error("campaign actor: " + actors::to_status(e).message()), false);
+              finish(id, internal_error("campaign actor: " + actors::to_status(e).message()),
+                     false);
             });
   });
 }

@@ -26,10 +26,10 @@
 #include <string>
 #include <vector>
 
-#include "npu/cann/drift_board.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
 #include "npu/cann/drift_board.hpp"
+#include "runtime/campaign_runner.hpp"
 #include "runtime/engine.hpp"
 #include "server/event_hub.hpp"
 #include "storage/store.hpp"
@@ -84,8 +84,8 @@ class campaign_manager {
 
  private:
   struct running_campaign {
-    caf::actor actor;             // runtime::spawn_campaign_run's
-    bool stop_requested = false;  // a stop message was sent to it
+    runtime::campaign_run_actor actor;  // runtime::spawn_campaign_run's
+    bool stop_requested = false;        // a stop message was sent to it
     std::string stop_as;  // status to record once stopped ("" = whatever the run decided)
     bool resume_after_stop = false;  // start again instead of recording stop_as
   };

@@ -503,9 +503,9 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
   if (!result.ok()) state_.failures[failure_key(result)]++;
   std::optional<program> previous_best;
   if (walks_frontier() && faster) {
-    previous_best = program{state_.best_tiling, state_.best_kernel, state_.best_us,
-                            static_cast<uint64_t>(std::max<int64_t>(state_.best_seq, 0)),
-                            state_.best_result};
+    previous_best =
+        program{state_.best_tiling, state_.best_kernel, state_.best_us,
+                static_cast<uint64_t>(std::max<int64_t>(state_.best_seq, 0)), state_.best_result};
   }
   if (repaired) {
     // The first feasible tiling is the reference point the rest of the episode improves on.

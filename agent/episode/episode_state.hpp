@@ -73,8 +73,8 @@ struct episode_state {
   int64_t best_seq = -1;
   npu::eval_result best_result;
 
-  nlohmann::json mutator_state;              // owned by the mutator policy
-  nlohmann::json programs;                   // evolve: its program database (program_database.hpp)
+  nlohmann::json mutator_state;    // owned by the mutator policy
+  nlohmann::json programs;         // evolve: its program database (program_database.hpp)
   nlohmann::json kernel_frontier;  // strategy stage2: its kernel frontier (kernel_frontier.hpp)
   std::vector<tiling_trial> tiling_history;  // most recent last, bounded
   std::set<std::string> tried;               // content hashes of (T, K) pairs tried

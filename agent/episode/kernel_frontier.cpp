@@ -22,11 +22,10 @@ void kernel_frontier::add(const program& p) {
 
 void kernel_frontier::mark_refined(const std::string& tiling, const std::string& kernel) {
   refined_.insert(key_of(tiling, kernel));
-  open_.erase(std::remove_if(open_.begin(), open_.end(),
-                             [&](const program& p) {
-                               return p.tiling == tiling && p.kernel == kernel;
-                             }),
-              open_.end());
+  open_.erase(
+      std::remove_if(open_.begin(), open_.end(),
+                     [&](const program& p) { return p.tiling == tiling && p.kernel == kernel; }),
+      open_.end());
 }
 
 bool kernel_frontier::refined(const std::string& tiling, const std::string& kernel) const {

@@ -51,8 +51,7 @@ class kernel_frontier {
 
   nlohmann::json save() const;
   // An absent (null) state is an empty frontier; invalid_argument when `j` is not a saved one.
-  static result<kernel_frontier> load(const nlohmann::json& j,
-                                      size_t capacity = default_capacity);
+  static result<kernel_frontier> load(const nlohmann::json& j, size_t capacity = default_capacity);
 
  private:
   size_t capacity_;

@@ -7,7 +7,6 @@
 
 namespace aopt::agent {
 
-
 program_database::program_database(program_database_options options)
     : options_(options), islands_(std::max<uint32_t>(1, options.islands)) {}
 

@@ -172,7 +172,8 @@ tiling_screen make_probe_screen(std::shared_ptr<npu::tiling_prober> prober, uint
     const std::vector<npu::shape_set>& shapes = op.spec.validation_shapes;
     for (size_t i = 0; i < shapes.size() && verdict.feasible(); ++i) {
       const npu::op_package shaped = npu::with_shapes(op, shapes[i]);
-      verdict = judge_tiling(prober->probe_tiling(shaped, tiling), facts_of(shaped, kernel, ub_bytes));
+      verdict =
+          judge_tiling(prober->probe_tiling(shaped, tiling), facts_of(shaped, kernel, ub_bytes));
       if (!verdict.feasible()) {
         verdict.message = fmt::format("on validation shape {} ({}): {}", i,
                                       npu::describe_shapes(shapes[i]), verdict.message);

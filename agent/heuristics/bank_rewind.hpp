@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "agent/evaluation/evaluation_service.hpp"
 #include "agent/bank/experience_tuple.hpp"
-#include "agent/motifs/kernel_rule.hpp"
 #include "agent/bank/retriever.hpp"
+#include "agent/evaluation/evaluation_service.hpp"
+#include "agent/motifs/kernel_rule.hpp"
 #include "base/status.hpp"
 #include "npu/device.hpp"
 #include "npu/op_package.hpp"

@@ -40,8 +40,8 @@ agent::episode_state run_episode(checker_fixture& f, const std::vector<std::stri
     } else if (auto* v = std::get_if<agent::need_validation>(&a)) {
       std::vector<aopt::npu::eval_result> results;
       for (const auto& shapes : v->shapes) {
-        results.push_back(f.unscreened.evaluate(aopt::npu::with_shapes(op, shapes), v->tiling,
-                                                v->kernel, {}));
+        results.push_back(
+            f.unscreened.evaluate(aopt::npu::with_shapes(op, shapes), v->tiling, v->kernel, {}));
       }
       e.on_validation(results);
     } else {
@@ -107,9 +107,9 @@ TEST_SUITE("adversarial") {
     const std::string tile_line = "constexpr uint32_t TILE_NUM = 8;";
     const std::string honest = f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 2;");
     // Right on the 8 x 4096 tuning shape only: the length is the tuning shape's, not the input's.
-    const std::string shape_bound = f.replace(
-        f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 1;"),
-        "context->GetInputShape(0)->GetOriginShape().GetShapeSize()", "32768u");
+    const std::string shape_bound =
+        f.replace(f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 1;"),
+                  "context->GetInputShape(0)->GetOriginShape().GetShapeSize()", "32768u");
 
     const agent::episode_state passed = run_episode(f, {honest}, &op);
     CHECK(passed.best_tiling == honest);

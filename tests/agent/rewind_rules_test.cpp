@@ -142,10 +142,10 @@ TEST_SUITE("agent") {
 
   TEST_CASE("chunked_copies splits count-form copies and merge_chunked_copies restores them") {
     std::string out = rewind("chunked_copies", kQueueKernel);
-    CHECK(count(out, "DataCopy(xLocal[chunkOffset], xGm[(progress * tileLength) + chunkOffset], ") ==
-          1);
-    CHECK(count(out, "DataCopy(zGm[(progress * tileLength) + chunkOffset], zLocal[chunkOffset], ") ==
-          1);
+    CHECK(count(out,
+                "DataCopy(xLocal[chunkOffset], xGm[(progress * tileLength) + chunkOffset], ") == 1);
+    CHECK(count(out,
+                "DataCopy(zGm[(progress * tileLength) + chunkOffset], zLocal[chunkOffset], ") == 1);
     CHECK(count(out, "chunkOffset += static_cast<uint32_t>(256 / sizeof(half))") == 3);
     CHECK(optimize("merge_chunked_copies", out) == kQueueKernel);
   }

@@ -81,8 +81,8 @@ class KernelAdd {
     this->bufferNum = bufferNum;
     pipe.InitBuffer(inQueueX, this->bufferNum, tileLength * sizeof(half));
   }
-  void CopyIn() { )") + (pads_tails ? "DataCopyPad(x, xGm, p, q);" : "DataCopy(x, xGm, n);") +
-                             " }\n};\n";
+  void CopyIn() { )") +
+         (pads_tails ? "DataCopyPad(x, xGm, p, q);" : "DataCopy(x, xGm, n);") + " }\n};\n";
 }
 
 // half_add_op() on a 192 KiB UB.

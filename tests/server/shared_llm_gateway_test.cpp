@@ -81,9 +81,7 @@ TEST_CASE("campaigns of one daemon share its LLM gateway and its concurrency lim
   endpoint.release_held();
   for (const std::string id : {"add_custom", "relu_custom"}) {
     REQUIRE(eventually(
-        [&] {
-          return daemon.call("GET", "/api/v1/campaigns/" + id).json().at("status") == "done";
-        },
+        [&] { return daemon.call("GET", "/api/v1/campaigns/" + id).json().at("status") == "done"; },
         std::chrono::seconds(120)));
   }
   // Every step of both campaigns asked the endpoint through the one gateway.
