@@ -11,6 +11,7 @@
 #include "base/listen_address.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/device_factory.hpp"
+#include "runtime/llm_factory.hpp"
 
 namespace aopt::runtime {
 
@@ -84,7 +85,7 @@ engine::~engine() {
 result<std::shared_ptr<agent::llm_service>> engine::llm_service() {
   std::lock_guard<std::mutex> lock(llm_mutex_);
   if (!llm_) {
-    result<std::shared_ptr<agent::llm_service>> made = agent::llm_service::make(llm_config_, db_);
+    result<std::shared_ptr<agent::llm_service>> made = make_llm_service(llm_config_, db_);
     if (!made.ok()) return made.error();
     llm_ = std::move(*made);
   }
