@@ -16,6 +16,8 @@
 #include <fmt/format.h>
 
 #include "actors/role_registry.hpp"
+#include "app/cli_commands.hpp"
+#include "app/cli_config.hpp"
 #include "base/listen_address.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/engine.hpp"
