@@ -525,7 +525,7 @@ result<campaign_outcome> campaign_run::finish(
 // Runs `work` (it blocks: database, device) on a one-shot detached actor, then `then` in `self`.
 template <class Self, class Work, class Then>
 void after_blocking(Self* self, Work work, Then then) {
-  auto helper = self->spawn<caf::detached>([work](caf::event_based_actor* h) -> caf::behavior {
+  auto helper = self->template spawn<caf::detached>([work](caf::event_based_actor* h) -> caf::behavior {
     return {[h, work](actors::run_atom) {
       h->quit();
       work();
