@@ -1,8 +1,7 @@
 #include "daemon_process.hpp"
 
 #include <cstdlib>
-
-#include <doctest/doctest.h>
+#include <stdexcept>
 
 namespace aopt::testing {
 namespace {
@@ -22,9 +21,9 @@ daemon_process::daemon_process(const std::vector<std::string>& args,
 server::client_response daemon_process::call(const std::string& method, const std::string& target,
                                              const std::string& body) const {
   auto server_url = server::parse_server_url(url());
-  REQUIRE(server_url.ok());
+  if (!server_url.ok()) throw std::runtime_error(server_url.error().to_string());
   auto res = server::http_call(*server_url, method, target, body, "");
-  REQUIRE_MESSAGE(res.ok(), res.error().to_string());
+  if (!res.ok()) throw std::runtime_error(method + " " + target + ": " + res.error().to_string());
   return *res;
 }
 

@@ -29,7 +29,8 @@ class daemon_process {
   // Lines printed on stdout before the "listening on" line (e.g. "resumed campaign ...").
   const std::vector<std::string>& startup_lines() const { return startup_lines_; }
 
-  // An API request to the daemon, without a token; fails the test when it cannot be sent.
+  // An API request to the daemon, without a token; throws std::runtime_error (which fails the
+  // test) when it cannot be sent.
   server::client_response call(const std::string& method, const std::string& target,
                                const std::string& body = "") const;
 
