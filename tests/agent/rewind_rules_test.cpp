@@ -198,8 +198,8 @@ TEST_SUITE("agent") {
     CHECK(count(out, "            PipeBarrier<PIPE_ALL>();\n") == 2);
     std::string back = optimize("full_barrier_to_flags", out);
     CHECK(count(back, "PIPE_ALL") == 0);
-    CHECK(count(back, "SetFlag<HardEvent::MTE2_V>(aoptEvent);") == 1);
-    CHECK(count(back, "WaitFlag<HardEvent::V_S>(aoptEvent);") == 1);
+    CHECK(count(back, "SetFlag<HardEvent::MTE2_V>(flagEvent);") == 1);
+    CHECK(count(back, "WaitFlag<HardEvent::V_S>(flagEvent);") == 1);
     CHECK(count(back, "pipe.FetchEventID(HardEvent::V_S)") == 1);
   }
 
