@@ -1,4 +1,4 @@
-// LLM gateway actor: the campaign's one door to the LLM (DESIGN §3, "all LLM traffic goes
+// LLM gateway actor: the campaign's one door to the LLM (docs/design.md §3, "all LLM traffic goes
 // through one gateway"). A thin adapter over llm::gateway, which does the work: the budget cap
 // (a spent budget refuses new calls without sending them), the response cache, bounded
 // concurrency and requests per minute, token accounting per (campaign, operator, role).

@@ -1,4 +1,4 @@
-// The five strategies of DESIGN §9 on the same operators at the same budget with the offline
+// The five strategies of docs/design.md §9 on the same operators at the same budget with the offline
 // (heuristic) policies (issue 18): alternating, stage1, stage2, best_of_n and evolve. Builds the
 // experience bank from corpus/experts first (`aopt bank build`, a real process), then runs each
 // operator once per strategy, each run its own one-operator campaign in one shared database,

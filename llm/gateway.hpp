@@ -1,4 +1,4 @@
-// gateway: the one way the agent calls the LLM (DESIGN §3: "all LLM traffic goes through one
+// gateway: the one way the agent calls the LLM (docs/design.md §3: "all LLM traffic goes through one
 // gateway"). On top of openai_client it adds, in this order for each call:
 //
 //   1. budget    - a campaign whose used tokens reached budget_tokens gets budget_exhausted,
@@ -11,7 +11,7 @@
 //   4. accounting- every outcome lands in the token ledger under (campaign, operator, role).
 //
 // Persisting the accounting is the caller's, in two parts, so that a campaign killed at any
-// moment neither loses nor double counts usage (DESIGN §4):
+// moment neither loses nor double counts usage (docs/design.md §4):
 //   * billed tokens: a campaign's billing sink (set_billing_sink) gets each billed outcome when
 //     it arrives, before its answer is cached or delivered. A process killed before the sink
 //     wrote has no cached answer either, so the resumed run asks again and the endpoint bills

@@ -1,4 +1,4 @@
-// An operator package (DESIGN §7) as loaded from disk: op.json (npu/protocol/op_spec.hpp) plus
+// An operator package (docs/design.md §7) as loaded from disk: op.json (npu/protocol/op_spec.hpp) plus
 // the four source files it names.
 #pragma once
 

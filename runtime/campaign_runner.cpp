@@ -108,7 +108,7 @@ class llm_gateway_link {
 // in the same atomic batch, adds the LLM usage the step consumed (the gateway's unpersisted
 // consumption of that operator) to the campaign record's "llm_usage"; as the gateway's billing
 // sink it adds billed tokens to the record when they arrive. So the record's usage is always
-// that of the persisted steps plus everything billed, whenever the process dies (DESIGN §4).
+// that of the persisted steps plus everything billed, whenever the process dies (docs/design.md §4).
 // Record writes are serialised, so concurrent episodes never overwrite each other's usage.
 class campaign_journal final : public agent::episode_journal {
  public:

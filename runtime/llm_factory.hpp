@@ -1,6 +1,6 @@
 // The LLM service and backend built from the configuration: where [llm], device.profile,
 // device.kind and campaign.seed become the option structs of llm/ and agent/llm_policies/
-// (DESIGN §2: the translation from config to options lives in runtime/ only).
+// (docs/design.md §2: the translation from config to options lives in runtime/ only).
 #pragma once
 
 #include <memory>

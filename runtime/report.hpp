@@ -1,4 +1,4 @@
-// Campaign reports (DESIGN §8): JSON, Markdown and a self-contained HTML page with SVG plots,
+// Campaign reports (docs/design.md §8): JSON, Markdown and a self-contained HTML page with SVG plots,
 // after the paper's Fig. 2 (speedup CDF) and Fig. 4 (best latency against evaluations, stage
 // switches marked). Latencies are labelled simulated when they come from the simulator.
 #pragma once

@@ -1,7 +1,7 @@
 // Operator packages that clients upload to the daemon, for campaigns over operators the daemon
 // cannot read from its own roots. An upload is JSON
 //   {"files": {"op.json": "...", "op_host/add_custom.cpp": "...", ...}}
-// holding the text of each file of the package layout (DESIGN.md §7): op.json and
+// holding the text of each file of the package layout (docs/design.md §7): op.json and
 // reference.cpp at the top, sources and headers in op_host/ and op_kernel/. Nothing else is
 // accepted: no absolute path, no "..", no other folder, no hidden file, so a file name can
 // never point outside the package.

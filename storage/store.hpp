@@ -1,4 +1,4 @@
-// The RocksDB store of one aopt daemon (DESIGN §4): campaigns, episode state, candidates, the
+// The RocksDB store of one aopt daemon (docs/design.md §4): campaigns, episode state, candidates, the
 // evaluation and LLM response caches, the experience bank, and metadata.
 //
 // Values are JSON (stored as compact JSON text); callers convert their types to and from

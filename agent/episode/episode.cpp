@@ -229,7 +229,7 @@ std::optional<candidate_record> episode_engine::on_mutation(const result<mutatio
     // Nothing to propose, or tunable annotations that cannot be read (the operator's fault, not
     // the policy's): the stage ends without spending budget, and the reason stays on the
     // operator. Any other error (an unusable LLM answer, an unreachable endpoint) is a failed
-    // step (DESIGN §5).
+    // step (docs/design.md §5).
     const status_code code = reply.error().code();
     if (code == status_code::failed_precondition || code == status_code::unreadable_input) {
       state_.notes[code == status_code::unreadable_input ? "stage1_error" : "stage1"] =

@@ -12,7 +12,7 @@
 //     Stage I  (U steps): T' = Mutate(T*, K*); keep if ok and faster than best
 //     Stage II (S steps): q = Diagnose(K*); M = Retrieve(q, k); K' = Refine(K*, M, T*); keep ...
 //
-// evolve (DESIGN §9) is single-stage whole-operator evolution with a program database
+// evolve (docs/design.md §9) is single-stage whole-operator evolution with a program database
 // (program_database.hpp): each step draws a parent (T, K) from the database and varies one part
 // of it, T by the mutator on even steps and K by diagnose/retrieve/refine on odd steps (the other
 // part when the step's own has nothing to propose); feasible children join the database.

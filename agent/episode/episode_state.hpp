@@ -19,7 +19,7 @@
 
 namespace aopt::agent {
 
-// How the evaluation budget is spent (DESIGN §9). Every strategy counts one candidate as one
+// How the evaluation budget is spent (docs/design.md §9). Every strategy counts one candidate as one
 // unit of budget.
 enum class strategy { alternating, stage1, stage2, best_of_n, evolve };
 const char* to_string(strategy s);

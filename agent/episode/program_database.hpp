@@ -1,4 +1,4 @@
-// The evolve strategy's program database (DESIGN §9, after OpenEvolve): whole-operator programs
+// The evolve strategy's program database (docs/design.md §9, after OpenEvolve): whole-operator programs
 // (T, K) with their latencies, kept in islands that evolve apart and an elite archive across
 // them. A step draws its parent from one island (island = step mod islands): mostly the
 // island's best, sometimes any member (exploration), sometimes an archive elite (exploitation

@@ -1,4 +1,4 @@
-// The policy interfaces behind the agent's roles (DESIGN §3). A policy is plain code: the
+// The policy interfaces behind the agent's roles (docs/design.md §3). A policy is plain code: the
 // heuristic policies (offline, deterministic) and the LLM policies implement these, and the
 // actors in actors/ call them. Requests and replies are value types; a policy keeps no
 // per-episode state of its own: whatever it must remember between steps travels in

@@ -1,6 +1,6 @@
 // Tunables: the integer constants of a tiling program T that the heuristic mutator may change.
 //
-// A tunable is a declaration annotated with its domain (DESIGN §7, docs/tunable-annotations.md):
+// A tunable is a declaration annotated with its domain (docs/design.md §7, docs/tunable-annotations.md):
 //
 //   constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]
 //   const uint32_t TILE_LENGTH = 2048;      // tunable: pow2 256..32768

@@ -5,7 +5,7 @@
 // The process's engine (runtime/engine.hpp) owns one, made from its [llm] section, and every
 // campaign of `aopt run` and `aopt serve` and `aopt bank build` calls through it, so
 // llm.max_concurrency and llm.requests_per_minute bound the whole process and /metrics sees
-// every call (DESIGN §3: "all LLM traffic goes through one gateway"). What differs per campaign
+// every call (docs/design.md §3: "all LLM traffic goes through one gateway"). What differs per campaign
 // (prompts, seed, hardware text) is in llm_backend; runtime/llm_factory.hpp turns the [llm] section
 // into the options below.
 //

@@ -1,6 +1,6 @@
 // store_response_cache: the gateway's response cache over the database's llm_cache column
 // family, so that a resumed or repeated campaign replays LLM answers instead of calling the
-// endpoint again (DESIGN §4). Entries are written with the WAL as they arrive, before the step
+// endpoint again (docs/design.md §4). Entries are written with the WAL as they arrive, before the step
 // that asked for them is evaluated.
 //
 // Thread-safety: as storage::store, which allows concurrent calls.

@@ -1,4 +1,4 @@
-// The motif library: the optimization practices of ascendc-reference.md §6 that the heuristic
+// The motif library: the optimization practices of docs/ascendc-reference.md §6 that the heuristic
 // policies know, each defined once with both directions, so that the rewind (bank building) and
 // the refiner cannot drift apart:
 //

@@ -1,4 +1,4 @@
-// Reads what CANN's profilers write (ascendc-reference.md §5) into the numbers aopt uses:
+// Reads what CANN's profilers write (docs/ascendc-reference.md §5) into the numbers aopt uses:
 //
 //   msprof op --output=DIR ...   DIR/OPPROF_<timestamp>_<x>/ with
 //     OpBasicInfo.csv      Task Duration(us), Block Dim (newer CANN: Block Num), Device ID,

@@ -1,4 +1,4 @@
-// An operator's op.json (DESIGN §7): the one reading of it, by the daemon (npu/op_package.hpp
+// An operator's op.json (docs/design.md §7): the one reading of it, by the daemon (npu/op_package.hpp
 // loads a package from disk) and by the candidate-side driver (npu/sim/runtime/driver_spec.hpp
 // reads it from the spec the parent hands it).
 //

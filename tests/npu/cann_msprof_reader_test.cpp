@@ -1,5 +1,5 @@
 // Reading msprof op's OPPROF_* directories and the system profiler's op_summary_*.csv, in the
-// old and new column spellings (ascendc-reference.md §5).
+// old and new column spellings (docs/ascendc-reference.md §5).
 #include "npu/cann/msprof_reader.hpp"
 
 #include <fstream>

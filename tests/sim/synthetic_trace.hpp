@@ -1,5 +1,5 @@
 // Hand-built core traces for the timing and hazard tests, shaped the way the kernel API shim
-// records them (ascendc-reference.md §3): TQue operations become set_flag/wait_flag pairs whose
+// records them (docs/ascendc-reference.md §3): TQue operations become set_flag/wait_flag pairs whose
 // deps edges carry the hidden synchronisation, so the tests need no shim.
 #pragma once
 
@@ -115,7 +115,7 @@ class trace_builder {
 };
 
 // A TQue of `depth` buffers of `buffer_bytes` at UB offset `base`, between a producer and a
-// consumer pipe, recording the hidden flags of ascendc-reference.md §3 into a trace_builder.
+// consumer pipe, recording the hidden flags of docs/ascendc-reference.md §3 into a trace_builder.
 class hiddenqueueue {
  public:
   hiddenqueueue(trace_builder& b, pipe producer, pipe consumer, uint32_t base,

@@ -1,4 +1,4 @@
-// The driver that runs inside every compiled candidate process (DESIGN §6.1): for each input
+// The driver that runs inside every compiled candidate process (docs/design.md §6.1): for each input
 // set it generates the inputs, runs the operator's tiling function and every block of its kernel
 // on the simulated cores, and collects what the trusted checker needs: the outputs, input
 // fingerprints and traces (driver_report.hpp). It judges nothing: the reference runs in another

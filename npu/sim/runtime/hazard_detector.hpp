@@ -1,4 +1,4 @@
-// Data-race detection over a core trace with vector clocks (DESIGN §6.1.4): two accesses to
+// Data-race detection over a core trace with vector clocks (docs/design.md §6.1.4): two accesses to
 // the same UB bytes from different pipes, at least one a write, with no happens-before edge
 // between them (same-pipe instructions are ordered; cross-pipe order comes only from flags,
 // queue operations and barriers, i.e. the trace's deps edges, and from the compiler's

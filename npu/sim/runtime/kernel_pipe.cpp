@@ -1,5 +1,5 @@
 // TPipe, TQue/TQueBind and TBuf of the kernel API shim: UB allocation with its checks, and the
-// hidden synchronisation of queues (ascendc-reference.md §3) recorded as set/wait pairs.
+// hidden synchronisation of queues (docs/ascendc-reference.md §3) recorded as set/wait pairs.
 #include <utility>
 
 #include "kernel_state.hpp"

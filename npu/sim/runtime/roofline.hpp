@@ -1,4 +1,4 @@
-// The roofline bound of an operator on a hardware profile (DESIGN §6.1.6): the time no
+// The roofline bound of an operator on a hardware profile (docs/design.md §6.1.6): the time no
 // implementation can beat, from the operator's minimal GM traffic (op.json's tensor sizes) and
 // the vector work a run performed, and the fraction of it a run achieved (eval_result's
 // roofline).

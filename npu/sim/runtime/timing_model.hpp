@@ -1,4 +1,4 @@
-// Discrete-event replay of a core trace (DESIGN §6.1.3): in-order issue from the scalar pipe,
+// Discrete-event replay of a core trace (docs/design.md §6.1.3): in-order issue from the scalar pipe,
 // one in-order queue per pipe, start = max(issue, pipe free, dependencies). Multi-core
 // combination: launch overhead + slowest core, never below total GM bytes / HBM bandwidth.
 #pragma once
