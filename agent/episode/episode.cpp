@@ -19,6 +19,13 @@ std::string hash_pair(const std::string& tiling, const std::string& kernel) {
   return content_hash({tiling, kernel});
 }
 
+// The stage2 kernel frontier persisted in `s`; an empty one when none was saved or the saved one
+// cannot be read (the walk then starts afresh rather than failing the episode).
+kernel_frontier frontier_of(const episode_state& s) {
+  result<kernel_frontier> loaded = kernel_frontier::load(s.kernel_frontier);
+  return loaded.ok() ? std::move(*loaded) : kernel_frontier{};
+}
+
 std::string failure_key(const npu::eval_result& r) {
   return r.error_kind.empty() ? npu::to_string(r.status) : r.error_kind;
 }
@@ -49,8 +56,7 @@ episode_engine::episode_engine(const npu::op_package& op, episode_state state)
     : op_(op), state_(std::move(state)) {
   if (evolving() && state_.phase == episode_phase::running) start_evolve_step();
   if (walks_frontier() && state_.phase == episode_phase::running) {
-    result<kernel_frontier> frontier = kernel_frontier::load(state_.kernel_frontier);
-    if (frontier.ok() && frontier->current()) pending_.parent = frontier->current();
+    pending_.parent = frontier_of(state_).current();
   }
 }
 
@@ -71,8 +77,7 @@ void episode_engine::start_evolve_step() {
 // fastest frontier kernel not yet refined (with the best's tiling). Returns whether it does.
 bool episode_engine::continue_from_frontier() {
   if (!walks_frontier()) return false;
-  result<kernel_frontier> loaded = kernel_frontier::load(state_.kernel_frontier);
-  kernel_frontier frontier = loaded.ok() ? std::move(*loaded) : kernel_frontier{};
+  kernel_frontier frontier = frontier_of(state_);
   frontier.mark_refined(source_tiling(), source_kernel());
   std::optional<program> next = frontier.take_next(state_.best_tiling);
   state_.kernel_frontier = frontier.save();
@@ -91,8 +96,7 @@ bool episode_engine::continue_from_frontier() {
 void episode_engine::note_in_frontier(const evaluation_request& request,
                                       const npu::eval_result& outcome, uint64_t seq,
                                       const std::optional<program>& previous_best) {
-  result<kernel_frontier> loaded = kernel_frontier::load(state_.kernel_frontier);
-  kernel_frontier frontier = loaded.ok() ? std::move(*loaded) : kernel_frontier{};
+  kernel_frontier frontier = frontier_of(state_);
   if (previous_best) {
     frontier.add(*previous_best);
     frontier.clear_current();
