@@ -20,7 +20,7 @@
 #include <fmt/format.h>
 #include <caf/io/all.hpp>
 
-#include "actors/actor_error.hpp"
+#include "actors/actor_system_setup.hpp"
 #include "actors/evaluation_worker.hpp"
 #include "actors/messages.hpp"
 #include "app/cli_commands.hpp"
@@ -181,8 +181,7 @@ int run_worker(const worker_args& args) {
                            workers_secret(cfg->workers), cfg->device.slots};
 
   caf::actor_system_config caf_cfg;
-  caf_cfg.add_message_types<caf::id_block::aopt>();
-  actors::add_aopt_error_category(caf_cfg);
+  actors::configure_actor_system(caf_cfg);
   caf_cfg.load<caf::io::middleman>();
   caf::actor_system sys{caf_cfg};
   const auto window = std::chrono::duration_cast<std::chrono::steady_clock::duration>(

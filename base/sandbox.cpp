@@ -413,10 +413,6 @@ bool sandbox::enter_network_namespace() const noexcept {
   return ::unshare(CLONE_NEWNET) == 0;
 }
 
-bool sandbox::enter_pid_namespace() const noexcept {
-  return allow_processes_ && ::unshare(CLONE_NEWPID) == 0;
-}
-
 sandbox_failure sandbox::confine(sandbox_child_fds fds) const noexcept {
   // Privileges first: dropping capabilities needs CAP_SETPCAP, which is about to go.
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};

@@ -1,10 +1,10 @@
 // The confinement of an untrusted child process (candidate code, or a compiler fed candidate
-// sources): prepared in the parent, applied by the forked child just before exec.
+// sources): prepared in the parent, applied by the child just before exec.
 //
 //   sandbox_spec spec;
 //   spec.writable = {scratch};                 // everything else is read-only or invisible
 //   auto box = sandbox::prepare(spec);         // parent: allocates, opens paths
-//   ... fork ...
+//   ... clone ...
 //   child: box->enter_network_namespace(); box->confine(fd); execve(...)  // async-signal-safe
 //
 // What confine() applies, each layer holding even when another is missing:
@@ -23,13 +23,13 @@
 //     userfaultfd and open_by_handle_at fail with EPERM; without allow_processes also fork,
 //     vfork and clone without CLONE_THREAD (clone3 fails with ENOSYS so that the C library
 //     falls back to clone, whose flags the filter can read).
-// enter_network_namespace() moves the child into a new network namespace; enter_pid_namespace()
-// (allow_processes only) makes the next child it creates the init of a new PID namespace whose init
-// is the program: when it ends, the kernel kills every process it left behind (a compiler driver's
-// cc1plus, as, ld).
+// enter_network_namespace() moves the child into a new network namespace. With allow_processes,
+// subprocess starts the program as the init of a new PID namespace: when it ends, the kernel
+// kills every process it left behind (a compiler driver's cc1plus, as, ld).
 //
 // What the running kernel or privileges do not allow is listed in notes(), not an error.
-// Thread-safety: a prepared sandbox is immutable; its child-side methods run in a forked child.
+// Thread-safety: a prepared sandbox is immutable; its child-side methods run in the child before
+// exec.
 #pragma once
 
 #include <sys/types.h>
@@ -85,15 +85,13 @@ class sandbox {
   // the access monitor's listener over (-1 when absent).
   sandbox_child_fds child_fds() const { return {ruleset_fd_, monitor_child_fd_}; }
 
-  // Parent side, after fork and once the child has exec'd or failed: the monitor of the
+  // Parent side, once the child has exec'd or failed: the monitor of the
   // child's file accesses, or none (not requested, or the child ended before handing it over).
   std::optional<access_monitor> take_monitor(pid_t child);
 
   // Child side, async-signal-safe. A new network namespace (best effort: returns false with
-  // errno set when the kernel refuses), and with allow_processes a new PID namespace for the
-  // children this process creates next.
+  // errno set when the kernel refuses).
   bool enter_network_namespace() const noexcept;
-  bool enter_pid_namespace() const noexcept;
   // Child side, async-signal-safe: drops privileges, then Landlock, then hands the access
   // monitor over, then seccomp; `fds` are the child's copies of child_fds(). Returns a failure
   // with a null step on success.

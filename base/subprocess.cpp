@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -66,9 +67,8 @@ class fd_guard {
   int fd_;
 };
 
-// What the child reports through the status pipe before exec. Only netns and pidns are not
-// fatal.
-enum class child_stage : int { netns = 1, pidns, chdir, rlimit, sandbox, exec, dup, clone };
+// What the child reports through the status pipe before exec. Only netns is not fatal.
+enum class child_stage : int { netns = 1, chdir, rlimit, sandbox, exec, dup };
 
 struct child_report {
   child_stage stage;
@@ -119,49 +119,42 @@ bool child_set_limit(int resource, uint64_t soft, uint64_t hard) {
   return ::setrlimit(resource, &rl) == 0;
 }
 
-// In a new PID namespace the program must be the namespace's init, so this process forks it
-// and stays outside as its stand-in: it waits for the program and ends the same way (exit code
-// or signal), so the parent's wait4 sees the program's status and, through the reaped child,
-// its resource usage. Returns in the program's process; never returns in the stand-in.
-void child_fork_namespace_init(int status_fd) {
-  int alive[2];
-  if (::pipe2(alive, O_CLOEXEC) != 0) child_fail(status_fd, child_stage::clone);
-  // A raw clone: the C library's fork runs atfork handlers, which a forked child of a
-  // multi-threaded parent must not.
-  long pid = ::syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr);
-  if (pid < 0) child_fail(status_fd, child_stage::clone);
-  if (pid == 0) {
-    ::close(alive[1]);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // If the stand-in died before the line above, the pipe has no writer left.
-    pollfd p{alive[0], POLLIN, 0};
-    if (::poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLIN)) != 0) ::_exit(127);
-    ::close(alive[0]);
-    return;
-  }
-  ::close(alive[0]);
-  // Only the program reports from now on, and only it holds the output pipes.
-  ::close(status_fd);
-  for (int fd = 0; fd <= 2; ++fd) ::close(fd);
-  int wait_status = 0;
-  while (::waitpid(static_cast<pid_t>(pid), &wait_status, 0) < 0) {
-    if (errno != EINTR) ::_exit(127);
-  }
-  if (WIFSIGNALED(wait_status)) {
-    ::kill(::getpid(), WTERMSIG(wait_status));
-    ::_exit(128 + WTERMSIG(wait_status));
-  }
-  ::_exit(WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 127);
+// The write end of a pipe whose read end only the parent holds reports an error once the
+// parent is gone.
+bool child_parent_gone(int status_fd) {
+  pollfd p{status_fd, 0, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & POLLERR) != 0;
 }
 
-// Runs in the forked child: only async-signal-safe calls from here to exec.
-[[noreturn]] void run_child(const subprocess_options& options, char* const* argv, char* const* envp,
-                            int stdin_fd, int stdout_fd, int stderr_fd, int status_fd,
-                            const sandbox* box, pid_t parent) {
+// What the child needs, prepared by the parent: the child shares the parent's memory until
+// exec and must not allocate.
+struct child_start {
+  const subprocess_options* options;
+  char* const* argv;
+  char* const* envp;
+  int stdin_fd;
+  int stdout_fd;
+  int stderr_fd;
+  int status_fd;
+  const sandbox* box;
+  pid_t parent;
+};
+
+// Runs in the cloned child, on its own stack and in the parent's memory (CLONE_VM, the parent
+// thread suspended until exec): only async-signal-safe calls from here to exec, and no writes
+// to anything but this stack.
+[[noreturn]] void run_child(const child_start& start) {
+  const subprocess_options& options = *start.options;
+  int status_fd = start.status_fd;
+  const sandbox* box = start.box;
   ::setpgid(0, 0);
   // Dies with the supervisor; if it is already gone, the death signal came too early to count.
+  // The init of a new PID namespace sees no parent (getppid() is 0): the status pipe tells.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(127);
+  const pid_t parent_seen = ::getppid();
+  if ((parent_seen != 0 && parent_seen != start.parent) || child_parent_gone(status_fd)) {
+    ::_exit(127);
+  }
   // Signal dispositions the parent ignores (SIGPIPE under asio) survive exec; reset them.
   struct sigaction default_action {};
   default_action.sa_handler = SIG_DFL;
@@ -170,7 +163,8 @@ void child_fork_namespace_init(int status_fd) {
   ::sigemptyset(&empty);
   ::sigprocmask(SIG_SETMASK, &empty, nullptr);
 
-  if (::dup2(stdin_fd, 0) < 0 || ::dup2(stdout_fd, 1) < 0 || ::dup2(stderr_fd, 2) < 0) {
+  if (::dup2(start.stdin_fd, 0) < 0 || ::dup2(start.stdout_fd, 1) < 0 ||
+      ::dup2(start.stderr_fd, 2) < 0) {
     child_fail(status_fd, child_stage::dup);
   }
   // Passed descriptors become 3, 4, ...: first move everything to keep above that range.
@@ -218,29 +212,81 @@ void child_fork_namespace_init(int status_fd) {
   }
   if (box != nullptr) {
     if (!box->enter_network_namespace()) child_write_report(status_fd, child_stage::netns, errno);
-    if (box->allows_processes()) {
-      if (box->enter_pid_namespace()) {
-        child_fork_namespace_init(status_fd);
-      } else {
-        child_write_report(status_fd, child_stage::pidns, errno);
-      }
-    }
     sandbox_failure failure = box->confine(sandbox_fds);
     if (failure.step != nullptr) {
       child_write_report(status_fd, child_stage::sandbox, failure.error, failure.step);
       ::_exit(127);
     }
   }
-  ::execve(argv[0], argv, envp);
+  ::execve(start.argv[0], start.argv, start.envp);
   child_fail(status_fd, child_stage::exec);
+}
+
+int child_main(void* start) {
+  run_child(*static_cast<const child_start*>(start));
+}
+
+// The cloned child's stack: mapped by the parent, unmapped once the child has exec'd or ended.
+class child_stack {
+ public:
+  static constexpr size_t size = 256 * 1024;
+  child_stack()
+      : base_(::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+                     -1, 0)) {}
+  child_stack(const child_stack&) = delete;
+  child_stack& operator=(const child_stack&) = delete;
+  ~child_stack() {
+    if (mapped()) ::munmap(base_, size);
+  }
+  bool mapped() const { return base_ != MAP_FAILED; }
+  void* top() const { return static_cast<char*>(base_) + size; }
+
+ private:
+  void* base_;
+};
+
+// Blocks every signal of the calling thread for its lifetime: no handler of the parent may run
+// in the child while it shares the parent's memory, before it resets the dispositions.
+class all_signals_blocked {
+ public:
+  all_signals_blocked() {
+    sigset_t all;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &previous_);
+  }
+  all_signals_blocked(const all_signals_blocked&) = delete;
+  all_signals_blocked& operator=(const all_signals_blocked&) = delete;
+  ~all_signals_blocked() { ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+
+ private:
+  sigset_t previous_;
+};
+
+// Starts the child without copying the parent's page tables, which a fork of a daemon holding
+// hundreds of megabytes pays on every evaluation: the child runs in the parent's memory, and
+// the calling thread waits until it has exec'd or ended (CLONE_VM | CLONE_VFORK, as
+// posix_spawn does). A compiler driver becomes the init of a new PID namespace (CLONE_NEWPID)
+// so that the kernel kills every helper it left behind when it ends; without the privilege for
+// that, `pid_namespace_error` gets the reason and the child starts without one.
+result<pid_t> clone_child(child_start& launch, bool new_pid_namespace, int& pid_namespace_error) {
+  child_stack stack;
+  if (!stack.mapped()) return os_error("mmap of the child's stack", errno);
+  all_signals_blocked blocked;
+  constexpr int flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+  if (new_pid_namespace) {
+    pid_t pid = ::clone(child_main, stack.top(), flags | CLONE_NEWPID, &launch);
+    if (pid >= 0) return pid;
+    pid_namespace_error = errno;
+  }
+  pid_t pid = ::clone(child_main, stack.top(), flags, &launch);
+  if (pid < 0) return os_error("clone", errno);
+  return pid;
 }
 
 const char* stage_text(child_stage stage) {
   switch (stage) {
     case child_stage::netns:
       return "unshare(CLONE_NEWNET)";
-    case child_stage::pidns:
-      return "unshare(CLONE_NEWPID)";
     case child_stage::chdir:
       return "chdir";
     case child_stage::rlimit:
@@ -251,8 +297,6 @@ const char* stage_text(child_stage stage) {
       return "execve";
     case child_stage::dup:
       return "dup2";
-    case child_stage::clone:
-      return "clone";
   }
   return "setup";
 }
@@ -361,13 +405,13 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
 
   subprocess child;
   child.start_time_ = now_seconds();
-  const pid_t parent = ::getpid();
-  pid_t pid = ::fork();
-  if (pid < 0) return os_error("fork", errno);
-  if (pid == 0) {
-    run_child(options, argv.data(), envp.data(), dev_null.get(), out_write.get(), err_write.get(),
-              status_write.get(), box ? &*box : nullptr, parent);
-  }
+  child_start launch{&options,           argv.data(),           envp.data(),
+                     dev_null.get(),     out_write.get(),       err_write.get(),
+                     status_write.get(), box ? &*box : nullptr, ::getpid()};
+  int pid_namespace_error = 0;
+  result<pid_t> cloned = clone_child(launch, box && box->allows_processes(), pid_namespace_error);
+  if (!cloned.ok()) return cloned.error();
+  const pid_t pid = cloned.value();
   // Both sides set the group so that a kill of the group right after start cannot miss it.
   ::setpgid(pid, pid);
   child.pid_ = pid;
@@ -384,6 +428,10 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
   child.network_isolated_ = box.has_value();
   child.filesystem_confined_ = box && box->filesystem_confined();
   if (box) child.notes_ = box->notes();
+  if (pid_namespace_error != 0) {
+    child.notes_.push_back("no PID namespace (" + errno_text(pid_namespace_error) +
+                           "): helpers of the program are killed with its process group only");
+  }
   for (;;) {
     child_report report{};
     ssize_t n = ::read(status_read.get(), &report, sizeof(report));
@@ -393,9 +441,6 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
       child.network_isolated_ = false;
       child.notes_.push_back("no network namespace (" + errno_text(report.error) +
                              "); sockets and TCP are still denied by seccomp and Landlock");
-    } else if (report.stage == child_stage::pidns) {
-      child.notes_.push_back("no PID namespace (" + errno_text(report.error) +
-                             "): helpers of the program are killed with its process group only");
     } else {
       fatal = true;
       fatal_report = report;

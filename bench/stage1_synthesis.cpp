@@ -5,7 +5,8 @@
 // were infeasible. Latencies are simulated, not measured.
 //
 //   bench_stage1_synthesis [--budget N] [--ops a,b,c | --all] [--slots N] [--jobs N]
-//                          [--probe-baselines] [--config FILE] [--set K=V]... [CORPUS_DIR]
+//                          [--work DIR] [--probe-baselines] [--config FILE] [--set K=V]...
+//                          [CORPUS_DIR]
 //
 // The configuration is loaded as `aopt run` loads it (the bench's defaults, budget 40 and two
 // device slots, come after --config and before --set; the flags win); the strategy is always
@@ -19,7 +20,8 @@
 // side) and its line is printed as soon as both end, so a partial run reports what finished.
 // --jobs N runs N operators (2N campaigns) at once, each on its own devices and databases; the
 // per-operator results do not depend on it (each campaign is deterministic), only the wall time
-// and the order of the lines do.
+// and the order of the lines do. --work DIR keeps the databases: run again with the same DIR (and
+// the same build), the bench resumes every campaign it started there (bench_work_dir.hpp).
 // Besides the infeasible share of device evaluations, it prints the share of proposals the tiling
 // probe rejected before the device (issue 16, "<kind> (probe)" rejections).
 #include <algorithm>
@@ -39,11 +41,11 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include "agent/episode/tiling_feasibility.hpp"
 #include "bench_config.hpp"
+#include "bench_work_dir.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/op_package.hpp"
 #include "npu/sim/device/sim_device.hpp"
@@ -225,7 +227,7 @@ bool check_baselines(const std::vector<fs::path>& ops, const fs::path& work,
   fmt::print("{} of {} shipped tilings rejected; {:.1f} s of probing\n", rejected, ops.size(),
              seconds);
   std::error_code ec;
-  fs::remove_all(work, ec);
+  fs::remove_all(work / "probe", ec);
   return rejected == 0;
 }
 
@@ -240,6 +242,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> names;
   bool all = false;
   bool probe_baselines = false;
+  std::string work_given;
   aopt::runtime::config_options config_options;
   app.add_option("corpus", corpus, "Corpus folder")->capture_default_str();
   CLI::Option* budget_given = aopt::bench::add_budget_option(app, "--budget", budget);
@@ -252,6 +255,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--ops", names, "Operators by name, comma-separated")->delimiter(',');
   app.add_flag("--all", all, "Every operator of level1..3, the levels interleaved");
+  app.add_option("--work", work_given,
+                 "Keep the databases here; a later run with the same folder resumes");
   app.add_flag("--probe-baselines", probe_baselines,
                "Only probe and judge the shipped tiling of every chosen operator");
   aopt::runtime::add_config_options(&app, config_options);
@@ -278,12 +283,23 @@ int main(int argc, char** argv) {
       }
     }
   }
-  const fs::path work = fs::temp_directory_path() / fmt::format("aopt-bench-stage1-{}", getpid());
+  auto work_dir = aopt::bench::bench_work_dir::open(
+      work_given, "aopt-bench-stage1",
+      {root.string(), (fs::path(AOPT_SOURCE_DIR) / "npu" / "sim").string()});
+  if (!work_dir.ok()) {
+    fmt::print(stderr, "bench: {}\n", work_dir.error().to_string());
+    return 2;
+  }
+  const fs::path& work = work_dir->path();
   if (probe_baselines) return check_baselines(subset, work, *cfg) ? 0 : 1;
+  if (work_dir->resumed()) {
+    fmt::print("resuming in {}: finished campaigns are reused\n", work.string());
+  }
   fs::create_directories(work / "stripped");
   std::vector<fs::path> stripped;
   for (const fs::path& op : subset) {
     const fs::path copy = work / "stripped" / op.filename();
+    fs::remove_all(copy);
     fs::copy(op, copy, fs::copy_options::recursive);
     auto package = aopt::npu::load_op_package(op);
     if (!package.ok()) {
@@ -333,7 +349,5 @@ int main(int argc, char** argv) {
                r.evaluations ? 100.0 * r.infeasible / r.evaluations : 0.0,
                proposed ? 100.0 * r.probe_rejected / proposed : 0.0, r.wall_seconds);
   }
-  std::error_code ec;
-  fs::remove_all(work, ec);
   return 0;
 }

@@ -1,14 +1,18 @@
-// The five strategies of docs/design.md §9 on the same operators at the same budget with the offline
-// (heuristic) policies (issue 18): alternating, stage1, stage2, best_of_n and evolve. Builds the
-// experience bank from corpus/experts first (`aopt bank build`, a real process), then runs each
-// operator once per strategy, each run its own one-operator campaign in one shared database,
-// two runs at a time. Prints every run as it ends, then per strategy: the geometric-mean speedup,
-// fast_p for p in {1.0, 1.2, 1.4, 2.0}, the GM per level, the share of the budget spent
+// The five strategies of docs/design.md §9 on the same operators at the same budget with the
+// offline (heuristic) policies (issue 18): alternating, stage1, stage2, best_of_n and evolve.
+// Builds the experience bank from corpus/experts first (`aopt bank build`, a real process), then
+// runs each operator once per strategy, each run its own one-operator campaign in one shared
+// database, two runs at a time. Prints every run as it ends, then per strategy: the geometric-mean
+// speedup, fast_p for p in {1.0, 1.2, 1.4, 2.0}, the GM per level, the share of the budget spent
 // (evaluations / (budget x operators)) and how many episodes stopped early. Latencies are
 // simulated, not measured.
 //
-//   bench_strategies [--budget N] [--ops a,b,c] [--limit N] [--aopt PATH]
+//   bench_strategies [--budget N] [--ops a,b,c] [--limit N] [--aopt PATH] [--work DIR]
 //                    [--config FILE] [--set K=V]... [CORPUS_DIR]
+//
+// --work DIR keeps the database: run again with the same DIR (and the same build), the bench
+// reuses the bank and resumes every run it started there instead of evaluating it again
+// (bench_work_dir.hpp).
 //
 // The configuration is loaded as `aopt run` loads it (the bench's defaults, budget 40 and one
 // device slot per run, come after --config and before --set; --budget wins) and `aopt bank build`
@@ -22,6 +26,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -30,12 +35,12 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
 #include "base/subprocess.hpp"
 #include "bench_config.hpp"
+#include "bench_work_dir.hpp"
 #include "config/aopt_config.hpp"
 #include "npu/protocol/op_spec.hpp"
 #include "runtime/campaign_runner.hpp"
@@ -103,6 +108,28 @@ run_result run_one(aopt::storage::store& db, const std::string& strategy, const 
   return r;
 }
 
+// Builds the experience bank from `root`/experts into the database at `db_dir` with the aopt
+// binary (a real process); 0 on success, else the exit code for main.
+int build_bank(const std::string& aopt, const fs::path& root, const fs::path& db_dir,
+               const aopt::runtime::config_options& config_options) {
+  fmt::print("building the experience bank from {} (heuristic rewind)\n",
+             (root / "experts").string());
+  std::fflush(stdout);
+  aopt::subprocess_options bank;
+  bank.argv = {aopt, "bank", "build", (root / "experts").string(), "--db", db_dir.string()};
+  if (!config_options.file.empty())
+    bank.argv.insert(bank.argv.end(), {"--config", config_options.file});
+  for (const std::string& key : config_options.overrides)
+    bank.argv.insert(bank.argv.end(), {"--set", key});
+  auto built = aopt::run_subprocess(bank);
+  if (!built.ok() || !built->exited || built->exit_code != 0) {
+    fmt::print(stderr, "bench: aopt bank build failed: {}\n",
+               built.ok() ? built->stderr_text : built.error().to_string());
+    return 1;
+  }
+  return 0;
+}
+
 double geomean(const std::vector<double>& v) {
   if (v.empty()) return 1.0;
   double sum = 0;
@@ -118,6 +145,7 @@ int main(int argc, char** argv) {
   std::string aopt = AOPT_BINARY;
   uint32_t budget = 40;
   size_t limit = SIZE_MAX;
+  std::string work_given;
   std::vector<std::string> names;
   aopt::runtime::config_options config_options;
   app.add_option("corpus", corpus, "Corpus folder")->capture_default_str();
@@ -125,6 +153,8 @@ int main(int argc, char** argv) {
   app.add_option("--ops", names, "Operators by name, comma-separated")->delimiter(',');
   app.add_option("--limit", limit, "At most this many operators");
   app.add_option("--aopt", aopt, "The aopt binary that builds the bank")->capture_default_str();
+  app.add_option("--work", work_given,
+                 "Keep the database here; a later run with the same folder resumes");
   aopt::runtime::add_config_options(&app, config_options);
   CLI11_PARSE(app, argc, argv);
 
@@ -154,24 +184,22 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  const fs::path work =
-      fs::temp_directory_path() / fmt::format("aopt-bench-strategies-{}", getpid());
-  fs::create_directories(work);
-  const fs::path db_dir = work / "db";
-  fmt::print("building the experience bank from {} (heuristic rewind)\n",
-             (root / "experts").string());
-  std::fflush(stdout);
-  aopt::subprocess_options bank;
-  bank.argv = {aopt, "bank", "build", (root / "experts").string(), "--db", db_dir.string()};
-  if (!config_options.file.empty())
-    bank.argv.insert(bank.argv.end(), {"--config", config_options.file});
-  for (const std::string& key : config_options.overrides)
-    bank.argv.insert(bank.argv.end(), {"--set", key});
-  auto built = aopt::run_subprocess(bank);
-  if (!built.ok() || !built->exited || built->exit_code != 0) {
-    fmt::print(stderr, "bench: aopt bank build failed: {}\n",
-               built.ok() ? built->stderr_text : built.error().to_string());
-    return 1;
+  auto work = aopt::bench::bench_work_dir::open(
+      work_given, "aopt-bench-strategies",
+      {aopt, root.string(), (fs::path(AOPT_SOURCE_DIR) / "npu" / "sim").string()});
+  if (!work.ok()) {
+    fmt::print(stderr, "bench: {}\n", work.error().to_string());
+    return 2;
+  }
+  const fs::path db_dir = work->path() / "db";
+  const fs::path bank_built = work->path() / "bank.built";
+  if (fs::exists(bank_built)) {
+    fmt::print("resuming in {}: the bank and the finished runs are reused\n",
+               work->path().string());
+  } else if (int failed = build_bank(aopt, root, db_dir, config_options); failed != 0) {
+    return failed;
+  } else {
+    std::ofstream(bank_built) << "ok\n";
   }
   auto db = aopt::storage::store::open(db_dir);
   if (!db.ok()) {
@@ -249,7 +277,5 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
   }
 
-  std::error_code ec;
-  fs::remove_all(work, ec);
   return 0;
 }

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <caf/io/all.hpp>
 
-#include "actors/actor_error.hpp"
+#include "actors/actor_system_setup.hpp"
 #include "actors/device_pool.hpp"
 #include "base/listen_address.hpp"
 #include "runtime/campaign_runner.hpp"
@@ -59,8 +59,7 @@ result<std::shared_ptr<engine>> engine::start(
     if (!made.ok()) return made.error();
   }
   e->caf_config_ = std::make_unique<caf::actor_system_config>();
-  e->caf_config_->add_message_types<caf::id_block::aopt>();
-  actors::add_aopt_error_category(*e->caf_config_);
+  actors::configure_actor_system(*e->caf_config_);
   e->caf_config_->set("scheduler.max-threads", std::max(2u, std::thread::hardware_concurrency()));
   if (listen) e->caf_config_->load<caf::io::middleman>();
   e->system_ = std::make_unique<caf::actor_system>(*e->caf_config_);
