@@ -191,6 +191,7 @@ sim_toolchain default_sim_toolchain() {
   sim_toolchain t;
   t.compiler = AOPT_CXX_COMPILER;
   t.candidate_flags = split_words(AOPT_SIM_CANDIDATE_FLAGS);
+  t.link_flags = split_words(AOPT_SIM_LINK_FLAGS);
   t.include_dir = AOPT_SIM_INCLUDE_DIR;
   t.pch_dir = AOPT_SIM_PCH_DIR;
   t.lib_dir = AOPT_SIM_LIB_DIR;
@@ -477,6 +478,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     links.push_back({reference_executable_name, {&reference}, reference_lib});
   for (const link_job& job : links) {
     subprocess_options link = compiler_run(toolchain_, scratch, limits);
+    link.argv.insert(link.argv.end(), toolchain_.link_flags.begin(), toolchain_.link_flags.end());
     for (const char* a : {"-o", job.executable}) link.argv.push_back(a);
     for (const unit* u : job.objects) link.argv.push_back(u->object);
     // The main library first: it uses the runtime, which uses the protocol (op.json), and static

@@ -40,6 +40,7 @@ namespace aopt::npu {
 struct sim_toolchain {
   std::string compiler;                      // g++
   std::vector<std::string> candidate_flags;  // must equal the flags the PCH was built with
+  std::vector<std::string> link_flags;       // e.g. -fuse-ld=gold
   std::filesystem::path include_dir;         // the shim headers
   std::filesystem::path pch_dir;             // kernel_operator.h.gch, host/aopt_sim/host_api.h.gch
   std::filesystem::path lib_dir;  // libaopt_simdriver.a, libaopt_simprobe.a, libaopt_simrt.a,
