@@ -30,6 +30,16 @@ aopt::subprocess_result run(const aopt::subprocess_options& options) {
   return std::move(r).value();
 }
 
+// A shell script run the way a compiler driver is: sandboxed, allowed to create processes.
+aopt::subprocess_options compiler_like(const std::string& script, double wall_seconds) {
+  aopt::subprocess_options o;
+  o.argv = {"/bin/sh", "-c", script};
+  o.limits.wall_seconds = wall_seconds;
+  o.sandbox = true;
+  o.sandbox_allows_processes = true;
+  return o;
+}
+
 std::string slurp(const fs::path& path) {
   std::ifstream in(path);
   std::ostringstream s;
@@ -249,21 +259,12 @@ TEST_SUITE("base") {
   }
 
   TEST_CASE("kill -9 of the supervisor kills a sandboxed compiler-like tree, helpers included") {
-    aopt::subprocess_options o;
-    o.argv = {"/bin/sh", "-c", "sleep 1000 & printf x >&3; wait"};
-    o.limits.wall_seconds = 120;
-    o.sandbox = true;
-    o.sandbox_allows_processes = true;
-    CHECK(tree_dies_with_its_supervisor(o));
+    CHECK(tree_dies_with_its_supervisor(
+        compiler_like("sleep 1000 & printf x >&3; wait", /*wall_seconds=*/120)));
   }
 
   TEST_CASE("a sandboxed compiler-like program is the init of its own PID namespace") {
-    aopt::subprocess_options o;
-    o.argv = {"/bin/sh", "-c", "echo $$"};
-    o.limits.wall_seconds = 60;
-    o.sandbox = true;
-    o.sandbox_allows_processes = true;
-    auto r = run(o);
+    auto r = run(compiler_like("echo $$", /*wall_seconds=*/60));
     CHECK(r.succeeded());
     bool refused = false;
     for (const std::string& note : r.notes) {
@@ -275,13 +276,8 @@ TEST_SUITE("base") {
   }
 
   TEST_CASE("a sandboxed compiler-like program may fork and its helpers end with it") {
-    aopt::subprocess_options o;
     // The background sleep would outlive sh, which exits at once.
-    o.argv = {"/bin/sh", "-c", "sleep 1000 & echo started"};
-    o.limits.wall_seconds = 60;
-    o.sandbox = true;
-    o.sandbox_allows_processes = true;
-    auto r = run(o);
+    auto r = run(compiler_like("sleep 1000 & echo started", /*wall_seconds=*/60));
     CHECK(r.succeeded());
     CHECK(r.stdout_text == "started\n");
     CHECK_FALSE(r.timed_out);
