@@ -412,8 +412,7 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
   result<pid_t> cloned = clone_child(launch, box && box->allows_processes(), pid_namespace_error);
   if (!cloned.ok()) return cloned.error();
   const pid_t pid = cloned.value();
-  // Both sides set the group so that a kill of the group right after start cannot miss it.
-  ::setpgid(pid, pid);
+  // The child has set its own process group: the parent resumes only after its exec or end.
   child.pid_ = pid;
   child.output_limit_bytes_ = options.output_limit_bytes;
   child.wall_seconds_ = options.limits.wall_seconds;

@@ -41,7 +41,6 @@ class bench_work_dir {
     std::error_code ec;
     fs::create_directories(dir.path_, ec);
     if (ec) return invalid_argument(fmt::format("--work {}: {}", dir.path_.string(), ec.message()));
-    std::vector<std::string> parts;
     std::vector<std::string> files = {"/proc/self/exe"};
     for (const std::string& input : inputs) {
       if (!fs::is_directory(input)) {
@@ -55,12 +54,14 @@ class bench_work_dir {
       std::sort(inside.begin(), inside.end());
       files.insert(files.end(), inside.begin(), inside.end());
     }
+    // One file in memory at a time: the executables are tens of megabytes.
+    content_hasher hasher;
     for (const std::string& file : files) {
       std::ifstream in(file, std::ios::binary);
       if (!in) return not_found(fmt::format("cannot read {} to identify the build", file));
-      parts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      hasher.add(std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()));
     }
-    const std::string build = content_hash(parts);
+    const std::string build = hasher.hex();
     const fs::path stamp = dir.path_ / "build.id";
     if (std::ifstream in(stamp); in) {
       std::string made_by;
