@@ -1,6 +1,7 @@
 #include "agent/motifs/kernel_rule_support.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <set>
 #include <vector>
@@ -59,6 +60,34 @@ bool is_rows_per_tile(const std::string& name) {
   std::vector<std::string> words = identifier_words(name);
   auto has = [&](const char* w) { return std::find(words.begin(), words.end(), w) != words.end(); };
   return (has("rows") || has("row")) && (has("tile") || has("tiles"));
+}
+
+std::string shape_of(const std::string& text) {
+  static const std::regex cast(R"(static_cast<[\w:]+>)");
+  std::string squeezed;
+  for (char c : text) {
+    if (!std::isspace(static_cast<unsigned char>(c))) squeezed += c;
+  }
+  return std::regex_replace(squeezed, cast, "");
+}
+
+bool is_full_barrier(const std::string& masked, text_range s) {
+  return shape_of(masked.substr(s.begin, s.end - s.begin)) == "PipeBarrier<PIPE_ALL>();";
+}
+
+std::optional<call_site> whole_call(const kernel_facts& f, text_range s, const std::string& api) {
+  std::vector<call_site> calls = find_calls(f.text(), f.masked(), api, s);
+  if (calls.size() != 1) return std::nullopt;
+  std::optional<text_range> whole =
+      call_statement(f.masked(), calls[0].name_begin, calls[0].parens);
+  if (!whole || whole->begin != s.begin) return std::nullopt;
+  return calls[0];
+}
+
+text_edit remove_statement(const std::string& masked, text_range s) {
+  std::optional<text_range> lines = own_lines(masked, s);
+  if (lines && lines->end < masked.size()) return {{lines->begin, lines->end + 1}, ""};
+  return {s, ""};
 }
 
 }  // namespace aopt::agent

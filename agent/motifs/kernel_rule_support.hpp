@@ -1,5 +1,5 @@
-// Pieces shared by the two kernel rule libraries (rewind_rules, optimization_rules): the
-// element-wise vector APIs a scalar loop can stand for, operand rewriting and statement tests.
+// Pieces shared by the kernel rule libraries (rewind and optimization edits): the element-wise
+// vector APIs a scalar loop can stand for, operand rewriting, statement tests and removal.
 //
 // Thread-safety: immutable data and pure functions.
 #pragma once
@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "agent/kernel_text/kernel_edits.hpp"
 #include "agent/kernel_text/kernel_facts.hpp"
 
 namespace aopt::agent {
@@ -38,5 +39,17 @@ bool is_stage_call(const kernel_facts& facts, text_range statement);
 
 // Rows-per-tile style names (ROWS_PER_TILE, rowsPerTile).
 bool is_rows_per_tile(const std::string& name);
+
+// Text without whitespace and without `static_cast<T>` prefixes: the shape a pattern sees.
+std::string shape_of(const std::string& text);
+
+// The statement `s` of masked text is `PipeBarrier<PIPE_ALL>();`.
+bool is_full_barrier(const std::string& masked, text_range s);
+
+// The call `api` when it is the whole statement `s`.
+std::optional<call_site> whole_call(const kernel_facts& f, text_range s, const std::string& api);
+
+// The edit removing statement `s`, together with its line when it has the line to itself.
+text_edit remove_statement(const std::string& masked, text_range s);
 
 }  // namespace aopt::agent

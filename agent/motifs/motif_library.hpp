@@ -12,15 +12,18 @@
 //   fine_grained_sync   flags_to_full_barriers     full_barrier_to_flags
 //   fused_passes        extra_gm_round_trip        remove_gm_round_trip
 //   reciprocal_multiply multiply_to_divide         divide_to_reciprocal_multiply
+//   invariant_hoisting  invariant_into_loop        hoist_invariant_load
 //
-// The edits of each direction are in rewind_edits.hpp and optimization_edits.hpp; the tuple
+// The edits of each direction are in rewind_edits.hpp and optimization_edits.hpp (both
+// directions of invariant hoisting in invariant_hoisting_edits.hpp); the tuple
 // fields (title, description, bottleneck, tags) come from the motif, and each rule names the
 // other as its counterpart. An optimization rule also lists its variants: the same motif with
 // its free parameters varied (one site at a time when it edits several, queue depth 3 and 4,
 // the tile enlarged twice), which the refiner offers as further candidates.
 //
-// Not covered yet (§6): UB buffer reuse to enlarge tiles (TQueBind), hoisting loop-invariant
-// work; the corpus baselines show both and only an LLM refiner can propose them.
+// Not covered yet (§6): UB buffer reuse to enlarge tiles (TQueBind), and invariant work inside
+// member functions called from the loop (a gamma copied in every CopyIn); only an LLM refiner
+// can propose those.
 //
 // Thread-safety: the library is immutable.
 #pragma once

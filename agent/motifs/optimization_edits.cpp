@@ -16,34 +16,13 @@ namespace aopt::agent {
 
 namespace {
 
-// Text without whitespace and without `static_cast<T>` prefixes: the shape a pattern sees.
-std::string shape_of(const std::string& text) {
-  static const std::regex cast(R"(static_cast<[\w:]+>)");
-  std::string squeezed;
-  for (char c : text) {
-    if (!std::isspace(static_cast<unsigned char>(c))) squeezed += c;
-  }
-  return std::regex_replace(squeezed, cast, "");
-}
-
 std::string regex_escape(const std::string& s) {
   static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
   return std::regex_replace(s, special, R"(\$&)");
 }
 
-bool is_full_barrier(const std::string& masked, text_range s) {
-  return shape_of(masked.substr(s.begin, s.end - s.begin)) == "PipeBarrier<PIPE_ALL>();";
-}
-
 bool is_barrier(const std::string& masked, text_range s) {
   return shape_of(masked.substr(s.begin, s.end - s.begin)).rfind("PipeBarrier<", 0) == 0;
-}
-
-// Removes a statement together with its line when it has the line to itself.
-text_edit remove_statement(const std::string& masked, text_range s) {
-  std::optional<text_range> lines = own_lines(masked, s);
-  if (lines && lines->end < masked.size()) return {{lines->begin, lines->end + 1}, ""};
-  return {s, ""};
 }
 
 // "static_cast<uint32_t>(n)" -> "n".
@@ -624,16 +603,6 @@ namespace {
 bool mentions(const kernel_facts& f, text_range s, const std::string& name) {
   return find_identifier(std::string_view(f.masked()).substr(s.begin, s.end - s.begin), name) !=
          std::string::npos;
-}
-
-// The call `api` when it is the whole statement `s`.
-std::optional<call_site> whole_call(const kernel_facts& f, text_range s, const std::string& api) {
-  std::vector<call_site> calls = find_calls(f.text(), f.masked(), api, s);
-  if (calls.size() != 1) return std::nullopt;
-  std::optional<text_range> whole =
-      call_statement(f.masked(), calls[0].name_begin, calls[0].parens);
-  if (!whole || whole->begin != s.begin) return std::nullopt;
-  return calls[0];
 }
 
 }  // namespace

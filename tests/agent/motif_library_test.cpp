@@ -46,6 +46,7 @@ TEST_SUITE("agent") {
       CAPTURE(practice);
       CHECK(names.count(practice) == 1);
     }
+    CHECK(names.count("invariant_hoisting") == 1);
     CHECK(find_motif("nope") == nullptr);
   }
 
@@ -169,5 +170,67 @@ TEST_SUITE("agent") {
               ->optimize.variants("constexpr uint32_t TILE_LENGTH = 512;\n")
               .front()
               .kernel == "constexpr uint32_t TILE_LENGTH = 2048;\n");
+  }
+  // A kernel written the way a first version often is: the per-channel weight is copied from GM
+  // in every iteration of the tile loop, fenced by full barriers against the previous
+  // iteration's Mul.
+  const std::string kWeightReloadKernel =
+      "class KernelChannelScale {\n"
+      "public:\n"
+      "    __aicore__ inline void Process()\n"
+      "    {\n"
+      "        LocalTensor<float> wLocal = wBuf.Get<float>();\n"
+      "        for (uint32_t t = 0; t < tileCount; t++) {\n"
+      "            PipeBarrier<PIPE_ALL>();\n"
+      "            DataCopy(wLocal, weightGm, channels);\n"
+      "            PipeBarrier<PIPE_ALL>();\n"
+      "            CopyIn(t);\n"
+      "            Compute(wLocal);\n"
+      "            CopyOut(t);\n"
+      "        }\n"
+      "    }\n"
+      "private:\n"
+      "    TBuf<TPosition::VECCALC> wBuf;\n"
+      "    GlobalTensor<float> weightGm;\n"
+      "    LocalTensor<float> unused;\n"
+      "};\n";
+
+  TEST_CASE("invariant hoisting moves a per-iteration load of the same data before the loop") {
+    const kernel_rule& r = find_motif("invariant_hoisting")->optimize;
+    REQUIRE(r.applies(kWeightReloadKernel));
+    result<std::string> out = r.apply(kWeightReloadKernel);
+    REQUIRE(out.ok());
+    CHECK(out->find("        LocalTensor<float> wLocal = wBuf.Get<float>();\n"
+                    "        DataCopy(wLocal, weightGm, channels);\n"
+                    "        PipeBarrier<PIPE_ALL>();\n"
+                    "        for (uint32_t t = 0; t < tileCount; t++) {\n"
+                    "            CopyIn(t);\n") != std::string::npos);
+    CHECK(out->find("PipeBarrier<PIPE_ALL>();") == out->rfind("PipeBarrier<PIPE_ALL>();"));
+    CHECK_FALSE(r.applies(*out));
+  }
+
+  TEST_CASE("invariant hoisting leaves loads that change from one iteration to the next") {
+    const kernel_rule& r = find_motif("invariant_hoisting")->optimize;
+    auto replaced = [](std::string text, const std::string& from, const std::string& to) {
+      const size_t at = text.find(from);
+      REQUIRE(at != std::string::npos);
+      return text.replace(at, from.size(), to);
+    };
+    const std::string declared_before = "        LocalTensor<float> wLocal = wBuf.Get<float>();\n";
+    // The count follows the loop variable.
+    CHECK_FALSE(r.applies(replaced(kWeightReloadKernel, "weightGm, channels", "weightGm, t + 1")));
+    // The loop writes the tensor the load fills.
+    CHECK_FALSE(r.applies(replaced(kWeightReloadKernel, "            CopyIn(t);\n",
+                                   "            Muls(wLocal, wLocal, 2.0f, channels);\n")));
+    // The count is changed inside the loop.
+    CHECK_FALSE(r.applies(replaced(kWeightReloadKernel, "            CopyOut(t);\n",
+                                   "            channels += 8;\n")));
+    // The tensor exists only inside the loop: nothing to load it into before the loop.
+    const std::string local =
+        replaced(replaced(kWeightReloadKernel, declared_before, ""),
+                 "            PipeBarrier<PIPE_ALL>();\n            DataCopy",
+                 "            LocalTensor<float> wLocal = wBuf.Get<float>();\n"
+                 "            PipeBarrier<PIPE_ALL>();\n            DataCopy");
+    CHECK_FALSE(r.applies(local));
   }
 }  // TEST_SUITE
