@@ -109,6 +109,23 @@ TEST_SUITE("npu") {
     CHECK(second.latency_us == first.latency_us);
   }
 
+  // The candidate and probe processes map the input sets this process drew (input_store.hpp).
+  TEST_CASE("a device draws each input set once for all the candidates and probes of an operator") {
+    device_fixture f;
+    auto op = load("add_tiled");
+    aopt::npu::eval_options options;
+    options.input_sets = 3;
+    auto first = f.evaluate(op, options);
+    REQUIRE_MESSAGE(first.ok(), describe(first));
+    CHECK(f.device.input_sets_drawn() == 3);
+    auto probed = f.device.probe_tiling(op, op.host_source);
+    CHECK(probed.result == aopt::npu::tiling_probe_result::kind::ran);
+    auto second = f.evaluate(op, options);
+    REQUIRE_MESSAGE(second.ok(), describe(second));
+    CHECK(second.latency_us == first.latency_us);
+    CHECK(f.device.input_sets_drawn() == 3);
+  }
+
   TEST_CASE("a kernel without synchronization between pipes is a data race") {
     device_fixture f;
     auto r = f.evaluate(load("add_race"));

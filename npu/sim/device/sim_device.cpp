@@ -29,6 +29,8 @@ namespace {
 constexpr const char* spec_file = "spec.json";
 constexpr size_t runtime_diagnostic_lines = 40;
 constexpr uint64_t expected_cache_bytes = 512ull << 20;
+// Input sets shared with candidate processes (input_store.hpp): a few operators' worth.
+constexpr uint64_t input_store_bytes = 512ull << 20;
 // A probe delivers a few scalars and the tiling data (CANN caps it at 64 KiB; the shim's raw
 // buffer is no larger).
 constexpr size_t probe_delivery_limit = 1ull << 20;
@@ -111,6 +113,7 @@ sim_device::sim_device(sim::hw_profile profile, sim_device_options options)
   cache_ = std::make_unique<compile_cache>(options_.cache_dir, options_.cache_max_bytes);
   builder_ = std::make_unique<candidate_builder>(options_.toolchain, *cache_);
   expected_ = std::make_unique<expected_cache>(expected_cache_bytes);
+  inputs_ = std::make_unique<input_store>(input_store_bytes);
 }
 
 sim_device::~sim_device() = default;
@@ -118,6 +121,25 @@ sim_device::~sim_device() = default;
 std::string sim_device::profile_id() const {
   // A profile run without compiler auto-sync judges kernels differently: its own cache entries.
   return "sim:" + profile_.name + (profile_.auto_sync ? "" : "+no-auto-sync");
+}
+
+result<sim_device::shared_input_sets> sim_device::share_inputs(const op_package& op, uint32_t sets,
+                                                               sim::driver_spec& spec) {
+  shared_input_sets shared;
+  for (uint32_t set = 0; set < sets; ++set) {
+    result<std::shared_ptr<const unique_fd>> fd = inputs_->find_or_draw(op.spec, set);
+    if (!fd.ok()) return fd.error();
+    // The child receives pass_fds as 3, 4, ... in order (base/subprocess.hpp).
+    spec.input_fds.push_back(3 + static_cast<int>(set));
+    shared.held.push_back(std::move(fd).value());
+  }
+  return shared;
+}
+
+std::vector<int> sim_device::shared_input_sets::descriptors() const {
+  std::vector<int> fds;
+  for (const auto& fd : held) fds.push_back(fd->get());
+  return fds;
 }
 
 sim::driver_spec sim_device::driver_spec(const op_package& op, const eval_options& options) const {
@@ -166,11 +188,16 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
         }
       }
     }
-    const sim::driver_spec spec = driver_spec(op, options);
+    sim::driver_spec spec = driver_spec(op, options);
     try {
       sim::check_settings(spec);
     } catch (const std::invalid_argument& e) {
       fail(eval_status::infra_error, "bad_spec", std::string("driver spec: ") + e.what());
+      return finish();
+    }
+    result<shared_input_sets> inputs = share_inputs(op, spec.input_sets, spec);
+    if (!inputs.ok()) {
+      fail(eval_status::infra_error, "inputs", inputs.error().message());
       return finish();
     }
     // What the candidate and reference processes read.
@@ -210,8 +237,9 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
 
     const auto started = std::chrono::steady_clock::now();
     const size_t limit = channel_limit(spec);
-    const subprocess_options run = process_options(options_, options, scratch->path(),
-                                                   {built.executable.string(), spec_file}, limit);
+    subprocess_options run = process_options(options_, options, scratch->path(),
+                                             {built.executable.string(), spec_file}, limit);
+    run.pass_fds = inputs->descriptors();
     auto ran = run_subprocess(run);
     if (!ran.ok()) {
       fail(eval_status::infra_error, "sandbox",
@@ -353,17 +381,22 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
                  ? finish(kind::unavailable, "toolchain", built.message)
                  : finish(kind::compile_error, built.error_kind, built.message);
     }
+    sim::driver_spec spec = driver_spec(op, defaults);
+    result<shared_input_sets> inputs = share_inputs(op, 1, spec);
+    if (!inputs.ok()) return finish(kind::unavailable, "inputs", inputs.error().message());
     {
       std::ofstream out(scratch->path() / spec_file);
-      out << nlohmann::json(driver_spec(op, defaults)).dump(1);
+      out << nlohmann::json(spec).dump(1);
       if (!out)
         return finish(kind::unavailable, "scratch", "cannot write " + std::string(spec_file));
     }
     eval_options run_limits;
     run_limits.timeout_seconds = defaults.compile_timeout_seconds;
-    auto ran = run_subprocess(process_options(options_, run_limits, scratch->path(),
-                                              {built.probe_executable.string(), spec_file},
-                                              probe_delivery_limit));
+    subprocess_options run =
+        process_options(options_, run_limits, scratch->path(),
+                        {built.probe_executable.string(), spec_file}, probe_delivery_limit);
+    run.pass_fds = inputs->descriptors();
+    auto ran = run_subprocess(run);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!ran.ok()) return finish(kind::unavailable, "sandbox", ran.error().message());
     if (ran->timed_out) {

@@ -9,7 +9,8 @@
 //      the driver, the reference (when its expected outputs are not cached) into its own process;
 //   3. `candidate spec.json` runs in the scratch dir with resource limits, without network, in
 //      its own process group, killed at eval_options.timeout_seconds, and delivers its outputs and
-//      traces on stdout (driver_report.hpp); nothing it writes anywhere else is read;
+//      traces on stdout (driver_report.hpp); nothing it writes anywhere else is read. It maps its
+//      input sets from sealed memfds this process drew once per operator (input_store.hpp);
 //   4. `reference spec.json <sets>` delivers the expected outputs (driver_expected.hpp), kept in
 //      memory per operator (expected_cache.hpp);
 //   5. this process judges (driver_judge.hpp): comparison, trace validation, timing model, hazard
@@ -18,8 +19,8 @@
 //      as before.
 // probe_tiling (npu/tiling_prober.hpp) builds the host unit alone (cached: the evaluation that
 // follows fetches the same object), links it with the probe's main and runs `probe spec.json`
-// under the same sandbox and limits as a candidate, with the compile timeout as its wall clock;
-// it reports the delivered tiling decision unjudged.
+// under the same sandbox and limits as a candidate (input set 0 shared the same way), with the
+// compile timeout as its wall clock; it reports the delivered tiling decision unjudged.
 // The scratch directory is removed afterwards (kept on failure when options.keep_scratch);
 // the device's construction sweeps the scratch directories of dead processes from work_dir.
 //
@@ -38,6 +39,7 @@
 #include "npu/sim/device/candidate_builder.hpp"
 #include "npu/sim/device/compile_cache.hpp"
 #include "npu/sim/device/expected_cache.hpp"
+#include "npu/sim/device/input_store.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
 #include "npu/sim/runtime/hw_profile.hpp"
 #include "npu/tiling_prober.hpp"
@@ -94,12 +96,26 @@ class sim_device : public device, public tiling_prober {
   // What the driver reads from spec.json (its JSON form).
   sim::driver_spec driver_spec(const op_package& op, const eval_options& options) const;
 
+  // How many input sets this device drew (input_store.hpp): once per operator and set while the
+  // store holds them, however many candidates run on them.
+  uint64_t input_sets_drawn() const { return inputs_->drawn(); }
+
  private:
+  // The descriptors of an evaluation's input sets, held while its process runs.
+  struct shared_input_sets {
+    std::vector<std::shared_ptr<const unique_fd>> held;
+    std::vector<int> descriptors() const;  // pass_fds: the child's 3, 4, ...
+  };
+  // Input sets 0..sets-1 of `op` from the store, named in spec.input_fds.
+  result<shared_input_sets> share_inputs(const op_package& op, uint32_t sets,
+                                         sim::driver_spec& spec);
+
   sim::hw_profile profile_;
   sim_device_options options_;
   std::unique_ptr<compile_cache> cache_;
   std::unique_ptr<candidate_builder> builder_;
   std::unique_ptr<expected_cache> expected_;
+  std::unique_ptr<input_store> inputs_;
 };
 
 }  // namespace aopt::npu

@@ -22,6 +22,7 @@
 #include "element_codec.hpp"
 #include "exe_graph/runtime/tiling_context.h"
 #include "graph/types.h"
+#include "shared_inputs.hpp"
 #include "tensor_check.hpp"
 
 namespace aopt::sim {
@@ -281,7 +282,7 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
   const npu::op_spec& op = spec.op;
   set_report report;
   try {
-    const std::vector<std::vector<uint8_t>> inputs = make_inputs(op, set);
+    const std::vector<std::vector<uint8_t>> inputs = inputs_of(spec, set);
     tiling_outcome tiling = run_tiling(spec, entries, inputs, diagnostics, set == 0);
     report.block_dim = tiling.block_dim;
     report.tiling_key = tiling.tiling_key;

@@ -58,6 +58,14 @@ void check_settings(const driver_spec& s) {
   if (!(s.noise_stddev_fraction >= 0 && s.noise_stddev_fraction < 1)) {
     reject("noise_stddev_fraction", "expected a value in [0, 1)");
   }
+  if (s.input_fds.size() > s.input_sets) {
+    reject("input_fds", std::to_string(s.input_fds.size()) + " descriptors for " +
+                            std::to_string(s.input_sets) + " input sets");
+  }
+  for (int fd : s.input_fds) {
+    // 0, 1 and 2 are the standard streams; the parent passes its descriptors from 3 on.
+    if (fd < 3) reject("input_fds", "expected descriptors >= 3, got " + std::to_string(fd));
+  }
 }
 
 driver_spec parse_driver_spec(const json& j) {
@@ -77,6 +85,13 @@ driver_spec parse_driver_spec(const json& j) {
   spec.noise_stddev_fraction = read_number(j, "noise_stddev_fraction", 0);
   spec.noise_seed = read_unsigned(j, "noise_seed", 0);
   spec.repetitions = read_setting(j, "repetitions", spec.repetitions, max_repetitions);
+  if (const json* fds = find(j, "input_fds"); fds != nullptr) {
+    if (!fds->is_array()) reject("input_fds", "expected an array, got " + fds->dump());
+    for (const json& fd : *fds) {
+      if (!fd.is_number_integer()) reject("input_fds", "expected integers, got " + fd.dump());
+      spec.input_fds.push_back(fd.get<int>());
+    }
+  }
   check_settings(spec);
   return spec;
 }
@@ -91,6 +106,7 @@ void to_json(json& j, const driver_spec& s) {
        {"detect_races", s.detect_races},
        {"noise_stddev_fraction", s.noise_stddev_fraction},
        {"noise_seed", s.noise_seed}};
+  if (!s.input_fds.empty()) j["input_fds"] = s.input_fds;
 }
 
 }  // namespace aopt::sim

@@ -3,10 +3,14 @@
 // settings.
 //
 //   {"op": {...op.json...}, "hw": {...hw_profile...}, "input_sets": 3, "detect_races": true,
-//    "noise_stddev_fraction": 0, "noise_seed": 0, "repetitions": 1}
+//    "noise_stddev_fraction": 0, "noise_seed": 0, "repetitions": 1, "input_fds": [3, 4, 5]}
+//
+// "input_fds" is optional: the descriptors holding input sets 0, 1, ... as the parent drew them
+// (shared_inputs.hpp); a set without one is drawn by the process itself.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,13 +26,15 @@ struct driver_spec {
   bool detect_races = true;
   double noise_stddev_fraction = 0;  // latency *= 1 + N(0, this) per repetition
   uint64_t noise_seed = 0;
-  uint32_t repetitions = 1;  // noisy latency samples drawn from the one simulated latency
+  uint32_t repetitions = 1;    // noisy latency samples drawn from the one simulated latency
+  std::vector<int> input_fds;  // input set k in descriptor input_fds[k] (shared_inputs.hpp)
 };
 
 // Throws std::invalid_argument naming the field ("op.inputs[1].dtype: unknown dtype 'f8'").
 driver_spec parse_driver_spec(const nlohmann::json& j);
 // Throws std::invalid_argument naming the setting out of its range (input_sets 1..100,
-// repetitions 1..10000, noise_stddev_fraction [0, 1)): parse_driver_spec checks them, and so does
+// repetitions 1..10000, noise_stddev_fraction [0, 1), input_fds at most input_sets descriptors,
+// each >= 3): parse_driver_spec checks them, and so does
 // the parent before it writes spec.json.
 void check_settings(const driver_spec& s);
 // spec.json as the parent writes it.

@@ -13,7 +13,7 @@
 #include "aopt_sim/driver_entry.h"
 #include "driver.hpp"
 #include "driver_channel.hpp"
-#include "driver_expected.hpp"
+#include "shared_inputs.hpp"
 #include "tiling_probe_report.hpp"
 
 int main(int argc, char** argv) {
@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     const auto spec = aopt::sim::parse_driver_spec(nlohmann::json::parse(in));
-    call = aopt::sim::call_tiling(spec, &aopt_tiling_entry, aopt::sim::make_inputs(spec.op, 0));
+    call = aopt::sim::call_tiling(spec, &aopt_tiling_entry, aopt::sim::inputs_of(spec, 0));
   } catch (const std::exception& e) {
     std::cerr << "probe: " << e.what() << '\n';
     return 2;

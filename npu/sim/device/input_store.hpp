@@ -1,0 +1,49 @@
+// The input sets of recent operators, each drawn once in the trusted process and kept in a memfd
+// sealed against writing, growing and shrinking (npu/sim/runtime/shared_inputs.hpp): candidate
+// and probe processes map them instead of drawing their inputs again, which took about two thirds
+// of a candidate's run. Keyed by the operator's spec (shapes, dtypes, ranges, seed) and the set
+// number; bounded by bytes, the oldest entry first. A descriptor stays valid while a run holds it,
+// after its entry was evicted.
+//
+// Thread-safety: every method may be called from several threads at once; a set is drawn under
+// the store's lock, once, however many evaluations ask for it together.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "base/status.hpp"
+#include "base/unique_fd.hpp"
+#include "npu/protocol/op_spec.hpp"
+
+namespace aopt::npu {
+
+class input_store {
+ public:
+  explicit input_store(uint64_t max_bytes) : max_bytes_(max_bytes) {}
+
+  // The sealed descriptor of input set `set` of `op`, drawn now when the store does not hold it.
+  // internal error when the memfd cannot be made, filled or sealed.
+  result<std::shared_ptr<const unique_fd>> find_or_draw(const op_spec& op, uint32_t set);
+
+  // How many input sets were drawn since construction.
+  uint64_t drawn() const;
+
+ private:
+  uint64_t max_bytes_;
+  mutable std::mutex mutex_;
+  struct entry {
+    std::shared_ptr<const unique_fd> fd;
+    uint64_t bytes = 0;
+  };
+  std::map<std::string, entry> entries_;
+  std::deque<std::string> order_;  // oldest first
+  uint64_t bytes_ = 0;
+  uint64_t drawn_ = 0;
+};
+
+}  // namespace aopt::npu

@@ -1,0 +1,28 @@
+// Input sets the parent draws once and hands to candidate and probe processes, instead of every
+// process drawing them again: drawing (input_generator.hpp) took about two thirds of a
+// candidate's run. The parent (npu/sim/device/input_store.hpp) keeps each input set of an
+// operator in a memfd sealed against writing and resizing, and passes it as a descriptor named in
+// spec.json's "input_fds" (driver_spec.hpp); the process maps it read-only and copies out each
+// input. The seals keep a hostile candidate from changing the shared copy, and what it delivers
+// is judged against the reference's own inputs (input fingerprints) either way.
+//
+// Layout of one set: the GM bytes of every input of the operator, in op.json order, back to back
+// (npu::tensor_spec::bytes() each, nothing between).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "driver_spec.hpp"
+
+namespace aopt::sim {
+
+// The inputs of `op` read from descriptor `fd`. Throws std::runtime_error naming the descriptor
+// when it cannot be mapped or its size is not the operator's input bytes.
+std::vector<std::vector<uint8_t>> read_shared_inputs(int fd, const npu::op_spec& op);
+
+// Input set `set` of the spec's operator: from spec.input_fds[set] when the parent passed one,
+// drawn here (make_inputs) otherwise.
+std::vector<std::vector<uint8_t>> inputs_of(const driver_spec& spec, uint32_t set);
+
+}  // namespace aopt::sim
