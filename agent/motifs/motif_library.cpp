@@ -135,6 +135,21 @@ std::vector<motif> build_library() {
        "remove_stage_barriers",
        "Drop PipeBarrier<PIPE_ALL>() after stage calls; the queues already order the stages.",
        stage_barrier_edits},
+      {"invariant_hoisting",
+       "memory",
+       "Load loop-invariant data once, before the loop",
+       "Copy data that every iteration reads unchanged (a bias, a gamma, a table) into UB once "
+       "before the tile loop: reloading it in every iteration repeats its GM traffic, and the "
+       "full barriers that keep the reload from racing the previous iteration's reads stall every "
+       "pipe once per tile.",
+       {"extra_gm_traffic", "barrier_stall"},
+       "Every iteration of the tile loop reloads the same data from GM between full barriers.",
+       "invariant_into_loop",
+       invariant_reload_edits,
+       "hoist_invariant_load",
+       "Move a load that reads the same data in every iteration before the loop (or drop it when "
+       "the same load already precedes the loop), with its full barriers.",
+       hoist_invariant_edits},
       {"vectorization",
        "vectorization",
        "Vectorize an element-wise scalar loop",
@@ -230,21 +245,6 @@ std::vector<motif> build_library() {
        "divide_to_reciprocal_multiply",
        "Replace Div by a Duplicate-filled tile with Muls by the scalar's reciprocal.",
        reciprocal_edits},
-      {"invariant_hoisting",
-       "memory",
-       "Load loop-invariant data once, before the loop",
-       "Copy data that every iteration reads unchanged (a bias, a gamma, a table) into UB once "
-       "before the tile loop: reloading it in every iteration repeats its GM traffic, and the "
-       "full barriers that keep the reload from racing the previous iteration's reads stall every "
-       "pipe once per tile.",
-       {"extra_gm_traffic", "barrier_stall"},
-       "Every iteration of the tile loop reloads the same data from GM between full barriers.",
-       "invariant_into_loop",
-       invariant_reload_edits,
-       "hoist_invariant_load",
-       "Move a load that reads the same data in every iteration before the loop (or drop it when "
-       "the same load already precedes the loop), with its full barriers.",
-       hoist_invariant_edits},
   };
   std::vector<motif> out;
   for (const motif_spec& m : specs) out.push_back(build(m));

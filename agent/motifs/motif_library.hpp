@@ -1,10 +1,13 @@
 // The motif library: the optimization practices of docs/ascendc-reference.md §6 that the heuristic
 // policies know, each defined once with both directions, so that the rewind (bank building) and
-// the refiner cannot drift apart:
+// the refiner cannot drift apart. The order below is the rewind's (bank_rewind.hpp applies the
+// de-optimizations in turn): invariant hoisting comes before large bursts, which would chunk the
+// very load it moves.
 //
 //   motif               de-optimization (rewind)   optimization (refinement)
 //   double_buffering    double_to_single_buffer    single_to_double_buffer
 //   stage_barriers      add_full_barriers          remove_stage_barriers
+//   invariant_hoisting  invariant_into_loop        hoist_invariant_load
 //   vectorization       vector_to_scalar           scalar_loop_to_vector
 //   large_bursts        chunked_copies             merge_chunked_copies
 //   ub_sized_tiles      small_tile                 enlarge_tile
@@ -12,7 +15,6 @@
 //   fine_grained_sync   flags_to_full_barriers     full_barrier_to_flags
 //   fused_passes        extra_gm_round_trip        remove_gm_round_trip
 //   reciprocal_multiply multiply_to_divide         divide_to_reciprocal_multiply
-//   invariant_hoisting  invariant_into_loop        hoist_invariant_load
 //
 // The edits of each direction are in rewind_edits.hpp and optimization_edits.hpp (both
 // directions of invariant hoisting in invariant_hoisting_edits.hpp); the tuple

@@ -135,7 +135,7 @@ TEST_SUITE("agent") {
     t.provenance.rule = rule->name;
     t.id = derive_tuple_id(t);
     experience_tuple other;
-    other.bottleneck = rewind_rules()[2].bottleneck;
+    other.bottleneck = find_rewind_rule("vector_to_scalar")->bottleneck;
     other.code_diff = "@@ -1,1 +1,1 @@\n-a\n+b\n";
     other.id = "other";
 
