@@ -212,8 +212,13 @@ result<std::vector<tuple_ref>> bm25_retriever_policy::retrieve(const diagnosis& 
                                                                uint32_t top_k) {
   std::shared_lock lock(mutex_);
   std::vector<tuple_ref> out;
+  std::set<std::string> scored;
   for (const retrieval_hit& hit : index_.top_k(query.query, top_k)) {
     out.push_back({hit.id, hit.score, nlohmann::json(tuples_.at(hit.id))});
+    scored.insert(hit.id);
+  }
+  for (auto it = tuples_.begin(); it != tuples_.end() && out.size() < top_k; ++it) {
+    if (scored.count(it->first) == 0) out.push_back({it->first, 0.0, nlohmann::json(it->second)});
   }
   return out;
 }

@@ -67,7 +67,10 @@ class heuristic_diagnoser_policy final : public diagnoser_policy {
   heuristic_diagnoser diagnoser_;
 };
 
-// BM25 over an in-memory copy of the bank; add() extends it while episodes run.
+// BM25 over an in-memory copy of the bank; add() extends it while episodes run. The tuples that
+// share no term with the diagnosis follow every scored one (score 0, in id order): once Stage II
+// has tried what the diagnosis points to, its deeper retrievals (episode.hpp) go on through the
+// rest of the bank, whose rules may still apply to the kernel, instead of ending the stage.
 class bm25_retriever_policy final : public retriever_policy {
  public:
   explicit bm25_retriever_policy(const std::vector<experience_tuple>& bank = {},

@@ -123,6 +123,41 @@ TEST_SUITE("agent") {
     CHECK(reply.error().code() == status_code::failed_precondition);
   }
 
+  TEST_CASE("the BM25 retriever reaches the tuples the diagnosis shares no term with, last") {
+    std::vector<experience_tuple> bank;
+    for (const char* name : {"add_full_barriers", "chunked_copies", "vector_to_scalar"}) {
+      const kernel_rule* rule = find_rewind_rule(name);
+      REQUIRE(rule != nullptr);
+      experience_tuple t;
+      t.title = rule->title;
+      t.bottleneck = rule->bottleneck;
+      t.tags = rule->tags;
+      t.provenance.rule = rule->name;
+      t.id = name;
+      bank.push_back(t);
+    }
+    bm25_retriever_policy retriever(bank);
+    diagnosis d;
+    d.query = find_rewind_rule("vector_to_scalar")->bottleneck;
+    auto page = retriever.retrieve(d, 1);
+    REQUIRE(page.ok());
+    REQUIRE(page->size() == 1);
+    CHECK(page->front().id == "vector_to_scalar");
+    auto whole = retriever.retrieve(d, 10);
+    REQUIRE(whole.ok());
+    REQUIRE(whole->size() == 3);
+    CHECK(whole->front().id == "vector_to_scalar");
+    // A query of words no tuple holds scores nothing, and still reaches the whole bank in id
+    // order, so that deeper retrievals never come back empty while the bank has tuples.
+    d.query = "zzz qqq";
+    auto unscored = retriever.retrieve(d, 10);
+    REQUIRE(unscored.ok());
+    REQUIRE(unscored->size() == 3);
+    CHECK((*unscored)[0].id == "add_full_barriers");
+    CHECK((*unscored)[2].id == "vector_to_scalar");
+    CHECK((*unscored)[1].score == 0);
+  }
+
   TEST_CASE("diagnoser, retriever and refiner policies work together on a rewound kernel") {
     const kernel_rule* rule = find_rewind_rule("add_full_barriers");
     result<std::string> slow = rule->apply(kQueueKernel);
