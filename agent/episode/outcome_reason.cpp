@@ -44,6 +44,8 @@ std::string outcome_reason(const episode_state& s) {
       parts.push_back(
           fmt::format("{} rejected before the device ({})", rejected, counts(s.rejected)));
     }
+    // A strategy that stopped before its budget says so, improved or not (issue 18).
+    if (const std::string n = note(s, "early_stop"); !n.empty()) parts.push_back(n);
   } else if (!validation_failed.empty()) {
     parts.push_back("not improved: " + validation_failed);
   } else {

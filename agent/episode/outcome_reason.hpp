@@ -7,7 +7,8 @@
 // synthesis looked at; an exhausted space), every candidate infeasible (counts by reason,
 // before the device and on it), Stage II without tuples or rewrites, the budget spent without
 // a faster candidate. An improved operator gets "improved", plus the baseline repair when one
-// happened. A running episode gets "running".
+// happened and the strategy's early stop (it ended before its budget: nothing untried remained)
+// when there was one. A running episode gets "running".
 //
 // Thread-safety: pure function.
 #pragma once

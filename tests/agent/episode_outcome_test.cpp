@@ -192,6 +192,21 @@ TEST_SUITE("agent") {
           "improved; 4 rejected before the device (ub_overflow (probe) 4)");
   }
 
+  TEST_CASE("an improved operator whose strategy stopped before its budget says so") {
+    npu::op_package op = test_op();
+    episode_config cfg;
+    cfg.strat = strategy::stage2;
+    cfg.budget = 40;
+    episode_state s = initial_episode_state("c", op, cfg);
+    s.phase = episode_phase::done;
+    s.baseline_us = 20;
+    s.best_us = 10;
+    s.candidates = 3;
+    s.notes["early_stop"] = "stage2 stopped after 3 of 40 evaluations: nothing untried remained";
+    CHECK(outcome_reason(s) ==
+          "improved; stage2 stopped after 3 of 40 evaluations: nothing untried remained");
+  }
+
   TEST_CASE("an operator that did not improve says why: infeasible candidates, budget spent") {
     npu::op_package op = test_op();
     episode_config cfg;
