@@ -181,12 +181,16 @@ struct child_start {
       if (*to < 0) child_fail(status_fd, child_stage::dup);
     }
   }
+  // Every passed descriptor is moved above the range before any lands in it: a later one may
+  // be numbered 3 + i itself, and placing the i-th first would overwrite it.
+  int moved[max_pass_fds];
   for (size_t i = 0; i < options.pass_fds.size(); ++i) {
-    int moved = ::fcntl(options.pass_fds[i], F_DUPFD_CLOEXEC, first_free);
+    moved[i] = ::fcntl(options.pass_fds[i], F_DUPFD_CLOEXEC, first_free);
+    if (moved[i] < 0) child_fail(status_fd, child_stage::dup);
+  }
+  for (size_t i = 0; i < options.pass_fds.size(); ++i) {
     // dup2 clears close-on-exec on the copy: the program receives it.
-    if (moved < 0 || ::dup2(moved, 3 + static_cast<int>(i)) < 0) {
-      child_fail(status_fd, child_stage::dup);
-    }
+    if (::dup2(moved[i], 3 + static_cast<int>(i)) < 0) child_fail(status_fd, child_stage::dup);
   }
   int keep[3] = {status_fd, sandbox_fds.ruleset, sandbox_fds.monitor};
   child_close_from(static_cast<unsigned>(first_free), keep);
@@ -372,6 +376,10 @@ std::string subprocess_result::describe() const {
 result<subprocess> subprocess::start(const subprocess_options& options) {
   if (options.argv.empty() || options.argv[0].empty()) {
     return invalid_argument("subprocess: empty argv");
+  }
+  if (options.pass_fds.size() > max_pass_fds) {
+    return invalid_argument("subprocess: " + std::to_string(options.pass_fds.size()) +
+                            " descriptors to pass; at most " + std::to_string(max_pass_fds));
   }
   std::optional<sandbox> box;
   if (options.sandbox) {

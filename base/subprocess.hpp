@@ -49,6 +49,9 @@ struct subprocess_limits {
   uint64_t max_processes = 0;
 };
 
+// The most descriptors one child can be passed (the child moves them on its own stack).
+inline constexpr size_t max_pass_fds = 64;
+
 struct subprocess_options {
   std::vector<std::string> argv;  // argv[0] is the program path (no PATH lookup)
   std::string working_dir;        // empty: the parent's
@@ -66,7 +69,7 @@ struct subprocess_options {
   std::vector<std::string> sandbox_readable;  // read-only, besides the system and program dirs
   std::vector<std::string> sandbox_writable;  // besides working_dir
   // Descriptors the child receives as 3, 4, ... in this order (pipes or shared memory the
-  // parent owns); every other descriptor is closed in the child.
+  // parent owns), at most max_pass_fds; every other descriptor is closed in the child.
   std::vector<int> pass_fds;
   // Texts that must never come back from the child (secrets): every occurrence in its output,
   // and a prefix of one cut off at a truncation, becomes "[redacted]".

@@ -251,6 +251,47 @@ TEST_SUITE("base") {
     ::close(b[0]);
   }
 
+  // The second descriptor is numbered 3 itself: placing the first at 3 before moving the second
+  // away would hand the child the first one twice.
+  TEST_CASE("a passed descriptor numbered where an earlier one lands still reaches the child") {
+    int a[2], b[2];
+    REQUIRE(::pipe2(a, O_CLOEXEC) == 0);
+    REQUIRE(::pipe2(b, O_CLOEXEC) == 0);
+    const int saved = ::fcntl(3, F_DUPFD_CLOEXEC, 100);  // whatever this process keeps at 3
+    REQUIRE(::dup3(b[1], 3, O_CLOEXEC) == 3);
+    aopt::subprocess_options o;
+    o.argv = {"/bin/sh", "-c", "echo first >&3; echo second >&4"};
+    o.pass_fds = {a[1], 3};
+    o.limits.wall_seconds = 20;
+    auto r = run(o);
+    if (saved >= 0) {
+      ::dup3(saved, 3, O_CLOEXEC);
+      ::close(saved);
+    } else {
+      ::close(3);
+    }
+    ::close(a[1]);
+    ::close(b[1]);
+    CHECK(r.succeeded());
+    char buffer[64] = {};
+    CHECK(::read(a[0], buffer, sizeof buffer) == 6);
+    CHECK(std::string(buffer, 6) == "first\n");
+    CHECK(::read(b[0], buffer, sizeof buffer) == 7);
+    CHECK(std::string(buffer, 7) == "second\n");
+    ::close(a[0]);
+    ::close(b[0]);
+  }
+
+  TEST_CASE("more descriptors than a child can be passed are refused") {
+    aopt::subprocess_options o;
+    o.argv = {"/bin/true"};
+    o.pass_fds.assign(aopt::max_pass_fds + 1, 1);
+    auto started = aopt::subprocess::start(o);
+    REQUIRE_FALSE(started.ok());
+    CHECK(started.error().message().find("65 descriptors to pass; at most 64") !=
+          std::string::npos);
+  }
+
   TEST_CASE("kill -9 of the supervisor kills its child: a single program") {
     aopt::subprocess_options o;
     o.argv = {"/bin/sh", "-c", "printf x >&3; exec sleep 1000"};
