@@ -143,6 +143,17 @@ std::vector<kernel_candidate> heuristic_refiner::refine(const refinement_input& 
       }
     }
   }
+  // 5. The free parameters of optimizations the kernel already has (deeper queues where it
+  //    double-buffers already), from every retrieved tuple whose rules have one.
+  for (const experience_tuple& t : input.tuples) {
+    for (const kernel_rule* r : transfer_rules(t)) {
+      if (!r->retunes) continue;
+      for (rule_variant& v : r->retunes(input.kernel)) {
+        offer(std::move(v.kernel), "tuple:" + t.id + "+rule:" + r->name + "[" + v.label + "]",
+              {t.id});
+      }
+    }
+  }
   return out;
 }
 

@@ -18,7 +18,9 @@
 //      what an LLM refiner given the tuples would write; origins joined by " & ";
 //   2. each tuple's primary transfer alone, best-retrieved first;
 //   3. each pair of tuples combined the same way, when both contribute (compatible tuples);
-//   4. each tuple's variants of its primary rule, then its alternative rules and their variants.
+//   4. each tuple's variants of its primary rule, then its alternative rules and their variants;
+//   5. the free parameters of optimizations the kernel already has (kernel_rule::retunes: deeper
+//      queues for a kernel that double-buffers already), tuple by tuple.
 // Every candidate records the tuples it used (tuple_ids) and, in its origin, the rules. Kernels
 // equal to the input or to an earlier candidate are dropped; at most max_candidates.
 //

@@ -36,6 +36,10 @@ struct kernel_rule {
   // Further outcomes besides apply()'s, best guess first; none when the rule does not apply or
   // has no free parameter. Empty function: none either.
   std::function<std::vector<rule_variant>(const std::string& kernel)> variants;
+  // Outcomes that vary the optimization's free parameter where the kernel already has the
+  // optimization (deeper queues for a kernel that double-buffers already); none when it does
+  // not have it or the rule has no such parameter. Empty function: none either.
+  std::function<std::vector<rule_variant>(const std::string& kernel)> retunes;
 };
 
 }  // namespace aopt::agent

@@ -37,6 +37,9 @@ struct motif_spec {
   edits_fn optimize;
   std::vector<parameter> parameters = {};
   bool repeatable = false;  // applying the optimization again goes further (a larger tile)
+  // Where a kernel already has the optimization: the sites its parameters rewrite (each edit's
+  // replacement is the optimization's own value, which a parameter turns into another).
+  edits_fn retune = nullptr;
 };
 
 result<std::string> edit(const std::string& kernel, edits_fn fn, const std::string& rule) {
@@ -47,8 +50,8 @@ result<std::string> edit(const std::string& kernel, edits_fn fn, const std::stri
 
 kernel_rule rule_of(const motif_spec& m, const std::string& name, const std::string& description,
                     const std::string& bottleneck, const std::string& counterpart, edits_fn fn) {
-  kernel_rule r{name,   m.category,  m.title, description, bottleneck,
-                m.tags, counterpart, {},      {},          {}};
+  kernel_rule r{name,        m.category, m.title, description, bottleneck, m.tags,
+                counterpart, {},         {},      {},          {}};
   r.applies = [fn](const std::string& kernel) { return !fn(kernel_facts(kernel)).empty(); };
   r.apply = [fn, name](const std::string& kernel) { return edit(kernel, fn, name); };
   return r;
@@ -93,6 +96,18 @@ motif build(const motif_spec& m) {
   out.optimize.variants = [fn, parameters, repeatable](const std::string& kernel) {
     return variants_of(kernel, fn, parameters, repeatable);
   };
+  if (m.retune != nullptr) {
+    edits_fn retune = m.retune;
+    out.optimize.retunes = [retune, parameters](const std::string& kernel) {
+      std::vector<rule_variant> out;
+      std::vector<text_edit> sites = retune(kernel_facts(kernel));
+      if (sites.empty()) return out;
+      for (const parameter& p : parameters) {
+        out.push_back({p.label, apply_edits(kernel, p.rewrite(sites))});
+      }
+      return out;
+    };
+  }
   return out;
 }
 
@@ -121,7 +136,9 @@ std::vector<motif> build_library() {
        "single_to_double_buffer",
        "Give every queue two buffers so loads, compute and stores of consecutive tiles overlap.",
        double_buffer_edits,
-       {queue_depth(3), queue_depth(4)}},
+       {queue_depth(3), queue_depth(4)},
+       false,
+       double_buffer_depth_edits},
       {"stage_barriers",
        "synchronization",
        "Remove full barriers between pipeline stages",

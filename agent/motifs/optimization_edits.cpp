@@ -125,6 +125,22 @@ std::vector<text_edit> double_buffer_edits(const kernel_facts& f) {
   return edits;
 }
 
+std::vector<text_edit> double_buffer_depth_edits(const kernel_facts& f) {
+  static const std::regex two(R"(^2[uU]?$)");
+  std::vector<text_edit> edits;
+  const std::string& masked = f.masked();
+  for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
+    if (call.arguments.size() != 3 || !f.is_queue(operand_base(call.arguments[0]))) continue;
+    if (std::regex_match(call.arguments[1], two)) edits.push_back({call.argument_ranges[1], "2"});
+  }
+  for (const int_constant& c : find_int_constants(masked)) {
+    if (classify_tiling_name(c.name) == tiling_role::buffer_num && c.value == 2) {
+      edits.push_back({c.literal, "2"});
+    }
+  }
+  return edits;
+}
+
 // remove_stage_barriers ------------------------------------------------------------------------
 
 std::vector<text_edit> stage_barrier_edits(const kernel_facts& f) {

@@ -6,6 +6,9 @@
 //   single_to_double_buffer  InitBuffer(queue, 1, ...) or InitBuffer(queue, <runtime count>, ...)
 //                            (a tiling field such as bufferNum) -> 2 for TQue/TQueBind queues,
 //                            buffer/slot-count constants equal to 1 -> 2
+//   (double buffering's depth) InitBuffer(queue, 2, ...) and buffer/slot-count constants equal
+//                            to 2, each edited to "2": where a kernel already double-buffers,
+//                            the queue-depth parameter rewrites these into deeper queues
 //   remove_stage_barriers    PipeBarrier<PIPE_ALL>() right after a stage call in a loop, when
 //                            the kernel's queues (EnQue/DeQue) or its SetFlag/WaitFlag pairs
 //                            already order the stages
@@ -50,6 +53,7 @@
 namespace aopt::agent {
 
 std::vector<text_edit> double_buffer_edits(const kernel_facts& f);
+std::vector<text_edit> double_buffer_depth_edits(const kernel_facts& f);
 std::vector<text_edit> stage_barrier_edits(const kernel_facts& f);
 std::vector<text_edit> vectorize_edits(const kernel_facts& f);
 std::vector<text_edit> merge_copy_edits(const kernel_facts& f);

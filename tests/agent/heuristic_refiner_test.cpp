@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <set>
 
 #include "agent/kernel_text/code_diff.hpp"
@@ -150,3 +151,78 @@ TEST_SUITE("agent") {
   }
 
 }  // TEST_SUITE
+
+namespace {
+
+// A first version written the way the public samples are: queues double-buffered through a
+// BUFFER_NUM constant, and a TBuf that must keep its one buffer.
+constexpr const char* kSampleStyleKernel = R"(#include "kernel_operator.h"
+using namespace AscendC;
+constexpr int32_t BUFFER_NUM = 2;
+class KernelLeakyRelu {
+public:
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t total, uint32_t tileLength)
+    {
+        this->tileLength = tileLength;
+        this->tileNum = total / tileLength;
+        xGm.SetGlobalBuffer((__gm__ half*)x, total);
+        yGm.SetGlobalBuffer((__gm__ half*)y, total);
+        pipe.InitBuffer(inQueueX, BUFFER_NUM, tileLength * sizeof(half));
+        pipe.InitBuffer(outQueueY, 2, tileLength * sizeof(half));
+        pipe.InitBuffer(tmpBuf, 2 * tileLength * sizeof(half));
+    }
+    __aicore__ inline void Process()
+    {
+        for (uint32_t i = 0; i < tileNum; i++) {
+            LocalTensor<half> xLocal = inQueueX.AllocTensor<half>();
+            DataCopy(xLocal, xGm[i * tileLength], tileLength);
+            inQueueX.EnQue(xLocal);
+            xLocal = inQueueX.DeQue<half>();
+            LocalTensor<half> yLocal = outQueueY.AllocTensor<half>();
+            LeakyRelu(yLocal, xLocal, (half)0.01, tileLength);
+            outQueueY.EnQue<half>(yLocal);
+            inQueueX.FreeTensor(xLocal);
+            yLocal = outQueueY.DeQue<half>();
+            DataCopy(yGm[i * tileLength], yLocal, tileLength);
+            outQueueY.FreeTensor(yLocal);
+        }
+    }
+private:
+    TPipe pipe;
+    TQue<QuePosition::VECIN, BUFFER_NUM> inQueueX;
+    TQue<QuePosition::VECOUT, BUFFER_NUM> outQueueY;
+    TBuf<TPosition::VECCALC> tmpBuf;
+    GlobalTensor<half> xGm, yGm;
+    uint32_t tileLength, tileNum;
+};
+)";
+
+}  // namespace
+
+TEST_SUITE("agent") {
+  TEST_CASE("a double-buffering tuple deepens the queues of a kernel that double-buffers already") {
+    const experience_tuple buffers = tuple_from("double_to_single_buffer");
+    heuristic_refiner refiner;
+    std::vector<kernel_candidate> out = refiner.refine({kSampleStyleKernel, "", {buffers}});
+    std::map<std::string, std::string> by_label;
+    for (const kernel_candidate& c : out) {
+      CHECK(c.tuple_ids == std::vector<std::string>{buffers.id});
+      for (const char* label : {"[depth 3]", "[depth 4]"}) {
+        if (c.origin.find(label) != std::string::npos) by_label[label] = c.kernel;
+      }
+    }
+    REQUIRE(by_label.size() == 2);
+    const std::string& three = by_label["[depth 3]"];
+    CHECK(three.find("constexpr int32_t BUFFER_NUM = 3;") != std::string::npos);
+    CHECK(three.find("InitBuffer(outQueueY, 3, ") != std::string::npos);
+    // The queue's named count follows its constant; the TBuf's size expression is no count.
+    CHECK(three.find("InitBuffer(inQueueX, BUFFER_NUM, ") != std::string::npos);
+    CHECK(three.find("InitBuffer(tmpBuf, 2 * tileLength") != std::string::npos);
+    CHECK(by_label["[depth 4]"].find("BUFFER_NUM = 4;") != std::string::npos);
+    // A tuple whose motif and symptoms have nothing to do with queues varies no depth.
+    for (const kernel_candidate& c :
+         refiner.refine({kSampleStyleKernel, "", {tuple_from("vector_to_scalar")}})) {
+      CHECK(c.origin.find("[depth") == std::string::npos);
+    }
+  }
+}
