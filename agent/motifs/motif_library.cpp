@@ -22,6 +22,8 @@ struct parameter {
   parameter_fn rewrite;
 };
 
+using retune_fn = std::vector<rule_variant> (*)(const std::string& kernel);
+
 // One motif as written in the table below.
 struct motif_spec {
   std::string name;
@@ -37,9 +39,8 @@ struct motif_spec {
   edits_fn optimize;
   std::vector<parameter> parameters = {};
   bool repeatable = false;  // applying the optimization again goes further (a larger tile)
-  // Where a kernel already has the optimization: the sites its parameters rewrite (each edit's
-  // replacement is the optimization's own value, which a parameter turns into another).
-  edits_fn retune = nullptr;
+  // Where a kernel already has the optimization: its free parameter varied (kernel_rule::retunes).
+  retune_fn retune = nullptr;
 };
 
 result<std::string> edit(const std::string& kernel, edits_fn fn, const std::string& rule) {
@@ -96,18 +97,7 @@ motif build(const motif_spec& m) {
   out.optimize.variants = [fn, parameters, repeatable](const std::string& kernel) {
     return variants_of(kernel, fn, parameters, repeatable);
   };
-  if (m.retune != nullptr) {
-    edits_fn retune = m.retune;
-    out.optimize.retunes = [retune, parameters](const std::string& kernel) {
-      std::vector<rule_variant> out;
-      std::vector<text_edit> sites = retune(kernel_facts(kernel));
-      if (sites.empty()) return out;
-      for (const parameter& p : parameters) {
-        out.push_back({p.label, apply_edits(kernel, p.rewrite(sites))});
-      }
-      return out;
-    };
-  }
+  if (m.retune != nullptr) out.optimize.retunes = m.retune;
   return out;
 }
 
@@ -119,6 +109,30 @@ parameter queue_depth(int n) {
             }
             return edits;
           }};
+}
+
+// Double buffering's depth where the queues double-buffer already: 3 and 4 buffers.
+std::vector<rule_variant> deeper_queues(const std::string& kernel) {
+  std::vector<rule_variant> out;
+  const std::vector<text_edit> sites = double_buffer_depth_edits(kernel_facts(kernel));
+  if (sites.empty()) return out;
+  for (int n : {3, 4}) {
+    out.push_back(
+        {"depth " + std::to_string(n), apply_edits(kernel, queue_depth(n).rewrite(sites))});
+  }
+  return out;
+}
+
+// The tile's share where the kernel takes the host's whole tile: each host tile in 2, 4 or 8
+// steps (finer steps overlap more of one tile's copies with another's compute).
+std::vector<rule_variant> split_tiles(const std::string& kernel) {
+  std::vector<rule_variant> out;
+  for (int n : {2, 4, 8}) {
+    std::vector<text_edit> edits = tile_split_edits(kernel_facts(kernel), n);
+    if (!edits.empty())
+      out.push_back({"split in " + std::to_string(n), apply_edits(kernel, std::move(edits))});
+  }
+  return out;
 }
 
 std::vector<motif> build_library() {
@@ -138,7 +152,7 @@ std::vector<motif> build_library() {
        double_buffer_edits,
        {queue_depth(3), queue_depth(4)},
        false,
-       double_buffer_depth_edits},
+       deeper_queues},
       {"stage_barriers",
        "synchronization",
        "Remove full barriers between pipeline stages",
@@ -206,7 +220,8 @@ std::vector<motif> build_library() {
        "Undo a shrunk tile, or double a hard-coded tile-size constant.",
        enlarge_tile_edits,
        {},
-       true},
+       true,
+       split_tiles},
       {"balanced_split",
        "multicore",
        "Balance the multi-core split with former and tail cores",

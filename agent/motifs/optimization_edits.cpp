@@ -424,6 +424,58 @@ std::vector<text_edit> enlarge_tile_edits(const kernel_facts& f) {
 
 namespace {
 
+// Whether the kernel derives a loop count from the member `member` by a ceiling division
+// (`(n + member - 1) / member`) outside `setter`, the function body that sets it (where the bare
+// name is the host's value, a parameter), so that a smaller member still covers every element.
+bool counts_tiles_by_ceiling(const std::string& masked, const std::string& member,
+                             text_range setter) {
+  const std::regex ceiling(R"(\+\s*((?:this\s*->\s*)?)()" + member +
+                           R"()\s*-\s*1\s*\)\s*/\s*(?:this\s*->\s*)?)" + member + R"(\b)");
+  for (auto it = std::sregex_iterator(masked.begin(), masked.end(), ceiling);
+       it != std::sregex_iterator(); ++it) {
+    const size_t at = static_cast<size_t>(it->position(0));
+    if ((*it)[1].length() > 0 || at < setter.begin || at >= setter.end) return true;
+  }
+  return false;
+}
+
+// The innermost block holding `at`; the whole text when none does.
+text_range enclosing_block(const std::string& masked, size_t at) {
+  text_range best{0, masked.size()};
+  for (const text_range& b : find_blocks(masked)) {
+    if (b.begin <= at && at < b.end && b.end - b.begin < best.end - best.begin) best = b;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<text_edit> tile_split_edits(const kernel_facts& f, int parts) {
+  const std::string& masked = f.masked();
+  const std::string n = std::to_string(parts);
+  static const std::regex assignment(R"(this\s*->\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*;)");
+  std::vector<text_edit> edits;
+  for (auto it = std::sregex_iterator(masked.begin(), masked.end(), assignment);
+       it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    const std::string member = m[1];
+    const std::string v = m[2];
+    const bool rows = is_rows_per_tile(member);
+    if (!rows && classify_tiling_name(member) != tiling_role::tile_size) continue;
+    const size_t at = static_cast<size_t>(m.position(0));
+    if (!counts_tiles_by_ceiling(masked, member, enclosing_block(masked, at))) continue;
+    text_range rhs{static_cast<size_t>(m.position(2)),
+                   static_cast<size_t>(m.position(2) + m.length(2))};
+    // Element tiles stay multiples of 32 elements (32-byte DataCopy blocks for any dtype).
+    edits.push_back({rhs, rows ? "(" + v + " >= " + n + " ? " + v + " / " + n + " : " + v + ")"
+                               : "(" + v + " >= " + std::to_string(32 * parts) + " ? " + v + " / " +
+                                     n + " / 32 * 32 : " + v + ")"});
+  }
+  return edits;
+}
+
+namespace {
+
 // naive_to_balanced_split ----------------------------------------------------------------------
 
 // The parameter names of the function whose body is `block`; nullopt when the block is not a

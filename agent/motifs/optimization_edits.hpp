@@ -23,6 +23,11 @@
 //                            -> one DataCopy of n elements
 //   enlarge_tile             a shrunk tile `(t >= 256 ? t / 256 * 64 : t)` / `(r >= 4 ? r / 4 : r)`
 //                            -> t / r; otherwise a hard-coded tile-size constant doubles
+//   (ub_sized_tiles' split)  `this->tile = hostTile;` (a tile size or rows per tile) where the
+//                            kernel counts its tiles by a ceiling division by the member ->
+//                            `(hostTile >= 32n ? hostTile / n / 32 * 32 : hostTile)`, rows
+//                            `(hostRows >= n ? hostRows / n : hostRows)`: each host tile is
+//                            processed in n kernel steps, and the ceiling count still covers all
 //   naive_to_balanced_split  `off = b * tailLen; len = tailLen;` followed in the same block by
 //                            the last core's remainder (`if (b + 1 == GetBlockNum()) { len =
 //                            total - off; }`) -> the former/tail if/else, when the function
@@ -58,6 +63,7 @@ std::vector<text_edit> stage_barrier_edits(const kernel_facts& f);
 std::vector<text_edit> vectorize_edits(const kernel_facts& f);
 std::vector<text_edit> merge_copy_edits(const kernel_facts& f);
 std::vector<text_edit> enlarge_tile_edits(const kernel_facts& f);
+std::vector<text_edit> tile_split_edits(const kernel_facts& f, int parts);
 std::vector<text_edit> balanced_split_edits(const kernel_facts& f);
 std::vector<text_edit> barrier_flag_edits(const kernel_facts& f);
 std::vector<text_edit> round_trip_removal_edits(const kernel_facts& f);

@@ -2,6 +2,8 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include "kernel_snippets.hpp"
 
 using namespace aopt;
@@ -140,3 +142,95 @@ TEST_SUITE("agent") {
   }
 
 }  // TEST_SUITE
+
+namespace {
+
+// Two kernels written fresh in the samples' style: one takes the host's element tile and counts
+// its tiles by a ceiling division, one takes rows per tile the same way.
+constexpr const char* kElementTileKernel = R"(class KernelSoftplus {
+public:
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR y, uint32_t blockLength, uint32_t tileLength)
+    {
+        this->blockLength = blockLength;
+        this->tileLength = tileLength;
+        pipe.InitBuffer(inQueueX, 2, tileLength * sizeof(float));
+    }
+    __aicore__ inline void Process()
+    {
+        uint32_t loops = (blockLength + this->tileLength - 1) / this->tileLength;
+        for (uint32_t i = 0; i < loops; i++) {
+            uint32_t n = i + 1 == loops ? blockLength - i * tileLength : tileLength;
+            CopyIn(i, n);
+            Compute(n);
+            CopyOut(i, n);
+        }
+    }
+};
+)";
+
+constexpr const char* kRowTileKernel = R"(class KernelRowScale {
+public:
+    __aicore__ inline void Init(GM_ADDR x, uint32_t rowCount, uint32_t rowsPerTile)
+    {
+        this->rowCount = rowCount;
+        this->rowsPerTile = rowsPerTile;
+    }
+    __aicore__ inline void Process()
+    {
+        for (uint32_t t = 0; t < (rowCount + rowsPerTile - 1) / rowsPerTile; t++) {
+            Step(t);
+        }
+    }
+};
+)";
+
+std::map<std::string, std::string> retunes_of(const std::string& rule, const std::string& kernel) {
+  const kernel_rule* r = find_optimization_rule(rule);
+  REQUIRE(r != nullptr);
+  REQUIRE(r->retunes);
+  std::map<std::string, std::string> out;
+  for (rule_variant& v : r->retunes(kernel)) out[v.label] = std::move(v.kernel);
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("agent") {
+  TEST_CASE("a kernel that takes the host's whole tile is offered the tile split in 2, 4 and 8") {
+    std::map<std::string, std::string> split = retunes_of("enlarge_tile", kElementTileKernel);
+    REQUIRE(split.size() == 3);
+    CHECK(split["split in 2"].find(
+              "this->tileLength = (tileLength >= 64 ? tileLength / 2 / 32 * 32 : tileLength);") !=
+          std::string::npos);
+    CHECK(split["split in 8"].find("tileLength >= 256 ? tileLength / 8 / 32 * 32") !=
+          std::string::npos);
+    // Only the member changes: the buffers keep the host tile's size.
+    CHECK(split["split in 4"].find("InitBuffer(inQueueX, 2, tileLength * sizeof(float))") !=
+          std::string::npos);
+
+    std::map<std::string, std::string> rows = retunes_of("enlarge_tile", kRowTileKernel);
+    REQUIRE(rows.count("split in 2") == 1);
+    CHECK(rows["split in 2"].find(
+              "this->rowsPerTile = (rowsPerTile >= 2 ? rowsPerTile / 2 : rowsPerTile);") !=
+          std::string::npos);
+  }
+
+  TEST_CASE("no tile split where a smaller tile would leave elements uncovered") {
+    // The count is the host's (the bare name inside Init is the parameter), or a floor division:
+    // a smaller member would then cover only part of the block.
+    std::string host_count = kElementTileKernel;
+    const std::string ceil_in_process =
+        "uint32_t loops = (blockLength + this->tileLength - 1) / this->tileLength;";
+    REQUIRE(host_count.find(ceil_in_process) != std::string::npos);
+    host_count.replace(host_count.find(ceil_in_process), ceil_in_process.size(),
+                       "uint32_t loops = this->loops;");
+    host_count.replace(host_count.find("this->tileLength = tileLength;"), 0,
+                       "this->loops = (blockLength + tileLength - 1) / tileLength;\n");
+    CHECK(retunes_of("enlarge_tile", host_count).empty());
+
+    std::string floor_count = kRowTileKernel;
+    const std::string ceil = "(rowCount + rowsPerTile - 1) / rowsPerTile";
+    floor_count.replace(floor_count.find(ceil), ceil.size(), "rowCount / rowsPerTile");
+    CHECK(retunes_of("enlarge_tile", floor_count).empty());
+  }
+}
