@@ -2,12 +2,13 @@
 // offline (heuristic) policies (issue 18): alternating, stage1, stage2, best_of_n and evolve.
 // Builds the experience bank from corpus/experts first (`aopt bank build`, a real process), then
 // runs each operator once per strategy, each run its own one-operator campaign in one shared
-// database, two runs at a time. Prints every run as it ends, then per strategy: the geometric-mean
-// speedup, fast_p for p in {1.0, 1.2, 1.4, 2.0}, the GM per level, the share of the budget spent
-// (evaluations / (budget x operators)) and how many episodes stopped early. Latencies are
-// simulated, not measured.
+// database, --parallel runs at a time (2 by default). Prints every run as it ends, then per
+// strategy: the geometric-mean speedup, fast_p for p in {1.0, 1.2, 1.4, 2.0}, the GM per level, the
+// share of the budget spent (evaluations / (budget x operators)) and how many episodes stopped
+// early. Latencies are simulated, not measured.
 //
-//   bench_strategies [--budget N] [--ops a,b,c] [--limit N] [--aopt PATH] [--work DIR]
+//   bench_strategies [--budget N] [--ops a,b,c] [--limit N] [--parallel N] [--aopt PATH]
+//                    [--work DIR]
 //                    [--config FILE] [--set K=V]... [CORPUS_DIR]
 //
 // --work DIR keeps the database: run again with the same DIR (and the same build), the bench
@@ -145,6 +146,7 @@ int main(int argc, char** argv) {
   std::string aopt = AOPT_BINARY;
   uint32_t budget = 40;
   size_t limit = SIZE_MAX;
+  uint32_t parallel = 2;
   std::string work_given;
   std::vector<std::string> names;
   aopt::runtime::config_options config_options;
@@ -152,6 +154,9 @@ int main(int argc, char** argv) {
   CLI::Option* budget_given = aopt::bench::add_budget_option(app, "--budget", budget);
   app.add_option("--ops", names, "Operators by name, comma-separated")->delimiter(',');
   app.add_option("--limit", limit, "At most this many operators");
+  app.add_option("--parallel", parallel, "Runs at a time, each with one device slot")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
   app.add_option("--aopt", aopt, "The aopt binary that builds the bank")->capture_default_str();
   app.add_option("--work", work_given,
                  "Keep the database here; a later run with the same folder resumes");
@@ -254,28 +259,40 @@ int main(int argc, char** argv) {
     fmt::print("\nalternating over the best other strategy: {:+.1f} % GM\n",
                100.0 * (gm["alternating"] / others - 1.0));
   };
-  std::mutex print;
+  // Every (operator, strategy) run from one queue, operator by operator, `parallel` at a time:
+  // a run that ends early (stage2 stopping) frees its thread for the next operator's runs. An
+  // operator's summary is printed once its runs and those of every operator before it ended.
+  std::vector<std::pair<size_t, size_t>> runs;  // (operator, strategy)
   for (size_t i = 0; i < ops.size(); ++i) {
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t k = next++; k < kStrategies.size(); k = next++) {
-        run_result r = run_one(**db, kStrategies[k], ops[i], configs.at(kStrategies[k]));
-        std::lock_guard lock(print);
-        fmt::print("  {:<12} {:<32} {}\n", kStrategies[k], r.op,
-                   r.ok ? fmt::format("{:>8.3f}x {:>3}/{} evaluations{}", r.speedup, r.spent,
-                                      budget, r.early_stop.empty() ? "" : "  early stop")
-                        : std::string("baseline failed"));
-        std::fflush(stdout);
-        results[kStrategies[k]][i] = std::move(r);
-      }
-    };
-    std::thread helper(worker);
-    worker();
-    helper.join();
-    fmt::print("  [{}/{} operators done]\n", i + 1, ops.size());
-    print_summary(i + 1);
-    std::fflush(stdout);
+    for (size_t k = 0; k < kStrategies.size(); ++k) runs.emplace_back(i, k);
   }
+  std::atomic<size_t> next{0};
+  std::mutex print;
+  std::vector<size_t> ended(ops.size(), 0);
+  size_t reported = 0;
+  auto worker = [&] {
+    for (size_t j = next++; j < runs.size(); j = next++) {
+      const auto [i, k] = runs[j];
+      run_result r = run_one(**db, kStrategies[k], ops[i], configs.at(kStrategies[k]));
+      std::lock_guard lock(print);
+      fmt::print("  {:<12} {:<32} {}\n", kStrategies[k], r.op,
+                 r.ok ? fmt::format("{:>8.3f}x {:>3}/{} evaluations{}", r.speedup, r.spent, budget,
+                                    r.early_stop.empty() ? "" : "  early stop")
+                      : std::string("baseline failed"));
+      results[kStrategies[k]][i] = std::move(r);
+      ++ended[i];
+      while (reported < ops.size() && ended[reported] == kStrategies.size()) {
+        ++reported;
+        fmt::print("  [{}/{} operators done]\n", reported, ops.size());
+        print_summary(reported);
+      }
+      std::fflush(stdout);
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (uint32_t t = 1; t < parallel; ++t) helpers.emplace_back(worker);
+  worker();
+  for (std::thread& t : helpers) t.join();
 
   return 0;
 }

@@ -14,25 +14,15 @@ uint64_t expected_bytes(const sim::expected_outputs& e) {
 
 std::shared_ptr<const sim::expected_outputs> expected_cache::find(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = entries_.find(key);
-  return it == entries_.end() ? nullptr : it->second;
+  const auto* found = entries_.find(key);
+  return found == nullptr ? nullptr : *found;
 }
 
 void expected_cache::put(const std::string& key,
                          std::shared_ptr<const sim::expected_outputs> value) {
   const uint64_t size = expected_bytes(*value);
-  if (size > max_bytes_) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  if (entries_.count(key) != 0) return;
-  while (bytes_ + size > max_bytes_ && !order_.empty()) {
-    auto it = entries_.find(order_.front());
-    bytes_ -= expected_bytes(*it->second);
-    entries_.erase(it);
-    order_.pop_front();
-  }
-  entries_.emplace(key, std::move(value));
-  order_.push_back(key);
-  bytes_ += size;
+  entries_.put(key, std::move(value), size);
 }
 
 }  // namespace aopt::npu

@@ -7,11 +7,11 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+
+#include "npu/sim/device/bounded_cache.hpp"
 
 namespace aopt::sim {
 struct expected_outputs;
@@ -21,17 +21,14 @@ namespace aopt::npu {
 
 class expected_cache {
  public:
-  explicit expected_cache(uint64_t max_bytes) : max_bytes_(max_bytes) {}
+  explicit expected_cache(uint64_t max_bytes) : entries_(max_bytes) {}
 
   std::shared_ptr<const sim::expected_outputs> find(const std::string& key) const;
   void put(const std::string& key, std::shared_ptr<const sim::expected_outputs> value);
 
  private:
-  uint64_t max_bytes_;
   mutable std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<const sim::expected_outputs>> entries_;
-  std::deque<std::string> order_;  // oldest first
-  uint64_t bytes_ = 0;
+  bounded_cache<std::shared_ptr<const sim::expected_outputs>> entries_;
 };
 
 // The bytes an entry holds.

@@ -48,7 +48,7 @@ result<std::shared_ptr<const unique_fd>> input_store::find_or_draw(const op_spec
   // parsed spec is canonical (sorted keys).
   const std::string key = nlohmann::json(op).dump() + "#" + std::to_string(set);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (auto it = entries_.find(key); it != entries_.end()) return it->second.fd;
+  if (const auto* held = entries_.find(key)) return *held;
   const std::vector<std::vector<uint8_t>> inputs = sim::make_inputs(op, set);
   result<unique_fd> made = sealed_memfd(inputs);
   if (!made.ok()) return made.error();
@@ -56,15 +56,7 @@ result<std::shared_ptr<const unique_fd>> input_store::find_or_draw(const op_spec
   for (const std::vector<uint8_t>& b : inputs) bytes += b.size();
   auto fd = std::make_shared<const unique_fd>(std::move(made).value());
   ++drawn_;
-  entries_[key] = {fd, bytes};
-  order_.push_back(key);
-  bytes_ += bytes;
-  while (bytes_ > max_bytes_ && order_.size() > 1) {
-    auto oldest = entries_.find(order_.front());
-    bytes_ -= oldest->second.bytes;
-    entries_.erase(oldest);
-    order_.pop_front();
-  }
+  entries_.put(key, fd, bytes);
   return fd;
 }
 

@@ -10,8 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,12 +17,13 @@
 #include "base/status.hpp"
 #include "base/unique_fd.hpp"
 #include "npu/protocol/op_spec.hpp"
+#include "npu/sim/device/bounded_cache.hpp"
 
 namespace aopt::npu {
 
 class input_store {
  public:
-  explicit input_store(uint64_t max_bytes) : max_bytes_(max_bytes) {}
+  explicit input_store(uint64_t max_bytes) : entries_(max_bytes) {}
 
   // The sealed descriptor of input set `set` of `op`, drawn now when the store does not hold it.
   // internal error when the memfd cannot be made, filled or sealed.
@@ -34,15 +33,8 @@ class input_store {
   uint64_t drawn() const;
 
  private:
-  uint64_t max_bytes_;
   mutable std::mutex mutex_;
-  struct entry {
-    std::shared_ptr<const unique_fd> fd;
-    uint64_t bytes = 0;
-  };
-  std::map<std::string, entry> entries_;
-  std::deque<std::string> order_;  // oldest first
-  uint64_t bytes_ = 0;
+  bounded_cache<std::shared_ptr<const unique_fd>> entries_;
   uint64_t drawn_ = 0;
 };
 
