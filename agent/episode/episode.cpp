@@ -224,6 +224,7 @@ episode_action episode_engine::next() const {
   r.tuples = *pending_.tuples;
   r.result = source_result();
   r.sample_index = state_.candidates;
+  r.tiling_searched = stage_steps(1) > 0;
   return need_refinement{std::move(r)};
 }
 

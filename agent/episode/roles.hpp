@@ -81,6 +81,8 @@ struct refinement_request {
   std::vector<tuple_ref> tuples;
   npu::eval_result result;
   uint64_t sample_index = 0;
+  // Stage I searches the tiling in this episode (every strategy but stage2).
+  bool tiling_searched = false;
 };
 
 // A candidate kernel and where it came from.

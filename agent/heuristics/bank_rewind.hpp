@@ -1,5 +1,5 @@
-// Building the experience bank by rewind (paper §3.3, docs/design.md §1): from an expert kernel K(0),
-// remove one optimization motif per step (K(t) -> K(t+1)), evaluate every step on the device,
+// Building the experience bank by rewind (paper §3.3, docs/design.md §1): from an expert kernel
+// K(0), remove one optimization motif per step (K(t) -> K(t+1)), evaluate every step on the device,
 // keep the pair (K(t+1) slow, K(t) fast) only when the slowdown is significant, and distill
 // each kept pair into an experience tuple.
 //

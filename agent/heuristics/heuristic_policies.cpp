@@ -230,6 +230,7 @@ result<std::vector<kernel_candidate>> heuristic_refiner_policy::refine(
   refinement_input input;
   input.kernel = request.kernel;
   input.tiling = request.tiling;
+  input.tiling_searched = request.tiling_searched;
   for (const tuple_ref& ref : request.tuples) {
     result<experience_tuple> t = experience_tuple_from_json(ref.tuple);
     if (t.ok()) input.tuples.push_back(std::move(*t));

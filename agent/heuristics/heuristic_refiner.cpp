@@ -149,6 +149,7 @@ std::vector<kernel_candidate> heuristic_refiner::refine(const refinement_input& 
     for (const kernel_rule* r : transfer_rules(t)) {
       if (!r->retunes) continue;
       for (rule_variant& v : r->retunes(input.kernel)) {
+        if (v.tiling_equivalent && input.tiling_searched) continue;
         offer(std::move(v.kernel), "tuple:" + t.id + "+rule:" + r->name + "[" + v.label + "]",
               {t.id});
       }

@@ -20,7 +20,8 @@
 //   3. each pair of tuples combined the same way, when both contribute (compatible tuples);
 //   4. each tuple's variants of its primary rule, then its alternative rules and their variants;
 //   5. the free parameters of optimizations the kernel already has (kernel_rule::retunes: deeper
-//      queues for a kernel that double-buffers already), tuple by tuple.
+//      queues for a kernel that double-buffers already, each host tile in smaller kernel steps),
+//      tuple by tuple; the tiling-equivalent ones only when the episode never searches the tiling.
 // Every candidate records the tuples it used (tuple_ids) and, in its origin, the rules. Kernels
 // equal to the input or to an earlier candidate are dropped; at most max_candidates.
 //
@@ -45,6 +46,9 @@ struct refinement_input {
   std::string kernel;
   std::string tiling;                    // T, fixed during Stage II
   std::vector<experience_tuple> tuples;  // retrieved, best first
+  // Stage I searches the tiling in this episode: variants that only do what a tiling change does
+  // (rule_variant::tiling_equivalent) are left to it.
+  bool tiling_searched = false;
 };
 
 class heuristic_refiner {

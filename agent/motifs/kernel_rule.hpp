@@ -19,6 +19,9 @@ namespace aopt::agent {
 struct rule_variant {
   std::string label;  // e.g. "depth 3", "site 2 of 3"
   std::string kernel;
+  // It does only what a change of the host's tiling would do (a kernel step over part of the
+  // host's tile): worth an evaluation only where the episode never searches the tiling.
+  bool tiling_equivalent = false;
 };
 
 struct kernel_rule {

@@ -124,13 +124,14 @@ std::vector<rule_variant> deeper_queues(const std::string& kernel) {
 }
 
 // The tile's share where the kernel takes the host's whole tile: each host tile in 2, 4 or 8
-// steps (finer steps overlap more of one tile's copies with another's compute).
+// steps (finer steps overlap more of one tile's copies with another's compute). A smaller host
+// tile does the same, so these are tiling-equivalent.
 std::vector<rule_variant> split_tiles(const std::string& kernel) {
   std::vector<rule_variant> out;
   for (int n : {2, 4, 8}) {
     std::vector<text_edit> edits = tile_split_edits(kernel_facts(kernel), n);
     if (!edits.empty())
-      out.push_back({"split in " + std::to_string(n), apply_edits(kernel, std::move(edits))});
+      out.push_back({"split in " + std::to_string(n), apply_edits(kernel, std::move(edits)), true});
   }
   return out;
 }

@@ -226,3 +226,33 @@ TEST_SUITE("agent") {
     }
   }
 }
+
+TEST_SUITE("agent") {
+  TEST_CASE("the tile split is offered only where the episode never searches the tiling") {
+    // The sample-style kernel counting its tiles in Process by a ceiling division of its member.
+    std::string kernel = kSampleStyleKernel;
+    const std::string host_count = "this->tileNum = total / tileLength;";
+    REQUIRE(kernel.find(host_count) != std::string::npos);
+    kernel.replace(kernel.find(host_count), host_count.size(), "this->total = total;");
+    const std::string loop = "for (uint32_t i = 0; i < tileNum; i++) {";
+    REQUIRE(kernel.find(loop) != std::string::npos);
+    kernel.replace(kernel.find(loop), loop.size(),
+                   "for (uint32_t i = 0; i < (total + tileLength - 1) / tileLength; i++) {");
+    const std::vector<experience_tuple> tuples = {tuple_from("double_to_single_buffer"),
+                                                  tuple_from("small_tile")};
+    auto labels = [&](bool tiling_searched) {
+      std::set<std::string> out;
+      for (const kernel_candidate& c :
+           heuristic_refiner().refine({kernel, "", tuples, tiling_searched})) {
+        for (const char* label : {"[split in 2]", "[split in 4]", "[split in 8]", "[depth 3]"}) {
+          if (c.origin.find(label) != std::string::npos) out.insert(label);
+        }
+      }
+      return out;
+    };
+    CHECK(labels(false) ==
+          std::set<std::string>{"[split in 2]", "[split in 4]", "[split in 8]", "[depth 3]"});
+    // Stage I would find a smaller tile itself; a deeper queue it cannot set (a kernel constant).
+    CHECK(labels(true) == std::set<std::string>{"[depth 3]"});
+  }
+}
