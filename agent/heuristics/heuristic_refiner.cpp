@@ -144,7 +144,8 @@ std::vector<kernel_candidate> heuristic_refiner::refine(const refinement_input& 
     }
   }
   // 5. The free parameters of optimizations the kernel already has (deeper queues where it
-  //    double-buffers already), from every retrieved tuple whose rules have one.
+  //    double-buffers already, smaller kernel steps over the host's tile), from every retrieved
+  //    tuple whose rules have one; the tiling-equivalent ones only where Stage I never runs.
   for (const experience_tuple& t : input.tuples) {
     for (const kernel_rule* r : transfer_rules(t)) {
       if (!r->retunes) continue;
