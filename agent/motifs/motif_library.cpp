@@ -128,8 +128,9 @@ std::vector<rule_variant> deeper_queues(const std::string& kernel) {
 // tile does the same, so these are tiling-equivalent.
 std::vector<rule_variant> split_tiles(const std::string& kernel) {
   std::vector<rule_variant> out;
+  const kernel_facts facts(kernel);
   for (int n : {2, 4, 8}) {
-    std::vector<text_edit> edits = tile_split_edits(kernel_facts(kernel), n);
+    std::vector<text_edit> edits = tile_split_edits(facts, n);
     if (!edits.empty())
       out.push_back({"split in " + std::to_string(n), apply_edits(kernel, std::move(edits)), true});
   }

@@ -106,7 +106,13 @@ bool replaceable_buffer_count(const std::string& count, const std::set<std::stri
 
 }  // namespace
 
-std::vector<text_edit> double_buffer_edits(const kernel_facts& f) {
+namespace {
+
+// Edits setting queue buffer counts to "2": each queue InitBuffer whose count `replace` accepts
+// (given the kernel's constant names), and each buffer-count constant equal to `constant_value`.
+template <typename Accept>
+std::vector<text_edit> buffer_count_edits(const kernel_facts& f, Accept replace,
+                                          int64_t constant_value) {
   std::vector<text_edit> edits;
   const std::string& masked = f.masked();
   const std::vector<int_constant> constants = find_int_constants(masked);
@@ -114,31 +120,31 @@ std::vector<text_edit> double_buffer_edits(const kernel_facts& f) {
   for (const int_constant& c : constants) constant_names.insert(c.name);
   for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
     if (call.arguments.size() != 3 || !f.is_queue(operand_base(call.arguments[0]))) continue;
-    if (!replaceable_buffer_count(call.arguments[1], constant_names)) continue;
+    if (!replace(call.arguments[1], constant_names)) continue;
     edits.push_back({call.argument_ranges[1], "2"});
   }
   for (const int_constant& c : constants) {
-    if (classify_tiling_name(c.name) == tiling_role::buffer_num && c.value == 1) {
+    if (classify_tiling_name(c.name) == tiling_role::buffer_num && c.value == constant_value) {
       edits.push_back({c.literal, "2"});
     }
   }
   return edits;
 }
 
+}  // namespace
+
+std::vector<text_edit> double_buffer_edits(const kernel_facts& f) {
+  return buffer_count_edits(f, replaceable_buffer_count, 1);
+}
+
 std::vector<text_edit> double_buffer_depth_edits(const kernel_facts& f) {
   static const std::regex two(R"(^2[uU]?$)");
-  std::vector<text_edit> edits;
-  const std::string& masked = f.masked();
-  for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
-    if (call.arguments.size() != 3 || !f.is_queue(operand_base(call.arguments[0]))) continue;
-    if (std::regex_match(call.arguments[1], two)) edits.push_back({call.argument_ranges[1], "2"});
-  }
-  for (const int_constant& c : find_int_constants(masked)) {
-    if (classify_tiling_name(c.name) == tiling_role::buffer_num && c.value == 2) {
-      edits.push_back({c.literal, "2"});
-    }
-  }
-  return edits;
+  return buffer_count_edits(
+      f,
+      [](const std::string& count, const std::set<std::string>&) {
+        return std::regex_match(count, two);
+      },
+      2);
 }
 
 // remove_stage_barriers ------------------------------------------------------------------------
