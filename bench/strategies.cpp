@@ -8,11 +8,12 @@
 // early. Latencies are simulated, not measured.
 //
 //   bench_strategies [--budget N] [--ops a,b,c] [--limit N] [--parallel N] [--aopt PATH]
-//                    [--work DIR]
+//                    [--work DIR] [--strategies a,b]
 //                    [--config FILE] [--set K=V]... [CORPUS_DIR]
 //
-// --work DIR keeps the database: run again with the same DIR (and the same build), the bench
-// reuses the bank and resumes every run it started there instead of evaluating it again
+// --strategies runs only those (the last line, alternating over the best other, needs alternating
+// and one more). --work DIR keeps the database: run again with the same DIR (and the same build),
+// the bench reuses the bank and resumes every run it started there instead of evaluating it again
 // (bench_work_dir.hpp).
 //
 // The configuration is loaded as `aopt run` loads it (the bench's defaults, budget 40 and one
@@ -51,8 +52,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kStrategies = {"alternating", "stage1", "stage2", "best_of_n",
-                                              "evolve"};
+const std::vector<std::string> kAllStrategies = {"alternating", "stage1", "stage2", "best_of_n",
+                                                 "evolve"};
 const std::vector<double> kFastP = {1.0, 1.2, 1.4, 2.0};
 
 // Every operator of level1..3 under `root`, the levels interleaved.
@@ -149,6 +150,7 @@ int main(int argc, char** argv) {
   uint32_t parallel = 2;
   std::string work_given;
   std::vector<std::string> names;
+  std::vector<std::string> strategies = kAllStrategies;
   aopt::runtime::config_options config_options;
   app.add_option("corpus", corpus, "Corpus folder")->capture_default_str();
   CLI::Option* budget_given = aopt::bench::add_budget_option(app, "--budget", budget);
@@ -157,6 +159,10 @@ int main(int argc, char** argv) {
   app.add_option("--parallel", parallel, "Runs at a time, each with one device slot")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
+  app.add_option("--strategies", strategies, "Strategies by name, comma-separated")
+      ->delimiter(',')
+      ->check(CLI::IsMember(kAllStrategies))
+      ->capture_default_str();
   app.add_option("--aopt", aopt, "The aopt binary that builds the bank")->capture_default_str();
   app.add_option("--work", work_given,
                  "Keep the database here; a later run with the same folder resumes");
@@ -165,7 +171,7 @@ int main(int argc, char** argv) {
 
   const std::string budget_key = fmt::format("campaign.budget={}", budget);
   std::map<std::string, aopt::config::aopt_config> configs;  // by strategy
-  for (const std::string& strategy : kStrategies) {
+  for (const std::string& strategy : strategies) {
     std::vector<std::string> flags = aopt::bench::given_flags({{budget_given, budget_key}});
     flags.push_back("campaign.strategy=" + strategy);
     auto cfg =
@@ -213,18 +219,18 @@ int main(int argc, char** argv) {
   }
 
   fmt::print("{} strategies, budget {}, {} operators, offline policies, simulated latencies\n",
-             kStrategies.size(), budget, ops.size());
+             strategies.size(), budget, ops.size());
   std::fflush(stdout);
   // results[strategy][op index]
   std::map<std::string, std::vector<run_result>> results;
-  for (const std::string& s : kStrategies) results[s].resize(ops.size());
+  for (const std::string& s : strategies) results[s].resize(ops.size());
   // The table over the first `done` operators (printed after each, so a stopped run reports).
   auto print_summary = [&](size_t done) {
     fmt::print("\n{:<12} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6}\n", "strategy",
                "GM", "fast1.0", "fast1.2", "fast1.4", "fast2.0", "GM L1", "GM L2", "GM L3",
                "budget", "early");
     std::map<std::string, double> gm;
-    for (const std::string& s : kStrategies) {
+    for (const std::string& s : strategies) {
       std::vector<double> all;
       std::map<int, std::vector<double>> by_level;
       uint64_t spent = 0;
@@ -232,7 +238,7 @@ int main(int argc, char** argv) {
       for (size_t i = 0; i < done; ++i) {
         // Only operators whose baseline every strategy measured, so the rows compare alike.
         bool everywhere = true;
-        for (const std::string& t : kStrategies) everywhere = everywhere && results[t][i].ok;
+        for (const std::string& t : strategies) everywhere = everywhere && results[t][i].ok;
         if (!everywhere) continue;
         const run_result& r = results[s][i];
         all.push_back(r.speedup);
@@ -253,9 +259,10 @@ int main(int argc, char** argv) {
                  early);
     }
     double others = 0;
-    for (const std::string& s : kStrategies) {
+    for (const std::string& s : strategies) {
       if (s != "alternating") others = std::max(others, gm[s]);
     }
+    if (gm.count("alternating") == 0 || others == 0) return;
     fmt::print("\nalternating over the best other strategy: {:+.1f} % GM\n",
                100.0 * (gm["alternating"] / others - 1.0));
   };
@@ -264,7 +271,7 @@ int main(int argc, char** argv) {
   // operator's summary is printed once its runs and those of every operator before it ended.
   std::vector<std::pair<size_t, size_t>> runs;  // (operator, strategy)
   for (size_t i = 0; i < ops.size(); ++i) {
-    for (size_t k = 0; k < kStrategies.size(); ++k) runs.emplace_back(i, k);
+    for (size_t k = 0; k < strategies.size(); ++k) runs.emplace_back(i, k);
   }
   std::atomic<size_t> next{0};
   std::mutex print;
@@ -273,15 +280,15 @@ int main(int argc, char** argv) {
   auto worker = [&] {
     for (size_t j = next++; j < runs.size(); j = next++) {
       const auto [i, k] = runs[j];
-      run_result r = run_one(**db, kStrategies[k], ops[i], configs.at(kStrategies[k]));
+      run_result r = run_one(**db, strategies[k], ops[i], configs.at(strategies[k]));
       std::lock_guard lock(print);
-      fmt::print("  {:<12} {:<32} {}\n", kStrategies[k], r.op,
+      fmt::print("  {:<12} {:<32} {}\n", strategies[k], r.op,
                  r.ok ? fmt::format("{:>8.3f}x {:>3}/{} evaluations{}", r.speedup, r.spent, budget,
                                     r.early_stop.empty() ? "" : "  early stop")
                       : std::string("baseline failed"));
-      results[kStrategies[k]][i] = std::move(r);
+      results[strategies[k]][i] = std::move(r);
       ++ended[i];
-      while (reported < ops.size() && ended[reported] == kStrategies.size()) {
+      while (reported < ops.size() && ended[reported] == strategies.size()) {
         ++reported;
         fmt::print("  [{}/{} operators done]\n", reported, ops.size());
         print_summary(reported);

@@ -371,6 +371,7 @@ void campaign_fields(V& v, C& c) {
   v.integer("rounds", c.rounds, {1});
   v.integer("stage1_steps", c.stage1_steps);
   v.integer("stage2_steps", c.stage2_steps);
+  v.boolean("stage2_adaptive", c.stage2_adaptive);
   v.integer("jobs", c.jobs, {1});
   v.integer("seed", c.seed);
   v.integer("population", c.population, {1});

@@ -62,11 +62,12 @@ bool parse(const std::string& text, report_format& out);
 
 struct campaign_config {
   config::strategy strategy = config::strategy::alternating;
-  uint32_t budget = 40;       // candidate evaluations per operator
-  uint32_t rounds = 4;        // R
-  uint32_t stage1_steps = 5;  // U per round
-  uint32_t stage2_steps = 5;  // S per round
-  uint32_t jobs = 4;          // episodes in flight
+  uint32_t budget = 40;         // candidate evaluations per operator
+  uint32_t rounds = 4;          // R
+  uint32_t stage1_steps = 5;    // U per round
+  uint32_t stage2_steps = 5;    // S per round
+  bool stage2_adaptive = true;  // alternating: Stage II's share follows its yield
+  uint32_t jobs = 4;            // episodes in flight
   uint64_t seed = 1;
   uint32_t population = 8;  // heuristic mutator population
   uint32_t elite = 2;       // <= population

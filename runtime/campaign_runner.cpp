@@ -75,6 +75,7 @@ result<agent::episode_config> episode_config_of(const config::aopt_config& c) {
   e.rounds = c.campaign.rounds;
   e.stage1_steps = c.campaign.stage1_steps;
   e.stage2_steps = c.campaign.stage2_steps;
+  e.stage2_adaptive = c.campaign.stage2_adaptive;
   e.top_k = std::max<uint32_t>(1, c.roles.at("retriever").top_k);
   e.seed = c.campaign.seed;
   return e;

@@ -54,8 +54,9 @@ bool valid_campaign_id(const std::string& id) {
 
 // The keys of a create request that map to "campaign.<key>" overrides.
 const std::vector<std::string>& campaign_keys() {
-  static const std::vector<std::string> keys = {"budget",   "rounds",       "jobs",        "seed",
-                                                "strategy", "stage1_steps", "stage2_steps"};
+  static const std::vector<std::string> keys = {"budget",       "rounds",         "jobs",
+                                                "seed",         "strategy",       "stage1_steps",
+                                                "stage2_steps", "stage2_adaptive"};
   return keys;
 }
 

@@ -40,6 +40,7 @@ episode_state initial_episode_state(const std::string& campaign, const npu::op_p
   s.op_dir = op.dir.string();
   s.level = op.spec.level;
   s.config = config;
+  s.stage2_share = config.stage2_steps;
   s.baseline_tiling = op.host_source;
   s.baseline_kernel = op.kernel_source;
   return s;
@@ -139,8 +140,12 @@ uint32_t episode_engine::round_count() const {
 uint32_t episode_engine::stage_steps(int stage) const {
   const episode_config& c = state_.config;
   switch (c.strat) {
-    case strategy::alternating:
-      return stage == 1 ? c.stage1_steps : c.stage2_steps;
+    case strategy::alternating: {
+      // With stage2_adaptive, Stage I takes the steps Stage II's share gave up this round.
+      const uint32_t share =
+          c.stage2_adaptive ? std::min(state_.stage2_share, c.stage2_steps) : c.stage2_steps;
+      return stage == 1 ? c.stage1_steps + (c.stage2_steps - share) : share;
+    }
     case strategy::stage1:
       return stage == 1 ? c.budget : 0;
     case strategy::stage2:
@@ -527,6 +532,7 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
   }
   if (faster) {
     c.accepted = true;
+    if (state_.stage == 2) state_.stage2_improved = true;
     // Issue 17: a speedup the profile does not explain is kept but flagged in the record.
     if (auto why = npu::unexplained_speedup(state_.best_result, result)) {
       c.result.diagnostics.push_back("suspicious speedup: " + *why);
@@ -690,6 +696,14 @@ void episode_engine::end_stage() {
   } else {
     state_.stage = 1;
     state_.round++;
+    if (both_stages && state_.config.stage2_adaptive) {
+      // A round in which Stage II found nothing faster halves its next share (one step stays, so
+      // a kernel rewrite a new tiling made worthwhile is still found); a round in which it
+      // improved the best restores S.
+      state_.stage2_share = state_.stage2_improved ? state_.config.stage2_steps
+                                                   : std::max(1u, state_.stage2_share / 2);
+    }
+    state_.stage2_improved = false;
   }
   if (state_.idle_stages >= 2 || (state_.round >= round_count() && state_.carried_steps == 0)) {
     state_.phase = episode_phase::done;

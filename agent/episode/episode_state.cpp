@@ -72,6 +72,7 @@ void to_json(nlohmann::json& j, const episode_state& s) {
         {"rounds", s.config.rounds},
         {"stage1_steps", s.config.stage1_steps},
         {"stage2_steps", s.config.stage2_steps},
+        {"stage2_adaptive", s.config.stage2_adaptive},
         {"top_k", s.config.top_k},
         {"seed", s.config.seed}}},
       {"phase", to_string(s.phase)},
@@ -81,6 +82,8 @@ void to_json(nlohmann::json& j, const episode_state& s) {
       {"step_in_stage", s.step_in_stage},
       {"carried_steps", s.carried_steps},
       {"idle_stages", s.idle_stages},
+      {"stage2_share", s.stage2_share},
+      {"stage2_improved", s.stage2_improved},
       {"candidates", s.candidates},
       {"next_seq", s.next_seq},
       {"baseline_tiling", s.baseline_tiling},
@@ -129,6 +132,8 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
     s.config.rounds = c.at("rounds").get<uint32_t>();
     s.config.stage1_steps = c.at("stage1_steps").get<uint32_t>();
     s.config.stage2_steps = c.at("stage2_steps").get<uint32_t>();
+    // Older states ran the fixed schedule and go on with it.
+    s.config.stage2_adaptive = c.value("stage2_adaptive", false);
     s.config.top_k = c.at("top_k").get<uint32_t>();
     s.config.seed = c.at("seed").get<uint64_t>();
     const std::string phase = j.at("phase").get<std::string>();
@@ -142,6 +147,8 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
     // Absent from states written before unspent steps were carried over.
     s.carried_steps = j.value("carried_steps", 0u);
     s.idle_stages = j.value("idle_stages", 0u);
+    s.stage2_share = j.value("stage2_share", s.config.stage2_steps);
+    s.stage2_improved = j.value("stage2_improved", false);
     s.candidates = j.at("candidates").get<uint32_t>();
     s.next_seq = j.at("next_seq").get<uint64_t>();
     s.baseline_tiling = j.at("baseline_tiling").get<std::string>();

@@ -19,8 +19,8 @@
 
 namespace aopt::agent {
 
-// How the evaluation budget is spent (docs/design.md §9). Every strategy counts one candidate as one
-// unit of budget.
+// How the evaluation budget is spent (docs/design.md §9). Every strategy counts one candidate as
+// one unit of budget.
 enum class strategy { alternating, stage1, stage2, best_of_n, evolve };
 const char* to_string(strategy s);
 bool parse_strategy(const std::string& text, strategy& out);
@@ -31,7 +31,10 @@ struct episode_config {
   uint32_t rounds = 4;        // R
   uint32_t stage1_steps = 5;  // U per round
   uint32_t stage2_steps = 5;  // S per round
-  uint32_t top_k = 3;         // tuples retrieved per diagnosis
+  // Alternating: Stage II's share of a round halves after a round in which it did not improve
+  // the best and returns to S after one in which it did; Stage I takes the difference.
+  bool stage2_adaptive = true;
+  uint32_t top_k = 3;  // tuples retrieved per diagnosis
   uint64_t seed = 1;
 };
 
@@ -63,6 +66,10 @@ struct episode_state {
   // Consecutive stages that ended without spending a step: two mean neither policy has
   // anything left, and the episode ends.
   uint32_t idle_stages = 0;
+  // Alternating with stage2_adaptive: Stage II's planned steps in the current round (the
+  // configured S at first), and whether Stage II improved the best in this round.
+  uint32_t stage2_share = 0;
+  bool stage2_improved = false;
   uint32_t candidates = 0;  // budget used
   uint64_t next_seq = 0;
 

@@ -2,8 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "agent/episode/outcome_reason.hpp"
@@ -107,6 +109,38 @@ npu::op_package test_op() {
   return op;
 }
 
+// Evaluated candidates per (round, stage), the baseline left out.
+std::map<std::pair<uint32_t, int>, int> steps_by_round(
+    const std::vector<candidate_record>& records) {
+  std::map<std::pair<uint32_t, int>, int> out;
+  for (const candidate_record& c : records) {
+    if (c.stage != 0) out[{c.round, c.stage}]++;
+  }
+  return out;
+}
+
+// Each refined kernel (one '+' per rewrite) is `per_rewrite` us faster than the kernel it came
+// from, from the evaluation numbered `from` on (0 = the baseline's); every mutated tiling runs in
+// 90 us, the baseline tiling in 100 us.
+std::function<npu::eval_result(const std::string&, const std::string&)> kernels_pay_from(
+    int from, double per_rewrite) {
+  auto calls = std::make_shared<int>(0);
+  return [=](const std::string& t, const std::string& k) {
+    const int n = (*calls)++;
+    const auto rewrites = std::count(k.begin(), k.end(), '+');
+    const double kernel_gain = n >= from ? per_rewrite * static_cast<double>(rewrites) : 0;
+    return ok_result((t == "T0" ? 100 : 90) - kernel_gain);
+  };
+}
+
+// A world whose bank always holds untried tuples, so Stage II never runs out of rewrites.
+scripted_world deep_bank_world(int pays_from) {
+  scripted_world w;
+  w.bank_size = 64;
+  w.evaluate = kernels_pay_from(pays_from, 1);
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -191,6 +225,7 @@ TEST_CASE("steps a stage leaves unspent go to the other stage, so alternating sp
   cfg.rounds = 2;
   cfg.stage1_steps = 3;
   cfg.stage2_steps = 3;
+  cfg.stage2_adaptive = false;  // the rounds' shares stay as configured: only the carry moves steps
   episode_engine e(op, initial_episode_state("c", op, cfg));
   scripted_world w;
   w.refiner_has_nothing = true;
@@ -206,6 +241,81 @@ TEST_CASE("steps a stage leaves unspent go to the other stage, so alternating sp
   CHECK(w.records[9].round == 1);
   CHECK(w.records[10].round == 2);
   for (size_t i = 1; i < w.records.size(); ++i) CHECK(w.records[i].stage == 1);
+}
+
+TEST_CASE("a round whose Stage II found nothing faster halves its next share for Stage I") {
+  npu::op_package op = test_op();
+  episode_config cfg;  // budget 40, 4 rounds of 5 + 5
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w = deep_bank_world(1000);  // no rewrite ever pays
+  w.run(e);
+  CHECK(e.state().candidates == 40);
+  const auto steps = steps_by_round(w.records);
+  CHECK(steps.at({0, 1}) == 5);
+  CHECK(steps.at({0, 2}) == 5);
+  CHECK(steps.at({1, 1}) == 8);
+  CHECK(steps.at({1, 2}) == 2);
+  CHECK(steps.at({2, 1}) == 9);
+  CHECK(steps.at({2, 2}) == 1);
+  CHECK(steps.at({3, 1}) == 9);
+  CHECK(steps.at({3, 2}) == 1);
+}
+
+TEST_CASE("a round whose Stage II improved the best restores its share") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  // Rounds 0 and 1 (evaluations 1..20) pay nothing; round 2 is 9 Stage I steps and the one
+  // Stage II step left, evaluation 30, which pays.
+  scripted_world w = deep_bank_world(30);
+  w.run(e);
+  CHECK(e.state().candidates == 40);
+  const auto steps = steps_by_round(w.records);
+  CHECK(steps.at({1, 2}) == 2);
+  CHECK(steps.at({2, 1}) == 9);
+  CHECK(steps.at({2, 2}) == 1);
+  CHECK(steps.at({3, 1}) == 5);
+  CHECK(steps.at({3, 2}) == 5);
+  CHECK(e.state().best_kernel != "K0");
+}
+
+TEST_CASE("a fixed schedule gives Stage II its S steps in every round, found something or not") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  cfg.stage2_adaptive = false;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w = deep_bank_world(1000);
+  w.run(e);
+  const auto steps = steps_by_round(w.records);
+  for (uint32_t round = 0; round < 4; ++round) {
+    CHECK(steps.at({round, 1}) == 5);
+    CHECK(steps.at({round, 2}) == 5);
+  }
+}
+
+TEST_CASE("Stage II's share survives a restart") {
+  npu::op_package op = test_op();
+  episode_config cfg;
+  episode_engine whole(op, initial_episode_state("c", op, cfg));
+  scripted_world w1 = deep_bank_world(1000);
+  w1.run(whole);
+
+  // Interrupted in round 2's Stage I, after Stage II's share fell to 1 for it.
+  episode_engine first(op, initial_episode_state("c", op, cfg));
+  scripted_world w2 = deep_bank_world(1000);
+  w2.stop_after = 23;
+  w2.run(first);
+  REQUIRE(first.state().round == 2);
+  result<episode_state> restored = episode_state_from_json(nlohmann::json(first.state()));
+  REQUIRE(restored.ok());
+  CHECK(restored->stage2_share == 1);
+  episode_engine second(op, *restored);
+  scripted_world w3 = deep_bank_world(1000);
+  w3.mutations = restored->mutator_state.get<int>();
+  w3.records = w2.records;
+  w3.run(second);
+  CHECK(second.state().candidates == 40);
+  CHECK(steps_by_round(w3.records) == steps_by_round(w1.records));
 }
 
 TEST_CASE("an alternating episode ends when neither stage has anything left to propose") {

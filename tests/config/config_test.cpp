@@ -42,6 +42,7 @@ cfg::aopt_config every_field_changed() {
   cam.rounds = 3;
   cam.stage1_steps = 2;
   cam.stage2_steps = 9;
+  cam.stage2_adaptive = false;
   cam.jobs = 5;
   cam.seed = 1234567890123ULL;
   cam.population = 12;
