@@ -6,6 +6,8 @@
 #include <set>
 #include <vector>
 
+#include "agent/kernel_text/tiling_names.hpp"
+
 namespace aopt::agent {
 
 const std::map<std::string, elementwise_op>& elementwise_apis() {
@@ -60,6 +62,25 @@ bool is_rows_per_tile(const std::string& name) {
   std::vector<std::string> words = identifier_words(name);
   auto has = [&](const char* w) { return std::find(words.begin(), words.end(), w) != words.end(); };
   return (has("rows") || has("row")) && (has("tile") || has("tiles"));
+}
+
+std::vector<tile_member_assignment> tile_member_assignments(const std::string& masked) {
+  static const std::regex assignment(R"(this\s*->\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*;)");
+  std::vector<tile_member_assignment> out;
+  for (auto it = std::sregex_iterator(masked.begin(), masked.end(), assignment);
+       it != std::sregex_iterator(); ++it) {
+    const std::smatch& m = *it;
+    const std::string member = m[1];
+    const bool rows = is_rows_per_tile(member);
+    if (!rows && classify_tiling_name(member) != tiling_role::tile_size) continue;
+    const size_t value_begin = static_cast<size_t>(m.position(2));
+    out.push_back({member,
+                   m[2],
+                   rows,
+                   static_cast<size_t>(m.position(0)),
+                   {value_begin, value_begin + static_cast<size_t>(m.length(2))}});
+  }
+  return out;
 }
 
 std::string shape_of(const std::string& text) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "agent/kernel_text/kernel_edits.hpp"
 #include "agent/kernel_text/kernel_facts.hpp"
@@ -39,6 +40,18 @@ bool is_stage_call(const kernel_facts& facts, text_range statement);
 
 // Rows-per-tile style names (ROWS_PER_TILE, rowsPerTile).
 bool is_rows_per_tile(const std::string& name);
+
+// `this->member = value;` where the member names a tile size or a rows-per-tile count and the
+// value is one identifier (the host's tiling field, a parameter): the statements that set the
+// kernel's tile, which the small-tile rewind and the tile split both rewrite.
+struct tile_member_assignment {
+  std::string member;
+  std::string value;
+  bool rows = false;  // a rows-per-tile count, not an element tile
+  size_t at = 0;      // where the statement starts
+  text_range value_range;
+};
+std::vector<tile_member_assignment> tile_member_assignments(const std::string& masked);
 
 // Text without whitespace and without `static_cast<T>` prefixes: the shape a pattern sees.
 std::string shape_of(const std::string& text);

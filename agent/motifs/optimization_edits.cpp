@@ -445,10 +445,11 @@ bool counts_tiles_by_ceiling(const std::string& masked, const std::string& membe
   return false;
 }
 
-// The innermost block holding `at`; the whole text when none does.
-text_range enclosing_block(const std::string& masked, size_t at) {
+// The innermost of `blocks` holding `at`; the whole text when none does.
+text_range enclosing_block(const std::string& masked, const std::vector<text_range>& blocks,
+                           size_t at) {
   text_range best{0, masked.size()};
-  for (const text_range& b : find_blocks(masked)) {
+  for (const text_range& b : blocks) {
     if (b.begin <= at && at < b.end && b.end - b.begin < best.end - best.begin) best = b;
   }
   return best;
@@ -459,21 +460,14 @@ text_range enclosing_block(const std::string& masked, size_t at) {
 std::vector<text_edit> tile_split_edits(const kernel_facts& f, int parts) {
   const std::string& masked = f.masked();
   const std::string n = std::to_string(parts);
-  static const std::regex assignment(R"(this\s*->\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*;)");
+  const std::vector<text_range> blocks = find_blocks(masked);
   std::vector<text_edit> edits;
-  for (auto it = std::sregex_iterator(masked.begin(), masked.end(), assignment);
-       it != std::sregex_iterator(); ++it) {
-    const std::smatch& m = *it;
-    const std::string member = m[1];
-    const std::string v = m[2];
-    const bool rows = is_rows_per_tile(member);
-    if (!rows && classify_tiling_name(member) != tiling_role::tile_size) continue;
-    const size_t at = static_cast<size_t>(m.position(0));
-    if (!counts_tiles_by_ceiling(masked, member, enclosing_block(masked, at))) continue;
-    text_range rhs{static_cast<size_t>(m.position(2)),
-                   static_cast<size_t>(m.position(2) + m.length(2))};
+  for (const tile_member_assignment& a : tile_member_assignments(masked)) {
+    if (!counts_tiles_by_ceiling(masked, a.member, enclosing_block(masked, blocks, a.at))) continue;
+    const std::string& v = a.value;
     // Element tiles stay multiples of 32 elements (32-byte DataCopy blocks for any dtype).
-    edits.push_back({rhs, rows ? "(" + v + " >= " + n + " ? " + v + " / " + n + " : " + v + ")"
+    edits.push_back(
+        {a.value_range, a.rows ? "(" + v + " >= " + n + " ? " + v + " / " + n + " : " + v + ")"
                                : "(" + v + " >= " + std::to_string(32 * parts) + " ? " + v + " / " +
                                      n + " / 32 * 32 : " + v + ")"});
   }

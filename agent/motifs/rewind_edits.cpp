@@ -164,22 +164,12 @@ std::vector<text_edit> small_tile_edits(const kernel_facts& f) {
     int64_t smaller = std::max<int64_t>(64, c.value / 4 / 64 * 64);
     if (smaller < c.value) return {{c.literal, std::to_string(smaller)}};
   }
-  static const std::regex assignment(R"(this\s*->\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_]\w*)\s*;)");
-  for (auto it = std::sregex_iterator(masked.begin(), masked.end(), assignment);
-       it != std::sregex_iterator(); ++it) {
-    const std::smatch& m = *it;
-    std::string member = m[1];
-    std::string value = m[2];
-    text_range rhs{static_cast<size_t>(m.position(2)),
-                   static_cast<size_t>(m.position(2) + m.length(2))};
-    if (classify_tiling_name(member) == tiling_role::tile_size) {
-      return {{rhs, "(" + value + " >= 256 ? " + value + " / 256 * 64 : " + value + ")"}};
-    }
-    if (is_rows_per_tile(member)) {
-      return {{rhs, "(" + value + " >= 4 ? " + value + " / 4 : " + value + ")"}};
-    }
-  }
-  return {};
+  const std::vector<tile_member_assignment> assignments = tile_member_assignments(masked);
+  if (assignments.empty()) return {};
+  const tile_member_assignment& a = assignments.front();
+  const std::string& v = a.value;
+  return {{a.value_range, a.rows ? "(" + v + " >= 4 ? " + v + " / 4 : " + v + ")"
+                                 : "(" + v + " >= 256 ? " + v + " / 256 * 64 : " + v + ")"}};
 }
 
 namespace {
