@@ -700,8 +700,15 @@ void episode_engine::end_stage() {
       // A round in which Stage II found nothing faster halves its next share (one step stays, so
       // a kernel rewrite a new tiling made worthwhile is still found); a round in which it
       // improved the best restores S.
+      const uint32_t before = state_.stage2_share;
       state_.stage2_share = state_.stage2_improved ? state_.config.stage2_steps
                                                    : std::max(1u, state_.stage2_share / 2);
+      if (state_.stage2_share != before && state_.round < round_count()) {
+        state_.notes["stage2_share"] = fmt::format(
+            "Stage II {} in round {}, so round {} gives it {} of {} steps",
+            state_.stage2_improved ? "improved the best" : "found nothing faster", state_.round,
+            state_.round + 1, state_.stage2_share, state_.config.stage2_steps);
+      }
     }
     state_.stage2_improved = false;
   }

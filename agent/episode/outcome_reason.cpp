@@ -46,6 +46,7 @@ std::string outcome_reason(const episode_state& s) {
     }
     // A strategy that stopped before its budget says so, improved or not (issue 18).
     if (const std::string n = note(s, "early_stop"); !n.empty()) parts.push_back(n);
+    if (const std::string n = note(s, "stage2_share"); !n.empty()) parts.push_back(n);
   } else if (!validation_failed.empty()) {
     parts.push_back("not improved: " + validation_failed);
   } else {
@@ -63,6 +64,7 @@ std::string outcome_reason(const episode_state& s) {
           fmt::format("{} rejected before the device ({})", rejected, counts(s.rejected)));
     }
     if (const std::string n = note(s, "stage2"); !n.empty()) parts.push_back("Stage II: " + n);
+    if (const std::string n = note(s, "stage2_share"); !n.empty()) parts.push_back(n);
     if (s.candidates >= s.config.budget && s.config.budget > 0) {
       parts.push_back(
           fmt::format("budget of {} spent without a faster candidate", s.config.budget));

@@ -259,6 +259,10 @@ TEST_CASE("a round whose Stage II found nothing faster halves its next share for
   CHECK(steps.at({2, 2}) == 1);
   CHECK(steps.at({3, 1}) == 9);
   CHECK(steps.at({3, 2}) == 1);
+  // The operator says where Stage II's steps went (rounds numbered from 1).
+  CHECK(e.state().notes.at("stage2_share") ==
+        "Stage II found nothing faster in round 2, so round 3 gives it 1 of 5 steps");
+  CHECK(outcome_reason(e.state()).find("so round 3 gives it 1 of 5 steps") != std::string::npos);
 }
 
 TEST_CASE("a round whose Stage II improved the best restores its share") {
@@ -277,6 +281,8 @@ TEST_CASE("a round whose Stage II improved the best restores its share") {
   CHECK(steps.at({3, 1}) == 5);
   CHECK(steps.at({3, 2}) == 5);
   CHECK(e.state().best_kernel != "K0");
+  CHECK(e.state().notes.at("stage2_share") ==
+        "Stage II improved the best in round 3, so round 4 gives it 5 of 5 steps");
 }
 
 TEST_CASE("a fixed schedule gives Stage II its S steps in every round, found something or not") {
