@@ -256,6 +256,9 @@ std::string derive_campaign_id(const std::vector<fs::path>& operators,
   }
   // The tiling probe on (the default) keeps the ids of campaigns made before [stage1] existed.
   if (config.stage1.probe_tilings) shaping.erase("stage1");
+  // So does Stage II's adaptive share on (the default): a campaign interrupted before the key
+  // existed resumes under its old id, and its episodes keep the fixed schedule their states say.
+  if (config.campaign.stage2_adaptive) shaping["campaign"].erase("stage2_adaptive");
   parts.push_back(shaping.dump());
   return "c-" + content_hash(parts).substr(0, 12);
 }

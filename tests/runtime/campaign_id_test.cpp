@@ -22,5 +22,8 @@ TEST_CASE("a campaign's derived id follows the settings that shape results only"
   other = base;
   other.campaign.seed = base.campaign.seed + 1;
   CHECK(aopt::runtime::derive_campaign_id(ops, other) != id);
+  other = base;
+  other.campaign.stage2_adaptive = false;
+  CHECK(aopt::runtime::derive_campaign_id(ops, other) != id);
   CHECK(aopt::runtime::derive_campaign_id({"/corpus/level1/relu_custom"}, base) != id);
 }
