@@ -532,7 +532,10 @@ candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
   }
   if (faster) {
     c.accepted = true;
-    if (state_.stage == 2) state_.stage2_improved = true;
+    // Only alternating reads it, when its round ends (end_stage).
+    if (state_.stage == 2 && state_.config.strat == strategy::alternating) {
+      state_.stage2_improved = true;
+    }
     // Issue 17: a speedup the profile does not explain is kept but flagged in the record.
     if (auto why = npu::unexplained_speedup(state_.best_result, result)) {
       c.result.diagnostics.push_back("suspicious speedup: " + *why);
