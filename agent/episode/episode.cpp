@@ -370,6 +370,7 @@ void episode_engine::compose_best_of_n() {
 
 void episode_engine::queue_next_kernel() {
   std::vector<kernel_candidate>& kernels = *pending_.kernels;
+  while (!kernels.empty() && screened_out(kernels.front())) kernels.erase(kernels.begin());
   if (kernels.empty()) {
     if (retrieve_deeper()) return;
     if (state_.config.strat != strategy::best_of_n) {
@@ -386,6 +387,17 @@ void episode_engine::queue_next_kernel() {
   pending_.policy = pending_.refiner_policy;
   pending_.evaluation = evaluation_request{source_tiling(), std::move(next.kernel), "refiner",
                                            std::move(next.origin), std::move(next.tuple_ids)};
+}
+
+// A rewrite whose buffers cannot fit the UB at the source's tiling (depth_rewrite_screen.hpp) costs
+// neither an evaluation nor budget. It counts as tried, so that it is not proposed again.
+bool episode_engine::screened_out(const kernel_candidate& candidate) {
+  const feasibility_verdict verdict =
+      screen_depth_rewrite(source_kernel(), source_result().profile, candidate.kernel);
+  if (verdict.feasible()) return false;
+  state_.rejected[verdict.kind + " (screen)"]++;
+  state_.tried.insert(hash_pair(source_tiling(), candidate.kernel));
+  return true;
 }
 
 candidate_record episode_engine::make_record(const evaluation_request& request,

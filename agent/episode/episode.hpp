@@ -34,6 +34,7 @@
 #include <variant>
 #include <vector>
 
+#include "agent/episode/depth_rewrite_screen.hpp"
 #include "agent/episode/episode_state.hpp"
 #include "agent/episode/kernel_frontier.hpp"
 #include "agent/episode/program_database.hpp"
@@ -164,6 +165,7 @@ class episode_engine {
   void step_spent();
   void skip_empty_stages();
   void queue_next_kernel();
+  bool screened_out(const kernel_candidate& candidate);
   bool retrieve_deeper();
   bool evolving() const { return state_.config.strat == strategy::evolve; }
   // Stage II alone (strategy stage2) walks its kernel frontier (kernel_frontier.hpp) instead of

@@ -67,6 +67,12 @@ json profile_summary_json(const eval_profile& p) {
 json profile_json(const eval_profile& p) {
   json j = profile_summary_json(p);
   if (!p.latency_sensitivity.empty()) j["latency_sensitivity"] = p.latency_sensitivity;
+  if (!p.ub_allocations.empty()) {
+    json& all = j["ub_allocations"] = json::array();
+    for (const ub_allocation& a : p.ub_allocations) {
+      all.push_back({{"line", a.line}, {"buffers", a.buffers}, {"bytes_each", a.bytes_each}});
+    }
+  }
   return j;
 }
 
@@ -96,6 +102,17 @@ void read_profile(const json& j, eval_profile& p) {
     p.latency_sensitivity.clear();
     for (const auto& [name, slope] : it->items()) {
       if (slope.is_number()) p.latency_sensitivity[name] = slope.get<double>();
+    }
+  }
+  if (auto it = j.find("ub_allocations"); it != j.end() && it->is_array()) {
+    p.ub_allocations.clear();
+    for (const json& a : *it) {
+      if (!a.is_object()) continue;
+      ub_allocation out;
+      read(a, "line", out.line);
+      read(a, "buffers", out.buffers);
+      read(a, "bytes_each", out.bytes_each);
+      p.ub_allocations.push_back(out);
     }
   }
 }

@@ -35,12 +35,24 @@ struct pipe_busy {
   double ratio = 0;
 };
 
+// One InitBuffer (or InitBufPool) of the kernel that took UB: its source line, the number of
+// buffers and the bytes of each after alignment. The simulator reports them for the core with
+// the largest UB total; a profiler does not.
+struct ub_allocation {
+  uint32_t line = 0;
+  uint32_t buffers = 0;
+  uint64_t bytes_each = 0;
+};
+
 // What a profiler tells about one run (msprof op on hardware, the timing model in the sim).
 struct eval_profile {
   pipe_busy scalar, vector, mte2, mte3;
   uint32_t block_dim = 0;
   uint64_t ub_high_water_bytes = 0;  // largest InitBuffer total over cores
   uint64_t ub_capacity_bytes = 0;
+  // In call order. Reported by the candidate's own process and unchecked: a hostile kernel can
+  // only make the screening of its own rewrites (agent/episode/depth_rewrite_screen.hpp) wrong.
+  std::vector<ub_allocation> ub_allocations;
   uint64_t gm_read_bytes = 0;   // GM -> UB over all cores
   uint64_t gm_write_bytes = 0;  // UB -> GM over all cores
   uint64_t dma_bursts = 0;      // DMA bursts over all cores

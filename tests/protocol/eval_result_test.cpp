@@ -17,6 +17,7 @@ aopt::npu::eval_result sample_result() {
   r.profile.mte2 = {9.0, 0.72};
   r.profile.block_dim = 8;
   r.profile.ub_high_water_bytes = 65536;
+  r.profile.ub_allocations = {{21, 2, 16384}, {22, 2, 16384}};
   r.profile.gm_read_bytes = 1u << 20;
   r.profile.trace_instructions = 1234;
   r.roof = {5.0, 1.0, 9.0, 0.72};
@@ -53,6 +54,10 @@ TEST_SUITE("protocol") {
     CHECK(back.status == aopt::npu::eval_status::precision_error);
     CHECK(back.profile.vector.time_us == 3.5);
     CHECK(back.roof.bound_us == 9.0);
+    REQUIRE(back.profile.ub_allocations.size() == 2);
+    CHECK(back.profile.ub_allocations[1].line == 22);
+    CHECK(back.profile.ub_allocations[1].buffers == 2);
+    CHECK(back.profile.ub_allocations[1].bytes_each == 16384);
     CHECK(back.from_cache);
   }
 

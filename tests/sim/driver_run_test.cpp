@@ -316,6 +316,12 @@ TEST_SUITE("sim") {
     CHECK(r["profile"]["mte2"]["ratio"].get<double>() <= 1);
     CHECK(r["profile"]["ub_capacity_bytes"] == 196608);
     CHECK(r["profile"]["ub_high_water_bytes"] == 3 * BUFFER_NUM * tile_length * sizeof(float));
+    REQUIRE(r["profile"]["ub_allocations"].size() == 3);
+    for (const json& a : r["profile"]["ub_allocations"]) {
+      CHECK(a["buffers"] == BUFFER_NUM);
+      CHECK(a["bytes_each"] == tile_length * sizeof(float));
+      CHECK(a["line"].get<uint32_t>() > 0);
+    }
     CHECK(r["roofline"]["bound_us"].get<double>() > 0);
     CHECK(r["roofline"]["bound_us"].get<double>() <= r["latency_us"].get<double>());
     CHECK(r["diagnostics"].size() >= 1);

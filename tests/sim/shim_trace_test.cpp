@@ -111,6 +111,14 @@ TEST_SUITE("sim") {
     CHECK(t.gm_read_bytes == 2 * 4096 * 2);
     CHECK(t.gm_write_bytes == 4096 * 2);
     CHECK(t.ub_high_water_bytes == 6 * 2048);
+    // One carve per InitBuffer, in call order, on consecutive source lines.
+    REQUIRE(t.ub_carves.size() == 3);
+    for (const ub_carve& c : t.ub_carves) {
+      CHECK(c.buffers == 2);
+      CHECK(c.bytes_each == 2048);
+    }
+    CHECK(t.ub_carves[1].line == t.ub_carves[0].line + 1);
+    CHECK(t.ub_carves[2].line == t.ub_carves[1].line + 1);
   }
 
   TEST_CASE("EnQue/DeQue and FreeTensor/AllocTensor become set/wait pairs with dependency edges") {

@@ -52,6 +52,12 @@ timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace
   uint64_t dma_bytes = 0;
   double vector_work = 0;
   for (size_t i = 0; i < cores.size(); ++i) {
+    if (i == 0 || traces[i].ub_high_water_bytes > p.ub_high_water_bytes) {
+      p.ub_allocations.clear();
+      for (const ub_carve& c : traces[i].ub_carves) {
+        p.ub_allocations.push_back({c.line, c.buffers, c.bytes_each});
+      }
+    }
     p.ub_high_water_bytes = std::max(p.ub_high_water_bytes, traces[i].ub_high_water_bytes);
     p.gm_read_bytes += traces[i].gm_read_bytes;
     p.gm_write_bytes += traces[i].gm_write_bytes;

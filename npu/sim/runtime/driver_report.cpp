@@ -7,11 +7,12 @@
 namespace aopt::sim {
 namespace {
 
-constexpr char report_magic[] = "AOPTRPT2";
+constexpr char report_magic[] = "AOPTRPT3";
 constexpr char end_magic[] = "AOPTEND1";
 constexpr size_t magic_size = 8;
 // Bounds that no honest run comes near; they keep a hostile count from exhausting memory.
 constexpr uint64_t max_ranges = 1u << 20;
+constexpr uint64_t max_ub_carves = 1u << 16;
 
 void put_ranges(byte_writer& w, const std::vector<ub_range>& ranges) {
   w.put<uint64_t>(ranges.size());
@@ -60,6 +61,12 @@ class api_table {
 void put_trace(byte_writer& w, const core_trace& t, api_table& apis) {
   w.put(t.block_idx);
   w.put(t.ub_high_water_bytes);
+  w.put<uint64_t>(t.ub_carves.size());
+  for (const ub_carve& c : t.ub_carves) {
+    w.put(c.line);
+    w.put(c.buffers);
+    w.put(c.bytes_each);
+  }
   w.put(t.gm_read_bytes);
   w.put(t.gm_write_bytes);
   w.put<uint64_t>(t.instructions.size());
@@ -95,6 +102,14 @@ core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids
   core_trace t;
   t.block_idx = r.get<uint32_t>("trace.block_idx");
   t.ub_high_water_bytes = r.get<uint64_t>("trace.ub_high_water_bytes");
+  const uint64_t carves = r.count("trace.ub_carves", 16);
+  if (carves > max_ub_carves) throw malformed_delivery("trace.ub_carves: too many carves");
+  t.ub_carves.resize(carves);
+  for (ub_carve& c : t.ub_carves) {
+    c.line = r.get<uint32_t>("ub_carve.line");
+    c.buffers = r.get<uint32_t>("ub_carve.buffers");
+    c.bytes_each = r.get<uint64_t>("ub_carve.bytes_each");
+  }
   t.gm_read_bytes = r.get<uint64_t>("trace.gm_read_bytes");
   t.gm_write_bytes = r.get<uint64_t>("trace.gm_write_bytes");
   const uint64_t n = r.count("trace.instructions", 72);

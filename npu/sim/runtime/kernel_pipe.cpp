@@ -78,6 +78,7 @@ void allocate(state& s, uint32_t num, uint32_t bytes, int32_t queue, int32_t poo
     bp->buffers += num;
   } else {
     s.ub_next = static_cast<uint32_t>(end);
+    s.rec.note_ub_carve({site.line, num, each});
   }
   s.rec.note_ub_use(end);
 }
@@ -264,6 +265,7 @@ queue_handle pool_init_pool(const queue_handle& parent, const queue_handle& shar
     p.begin = next;
     next += each;
     s.rec.note_ub_use(next);
+    if (parent.id < 0) s.rec.note_ub_carve({site.line, 1, each});
   }
   p.end = p.begin + each;
   p.next = p.begin;

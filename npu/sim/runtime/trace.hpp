@@ -76,10 +76,19 @@ struct gm_write {
   uint32_t bursts = 1;
 };
 
+// One top-level carve of UB (TPipe::InitBuffer of a queue or a TBuf, TPipe::InitBufPool): the
+// source line of the call, how many buffers and the bytes of each after 32-byte alignment.
+struct ub_carve {
+  uint32_t line = 0;
+  uint32_t buffers = 0;
+  uint64_t bytes_each = 0;
+};
+
 struct core_trace {
   uint32_t block_idx = 0;
   std::vector<instruction> instructions;
   uint64_t ub_high_water_bytes = 0;
+  std::vector<ub_carve> ub_carves;  // in call order, recorded even when instructions are not
   uint64_t gm_read_bytes = 0;
   uint64_t gm_write_bytes = 0;
   std::vector<gm_write> gm_writes;  // recorded even when instructions are not

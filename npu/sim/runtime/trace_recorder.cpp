@@ -144,11 +144,17 @@ void trace_recorder::note_ub_use(uint64_t end) {
   trace_.ub_high_water_bytes = std::max(trace_.ub_high_water_bytes, end);
 }
 
+void trace_recorder::note_ub_carve(const ub_carve& carve) {
+  trace_.ub_carves.push_back(carve);
+}
+
 core_trace trace_recorder::take() {
   open_ub_ = no_index;
   open_gm_ = no_index;
   last_on_.fill(no_index);
-  return std::exchange(trace_, core_trace{trace_.block_idx, {}, 0, 0, 0, {}});
+  core_trace fresh;
+  fresh.block_idx = trace_.block_idx;
+  return std::exchange(trace_, std::move(fresh));
 }
 
 }  // namespace aopt::sim

@@ -44,6 +44,7 @@ class trace_recorder {
   // same region extends it, so an element-wise SetValue loop stays one entry.
   void gm_written(const gm_write& w);
   void note_ub_use(uint64_t end);
+  void note_ub_carve(const ub_carve& carve);
 
   core_trace take();
 
