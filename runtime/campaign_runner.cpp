@@ -1,4 +1,5 @@
 #include "runtime/campaign_runner.hpp"
+#include "runtime/campaign_identity.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -17,7 +18,6 @@
 #include "actors/role_registry.hpp"
 #include "actors/shut_down.hpp"
 #include "agent/episode/store_journal.hpp"
-#include "base/content_hash.hpp"
 #include "llm/token_ledger_json.hpp"
 #include "runtime/device_factory.hpp"
 #include "runtime/tiling_probe_factory.hpp"
@@ -109,8 +109,8 @@ class llm_gateway_link {
 // in the same atomic batch, adds the LLM usage the step consumed (the gateway's unpersisted
 // consumption of that operator) to the campaign record's "llm_usage"; as the gateway's billing
 // sink it adds billed tokens to the record when they arrive. So the record's usage is always
-// that of the persisted steps plus everything billed, whenever the process dies (docs/design.md §4).
-// Record writes are serialised, so concurrent episodes never overwrite each other's usage.
+// that of the persisted steps plus everything billed, whenever the process dies (docs/design.md
+// §4). Record writes are serialised, so concurrent episodes never overwrite each other's usage.
 class campaign_journal final : public agent::episode_journal {
  public:
   // `db` must outlive the journal; `gateway` (null without LLM roles) must outlive its use.
@@ -239,30 +239,6 @@ result<std::vector<fs::path>> discover_operators(const std::vector<fs::path>& in
   return std::vector<fs::path>(found.begin(), found.end());
 }
 
-std::string derive_campaign_id(const std::vector<fs::path>& operators,
-                               const config::aopt_config& config) {
-  std::vector<std::string> parts;
-  for (const fs::path& p : operators) parts.push_back(p.string());
-  // Only what can change a result names the campaign: rerunning it with more parallelism,
-  // another report folder or another database location resumes it instead of starting over.
-  nlohmann::json shaping = config::to_json(config);
-  shaping["campaign"].erase("jobs");
-  shaping["device"].erase("slots");
-  for (const char* section : {"report", "server", "storage", "workers"}) shaping.erase(section);
-  // The hardware sections shape only campaigns on hardware (and keep simulator campaigns' ids
-  // what they were before these sections existed).
-  if (config.device.kind == config::device_kind::sim) {
-    for (const char* section : {"cann", "cascade"}) shaping.erase(section);
-  }
-  // The tiling probe on (the default) keeps the ids of campaigns made before [stage1] existed.
-  if (config.stage1.probe_tilings) shaping.erase("stage1");
-  // So does Stage II's adaptive share on (the default): a campaign interrupted before the key
-  // existed resumes under its old id, and its episodes keep the fixed schedule their states say.
-  if (config.campaign.stage2_adaptive) shaping["campaign"].erase("stage2_adaptive");
-  parts.push_back(shaping.dump());
-  return "c-" + content_hash(parts).substr(0, 12);
-}
-
 result<campaign_request> load_campaign_request(storage::store& db, const std::string& id) {
   result<nlohmann::json> record = db.get_campaign(id);
   if (!record.ok()) return record.error();
@@ -297,7 +273,7 @@ class campaign_run {
         events_(std::move(events)),
         start_(std::chrono::steady_clock::now()) {
     outcome_.campaign = request_.campaign.empty()
-                            ? derive_campaign_id(request_.operators, request_.config)
+                            ? resolve_campaign_id(db, request_.operators, request_.config)
                             : request_.campaign;
   }
 
@@ -529,13 +505,14 @@ result<campaign_outcome> campaign_run::finish(
 // Runs `work` (it blocks: database, device) on a one-shot detached actor, then `then` in `self`.
 template <class Self, class Work, class Then>
 void after_blocking(Self* self, Work work, Then then) {
-  auto helper = self->template spawn<caf::detached>([work](caf::event_based_actor* h) -> caf::behavior {
-    return {[h, work](actors::run_atom) {
-      h->quit();
-      work();
-      return actors::done_atom_v;
-    }};
-  });
+  auto helper =
+      self->template spawn<caf::detached>([work](caf::event_based_actor* h) -> caf::behavior {
+        return {[h, work](actors::run_atom) {
+          h->quit();
+          work();
+          return actors::done_atom_v;
+        }};
+      });
   self->request(helper, caf::infinite, actors::run_atom_v)
       .then([then](actors::done_atom) mutable { then(); }, [then](caf::error&) mutable { then(); });
 }

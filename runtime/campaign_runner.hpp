@@ -37,12 +37,6 @@ namespace aopt::runtime {
 result<std::vector<std::filesystem::path>> discover_operators(
     const std::vector<std::filesystem::path>& inputs);
 
-// The id a campaign over `operators` with `config` gets when none is given: a hash of the
-// operators and of the settings that can change results (not campaign.jobs, device.slots,
-// [report], [server] or [storage]).
-std::string derive_campaign_id(const std::vector<std::filesystem::path>& operators,
-                               const config::aopt_config& config);
-
 struct campaign_outcome {
   std::string campaign;
   std::vector<agent::episode_state> episodes;
@@ -65,7 +59,7 @@ struct campaign_outcome {
 };
 
 struct campaign_request {
-  std::string campaign;  // "" = derive_campaign_id
+  std::string campaign;  // "" = resolve_campaign_id (campaign_identity.hpp)
   std::vector<std::filesystem::path> operators;
   config::aopt_config config;
   // The engine (actor system, device pool, LLM service) run_campaign runs in; null = an engine

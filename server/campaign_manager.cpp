@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "actors/actor_error.hpp"
+#include "runtime/campaign_identity.hpp"
 #include "runtime/campaign_runner.hpp"
 
 namespace aopt::server {
@@ -66,7 +67,7 @@ campaign_manager::~campaign_manager() {
 result<std::string> campaign_manager::create(const std::string& id,
                                              const std::vector<fs::path>& operators,
                                              const config::aopt_config& config) {
-  const std::string cid = id.empty() ? runtime::derive_campaign_id(operators, config) : id;
+  const std::string cid = id.empty() ? runtime::resolve_campaign_id(db_, operators, config) : id;
   std::lock_guard<std::mutex> lock(mutex_);
   if (stopping_) return unavailable("the daemon is shutting down");
   if (db_.get_campaign(cid).ok()) {
