@@ -18,6 +18,7 @@
 #include "npu/sim/runtime/driver_judge.hpp"
 #include "npu/sim/runtime/driver_report.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
+#include "npu/sim/runtime/tiling_crash_guard.hpp"
 #include "npu/sim/runtime/tiling_probe_report.hpp"
 
 namespace aopt::npu {
@@ -279,6 +280,16 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       return finish();
     }
     if (!ran->exited) {
+      // A crash inside the host tiling function names it (tiling_crash_guard.hpp).
+      const std::string marker = sim::tiling_crash_marker;
+      if (const size_t at = ran->stderr_text.rfind(marker); at != std::string::npos) {
+        const size_t end = ran->stderr_text.find('\n', at);
+        return failed_run(
+            eval_status::runtime_error, "signal",
+            ran->stderr_text.substr(at + marker.size(), end == std::string::npos
+                                                            ? std::string::npos
+                                                            : end - at - marker.size()));
+      }
       return failed_run(eval_status::runtime_error, "signal",
                         "the candidate was killed by " + signal_name(ran->term_signal));
     }
