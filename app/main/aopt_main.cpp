@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   aopt::runtime::cli_context ctx;
   aopt::runtime::add_eval_command(app, ctx);
+  aopt::runtime::add_init_command(app, ctx);
   aopt::runtime::add_run_commands(app, ctx);
   aopt::runtime::add_corpus_command(app, ctx);
   aopt::runtime::add_llm_command(app, ctx);
