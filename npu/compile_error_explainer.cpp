@@ -42,6 +42,18 @@ std::string bare_name(const std::string& text) {
 
 }  // namespace
 
+std::string missing_header(const std::string& line) {
+  // g++: "k.cpp:6:10: fatal error: lib/matmul_intf.h: No such file or directory"
+  static constexpr std::string_view fatal = "fatal error: ";
+  static constexpr std::string_view missing = ": No such file or directory";
+  const size_t at = line.find(fatal);
+  if (at == std::string::npos) return "";
+  const size_t begin = at + fatal.size();
+  const size_t end = line.find(missing, begin);
+  if (end == std::string::npos) return "";
+  return line.substr(begin, end - begin);
+}
+
 std::string missing_symbol(const std::string& line) {
   static constexpr std::array<std::string_view, 4> name_first = {
       "was not declared in this scope", "is not a member of", "does not name a type",
@@ -68,29 +80,44 @@ std::string missing_symbol(const std::string& line) {
 }
 
 std::string explain_compile_error(const std::string& line) {
+  const std::string table = "docs/ascendc-api-coverage.md";
+  const std::string header = missing_header(line);
+  if (!header.empty()) {
+    const ascendc_api* api = find_ascendc_api(header);
+    if (api != nullptr && api->support != api_support::supported) {
+      return line + " -- '" + header + "' is a CANN header the simulator does not provide yet (" +
+             api->note + "; see " + table + ", \"" + api->group + "\")";
+    }
+    return line + " -- '" + header +
+           "' is neither a header of the simulator's AscendC shim nor a file of the package: "
+           "the shim provides the CANN headers " +
+           table +
+           " lists (\"Kernel: scalar helpers, constants and CANN headers\"); a header of the "
+           "operator's own must be in the package";
+  }
   const std::string name = missing_symbol(line);
   if (name.empty()) return line;
   const ascendc_api* api = find_ascendc_api(name);
-  const std::string table = "docs/ascendc-api-coverage.md";
   if (api == nullptr) {
-    return line + " -- '" + name +
-           "' is not an AscendC API the simulator knows: most likely a mistake in the operator "
-           "(a misspelt name, a missing declaration or include)";
+    return line + " -- '" + name + "' is not an AscendC API the simulator knows (" + table +
+           " lists every API it provides or lacks): most likely a mistake in the operator (a "
+           "misspelt name, a missing declaration or include)";
   }
+  const std::string row = table + ", \"" + api->group + "\"";
   switch (api->support) {
     case api_support::not_yet:
       return line + " -- '" + name + "' is an AscendC API the simulator does not provide yet (" +
-             api->note + "; see " + table + ")";
+             api->note + "; see " + row + ")";
     case api_support::partial:
       return line + " -- '" + name + "' is provided only in part by the simulator (" + api->note +
-             "; see " + table + "): a missing form, or a mistake in the operator";
+             "; see " + row + "): a missing form, or a mistake in the operator";
     case api_support::supported:
       break;
   }
   return line + " -- '" + name +
          "' is provided by the simulator: check this call against the AscendC reference (a "
          "mistake in the operator, or a form " +
-         table + " does not list)";
+         row + " does not list)";
 }
 
 }  // namespace aopt::npu

@@ -13,6 +13,9 @@ namespace aopt::npu {
 // line names none.
 std::string missing_symbol(const std::string& error_line);
 
+// The header of a "fatal error: <header>: No such file or directory" line, or "".
+std::string missing_header(const std::string& error_line);
+
 // `error_line` followed by the explanation, or `error_line` unchanged when it names no symbol.
 std::string explain_compile_error(const std::string& error_line);
 

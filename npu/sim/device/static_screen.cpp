@@ -207,8 +207,12 @@ const std::set<std::string> allowed_std_headers = {
     "string.h",  "assert.h", "cstdbool",    "stdbool.h"};
 
 // AscendC and tiling headers of the shim (never its aopt/ and aopt_sim/ internals).
-const char* const allowed_shim_prefixes[] = {"register/", "tiling/", "graph/",        "exe_graph/",
-                                             "platform/", "lib/",    "kernel_tiling/"};
+const char* const allowed_shim_prefixes[] = {
+    "register/", "tiling/", "graph/", "exe_graph/", "platform/", "lib/", "kernel_tiling/",
+    // CANN kernel headers the shim provides (docs/ascendc-api-coverage.md, CANN headers).
+    "kernel_utils.h", "kernel_tpipe_impl.h", "kernel_operator_intf.h", "kernel_macros.h",
+    "kernel_tensor.h", "kernel_common.h", "kernel_event.h", "kernel_log.h",
+    "kernel_struct_data_copy.h"};
 
 // System calls, their C library wrappers and whatever reaches files, processes, signals,
 // dynamic loading or the process's exit path.

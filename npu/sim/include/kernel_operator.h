@@ -28,5 +28,10 @@
 #include "aopt_sim/kernel/vector_rearrange.h"
 #include "aopt_sim/kernel/vector_scan.h"
 #include "aopt_sim/kernel/vector_sort.h"
+// Helpers, constants and APIs real operators use beyond those (issue 34).
+#include "aopt_sim/kernel/scalar_utils.h"
+#include "aopt_sim/kernel/tensor_operators.h"
+#include "aopt_sim/kernel/vector_math.h"
+#include "aopt_sim/library_tiling.h"
 // Last: it redefines assert for the kernel.
 #include "aopt_sim/kernel/system_api.h"

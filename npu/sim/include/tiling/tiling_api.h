@@ -1,6 +1,7 @@
 // aopt simulator: host-side CANN API shim (clean-room, from public documentation).
 // The host tiling API umbrella: tiling data classes, the tiling context and the platform.
-// (Library tiling helpers such as matmul or softmax tiling are not simulated.)
+// Library tiling helpers: UnPad (aopt_sim/host_library_tiling.h); matmul or softmax tiling are
+// not simulated.
 #pragma once
 
 #include "exe_graph/runtime/tiling_context.h"
@@ -8,3 +9,5 @@
 #include "graph/utils/type_utils.h"
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
+// Last: it uses the platform and ge::Shape.
+#include "aopt_sim/host_library_tiling.h"

@@ -261,8 +261,10 @@ struct DataCopyParams {
 // DataCopyPad: blockLen in bytes; the GM-side gap in bytes, the UB-side gap in 32-byte blocks.
 struct DataCopyExtParams {
   DataCopyExtParams() {}
+  // Five arguments, rsv included, as documented: a braced `{count, len, srcStride, dstStride}`
+  // then means DataCopyParams only, so `DataCopyPad(gm, ub, {1, len, 0, 0})` is not ambiguous.
   DataCopyExtParams(const uint16_t count, const uint32_t len, const uint32_t srcStrideIn,
-                    const uint32_t dstStrideIn, const uint32_t rsvIn = 0)
+                    const uint32_t dstStrideIn, const uint32_t rsvIn)
       : blockCount(count),
         blockLen(len),
         srcStride(srcStrideIn),

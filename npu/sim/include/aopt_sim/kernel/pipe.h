@@ -97,6 +97,14 @@ class TBuf {
   LocalTensor<T> Get(const uint32_t len) const {
     return LocalTensor<T>(ref_, len);
   }
+  // TBuf::AllocTensor is Get() under another name (the whole buffer); FreeTensor releases
+  // nothing: a TBuf has no queue, so neither generates a synchronisation event.
+  template <typename T>
+  LocalTensor<T> AllocTensor() const {
+    return Get<T>();
+  }
+  template <typename T>
+  void FreeTensor(const LocalTensor<T>&) const {}
   template <typename T>
   LocalTensor<T> GetWithOffset(const uint32_t size, const uint32_t bufOffset) const {
     aopt_sim::rt::local_ref r = ref_;

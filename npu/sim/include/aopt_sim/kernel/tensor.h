@@ -16,6 +16,38 @@
 namespace AscendC {
 
 template <typename T>
+class GlobalTensor;
+
+namespace detail {
+
+// `gm(i)` in AscendC yields a reference to a GM element; the proxy traces the read or write.
+template <typename T>
+class global_element {
+ public:
+  global_element(const GlobalTensor<T>& t, uint64_t index, aopt_sim::rt::call_site site)
+      : tensor_(t), index_(index), site_(site) {}
+  operator T() const { return tensor_.GetValue(index_, site_); }  // NOLINT
+  global_element& operator=(const T& v) {
+    tensor_.SetValue(index_, v, site_);
+    return *this;
+  }
+  global_element& operator=(const global_element& other) { return *this = static_cast<T>(other); }
+  global_element& operator+=(const T& v) {
+    return *this = static_cast<T>(static_cast<T>(*this) + v);
+  }
+  global_element& operator-=(const T& v) {
+    return *this = static_cast<T>(static_cast<T>(*this) - v);
+  }
+
+ private:
+  GlobalTensor<T> tensor_;  // a copy (a pointer and a size): the proxy may outlive a temporary
+  uint64_t index_;
+  aopt_sim::rt::call_site site_;
+};
+
+}  // namespace detail
+
+template <typename T>
 class GlobalTensor {
  public:
   using PrimType = T;
@@ -50,6 +82,13 @@ class GlobalTensor {
     std::memcpy(
         aopt_sim::rt::gm_scalar(bytes_at(offset), sizeof(T), true, "GlobalTensor::SetValue", site),
         &value, sizeof(T));
+  }
+
+  // `gm(i)`: a reference to element i as AscendC returns it; the proxy makes the read or write
+  // a traced scalar GM access (GetValue/SetValue).
+  detail::global_element<T> operator()(
+      const uint64_t offset, aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) const {
+    return detail::global_element<T>(*this, offset, site);
   }
 
   __gm__ T* GetPhyAddr() const { return address_; }
@@ -99,6 +138,16 @@ class LocalTensor {
 
   LocalTensor() = default;
   LocalTensor(const aopt_sim::rt::local_ref& ref, uint32_t size) : ref_(ref), size_(size) {}
+  LocalTensor(const LocalTensor&) = default;
+  LocalTensor& operator=(const LocalTensor&) = default;
+
+  // `dst = src0 + src1`, `dst = src0 < src1`, ...: the whole-tensor operators
+  // (tensor_operators.h) run the vector instruction into this tensor.
+  template <typename E, typename = typename E::aopt_tensor_expr>
+  LocalTensor& operator=(const E& expr) {
+    expr.assign_to(*this, aopt_sim::rt::call_site());
+    return *this;
+  }
 
   LocalTensor operator[](const uint32_t offset) const {
     LocalTensor sub = *this;

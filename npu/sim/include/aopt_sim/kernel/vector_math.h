@@ -1,0 +1,292 @@
+// aopt simulator, kernel side: the math library (advanced) APIs and basic APIs that real
+// operators call beyond vector_arith.h, each one V instruction over contiguous spans (composite
+// path: checked against the operands' buffers, traced with its reads and writes, priced by its
+// op class and bytes), written from the public AscendC documentation:
+//   Atan, Sign, Log2, Log10, Asin, Acos, Tan, Sinh, Cosh, Atanh, Erfc, Frac (element-wise, count
+//   form, optionally with a tmp buffer);
+//   the whole-tensor forms `Op(dst, src)` / `Op(dst, src, tmp)` of the math library functions
+//   (Sin, Cos, Tanh, ..., count = src.GetSize());
+//   Fmod (dst = src0 - trunc(src0 / src1) * src1), AddRelu (dst = max(src0 + src1, 0));
+//   Sum (per row of `outter` rows of `inner` elements, the sum of the first n: SumParams),
+//   Mean (the same sum divided by n: MeanParams);
+//   BroadCast<T, dim, axis> (1-D from one element; 2-D along axis 0 or 1 from a size-1 axis);
+//   UnPad (drops the rightPad last columns of a [height, width] tensor; the shape comes from
+//   the UnPadTiling the host filled);
+//   Extract (splits Sort32/Sort's 8-byte (score, index) pairs into scores and indexes).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "aopt_sim/kernel/composite.h"
+#include "aopt_sim/kernel/vector_arith.h"
+#include "aopt_sim/kernel/vector_ops.h"
+#include "aopt_sim/library_tiling.h"
+
+namespace AscendC {
+
+// ---- element-wise math, count form -----------------------------------------------------------
+#define AOPT_SIM_MATH_FN(Name, cls, expr)                                                      \
+  template <typename T, bool isReuseSource = false>                                            \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount,     \
+            detail::site_t site = detail::site_t()) {                                          \
+    detail::map_unary(                                                                         \
+        detail::vclass::cls, dst, src, calCount, [](detail::calc_t<T> x) { return (expr); },   \
+        #Name, site);                                                                          \
+  }                                                                                            \
+  template <typename T, bool isReuseSource = false>                                            \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>&, \
+            const uint32_t calCount, detail::site_t site = detail::site_t()) {                 \
+    Name<T, isReuseSource>(dst, src, calCount, site);                                          \
+  }
+
+AOPT_SIM_MATH_FN(Atan, div_transcendental, static_cast<detail::calc_t<T>>(std::atan(x)))
+AOPT_SIM_MATH_FN(Sign, simple, static_cast<detail::calc_t<T>>(x > 0 ? 1 : (x < 0 ? -1 : 0)))
+AOPT_SIM_MATH_FN(Log2, div_transcendental, static_cast<detail::calc_t<T>>(std::log2(x)))
+AOPT_SIM_MATH_FN(Log10, div_transcendental, static_cast<detail::calc_t<T>>(std::log10(x)))
+AOPT_SIM_MATH_FN(Asin, div_transcendental, static_cast<detail::calc_t<T>>(std::asin(x)))
+AOPT_SIM_MATH_FN(Acos, div_transcendental, static_cast<detail::calc_t<T>>(std::acos(x)))
+AOPT_SIM_MATH_FN(Tan, div_transcendental, static_cast<detail::calc_t<T>>(std::tan(x)))
+AOPT_SIM_MATH_FN(Sinh, div_transcendental, static_cast<detail::calc_t<T>>(std::sinh(x)))
+AOPT_SIM_MATH_FN(Cosh, div_transcendental, static_cast<detail::calc_t<T>>(std::cosh(x)))
+AOPT_SIM_MATH_FN(Atanh, div_transcendental, static_cast<detail::calc_t<T>>(std::atanh(x)))
+AOPT_SIM_MATH_FN(Erfc, div_transcendental, static_cast<detail::calc_t<T>>(std::erfc(x)))
+AOPT_SIM_MATH_FN(Frac, simple, static_cast<detail::calc_t<T>>(x - std::trunc(x)))
+#undef AOPT_SIM_MATH_FN
+
+// ---- whole-tensor forms of the math library: Op(dst, src[, tmp]) over src.GetSize() ------------
+#define AOPT_SIM_WHOLE_TENSOR(Name)                                                                \
+  template <typename T, bool isReuseSource = false>                                                \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                  \
+            detail::site_t site = detail::site_t()) {                                              \
+    Name<T, isReuseSource>(dst, src, src.GetSize(), site);                                         \
+  }                                                                                                \
+  template <typename T, bool isReuseSource = false>                                                \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                  \
+            const LocalTensor<uint8_t>& sharedTmpBuffer, detail::site_t site = detail::site_t()) { \
+    Name<T, isReuseSource>(dst, src, sharedTmpBuffer, src.GetSize(), site);                        \
+  }
+
+AOPT_SIM_WHOLE_TENSOR(Sin)
+AOPT_SIM_WHOLE_TENSOR(Cos)
+AOPT_SIM_WHOLE_TENSOR(Tanh)
+AOPT_SIM_WHOLE_TENSOR(Sigmoid)
+AOPT_SIM_WHOLE_TENSOR(Erf)
+AOPT_SIM_WHOLE_TENSOR(Floor)
+AOPT_SIM_WHOLE_TENSOR(Ceil)
+AOPT_SIM_WHOLE_TENSOR(Round)
+AOPT_SIM_WHOLE_TENSOR(Trunc)
+AOPT_SIM_WHOLE_TENSOR(Atan)
+AOPT_SIM_WHOLE_TENSOR(Sign)
+AOPT_SIM_WHOLE_TENSOR(Log2)
+AOPT_SIM_WHOLE_TENSOR(Log10)
+AOPT_SIM_WHOLE_TENSOR(Asin)
+AOPT_SIM_WHOLE_TENSOR(Acos)
+AOPT_SIM_WHOLE_TENSOR(Tan)
+AOPT_SIM_WHOLE_TENSOR(Sinh)
+AOPT_SIM_WHOLE_TENSOR(Cosh)
+AOPT_SIM_WHOLE_TENSOR(Atanh)
+AOPT_SIM_WHOLE_TENSOR(Erfc)
+AOPT_SIM_WHOLE_TENSOR(Frac)
+#undef AOPT_SIM_WHOLE_TENSOR
+
+// ---- Fmod, AddRelu ------------------------------------------------------------------------------
+template <typename T, bool isReuseSource = false>
+void Fmod(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+          const uint32_t calCount, detail::site_t site = detail::site_t()) {
+  detail::map_binary(
+      detail::vclass::div_transcendental, dst, src0, src1, calCount,
+      [](detail::calc_t<T> a, detail::calc_t<T> b) {
+        return static_cast<detail::calc_t<T>>(
+            std::fmod(static_cast<float>(a), static_cast<float>(b)));
+      },
+      "Fmod", site);
+}
+template <typename T, bool isReuseSource = false>
+void Fmod(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+          const LocalTensor<uint8_t>&, const uint32_t calCount,
+          detail::site_t site = detail::site_t()) {
+  Fmod<T, isReuseSource>(dst, src0, src1, calCount, site);
+}
+
+template <typename T>
+void AddRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+             const int32_t& count, detail::site_t site = detail::site_t()) {
+  detail::map_binary(
+      detail::vclass::simple, dst, src0, src1, count < 0 ? 0u : static_cast<uint32_t>(count),
+      [](detail::calc_t<T> a, detail::calc_t<T> b) {
+        const detail::calc_t<T> s = static_cast<detail::calc_t<T>>(a + b);
+        return s > 0 ? s : static_cast<detail::calc_t<T>>(0);
+      },
+      "AddRelu", site);
+}
+
+// ---- Sum, Mean
+// ------------------------------------------------------------------------------------
+struct SumParams {
+  uint32_t outter = 1;
+  uint32_t inner = 0;  // the row length in elements, 32-byte aligned
+  uint32_t n = 0;      // the elements of each row that are summed
+};
+
+struct MeanParams {
+  uint32_t outter = 1;
+  uint32_t inner = 0;
+  uint32_t n = 0;
+};
+
+namespace detail {
+
+// dst[r] = scale * sum(src[r * inner + 0 .. n)) for r < outter; the sum runs in float for the
+// 16-bit float types (the library widens them), in order.
+template <typename T, typename Acc>
+void row_sums(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t outter, uint32_t inner,
+              uint32_t n, bool mean, const char* api, site_t site) {
+  if (n > inner)
+    aopt_sim::rt::kernel_assert_failed("n <= inner (SumParams/MeanParams)", api, site.line);
+  const uint64_t src_elems = uint64_t{outter} * inner;
+  uint8_t* p[2];
+  composite_call(vclass::reduce, {writes(dst, outter), reads(src, src_elems)}, p,
+                 src_elems * sizeof(T), api, site);
+  for (uint32_t r = 0; r < outter; ++r) {
+    Acc acc = 0;
+    for (uint32_t i = 0; i < n; ++i)
+      acc = static_cast<Acc>(acc + static_cast<Acc>(load<T>(p[1], uint64_t{r} * inner + i)));
+    if (mean && n != 0) acc = static_cast<Acc>(acc / static_cast<Acc>(n));
+    store<T>(p[0], r, static_cast<calc_t<T>>(acc));
+  }
+}
+
+}  // namespace detail
+
+template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SumParams& sumParams,
+         detail::site_t site = detail::site_t()) {
+  detail::row_sums<T, detail::calc_t<T>>(dst, src, sumParams.outter, sumParams.inner, sumParams.n,
+                                         false, "Sum", site);
+}
+template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
+void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+         const LocalTensor<uint8_t>& sharedTmpBuffer, const SumParams& sumParams,
+         detail::site_t site = detail::site_t()) {
+  static_cast<void>(sharedTmpBuffer);
+  Sum<T, reduceDim, isReuseSource, isBasicBlock>(dst, src, sumParams, site);
+}
+
+template <typename T, typename accType = T, bool isReuseSource = false, bool isBasicBlock = false,
+          int32_t reduceDim = -1>
+void Mean(const LocalTensor<T>& dst, const LocalTensor<T>& src, const MeanParams& meanParams,
+          detail::site_t site = detail::site_t()) {
+  using acc = std::conditional_t<std::is_same_v<accType, T>, detail::calc_t<T>, accType>;
+  detail::row_sums<T, acc>(dst, src, meanParams.outter, meanParams.inner, meanParams.n, true,
+                           "Mean", site);
+}
+template <typename T, typename accType = T, bool isReuseSource = false, bool isBasicBlock = false,
+          int32_t reduceDim = -1>
+void Mean(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+          const LocalTensor<uint8_t>& sharedTmpBuffer, const MeanParams& meanParams,
+          detail::site_t site = detail::site_t()) {
+  static_cast<void>(sharedTmpBuffer);
+  Mean<T, accType, isReuseSource, isBasicBlock, reduceDim>(dst, src, meanParams, site);
+}
+
+// ---- BroadCast
+// ------------------------------------------------------------------------------------
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
+               const uint32_t srcShape[dim], detail::site_t site = detail::site_t()) {
+  static_assert(dim == 1 || dim == 2, "BroadCast: dim is 1 or 2");
+  static_assert(axis >= 0 && axis < dim, "BroadCast: axis < dim");
+  const uint64_t rows = dim == 2 ? dstShape[0] : 1;
+  const uint64_t cols = dim == 2 ? dstShape[1] : dstShape[0];
+  const uint64_t src_elems = dim == 2 ? uint64_t{srcShape[0]} * srcShape[1] : srcShape[0];
+  if (srcShape[axis] != 1) {
+    aopt_sim::rt::kernel_assert_failed("srcShape[axis] == 1 (BroadCast)", "BroadCast", site.line);
+  }
+  const uint64_t dst_elems = rows * cols;
+  uint8_t* p[2];
+  detail::composite_call(detail::vclass::simple,
+                         {detail::writes(dst, dst_elems), detail::reads(src, src_elems)}, p,
+                         dst_elems * sizeof(T), "BroadCast", site);
+  for (uint64_t r = 0; r < rows; ++r) {
+    for (uint64_t c = 0; c < cols; ++c) {
+      // dim 1: every element from src[0]; axis 0: row r from the one source row; axis 1:
+      // column c from the source's one column.
+      const uint64_t from = dim == 1 ? 0 : (axis == 0 ? c : r);
+      T v;
+      std::memcpy(&v, p[1] + from * sizeof(T), sizeof(T));
+      std::memcpy(p[0] + (r * cols + c) * sizeof(T), &v, sizeof(T));
+    }
+  }
+}
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
+               const uint32_t srcShape[dim], const LocalTensor<uint8_t>& sharedTmpBuffer,
+               detail::site_t site = detail::site_t()) {
+  static_cast<void>(sharedTmpBuffer);
+  BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, site);
+}
+
+// ---- UnPad
+// ------------------------------------------------------------------------------------------
+struct UnPadParams {
+  uint16_t leftPad = 0;
+  uint16_t rightPad = 0;
+};
+
+template <typename T>
+void UnPad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const UnPadParams& unPadParams,
+           const UnPadTiling& tiling, detail::site_t site = detail::site_t()) {
+  const uint64_t height = tiling.srcHeight;
+  const uint64_t width = tiling.srcWidth;
+  const uint64_t pad = uint64_t{unPadParams.leftPad} + unPadParams.rightPad;
+  if (unPadParams.leftPad != 0) {
+    aopt_sim::rt::kernel_assert_failed("unPadParams.leftPad == 0 (UnPad removes right padding)",
+                                       "UnPad", site.line);
+  }
+  if (pad > width)
+    aopt_sim::rt::kernel_assert_failed("rightPad <= width (UnPad)", "UnPad", site.line);
+  const uint64_t out_cols = width - pad;
+  uint8_t* p[2];
+  detail::composite_call(
+      detail::vclass::simple,
+      {detail::writes(dst, height * out_cols), detail::reads(src, height * width)}, p,
+      height * width * sizeof(T), "UnPad", site);
+  for (uint64_t r = 0; r < height; ++r)
+    std::memmove(p[0] + r * out_cols * sizeof(T), p[1] + r * width * sizeof(T),
+                 out_cols * sizeof(T));
+}
+template <typename T>
+void UnPad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const UnPadParams& unPadParams,
+           const LocalTensor<uint8_t>& sharedTmpBuffer, const UnPadTiling& tiling,
+           detail::site_t site = detail::site_t()) {
+  static_cast<void>(sharedTmpBuffer);
+  UnPad(dst, src, unPadParams, tiling, site);
+}
+
+// ---- Extract
+// ----------------------------------------------------------------------------------------
+// repeatTimes repeats of 32 (score, index) pairs (8 bytes each: the score in the low bytes, the
+// uint32 index in the high 4) into 32 scores and 32 indexes per repeat.
+template <typename T>
+void Extract(const LocalTensor<T>& dstValue, const LocalTensor<uint32_t>& dstIndex,
+             const LocalTensor<T>& sorted, const int32_t repeatTimes,
+             detail::site_t site = detail::site_t()) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Extract: half or float scores");
+  const uint64_t n = repeatTimes < 0 ? 0 : uint64_t{32} * static_cast<uint64_t>(repeatTimes);
+  constexpr uint64_t per_pair = 8 / sizeof(T);
+  uint8_t* p[3];
+  detail::composite_call(
+      detail::vclass::simple,
+      {detail::writes(dstValue, n, "dstValue"), detail::writes(dstIndex, n, "dstIndex"),
+       detail::reads(sorted, n * per_pair, "sorted")},
+      p, n * 8, "Extract", site);
+  for (uint64_t i = 0; i < n; ++i) {
+    std::memcpy(p[0] + i * sizeof(T), p[2] + i * 8, sizeof(T));
+    std::memcpy(p[1] + i * 4, p[2] + i * 8 + 4, 4);
+  }
+}
+
+}  // namespace AscendC

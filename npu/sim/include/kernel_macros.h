@@ -1,0 +1,5 @@
+// aopt simulator: CANN's kernel_macros.h, one of the headers kernel_operator.h is assembled from;
+// kernels that include it directly get the whole simulated kernel API.
+#pragma once
+
+#include "kernel_operator.h"
