@@ -177,7 +177,7 @@ typename Inspector::result_type inspect(Inspector& f, eval_options& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, package_sources& x) {
   return f(caf::meta::type_name("package_sources"), x.spec_json, x.tiling_header, x.host, x.kernel,
-           x.reference);
+           x.reference, x.other_files);
 }
 
 }  // namespace aopt::npu

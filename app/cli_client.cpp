@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include "app/cli_commands.hpp"
+#include "app/cli_numbers.hpp"
 #include "base/file_beneath.hpp"
 #include "base/utf8.hpp"
 #include "npu/protocol/op_spec.hpp"
@@ -362,12 +363,13 @@ void add_client_commands(CLI::App& app, cli_context& ctx) {
   submit_cmd->add_option("--strategy", sub->strategy,
                          "alternating, stage1, stage2, best_of_n or evolve");
   submit_cmd->add_option("--budget", sub->budget, "candidate evaluations per operator")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   submit_cmd->add_option("--rounds", sub->rounds, "rounds R of Stage I + Stage II")
-      ->check(CLI::NonNegativeNumber);
-  submit_cmd->add_option("--jobs", sub->jobs, "episodes in flight")->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
+  submit_cmd->add_option("--jobs", sub->jobs, "episodes in flight")
+      ->check(whole_number_at_least(0));
   submit_cmd->add_option("--seed", sub->seed, "seed of the heuristic policies")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   submit_cmd->add_option("--set", sub->sets, "campaign.key=value (repeatable)");
   submit_cmd->add_flag("--watch", sub->watch, "then show live progress until it ends");
   submit_cmd->add_flag("--json", sub->json, "print the daemon's answer as JSON");

@@ -11,6 +11,8 @@ struct cli_context {
 };
 
 void add_eval_command(CLI::App& app, cli_context& ctx);
+// `aopt init <op-dir>`: op.json's skeleton from the operator's OpDef (issue 34).
+void add_init_command(CLI::App& app, cli_context& ctx);
 // run, resume, status, report
 void add_run_commands(CLI::App& app, cli_context& ctx);
 void add_corpus_command(CLI::App& app, cli_context& ctx);

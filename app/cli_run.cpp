@@ -13,6 +13,7 @@
 
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
+#include "app/cli_numbers.hpp"
 #include "base/listen_address.hpp"
 #include "base/utf8.hpp"
 #include "npu/op_package.hpp"
@@ -250,12 +251,12 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
   run->add_option("--db", args->db, "database folder (storage.db)");
   run->add_option("--strategy", args->strategy, "alternating, stage1, stage2, best_of_n or evolve");
   run->add_option("--budget", args->budget, "candidate evaluations per operator")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   run->add_option("--rounds", args->rounds, "rounds R of Stage I + Stage II")
-      ->check(CLI::NonNegativeNumber);
-  run->add_option("--jobs", args->jobs, "episodes in flight")->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
+  run->add_option("--jobs", args->jobs, "episodes in flight")->check(whole_number_at_least(0));
   run->add_option("--seed", args->seed, "seed of the heuristic policies")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number_at_least(0));
   run->add_option("--report", args->report_dir, "report folder (report.dir)");
   run->add_option("--llm-cache", args->llm_cache,
                   "LLM response cache: off, read (replay only) or readwrite (llm.cache)");

@@ -25,6 +25,7 @@
 #include "actors/messages.hpp"
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
+#include "app/cli_numbers.hpp"
 #include "base/challenge_response.hpp"
 #include "base/listen_address.hpp"
 #include "npu/package_cache.hpp"
@@ -226,7 +227,7 @@ void add_worker_command(CLI::App& app, cli_context& ctx) {
                   "the coordinator's workers address, host:port")
       ->required();
   cmd->add_option("--slots", args->slots, "device slots to offer (device.slots)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_at_least(1));
   cmd->add_option("--profile", args->profile, "hardware profile (device.profile)");
   add_config_options(cmd, args->config);
   cmd->callback([args, &ctx] { ctx.exit_code = run_worker(*args); });

@@ -1,7 +1,11 @@
 #include "npu/op_package.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
 
+#include "base/content_hash.hpp"
 #include "base/file_beneath.hpp"
 #include "base/utf8.hpp"
 
@@ -27,7 +31,70 @@ result<std::string> read_package_file(const std::filesystem::path& dir, const st
   return text;
 }
 
+// A package with more source files than this is a repository, not an operator.
+constexpr size_t max_package_source_files = 512;
+constexpr int max_package_depth = 8;
+
+// The relative paths of the package's source files under `dir` (sorted), without following
+// links: a linked source file or folder is refused, as read_file_beneath refuses a linked file
+// op.json names.
+result<std::vector<std::string>> list_package_sources(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::none, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const fs::path rel = it->path().lexically_relative(dir);
+    const std::string name = it->path().filename().string();
+    const bool hidden = !name.empty() && name[0] == '.';
+    const fs::file_status st = it->symlink_status(ec);
+    if (ec) break;
+    if (fs::is_directory(st)) {
+      if (hidden || it.depth() >= max_package_depth) it.disable_recursion_pending();
+      continue;
+    }
+    if (hidden) continue;
+    // A linked folder is never entered (directory_options::none): refused rather than its
+    // sources missing without a word.
+    std::error_code target_ec;  // a dangling link is no folder
+    const bool linked_folder = fs::is_symlink(st) && fs::is_directory(it->path(), target_ec);
+    if (!linked_folder && !is_package_source_file(rel.string())) continue;
+    if (fs::is_symlink(st)) {
+      return failed_precondition(
+          fmt::format("{}: a symbolic link, refused (a package's files are read only from inside "
+                      "the package)",
+                      it->path().string()));
+    }
+    found.push_back(rel.generic_string());
+    if (found.size() > max_package_source_files) {
+      return invalid_argument(fmt::format("{}: more than {} source files: not one operator",
+                                          dir.string(), max_package_source_files));
+    }
+  }
+  if (ec) return internal_error(dir.string() + ": cannot list the package: " + ec.message());
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
 }  // namespace
+
+std::string other_files_digest(const op_package& op) {
+  if (op.other_files.empty()) return {};
+  std::vector<std::string> parts;
+  for (const auto& [path, text] : op.other_files) {
+    parts.push_back(path);
+    parts.push_back(text);
+  }
+  return content_hash(parts);
+}
+
+bool is_package_source_file(const std::string& relative) {
+  static const char* const extensions[] = {".h",   ".hh",  ".hpp", ".hxx", ".inc", ".inl", ".ipp",
+                                           ".tpp", ".cpp", ".cc",  ".cxx", ".c",   ".cu"};
+  const std::string ext = std::filesystem::path(relative).extension().string();
+  return std::any_of(std::begin(extensions), std::end(extensions),
+                     [&](const char* e) { return ext == e; });
+}
 
 result<op_package> load_op_package(const std::filesystem::path& dir) {
   std::error_code ec;
@@ -61,7 +128,34 @@ result<op_package> load_op_package(const std::filesystem::path& dir) {
     }
     *target = std::move(source).value();
   }
+  auto sources = list_package_sources(dir);
+  if (!sources.ok()) return sources.error();
+  for (const std::string& rel : *sources) {
+    if (rel == pkg.spec.files.tiling_header || rel == pkg.spec.files.host ||
+        rel == pkg.spec.files.kernel || rel == pkg.spec.files.reference) {
+      continue;
+    }
+    auto source = read_package_file(dir, rel);
+    if (!source.ok()) return source.error();
+    pkg.other_files.emplace(rel, std::move(source).value());
+  }
   return pkg;
+}
+
+result<std::map<std::string, std::string>> load_package_sources(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    return not_found(dir.string() + ": not an operator directory (no such directory)");
+  }
+  auto sources = list_package_sources(dir);
+  if (!sources.ok()) return sources.error();
+  std::map<std::string, std::string> files;
+  for (const std::string& rel : *sources) {
+    auto source = read_package_file(dir, rel);
+    if (!source.ok()) return source.error();
+    files.emplace(rel, std::move(source).value());
+  }
+  return files;
 }
 
 }  // namespace aopt::npu

@@ -1,8 +1,11 @@
-// An operator package (docs/design.md §7) as loaded from disk: op.json (npu/protocol/op_spec.hpp) plus
-// the four source files it names.
+// An operator package (docs/design.md §7) as loaded from disk: op.json (npu/protocol/op_spec.hpp),
+// the four source files it names, and every other source file of the package (helper headers,
+// split kernels: packages as teams lay them out, issue 34), which the candidate's build lays out
+// in the same tree so that the operator's own #includes resolve.
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "base/status.hpp"
@@ -18,11 +21,29 @@ struct op_package {
   std::string host_source;    // T: the tiling program
   std::string kernel_source;  // K: the device kernel
   std::string reference_source;
+  // The package's other C/C++ source files (by extension) by their path relative to the package
+  // ("op_kernel/knn.h", "op_host/common/util.h"): never edited by the optimizer, laid out beside
+  // the candidate's sources.
+  std::map<std::string, std::string> other_files;
 };
 
-// Loads <dir>/op.json and the files it names, each opened without following links
-// (read_file_beneath) and required to be UTF-8. Errors name the file and the reason;
-// failed_precondition for a file that is a link (out of the package or not).
+// A content hash of other_files (paths and texts), empty for a package without any: what a cache
+// key of anything compiled from the package adds, so that the keys of four-file packages stay
+// as they were.
+std::string other_files_digest(const op_package& op);
+
+// Whether `relative` (a path inside a package) names a C or C++ source or header by its extension.
+bool is_package_source_file(const std::string& relative);
+
+// Loads <dir>/op.json, the files it names and the package's other source files (anywhere under
+// <dir> but in hidden folders), each opened without following links (read_file_beneath) and
+// required to be UTF-8. Errors name the file and the reason; failed_precondition for a source
+// file or folder that is a link (out of the package or not); invalid_argument for a package of
+// more than 512 source files.
 result<op_package> load_op_package(const std::filesystem::path& dir);
+
+// Every C/C++ source file of the package under `dir` by its relative path, read as
+// load_op_package reads them (no op.json needed: what `aopt init` reads).
+result<std::map<std::string, std::string>> load_package_sources(const std::filesystem::path& dir);
 
 }  // namespace aopt::npu

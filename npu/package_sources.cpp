@@ -5,13 +5,23 @@
 namespace aopt::npu {
 
 package_sources sources_of(const op_package& op) {
-  return {nlohmann::json(op.spec).dump(), op.tiling_header_source, op.host_source, op.kernel_source,
-          op.reference_source};
+  return {nlohmann::json(op.spec).dump(),
+          op.tiling_header_source,
+          op.host_source,
+          op.kernel_source,
+          op.reference_source,
+          op.other_files};
 }
 
 std::string package_hash(const package_sources& s) {
-  return content_hash(
-      {"op-package-v1", s.spec_json, s.tiling_header, s.host, s.kernel, s.reference});
+  std::vector<std::string> parts = {"op-package-v1", s.spec_json, s.tiling_header,
+                                    s.host,          s.kernel,    s.reference};
+  // Appended only when present: a four-file package keeps its hash.
+  for (const auto& [path, text] : s.other_files) {
+    parts.push_back(path);
+    parts.push_back(text);
+  }
+  return content_hash(parts);
 }
 
 result<op_package> package_from_sources(const package_sources& s, const std::string& dir) {
@@ -26,6 +36,7 @@ result<op_package> package_from_sources(const package_sources& s, const std::str
   pkg.host_source = s.host;
   pkg.kernel_source = s.kernel;
   pkg.reference_source = s.reference;
+  pkg.other_files = s.other_files;
   return pkg;
 }
 

@@ -1,8 +1,9 @@
 // An operator package as it crosses the network to a remote evaluation worker (issue 19): the
-// spec as op.json text and the four sources, named by a content hash. A worker caches packages
-// by that hash and asks the coordinator only for the ones it lacks.
+// spec as op.json text, the four sources and the package's other source files, named by a content
+// hash. A worker caches packages by that hash and asks the coordinator only for the ones it lacks.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "base/status.hpp"
@@ -16,6 +17,7 @@ struct package_sources {
   std::string host;
   std::string kernel;
   std::string reference;
+  std::map<std::string, std::string> other_files;  // op_package::other_files
 };
 
 package_sources sources_of(const op_package& op);

@@ -29,8 +29,11 @@ std::string eval_cache_key(const std::string& profile_id, const npu::op_package&
                            {"detect_races", options.detect_races},
                            {"noise", options.noise_stddev_fraction},
                            {"noise_seed", options.noise_seed}};
-  return content_hash({profile_id, spec.dump(), op.reference_source, op.tiling_header_source,
-                       tiling, kernel, checks.dump()});
+  std::vector<std::string> parts = {
+      profile_id, spec.dump(), op.reference_source, op.tiling_header_source,
+      tiling,     kernel,      checks.dump()};
+  if (std::string others = npu::other_files_digest(op); !others.empty()) parts.push_back(others);
+  return content_hash(parts);
 }
 
 evaluation_service::evaluation_service(std::shared_ptr<npu::device_slots> slots,

@@ -1,5 +1,6 @@
 #include "npu/protocol/op_spec.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <set>
@@ -90,7 +91,8 @@ status read_number(const json& obj, const reader& r, const char* key, double& ou
 
 status parse_tensor(const json& j, const reader& r, bool is_input, tensor_spec& t) {
   if (!j.is_object()) return r.error("expected an object, got " + type_name(j));
-  AOPT_RETURN_IF_ERROR(check_keys(j, r, {"name", "dtype", "shape", "range", "description"}));
+  AOPT_RETURN_IF_ERROR(
+      check_keys(j, r, {"name", "dtype", "shape", "range", "init", "description"}));
   AOPT_RETURN_IF_ERROR(read_string(j, r, "name", true, t.name));
   if (!is_identifier(t.name)) return r.error("name", "'" + t.name + "' is not an identifier");
   std::string dtype_text;
@@ -131,6 +133,41 @@ status parse_tensor(const json& j, const reader& r, bool is_input, tensor_spec& 
     t.range_lo = (*range)[0].get<double>();
     t.range_hi = (*range)[1].get<double>();
     if (t.range_lo > t.range_hi) return r.error("range", "lo is greater than hi: " + range->dump());
+  }
+  if (auto init = j.find("init"); init != j.end()) {
+    if (is_input) return r.error("init", "only outputs have initial contents");
+    if (init->is_string() && init->get<std::string>() == "zeros") {
+      t.init = tensor_spec::initial::value;
+      t.init_value = 0;
+    } else if (init->is_number()) {
+      t.init = tensor_spec::initial::value;
+      t.init_value = init->get<double>();
+    } else if (init->is_object() && init->size() == 1 && init->contains("copy") &&
+               (*init)["copy"].is_string()) {
+      t.init = tensor_spec::initial::copy;
+      t.init_source = (*init)["copy"].get<std::string>();
+    } else {
+      return r.error(
+          "init", "expected \"zeros\", a number or {\"copy\": \"<input>\"}, got " + init->dump());
+    }
+  }
+  return {};
+}
+
+// An output initialised as a copy names an input of its dtype and size.
+status check_initial_copies(const op_spec& s, const reader& r) {
+  for (size_t i = 0; i < s.outputs.size(); ++i) {
+    const tensor_spec& out = s.outputs[i];
+    if (out.init != tensor_spec::initial::copy) continue;
+    const auto source = std::find_if(s.inputs.begin(), s.inputs.end(), [&](const tensor_spec& in) {
+      return in.name == out.init_source;
+    });
+    const reader at(r.child("outputs", i));
+    if (source == s.inputs.end())
+      return at.error("init", "no input named '" + out.init_source + "'");
+    if (source->type != out.type || source->bytes() != out.bytes()) {
+      return at.error("init", "input '" + out.init_source + "' differs in dtype or size");
+    }
   }
   return {};
 }
@@ -330,6 +367,7 @@ status parse_spec(const json& j, const reader& r, op_spec& s) {
   }
   AOPT_RETURN_IF_ERROR(parse_tensors(j, r, "inputs", true, s.inputs));
   AOPT_RETURN_IF_ERROR(parse_tensors(j, r, "outputs", false, s.outputs));
+  AOPT_RETURN_IF_ERROR(check_initial_copies(s, r));
   AOPT_RETURN_IF_ERROR(parse_attrs(j, r, s.attrs));
   AOPT_RETURN_IF_ERROR(check_unique_names(s, r));
   AOPT_RETURN_IF_ERROR(parse_tolerance(j, r, s));
@@ -347,6 +385,9 @@ status parse_spec(const json& j, const reader& r, op_spec& s) {
 json tensor_json(const tensor_spec& t, bool with_range) {
   json j = {{"name", t.name}, {"dtype", to_string(t.type)}, {"shape", t.shape}};
   if (with_range) j["range"] = {t.range_lo, t.range_hi};
+  // Only when set: the spec of an output without initial contents reads as before.
+  if (t.init == tensor_spec::initial::value) j["init"] = t.init_value;
+  if (t.init == tensor_spec::initial::copy) j["init"] = {{"copy", t.init_source}};
   return j;
 }
 

@@ -1,6 +1,6 @@
-// An operator's op.json (docs/design.md §7): the one reading of it, by the daemon (npu/op_package.hpp
-// loads a package from disk) and by the candidate-side driver (npu/sim/runtime/driver_spec.hpp
-// reads it from the spec the parent hands it).
+// An operator's op.json (docs/design.md §7): the one reading of it, by the daemon
+// (npu/op_package.hpp loads a package from disk) and by the candidate-side driver
+// (npu/sim/runtime/driver_spec.hpp reads it from the spec the parent hands it).
 //
 // op.json:
 // {
@@ -19,6 +19,11 @@
 //   "kind": "baseline",                      // or "expert"
 //   "validation_shapes": [{"x": [1024, 2048], "z": [1024, 2048]}]  // optional
 // }
+//
+// An output may say what it holds before the kernel runs (issue 34), as the framework
+// allocates it for an operator that accumulates into it: "init": "zeros", "init": -1 (a
+// constant), or "init": {"copy": "<input>"} (an input of the same dtype and size). Without it
+// the output starts as poison.
 //
 // "validation_shapes" (issue 17 item 6): shapes the tuning never sees, checked for correctness
 // only on an operator's final best. Each entry maps tensor names (inputs and outputs) to a shape
@@ -46,6 +51,14 @@ struct tensor_spec {
   std::vector<int64_t> shape;
   double range_lo = -1.0;  // inputs are drawn uniformly from [lo, hi] (integers: inclusive)
   double range_hi = 1.0;
+  // Outputs: what the output holds before the kernel runs, as the framework allocates it.
+  //   none     poison (the default: an element the kernel never writes is caught)
+  //   value    every element `init_value` ("init": "zeros" or a number)
+  //   copy     the contents of the input `init_source` ("init": {"copy": "x"}), same bytes
+  enum class initial { none, value, copy };
+  initial init = initial::none;
+  double init_value = 0;
+  std::string init_source;
   int64_t numel() const;
   uint64_t bytes() const;
 };

@@ -2,6 +2,8 @@
 // host code calls it.
 #include <doctest/doctest.h>
 
+#include <cstring>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -129,7 +131,9 @@ TEST_SUITE("sim") {
     CHECK(tensor->GetData<uint16_t>()[100] == 0x3C00);
   }
 
-  TEST_CASE("attributes read back by index with their CANN types; another type reads as null") {
+  TEST_CASE(
+      "attributes read back by index with their CANN types; another scalar type reads the "
+      "storage") {
     const std::vector<uint16_t> x(8 * 2048);
     gert::TilingContext ctx = make_context(x);
     const gert::RuntimeAttrs* attrs = ctx.GetAttrs();
@@ -149,8 +153,16 @@ TEST_SUITE("sim") {
     CHECK(std::string(attrs->GetStr(4)) == "mean");
     CHECK(attrs->GetListFloat(5)->GetData()[1] == 2.5f);
 
-    CHECK(attrs->GetAttrPointer<float>(3) == nullptr);  // an Int read as float
-    CHECK(attrs->GetAttrPointer<int64_t>(0) == nullptr);
+    // CANN's context answers a typed read of a scalar attribute with the attribute's storage,
+    // whatever type it was declared with (issue 34: a bool attribute read as uint32_t).
+    CHECK(*attrs->GetAttrPointer<uint32_t>(2) == 1u);
+    REQUIRE(attrs->GetAttrPointer<int64_t>(0) != nullptr);  // the float's bits, zero-extended
+    CHECK(*attrs->GetAttrPointer<int64_t>(0) == 0x3F000000);
+    REQUIRE(attrs->GetAttrPointer<float>(3) != nullptr);  // an Int's bytes read as float
+    uint32_t low_bits = 0;
+    std::memcpy(&low_bits, attrs->GetAttrPointer<float>(3), sizeof(low_bits));
+    CHECK(low_bits == 0xFFFFFFF9u);
+    // Lists and strings keep their kinds.
     CHECK(attrs->GetListInt(5) == nullptr);
     CHECK(attrs->GetAttrPointer<char>(0) == nullptr);
     CHECK(attrs->GetAttrPointer<float>(6) == nullptr);  // past the end

@@ -19,7 +19,10 @@
 // system read-only except the scratch dir and limited to the system, the shim, the PCH and the
 // simulator libraries; its passes die with it), a CPU and a wall-clock limit. A source with an
 // absolute or parent-relative #include is refused before compiling (compile_error "forbidden");
-// the sandbox refuses any other path out (`#include MACRO`, a FIFO) at open time.
+// the sandbox refuses any other path out (`#include MACRO`, a FIFO) at open time. A quoted
+// include that climbs to another file of the package ("../op_host/x_tiling.h") is the package's
+// own; the package's other files (op_package::other_files) are laid out beside the sources and
+// the package root, op_host/ and op_kernel/ are on the quote-include path.
 // A failure that the state of the machine explains (a full disk, no descriptors, an unusable
 // scratch dir; check_scratch_usable) is infra_error, never the candidate's compile_error.
 //
@@ -28,6 +31,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -94,6 +99,15 @@ class candidate_builder {
                       const std::string& kernel_source, const std::filesystem::path& scratch,
                       const build_limits& limits) const;
 
+  // Builds <scratch>/opdef (build_outcome::executable): the package's host sources `hosts`
+  // (paths among `files`, the package's files by path) with a main that prints, as JSON, what
+  // their OpDefs declare (aopt_sim/op_def_records.h), for `aopt init`. Compiled as the
+  // candidates are (sandboxed, screened for escaping includes), not cached.
+  build_outcome build_opdef_reader(const std::map<std::string, std::string>& files,
+                                   const std::vector<std::string>& hosts,
+                                   const std::filesystem::path& scratch,
+                                   const build_limits& limits) const;
+
   const sim_toolchain& toolchain() const { return toolchain_; }
 
  private:
@@ -103,8 +117,15 @@ class candidate_builder {
 };
 
 // The first #include (or #include_next, #import, #embed) in `source` that names an absolute
-// path or climbs out with "..": "line 3: #include \"/etc/shadow\"", or empty.
-std::string find_escaping_include(const std::string& source);
+// path or climbs with "..": "line 3: #include \"/etc/shadow\"", or empty. A quoted path that
+// climbs is fine when it resolves to one of `package_files` from the package file `including`
+// (npu/package_include.hpp: "../op_host/x_tiling.h" from op_kernel/x.cpp).
+std::string find_escaping_include(const std::string& source, const std::string& including = "",
+                                  const std::set<std::string>& package_files = {});
+
+// The paths of the package's files a candidate may include (tiling header, host, kernel and
+// op_package::other_files; never the reference).
+std::set<std::string> package_file_set(const op_package& op);
 
 // Keeps the part of compiler output that explains a failure: from a few lines before the first
 // "error:" on, at most `max_lines` lines of at most 400 bytes, with `strip_prefixes` removed

@@ -18,6 +18,7 @@
 #include "npu/sim/runtime/driver_judge.hpp"
 #include "npu/sim/runtime/driver_report.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
+#include "npu/sim/runtime/tiling_crash_guard.hpp"
 #include "npu/sim/runtime/tiling_probe_report.hpp"
 
 namespace aopt::npu {
@@ -112,11 +113,27 @@ sim_device::sim_device(sim::hw_profile profile, sim_device_options options)
   scratch_dir::sweep(options_.work_dir);
   cache_ = std::make_unique<compile_cache>(options_.cache_dir, options_.cache_max_bytes);
   builder_ = std::make_unique<candidate_builder>(options_.toolchain, *cache_);
+  shim_headers_ = shim_header_set(options_.toolchain.include_dir.string());
   expected_ = std::make_unique<expected_cache>(expected_cache_bytes);
   inputs_ = std::make_unique<input_store>(input_store_bytes);
 }
 
 sim_device::~sim_device() = default;
+
+std::optional<screen_finding> sim_device::screen_package(const op_package& op,
+                                                         const std::string& tiling_source,
+                                                         const std::string* kernel_source) const {
+  const screen_includes includes{op.spec.files.tiling_header, package_file_set(op), shim_headers_};
+  if (auto found = screen_source(op.spec.files.host, tiling_source, includes)) return found;
+  if (kernel_source) {
+    if (auto found = screen_source(op.spec.files.kernel, *kernel_source, includes)) return found;
+  }
+  // The package's helper headers and split sources are compiled into the same units.
+  for (const auto& [path, text] : op.other_files) {
+    if (auto found = screen_source(path, text, includes)) return found;
+  }
+  return std::nullopt;
+}
 
 std::string sim_device::profile_id() const {
   // A profile run without compiler auto-sync judges kernels differently: its own cache entries.
@@ -180,12 +197,9 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
 
   try {
     if (options_.static_screen) {
-      for (const auto& [file, text] : {std::make_pair(&op.spec.files.host, &tiling_source),
-                                       std::make_pair(&op.spec.files.kernel, &kernel_source)}) {
-        if (auto found = screen_source(*file, *text, op.spec.files.tiling_header)) {
-          fail(eval_status::compile_error, "forbidden", found->message());
-          return finish();
-        }
+      if (auto found = screen_package(op, tiling_source, &kernel_source)) {
+        fail(eval_status::compile_error, "forbidden", found->message());
+        return finish();
       }
     }
     sim::driver_spec spec = driver_spec(op, options);
@@ -279,6 +293,16 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       return finish();
     }
     if (!ran->exited) {
+      // A crash inside the host tiling function names it (tiling_crash_guard.hpp).
+      const std::string marker = sim::tiling_crash_marker;
+      if (const size_t at = ran->stderr_text.rfind(marker); at != std::string::npos) {
+        const size_t end = ran->stderr_text.find('\n', at);
+        return failed_run(
+            eval_status::runtime_error, "signal",
+            ran->stderr_text.substr(at + marker.size(), end == std::string::npos
+                                                            ? std::string::npos
+                                                            : end - at - marker.size()));
+      }
       return failed_run(eval_status::runtime_error, "signal",
                         "the candidate was killed by " + signal_name(ran->term_signal));
     }
@@ -363,8 +387,7 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
   if (!scratch.ok()) return finish(kind::unavailable, "scratch", scratch.error().message());
   try {
     if (options_.static_screen) {
-      if (auto found =
-              screen_source(op.spec.files.host, tiling_source, op.spec.files.tiling_header))
+      if (auto found = screen_package(op, tiling_source, nullptr))
         return finish(kind::compile_error, "forbidden", found->message());
     }
     const eval_options defaults;

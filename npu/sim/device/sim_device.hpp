@@ -30,6 +30,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,7 @@
 #include "npu/sim/device/compile_cache.hpp"
 #include "npu/sim/device/expected_cache.hpp"
 #include "npu/sim/device/input_store.hpp"
+#include "npu/sim/device/static_screen.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
 #include "npu/sim/runtime/hw_profile.hpp"
 #include "npu/tiling_prober.hpp"
@@ -101,6 +104,12 @@ class sim_device : public device, public tiling_prober {
   uint64_t input_sets_drawn() const { return inputs_->drawn(); }
 
  private:
+  // The first finding of the static screen in the tiling program, the kernel (unless nothing:
+  // null: a probe builds no kernel) and the package's other sources, or nothing.
+  std::optional<screen_finding> screen_package(const op_package& op,
+                                               const std::string& tiling_source,
+                                               const std::string* kernel_source) const;
+
   // The descriptors of an evaluation's input sets, held while its process runs.
   struct shared_input_sets {
     std::vector<std::shared_ptr<const unique_fd>> held;
@@ -114,6 +123,7 @@ class sim_device : public device, public tiling_prober {
   sim_device_options options_;
   std::unique_ptr<compile_cache> cache_;
   std::unique_ptr<candidate_builder> builder_;
+  std::set<std::string> shim_headers_;  // what the static screen lets a source include
   std::unique_ptr<expected_cache> expected_;
   std::unique_ptr<input_store> inputs_;
 };

@@ -6,7 +6,11 @@
 #include <set>
 #include <vector>
 
+#include <filesystem>
+
 #include <fmt/format.h>
+
+#include "npu/package_include.hpp"
 
 namespace aopt::npu {
 
@@ -363,10 +367,14 @@ std::string base_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+bool is_shim_internal(const std::string& name) {
+  return lower_starts_with(name, "aopt/") || lower_starts_with(name, "aopt_sim/");
+}
+
 class screener {
  public:
-  screener(std::string file, std::string own_header)
-      : file_(std::move(file)), own_header_(std::move(own_header)) {}
+  screener(std::string file, const screen_includes& includes)
+      : file_(std::move(file)), own_header_(includes.own_header), includes_(includes) {}
 
   std::optional<screen_finding> run(const std::string& text) {
     const lexed lx = lexer(text).run();
@@ -398,13 +406,27 @@ class screener {
     if (angled && allowed_std_headers.count(name) != 0) return std::nullopt;
     if (name == "kernel_operator.h") return std::nullopt;
     if (!angled && (name == own_header_ || name == base_name(own_header_))) return std::nullopt;
+    if (!angled && resolve_package_include(file_, name, includes_.package_files)) {
+      return std::nullopt;
+    }
     if (name.find("..") == std::string::npos) {
       for (const char* prefix : allowed_shim_prefixes) {
         if (name.compare(0, std::strlen(prefix), prefix) == 0) return std::nullopt;
       }
+      if (includes_.shim_headers.count(name) != 0 && !is_shim_internal(name)) return std::nullopt;
+    }
+    if (!angled && name.find("..") == std::string::npos && !is_shim_internal(name)) {
+      const size_t slash = file_.rfind('/');
+      const std::string beside =
+          slash == std::string::npos ? name : file_.substr(0, slash + 1) + name;
+      return found(inc.line, inc.header,
+                   "this header is neither in the package nor a CANN header aopt provides: a "
+                   "repository's private helper must travel with the operator (put it in the "
+                   "package as " +
+                       beside + " or, from the package root, " + name + ")");
     }
     return found(inc.line, inc.header,
-                 "only the AscendC and tiling headers, the operator's tiling header and the C++ "
+                 "only the AscendC and tiling headers, the package's own files and the C++ "
                  "standard headers a kernel needs may be included");
   }
 
@@ -590,6 +612,7 @@ class screener {
 
   std::string file_;
   std::string own_header_;
+  const screen_includes& includes_;
   const std::vector<token>* toks_ = nullptr;
 };
 
@@ -601,7 +624,26 @@ std::string screen_finding::message() const {
 
 std::optional<screen_finding> screen_source(const std::string& file, const std::string& text,
                                             const std::string& own_header) {
-  return screener(file, own_header).run(text);
+  const screen_includes includes{own_header, {}, {}};
+  return screener(file, includes).run(text);
+}
+
+std::optional<screen_finding> screen_source(const std::string& file, const std::string& text,
+                                            const screen_includes& includes) {
+  return screener(file, includes).run(text);
+}
+
+std::set<std::string> shim_header_set(const std::string& include_dir) {
+  namespace fs = std::filesystem;
+  std::set<std::string> headers;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(include_dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const std::string rel = it->path().lexically_relative(include_dir).generic_string();
+    if (!is_shim_internal(rel)) headers.insert(rel);
+  }
+  return headers;
 }
 
 }  // namespace aopt::npu

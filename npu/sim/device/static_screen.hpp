@@ -3,9 +3,12 @@
 // too) are stripped first, so only code is judged, and every finding names its line.
 //
 // Refused:
-//   * #include of anything but the AscendC/tiling headers, the operator's own tiling header and
-//     a short list of C++ standard headers a kernel or tiling function needs (no I/O, no
-//     process, no threads); #include_next, #import;
+//   * #include of anything but the AscendC/tiling headers (any header of the shim but its
+//     internals), the operator's own tiling header, a file of the package the quoted include
+//     resolves to (npu/package_include.hpp) and a short list of C++ standard headers a kernel or
+//     tiling function needs (no I/O, no process, no threads); #include_next, #import. A quoted
+//     include that is neither the package's nor the shim's is reported as missing from both (a
+//     repository-private helper the package must carry);
 //   * inline assembly (asm, __asm, __asm__);
 //   * system calls and their wrappers (open, fopen, write, mmap, ptrace, fork, exec*, _exit,
 //     exit, atexit, signal, dlopen, ...), named anywhere except as a member (`x.write`);
@@ -21,6 +24,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace aopt::npu {
@@ -40,5 +44,20 @@ struct screen_finding {
 // #include of it (by that path or its file name) is allowed.
 std::optional<screen_finding> screen_source(const std::string& file, const std::string& text,
                                             const std::string& own_header);
+
+// What a source of a package may include besides the standard headers.
+struct screen_includes {
+  std::string own_header;  // as above
+  std::set<std::string>
+      package_files;                   // the package's files (candidate_builder's package_file_set)
+  std::set<std::string> shim_headers;  // the shim's headers by include path ("tiling/tiling_api.h")
+};
+
+std::optional<screen_finding> screen_source(const std::string& file, const std::string& text,
+                                            const screen_includes& includes);
+
+// The headers under the shim's include folder by include path, without its internals (aopt/,
+// aopt_sim/): what screen_includes::shim_headers holds.
+std::set<std::string> shim_header_set(const std::string& include_dir);
 
 }  // namespace aopt::npu

@@ -24,6 +24,7 @@
 #include "graph/types.h"
 #include "shared_inputs.hpp"
 #include "tensor_check.hpp"
+#include "tiling_crash_guard.hpp"
 
 namespace aopt::sim {
 namespace {
@@ -36,9 +37,13 @@ constexpr uint8_t workspace_poison_byte = 0x5A;
 // One simulated GM allocation.
 class gm_buffer {
  public:
-  explicit gm_buffer(uint64_t bytes) : bytes_(bytes) {
-    if (bytes == 0) return;
-    const size_t rounded = (bytes + gm_alignment - 1) / gm_alignment * gm_alignment;
+  // `backed_when_empty`: even an empty allocation has an address (the workspace: CANN hands a
+  // kernel a valid workspace pointer when its tiling asks for none), though no byte of it may be
+  // accessed.
+  explicit gm_buffer(uint64_t bytes, bool backed_when_empty = false) : bytes_(bytes) {
+    if (bytes == 0 && !backed_when_empty) return;
+    const size_t rounded =
+        std::max<size_t>(gm_alignment, (bytes + gm_alignment - 1) / gm_alignment * gm_alignment);
     data_.reset(static_cast<uint8_t*>(std::aligned_alloc(gm_alignment, rounded)));
     if (!data_) throw std::bad_alloc();
   }
@@ -175,6 +180,7 @@ tiling_call call_tiling(const driver_spec& spec, uint32_t (*tiling)(gert::Tiling
 
   tiling_call call;
   try {
+    const tiling_crash_guard guard(op.tiling_func);
     call.status = tiling(&ctx);
   } catch (const std::exception& e) {
     call.exception = std::string(": ") + e.what();
@@ -297,8 +303,9 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
     launch.tiling_key = tiling.tiling_key;
     // Only the timed first set records instructions; every set records its GM writes.
     launch.record_trace = set == 0;
-    auto add_region = [&](const std::string& name, uint64_t bytes) -> uint8_t* {
-      gm.emplace_back(bytes);
+    auto add_region = [&](const std::string& name, uint64_t bytes,
+                          bool backed_when_empty = false) -> uint8_t* {
+      gm.emplace_back(bytes, backed_when_empty);
       launch.gm.push_back(gm_region{name, gm.back().data(), bytes});
       args.push_back(gm.back().data());
       return gm.back().data();
@@ -310,10 +317,23 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
     }
     for (const auto& t : op.outputs) {
       uint8_t* p = add_region(t.name, t.bytes());
-      if (p != nullptr) fill_poison(p, t.type, t.numel(), set);
+      if (p == nullptr) continue;
+      // An output the framework allocates with contents (op.json "init") starts with them.
+      if (t.init == npu::tensor_spec::initial::value) {
+        const size_t size = npu::dtype_size(t.type);
+        for (int64_t e = 0; e < t.numel(); ++e) {
+          encode_element(t.init_value, t.type, p + static_cast<size_t>(e) * size);
+        }
+      } else if (t.init == npu::tensor_spec::initial::copy) {
+        for (size_t i = 0; i < op.inputs.size(); ++i) {
+          if (op.inputs[i].name == t.init_source) std::memcpy(p, inputs[i].data(), t.bytes());
+        }
+      } else {
+        fill_poison(p, t.type, t.numel(), set);
+      }
     }
-    uint8_t* workspace = add_region("workspace", tiling.workspace_bytes);
-    if (workspace != nullptr) std::memset(workspace, workspace_poison_byte, tiling.workspace_bytes);
+    uint8_t* workspace = add_region("workspace", tiling.workspace_bytes, true);
+    std::memset(workspace, workspace_poison_byte, tiling.workspace_bytes);
     uint8_t* tiling_gm = add_region("tiling", tiling.tiling_bytes.size());
     if (tiling_gm != nullptr) {
       std::memcpy(tiling_gm, tiling.tiling_bytes.data(), tiling.tiling_bytes.size());

@@ -23,5 +23,6 @@ class TilingContext;
 uint32_t aopt_tiling_entry(gert::TilingContext* context);
 
 // `args` holds, in op.json order, one GM address per input, one per output, then the workspace
-// (nullptr when none was requested) and the tiling buffer.
+// (a valid address even when none was requested, as on CANN; no byte of it may then be
+// accessed) and the tiling buffer.
 void aopt_kernel_entry(uint8_t* const* args);

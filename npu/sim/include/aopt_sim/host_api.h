@@ -26,3 +26,7 @@
 #include "register/tilingdata_base.h"
 #include "tiling/platform/platform_ascendc.h"
 #include "tiling/tiling_api.h"
+
+// Host code may say `using namespace AscendC;` (CANN's host tiling API lives there) before
+// naming anything of it.
+namespace AscendC {}

@@ -1,9 +1,8 @@
 // aopt simulator: kernel-side tiling access (kernel_operator.h includes this).
 //
 //   GET_TILING_DATA(var, tiling)                     a copy of the class registered with
-//                                                    REGISTER_TILING_DATA_CLASS (see
-//                                                    register/tilingdata_base.h for the
-//                                                    one-registration-per-operator rule)
+//                                                    REGISTER_TILING_DATA_CLASS for the
+//                                                    operator (register/tilingdata_base.h)
 //   GET_TILING_DATA_WITH_STRUCT(Struct, var, tiling) a copy of a plain struct
 //   GET_TILING_DATA_PTR_WITH_STRUCT(Struct, ptr, tiling)  a pointer into the tiling buffer
 //   GET_TILING_DATA_MEMBER(Struct, member, var, tiling)   a copy of one member
@@ -15,6 +14,8 @@
 #include <cstddef>
 #include <cstring>
 #include <stdexcept>
+
+#include "aopt_sim/tiling_registry.h"
 
 namespace aopt_sim {
 
@@ -37,6 +38,9 @@ using namespace optiling;  // NOLINT(google-build-using-namespace)
 #if defined(AOPT_TILING_OP_TYPE)
 #define AOPT_REGISTERED_TILING_TYPE \
   ::optiling::AOPT_TILING_CONCAT(aopt_tiling_of_, AOPT_TILING_OP_TYPE)::type
+#elif defined(AOPT_TILING_OP_NAME)
+#define AOPT_REGISTERED_TILING_TYPE \
+  ::aopt_sim::registered_tiling_t<::aopt_sim::op_type_key(AOPT_TILING_OP_NAME)>
 #else
 #define AOPT_REGISTERED_TILING_TYPE ::optiling::aopt_registered_tiling_t
 #endif

@@ -1,6 +1,8 @@
 // aopt simulator: host-side CANN API shim (clean-room, from public documentation).
 // ops::OpDef, the operator prototype registration. The simulator takes inputs, outputs and
-// attributes from op.json, so every call here is a no-op that only has to compile:
+// attributes from op.json; the OpDef records what it declares (aopt_sim/op_def_records.h: what
+// `aopt init` reads) and AICore().SetTiling registers the tiling function; every other call
+// only has to compile:
 //
 //   class AddCustom : public OpDef {
 //    public:
@@ -16,8 +18,13 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <deque>
+#include <string>
 #include <vector>
 
+#include "aopt_sim/op_def_records.h"
+#include "aopt_sim/tiling_function_registry.h"
 #include "graph/types.h"
 
 namespace ops {
@@ -28,11 +35,28 @@ enum class FollowType : uint32_t { ALL = 0, DTYPE = 1, FORMAT = 2, SHAPE = 3 };
 
 class OpParamDef {
  public:
-  OpParamDef& ParamType(Option) { return *this; }
-  OpParamDef& DataType(const std::vector<ge::DataType>&) { return *this; }
-  OpParamDef& DataTypeList(const std::vector<ge::DataType>&) { return *this; }
-  OpParamDef& Format(const std::vector<ge::Format>&) { return *this; }
-  OpParamDef& FormatList(const std::vector<ge::Format>&) { return *this; }
+  OpParamDef() = default;
+  explicit OpParamDef(const char* name) { record_.name = name; }
+  OpParamDef& ParamType(Option o) {
+    record_.param_type = o;
+    return *this;
+  }
+  OpParamDef& DataType(const std::vector<ge::DataType>& types) {
+    record_.dtypes = types;
+    return *this;
+  }
+  OpParamDef& DataTypeList(const std::vector<ge::DataType>& types) {
+    record_.dtypes = types;
+    return *this;
+  }
+  OpParamDef& Format(const std::vector<ge::Format>& formats) {
+    record_.formats = formats;
+    return *this;
+  }
+  OpParamDef& FormatList(const std::vector<ge::Format>& formats) {
+    record_.formats = formats;
+    return *this;
+  }
   OpParamDef& UnknownShapeFormat(const std::vector<ge::Format>&) { return *this; }
   OpParamDef& ValueDepend(Option) { return *this; }
   OpParamDef& ValueDepend(Option, DependScope) { return *this; }
@@ -48,21 +72,64 @@ class OpParamDef {
   OpParamDef& OutputShapeDependOnCompute() { return *this; }
   OpParamDef& Version(uint32_t) { return *this; }
   OpParamDef& Comment(const char*) { return *this; }
+
+  const aopt_sim::op_param_record& aopt_record() const { return record_; }
+
+ private:
+  aopt_sim::op_param_record record_;
 };
 
 class OpAttrDef {
  public:
-  OpAttrDef& AttrType(Option) { return *this; }
-  OpAttrDef& Bool(bool = false) { return *this; }
-  OpAttrDef& Float(float = 0.0f) { return *this; }
-  OpAttrDef& Int(int64_t = 0) { return *this; }
-  OpAttrDef& String(const char* = "") { return *this; }
-  OpAttrDef& ListBool(const std::vector<bool>& = {}) { return *this; }
-  OpAttrDef& ListFloat(const std::vector<float>& = {}) { return *this; }
-  OpAttrDef& ListInt(const std::vector<int64_t>& = {}) { return *this; }
-  OpAttrDef& ListListInt(const std::vector<std::vector<int64_t>>& = {}) { return *this; }
+  OpAttrDef() = default;
+  explicit OpAttrDef(const char* name) { record_.name = name; }
+  OpAttrDef& AttrType(Option o) {
+    record_.attr_type = o;
+    return *this;
+  }
+  OpAttrDef& Bool(bool value = false) { return typed("bool", value ? "true" : "false"); }
+  OpAttrDef& Float(float value = 0.0f) { return typed("float", number(value)); }
+  OpAttrDef& Int(int64_t value = 0) { return typed("int", std::to_string(value)); }
+  OpAttrDef& String(const char* value = "") {
+    return typed("string", aopt_sim::json_quoted(value == nullptr ? "" : value));
+  }
+  OpAttrDef& ListBool(const std::vector<bool>& values = {}) {
+    std::string text = "[";
+    for (size_t i = 0; i < values.size(); ++i)
+      text += (i ? "," : "") + std::string(values[i] ? "true" : "false");
+    return typed("list_bool", text + "]");
+  }
+  OpAttrDef& ListFloat(const std::vector<float>& values = {}) {
+    std::string text = "[";
+    for (size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + number(values[i]);
+    return typed("list_float", text + "]");
+  }
+  OpAttrDef& ListInt(const std::vector<int64_t>& values = {}) {
+    std::string text = "[";
+    for (size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + std::to_string(values[i]);
+    return typed("list_int", text + "]");
+  }
+  OpAttrDef& ListListInt(const std::vector<std::vector<int64_t>>& = {}) {
+    return typed("list_list_int", "null");
+  }
   OpAttrDef& Version(uint32_t) { return *this; }
   OpAttrDef& Comment(const char*) { return *this; }
+
+  const aopt_sim::op_attr_record& aopt_record() const { return record_; }
+
+ private:
+  static std::string number(double value) {
+    if (!(value == value) || value > 1e308 || value < -1e308) return "null";  // NaN, inf
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.9g", value);
+    return text;
+  }
+  OpAttrDef& typed(const char* type, std::string value) {
+    record_.type = type;
+    record_.value = std::move(value);
+    return *this;
+  }
+  aopt_sim::op_attr_record record_;
 };
 
 class OpAICoreConfig {
@@ -85,8 +152,11 @@ class OpAICoreConfig {
 
 class OpAICoreDef {
  public:
+  OpAICoreDef() = default;
+  explicit OpAICoreDef(const char* op_type) : op_type_(op_type) {}
   template <typename F>
-  OpAICoreDef& SetTiling(F) {
+  OpAICoreDef& SetTiling(F tiling) {
+    aopt_sim::register_tiling_function(op_type_, tiling);
     return *this;
   }
   template <typename F>
@@ -111,14 +181,17 @@ class OpAICoreDef {
   }
   OpAICoreDef& AddConfig(const char*) { return *this; }
   OpAICoreDef& AddConfig(const char*, OpAICoreConfig&) { return *this; }
+
+ private:
+  std::string op_type_;
 };
 
 class OpDef {
  public:
-  explicit OpDef(const char*) {}
-  OpParamDef& Input(const char*) { return param_; }
-  OpParamDef& Output(const char*) { return param_; }
-  OpAttrDef& Attr(const char*) { return attr_; }
+  explicit OpDef(const char* op_type) : op_type_(op_type), aicore_(op_type) {}
+  OpParamDef& Input(const char* name) { return inputs_.emplace_back(name); }
+  OpParamDef& Output(const char* name) { return outputs_.emplace_back(name); }
+  OpAttrDef& Attr(const char* name) { return attrs_.emplace_back(name); }
   template <typename F>
   OpDef& SetInferShape(F) {
     return *this;
@@ -134,13 +207,34 @@ class OpDef {
   OpDef& Comment(const char*) { return *this; }
   OpAICoreDef& AICore() { return aicore_; }
 
+  // What the constructor declared (aopt_sim/op_def_records.h).
+  aopt_sim::op_def_description aopt_description() const {
+    aopt_sim::op_def_description d;
+    d.op_type = op_type_;
+    for (const auto& p : inputs_) d.inputs.push_back(p.aopt_record());
+    for (const auto& p : outputs_) d.outputs.push_back(p.aopt_record());
+    for (const auto& a : attrs_) d.attrs.push_back(a.aopt_record());
+    return d;
+  }
+
  private:
-  OpParamDef param_;
-  OpAttrDef attr_;
+  std::string op_type_;
+  std::deque<OpParamDef> inputs_;  // a deque: the references Input() returns stay valid
+  std::deque<OpParamDef> outputs_;
+  std::deque<OpAttrDef> attrs_;
   OpAICoreDef aicore_;
 };
 
 }  // namespace ops
 
-// Checks that the operator class exists; registers nothing.
-#define OP_ADD(op_type, ...) static_assert(sizeof(op_type) > 0, "OP_ADD")
+// Records how to construct the operator's OpDef, which registers its tiling function
+// (aopt_sim/tiling_function_registry.h); the OpDef is constructed at the first lookup, inside
+// the launch, not before main.
+#define AOPT_OP_ADD_CONCAT_INNER(a, b) a##b
+#define AOPT_OP_ADD_CONCAT(a, b) AOPT_OP_ADD_CONCAT_INNER(a, b)
+#define OP_ADD(op_type, ...)                                                             \
+  [[maybe_unused]] static ::aopt_sim::op_def_record AOPT_OP_ADD_CONCAT(aopt_op_add_,     \
+                                                                       __COUNTER__)([] { \
+    op_type def(#op_type);                                                               \
+    ::aopt_sim::op_def_descriptions().push_back(def.aopt_description());                 \
+  })

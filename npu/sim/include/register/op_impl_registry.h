@@ -1,7 +1,8 @@
 // aopt simulator: host-side CANN API shim (clean-room, from public documentation).
-// IMPL_OP* registrations bind functions to an op type. The simulator calls the tiling function
-// through the generated aopt_tiling_entry, so Tiling, InferShape, InferDataType and
-// InferShapeRange registrations are kept for compilation only; TilingParse<CompileInfo>(f) is
+// IMPL_OP* registrations bind functions to an op type. Tiling(f) registers the operator's
+// tiling function (aopt_sim/tiling_function_registry.h), which the generated aopt_tiling_entry
+// calls unless op.json names a callable one; InferShape, InferDataType and InferShapeRange
+// registrations are kept for compilation only; TilingParse<CompileInfo>(f) is
 // registered for real (aopt_sim/tiling_parse_registry.h) and feeds
 // TilingContext::GetCompileInfo.
 #pragma once
@@ -12,6 +13,7 @@
 #include <string>
 #include <type_traits>
 
+#include "aopt_sim/tiling_function_registry.h"
 #include "aopt_sim/tiling_parse_registry.h"
 #include "exe_graph/runtime/infer_datatype_context.h"
 #include "exe_graph/runtime/infer_shape_context.h"
@@ -25,7 +27,8 @@ class OpImplRegisterV2 {
  public:
   explicit OpImplRegisterV2(const char* op_type) : op_type_(op_type) {}
   template <typename F>
-  OpImplRegisterV2& Tiling(F, size_t = 0) {
+  OpImplRegisterV2& Tiling(F tiling, size_t = 0) {
+    aopt_sim::register_tiling_function(op_type_, tiling);
     return *this;
   }
   template <typename CompileInfo = void, typename F = void*>

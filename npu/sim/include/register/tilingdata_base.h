@@ -6,18 +6,17 @@
 //     TILING_DATA_FIELD_DEF(uint32_t, totalLength);
 //     TILING_DATA_FIELD_DEF_ARR(uint32_t, 8, tileOffsets);
 //     TILING_DATA_FIELD_DEF_STRUCT(InnerTiling, inner);   // InnerTiling defined the same way
-//   END_TILING_DATA_DEF;
+//   END_TILING_DATA_DEF;                                         (the ';' is optional)
 //   REGISTER_TILING_DATA_CLASS(AddCustom, AddCustomTilingData)   (a trailing ';' is optional)
 //
 // Each field is a plain public member with set_<f>()/get_<f>(); SaveToBuffer copies the object
 // bytes, so the kernel's GET_TILING_DATA (aopt_sim/tiling_data.h) reads back exactly this layout.
 //
-// Registration: the build force-includes the tiling header into the kernel translation unit, and
-// REGISTER_TILING_DATA_CLASS names the class GET_TILING_DATA copies through the alias
-// optiling::aopt_registered_tiling_t. Hence ONE registration per operator: a second
-// REGISTER_TILING_DATA_CLASS with another class (e.g. registering a nested struct) is a
-// redefinition error. Such operators compile with -DAOPT_TILING_OP_TYPE=<OpType>: then
-// registrations define no alias and GET_TILING_DATA uses the class registered for that op type.
+// Registration: the build force-includes the tiling header into the kernel translation unit
+// with -DAOPT_TILING_OP_NAME="<op.json name>", and GET_TILING_DATA reads the class registered
+// for that op type, matched ignoring case and underscores, else the first class registered
+// (aopt_sim/tiling_registry.h). A header may register several classes, or one class for several
+// op types. -DAOPT_TILING_OP_TYPE=<OpType> names the op type exactly.
 // The newer plain-struct style (GET_TILING_DATA_WITH_STRUCT) needs no registration.
 #pragma once
 
@@ -27,6 +26,8 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+
+#include "aopt_sim/tiling_registry.h"
 
 namespace aopt_sim {
 
@@ -86,6 +87,8 @@ inline void save_tiling_data(const void* object, size_t size, void* buffer, size
     return field_name;                                          \
   }
 
+// CANN operators write END_TILING_DATA_DEF with and without a trailing semicolon: the class
+// definition ends here, and an extra ';' is an empty declaration at namespace scope.
 #define END_TILING_DATA_DEF                                                      \
   size_t GetDataSize() const {                                                   \
     return sizeof(aopt_self_type);                                               \
@@ -96,19 +99,31 @@ inline void save_tiling_data(const void* object, size_t size, void* buffer, size
     ::aopt_sim::save_tiling_data(this, sizeof(aopt_self_type), buffer, capacity, \
                                  aopt_class_name());                             \
   }                                                                              \
-  }
+  }                                                                              \
+  ;
 
 // CANN operators write the registration with and without a trailing semicolon; each expansion
 // ends in a complete declaration, so an extra one is an empty declaration at namespace scope.
-#if defined(AOPT_TILING_OP_TYPE)
-#define REGISTER_TILING_DATA_CLASS(op_type, class_name) \
-  struct aopt_tiling_of_##op_type {                     \
-    using type = class_name;                            \
+// Registrations are written in namespace optiling, as CANN's are.
+#define AOPT_REGISTER_TILING_DATA_CLASS_COMMON(op_type, class_name)   \
+  struct aopt_tiling_of_##op_type {                                   \
+    using type = class_name;                                          \
+  };                                                                  \
+  template <>                                                         \
+  struct aopt_tiling_for_op_type<::aopt_sim::op_type_key(#op_type)> { \
+    using type = class_name;                                          \
+  };                                                                  \
+  template <>                                                         \
+  struct aopt_tiling_registration<__COUNTER__> {                      \
+    using type = class_name;                                          \
   };
-#else
+#if defined(AOPT_TILING_OP_TYPE) || defined(AOPT_TILING_OP_NAME)
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name) \
-  struct aopt_tiling_of_##op_type {                     \
-    using type = class_name;                            \
-  };                                                    \
+  AOPT_REGISTER_TILING_DATA_CLASS_COMMON(op_type, class_name)
+#else
+// Outside a kernel build (host units, tests) the alias names the registered class; a second
+// registration of another class conflicts only there.
+#define REGISTER_TILING_DATA_CLASS(op_type, class_name)       \
+  AOPT_REGISTER_TILING_DATA_CLASS_COMMON(op_type, class_name) \
   using aopt_registered_tiling_t = class_name;
 #endif

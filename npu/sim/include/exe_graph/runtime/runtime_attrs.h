@@ -46,16 +46,14 @@ class RuntimeAttrs {
       return s.which == kind::list_bool ? &s.bools : nullptr;
     } else {
       static_assert(std::is_arithmetic<T>::value, "GetAttrPointer: unsupported type");
-      if constexpr (std::is_same<T, bool>::value) {
-        return s.which == kind::boolean ? reinterpret_cast<const T*>(s.scalar) : nullptr;
-      } else if constexpr (std::is_same<T, float>::value) {
-        return s.which == kind::floating ? reinterpret_cast<const T*>(s.scalar) : nullptr;
-      } else if constexpr (std::is_integral<T>::value) {
-        // Narrower integer reads see the low bytes (little-endian), as on the real runtime.
-        return s.which == kind::integer ? reinterpret_cast<const T*>(s.scalar) : nullptr;
-      } else {
-        return nullptr;
-      }
+      static_assert(sizeof(T) <= sizeof(s.scalar), "GetAttrPointer: type wider than a scalar");
+      // CANN's context answers a typed read of a scalar attribute with the attribute's storage
+      // whatever its declared type: GetAttrPointer<uint32_t> of a bool attribute reads the bool's
+      // byte and the zero bytes after it; narrower integer reads see the low bytes
+      // (little-endian), as on the real runtime.
+      const bool scalar =
+          s.which == kind::integer || s.which == kind::floating || s.which == kind::boolean;
+      return scalar ? reinterpret_cast<const T*>(s.scalar) : nullptr;
     }
   }
 

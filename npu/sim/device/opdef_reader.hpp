@@ -1,0 +1,38 @@
+// Reads what an operator's OpDef declares (inputs, outputs, their dtypes and formats,
+// attributes with their types and defaults) from its own host sources, by compiling them with
+// the shim and running the registration in the sandbox (aopt_sim/op_def_records.h) rather than
+// by reading C++ with patterns; and writes op.json's skeleton from it (`aopt init`, issue 34):
+// what CANN knows comes from the project, op.json adds shapes, value ranges and the reference.
+//
+// Thread-safety: reentrant (each call uses its own scratch dir).
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.hpp"
+#include "npu/sim/device/candidate_builder.hpp"
+
+namespace aopt::npu {
+
+// The OpDefs the package's op_host/*.cpp register, as op_defs_json() prints them: an array of
+// {"op_type", "inputs", "outputs", "attrs"}. Errors: invalid_argument for a package without
+// host sources or one whose host does not compile (the first compiler error), internal for a
+// failure of the machine. `work_dir` holds the scratch dir.
+result<nlohmann::json> read_op_defs(const std::filesystem::path& package_dir,
+                                    const sim_toolchain& toolchain,
+                                    const std::filesystem::path& work_dir);
+
+// op.json's skeleton for the package from its OpDefs: the OpDef whose op type is the folder's
+// name (ignoring case and underscores), else the only one; name and kernel entry in the
+// snake_case CANN derives, inputs and outputs with the first dtype each declares, attributes
+// with their defaults, the file names found in the package. Shapes (and input value ranges)
+// come from the first case of a msOpST-style test-case file beside the operator (a *.json array
+// of cases with input_desc/output_desc), else are [1] with a description saying to set them;
+// tiling_func is left out (the registration names it).
+result<nlohmann::json> op_json_skeleton(const std::filesystem::path& package_dir,
+                                        const nlohmann::json& op_defs);
+
+}  // namespace aopt::npu

@@ -1,0 +1,90 @@
+// aopt simulator, host side: the tiling functions an operator registers itself, by op type, as
+// CANN finds them (issue 34): IMPL_OP_OPTILING(Op).Tiling(f) and an OpDef's
+// this->AICore().SetTiling(f) (registered when the OpDef is constructed: OP_ADD records how,
+// and the first lookup constructs every recorded OpDef, inside the launch rather than before
+// main). So a tiling function in another namespace, or a template instance
+// (TilingForBEVPoolV3<false>), works without op.json naming it.
+// The registry lives in the candidate process only (one operator per process).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "aopt_sim/tiling_registry.h"
+
+namespace gert {
+class TilingContext;
+}
+
+namespace aopt_sim {
+
+using tiling_function = std::function<uint32_t(gert::TilingContext*)>;
+
+struct tiling_function_entry {
+  std::string op_type;
+  tiling_function function;
+};
+
+struct tiling_function_registry {
+  std::vector<tiling_function_entry> functions;
+  std::vector<std::function<void()>> op_defs;  // OP_ADD: constructs the OpDef (which registers)
+  bool op_defs_constructed = false;
+};
+
+inline tiling_function_registry& tiling_functions() {
+  static tiling_function_registry registry;
+  return registry;
+}
+
+template <typename F>
+void register_tiling_function(const std::string& op_type, F function) {
+  if constexpr (std::is_invocable_v<F, gert::TilingContext*>) {
+    if constexpr (std::is_pointer_v<F>) {
+      if (function == nullptr) return;
+    }
+    tiling_functions().functions.push_back({op_type, [function](gert::TilingContext* context) {
+                                              return static_cast<uint32_t>(function(context));
+                                            }});
+  }
+}
+
+// Constructs every OpDef OP_ADD recorded, once (they register their tiling functions and record
+// their declarations, op_def_records.h).
+inline void construct_op_defs() {
+  tiling_function_registry& r = tiling_functions();
+  if (r.op_defs_constructed) return;
+  r.op_defs_constructed = true;
+  for (const auto& construct : r.op_defs) construct();
+}
+
+// The tiling function registered for the operator `op_name` (its op type matched ignoring case
+// and underscores), else the only one registered; null when none (or several for other ops).
+// `registered_as` receives the op type it was registered for.
+inline const tiling_function* registered_tiling_function(const char* op_name,
+                                                         std::string* registered_as = nullptr) {
+  construct_op_defs();
+  tiling_function_registry& r = tiling_functions();
+  const tiling_function_entry* found = nullptr;
+  for (const auto& e : r.functions) {
+    if (op_type_key(e.op_type.c_str()) == op_type_key(op_name)) {
+      found = &e;
+      break;
+    }
+  }
+  if (found == nullptr && r.functions.size() == 1) found = &r.functions.front();
+  if (found == nullptr) return nullptr;
+  if (registered_as != nullptr) *registered_as = found->op_type;
+  return &found->function;
+}
+
+// OP_ADD's record of an OpDef to construct at the first lookup.
+struct op_def_record {
+  explicit op_def_record(std::function<void()> construct) {
+    tiling_functions().op_defs.push_back(std::move(construct));
+  }
+};
+
+}  // namespace aopt_sim

@@ -1,0 +1,44 @@
+// The wild set (../shared/wild, issue 34): real operators from public repositories, sources
+// unchanged. Every package is evaluated as a user would drop it in; fewer `ok` than the floor
+// fails, so the drop-in rate can only rise (the lead raises the floor as gaps close). Skipped
+// when the folder is absent.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "npu/dropin_survey.hpp"
+#include "npu/hardware_profile.hpp"
+#include "npu/sim/device/sim_device.hpp"
+#include "support/temp_dir.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The packages of the wild set that reach `ok` on this branch (bench_dropin's table).
+constexpr size_t wild_ok_floor = 1;
+
+}  // namespace
+
+TEST_SUITE("corpus") {
+  TEST_CASE("the wild set drops in: at least the floor of its packages evaluate ok") {
+    const fs::path root = (fs::path(AOPT_SOURCE_DIR) / ".." / "shared" / "wild").lexically_normal();
+    const auto dirs = aopt::npu::dropin_packages(root);
+    if (dirs.empty()) {
+      MESSAGE("skipped: no wild set at " << root.string());
+      return;
+    }
+    auto profile = aopt::npu::find_hardware_profile("ascend910b4",
+                                                    fs::path(AOPT_SOURCE_DIR) / "config/hardware");
+    REQUIRE_MESSAGE(profile.ok(), profile.error().message());
+    aopt::testing::temp_dir work;
+    aopt::npu::sim_device_options device_options;
+    device_options.work_dir = work.path();
+    aopt::npu::sim_device device(*profile, device_options);
+    const aopt::npu::eval_options options;
+    const auto rows = aopt::npu::survey_packages(dirs, device, options, 2);
+    const std::string table = aopt::npu::dropin_table(rows);
+    MESSAGE(table);
+    CHECK_MESSAGE(aopt::npu::count_ok(rows) >= wild_ok_floor, table);
+  }
+}

@@ -1,0 +1,75 @@
+// `aopt init`'s reading of an operator's OpDef from its own host sources (issue 34): compiled
+// with the shim and run in the sandbox, then turned into op.json's skeleton.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "npu/op_package.hpp"
+#include "npu/protocol/op_spec.hpp"
+#include "npu/sim/device/opdef_reader.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+
+TEST_SUITE("npu") {
+  TEST_CASE("aopt init reads the OpDef and writes a skeleton that parses as op.json") {
+    aopt::testing::temp_dir dir;
+    const fs::path pkg = dir.path() / "team_layout_add";
+    fs::copy(fs::path(AOPT_TEST_DATA_DIR) / "ops" / "team_layout_add", pkg,
+             fs::copy_options::recursive);
+    fs::remove(pkg / "op.json");
+    auto defs = aopt::npu::read_op_defs(pkg, aopt::npu::default_sim_toolchain(), dir.path());
+    REQUIRE_MESSAGE(defs.ok(), defs.error().message());
+    REQUIRE(defs->size() == 1);
+    const auto& def = (*defs)[0];
+    CHECK(def["op_type"] == "TeamLayoutAdd");
+    REQUIRE(def["inputs"].size() == 2);
+    CHECK(def["inputs"][1]["name"] == "y");
+    CHECK(def["inputs"][1]["dtypes"][0] == "float32");
+    CHECK(def["outputs"][0]["name"] == "z");
+    CHECK(def["attrs"][0]["name"] == "accumulate");
+    CHECK(def["attrs"][0]["type"] == "bool");
+    CHECK(def["attrs"][0]["value"] == true);
+
+    auto skeleton = aopt::npu::op_json_skeleton(pkg, *defs);
+    REQUIRE_MESSAGE(skeleton.ok(), skeleton.error().message());
+    CHECK((*skeleton)["name"] == "team_layout_add");
+    CHECK((*skeleton)["files"]["kernel"] == "op_kernel/team_layout_add.cpp");
+    CHECK((*skeleton)["files"]["tiling_header"] == "op_host/team_layout_add_tiling.h");
+    CHECK_FALSE(skeleton->contains("tiling_func"));  // the registration names it
+    auto spec = aopt::npu::parse_op_spec(*skeleton);
+    CHECK_MESSAGE(spec.ok(), spec.error().message());
+  }
+
+  TEST_CASE("aopt init takes shapes and value ranges from a msOpST-style case file") {
+    aopt::testing::temp_dir dir;
+    const fs::path pkg = dir.path() / "team_layout_add";
+    fs::copy(fs::path(AOPT_TEST_DATA_DIR) / "ops" / "team_layout_add", pkg,
+             fs::copy_options::recursive);
+    fs::remove(pkg / "op.json");
+    std::ofstream(pkg / "TeamLayoutAdd_case.json") << R"([{
+      "case_name": "Test_TeamLayoutAdd_001", "op": "TeamLayoutAdd",
+      "input_desc": [
+        {"format": ["ND"], "type": ["float"], "shape": [8, 2048], "value_range": [[-3.0, 3.0]]},
+        {"format": ["ND"], "type": ["float"], "shape": [8, 2048], "value_range": [[0.5, 1.0]]}],
+      "output_desc": [{"format": ["ND"], "type": ["float"], "shape": [8, 2048]}]}])";
+    auto defs = aopt::npu::read_op_defs(pkg, aopt::npu::default_sim_toolchain(), dir.path());
+    REQUIRE_MESSAGE(defs.ok(), defs.error().message());
+    auto skeleton = aopt::npu::op_json_skeleton(pkg, *defs);
+    REQUIRE(skeleton.ok());
+    CHECK((*skeleton)["inputs"][0]["shape"] == nlohmann::json({8, 2048}));
+    CHECK((*skeleton)["inputs"][1]["range"] == nlohmann::json({0.5, 1.0}));
+    CHECK((*skeleton)["outputs"][0]["shape"] == nlohmann::json({8, 2048}));
+    CHECK(aopt::npu::parse_op_spec(*skeleton).ok());
+  }
+
+  TEST_CASE("aopt init says why a package without host sources has no OpDef") {
+    aopt::testing::temp_dir dir;
+    fs::create_directories(dir.path() / "empty_op" / "op_kernel");
+    auto defs = aopt::npu::read_op_defs(dir.path() / "empty_op", aopt::npu::default_sim_toolchain(),
+                                        dir.path());
+    REQUIRE_FALSE(defs.ok());
+    CHECK(defs.error().message().find("no host sources") != std::string::npos);
+  }
+}
