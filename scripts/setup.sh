@@ -6,6 +6,7 @@ packages=(
   libcaf-dev libboost-dev libboost-system-dev librocksdb-dev nlohmann-json3-dev
   doctest-dev libssl-dev libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
   libhnswlib-dev libxxhash-dev libseccomp-dev libdtl-dev
+  libclang-dev  # libclang's C API: the data flow of tiling programs (template synthesis)
   chromium  # headless, for the dashboard's browser test (tests/server/dashboard_browser_test.cpp)
 )
 missing=()

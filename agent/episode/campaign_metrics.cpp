@@ -19,6 +19,7 @@ operator_outcome outcome_of(const episode_state& s) {
   o.evaluations = s.candidates;
   o.failures = s.failures;
   o.reason = outcome_reason(s);
+  o.improved = s.phase == episode_phase::done && improved_beyond_resolution(s);
   o.bound_us = s.best_result.roof.bound_us > 0 ? s.best_result.roof.bound_us : s.baseline_bound_us;
   o.baseline_fraction = s.baseline_roof_fraction;
   if (s.phase != episode_phase::failed && !s.repairing) {
@@ -53,6 +54,7 @@ campaign_metrics compute_metrics(const std::vector<operator_outcome>& ops) {
       continue;
     }
     m.operators++;
+    if (o.improved) m.improved++;
     log_sum += std::log(o.speedup);
     for (double p : fast_p_thresholds()) {
       if (o.speedup > p) above[p]++;
@@ -84,6 +86,7 @@ void to_json(nlohmann::json& j, const operator_outcome& o) {
        {"evaluations", o.evaluations},
        {"failures", o.failures},
        {"reason", o.reason},
+       {"improved", o.improved},
        {"roofline",
         {{"bound_us", o.bound_us},
          {"baseline_fraction", o.baseline_fraction},
@@ -97,7 +100,8 @@ void to_json(nlohmann::json& j, const campaign_metrics& m) {
        {"fast_p", m.fast_p},
        {"operators", m.operators},
        {"failed_baselines", m.failed_baselines},
-       {"evaluations", m.evaluations}};
+       {"evaluations", m.evaluations},
+       {"improved", m.improved}};
 }
 
 }  // namespace aopt::agent

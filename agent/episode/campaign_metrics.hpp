@@ -26,6 +26,8 @@ struct operator_outcome {
   uint32_t evaluations = 0;
   std::map<std::string, uint32_t> failures;
   std::string reason;  // outcome_reason.hpp
+  // Faster than the baseline by more than the measurement's resolution (outcome_reason.hpp).
+  bool improved = false;
   // Roofline: the bound and the fraction of it achieved by the baseline and by the best.
   double bound_us = 0;
   double baseline_fraction = 0;
@@ -42,6 +44,7 @@ struct campaign_metrics {
   uint32_t operators = 0;                // with a valid baseline
   uint32_t failed_baselines = 0;
   uint32_t evaluations = 0;
+  uint32_t improved = 0;  // operators faster by more than the measurement's resolution
 };
 
 // The thresholds the paper reports.

@@ -200,6 +200,7 @@ episode_action episode_engine::next() const {
                         : pending_.parent ? pending_.parent->latency_us
                                           : state_.best_us;
     m.repairing = state_.repairing;
+    if (m.repairing) m.repair_kind = state_.repaired_from.substr(0, state_.repaired_from.find(':'));
     if (!best_of_n) m.policy_state = state_.mutator_state;
     m.history = state_.tiling_history;
     // Each proposal of the episode has its own index, also one that follows a probe rejection

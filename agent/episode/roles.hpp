@@ -42,6 +42,9 @@ struct mutation_request {
   uint64_t sample_index = 0;  // distinguishes repeated requests (LLM cache key)
   // Baseline repair: `tiling` failed (best_latency_us means nothing); any feasible T' will do.
   bool repairing = false;
+  // The baseline's failure kind while repairing ("ub_overflow", "bad_block_dim", ...): the
+  // quantity the repair must reduce.
+  std::string repair_kind = {};
 };
 
 struct mutation_reply {

@@ -30,6 +30,25 @@
 // rejected draws the mutator scans the neighbourhood of the population systematically; propose()
 // returns nullopt only when that finds nothing untried either.
 //
+// Learning feasibility (issue 35):
+//   * roles come from tunable_role (what synthesis recorded, else the name), so a synthesized
+//     tunable whose name says nothing is still understood;
+//   * block-dim tunables stay in [1, cores] by construction when the cores are known;
+//   * a value set the admissibility hook screens out teaches its region like a device failure
+//     (kind without " (predicted)"), so one region costs one screening, not thousands;
+//   * a failure whose value set differs from a feasible member in one tunable only is blamed on
+//     that tunable's value; after `region_rejections` (k) such failures of one value, no value
+//     set holding it is proposed again (the region of any other kind);
+//   * when fewer than half of the reported candidates (at least 4) were feasible, proposals are
+//     constructive: one tunable moved to a value that satisfies the failing constraint by
+//     construction (multiples of its alignment block: 32 bytes of the smallest element for
+//     tile sizes, the largest power of two dividing its start value, up to 256, for others;
+//     tiles derived from the UB budget; block dims within the cores);
+//   * baseline repair (begin_repair): the moves that reduce the failing quantity (UB bytes:
+//     smaller tiles, fewer buffers, a smaller UB budget, more tiles; block dim: within the
+//     cores; alignment: the aligned neighbours; coverage: more cores, larger tiles) come first,
+//     one tunable at a time, then together, each screened by the hook before the device.
+//
 // Persistence: save() captures everything (tunables, options, population, tried set, RNG
 // position); load(save()) continues with exactly the proposals the original would have made.
 // The hook is configuration, not state: pass the same one to load().
@@ -48,6 +67,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/episode/seeded_rng.hpp"
+#include "agent/kernel_text/tiling_names.hpp"
 #include "agent/kernel_text/tunables.hpp"
 #include "base/status.hpp"
 
@@ -59,10 +79,19 @@ struct mutator_options {
   uint64_t seed = 1;
   uint32_t element_bytes = 2;  // smallest element size of the operator's tensors
   double crossover_rate = 0.3;
-  uint32_t max_attempts = 64;    // random draws per proposal before the systematic scan
-  uint32_t initial_samples = 6;  // space-filling proposals first (0: none)
-  uint64_t data_elements = 0;    // elements of the largest tensor (0: unknown)
+  uint32_t max_attempts = 64;           // random draws per proposal before the systematic scan
+  uint32_t initial_samples = 6;         // space-filling proposals first (0: none)
+  uint64_t data_elements = 0;           // elements of the largest tensor (0: unknown)
+  uint32_t cores = 0;                   // block dims stay in [1, cores] (0: unknown)
+  uint64_t ub_bytes = 0;                // UB capacity, for tiles derived from it (0: unknown)
+  uint32_t tile_bytes_per_element = 0;  // bytes one tile element takes over all tensors
+  uint32_t region_rejections = 2;       // k: blamed failures of one value that exclude it
 };
+
+// The role a tunable plays: what template synthesis recorded in its note ("core cap: ...",
+// "buffer depth: ...", "tile size: ...", "tile count: ...", "UB budget: ..."), else its name
+// (classify_tiling_name).
+tiling_role tunable_role(const tunable& t);
 
 // Why a value set is not worth evaluating ("ub_overflow (predicted): ..."), empty when it is.
 using admissibility_check = std::function<std::string(const tunable_values&)>;
@@ -107,6 +136,13 @@ class heuristic_mutator {
   size_t tried_count() const { return tried_.size(); }
   // Value sets the admissibility hook screened out, by reason (cumulative).
   const std::map<std::string, uint32_t>& rejected() const { return rejected_; }
+  // Baseline repair: the start values failed with `kind` (ub_overflow, bad_block_dim,
+  // misaligned, uncovered, ...): the moves that reduce the failing quantity are proposed first.
+  void begin_repair(const std::string& kind);
+  // Whether a value set lies in a region learned from failures (never proposed).
+  bool excluded(const tunable_values& values) const;
+  // Whether proposals are constructive now (fewer than half of the reports feasible).
+  bool constructive() const;
   const mutator_options& options() const { return options_; }
 
   nlohmann::json save() const;
@@ -124,6 +160,10 @@ class heuristic_mutator {
   int64_t align(size_t index, int64_t value, int64_t previous) const;
   bool acceptable(const point& p);
   bool in_infeasible_region(const point& p) const;
+  void learn_failure(const point& p, const std::string& kind);
+  std::optional<point> constructive_candidate(std::string& how);
+  std::vector<int64_t> constructive_values(size_t index, const point& parent);
+  int64_t alignment_block(size_t index) const;
   void make_initial_samples();
   std::string describe(const point& parent, const point& child) const;
 
@@ -137,6 +177,11 @@ class heuristic_mutator {
   std::vector<point> samples_;  // space-filling proposals not made yet, next first
   std::vector<std::pair<point, std::string>> infeasible_;  // reported failures and their kind
   std::map<std::string, uint32_t> rejected_;
+  std::map<std::pair<size_t, int64_t>, uint32_t> blame_;  // (tunable, value): failures blamed
+  std::map<size_t, std::set<int64_t>> excluded_values_;   // reached region_rejections
+  uint32_t feasible_reports_ = 0;
+  uint32_t infeasible_reports_ = 0;
+  size_t repair_pending_ = 0;  // repair moves at the front of samples_ not proposed yet
   uint64_t next_order_ = 0;
   std::string last_change_;
 };

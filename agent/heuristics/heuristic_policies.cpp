@@ -76,6 +76,10 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
   mutator_options mopts = options_.mutator;
   mopts.element_bytes = smallest;
   mopts.data_elements = largest_tensor_elements(request.op);
+  // The constraints the probe and the device report, modelled so proposals satisfy them.
+  mopts.cores = static_cast<uint32_t>(std::max<int64_t>(0, options_.synthesis.cores));
+  mopts.ub_bytes = options_.ub_bytes;
+  mopts.tile_bytes_per_element = per_element;
 
   nlohmann::json state = request.policy_state;
   const std::string kernel_hash = short_hash(request.kernel);
@@ -129,10 +133,13 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
                         state.is_object() ? std::to_string(generation)
                                           : "first-" + std::to_string(request.sample_index));
     mutator.emplace(tunables, mopts, check);
-    // Repairing a failed baseline: its values are infeasible, not the reference.
-    mutator->report(current_values(tunables), request.repairing
-                                                  ? std::nullopt
-                                                  : std::optional<double>(request.best_latency_us));
+    // Repairing a failed baseline: its values are infeasible, not the reference; the moves
+    // that reduce what failed come first, one tunable at a time, then together.
+    mutator->report(
+        current_values(tunables),
+        request.repairing ? std::nullopt : std::optional<double>(request.best_latency_us),
+        request.repairing ? request.repair_kind : std::string());
+    if (request.repairing) mutator->begin_repair(request.repair_kind);
     // History so far was measured with other kernels (or is the generation's own start).
     for (const tiling_trial& trial : request.history) seen.insert(short_hash(trial.tiling));
   } else {

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "agent/kernel_text/source_text.hpp"
+#include "agent/kernel_text/tiling_dataflow.hpp"
 #include "agent/kernel_text/tiling_names.hpp"
 #include "agent/kernel_text/tiling_usage.hpp"
 
@@ -123,6 +124,14 @@ std::string trailing_comment(const std::string& original_line, size_t code_end) 
 }
 
 }  // namespace
+
+std::vector<std::string> synthesis_options::default_tiling_include_dirs() {
+#ifdef AOPT_SIM_INCLUDE_DIR
+  return {AOPT_SIM_INCLUDE_DIR};
+#else
+  return {};
+#endif
+}
 
 result<synthesized_template> synthesize_template(const std::string& tiling,
                                                  const synthesis_options& options,
@@ -258,6 +267,66 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
     size_t arg_open = call.parens.begin - line_offsets[index];
     r.line = lines[index].substr(0, arg_open + 1) + name + lines[index].substr(close_in_line - 1);
     rewrites[index] = std::move(r);
+  }
+
+  // Computed levers: values the tiling function computes from the platform.
+  if (options.read_dataflow) {
+    result<std::vector<computed_lever>> computed =
+        find_computed_levers(tiling, options.include_dirs, options.file_name);
+    if (!computed.ok()) {
+      looked_at.push_back("the tiling function's data flow (" + computed.error().message() + ")");
+    } else {
+      // A program that already caps its cores or sizes its UB with a constant lever keeps that
+      // one lever for the quantity.
+      auto has_lever = [&](tiling_role role) {
+        return std::any_of(levers.begin(), levers.end(),
+                           [&](const synthesized_lever& l) { return l.role == role; });
+      };
+      const bool core_capped = has_lever(tiling_role::block_dim);
+      const bool ub_sized = has_lever(tiling_role::ub_size);
+      for (const computed_lever& c : *computed) {
+        if (c.kind == computed_lever_kind::core_count ? core_capped : ub_sized) {
+          looked_at.push_back("`" + c.expression + "` (already bounded by a constant lever)");
+          continue;
+        }
+        const size_t first = line_number(masked, c.statement_begin) - 1;
+        const size_t last = line_number(masked, c.statement_end - 1) - 1;
+        if (rewrites.count(first) != 0 || rewrites.count(last) != 0) continue;
+        const std::string indent = line_indent(tiling, line_offsets[first]);
+        rewrite r;
+        std::string name;
+        std::string why;
+        if (c.kind == computed_lever_kind::core_count) {
+          // The call must sit on one line to be rewritten in place.
+          if (line_number(masked, c.begin) - 1 != first ||
+              line_number(masked, c.end - 1) - 1 != first) {
+            continue;
+          }
+          name = fresh_identifier(working_text, "CORE_COUNT");
+          why = "core count: caps `" + c.expression + "`";
+          r.lines_before.push_back(indent + "constexpr uint32_t " + name + " = " +
+                                   std::to_string(options.cores) + ";  // tunable: range [1, " +
+                                   std::to_string(options.cores) + "]  " + why);
+          const size_t b = c.begin - line_offsets[first];
+          const size_t e = c.end - line_offsets[first];
+          r.line = lines[first].substr(0, b) + "(" + name + " < (" + c.expression + ") ? " + name +
+                   " : (" + c.expression + "))" + lines[first].substr(e);
+          levers.push_back({name, tiling_role::block_dim, why, c.expression});
+        } else {
+          if (first != last) continue;
+          name = fresh_identifier(working_text, "UB_SHARE_64THS");
+          why = "UB budget: the 64ths of `" + c.expression + "` the tiling divides (" + c.variable +
+                ")";
+          r.lines_before.push_back(indent + "constexpr uint32_t " + name +
+                                   " = 64;  // tunable: range [16, 64]  " + why);
+          r.line = lines[first] + "\n" + indent + c.variable + " = " + c.variable + " / 64 * " +
+                   name + ";";
+          levers.push_back({name, tiling_role::ub_size, why, c.expression});
+        }
+        working_text += "\n" + name;  // reserve the name
+        rewrites[first] = std::move(r);
+      }
+    }
   }
 
   if (rewrites.empty()) {

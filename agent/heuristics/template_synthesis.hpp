@@ -22,6 +22,17 @@
 //               range [s, 4*value] step s with s the largest power of two dividing value (<= 256)
 //   tile_count  range [1, max(8, 4*value)]
 //   ub_size     range [r, value] step s, r about value/4, s = 32 when value is a multiple of 32
+// Computed levers (issue 35), found by reading the tiling function with libclang
+// (tiling_dataflow.hpp), each turned into a value the search sets without changing the
+// operator's results at the start value:
+//   core count  `p.GetCoreNumAiv()` becomes `(CORE_COUNT < (p.GetCoreNumAiv()) ? CORE_COUNT :
+//               (p.GetCoreNumAiv()))` with CORE_COUNT = cores, range [1, cores]: the platform's
+//               count capped by the search;
+//   UB budget   after `p.GetCoreMemSize(UB, ubSize);` the line `ubSize = ubSize / 64 *
+//               UB_SHARE_64THS;` with UB_SHARE_64THS = 64, range [16, 64]: the share of the UB
+//               the tiling may divide among its buffers, from a quarter to all of it.
+// Each such tunable's note names the expression it came from ("core count: caps
+// `ascendcPlatform.GetCoreNumAiv()`").
 // Deterministic: the same source always gives the same template.
 //
 // Thread-safety: pure functions.
@@ -39,6 +50,13 @@ namespace aopt::agent {
 
 struct synthesis_options {
   int64_t cores = 40;  // vector cores of the target: upper bound of block-dim ranges
+  // Reading computed levers with libclang: the headers the tiling program includes (the
+  // shim's), and the name it is parsed under (its real path resolves its relative includes).
+  bool read_dataflow = true;
+  std::vector<std::string> include_dirs = default_tiling_include_dirs();
+  std::string file_name = "tiling.cpp";
+
+  static std::vector<std::string> default_tiling_include_dirs();
 };
 
 // A constant synthesis made tunable, and why.
@@ -46,6 +64,7 @@ struct synthesized_lever {
   std::string name;
   tiling_role role = tiling_role::none;
   std::string why;
+  std::string expression = {};  // a computed lever: the source expression it came from
 };
 
 struct synthesized_template {

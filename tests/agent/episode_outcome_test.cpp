@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 
+#include "agent/episode/campaign_metrics.hpp"
 #include "agent/episode/episode.hpp"
 #include "agent/episode/outcome_reason.hpp"
 
@@ -221,6 +222,70 @@ TEST_SUITE("agent") {
     const std::string reason = outcome_reason(e.state());
     CHECK(reason ==
           "every candidate infeasible (misaligned 4); budget of 4 spent without a faster "
-          "candidate");
+          "candidate; at 50 % of its roofline bound (10 us)");
+  }
+
+  TEST_CASE("a best within the measurement's resolution is not an improvement") {
+    npu::op_package op = test_op();
+    episode_config cfg;
+    cfg.strat = strategy::stage1;
+    cfg.budget = 12;
+    episode_state s = initial_episode_state("c", op, cfg);
+    s.phase = episode_phase::done;
+    s.baseline_us = 20;
+    s.baseline_bound_us = 10;
+    s.baseline_roof_fraction = 0.5;
+    s.candidates = 12;
+    // 1.0003x: the simulator cannot vouch for it.
+    s.best_us = 20 / 1.0003;
+    CHECK_FALSE(improved_beyond_resolution(s));
+    std::string reason = outcome_reason(s);
+    CHECK(reason.rfind("not improved: the best is 0.03 % faster than the baseline, within the "
+                       "measurement's resolution (0.5 %)",
+                       0) == 0);
+    CHECK(reason.find("at 50 % of its roofline bound") != std::string::npos);
+    CHECK_FALSE(outcome_of(s).improved);
+    // Exactly the baseline: not "improved" either.
+    s.best_us = 20;
+    CHECK(outcome_reason(s).rfind("budget of 12 spent without a faster candidate", 0) == 0);
+    // 1.1 % is beyond the resolution.
+    s.best_us = 20 / 1.011;
+    CHECK(improved_beyond_resolution(s));
+    CHECK(outcome_reason(s).rfind("improved", 0) == 0);
+    CHECK(outcome_of(s).improved);
+    CHECK(compute_metrics({outcome_of(s)}).improved == 1);
+  }
+
+  TEST_CASE("a measured best is improved when the paired comparison says faster") {
+    npu::op_package op = test_op();
+    episode_state s = initial_episode_state("c", op, episode_config{});
+    s.phase = episode_phase::done;
+    s.baseline_us = 20;
+    s.best_us = 19.9;
+    s.best_result.measurement.measured = true;
+    s.best_result.measurement.median_us = 19.9;
+    s.best_result.measurement.iqr_us = 1.0;  // 5 % spread: 0.5 % is noise
+    CHECK(improvement_resolution(s) == doctest::Approx(1.0 / 19.9));
+    CHECK_FALSE(improved_beyond_resolution(s));
+    s.best_result.measurement.verdict = "faster";
+    CHECK(improved_beyond_resolution(s));
+  }
+
+  TEST_CASE("an operator near its roofline says so before anything else") {
+    npu::op_package op = test_op();
+    episode_config cfg;
+    cfg.budget = 4;
+    episode_state s = initial_episode_state("c", op, cfg);
+    s.phase = episode_phase::done;
+    s.baseline_us = 10.9;
+    s.best_us = 10.9;
+    s.baseline_bound_us = 10;
+    s.baseline_roof_fraction = 10 / 10.9;
+    s.candidates = 4;
+    s.failures["misaligned"] = 2;
+    const std::string reason = outcome_reason(s);
+    CHECK(reason.rfind("at 92 % of its bound: little to gain; 2 of 4 candidates infeasible", 0) ==
+          0);
+    CHECK(reason.find("roofline bound") == std::string::npos);  // said once
   }
 }

@@ -31,6 +31,10 @@ double latency(const tunable_values& v) {
          (v.at("BUFFER_NUM") == 2 ? 0.0 : 5.0) + std::abs(v.at("CHUNK_LENGTH") - 2000) / 500.0;
 }
 
+double latency_of_tile(const tunable_values& v) {
+  return 100.0 - std::log2(static_cast<double>(v.at("TILE_LENGTH"))) - v.at("BUFFER_NUM");
+}
+
 }  // namespace
 
 TEST_SUITE("agent") {
@@ -223,6 +227,164 @@ constexpr uint32_t TILE_NUM = 8;   // tunable: range [1, 64]
       blind.report(*v, 100.0 - i);
     }
     CHECK(remainder);
+  }
+
+  TEST_CASE("after a UB failure the mutator proposes nothing in the region it spans") {
+    result<std::vector<tunable>> ts = parse_tunables(R"(// EVOLVE-BLOCK-START
+constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]
+constexpr uint32_t TILE_LENGTH = 1024;  // tunable: pow2 [256, 32768]
+constexpr uint32_t BUFFER_NUM = 1;      // tunable: choice {1, 2}
+// EVOLVE-BLOCK-END
+)");
+    REQUIRE(ts.ok());
+    heuristic_mutator m(*ts, {8, 2, 7, 2});
+    m.report(current_values(*ts), 100.0);
+    std::vector<tunable_values> failed;
+    for (int i = 0; i < 60; ++i) {
+      std::optional<tunable_values> v = m.propose();
+      if (!v) break;
+      for (const tunable_values& f : failed) {
+        // Never again at least as large a tile and as many buffers (block dims free).
+        CHECK_FALSE((v->at("TILE_LENGTH") >= f.at("TILE_LENGTH") &&
+                     v->at("BUFFER_NUM") >= f.at("BUFFER_NUM")));
+      }
+      const bool overflows = v->at("TILE_LENGTH") * v->at("BUFFER_NUM") > 4096;
+      if (overflows) failed.push_back(*v);
+      m.report(*v, overflows ? std::nullopt : std::optional<double>(latency_of_tile(*v)),
+               overflows ? "ub_overflow" : "");
+    }
+    CHECK(!failed.empty());
+    // At most one failure per (tile, depth) pair beyond the bound, whatever the block dims.
+    CHECK(failed.size() <= 7);
+  }
+
+  TEST_CASE("after k failures blamed on one value, no value set holds it again") {
+    // SPLIT has no role the mutator knows; SPLIT = 48 fails whatever the other tunable is.
+    result<std::vector<tunable>> ts = parse_tunables(R"(// EVOLVE-BLOCK-START
+constexpr uint32_t SPLIT = 40;   // tunable: range [32, 64]
+constexpr uint32_t WAYS = 4;     // tunable: range [1, 8]
+// EVOLVE-BLOCK-END
+)");
+    REQUIRE(ts.ok());
+    mutator_options o;
+    o.seed = 3;
+    o.initial_samples = 0;
+    o.region_rejections = 2;
+    heuristic_mutator m(*ts, o);
+    m.report({{"SPLIT", 40}, {"WAYS", 4}}, 10.0);
+    m.report({{"SPLIT", 40}, {"WAYS", 5}}, 11.0);
+    m.report({{"SPLIT", 48}, {"WAYS", 4}}, std::nullopt, "tiling_failed");
+    // One blamed failure is not yet a region: a value set elsewhere may still hold 48.
+    CHECK_FALSE(m.excluded({{"SPLIT", 48}, {"WAYS", 7}}));
+    m.report({{"SPLIT", 48}, {"WAYS", 5}}, std::nullopt, "tiling_failed");
+    CHECK(m.excluded({{"SPLIT", 48}, {"WAYS", 7}}));
+    CHECK_FALSE(m.excluded({{"SPLIT", 47}, {"WAYS", 7}}));
+    for (int i = 0; i < 100; ++i) {
+      std::optional<tunable_values> v = m.propose();
+      if (!v) break;
+      CHECK(v->at("SPLIT") != 48);
+      m.report(*v, 12.0 + i);
+    }
+    // The learned region survives a save and load.
+    result<heuristic_mutator> loaded = heuristic_mutator::load(m.save());
+    REQUIRE(loaded.ok());
+    CHECK(loaded->excluded({{"SPLIT", 48}, {"WAYS", 1}}));
+  }
+
+  TEST_CASE("a region screened before the device costs one screening, not thousands") {
+    // BLOCK_NUM is named like a block dim, but synthesis found it to be a tile count: the
+    // block-dim screening must leave it alone. BLOCK_DIM's domain reaches past the cores.
+    result<std::vector<tunable>> ts = parse_tunables(R"(// EVOLVE-BLOCK-START
+constexpr uint32_t BLOCK_DIM = 8;     // tunable: range [1, 64]  core cap: passed to SetBlockDim
+constexpr uint32_t BLOCK_NUM = 1024;  // tunable: range [1, 4096]  tile count: reaches tiling field blockNum
+constexpr uint32_t TILE_LENGTH = 1024;  // tunable: range [16, 32768] step 16
+// EVOLVE-BLOCK-END
+)");
+    REQUIRE(ts.ok());
+    CHECK(tunable_role((*ts)[1]) == tiling_role::tile_count);
+    admissibility_check check = make_ub_capacity_check(*ts, 64 * 1024, 8, 40);
+    mutator_options o;
+    o.seed = 9;
+    o.cores = 40;
+    heuristic_mutator m(*ts, o, check);
+    m.report(current_values(*ts), 50.0);
+    for (int i = 0; i < 60; ++i) {
+      std::optional<tunable_values> v = m.propose();
+      REQUIRE(v.has_value());
+      CHECK(v->at("BLOCK_DIM") <= 40);  // within the cores by construction
+      CHECK(v->at("TILE_LENGTH") * 8 <= 64 * 1024);
+      m.report(*v, 50.0 - 0.1 * i);
+    }
+    CHECK(m.rejected().count("bad_block_dim (predicted)") == 0);
+    const auto ub = m.rejected().find("ub_overflow (predicted)");
+    CHECK((ub == m.rejected().end() || ub->second <= 6));
+  }
+
+  TEST_CASE("a mostly infeasible space switches to moves feasible by construction") {
+    // SPLIT must be a multiple of 32 (the device says misaligned otherwise); the space-filling
+    // samples and perturbations do not know that, the constructive moves keep the start's
+    // alignment block (256).
+    result<std::vector<tunable>> ts = parse_tunables(R"(// EVOLVE-BLOCK-START
+constexpr uint32_t SPLIT = 256;   // tunable: range [1, 4096]
+constexpr uint32_t WAYS = 4;      // tunable: range [1, 8]
+// EVOLVE-BLOCK-END
+)");
+    REQUIRE(ts.ok());
+    mutator_options o;
+    o.seed = 21;
+    o.initial_samples = 6;
+    heuristic_mutator m(*ts, o);
+    m.report(current_values(*ts), 100.0);
+    int feasible_late = 0;
+    int late = 0;
+    bool switched = false;
+    for (int i = 0; i < 30; ++i) {
+      std::optional<tunable_values> v = m.propose();
+      REQUIRE(v.has_value());
+      const bool ok = v->at("SPLIT") % 32 == 0;
+      if (m.last_change().rfind("feasible by construction", 0) == 0) {
+        switched = true;
+        CHECK(ok);
+      }
+      if (i >= 15) {
+        ++late;
+        feasible_late += ok ? 1 : 0;
+      }
+      m.report(*v, ok ? std::optional<double>(100.0 - v->at("WAYS")) : std::nullopt,
+               ok ? "" : "misaligned");
+    }
+    CHECK(switched);
+    CHECK(2 * feasible_late >= late);
+  }
+
+  TEST_CASE("repair moves the tunables that reduce the UB bytes one at a time, then together") {
+    result<std::vector<tunable>> ts = parse_tunables(R"(// EVOLVE-BLOCK-START
+constexpr uint32_t BLOCK_DIM = 8;       // tunable: range [1, 40]
+constexpr uint32_t TILE_LENGTH = 8192;  // tunable: pow2 [256, 32768]
+constexpr uint32_t BUFFER_NUM = 2;      // tunable: choice {1, 2}
+// EVOLVE-BLOCK-END
+)");
+    REQUIRE(ts.ok());
+    admissibility_check check = make_ub_capacity_check(*ts, 192 * 1024, 8, 40);
+    mutator_options o;
+    o.seed = 4;
+    o.cores = 40;
+    heuristic_mutator m(*ts, o, check);
+    // 128 KiB of tiles pass the screening; the device found more buffers than it sees.
+    m.report(current_values(*ts), std::nullopt, "ub_overflow");
+    m.begin_repair("ub_overflow");
+    std::vector<tunable_values> first;
+    for (int i = 0; i < 4; ++i) {
+      std::optional<tunable_values> v = m.propose();
+      REQUIRE(v.has_value());
+      first.push_back(*v);
+      m.report(*v, std::nullopt, "ub_overflow");
+    }
+    // One tunable at a time: the tile halved, the buffers 2 -> 1, the tile quartered, then both.
+    CHECK(first[0] == tunable_values{{"BLOCK_DIM", 8}, {"TILE_LENGTH", 4096}, {"BUFFER_NUM", 2}});
+    CHECK(first[1] == tunable_values{{"BLOCK_DIM", 8}, {"TILE_LENGTH", 8192}, {"BUFFER_NUM", 1}});
+    CHECK(first[2] == tunable_values{{"BLOCK_DIM", 8}, {"TILE_LENGTH", 2048}, {"BUFFER_NUM", 2}});
+    CHECK(first[3] == tunable_values{{"BLOCK_DIM", 8}, {"TILE_LENGTH", 4096}, {"BUFFER_NUM", 1}});
   }
 
   TEST_CASE("loading a malformed mutator state names the problem") {

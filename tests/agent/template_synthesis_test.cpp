@@ -146,10 +146,16 @@ TEST_SUITE("agent") {
     CHECK(find(*t, "QUEUE_NUM") == nullptr);
     CHECK(find(*t, "BLOCK_BYTES") == nullptr);
     CHECK(t->source.find("const uint32_t QUEUE_NUM = 3;  // x, y and z\n") != std::string::npos);
-    REQUIRE(t->levers.size() == 3);
+    // The UB size the tiling divides is a fourth lever (read with libclang); the platform's
+    // core count is not, CORE_LIMIT already caps it.
+    REQUIRE(t->levers.size() == 4);
+    CHECK(t->levers[3].name == "UB_SHARE_64THS");
+    CHECK(find(*t, "CORE_COUNT") == nullptr);
     std::string looked;
     for (const std::string& l : t->looked_at) looked += l + "\n";
     CHECK(looked.find("QUEUE_NUM (") != std::string::npos);
+    CHECK(looked.find("`ascendcPlatform.GetCoreNumAiv()` (already bounded by a constant lever)") !=
+          std::string::npos);
   }
 
   TEST_CASE("synthesis does not take a count of queues for a buffer depth") {

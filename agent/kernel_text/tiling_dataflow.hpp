@@ -1,0 +1,46 @@
+// Where a tiling program computes the quantities that decide its schedule, read with libclang
+// (issue 35): real tiling programs rarely keep their levers in named constants. The core count
+// comes from the platform (`GetCoreNumAiv()`), the UB budget from `GetCoreMemSize(UB, var)`;
+// both are computed values that template synthesis can turn into values the search sets.
+//
+// The source is parsed as C++17 against `include_dirs` (the shim's headers) under the name
+// `file_name` (so that the operator's own relative includes resolve when it names the real
+// file). A parse with errors still yields the calls clang could resolve; a call on a type
+// clang could not resolve is not found (no lever, never a wrong one).
+//
+//   core_count  every call of a member function named GetCoreNumAiv (or GetCoreNum,
+//               GetCoreNumAic) with no arguments: `expression` is the call's text;
+//   ub_bytes    every statement `x.GetCoreMemSize(<...UB...>, var)`: `variable` is the variable
+//               the UB size is written to, `statement_end` the offset just past the
+//               statement's ';'.
+//
+// Offsets are bytes into `source`. Thread-safety: pure function (each call has its own index).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "base/status.hpp"
+
+namespace aopt::agent {
+
+enum class computed_lever_kind { core_count, ub_bytes };
+
+struct computed_lever {
+  computed_lever_kind kind = computed_lever_kind::core_count;
+  std::string expression;  // the source text the value comes from
+  size_t begin = 0;        // [begin, end): the expression's bytes in the source
+  size_t end = 0;
+  size_t statement_begin = 0;  // the statement holding it (a declaration or an expression)
+  size_t statement_end = 0;    // just past its ';'
+  std::string variable;        // ub_bytes: the variable the UB size is written to
+  std::string variable_type;   // ub_bytes: its type as clang spells it, e.g. "uint64_t"
+};
+
+// invalid_argument when libclang cannot parse at all (no translation unit).
+result<std::vector<computed_lever>> find_computed_levers(
+    const std::string& source, const std::vector<std::string>& include_dirs,
+    const std::string& file_name = "tiling.cpp");
+
+}  // namespace aopt::agent
