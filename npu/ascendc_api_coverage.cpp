@@ -166,6 +166,8 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "the A2/A3 (score, index) layout, per repeat of 32 or full (isFullSort); the region "
        "proposal layout of Atlas inference cores is not provided; Concat and GetSortTmpSize are "
        "not yet"},
+      {sort, "Concat", no,
+       "the region proposal layout of Atlas inference cores; the A2/A3 layout needs no Concat"},
       {sort, "Extract", yes,
        "repeats of 32 (score, index) pairs into scores and uint32 indexes (the A2/A3 layout)"},
       {mask, "SetMaskCount", yes, ""},
@@ -249,6 +251,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {mathlib, "Ceil", yes, "the tensor forms; Ceil(a, b) on integers is a / b rounded up"},
       {mathlib, "Round", yes, ""},
       {mathlib, "Trunc", yes, ""},
+      {mathlib, "Pad", no,
+       "the width padding of a 2-D tensor is not implemented (UnPad is; PadTiling is defined "
+       "for tiling data that carries it)"},
+      {mathlib, "TopK", no, "not implemented; Sort32, MrgSort and Sort are"},
       {mathlib, "SoftMax", no, "normalisation library not implemented"},
       {mathlib, "LayerNorm", no, "normalisation library not implemented"},
       {debug, "printf", yes, "to stderr; PRINTF too"},
