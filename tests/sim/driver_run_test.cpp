@@ -454,8 +454,12 @@ TEST_SUITE("sim") {
 
     json s = spec();
     s["op"]["tiling_func"] = "AxpyTiling";
-    s["op"]["attrs"] = json::array();  // GetAttrPointer<float>(0) past the end yields nullptr
+    // A list attribute first: GetAttrPointer<float>(0) of a list yields nullptr (a scalar
+    // attribute of another type would answer with its storage, as CANN's context does).
+    s["op"]["attrs"].insert(s["op"]["attrs"].begin(),
+                            json{{"name", "axes"}, {"type", "list_int"}, {"value", {1}}});
     const json typed = run(entries(&tiling_func<4>, &kernel_entry<variant::correct>), s);
+    INFO(typed.dump());
     CHECK(contains(typed, "AxpyTiling returned"));
   }
 

@@ -241,9 +241,23 @@ TEST_SUITE("sim") {
     CHECK(types.SetOutputDataType(1, ge::DT_FLOAT) == ge::GRAPH_FAILED);
   }
 
-  TEST_CASE("OpDef registration compiles to objects that do nothing") {
+  TEST_CASE("an OpDef records what it declares, for aopt init") {
     ops::HostShimReduce def("HostShimReduce");
-    // Each chain returns the same builder: nothing is stored.
-    CHECK(&def.Input("a") == &def.Output("b"));
+    const aopt_sim::op_def_description d = def.aopt_description();
+    CHECK(d.op_type == "HostShimReduce");
+    REQUIRE_FALSE(d.inputs.empty());
+    REQUIRE_FALSE(d.outputs.empty());
+    CHECK(d.inputs[0].name == "x");
+    CHECK(d.inputs[0].dtypes.size() == 3);
+    CHECK(d.inputs[1].param_type == ops::OPTIONAL);
+    CHECK(d.outputs[0].dtypes == std::vector<ge::DataType>{ge::DT_FLOAT16});
+    REQUIRE_FALSE(d.attrs.empty());
+    CHECK(d.attrs[0].name == "alpha");
+    CHECK(d.attrs[0].type == "float");
+    CHECK(d.attrs[0].value == "1");
+    // Each declaration is its own record.
+    CHECK(&def.Input("a") != &def.Output("b"));
+    CHECK(def.aopt_description().inputs.back().name == "a");
+    CHECK(def.aopt_description().outputs.back().name == "b");
   }
 }
