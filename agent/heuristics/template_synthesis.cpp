@@ -282,10 +282,12 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
       looked_at.push_back("the tiling function's data flow (" + computed.error().message() + ")");
     } else {
       // A program that already caps its cores or sizes its UB with a constant lever keeps that
-      // one lever for the quantity.
+      // one lever for the quantity; a constant taken for its name alone (MAX_COPY_BLOCK_COUNT
+      // "says" block dim) is no evidence of that.
       auto has_lever = [&](tiling_role role) {
-        return std::any_of(levers.begin(), levers.end(),
-                           [&](const synthesized_lever& l) { return l.role == role; });
+        return std::any_of(levers.begin(), levers.end(), [&](const synthesized_lever& l) {
+          return l.role == role && l.why.rfind("the name says", 0) != 0;
+        });
       };
       const bool core_capped = has_lever(tiling_role::block_dim);
       const bool ub_sized = has_lever(tiling_role::ub_size);

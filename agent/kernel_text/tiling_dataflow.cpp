@@ -81,6 +81,8 @@ struct walker {
     computed_lever lever;
     if (!extent_of(c, lever.begin, lever.end) || lever.end > source.size()) return;
     lever.expression = source.substr(lever.begin, lever.end - lever.begin);
+    // A call spelled by a macro has no text of its own to rewrite.
+    if (lever.expression.find(name) == std::string::npos) return;
     if (!statement_of(lever.statement_begin, lever.statement_end)) return;
     if ((name == "GetCoreNumAiv" || name == "GetCoreNum" || name == "GetCoreNumAic") && args == 0) {
       lever.kind = computed_lever_kind::core_count;

@@ -213,6 +213,12 @@ TEST_SUITE("agent") {
     CHECK(t->source.find("static uint32_t aivNum = (CORE_COUNT < (ascendcPlatform.GetCoreNumAiv()) "
                          "? CORE_COUNT : (ascendcPlatform.GetCoreNumAiv()));") !=
           std::string::npos);
+    // A constant taken for its name alone does not stand in for the platform's core count.
+    const std::string named =
+        std::string("constexpr uint32_t MAX_COPY_BLOCK_COUNT = 4095;\n") + kUbBudgetTiling;
+    result<synthesized_template> both = synthesize_template(named, o);
+    REQUIRE(both.ok());
+    CHECK(both->source.find("constexpr uint32_t CORE_COUNT = 40;") != std::string::npos);
     // Without the data-flow reading there is no lever at all: the program names no constant.
     o.read_dataflow = false;
     CHECK_FALSE(synthesize_template(kUbBudgetTiling, o).ok());
