@@ -22,7 +22,7 @@ std::string regex_escape(const std::string& s) {
 }
 
 bool is_barrier(const std::string& masked, text_range s) {
-  return shape_of(masked.substr(s.begin, s.end - s.begin)).rfind("PipeBarrier<", 0) == 0;
+  return !barrier_pipe(masked, s).empty();
 }
 
 // "static_cast<uint32_t>(n)" -> "n".

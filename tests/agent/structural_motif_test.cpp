@@ -58,9 +58,48 @@ private:
 };
 )";
 
+// Full barriers as real kernels spell them: the intrinsic and the qualified API.
+const char* kSpelledBarrierKernel = R"(#include "kernel_operator.h"
+
+class KernelClampRows {
+public:
+    __aicore__ inline void Process()
+    {
+        for (uint32_t r = 0; r < rowCount; r++) {
+            AscendC::LocalTensor<float> work = workBuf.Get<float>();
+            AscendC::DataCopy(work, srcGm[r * rowLen], rowLen);
+            pipe_barrier(PIPE_ALL);
+            AscendC::Maxs(work, work, lower, rowLen);
+            AscendC::PipeBarrier<PIPE_ALL>();
+            AscendC::DataCopy(dstGm[r * rowLen], work, rowLen);
+            pipe_barrier(PIPE_ALL);
+        }
+    }
+
+private:
+    AscendC::TPipe pipe;
+    AscendC::TBuf<AscendC::QuePosition::VECCALC> workBuf;
+    AscendC::GlobalTensor<float> srcGm;
+    AscendC::GlobalTensor<float> dstGm;
+    uint32_t rowCount = 0;
+    uint32_t rowLen = 0;
+    float lower = 0;
+};
+)";
+
 }  // namespace
 
 TEST_SUITE("agent") {
+  TEST_CASE("fine-grained sync finds full barriers however they are spelled") {
+    const kernel_rule* r = find_optimization_rule("full_barrier_to_flags");
+    REQUIRE(r != nullptr);
+    REQUIRE(r->applies(kSpelledBarrierKernel));
+    result<std::string> out = r->apply(kSpelledBarrierKernel);
+    REQUIRE(out.ok());
+    CHECK(out->find("PIPE_ALL") == std::string::npos);
+    CHECK(out->find("SetFlag<HardEvent::MTE2_V>") != std::string::npos);
+  }
+
   TEST_CASE("double buffering matches a queue depth by its use in InitBuffer, whatever its name") {
     // No naming rule calls QUE_DEPTH a buffer count ("depth" even marks a fixed quantity).
     CHECK(classify_tiling_name("QUE_DEPTH") == tiling_role::none);
