@@ -746,6 +746,12 @@ void heuristic_mutator::report(const tunable_values& values, std::optional<doubl
     return;
   }
   ++feasible_reports_;
+  // Repaired: the rest of the repair plan would only move further from what now works.
+  if (repair_pending_ > 0) {
+    const size_t drop = std::min(repair_pending_, samples_.size());
+    samples_.erase(samples_.begin(), samples_.begin() + static_cast<std::ptrdiff_t>(drop));
+    repair_pending_ = 0;
+  }
   for (const member& m : population_) {
     if (to_point(m.values) == p) return;
   }

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <regex>
+#include <set>
 
 #include "agent/kernel_text/source_text.hpp"
 #include "agent/kernel_text/tiling_dataflow.hpp"
@@ -271,21 +272,31 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
 
   // Computed levers: values the tiling function computes from the platform.
   if (options.read_dataflow) {
+    // The tiling fields the kernel passes as InitBuffer's num: a computed variable handed to
+    // one of them is a buffer depth.
+    std::set<std::string> depth_fields;
+    if (!kernel.empty()) depth_fields = buffer_depth_sources(kernel);
     result<std::vector<computed_lever>> computed =
-        find_computed_levers(tiling, options.include_dirs, options.file_name);
+        find_computed_levers(tiling, options.include_dirs, options.file_name, depth_fields);
     if (!computed.ok()) {
       looked_at.push_back("the tiling function's data flow (" + computed.error().message() + ")");
     } else {
       // A program that already caps its cores or sizes its UB with a constant lever keeps that
-      // one lever for the quantity.
+      // one lever for the quantity; a constant taken for its name alone (MAX_COPY_BLOCK_COUNT
+      // "says" block dim) is no evidence of that.
       auto has_lever = [&](tiling_role role) {
-        return std::any_of(levers.begin(), levers.end(),
-                           [&](const synthesized_lever& l) { return l.role == role; });
+        return std::any_of(levers.begin(), levers.end(), [&](const synthesized_lever& l) {
+          return l.role == role && l.why.rfind("the name says", 0) != 0;
+        });
       };
       const bool core_capped = has_lever(tiling_role::block_dim);
       const bool ub_sized = has_lever(tiling_role::ub_size);
+      const bool depth_set = has_lever(tiling_role::buffer_num);
       for (const computed_lever& c : *computed) {
-        if (c.kind == computed_lever_kind::core_count ? core_capped : ub_sized) {
+        const bool bounded = c.kind == computed_lever_kind::core_count ? core_capped
+                             : c.kind == computed_lever_kind::ub_bytes ? ub_sized
+                                                                       : depth_set;
+        if (bounded) {
           looked_at.push_back("`" + c.expression + "` (already bounded by a constant lever)");
           continue;
         }
@@ -312,6 +323,17 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
           r.line = lines[first].substr(0, b) + "(" + name + " < (" + c.expression + ") ? " + name +
                    " : (" + c.expression + "))" + lines[first].substr(e);
           levers.push_back({name, tiling_role::block_dim, why, c.expression});
+        } else if (c.kind == computed_lever_kind::buffer_depth) {
+          if (first != last) continue;
+          // 0 keeps what the function computes (the baseline); 1 or 2 overrides it.
+          name = fresh_identifier(working_text, "BUFFER_DEPTH");
+          why = "buffer depth: overrides `" + c.variable + "` of `" + c.expression +
+                "` (reaches an InitBuffer num of the kernel) unless 0";
+          r.lines_before.push_back(indent + "constexpr uint32_t " + name +
+                                   " = 0;  // tunable: choice {0, 1, 2}  " + why);
+          r.line = lines[first] + "\n" + indent + "if (" + name + " != 0) " + c.variable + " = " +
+                   name + ";";
+          levers.push_back({name, tiling_role::buffer_num, why, c.expression});
         } else {
           if (first != last) continue;
           name = fresh_identifier(working_text, "UB_SHARE_64THS");

@@ -30,7 +30,11 @@
 //               count capped by the search;
 //   UB budget   after `p.GetCoreMemSize(UB, ubSize);` the line `ubSize = ubSize / 64 *
 //               UB_SHARE_64THS;` with UB_SHARE_64THS = 64, range [16, 64]: the share of the UB
-//               the tiling may divide among its buffers, from a quarter to all of it.
+//               the tiling may divide among its buffers, from a quarter to all of it;
+//   buffer depth  after `uint32_t doubleBuffer = <computed>;`, whose variable the function
+//               hands to a tiling field the kernel passes as InitBuffer's num, the line
+//               `if (BUFFER_DEPTH != 0) doubleBuffer = BUFFER_DEPTH;` with BUFFER_DEPTH = 0,
+//               choice {0, 1, 2}: 0 keeps the computed depth, 1 or 2 overrides it.
 // Each such tunable's note names the expression it came from ("core count: caps
 // `ascendcPlatform.GetCoreNumAiv()`").
 // Deterministic: the same source always gives the same template.

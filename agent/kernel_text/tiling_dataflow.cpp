@@ -50,8 +50,10 @@ CXCursor named_variable(CXCursor arg) {
 
 struct walker {
   const std::string& source;
+  const std::set<std::string>& depth_fields;
   std::vector<computed_lever> found;
-  std::vector<CXCursor> stack;  // ancestors of the cursor being visited, outermost first
+  std::set<std::string> depth_variables;  // each computed depth once
+  std::vector<CXCursor> stack;            // ancestors of the cursor being visited, outermost first
 
   // The statement holding the cursor: the outermost ancestor below the nearest compound
   // statement (or the translation unit, for a namespace-scope declaration).
@@ -79,10 +81,14 @@ struct walker {
     computed_lever lever;
     if (!extent_of(c, lever.begin, lever.end) || lever.end > source.size()) return;
     lever.expression = source.substr(lever.begin, lever.end - lever.begin);
+    // A call spelled by a macro has no text of its own to rewrite.
+    if (lever.expression.find(name) == std::string::npos) return;
     if (!statement_of(lever.statement_begin, lever.statement_end)) return;
     if ((name == "GetCoreNumAiv" || name == "GetCoreNum" || name == "GetCoreNumAic") && args == 0) {
       lever.kind = computed_lever_kind::core_count;
       found.push_back(std::move(lever));
+    } else if (name.rfind("set_", 0) == 0 && args == 1 && depth_fields.count(name.substr(4)) != 0) {
+      depth_setter(clang_Cursor_getArgument(c, 0));
     } else if (name == "GetCoreMemSize" && args == 2) {
       size_t b = 0;
       size_t e = 0;
@@ -97,6 +103,34 @@ struct walker {
       lever.variable_type = take(clang_getTypeSpelling(clang_getCursorType(var)));
       found.push_back(std::move(lever));
     }
+  }
+
+  // The variable a depth setter is given, when the function computes it in a declaration of
+  // its own that a line can follow.
+  void depth_setter(CXCursor arg) {
+    CXCursor var = named_variable(arg);
+    if (clang_Cursor_isNull(var) || clang_getCursorKind(var) != CXCursor_VarDecl) return;
+    if (clang_isConstQualifiedType(clang_getCursorType(var)) != 0) return;
+    const CXCursorKind scope = clang_getCursorKind(clang_getCursorSemanticParent(var));
+    if (scope != CXCursor_FunctionDecl && scope != CXCursor_CXXMethod) return;
+    const std::string name = take(clang_getCursorSpelling(var));
+    if (depth_variables.count(name) != 0) return;
+    computed_lever lever;
+    if (!extent_of(var, lever.statement_begin, lever.end) || lever.end > source.size()) return;
+    const size_t semi = source.find_first_not_of(" \t", lever.end);
+    if (semi == std::string::npos || source[semi] != ';') return;  // `int a = 1, b = 2;`
+    const size_t rest = source.find_first_not_of(" \t\r", semi + 1);
+    if (rest != std::string::npos && source[rest] != '\n' && source.compare(rest, 2, "//") != 0) {
+      return;  // more code on the line
+    }
+    lever.kind = computed_lever_kind::buffer_depth;
+    lever.begin = lever.statement_begin;
+    lever.statement_end = semi + 1;
+    lever.expression = source.substr(lever.begin, lever.statement_end - lever.begin);
+    lever.variable = name;
+    lever.variable_type = take(clang_getTypeSpelling(clang_getCursorType(var)));
+    depth_variables.insert(name);
+    found.push_back(std::move(lever));
   }
 
   void visit(CXCursor c) {
@@ -129,7 +163,7 @@ struct unit_deleter {
 
 result<std::vector<computed_lever>> find_computed_levers(
     const std::string& source, const std::vector<std::string>& include_dirs,
-    const std::string& file_name) {
+    const std::string& file_name, const std::set<std::string>& depth_fields) {
   std::unique_ptr<void, index_deleter> index(clang_createIndex(0, 0));
   std::vector<std::string> arg_text = {"-x", "c++", "-std=c++17", "-fsyntax-only", "-w"};
   for (const std::string& dir : include_dirs) arg_text.push_back("-I" + dir);
@@ -146,7 +180,7 @@ result<std::vector<computed_lever>> find_computed_levers(
     return invalid_argument("libclang could not parse " + file_name + " (error " +
                             std::to_string(static_cast<int>(rc)) + ")");
   }
-  walker w{source, {}, {}};
+  walker w{source, depth_fields, {}, {}, {}};
   w.visit(clang_getTranslationUnitCursor(unit.get()));
   return std::move(w.found);
 }

@@ -12,12 +12,18 @@
 //               GetCoreNumAic) with no arguments: `expression` is the call's text;
 //   ub_bytes    every statement `x.GetCoreMemSize(<...UB...>, var)`: `variable` is the variable
 //               the UB size is written to, `statement_end` the offset just past the
-//               statement's ';'.
+//               statement's ';';
+//   buffer_depth  a local, non-const variable the function computes and hands to a tiling
+//               setter `t.set_F(var)` whose field F is in `depth_fields` (the fields the
+//               kernel passes as InitBuffer's num: tiling_usage.hpp, buffer_depth_sources):
+//               `variable` is it, `expression` and [statement_begin, statement_end) its
+//               declaration (alone on its statement; the ';' ends its line).
 //
 // Offsets are bytes into `source`. Thread-safety: pure function (each call has its own index).
 #pragma once
 
 #include <cstddef>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,7 +31,7 @@
 
 namespace aopt::agent {
 
-enum class computed_lever_kind { core_count, ub_bytes };
+enum class computed_lever_kind { core_count, ub_bytes, buffer_depth };
 
 struct computed_lever {
   computed_lever_kind kind = computed_lever_kind::core_count;
@@ -41,6 +47,6 @@ struct computed_lever {
 // invalid_argument when libclang cannot parse at all (no translation unit).
 result<std::vector<computed_lever>> find_computed_levers(
     const std::string& source, const std::vector<std::string>& include_dirs,
-    const std::string& file_name = "tiling.cpp");
+    const std::string& file_name = "tiling.cpp", const std::set<std::string>& depth_fields = {});
 
 }  // namespace aopt::agent

@@ -95,6 +95,36 @@ bool intersects(const id_set& a, const id_set& b) {
 }
 
 // `name` appears as (a factor of) a divisor in `text`: `x / NAME`, `x / (A * NAME * ...)`.
+// Whether `name` caps a core count in the statement `text`: it and a core-count operand (a
+// variable holding one, or a query call) are the two sides of a comparison or the two
+// arguments of a min/max. A constant merely multiplied with the core count (a per-core
+// workspace size, a byte size) caps nothing.
+bool caps_core_count(const std::string& text, const std::string& name, const id_set& core_vars) {
+  auto is_core = [&](const std::string& operand) {
+    static const std::regex form(
+        R"(^\(?\s*(?:[A-Za-z_]\w*\s*(?:\.|->)\s*)?([A-Za-z_]\w*)\s*(\(\s*\))?\s*\)?$)");
+    std::smatch m;
+    return std::regex_match(operand, m, form) && core_vars.count(m[1].str()) != 0;
+  };
+  const std::string id = "(?:[A-Za-z_]\\w*\\s*(?:\\.|->)\\s*)?[A-Za-z_]\\w*(?:\\s*\\(\\s*\\))?";
+  const std::string op = "\\s*(?:<=|>=|==|!=|<|>)\\s*";
+  const std::regex after("(?:^|[^\\w.>])" + name + op + "(" + id + ")");
+  const std::regex before("(" + id + ")" + op + name + "(?:$|[^\\w(<])");
+  for (const std::regex* r : {&after, &before}) {
+    for (std::sregex_iterator it(text.begin(), text.end(), *r), end; it != end; ++it) {
+      if (is_core((*it)[1].str())) return true;
+    }
+  }
+  static const std::regex min_max(
+      R"(\b(?:min|max)\s*(?:<[^<>()]*>)?\s*\(\s*([^(),]*(?:\(\s*\))?)\s*,\s*([^(),]*(?:\(\s*\))?)\s*\))");
+  for (std::sregex_iterator it(text.begin(), text.end(), min_max), end; it != end; ++it) {
+    const std::string a = trim((*it)[1].str());
+    const std::string b = trim((*it)[2].str());
+    if ((a == name && is_core(b)) || (b == name && is_core(a))) return true;
+  }
+  return false;
+}
+
 bool used_as_divisor(const std::string& text, const std::string& name) {
   const std::regex divisor("/\\s*(?:\\(\\s*)?(?:[\\w.]+\\s*\\*\\s*)*" + name + "\\b");
   return std::regex_search(text, divisor);
@@ -187,7 +217,7 @@ std::map<std::string, constant_usage> classify_by_usage(const std::string& tilin
       // A tile or buffer constant may share a statement with the core count (a per-core
       // length); only a constant not named for another role becomes a core cap that way.
       const bool may_be_cap = by_name == tiling_role::none || by_name == tiling_role::block_dim;
-      if (may_be_cap && intersects(s.ids, core_vars)) {
+      if (may_be_cap && intersects(s.ids, core_vars) && caps_core_count(s.text, name, core_vars)) {
         u.role = tiling_role::block_dim;
         u.why = "core cap: used with the core count in " + quote(s.text);
         break;

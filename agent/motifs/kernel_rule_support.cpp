@@ -92,8 +92,19 @@ std::string shape_of(const std::string& text) {
   return std::regex_replace(squeezed, cast, "");
 }
 
+std::string barrier_pipe(const std::string& masked, text_range s) {
+  // PipeBarrier<PIPE_V>(), AscendC::PipeBarrier<PIPE_ALL>(), and the intrinsic
+  // pipe_barrier(PIPE_ALL) that real kernels also write.
+  static const std::regex barrier(
+      R"(^(?:AscendC::)?(?:PipeBarrier<PIPE_(\w+)>\(\)|pipe_barrier\(PIPE_(\w+)\));$)");
+  std::smatch m;
+  const std::string shape = shape_of(masked.substr(s.begin, s.end - s.begin));
+  if (!std::regex_match(shape, m, barrier)) return {};
+  return m[1].matched ? m[1].str() : m[2].str();
+}
+
 bool is_full_barrier(const std::string& masked, text_range s) {
-  return shape_of(masked.substr(s.begin, s.end - s.begin)) == "PipeBarrier<PIPE_ALL>();";
+  return barrier_pipe(masked, s) == "ALL";
 }
 
 std::optional<call_site> whole_call(const kernel_facts& f, text_range s, const std::string& api) {

@@ -56,7 +56,12 @@ std::vector<tile_member_assignment> tile_member_assignments(const std::string& m
 // Text without whitespace and without `static_cast<T>` prefixes: the shape a pattern sees.
 std::string shape_of(const std::string& text);
 
-// The statement `s` of masked text is `PipeBarrier<PIPE_ALL>();`.
+// The pipe a barrier statement waits for ("ALL", "V", "MTE2", ...), however it is spelled
+// (`PipeBarrier<PIPE_X>();`, `AscendC::PipeBarrier<PIPE_X>();`, `pipe_barrier(PIPE_X);`);
+// empty when `s` is no barrier.
+std::string barrier_pipe(const std::string& masked, text_range s);
+
+// The statement `s` of masked text is a barrier on every pipe (barrier_pipe "ALL").
 bool is_full_barrier(const std::string& masked, text_range s);
 
 // The call `api` when it is the whole statement `s`.

@@ -23,6 +23,10 @@
 // its free parameters varied (one site at a time when it edits several, queue depth 3 and 4,
 // the tile enlarged twice), which the refiner offers as further candidates.
 //
+// Rules match a kernel's structure rather than its spelling (issue 35): a queue depth is the
+// constant a queue's InitBuffer takes as its num, whatever its name; a barrier is a barrier
+// however it is written (PipeBarrier<PIPE_X>(), AscendC::..., pipe_barrier(PIPE_X)).
+//
 // Not covered yet (§6): UB buffer reuse to enlarge tiles (TQueBind), and invariant work inside
 // member functions called from the loop (a gamma copied in every CopyIn); only an LLM refiner
 // can propose those.

@@ -22,7 +22,7 @@ std::string regex_escape(const std::string& s) {
 }
 
 bool is_barrier(const std::string& masked, text_range s) {
-  return shape_of(masked.substr(s.begin, s.end - s.begin)).rfind("PipeBarrier<", 0) == 0;
+  return !barrier_pipe(masked, s).empty();
 }
 
 // "static_cast<uint32_t>(n)" -> "n".
@@ -118,15 +118,20 @@ std::vector<text_edit> buffer_count_edits(const kernel_facts& f, Accept replace,
   const std::vector<int_constant> constants = find_int_constants(masked);
   std::set<std::string> constant_names;
   for (const int_constant& c : constants) constant_names.insert(c.name);
+  // A constant is a queue depth by what the kernel does with it (the count of a queue's
+  // InitBuffer), however it is named (BUFFER_NUM, QUE_DEPTH, kSlots), or by its name.
+  std::set<std::string> depth_constants;
   for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
     if (call.arguments.size() != 3 || !f.is_queue(operand_base(call.arguments[0]))) continue;
+    if (constant_names.count(trim(call.arguments[1])) != 0)
+      depth_constants.insert(trim(call.arguments[1]));
     if (!replace(call.arguments[1], constant_names)) continue;
     edits.push_back({call.argument_ranges[1], "2"});
   }
   for (const int_constant& c : constants) {
-    if (classify_tiling_name(c.name) == tiling_role::buffer_num && c.value == constant_value) {
-      edits.push_back({c.literal, "2"});
-    }
+    const bool depth = depth_constants.count(c.name) != 0 ||
+                       classify_tiling_name(c.name) == tiling_role::buffer_num;
+    if (depth && c.value == constant_value) edits.push_back({c.literal, "2"});
   }
   return edits;
 }

@@ -75,9 +75,81 @@ static ge::graphStatus TilingForGatherRows(gert::TilingContext* context)
 }  // namespace optiling
 )";
 
+// The buffer depth is computed from the shape and handed to the kernel through the tiling data.
+const char* kDepthTiling = R"(#include "register/op_def_registry.h"
+#include "register/tilingdata_base.h"
+#include "tiling/platform/platform_ascendc.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(SoftShrinkTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+TILING_DATA_FIELD_DEF(uint32_t, tileLength);
+TILING_DATA_FIELD_DEF(uint32_t, bufferNum);
+END_TILING_DATA_DEF;
+REGISTER_TILING_DATA_CLASS(SoftShrink, SoftShrinkTilingData)
+
+static ge::graphStatus TilingForSoftShrink(gert::TilingContext* context)
+{
+    uint32_t totalLength = context->GetInputShape(0)->GetStorageShape().GetShapeSize();
+    uint32_t doubleBuffer = totalLength > 65536 ? 2 : 1;
+    uint32_t tileLength = 8192 / doubleBuffer;
+    SoftShrinkTilingData tiling;
+    tiling.set_totalLength(totalLength);
+    tiling.set_tileLength(tileLength);
+    tiling.set_bufferNum(doubleBuffer);
+    context->SetBlockDim(1);
+    tiling.SaveToBuffer(context->GetRawTilingData()->GetData(),
+                        context->GetRawTilingData()->GetCapacity());
+    context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
+    return ge::GRAPH_SUCCESS;
+}
+}  // namespace optiling
+)";
+
+const char* kDepthKernel = R"(#include "kernel_operator.h"
+using namespace AscendC;
+class KernelSoftShrink {
+public:
+    __aicore__ inline void Init(GM_ADDR x, uint32_t tileLength, uint32_t bufferNum)
+    {
+        pipe.InitBuffer(inQueueX, bufferNum, tileLength * sizeof(float));
+    }
+private:
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 2> inQueueX;
+};
+extern "C" __global__ __aicore__ void soft_shrink(GM_ADDR x, GM_ADDR tiling)
+{
+    GET_TILING_DATA(tilingData, tiling);
+    KernelSoftShrink op;
+    op.Init(x, tilingData.tileLength, tilingData.bufferNum);
+}
+)";
+
 }  // namespace
 
 TEST_SUITE("agent") {
+  TEST_CASE("synthesis lets the search override a computed buffer depth, 0 keeping it") {
+    result<synthesized_template> t = synthesize_template(kDepthTiling, {}, kDepthKernel);
+    REQUIRE(t.ok());
+    const tunable* depth = nullptr;
+    for (const tunable& u : t->tunables) {
+      if (u.name == "BUFFER_DEPTH") depth = &u;
+    }
+    REQUIRE(depth != nullptr);
+    CHECK(depth->value == 0);
+    CHECK(depth->choices == std::vector<int64_t>{0, 1, 2});
+    CHECK(tunable_role(*depth) == tiling_role::buffer_num);
+    CHECK(depth->note.find("`uint32_t doubleBuffer = totalLength > 65536 ? 2 : 1;`") !=
+          std::string::npos);
+    CHECK(t->source.find("    uint32_t doubleBuffer = totalLength > 65536 ? 2 : 1;\n"
+                         "    if (BUFFER_DEPTH != 0) doubleBuffer = BUFFER_DEPTH;\n"
+                         "    uint32_t tileLength = 8192 / doubleBuffer;") != std::string::npos);
+    // Without the kernel nothing says the variable is a depth.
+    result<synthesized_template> blind = synthesize_template(kDepthTiling, {}, "");
+    CHECK((!blind.ok() || blind->source.find("BUFFER_DEPTH") == std::string::npos));
+  }
+
   TEST_CASE("libclang finds the platform's core count and UB size in a tiling function") {
     result<std::vector<computed_lever>> found =
         find_computed_levers(kUbBudgetTiling, synthesis_options::default_tiling_include_dirs());
@@ -141,6 +213,12 @@ TEST_SUITE("agent") {
     CHECK(t->source.find("static uint32_t aivNum = (CORE_COUNT < (ascendcPlatform.GetCoreNumAiv()) "
                          "? CORE_COUNT : (ascendcPlatform.GetCoreNumAiv()));") !=
           std::string::npos);
+    // A constant taken for its name alone does not stand in for the platform's core count.
+    const std::string named =
+        std::string("constexpr uint32_t MAX_COPY_BLOCK_COUNT = 4095;\n") + kUbBudgetTiling;
+    result<synthesized_template> both = synthesize_template(named, o);
+    REQUIRE(both.ok());
+    CHECK(both->source.find("constexpr uint32_t CORE_COUNT = 40;") != std::string::npos);
     // Without the data-flow reading there is no lever at all: the program names no constant.
     o.read_dataflow = false;
     CHECK_FALSE(synthesize_template(kUbBudgetTiling, o).ok());

@@ -385,6 +385,16 @@ constexpr uint32_t BUFFER_NUM = 2;      // tunable: choice {1, 2}
     CHECK(first[1] == tunable_values{{"BLOCK_DIM", 8}, {"TILE_LENGTH", 8192}, {"BUFFER_NUM", 1}});
     CHECK(first[2] == tunable_values{{"BLOCK_DIM", 8}, {"TILE_LENGTH", 2048}, {"BUFFER_NUM", 2}});
     CHECK(first[3] == tunable_values{{"BLOCK_DIM", 8}, {"TILE_LENGTH", 4096}, {"BUFFER_NUM", 1}});
+    // Once a move works the rest of the plan is dropped: the search goes on from there.
+    heuristic_mutator again(*ts, o, check);
+    again.report(current_values(*ts), std::nullopt, "ub_overflow");
+    again.begin_repair("ub_overflow");
+    std::optional<tunable_values> repaired = again.propose();
+    REQUIRE(repaired.has_value());
+    CHECK(again.last_change().rfind("repair: ", 0) == 0);
+    again.report(*repaired, 40.0);
+    REQUIRE(again.propose().has_value());
+    CHECK(again.last_change().rfind("repair: ", 0) != 0);
   }
 
   TEST_CASE("loading a malformed mutator state names the problem") {

@@ -158,6 +158,37 @@ TEST_SUITE("agent") {
           std::string::npos);
   }
 
+  TEST_CASE("a constant multiplied with the core count caps nothing") {
+    // Written in the style of public hosts that size a per-core workspace: the byte and slot
+    // counts share a statement with the core count but neither compares with it nor bounds it.
+    const char* tiling = R"(namespace optiling {
+const uint32_t SLOT_BYTES = 4;
+constexpr size_t PING_SLOTS = 2;
+const uint32_t MAX_USED_CORES = 24;
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    auto platform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    uint32_t coreNum = platform.GetCoreNumAiv();
+    size_t workspace = coreNum * PING_SLOTS * SLOT_BYTES + 1024;
+    uint32_t usedCores = std::min(coreNum, MAX_USED_CORES);
+    context->SetBlockDim(usedCores);
+    size_t* ws = context->GetWorkspaceSizes(1);
+    ws[0] = workspace;
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+    synthesis_options o;
+    o.read_dataflow = false;
+    result<synthesized_template> t = synthesize_template(tiling, o, "");
+    REQUIRE(t.ok());
+    CHECK(find(*t, "SLOT_BYTES") == nullptr);
+    CHECK(find(*t, "PING_SLOTS") == nullptr);
+    const tunable* cap = find(*t, "MAX_USED_CORES");
+    REQUIRE(cap != nullptr);
+    CHECK(cap->note.find("core cap: used with the core count") == 0);
+  }
+
   TEST_CASE("synthesis does not take a count of queues for a buffer depth") {
     result<synthesized_template> t =
         synthesize_template(kQueueCountTiling, {40}, kQueueCountKernel);
