@@ -3,6 +3,7 @@
 set -euo pipefail
 packages=(
   g++ cmake ninja-build ccache pkg-config git
+  mold  # the candidates' linker (npu/sim/CMakeLists.txt falls back to lld, then gold)
   libcaf-dev libboost-dev libboost-system-dev librocksdb-dev nlohmann-json3-dev
   doctest-dev libssl-dev libcli11-dev libspdlog-dev libfmt-dev libtomlplusplus-dev
   libhnswlib-dev libxxhash-dev libseccomp-dev libdtl-dev

@@ -24,6 +24,8 @@ REGISTER_TILING_DATA_CLASS(DriverRunTestAxpy, DriverRunTestTiling);
 }  // namespace optiling
 
 #include "kernel_operator.h"
+#include "npu/sim/runtime/driver.hpp"
+#include "npu/sim/runtime/driver_report.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
 #include "npu/sim/runtime/hw_profile.hpp"
 #include "npu/sim/runtime/input_generator.hpp"
@@ -539,5 +541,29 @@ TEST_SUITE("sim") {
     CHECK(aopt::sim::run_driver(s, entries(&tiling_func<4>, &kernel_entry<variant::correct>),
                                 result) == 2);
     CHECK(contains(result, "vector_cores"));
+  }
+
+  TEST_CASE("input sets run on several threads deliver the report of one thread, byte for byte") {
+    // The parent gives a candidate a free core for its sets (issue 33): outputs, fingerprints,
+    // traces and diagnostics must not depend on it, nor on which thread ran which set.
+    auto deliver = [](const aopt::sim::candidate_entries& e, uint32_t threads) {
+      json s = spec(3);
+      s["set_threads"] = threads;
+      const auto parsed = aopt::sim::parse_driver_spec(s);
+      CHECK(parsed.set_threads == threads);
+      return aopt::sim::encode_report(aopt::sim::collect_report(parsed, e));
+    };
+    const auto correct = entries(&tiling_func<4>, &kernel_entry<variant::correct>);
+    const std::string one = deliver(correct, 1);
+    CHECK(deliver(correct, 2) == one);
+    CHECK(deliver(correct, 3) == one);
+    CHECK(aopt::sim::decode_report(one).sets.size() == 3);
+    // A failing first set ends the report there, whichever thread got to the later sets first.
+    const auto throwing = entries(&tiling_func<4>, &kernel_entry<variant::throws>);
+    const std::string failed = deliver(throwing, 3);
+    CHECK(failed == deliver(throwing, 1));
+    const auto decoded = aopt::sim::decode_report(failed);
+    REQUIRE(decoded.sets.size() == 1);
+    CHECK(decoded.sets[0].failed_kind == "exception");
   }
 }

@@ -222,6 +222,82 @@ std::string first_line_with(const std::vector<std::string>& lines,
   return {};
 }
 
+// One executable to link: the objects (relative to the scratch dir) and the library with main().
+struct link_job {
+  const char* executable;
+  std::vector<std::string> objects;
+  fs::path main_lib;
+};
+
+// What a link depends on besides its objects: the linker, its flags and the simulator libraries
+// (size and time, as the toolchain fingerprint stamps the headers).
+std::string link_inputs_stamp(const sim_toolchain& t, const fs::path (&libs)[5]) {
+  std::string stamp = file_stamp(t.compiler) + "\n" + join(t.link_flags) + "\n";
+  for (const fs::path& lib : libs) stamp += file_stamp(lib) + "\n";
+  return stamp;
+}
+
+// The link cache's key of `job`: the executable's name, the link inputs and its objects' bytes.
+result<std::string> link_key(const std::string& libs_stamp, const link_job& job,
+                             const fs::path& scratch) {
+  std::string objects;
+  for (const std::string& object : job.objects) {
+    std::ifstream in(scratch / object, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    if (!in) return internal_error((scratch / object).string() + ": cannot read the object");
+    objects += compile_cache::key_of({object, std::move(bytes).str()});
+  }
+  return compile_cache::key_of({"link", job.executable, libs_stamp, objects});
+}
+
+// `linked`, or why not; `infra`: the linker could not run or the machine failed it.
+struct link_failure {
+  bool linked = false;
+  bool infra = false;
+  std::string message;
+  std::vector<std::string> diagnostics;
+};
+
+link_failure link_executable(const sim_toolchain& toolchain, const fs::path& scratch,
+                             const build_limits& limits, const link_job& job,
+                             const fs::path& runtime_lib, const fs::path& protocol_lib,
+                             const std::vector<std::string>& strip) {
+  subprocess_options link = compiler_run(toolchain, scratch, limits);
+  link.argv.insert(link.argv.end(), toolchain.link_flags.begin(), toolchain.link_flags.end());
+  for (const char* a : {"-o", job.executable}) link.argv.push_back(a);
+  for (const std::string& object : job.objects) link.argv.push_back(object);
+  // The main library first: it uses the runtime, which uses the protocol (op.json), and static
+  // libraries resolve left to right.
+  link.argv.push_back(job.main_lib.string());
+  link.argv.push_back(runtime_lib.string());
+  link.argv.push_back(protocol_lib.string());
+  link.argv.push_back("-pthread");
+  link_failure failed;
+  auto linked = run_subprocess(link);
+  if (!linked.ok()) {
+    failed.infra = true;
+    failed.message = "cannot run the linker: " + linked.error().message();
+    return failed;
+  }
+  if (linked->succeeded()) {
+    failed.linked = true;
+    return failed;
+  }
+  if (status usable = check_scratch_usable(scratch); !usable.ok()) {
+    failed.infra = true;
+    failed.message = fmt::format("linking the {} failed ({}): {}", job.executable,
+                                 linked->describe(), usable.message());
+    return failed;
+  }
+  failed.diagnostics = trim_diagnostics(linked->stderr_text + linked->stdout_text, strip);
+  std::string first = first_line_with(failed.diagnostics, {"undefined reference", "error:"});
+  failed.message =
+      first.empty() ? fmt::format("linking the {} failed ({})", job.executable, linked->describe())
+                    : explain_compile_error(first);
+  return failed;
+}
+
 }  // namespace
 
 sim_toolchain default_sim_toolchain() {
@@ -530,45 +606,43 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   }
   // The candidate links kernel and host only: the reference (and so the expected outputs) is
   // never in its address space. The reference gets its own executable when asked for.
-  struct link_job {
-    const char* executable;
-    std::vector<const unit*> objects;
-    fs::path main_lib;
-  };
+  const fs::path libs[] = {driver_lib, reference_lib, probe_lib, runtime_lib, protocol_lib};
+  const std::string libs_stamp = link_inputs_stamp(toolchain_, libs);
   std::vector<link_job> links;
   if (limits.probe_only) {
-    links.push_back({probe_executable_name, {&host}, probe_lib});
+    links.push_back({probe_executable_name, {host.object}, probe_lib});
   } else {
-    links.push_back({executable_name, {&kernel, &host}, driver_lib});
+    links.push_back({executable_name, {kernel.object, host.object}, driver_lib});
   }
   if (limits.link_reference && !limits.probe_only)
-    links.push_back({reference_executable_name, {&reference}, reference_lib});
+    links.push_back({reference_executable_name, {reference.object}, reference_lib});
   for (const link_job& job : links) {
-    subprocess_options link = compiler_run(toolchain_, scratch, limits);
-    link.argv.insert(link.argv.end(), toolchain_.link_flags.begin(), toolchain_.link_flags.end());
-    for (const char* a : {"-o", job.executable}) link.argv.push_back(a);
-    for (const unit* u : job.objects) link.argv.push_back(u->object);
-    // The main library first: it uses the runtime, which uses the protocol (op.json), and static
-    // libraries resolve left to right.
-    link.argv.push_back(job.main_lib.string());
-    link.argv.push_back(runtime_lib.string());
-    link.argv.push_back(protocol_lib.string());
-    link.argv.push_back("-pthread");
-    auto linked = run_subprocess(link);
-    if (!linked.ok()) return infra("cannot run the linker: " + linked.error().message());
-    if (!linked->succeeded()) {
-      if (status usable = check_scratch_usable(scratch); !usable.ok()) {
-        return infra(fmt::format("linking the {} failed ({}): {}", job.executable,
-                                 linked->describe(), usable.message()));
+    // A unit whose object came out the same (a comment, a cached unit) relinks nothing: the
+    // executable is cached under the objects' content, like the objects under their sources.
+    std::string key;
+    if (!limits.cold) {
+      auto linked_key = link_key(libs_stamp, job, scratch);
+      if (!linked_key.ok()) return infra(linked_key.error().message());
+      key = std::move(linked_key).value();
+      if (cache_.fetch(key, scratch / job.executable, /*executable=*/true)) {
+        ++out.links_cached;
+        continue;
       }
+    }
+    link_failure failed =
+        link_executable(toolchain_, scratch, limits, job, runtime_lib, protocol_lib, strip);
+    if (failed.infra) return infra(failed.message);
+    if (!failed.linked) {
       out.result = build_outcome::kind::compile_error;
       out.error_kind = "link";
-      out.diagnostics = trim_diagnostics(linked->stderr_text + linked->stdout_text, strip);
-      std::string first = first_line_with(out.diagnostics, {"undefined reference", "error:"});
-      out.message = first.empty() ? fmt::format("linking the {} failed ({})", job.executable,
-                                                linked->describe())
-                                  : explain_compile_error(first);
+      out.diagnostics = std::move(failed.diagnostics);
+      out.message = std::move(failed.message);
       return finish(out);
+    }
+    if (!key.empty()) {
+      if (status st = cache_.store(key, scratch / job.executable); !st.ok()) {
+        return infra(st.message());
+      }
     }
   }
   out.result = build_outcome::kind::ok;

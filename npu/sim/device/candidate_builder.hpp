@@ -10,7 +10,9 @@
 //              calls optiling::<tiling_func>.
 //   reference  reference.cpp as it is.
 // The units missing from the cache compile in parallel (at most `parallel_compiles` at once);
-// then kernel and host link with the driver into <scratch>/candidate, and (when asked for) the
+// then kernel and host link with the driver into <scratch>/candidate (or, when the same objects
+// were linked before, the cached executable is fetched: a comment or an unchanged unit relinks
+// nothing), and (when asked for) the
 // reference links alone with its own main into <scratch>/reference: the candidate process
 // never holds the reference or the expected outputs (issue 17).
 //
@@ -71,6 +73,7 @@ struct build_outcome {
   double seconds = 0;                    // wall time of compiling and linking
   uint32_t units_compiled = 0;
   uint32_t units_cached = 0;
+  uint32_t links_cached = 0;  // executables fetched because their objects were linked before
 };
 
 struct build_limits {

@@ -81,7 +81,7 @@ fs::path compile_cache::entry_path(const std::string& key) const {
   return dir_ / (key + ".o");
 }
 
-bool compile_cache::fetch(const std::string& key, const fs::path& destination) {
+bool compile_cache::fetch(const std::string& key, const fs::path& destination, bool executable) {
   fs::path entry = entry_path(key);
   std::optional<std::string> bytes = read_all(entry);
   if (!bytes) {
@@ -102,8 +102,11 @@ bool compile_cache::fetch(const std::string& key, const fs::path& destination) {
     misses_.fetch_add(1);
     return false;
   }
-  if (!write_new_file(destination, data.substr(0, data.size() - trailer_size), {},
-                      fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read)) {
+  fs::perms mode = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
+  if (executable) {
+    mode |= fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+  }
+  if (!write_new_file(destination, data.substr(0, data.size() - trailer_size), {}, mode)) {
     misses_.fetch_add(1);
     return false;
   }

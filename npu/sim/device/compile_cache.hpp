@@ -1,6 +1,7 @@
-// A directory of compiled object files keyed by a content hash of everything that determines
-// them (toolchain fingerprint, flags, sources). It lets a Stage I step (new tiling program T,
-// same kernel K) recompile only the host translation unit, and Stage II only the kernel one.
+// A directory of compiled object files (and linked executables) keyed by a content hash of
+// everything that determines them (toolchain fingerprint, flags, sources). It lets a Stage I step
+// (new tiling program T, same kernel K) recompile only the host translation unit, and Stage II only
+// the kernel one.
 //
 // Entries are written to a temporary name and renamed, so concurrent evaluations (and several
 // aopt processes sharing the directory) never see a half-written object; two evaluations that
@@ -43,9 +44,11 @@ class compile_cache {
   // A 128-bit xxh3 hash, in hex, of the parts (length-prefixed, so part boundaries matter).
   static std::string key_of(std::initializer_list<std::string_view> parts);
 
-  // Copies the cached object for `key` to `destination` (a new file). Returns false on a miss,
-  // including a damaged entry (which it removes). Counts a hit or a miss.
-  bool fetch(const std::string& key, const std::filesystem::path& destination);
+  // Copies the cached object for `key` to `destination` (a new file, read-only; also executable
+  // when `executable`: a linked candidate). Returns false on a miss, including a damaged entry
+  // (which it removes). Counts a hit or a miss.
+  bool fetch(const std::string& key, const std::filesystem::path& destination,
+             bool executable = false);
 
   // Adds a copy of `object` under `key`.
   status store(const std::string& key, const std::filesystem::path& object);

@@ -2,9 +2,11 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -102,6 +104,25 @@ std::string sandbox_violation(const subprocess_result& ran, const fs::path& cach
   }
   return {};
 }
+
+// One running candidate for as long as it lives, and the cores its input sets may use: the
+// machine's share of this candidate among those running, at most one per set.
+class run_slot {
+ public:
+  run_slot(std::atomic<uint32_t>& running, uint32_t cores, uint32_t sets) : running_(running) {
+    if (cores == 0) cores = std::max(1u, std::thread::hardware_concurrency());
+    const uint32_t with_this = running_.fetch_add(1) + 1;
+    threads_ = std::clamp<uint32_t>(cores / with_this, 1, std::max(1u, sets));
+  }
+  run_slot(const run_slot&) = delete;
+  run_slot& operator=(const run_slot&) = delete;
+  ~run_slot() { running_.fetch_sub(1); }
+  uint32_t threads() const { return threads_; }
+
+ private:
+  std::atomic<uint32_t>& running_;
+  uint32_t threads_ = 1;
+};
 
 }  // namespace
 
@@ -240,9 +261,12 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       return finish();
     }
 
+    const run_slot slot(running_, options_.cores, spec.input_sets);
     {
+      nlohmann::json run_spec = spec_json;
+      if (slot.threads() > 1) run_spec["set_threads"] = slot.threads();
       std::ofstream out(scratch->path() / spec_file);
-      out << spec_json.dump(1);
+      out << run_spec.dump(1);
       if (!out) {
         fail(eval_status::infra_error, "scratch", "cannot write " + std::string(spec_file));
         return finish();

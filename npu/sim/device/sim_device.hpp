@@ -27,6 +27,7 @@
 // Thread-safety: evaluate() may run on several threads at once.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -71,6 +72,10 @@ struct sim_device_options {
 
   uint64_t compiler_address_space_bytes = 0;  // RLIMIT_AS of g++; 0: inherited
   uint32_t parallel_compiles = 2;
+  // Cores the candidate processes share (0: the machine's). A candidate that starts while
+  // fewer candidates than cores run gets the free ones for its input sets (driver_spec
+  // set_threads); the report does not depend on it.
+  uint32_t cores = 0;
 
   // The daemon's secrets (LLM API key, bearer token): never returned in a candidate's or the
   // compiler's output, should one get hold of them.
@@ -126,6 +131,7 @@ class sim_device : public device, public tiling_prober {
   std::set<std::string> shim_headers_;  // what the static screen lets a source include
   std::unique_ptr<expected_cache> expected_;
   std::unique_ptr<input_store> inputs_;
+  std::atomic<uint32_t> running_{0};  // candidate processes running (and being judged)
 };
 
 }  // namespace aopt::npu

@@ -1,6 +1,7 @@
 #include "driver.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -369,8 +371,47 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
 
 run_report collect_report(const driver_spec& spec, const candidate_entries& entries) {
   run_report report;
-  for (uint32_t set = 0; set < spec.input_sets; ++set) {
-    report.sets.push_back(run_input_set(spec, entries, set, report.diagnostics));
+  const uint32_t sets = spec.input_sets;
+  const uint32_t threads = std::min(spec.set_threads, sets);
+  if (threads <= 1) {
+    for (uint32_t set = 0; set < sets; ++set) {
+      report.sets.push_back(run_input_set(spec, entries, set, report.diagnostics));
+      if (!report.sets.back().failed_status.empty()) break;
+    }
+    return report;
+  }
+  // Sets on several threads: each has its own GM, launch, cores (core_context binds a core to its
+  // thread) and diagnostics, so they share nothing but the read-only spec. The report is then
+  // put together in set order and cut after the first failed set, exactly as the loop above
+  // leaves it; a set that starts after a failure is skipped as the loop would skip it.
+  std::vector<set_report> by_set(sets);
+  std::vector<std::vector<std::string>> notes(sets);
+  std::vector<std::exception_ptr> errors(sets);
+  std::atomic<uint32_t> next{0};
+  std::atomic<uint32_t> first_failed{sets};
+  auto worker = [&] {
+    for (uint32_t set; (set = next.fetch_add(1)) < sets;) {
+      if (set > first_failed.load()) continue;
+      try {
+        by_set[set] = run_input_set(spec, entries, set, notes[set]);
+      } catch (...) {
+        errors[set] = std::current_exception();
+      }
+      if (errors[set] || !by_set[set].failed_status.empty()) {
+        uint32_t seen = first_failed.load();
+        while (set < seen && !first_failed.compare_exchange_weak(seen, set)) {
+        }
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (uint32_t i = 1; i < threads; ++i) pool.emplace_back(worker);
+  worker();
+  for (auto& t : pool) t.join();
+  for (uint32_t set = 0; set < sets; ++set) {
+    if (errors[set]) std::rethrow_exception(errors[set]);
+    for (auto& note : notes[set]) report.diagnostics.push_back(std::move(note));
+    report.sets.push_back(std::move(by_set[set]));
     if (!report.sets.back().failed_status.empty()) break;
   }
   return report;

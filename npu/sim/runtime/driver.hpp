@@ -1,12 +1,12 @@
-// The driver that runs inside every compiled candidate process (docs/design.md §6.1): for each input
-// set it generates the inputs, runs the operator's tiling function and every block of its kernel
-// on the simulated cores, and collects what the trusted checker needs: the outputs, input
+// The driver that runs inside every compiled candidate process (docs/design.md §6.1): for each
+// input set it generates the inputs, runs the operator's tiling function and every block of its
+// kernel on the simulated cores, and collects what the trusted checker needs: the outputs, input
 // fingerprints and traces (driver_report.hpp). It judges nothing: the reference runs in another
 // process (driver_expected.hpp) and the verdict is driver_judge.hpp's (run_driver.hpp runs all
 // three in one process for tests).
 //
-// Runs everything on the calling thread. Not reentrant: the kernel shim binds the running core
-// to the thread (core_context).
+// Runs the input sets on the calling thread, or on spec.set_threads threads at once (each set's
+// cores bound to the thread that runs it, core_context); the report does not depend on which.
 #pragma once
 
 #include <cstdint>
@@ -52,7 +52,8 @@ struct tiling_call {
 tiling_call call_tiling(const driver_spec& spec, uint32_t (*tiling)(gert::TilingContext*),
                         const std::vector<std::vector<uint8_t>>& inputs);
 
-// The candidate side: runs input sets 0.. until one fails or all ran.
+// The candidate side: runs input sets 0.. until one fails or all ran (the sets after a failed
+// one are left out of the report, whether or not a thread already ran them).
 run_report collect_report(const driver_spec& spec, const candidate_entries& entries);
 
 }  // namespace aopt::sim

@@ -36,6 +36,7 @@ uint64_t read_unsigned(const json& obj, const char* key, uint64_t fallback) {
 
 constexpr uint32_t max_input_sets = 100;
 constexpr uint32_t max_repetitions = 10000;
+constexpr uint32_t max_set_threads = 64;
 
 void check_count(const char* key, uint64_t value, uint32_t max) {
   if (value < 1 || value > max) {
@@ -55,6 +56,7 @@ uint32_t read_setting(const json& obj, const char* key, uint32_t fallback, uint3
 void check_settings(const driver_spec& s) {
   check_count("input_sets", s.input_sets, max_input_sets);
   check_count("repetitions", s.repetitions, max_repetitions);
+  check_count("set_threads", s.set_threads, max_set_threads);
   if (!(s.noise_stddev_fraction >= 0 && s.noise_stddev_fraction < 1)) {
     reject("noise_stddev_fraction", "expected a value in [0, 1)");
   }
@@ -85,6 +87,7 @@ driver_spec parse_driver_spec(const json& j) {
   spec.noise_stddev_fraction = read_number(j, "noise_stddev_fraction", 0);
   spec.noise_seed = read_unsigned(j, "noise_seed", 0);
   spec.repetitions = read_setting(j, "repetitions", spec.repetitions, max_repetitions);
+  spec.set_threads = read_setting(j, "set_threads", spec.set_threads, max_set_threads);
   if (const json* fds = find(j, "input_fds"); fds != nullptr) {
     if (!fds->is_array()) reject("input_fds", "expected an array, got " + fds->dump());
     for (const json& fd : *fds) {
@@ -107,6 +110,7 @@ void to_json(json& j, const driver_spec& s) {
        {"noise_stddev_fraction", s.noise_stddev_fraction},
        {"noise_seed", s.noise_seed}};
   if (!s.input_fds.empty()) j["input_fds"] = s.input_fds;
+  if (s.set_threads != 1) j["set_threads"] = s.set_threads;
 }
 
 }  // namespace aopt::sim

@@ -3,10 +3,13 @@
 // settings.
 //
 //   {"op": {...op.json...}, "hw": {...hw_profile...}, "input_sets": 3, "detect_races": true,
-//    "noise_stddev_fraction": 0, "noise_seed": 0, "repetitions": 1, "input_fds": [3, 4, 5]}
+//    "noise_stddev_fraction": 0, "noise_seed": 0, "repetitions": 1, "input_fds": [3, 4, 5],
+//    "set_threads": 2}
 //
 // "input_fds" is optional: the descriptors holding input sets 0, 1, ... as the parent drew them
-// (shared_inputs.hpp); a set without one is drawn by the process itself.
+// (shared_inputs.hpp); a set without one is drawn by the process itself. "set_threads" (optional,
+// default 1) is how many input sets the process may run at once: the parent gives it a core
+// the machine has free (the report is the same either way).
 #pragma once
 
 #include <cstdint>
@@ -28,13 +31,14 @@ struct driver_spec {
   uint64_t noise_seed = 0;
   uint32_t repetitions = 1;    // noisy latency samples drawn from the one simulated latency
   std::vector<int> input_fds;  // input set k in descriptor input_fds[k] (shared_inputs.hpp)
+  uint32_t set_threads = 1;    // input sets run at once (driver.hpp)
 };
 
 // Throws std::invalid_argument naming the field ("op.inputs[1].dtype: unknown dtype 'f8'").
 driver_spec parse_driver_spec(const nlohmann::json& j);
 // Throws std::invalid_argument naming the setting out of its range (input_sets 1..100,
 // repetitions 1..10000, noise_stddev_fraction [0, 1), input_fds at most input_sets descriptors,
-// each >= 3): parse_driver_spec checks them, and so does
+// each >= 3, set_threads 1..64): parse_driver_spec checks them, and so does
 // the parent before it writes spec.json.
 void check_settings(const driver_spec& s);
 // spec.json as the parent writes it.

@@ -3,15 +3,14 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <vector>
 
 namespace aopt::sim {
 namespace {
 
-constexpr uint32_t float32_poison = 0x7FA5A5A5u;
-constexpr uint16_t float16_poison = 0x7E5Au;
-constexpr uint16_t bfloat16_poison = 0x7FA5u;
-constexpr uint8_t integer_poison_bytes[2] = {0x5A, 0xA5};
+using element_detail::bfloat16_poison;
+using element_detail::float16_poison;
+using element_detail::float32_poison;
+using element_detail::integer_poison_bytes;
 
 // IEEE-style binary format with `exp_bits` exponent and `mant_bits` mantissa bits (binary16:
 // 5/10, bfloat16: 8/7), rounded directly from double (to nearest, ties to even) to avoid double
@@ -43,44 +42,6 @@ uint32_t encode_small_float(double value, int exp_bits, int mant_bits) {
   const uint64_t bits = (static_cast<uint64_t>(e + bias) << mant_bits) + fraction;
   if (bits >= infinity) return sign | infinity;
   return sign | static_cast<uint32_t>(bits);
-}
-
-double decode_small_float_slow(uint32_t bits, int exp_bits, int mant_bits) {
-  const int bias = (1 << (exp_bits - 1)) - 1;
-  const uint32_t max_exp = (1u << exp_bits) - 1;
-  const bool negative = (bits >> (exp_bits + mant_bits)) & 1u;
-  const uint32_t e = (bits >> mant_bits) & max_exp;
-  const uint32_t m = bits & ((1u << mant_bits) - 1);
-  double magnitude;
-  if (e == max_exp) {
-    magnitude =
-        m != 0 ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  } else if (e == 0) {
-    magnitude = std::ldexp(static_cast<double>(m), 1 - bias - mant_bits);
-  } else {
-    magnitude = std::ldexp(1.0 + std::ldexp(static_cast<double>(m), -mant_bits),
-                           static_cast<int>(e) - bias);
-  }
-  return negative ? -magnitude : magnitude;
-}
-
-// Every 16-bit pattern of a format decoded once (built on first use, read-only afterwards).
-std::vector<double> decode_table(int exp_bits, int mant_bits) {
-  std::vector<double> table(1u << 16);
-  for (uint32_t bits = 0; bits < table.size(); ++bits) {
-    table[bits] = decode_small_float_slow(bits, exp_bits, mant_bits);
-  }
-  return table;
-}
-
-double decode_float16(uint16_t bits) {
-  static const std::vector<double> table = decode_table(5, 10);
-  return table[bits];
-}
-
-double decode_bfloat16(uint16_t bits) {
-  static const std::vector<double> table = decode_table(8, 7);
-  return table[bits];
 }
 
 template <class T>
@@ -182,30 +143,6 @@ void encode_element(double value, npu::dtype t, void* out) {
   }
 }
 
-double decode_element(const void* in, npu::dtype t) {
-  switch (t) {
-    case npu::dtype::float32:
-      return load<float>(in);
-    case npu::dtype::float16:
-      return decode_float16(load<uint16_t>(in));
-    case npu::dtype::bfloat16:
-      return decode_bfloat16(load<uint16_t>(in));
-    case npu::dtype::int8:
-      return load<int8_t>(in);
-    case npu::dtype::uint8:
-      return load<uint8_t>(in);
-    case npu::dtype::int16:
-      return load<int16_t>(in);
-    case npu::dtype::int32:
-      return load<int32_t>(in);
-    case npu::dtype::int64:
-      return static_cast<double>(load<int64_t>(in));
-    case npu::dtype::boolean:
-      return load<uint8_t>(in);
-  }
-  return 0;
-}
-
 double round_to_element(double value, npu::dtype t) {
   unsigned char bytes[8];
   encode_element(value, t, bytes);
@@ -227,24 +164,6 @@ void fill_poison(void* out, npu::dtype t, size_t count, uint32_t variant) {
     default:
       std::memset(out, integer_poison_bytes[variant % 2], count * npu::dtype_size(t));
       break;
-  }
-}
-
-bool is_poison(const void* element, npu::dtype t, uint32_t variant) {
-  switch (t) {
-    case npu::dtype::float32:
-      return load<uint32_t>(element) == float32_poison;
-    case npu::dtype::float16:
-      return load<uint16_t>(element) == float16_poison;
-    case npu::dtype::bfloat16:
-      return load<uint16_t>(element) == bfloat16_poison;
-    default: {
-      const auto* bytes = static_cast<const unsigned char*>(element);
-      for (uint32_t i = 0; i < npu::dtype_size(t); ++i) {
-        if (bytes[i] != integer_poison_bytes[variant % 2]) return false;
-      }
-      return true;
-    }
   }
 }
 

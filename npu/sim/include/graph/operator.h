@@ -7,10 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "graph/ascend_string.h"
@@ -19,117 +19,90 @@
 
 namespace ge {
 
+// The bodies that touch the attribute map are out of line (npu/sim/runtime/host_operator.cpp, in
+// the simulator library every candidate links): inline, every host unit instantiated the
+// std::map and std::variant code they use, about a third of a Stage I compile, whether or not
+// the tiling program ever names ge::Operator.
 class Operator {
  public:
   Operator() = default;
-  explicit Operator(const char* type) : type_(type == nullptr ? "" : type) {}
-  Operator(const AscendString& name, const AscendString& type)
-      : name_(name.GetString()), type_(type.GetString()) {}
-  virtual ~Operator() = default;
+  explicit Operator(const char* type);
+  Operator(const AscendString& name, const AscendString& type);
+  virtual ~Operator();
+  Operator(const Operator&);
+  Operator& operator=(const Operator&);
 
-  graphStatus GetName(AscendString& name) const {
-    name = AscendString(name_.c_str());
-    return GRAPH_SUCCESS;
-  }
-  graphStatus GetOpType(AscendString& type) const {
-    type = AscendString(type_.c_str());
-    return GRAPH_SUCCESS;
-  }
+  graphStatus GetName(AscendString& name) const;
+  graphStatus GetOpType(AscendString& type) const;
 
   size_t GetInputsSize() const { return inputs_.size(); }
   size_t GetOutputsSize() const { return outputs_.size(); }
 
   // An unknown name or index yields an empty TensorDesc, as documented.
-  TensorDesc GetInputDesc(const char* name) const { return find(inputs_, name); }
-  TensorDesc GetInputDescByName(const char* name) const { return find(inputs_, name); }
-  TensorDesc GetInputDesc(uint32_t index) const { return at(inputs_, index); }
-  TensorDesc GetOutputDesc(const char* name) const { return find(outputs_, name); }
-  TensorDesc GetOutputDescByName(const char* name) const { return find(outputs_, name); }
-  TensorDesc GetOutputDesc(uint32_t index) const { return at(outputs_, index); }
+  TensorDesc GetInputDesc(const char* name) const;
+  TensorDesc GetInputDescByName(const char* name) const;
+  TensorDesc GetInputDesc(uint32_t index) const;
+  TensorDesc GetOutputDesc(const char* name) const;
+  TensorDesc GetOutputDescByName(const char* name) const;
+  TensorDesc GetOutputDesc(uint32_t index) const;
 
-  graphStatus UpdateInputDesc(const char* name, const TensorDesc& desc) {
-    return update(inputs_, name, desc);
-  }
-  graphStatus UpdateOutputDesc(const char* name, const TensorDesc& desc) {
-    return update(outputs_, name, desc);
-  }
+  graphStatus UpdateInputDesc(const char* name, const TensorDesc& desc);
+  graphStatus UpdateOutputDesc(const char* name, const TensorDesc& desc);
 
+  // The attribute types of the map (std::variant's alternatives); another T does not compile.
   template <typename T>
   Operator& SetAttr(const char* name, T&& value) {
-    attrs_[name == nullptr ? "" : name] = attr_value(std::forward<T>(value));
+    using V = std::decay_t<T>;
+    if constexpr (std::is_same_v<V, bool>) {
+      set_bool(name, value);
+    } else if constexpr (std::is_floating_point_v<V>) {
+      set_float(name, static_cast<float>(value));
+    } else if constexpr (std::is_integral_v<V>) {
+      set_int(name, static_cast<int64_t>(value));
+    } else if constexpr (std::is_same_v<V, std::vector<int64_t>>) {
+      set_ints(name, value);
+    } else if constexpr (std::is_same_v<V, std::vector<float>>) {
+      set_floats(name, value);
+    } else {
+      set_string(name, std::string(std::forward<T>(value)));
+    }
     return *this;
   }
-  Operator& SetAttr(const char* name, const char* value) {
-    return SetAttr(name, std::string(value == nullptr ? "" : value));
-  }
-  Operator& SetAttr(const char* name, const AscendString& value) {
-    return SetAttr(name, std::string(value.GetString()));
-  }
+  Operator& SetAttr(const char* name, const char* value);
+  Operator& SetAttr(const char* name, const AscendString& value);
 
   // GRAPH_FAILED when the attribute is not set or holds another type.
-  graphStatus GetAttr(const char* name, int64_t& value) const { return get(name, value); }
-  graphStatus GetAttr(const char* name, int32_t& value) const {
-    int64_t v = 0;
-    const graphStatus st = get(name, v);
-    if (st == GRAPH_SUCCESS) value = static_cast<int32_t>(v);
-    return st;
-  }
-  graphStatus GetAttr(const char* name, float& value) const { return get(name, value); }
-  graphStatus GetAttr(const char* name, bool& value) const { return get(name, value); }
-  graphStatus GetAttr(const char* name, std::string& value) const { return get(name, value); }
-  graphStatus GetAttr(const char* name, AscendString& value) const {
-    std::string v;
-    const graphStatus st = get(name, v);
-    if (st == GRAPH_SUCCESS) value = AscendString(v.c_str());
-    return st;
-  }
-  graphStatus GetAttr(const char* name, std::vector<int64_t>& value) const {
-    return get(name, value);
-  }
-  graphStatus GetAttr(const char* name, std::vector<float>& value) const {
-    return get(name, value);
-  }
+  graphStatus GetAttr(const char* name, int64_t& value) const;
+  graphStatus GetAttr(const char* name, int32_t& value) const;
+  graphStatus GetAttr(const char* name, float& value) const;
+  graphStatus GetAttr(const char* name, bool& value) const;
+  graphStatus GetAttr(const char* name, std::string& value) const;
+  graphStatus GetAttr(const char* name, AscendString& value) const;
+  graphStatus GetAttr(const char* name, std::vector<int64_t>& value) const;
+  graphStatus GetAttr(const char* name, std::vector<float>& value) const;
 
  protected:
-  void InputRegister(const char* name) { inputs_.emplace_back(name, TensorDesc()); }
+  void InputRegister(const char* name);
   void OptionalInputRegister(const char* name) { InputRegister(name); }
-  void OutputRegister(const char* name) { outputs_.emplace_back(name, TensorDesc()); }
+  void OutputRegister(const char* name);
 
  private:
-  using attr_value =
-      std::variant<int64_t, float, bool, std::string, std::vector<int64_t>, std::vector<float>>;
+  struct attr_map;  // name -> std::variant of the attribute types
   using port_list = std::vector<std::pair<std::string, TensorDesc>>;
 
-  static TensorDesc find(const port_list& ports, const char* name) {
-    for (const auto& p : ports)
-      if (name != nullptr && p.first == name) return p.second;
-    return TensorDesc();
-  }
-  static TensorDesc at(const port_list& ports, uint32_t index) {
-    return index < ports.size() ? ports[index].second : TensorDesc();
-  }
-  static graphStatus update(port_list& ports, const char* name, const TensorDesc& desc) {
-    for (auto& p : ports) {
-      if (name != nullptr && p.first == name) {
-        p.second = desc;
-        return GRAPH_SUCCESS;
-      }
-    }
-    return GRAPH_FAILED;
-  }
-  template <typename T>
-  graphStatus get(const char* name, T& value) const {
-    const auto it = attrs_.find(name == nullptr ? "" : name);
-    if (it == attrs_.end() || !std::holds_alternative<T>(it->second)) return GRAPH_FAILED;
-    value = std::get<T>(it->second);
-    return GRAPH_SUCCESS;
-  }
+  attr_map& attrs();  // created on the first SetAttr
+  void set_int(const char* name, int64_t value);
+  void set_float(const char* name, float value);
+  void set_bool(const char* name, bool value);
+  void set_string(const char* name, std::string value);
+  void set_ints(const char* name, std::vector<int64_t> value);
+  void set_floats(const char* name, std::vector<float> value);
 
   std::string name_;
   std::string type_;
   port_list inputs_;
   port_list outputs_;
-  std::map<std::string, attr_value> attrs_;
+  std::unique_ptr<attr_map> attrs_;
 };
 
 }  // namespace ge
