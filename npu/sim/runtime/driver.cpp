@@ -1,6 +1,7 @@
 #include "driver.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -32,15 +33,31 @@ namespace {
 // timing model's alignment penalty reflects the kernel's offsets only.
 constexpr size_t gm_alignment = 512;
 constexpr uint8_t workspace_poison_byte = 0x5A;
+// What a read past a tensor's end finds: CANN's aclrtMalloc rounds every size up to 32 bytes
+// and adds 32, so reads up to there are legal; beyond it the hardware reads whatever allocation
+// follows. The simulator lets reads reach one more KiB past the padding, with a warning, over
+// poison (the UB poison: large finite values, so a value read there that reaches an output
+// mismatches). That holds the block-granular tail reads of real kernels (a 16-float read of a
+// 7-float box, a 64-RoI block) while a runaway index still stops at gm_out_of_bounds.
+constexpr uint64_t gm_padding_block = 32;
+constexpr uint64_t gm_over_read_bytes = 1024;
+constexpr uint8_t gm_tail_poison_byte = 0x7b;
 
-// One simulated GM allocation.
+uint64_t cann_padding(uint64_t bytes) {
+  return (bytes + gm_padding_block - 1) / gm_padding_block * gm_padding_block + gm_padding_block -
+         bytes;
+}
+
+// One simulated GM allocation: the tensor's bytes, then its padding and over-read zone poisoned.
 class gm_buffer {
  public:
   explicit gm_buffer(uint64_t bytes) : bytes_(bytes) {
     if (bytes == 0) return;
-    const size_t rounded = (bytes + gm_alignment - 1) / gm_alignment * gm_alignment;
+    const uint64_t with_tail = bytes + cann_padding(bytes) + gm_over_read_bytes;
+    const size_t rounded = (with_tail + gm_alignment - 1) / gm_alignment * gm_alignment;
     data_.reset(static_cast<uint8_t*>(std::aligned_alloc(gm_alignment, rounded)));
     if (!data_) throw std::bad_alloc();
+    std::memset(data_.get() + bytes, gm_tail_poison_byte, rounded - bytes);
   }
   uint8_t* data() const { return data_.get(); }
   uint64_t bytes() const { return bytes_; }
@@ -146,6 +163,8 @@ void add_attrs(const npu::op_spec& op, gert::RuntimeAttrs& attrs) {
   }
 }
 
+constexpr size_t max_warnings = 20;
+
 std::string with_block(uint32_t block, const std::string& message) {
   return "block " + std::to_string(block) + ": " + message;
 }
@@ -243,8 +262,8 @@ tiling_outcome run_tiling(const driver_spec& spec, const candidate_entries& entr
 // Runs blocks 0..blockDim-1, each on its own simulated core: one after another, except that a
 // block calling SyncAll waits there for the others (block_runner.hpp).
 void run_blocks(const driver_spec& spec, const candidate_entries& entries,
-                const kernel_launch& launch, uint8_t* const* args,
-                std::vector<core_trace>& traces) {
+                const kernel_launch& launch, uint8_t* const* args, std::vector<core_trace>& traces,
+                std::vector<std::string>& warnings) {
   block_runner runner(launch.block_num);
   kernel_launch with_runner = launch;
   with_runner.runner = &runner;
@@ -258,6 +277,15 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
       }
       core.finish();
       by_block[block] = core.take_trace();
+      for (std::string& w : core.take_warnings()) {
+        w = with_block(block, w);
+        // Per block the same finding differs only in its block number: one of each suffices.
+        const auto same = [&](const std::string& seen) {
+          return seen.substr(seen.find(':')) == w.substr(w.find(':'));
+        };
+        if (warnings.size() < max_warnings && std::none_of(warnings.begin(), warnings.end(), same))
+          warnings.push_back(std::move(w));
+      }
     } catch (const sim_error& e) {
       fail("runtime_error", e.kind().c_str(), with_block(block, e.what()));
     } catch (const std::exception& e) {
@@ -278,7 +306,8 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
 
 // Input set `set`: tiling, the blocks, and what the trusted side needs to judge them.
 set_report run_input_set(const driver_spec& spec, const candidate_entries& entries, uint32_t set,
-                         std::vector<std::string>& diagnostics) {
+                         std::vector<std::string>& diagnostics,
+                         std::vector<std::string>& warnings) {
   const npu::op_spec& op = spec.op;
   set_report report;
   try {
@@ -297,9 +326,13 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
     launch.tiling_key = tiling.tiling_key;
     // Only the timed first set records instructions; every set records its GM writes.
     launch.record_trace = set == 0;
-    auto add_region = [&](const std::string& name, uint64_t bytes) -> uint8_t* {
+    std::atomic<uint64_t> write_seq{0};
+    launch.gm_write_seq = &write_seq;
+    auto add_region = [&](const std::string& name, uint64_t bytes, bool output = false) {
       gm.emplace_back(bytes);
-      launch.gm.push_back(gm_region{name, gm.back().data(), bytes});
+      launch.gm.push_back(gm_region{name, gm.back().data(), bytes,
+                                    bytes != 0 ? cann_padding(bytes) : 0,
+                                    bytes != 0 ? gm_over_read_bytes : 0, output});
       args.push_back(gm.back().data());
       return gm.back().data();
     };
@@ -309,7 +342,7 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
       if (!inputs[i].empty()) std::memcpy(p, inputs[i].data(), inputs[i].size());
     }
     for (const auto& t : op.outputs) {
-      uint8_t* p = add_region(t.name, t.bytes());
+      uint8_t* p = add_region(t.name, t.bytes(), true);
       if (p != nullptr) fill_poison(p, t.type, t.numel(), set);
     }
     uint8_t* workspace = add_region("workspace", tiling.workspace_bytes);
@@ -319,7 +352,7 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
       std::memcpy(tiling_gm, tiling.tiling_bytes.data(), tiling.tiling_bytes.size());
     }
 
-    run_blocks(spec, entries, launch, args.data(), report.traces);
+    run_blocks(spec, entries, launch, args.data(), report.traces, warnings);
 
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const uint8_t* after = gm[i].data();
@@ -350,7 +383,7 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
 run_report collect_report(const driver_spec& spec, const candidate_entries& entries) {
   run_report report;
   for (uint32_t set = 0; set < spec.input_sets; ++set) {
-    report.sets.push_back(run_input_set(spec, entries, set, report.diagnostics));
+    report.sets.push_back(run_input_set(spec, entries, set, report.diagnostics, report.warnings));
     if (!report.sets.back().failed_status.empty()) break;
   }
   return report;
