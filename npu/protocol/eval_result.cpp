@@ -180,6 +180,7 @@ void make_valid_utf8(eval_result& r) {
     aopt::make_valid_utf8(*text);
   }
   for (std::string& line : r.diagnostics) aopt::make_valid_utf8(line);
+  for (std::string& line : r.warnings) aopt::make_valid_utf8(line);
 }
 
 void to_json(nlohmann::json& j, const eval_result& r) {
@@ -209,6 +210,11 @@ void to_json(nlohmann::json& j, const eval_result& r) {
   if (r.measurement.measured || !r.measurement.verdict.empty()) {
     j["measurement"] = measurement_json(r.measurement);
   }
+  if (!r.warnings.empty()) {
+    std::vector<std::string> warnings;
+    for (const std::string& line : r.warnings) warnings.push_back(to_valid_utf8(line));
+    j["warnings"] = std::move(warnings);
+  }
 }
 
 void from_json(const nlohmann::json& j, eval_result& r) {
@@ -231,6 +237,7 @@ void from_json(const nlohmann::json& j, eval_result& r) {
   if (auto it = j.find("profile"); it != j.end()) read_profile(*it, r.profile);
   if (auto it = j.find("roofline"); it != j.end()) from_json(*it, r.roof);
   read(j, "diagnostics", r.diagnostics);
+  read(j, "warnings", r.warnings);
   read(j, "device", r.device);
   read(j, "device_profile", r.device_profile);
   read(j, "compile_seconds", r.compile_seconds);

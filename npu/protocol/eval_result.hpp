@@ -132,8 +132,11 @@ struct eval_result {
   eval_profile profile;
   roofline roof;
   std::vector<std::string> diagnostics;  // trimmed compiler/runtime output
-  std::string device;                    // device kind, e.g. "sim"
-  std::string device_profile;            // hardware profile id, e.g. "ascend910b4"
+  // Findings that do not fail the candidate but a user should see: reads past a GM tensor's
+  // allocation padding, instructions reading uninitialised UB, queue tensors held to the end.
+  std::vector<std::string> warnings;
+  std::string device;          // device kind, e.g. "sim"
+  std::string device_profile;  // hardware profile id, e.g. "ascend910b4"
   double compile_seconds = 0;
   double run_seconds = 0;
   bool from_cache = false;

@@ -50,6 +50,18 @@ instruction vec(ub_range read, ub_range write) {
   return in;
 }
 
+// A traced write of `data` to z (region 1) at `offset`, the seq-th write of the launch.
+gm_write output_write(uint64_t offset, std::vector<uint8_t> data, uint64_t seq = 0) {
+  gm_write w;
+  w.region = 1;
+  w.offset = offset;
+  w.burst_bytes = static_cast<uint32_t>(data.size());
+  w.bursts = 1;
+  w.seq = seq;
+  w.data = std::move(data);
+  return w;
+}
+
 // x in, `middle` (if any), z out from `out_from`, with the GM write recorded.
 set_report honest_set(const driver_spec& spec, bool compute) {
   set_report s;
@@ -69,7 +81,7 @@ set_report honest_set(const driver_spec& spec, bool compute) {
   t.instructions.back().deps = {static_cast<uint32_t>(t.instructions.size() - 2)};
   t.gm_read_bytes = 256;
   t.gm_write_bytes = 256;
-  t.gm_writes = {{1, 0, 0, 256, 1}};
+  t.gm_writes = {output_write(0, s.outputs[0])};
   s.traces = {t};
   return s;
 }
@@ -94,7 +106,7 @@ TEST_SUITE("adversarial") {
     CHECK_THROWS_AS(decode_report(""), malformed_delivery);
     // Many small records at the very end (GM writes) decode: counts are bounded by record size.
     run_report many = report;
-    many.sets[0].traces[0].gm_writes.assign(69, {1, 0, 0, 4, 1});
+    many.sets[0].traces[0].gm_writes.assign(69, output_write(0, {1, 2, 3, 4}));
     CHECK(decode_report(encode_report(many)).sets[0].traces[0].gm_writes.size() == 69);
     CHECK_THROWS_AS(decode_report("{\"status\": \"ok\", \"latency_us\": -5}"), malformed_delivery);
     // A count announcing more than the delivery holds is refused before anything is allocated.
@@ -118,6 +130,7 @@ TEST_SUITE("adversarial") {
 
     set_report partial = honest_set(compute, true);  // half of z written by a raw pointer
     partial.traces[0].gm_writes[0].burst_bytes = 128;
+    partial.traces[0].gm_writes[0].data.resize(128);
     partial.traces[0].gm_write_bytes = 128;
     CHECK(kind_of(compute, partial) == "untraced_work");
 
@@ -147,6 +160,98 @@ TEST_SUITE("adversarial") {
     s = honest_set(spec, false);
     s.block_dim = 2;
     CHECK(kind_of(spec, s) == "malformed_trace");
+  }
+
+  TEST_CASE("the delivered outputs must equal what the traced writes left, replayed in order") {
+    const driver_spec compute = copy_spec("elementwise");
+    // A raw store after the traced write changes one byte: untraced work naming the byte.
+    set_report changed = honest_set(compute, true);
+    changed.outputs[0][17] ^= 0x40;
+    auto f = check_set_trace(compute, changed, true);
+    REQUIRE(f.has_value());
+    CHECK(f->kind == "untraced_work");
+    CHECK(f->message.find("byte 17") != std::string::npos);
+    CHECK(f->message.find("changed after the traced API wrote it") != std::string::npos);
+    // Not only on the timed set: every input set's writes are replayed.
+    CHECK(check_set_trace(compute, changed, false).has_value());
+
+    // Two blocks write the same bytes; the later write (by seq) is what the output holds.
+    driver_spec two = compute;
+    set_report s = honest_set(two, true);
+    s.block_dim = 2;
+    core_trace second = s.traces[0];
+    second.block_idx = 1;
+    std::vector<uint8_t> stale(256, 0x11);
+    s.traces[0].gm_writes = {output_write(0, s.outputs[0], 7)};
+    second.gm_writes = {output_write(0, stale, 3)};  // block 1 ran first (SyncAll order)
+    s.traces.push_back(second);
+    CHECK(kind_of(two, s) == "");
+    std::swap(s.traces[0].gm_writes[0].seq, s.traces[1].gm_writes[0].seq);
+    CHECK(kind_of(two, s) == "untraced_work");  // the replay leaves 0x11, z holds the result
+
+    // A write whose data does not match its size is a malformed record.
+    set_report short_data = honest_set(compute, true);
+    short_data.traces[0].gm_writes[0].data.resize(100);
+    CHECK(kind_of(compute, short_data) == "malformed_trace");
+  }
+
+  TEST_CASE(
+      "partial input reads and constant fills around scalar results pass; raw work does not") {
+    const driver_spec compute = copy_spec("elementwise");
+    // Reads only half of x (the rows the operator needs) and computes z from it.
+    set_report half_read = honest_set(compute, true);
+    half_read.traces[0].instructions[0] = dma(op_class::dma_in, {0, 128});
+    half_read.traces[0].gm_read_bytes = 128;
+    CHECK(kind_of(compute, half_read) == "");
+
+    // A reduction: z's block is a Duplicate fill with the 4-byte result written over it; most
+    // of the bytes copied out depend on no GM read, yet they are a constant the vector unit made.
+    auto reduction = [&](bool fill) {
+      set_report s = honest_set(compute, true);
+      core_trace& t = s.traces[0];
+      instruction dup;
+      dup.on = pipe::v;
+      dup.cls = op_class::vec_simple;
+      dup.api = "Duplicate";
+      dup.bytes = 256;
+      dup.repeats = 1;
+      dup.writes = {{256, 512}};
+      instruction sum = vec({0, 256}, {256, 260});
+      sum.api = "ReduceSum";
+      sum.cls = op_class::vec_reduce;
+      instruction set_value;  // the same bytes through scalar stores of nothing read
+      set_value.on = pipe::s;
+      set_value.cls = op_class::scalar_ub;
+      set_value.api = "LocalTensor::SetValue";
+      set_value.count = 64;
+      set_value.bytes = 256;
+      set_value.writes = {{256, 512}};
+      t.instructions = {dma(op_class::dma_in, {0, 256}), fill ? dup : set_value, sum,
+                        dma(op_class::dma_out, {256, 512})};
+      t.instructions[2].deps = {0};
+      t.instructions[3].deps = {2};
+      return s;
+    };
+    CHECK(kind_of(compute, reduction(true)) == "");
+    auto f = check_set_trace(compute, reduction(false), true);
+    REQUIRE(f.has_value());
+    CHECK(f->kind == "untraced_work");
+    CHECK(f->message.find("252 of the 256 bytes") != std::string::npos);
+  }
+
+  TEST_CASE("instructions reading UB nothing traced wrote are warnings naming them") {
+    const driver_spec compute = copy_spec("elementwise");
+    set_report s = honest_set(compute, true);
+    s.traces[0].instructions[1].reads = {{0, 288}};  // 32 bytes past what the copy wrote
+    std::vector<std::string> warnings;
+    CHECK_FALSE(check_set_trace(compute, s, true, &warnings).has_value());
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find("Muls (#1)") != std::string::npos);
+    CHECK(warnings[0].find("reads 32 bytes of UB that no traced operation wrote") !=
+          std::string::npos);
+    warnings.clear();
+    CHECK_FALSE(check_set_trace(compute, honest_set(compute, true), true, &warnings).has_value());
+    CHECK(warnings.empty());
   }
 
   TEST_CASE("the judgement: missing sets, a trace without time and a claimed infra error") {

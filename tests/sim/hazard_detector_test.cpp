@@ -113,6 +113,53 @@ TEST_SUITE("sim") {
     CHECK(contains(race->message, "V_MTE2"));
   }
 
+  TEST_CASE("a scalar wait for V orders a later scalar-issued copy after V; without it, a race") {
+    // The scalar unit waits for V (WaitFlag<V_S>), then issues an MTE2 copy into the bytes V
+    // read: the copy cannot start before the wait, so V is done.
+    trace_builder ordered;
+    ordered.copy_in(0, 4096);
+    ordered.wait_flag(pipe::v, ordered.set_flag(pipe::mte2));
+    ordered.vector(op_class::vec_simple, "Add", 8192, {0, 0}, 4096);
+    ordered.wait_flag(pipe::s, ordered.set_flag(pipe::v));
+    ordered.copy_in(0, 4096);
+    CHECK_FALSE(find_first_race(ordered.trace()).has_value());
+
+    // The same with the wait on another pipe (MTE3) than the copy's: still no order for MTE2.
+    trace_builder other_pipe;
+    other_pipe.copy_in(0, 4096);
+    other_pipe.wait_flag(pipe::v, other_pipe.set_flag(pipe::mte2));
+    other_pipe.vector(op_class::vec_simple, "Add", 8192, {0, 0}, 4096);
+    other_pipe.wait_flag(pipe::mte3, other_pipe.set_flag(pipe::v));
+    other_pipe.copy_in(0, 4096);
+    const auto race = find_first_race(other_pipe.trace());
+    REQUIRE(race.has_value());
+    CHECK(contains(race->message, "V_MTE2"));
+
+    // A scalar wait that waited for a V instruction before the racing one orders nothing after.
+    trace_builder early;
+    early.copy_in(0, 4096);
+    early.wait_flag(pipe::v, early.set_flag(pipe::mte2));
+    early.wait_flag(pipe::s, early.set_flag(pipe::v));
+    early.vector(op_class::vec_simple, "Add", 8192, {0, 0}, 4096);
+    early.copy_in(0, 4096);
+    CHECK(find_first_race(early.trace()).has_value());
+  }
+
+  TEST_CASE("a scalar store is not ordered before a later vector read by issue order alone") {
+    // SetValue then a V read of the value: the scalar unit's own store still needs S_V.
+    trace_builder store;
+    store.scalar("LocalTensor::SetValue", 0, 4, 1, true);
+    store.vector(op_class::vec_simple, "Adds", 8192, {0}, 32);
+    const auto race = find_first_race(store.trace());
+    REQUIRE(race.has_value());
+    CHECK(contains(race->message, "S_V"));
+    trace_builder synced;
+    synced.scalar("LocalTensor::SetValue", 0, 4, 1, true);
+    synced.wait_flag(pipe::v, synced.set_flag(pipe::s));
+    synced.vector(op_class::vec_simple, "Adds", 8192, {0}, 32);
+    CHECK_FALSE(find_first_race(synced.trace()).has_value());
+  }
+
   TEST_CASE("the overlap reported merges the contiguous bytes racing with the same instruction") {
     trace_builder b;
     b.copy_in(0, 1024);

@@ -38,10 +38,12 @@ class shim_run {
       kernel();
     }
     core.finish();
+    warnings = core.take_warnings();
     return core.take_trace();
   }
 
   kernel_launch launch;
+  std::vector<std::string> warnings;  // of the last run
 
  private:
   struct free_deleter {

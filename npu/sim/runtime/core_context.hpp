@@ -5,6 +5,7 @@
 // duration of one block's execution. Nothing else in the simulator uses thread-locals.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -19,8 +20,7 @@ namespace aopt::sim {
 // A check failed while the kernel ran. `kind` is one of: "ub_overflow", "ub_out_of_bounds",
 // "gm_out_of_bounds", "misaligned", "deadlock", "empty_queue", "flag_misuse", "too_many_buffers",
 // "bad_argument", "assertion" (ASSERT/assert in the kernel), "unsupported" (an API the simulator
-// cannot honour in this launch, e.g. SyncAll over several blocks), "unfreed_tensor" (a queue
-// tensor still allocated or enqueued when the kernel returns). what() names the API call, its
+// cannot honour in this launch, e.g. SyncAll over several blocks). what() names the API call, its
 // kernel source line when known, and the values.
 class sim_error : public std::runtime_error {
  public:
@@ -33,10 +33,18 @@ class sim_error : public std::runtime_error {
 };
 
 // A GM allocation the kernel may touch (an input, output, workspace or the tiling buffer).
+// Writes must stay inside `bytes`. Reads may also reach `padding` bytes past the end (CANN's
+// aclrtMalloc rounds a size up to 32 bytes and adds 32, so a kernel reading its last block whole
+// is legal there) and, with a warning on the result, `over_read` bytes further (on hardware they
+// are whatever allocation follows; here they hold poison, so a value read there that reaches an
+// output mismatches).
 struct gm_region {
   std::string name;
   uint8_t* base = nullptr;
   uint64_t bytes = 0;
+  uint64_t padding = 0;
+  uint64_t over_read = 0;
+  bool output = false;  // its writes carry their bytes for the checker's replay (trace.hpp)
 };
 
 class block_runner;
@@ -50,6 +58,9 @@ struct kernel_launch {
   // Runs the blocks so that SyncAll synchronises them (block_runner.hpp); without one, SyncAll
   // over more than one block is refused as "unsupported".
   block_runner* runner = nullptr;
+  // Orders the GM writes of all blocks (trace.hpp gm_write::seq); without one, each core counts
+  // its own.
+  std::atomic<uint64_t>* gm_write_seq = nullptr;
 };
 
 class core_context {
@@ -68,11 +79,14 @@ class core_context {
   uint32_t block_num() const;
   const hw_profile& hw() const;
 
-  // Called after the kernel returns: reports unmatched SetFlag/WaitFlag and tensors still
-  // allocated as sim_error. Then hands over the trace, with the compiler's automatic
-  // synchronisation edges added when the profile has auto_sync on (auto_sync.hpp).
+  // Called after the kernel returns: reports unmatched SetFlag/WaitFlag as sim_error; a queue
+  // tensor still allocated is a warning (the hardware runs such a kernel). Then hands over the
+  // trace, with the compiler's automatic synchronisation edges added when the profile has
+  // auto_sync on (auto_sync.hpp), and the warnings (reads past a GM tensor's padding, tensors
+  // left allocated), each once.
   void finish();
   core_trace take_trace();
+  std::vector<std::string> take_warnings();
 
   struct impl;
   impl& internals() { return *impl_; }  // for the shim's implementation files only

@@ -35,8 +35,22 @@ namespace {
 // timing model's alignment penalty reflects the kernel's offsets only.
 constexpr size_t gm_alignment = 512;
 constexpr uint8_t workspace_poison_byte = 0x5A;
+// What a read past a tensor's end finds: CANN's aclrtMalloc rounds every size up to 32 bytes
+// and adds 32, so reads up to there are legal; beyond it the hardware reads whatever allocation
+// follows. The simulator lets reads reach one more KiB past the padding, with a warning, over
+// poison (the UB poison: large finite values, so a value read there that reaches an output
+// mismatches). That holds the block-granular tail reads of real kernels (a 16-float read of a
+// 7-float box, a 64-RoI block) while a runaway index still stops at gm_out_of_bounds.
+constexpr uint64_t gm_padding_block = 32;
+constexpr uint64_t gm_over_read_bytes = 1024;
+constexpr uint8_t gm_tail_poison_byte = 0x7b;
 
-// One simulated GM allocation.
+uint64_t cann_padding(uint64_t bytes) {
+  return (bytes + gm_padding_block - 1) / gm_padding_block * gm_padding_block + gm_padding_block -
+         bytes;
+}
+
+// One simulated GM allocation: the tensor's bytes, then its padding and over-read zone poisoned.
 class gm_buffer {
  public:
   // `backed_when_empty`: even an empty allocation has an address (the workspace: CANN hands a
@@ -44,10 +58,12 @@ class gm_buffer {
   // accessed.
   explicit gm_buffer(uint64_t bytes, bool backed_when_empty = false) : bytes_(bytes) {
     if (bytes == 0 && !backed_when_empty) return;
-    const size_t rounded =
-        std::max<size_t>(gm_alignment, (bytes + gm_alignment - 1) / gm_alignment * gm_alignment);
+    const uint64_t with_tail = bytes + cann_padding(bytes) + gm_over_read_bytes;
+    const size_t rounded = std::max<size_t>(
+        gm_alignment, (with_tail + gm_alignment - 1) / gm_alignment * gm_alignment);
     data_.reset(static_cast<uint8_t*>(std::aligned_alloc(gm_alignment, rounded)));
     if (!data_) throw std::bad_alloc();
+    std::memset(data_.get() + bytes, gm_tail_poison_byte, rounded - bytes);
   }
   uint8_t* data() const { return data_.get(); }
   uint64_t bytes() const { return bytes_; }
@@ -153,6 +169,8 @@ void add_attrs(const npu::op_spec& op, gert::RuntimeAttrs& attrs) {
   }
 }
 
+constexpr size_t max_warnings = 20;
+
 std::string with_block(uint32_t block, const std::string& message) {
   return "block " + std::to_string(block) + ": " + message;
 }
@@ -251,8 +269,8 @@ tiling_outcome run_tiling(const driver_spec& spec, const candidate_entries& entr
 // Runs blocks 0..blockDim-1, each on its own simulated core: one after another, except that a
 // block calling SyncAll waits there for the others (block_runner.hpp).
 void run_blocks(const driver_spec& spec, const candidate_entries& entries,
-                const kernel_launch& launch, uint8_t* const* args,
-                std::vector<core_trace>& traces) {
+                const kernel_launch& launch, uint8_t* const* args, std::vector<core_trace>& traces,
+                std::vector<std::string>& warnings) {
   block_runner runner(launch.block_num);
   kernel_launch with_runner = launch;
   with_runner.runner = &runner;
@@ -266,6 +284,15 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
       }
       core.finish();
       by_block[block] = core.take_trace();
+      for (std::string& w : core.take_warnings()) {
+        w = with_block(block, w);
+        // Per block the same finding differs only in its block number: one of each suffices.
+        const auto same = [&](const std::string& seen) {
+          return seen.substr(seen.find(':')) == w.substr(w.find(':'));
+        };
+        if (warnings.size() < max_warnings && std::none_of(warnings.begin(), warnings.end(), same))
+          warnings.push_back(std::move(w));
+      }
     } catch (const sim_error& e) {
       fail("runtime_error", e.kind().c_str(), with_block(block, e.what()));
     } catch (const std::exception& e) {
@@ -286,7 +313,8 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
 
 // Input set `set`: tiling, the blocks, and what the trusted side needs to judge them.
 set_report run_input_set(const driver_spec& spec, const candidate_entries& entries, uint32_t set,
-                         std::vector<std::string>& diagnostics) {
+                         std::vector<std::string>& diagnostics,
+                         std::vector<std::string>& warnings) {
   const npu::op_spec& op = spec.op;
   set_report report;
   try {
@@ -305,10 +333,14 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
     launch.tiling_key = tiling.tiling_key;
     // Only the timed first set records instructions; every set records its GM writes.
     launch.record_trace = set == 0;
-    auto add_region = [&](const std::string& name, uint64_t bytes,
+    std::atomic<uint64_t> write_seq{0};
+    launch.gm_write_seq = &write_seq;
+    auto add_region = [&](const std::string& name, uint64_t bytes, bool output = false,
                           bool backed_when_empty = false) -> uint8_t* {
       gm.emplace_back(bytes, backed_when_empty);
-      launch.gm.push_back(gm_region{name, gm.back().data(), bytes});
+      launch.gm.push_back(gm_region{name, gm.back().data(), bytes,
+                                    bytes != 0 ? cann_padding(bytes) : 0,
+                                    bytes != 0 ? gm_over_read_bytes : 0, output});
       args.push_back(gm.back().data());
       return gm.back().data();
     };
@@ -318,7 +350,7 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
       if (!inputs[i].empty()) std::memcpy(p, inputs[i].data(), inputs[i].size());
     }
     for (const auto& t : op.outputs) {
-      uint8_t* p = add_region(t.name, t.bytes());
+      uint8_t* p = add_region(t.name, t.bytes(), true);
       if (p == nullptr) continue;
       // An output the framework allocates with contents (op.json "init") starts with them.
       if (t.init == npu::tensor_spec::initial::value) {
@@ -334,14 +366,14 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
         fill_poison(p, t.type, t.numel(), set);
       }
     }
-    uint8_t* workspace = add_region("workspace", tiling.workspace_bytes, true);
+    uint8_t* workspace = add_region("workspace", tiling.workspace_bytes, false, true);
     std::memset(workspace, workspace_poison_byte, tiling.workspace_bytes);
     uint8_t* tiling_gm = add_region("tiling", tiling.tiling_bytes.size());
     if (tiling_gm != nullptr) {
       std::memcpy(tiling_gm, tiling.tiling_bytes.data(), tiling.tiling_bytes.size());
     }
 
-    run_blocks(spec, entries, launch, args.data(), report.traces);
+    run_blocks(spec, entries, launch, args.data(), report.traces, warnings);
 
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const uint8_t* after = gm[i].data();
@@ -375,7 +407,7 @@ run_report collect_report(const driver_spec& spec, const candidate_entries& entr
   const uint32_t threads = std::min(spec.set_threads, sets);
   if (threads <= 1) {
     for (uint32_t set = 0; set < sets; ++set) {
-      report.sets.push_back(run_input_set(spec, entries, set, report.diagnostics));
+      report.sets.push_back(run_input_set(spec, entries, set, report.diagnostics, report.warnings));
       if (!report.sets.back().failed_status.empty()) break;
     }
     return report;
@@ -386,6 +418,7 @@ run_report collect_report(const driver_spec& spec, const candidate_entries& entr
   // leaves it; a set that starts after a failure is skipped as the loop would skip it.
   std::vector<set_report> by_set(sets);
   std::vector<std::vector<std::string>> notes(sets);
+  std::vector<std::vector<std::string>> set_warnings(sets);
   std::vector<std::exception_ptr> errors(sets);
   std::atomic<uint32_t> next{0};
   std::atomic<uint32_t> first_failed{sets};
@@ -393,7 +426,7 @@ run_report collect_report(const driver_spec& spec, const candidate_entries& entr
     for (uint32_t set; (set = next.fetch_add(1)) < sets;) {
       if (set > first_failed.load()) continue;
       try {
-        by_set[set] = run_input_set(spec, entries, set, notes[set]);
+        by_set[set] = run_input_set(spec, entries, set, notes[set], set_warnings[set]);
       } catch (...) {
         errors[set] = std::current_exception();
       }
@@ -411,6 +444,12 @@ run_report collect_report(const driver_spec& spec, const candidate_entries& entr
   for (uint32_t set = 0; set < sets; ++set) {
     if (errors[set]) std::rethrow_exception(errors[set]);
     for (auto& note : notes[set]) report.diagnostics.push_back(std::move(note));
+    for (auto& w : set_warnings[set]) {
+      // As the loop above would have kept them: each once, at most max_warnings.
+      if (report.warnings.size() < max_warnings &&
+          std::find(report.warnings.begin(), report.warnings.end(), w) == report.warnings.end())
+        report.warnings.push_back(std::move(w));
+    }
     report.sets.push_back(std::move(by_set[set]));
     if (!report.sets.back().failed_status.empty()) break;
   }

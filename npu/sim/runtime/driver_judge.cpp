@@ -19,6 +19,34 @@ namespace aopt::sim {
 namespace {
 
 constexpr size_t max_candidate_diagnostics = 20;
+
+// The judge's own work on a delivery is bounded before it starts: a delivery claiming more work
+// than this (trace records, UB bytes its replays walk, output bytes its writes carry) fails as
+// the candidate's `judge_limit`. The unit is about what the slowest pass (the dataflow replay,
+// eight UB bytes a unit) does in a few nanoseconds, so the limit is some tens of seconds of
+// aopt's CPU; the largest honest evaluation in the corpus and tests needs well under 1 % of it
+// (bench_sim_speed reports the figure per evaluation).
+constexpr uint64_t max_judge_work = uint64_t{4} << 30;
+
+uint64_t judge_work(const run_report& report) {
+  uint64_t work = 0;
+  for (const set_report& s : report.sets) {
+    for (const auto& o : s.outputs) work += o.size() / 8;
+    for (const core_trace& t : s.traces) {
+      work += t.instructions.size();
+      for (const instruction& in : t.instructions) {
+        work += in.deps.size() + in.auto_deps.size();
+        for (const auto* ranges : {&in.reads, &in.writes}) {
+          for (const ub_range& r : *ranges) {
+            work += 1 + (r.end > r.begin ? (r.end - r.begin) / 8 : 0);
+          }
+        }
+      }
+      for (const gm_write& w : t.gm_writes) work += 1 + w.data.size() / 8;
+    }
+  }
+  return work;
+}
 constexpr size_t max_diagnostic_chars = 400;
 
 struct timing_outcome {
@@ -138,7 +166,7 @@ void check_tiling(const set_report& s) {
 }
 
 void check_set(const driver_spec& spec, const run_report& report, const expected_outputs& expected,
-               uint32_t set) {
+               uint32_t set, std::vector<std::string>& warnings) {
   const npu::op_spec& op = spec.op;
   const set_report& s = report.sets[set];
   const expected_set& want = expected.sets.at(set);
@@ -188,7 +216,9 @@ void check_set(const driver_spec& spec, const run_report& report, const expected
       fail("precision_error", f->kind, f->message);
     }
   }
-  if (auto f = check_set_trace(spec, s, set == 0)) fail("precision_error", f->kind, f->message);
+  if (auto f = check_set_trace(spec, s, set == 0, set == 0 ? &warnings : nullptr)) {
+    fail("precision_error", f->kind, f->message);
+  }
 }
 
 }  // namespace
@@ -216,8 +246,23 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
     diagnostics.push_back(d.substr(0, max_diagnostic_chars));
   }
   const npu::op_spec& op = spec.op;
+  // The candidate's own (it can only add to them) and the checker's, each at most once.
+  std::vector<std::string> warnings;
+  for (const auto& w : report.warnings) {
+    if (warnings.size() == max_candidate_diagnostics) break;
+    warnings.push_back(w.substr(0, max_diagnostic_chars));
+  }
   try {
     if (!expected.failure.empty()) fail("runtime_error", "reference_failed", expected.failure);
+    const uint64_t work = judge_work(report);
+    diagnostics.push_back("checker work " + std::to_string(work) + " units (limit " +
+                          std::to_string(max_judge_work) + ")");
+    if (work > max_judge_work) {
+      fail("runtime_error", "judge_limit",
+           "the delivery asks the checker for " + std::to_string(work) +
+               " units of work (trace records, UB and output bytes to replay); the limit is " +
+               std::to_string(max_judge_work));
+    }
     if (report.sets.empty()) {
       fail("runtime_error", "no_delivery", "the candidate delivered no input set");
     }
@@ -237,7 +282,7 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
         out.first_set_tiling = tiling_decision{s.block_dim, s.tiling_key, s.workspace_bytes};
       }
       try {
-        check_set(spec, report, expected, set);
+        check_set(spec, report, expected, set, warnings);
       } catch (const evaluation_failure& v) {
         fail(v.status(), v.kind(),
              "input set " + std::to_string(set) + " (seed " + std::to_string(op.seed + set) +
@@ -295,6 +340,7 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
     result.message = std::string("checker: ") + e.what();
   }
   result.diagnostics = std::move(diagnostics);
+  result.warnings = std::move(warnings);
   return out;
 }
 

@@ -11,7 +11,7 @@
 namespace aopt::sim {
 namespace {
 
-constexpr char report_magic[] = "AOPTRPT3";
+constexpr char report_magic[] = "AOPTRPT4";
 constexpr char end_magic[] = "AOPTEND1";
 constexpr size_t magic_size = 8;
 // Bounds that no honest run comes near; they keep a hostile count from exhausting memory.
@@ -98,6 +98,8 @@ void put_trace(byte_writer& w, const core_trace& t, api_table& apis) {
     w.put(g.stride);
     w.put(g.burst_bytes);
     w.put(g.bursts);
+    w.put(g.seq);
+    w.put_bytes(g.data.data(), g.data.size());
   }
 }
 
@@ -143,13 +145,15 @@ core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids
     in.deps = get_indices(r, "instruction.deps");
     in.auto_deps = get_indices(r, "instruction.auto_deps");
   }
-  t.gm_writes.resize(r.count("trace.gm_writes", 28));
+  t.gm_writes.resize(r.count("trace.gm_writes", 44));
   for (gm_write& g : t.gm_writes) {
     g.region = r.get<uint32_t>("gm_write.region");
     g.offset = r.get<uint64_t>("gm_write.offset");
     g.stride = r.get<uint64_t>("gm_write.stride");
     g.burst_bytes = r.get<uint32_t>("gm_write.burst_bytes");
     g.bursts = r.get<uint32_t>("gm_write.bursts");
+    g.seq = r.get<uint64_t>("gm_write.seq");
+    g.data = r.get_bytes("gm_write.data");
   }
   return t;
 }
@@ -169,6 +173,8 @@ std::string encode_report(const run_report& report) {
   w.put_raw(report_magic, magic_size);
   w.put<uint64_t>(report.diagnostics.size());
   for (const auto& d : report.diagnostics) w.put_string(d);
+  w.put<uint64_t>(report.warnings.size());
+  for (const auto& d : report.warnings) w.put_string(d);
   w.put<uint64_t>(report.sets.size());
   for (const set_report& s : report.sets) {
     w.put_string(s.failed_status);
@@ -199,6 +205,8 @@ run_report decode_report(const std::string& bytes) {
   run_report out;
   out.diagnostics.resize(r.count("diagnostics", 8));
   for (auto& d : out.diagnostics) d = r.get_string("diagnostic");
+  out.warnings.resize(r.count("warnings", 8));
+  for (auto& d : out.warnings) d = r.get_string("warning");
   // The API ids of every decoded trace, per trace, resolved against the table at the end.
   std::vector<std::vector<uint32_t>> api_ids;
   std::vector<core_trace*> traces;

@@ -7,8 +7,8 @@
 // A candidate-side failure (tiling failed, a simulator check, an exception in the kernel) is
 // reported as such; a candidate can only hurt itself with one.
 //
-// Wire format (driver_codec.hpp): "AOPTRPT2", diagnostics, sets, API name table, "AOPTEND1".
-// Extending the trace: add the field to encode/decode here, bump the magic.
+// Wire format (driver_codec.hpp): "AOPTRPT4", diagnostics, warnings, sets, API name table,
+// "AOPTEND1". Extending the trace: add the field to encode/decode here, bump the magic.
 #pragma once
 
 #include <cstdint>
@@ -39,6 +39,9 @@ struct set_report {
 
 struct run_report {
   std::vector<std::string> diagnostics;
+  // Findings on the kernel that do not fail it (a read past a GM tensor's padding, a queue
+  // tensor held to the end), "block N: ..." each, the same finding once.
+  std::vector<std::string> warnings;
   std::vector<set_report> sets;
   // Owns the API names the decoded traces point to (instruction::api); moving the report keeps
   // them in place.

@@ -1,6 +1,7 @@
 #include "driver_trace_check.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -18,51 +19,62 @@ std::optional<check_failure> untraced(const std::string& message) {
                            message};
 }
 
-// Marks bytes of one GM buffer; finds the first byte left unmarked.
-class byte_cover {
- public:
-  explicit byte_cover(uint64_t bytes) : bytes_(bytes), words_((bytes + 63) / 64, 0) {}
-  void mark(uint64_t begin, uint64_t end) {
-    end = std::min(end, bytes_);
-    while (begin < end && begin % 64 != 0) set(begin++);
-    while (begin + 64 <= end) {
-      words_[begin / 64] = ~uint64_t{0};
-      begin += 64;
-    }
-    while (begin < end) set(begin++);
-  }
-  // The first unmarked byte and how many are unmarked, or {bytes, 0}.
-  std::pair<uint64_t, uint64_t> gaps() const {
-    uint64_t first = bytes_, count = 0;
-    for (uint64_t b = 0; b < bytes_; ++b) {
-      if (words_[b / 64] == ~uint64_t{0} && b % 64 == 0 && b + 64 <= bytes_) {
-        b += 63;
-        continue;
-      }
-      if ((words_[b / 64] >> (b % 64) & 1) == 0) {
-        if (first == bytes_) first = b;
-        ++count;
-      }
-    }
-    return {first, count};
-  }
-
- private:
-  void set(uint64_t b) { words_[b / 64] |= uint64_t{1} << (b % 64); }
-  uint64_t bytes_;
-  std::vector<uint64_t> words_;
+// The outputs as the traced GM writes left them: every output write of every block applied in
+// `seq` order (trace.hpp gm_write). Kept per byte because the delivered outputs are compared
+// per byte; the writes themselves stay ranges.
+struct output_replay {
+  std::vector<uint8_t> image;
+  std::vector<uint8_t> written;  // 1 where some traced write covered the byte
 };
+
+// The first byte of `delivered` that differs from the replay, or npos.
+size_t first_changed(const output_replay& r, const std::vector<uint8_t>& delivered) {
+  const size_t n = std::min(r.image.size(), delivered.size());
+  for (size_t b = 0; b < n; ++b) {
+    if (r.written[b] != 0 && r.image[b] != delivered[b]) return b;
+  }
+  return std::string::npos;
+}
 
 // Per UB byte: written by a traced operation, computed (last written by the vector or scalar
-// unit rather than copied in from GM), derived (depends on some GM read).
-constexpr uint8_t written = 1, computed = 2, derived = 4;
+// unit rather than copied in from GM), derived (depends on some GM read), constant (a vector
+// result of initialised bytes none of which depends on a GM read: a Duplicate fill, an index
+// ramp, a default value computed from them).
+constexpr uint8_t written = 1, computed = 2, derived = 4, constant = 8;
+constexpr size_t max_uninitialised_warnings = 5;
 
 struct dataflow_totals {
-  uint64_t out_bytes = 0;          // UB bytes DMA'd to GM
-  uint64_t passthrough_bytes = 0;  // ... last written by a GM -> UB copy
-  uint64_t underived_bytes = 0;    // ... depending on no GM read
-  std::string never_written;       // the first UB -> GM copy of bytes nothing traced wrote
+  uint64_t out_bytes = 0;                  // UB bytes DMA'd to GM
+  uint64_t passthrough_bytes = 0;          // ... last written by a GM -> UB copy
+  uint64_t underived_bytes = 0;            // ... depending on no GM read, and not a constant
+  std::string never_written;               // the first UB -> GM copy of bytes nothing traced wrote
+  std::vector<std::string> uninitialised;  // instructions reading UB nothing traced wrote
 };
+
+// ORs and ANDs the flags of `n` bytes into `any` and `all`, eight at a time.
+void or_and(const uint8_t* p, size_t n, uint8_t& any, uint8_t& all) {
+  uint64_t o = 0, a = ~uint64_t{0};
+  size_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + k, 8);
+    o |= w;
+    a &= w;
+  }
+  for (int shift = 0; shift < 64; shift += 8) {
+    any |= static_cast<uint8_t>(o >> shift);
+    if (n >= 8) all &= static_cast<uint8_t>(a >> shift);
+  }
+  for (; k < n; ++k) {
+    any |= p[k];
+    all &= p[k];
+  }
+}
+
+std::string instruction_name(const instruction& in, size_t i) {
+  return std::string(in.api) + " (#" + std::to_string(i) +
+         (in.line != 0 ? ", line " + std::to_string(in.line) : "") + ")";
+}
 
 void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
   std::vector<uint8_t> ub(ub_bytes, 0);
@@ -80,13 +92,12 @@ void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
           const uint8_t f = ub[k];
           any |= f;
           totals.passthrough_bytes += (f & (written | computed)) == written;
-          totals.underived_bytes += (f & derived) == 0;
+          totals.underived_bytes += (f & (derived | constant)) == 0;
         }
         totals.out_bytes += e - b;
         if ((any & written) == 0 && e > b && totals.never_written.empty()) {
-          totals.never_written = std::string(in.api) + " (#" + std::to_string(i) +
-                                 (in.line != 0 ? ", line " + std::to_string(in.line) : "") +
-                                 ") copies UB [" + std::to_string(b) + ", " + std::to_string(e) +
+          totals.never_written = instruction_name(in, i) + " copies UB [" + std::to_string(b) +
+                                 ", " + std::to_string(e) +
                                  ") to GM, which no traced operation wrote";
         }
       }
@@ -97,9 +108,35 @@ void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
       flags |= derived;
     } else {
       flags |= computed;
+      uint8_t any = 0, all = written;
       for (const ub_range& r : in.reads) {
         const auto [b, e] = clamp(r);
-        for (uint32_t k = b; k < e && (flags & derived) == 0; ++k) flags |= ub[k] & derived;
+        or_and(ub.data() + b, e - b, any, all);
+      }
+      // Named only while warnings are wanted; counting needs a second pass over the reads.
+      uint64_t unwritten = 0;
+      uint32_t first_unwritten = 0;
+      if ((all & written) == 0 && in.cls != op_class::scalar_ub &&
+          totals.uninitialised.size() < max_uninitialised_warnings) {
+        for (const ub_range& r : in.reads) {
+          const auto [b, e] = clamp(r);
+          for (uint32_t k = b; k < e; ++k) {
+            if ((ub[k] & written) == 0 && unwritten++ == 0) first_unwritten = k;
+          }
+        }
+      }
+      flags |= any & derived;
+      // A scalar result may hold anything the program computed; only a vector one of
+      // initialised, underived bytes is a constant.
+      if (in.cls != op_class::scalar_ub && (any & derived) == 0 && (all & written) != 0)
+        flags |= constant;
+      // Coalesced scalar reads are approximate ranges: only vector reads are named.
+      if (unwritten != 0) {
+        totals.uninitialised.push_back(
+            instruction_name(in, i) + " reads " + std::to_string(unwritten) +
+            " bytes of UB that no traced operation wrote, the first at " +
+            std::to_string(first_unwritten) +
+            ": on the hardware they hold stale data (here poison, a large finite value)");
       }
     }
     if (in.cls == op_class::dma_local) flags = static_cast<uint8_t>(flags & ~computed);
@@ -128,6 +165,13 @@ std::optional<check_failure> check_records(const core_trace& t, uint32_t ub_byte
         }
       }
     }
+    const bool scalar = in.cls == op_class::scalar_ub || in.cls == op_class::scalar_gm;
+    // The scalar unit moves at most 8 bytes per access (trace_recorder.cpp prices it so).
+    if (scalar && in.count < (in.bytes + 7) / 8) {
+      return malformed(where + std::to_string(i) + " (" + in.api + ") moves " +
+                       std::to_string(in.bytes) + " bytes in " + std::to_string(in.count) +
+                       " scalar accesses of at most 8 bytes");
+    }
     const bool dma = in.cls == op_class::dma_in || in.cls == op_class::dma_out;
     if (dma && in.bytes != uint64_t{in.bursts} * in.min_burst_bytes) {
       return malformed(where + std::to_string(i) + " (" + in.api + ") moves " +
@@ -141,7 +185,8 @@ std::optional<check_failure> check_records(const core_trace& t, uint32_t ub_byte
 }  // namespace
 
 std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_report& set,
-                                             bool fully_traced) {
+                                             bool fully_traced,
+                                             std::vector<std::string>* warnings) {
   const npu::op_spec& op = spec.op;
   if (set.traces.size() != set.block_dim) {
     return malformed(std::to_string(set.traces.size()) + " block traces for blockDim " +
@@ -155,13 +200,16 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
   region_bytes.push_back(set.tiling_data_size);
   const size_t first_output = op.inputs.size();
 
-  std::vector<byte_cover> covers;
-  for (const auto& t : op.outputs) covers.emplace_back(t.bytes());
-  uint64_t read_bytes = 0, write_bytes = 0, listed_write_bytes = 0;
+  std::vector<output_replay> replays(op.outputs.size());
+  for (size_t i = 0; i < op.outputs.size(); ++i) {
+    replays[i].image.assign(op.outputs[i].bytes(), 0);
+    replays[i].written.assign(op.outputs[i].bytes(), 0);
+  }
+  std::vector<const gm_write*> output_writes;
+  uint64_t write_bytes = 0, listed_write_bytes = 0;
   for (size_t b = 0; b < set.traces.size(); ++b) {
     const core_trace& t = set.traces[b];
     if (t.block_idx != b) return malformed("trace " + std::to_string(b) + " is of another block");
-    read_bytes += t.gm_read_bytes;
     write_bytes += t.gm_write_bytes;
     for (const gm_write& w : t.gm_writes) {
       if (w.region >= region_bytes.size() || w.bursts == 0) {
@@ -175,13 +223,14 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
         return malformed("block " + std::to_string(b) + " writes GM outside buffer " +
                          std::to_string(w.region) + " (" + std::to_string(limit) + " bytes)");
       }
-      listed_write_bytes += uint64_t{w.bursts} * w.burst_bytes;
-      if (w.region >= first_output && w.region < first_output + op.outputs.size()) {
-        byte_cover& c = covers[w.region - first_output];
-        for (uint32_t k = 0; k < w.bursts; ++k) {
-          c.mark(w.offset + w.stride * k, w.offset + w.stride * k + w.burst_bytes);
-        }
+      const uint64_t bytes = uint64_t{w.bursts} * w.burst_bytes;
+      listed_write_bytes += bytes;
+      const bool output = w.region >= first_output && w.region < first_output + op.outputs.size();
+      if (w.data.size() != (output ? bytes : 0)) {
+        return malformed("block " + std::to_string(b) + ": a GM write of " + std::to_string(bytes) +
+                         " bytes carries " + std::to_string(w.data.size()) + " bytes of data");
       }
+      if (output) output_writes.push_back(&w);
     }
     if (fully_traced) {
       if (auto f = check_records(t, spec.hw.ub_bytes, static_cast<uint32_t>(b))) return f;
@@ -191,25 +240,50 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
     return malformed("its GM writes add up to " + std::to_string(listed_write_bytes) +
                      " bytes, its byte count says " + std::to_string(write_bytes));
   }
-  uint64_t output_bytes = 0;
-  for (const auto& t : op.outputs) output_bytes += t.bytes();
-  if (write_bytes < output_bytes || read_bytes + write_bytes < op.io_bytes()) {
-    return untraced("it moves " + std::to_string(read_bytes) + " bytes GM -> UB and " +
-                    std::to_string(write_bytes) + " bytes UB -> GM; the operator's inputs and " +
-                    "outputs alone are " + std::to_string(op.io_bytes()) + " bytes");
+  // Replay in the order the writes happened over all blocks; a block's own writes keep theirs.
+  std::stable_sort(output_writes.begin(), output_writes.end(),
+                   [](const gm_write* a, const gm_write* b) { return a->seq < b->seq; });
+  for (const gm_write* w : output_writes) {
+    output_replay& r = replays[w->region - first_output];
+    for (uint32_t k = 0; k < w->bursts; ++k) {
+      const uint64_t at = w->offset + w->stride * k;
+      std::memcpy(r.image.data() + at, w->data.data() + uint64_t{k} * w->burst_bytes,
+                  w->burst_bytes);
+      std::fill_n(r.written.begin() + static_cast<std::ptrdiff_t>(at), w->burst_bytes, 1);
+    }
   }
-  for (size_t i = 0; i < covers.size(); ++i) {
-    const auto [first, count] = covers[i].gaps();
+  for (size_t i = 0; i < replays.size(); ++i) {
+    const auto& written_bytes = replays[i].written;
+    const auto count =
+        static_cast<uint64_t>(std::count(written_bytes.begin(), written_bytes.end(), 0));
     if (count != 0) {
+      const auto first = static_cast<uint64_t>(
+          std::find(written_bytes.begin(), written_bytes.end(), 0) - written_bytes.begin());
       return untraced("output " + op.outputs[i].name + ": " + std::to_string(count) +
                       " bytes (the first at byte " + std::to_string(first) +
                       ") were written by no traced operation");
+    }
+    if (i >= set.outputs.size()) continue;
+    const size_t changed = first_changed(replays[i], set.outputs[i]);
+    if (changed != std::string::npos) {
+      return untraced("output " + op.outputs[i].name + ": byte " + std::to_string(changed) +
+                      " holds " + std::to_string(set.outputs[i][changed]) +
+                      " as delivered, but the last traced write of it left " +
+                      std::to_string(replays[i].image[changed]) +
+                      ": the output was changed after the traced API wrote it");
     }
   }
   if (!fully_traced) return std::nullopt;
 
   dataflow_totals totals;
-  for (const core_trace& t : set.traces) dataflow(t, spec.hw.ub_bytes, totals);
+  for (size_t b = 0; b < set.traces.size(); ++b) {
+    const size_t before = totals.uninitialised.size();
+    dataflow(set.traces[b], spec.hw.ub_bytes, totals);
+    if (warnings == nullptr) continue;
+    for (size_t k = before; k < totals.uninitialised.size(); ++k) {
+      warnings->push_back("block " + std::to_string(b) + ": " + totals.uninitialised[k]);
+    }
+  }
   if (!totals.never_written.empty()) return untraced(totals.never_written);
   if (op.category != "data_movement" && totals.out_bytes > 0) {
     if (totals.passthrough_bytes * 2 > totals.out_bytes) {
@@ -221,7 +295,8 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
     if (totals.underived_bytes * 2 > totals.out_bytes) {
       return untraced(std::to_string(totals.underived_bytes) + " of the " +
                       std::to_string(totals.out_bytes) +
-                      " bytes it copies to GM depend on no GM read in the trace");
+                      " bytes it copies to GM depend on no GM read in the trace and are no "
+                      "constant the vector unit computed");
     }
   }
   return std::nullopt;

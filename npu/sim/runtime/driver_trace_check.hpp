@@ -2,20 +2,28 @@
 // own trace, so the checker accepts it only when it is internally consistent and accounts for
 // the outputs. Checked per input set:
 //   * one trace per block; every GM write inside the buffer it names;
-//   * GM bytes written as the instructions say, and in total at least the operator's outputs;
-//     reads and writes together at least its minimal GM traffic (inputs + outputs);
-//   * every output byte covered by a traced GM write (raw-pointer stores are not);
+//   * GM bytes written as the instructions say;
+//   * the outputs' traced writes, replayed in the order they happened, cover every output byte
+//     and leave exactly the delivered bytes (a byte changed after its last traced write, through
+//     a raw pointer, is untraced work; a fill such as InitGlobalMemory counts only for the bytes
+//     it left);
 // and on the timed (fully traced) set, per core in program order:
 //   * dependency edges point backwards, UB ranges lie inside the UB, DMA byte counts match bursts;
 //   * no UB -> GM copy of bytes no traced operation wrote;
 //   * for a computing operator (category other than data_movement), at most half of the bytes
 //     copied to GM are input bytes passed through unchanged (a raw in-place computation looks
-//     like that), and at most half do not derive from any GM read.
+//     like that), and at most half neither derive from any GM read nor are a constant the
+//     vector unit computed (a default fill, the rest of a block around a scalar result).
+// An operator needs not read all of its inputs (a kernel reading the rows it needs); the
+// roofline's memory bound still counts them.
+// Vector instructions reading UB that nothing traced wrote are named as warnings.
 // Findings are "malformed_trace" (an inconsistent record) or "untraced_work" (the outputs are
 // right but the trace does not account for them).
 #pragma once
 
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "driver_report.hpp"
 #include "driver_spec.hpp"
@@ -23,7 +31,9 @@
 
 namespace aopt::sim {
 
+// `warnings`, when given, receives the instructions that read UB nothing traced wrote (timed set).
 std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_report& set,
-                                             bool fully_traced);
+                                             bool fully_traced,
+                                             std::vector<std::string>* warnings = nullptr);
 
 }  // namespace aopt::sim

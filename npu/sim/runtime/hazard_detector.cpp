@@ -82,19 +82,33 @@ class detector {
   }
 
  private:
-  // The clock of instruction i: its pipe's knowledge joined with every dependency's, then one
-  // tick of its own pipe. A PIPE_ALL barrier joins every pipe before it and is joined into every
-  // pipe after it (issue blocks until all pipes drain).
+  // The clock of instruction i: its pipe's knowledge joined with every dependency's and with what
+  // the scalar unit learned before issuing it, then one tick of its own pipe. A PIPE_ALL barrier
+  // joins every pipe before it and is joined into every pipe after it (issue blocks until all
+  // pipes drain).
+  //
+  // The scalar unit issues every instruction in program order and does not issue past one of its
+  // own until it finishes (timing_model.hpp), so what a scalar instruction waited for (a
+  // WaitFlag<V_S>, a barrier on S) happens before everything issued after it: a wait for V
+  // followed by a scalar-issued MTE2 copy orders the copy after V. The scalar unit's own UB
+  // accesses are not ordered that way (a SetValue still needs S_V before the vector unit reads
+  // the value), so its own tick is left out.
   void advance_clock(uint32_t i) {
     const instruction& in = trace_.instructions[i];
     const size_t p = index_of(in.on);
     vector_clock c = pipe_clock_[p];
+    join(c, issued_after_);
     for (uint32_t d : in.deps)
       if (d < i) join(c, clocks_[d]);
     for (uint32_t d : in.auto_deps)
       if (d < i) join(c, clocks_[d]);
     if (in.all_pipes_barrier)
       for (const vector_clock& other : pipe_clock_) join(c, other);
+    if (in.on == pipe::s) {
+      vector_clock learned = c;
+      learned[index_of(pipe::s)] = issued_after_[index_of(pipe::s)];
+      join(issued_after_, learned);
+    }
     ++c[p];
     clocks_[i] = c;
     pipe_clock_[p] = c;
@@ -226,6 +240,7 @@ class detector {
   const core_trace& trace_;
   std::vector<vector_clock> clocks_;
   std::array<vector_clock, pipe_count> pipe_clock_{};
+  vector_clock issued_after_{};        // what every instruction issued from here on happens after
   std::map<uint32_t, shadow> shadow_;  // keyed by first byte; entries are disjoint
 };
 

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "kernel_state.hpp"
 
@@ -128,26 +130,85 @@ std::string describe_gm(const state& s, const uint8_t* p) {
 }
 
 void check_gm_range(state& s, const uint8_t* p, uint64_t bytes, const char* api,
-                    aopt_sim::rt::call_site site, const char* what) {
+                    aopt_sim::rt::call_site site, const char* what, bool write) {
   const std::vector<gm_region>& regions = s.launch.gm;
-  auto inside = [&](const gm_region& r) {
-    return r.base != nullptr && p >= r.base && p + bytes <= r.base + r.bytes && p + bytes >= p;
+  // How far past the region's end [p, p + bytes) reaches (0: inside the tensor), or none.
+  auto overrun = [&](const gm_region& r) -> std::optional<uint64_t> {
+    if (r.base == nullptr || p < r.base || p + bytes < p) return std::nullopt;
+    const auto offset = static_cast<uint64_t>(p - r.base);
+    const uint64_t end = offset + bytes;
+    const uint64_t limit = write ? r.bytes : r.bytes + r.padding + r.over_read;
+    // An access must start inside the tensor (an empty one may sit at its end).
+    if (offset > r.bytes || (offset == r.bytes && bytes != 0) || end > limit) return std::nullopt;
+    return end > r.bytes ? end - r.bytes : 0;
   };
-  if (s.last_region < regions.size() && inside(regions[s.last_region])) return;
+  auto accept = [&](size_t i, uint64_t past) {
+    s.last_region = i;
+    const gm_region& r = regions[i];
+    if (past <= r.padding) return;
+    warn(s, cat(where(api, site), " reads ", past, " bytes past the end of '", r.name, "' (",
+                r.bytes, " bytes), beyond the ", r.padding,
+                " bytes of CANN's allocation padding: on the hardware they come from whatever "
+                "allocation follows; the outputs did not depend on them here"));
+  };
+  if (s.last_region < regions.size()) {
+    if (auto past = overrun(regions[s.last_region])) return accept(s.last_region, *past);
+  }
   for (size_t i = 0; i < regions.size(); ++i) {
-    if (inside(regions[i])) {
-      s.last_region = i;
-      return;
-    }
+    if (auto past = overrun(regions[i])) return accept(i, *past);
   }
   const gm_region* r = nearest_region(s, p);
   std::string context;
-  if (r != nullptr)
-    context = cat(" ('", r->name, "' holds ", r->bytes, " bytes",
-                  p >= r->base && p < r->base + r->bytes ? ": the access runs past its end)" : ")");
+  if (r != nullptr) {
+    const bool runs_past = p >= r->base && p < r->base + r->bytes;
+    context =
+        cat(" ('", r->name, "' holds ", r->bytes, " bytes",
+            runs_past && write ? ": a write must stay inside the tensor)"
+            : runs_past        ? cat(": the access runs past its end and its ", r->padding,
+                                     " bytes of allocation padding by more than ", r->over_read, " bytes)")
+                               : ")");
+  }
   fail("gm_out_of_bounds",
        cat(where(api, site), ": ", what, " ", bytes, " bytes of GM at ", describe_gm(s, p),
            ", outside every GM tensor the kernel was given", context));
+}
+
+void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
+                     uint32_t bursts) {
+  flush_scalar_write(s);  // a store handed out earlier happened before this write
+  const gm_region& r = s.launch.gm[s.last_region];
+  gm_write w;
+  w.region = static_cast<uint32_t>(s.last_region);
+  w.offset = static_cast<uint64_t>(p - r.base);
+  w.stride = stride;
+  w.burst_bytes = burst_bytes;
+  w.bursts = bursts;
+  w.seq =
+      s.launch.gm_write_seq != nullptr ? s.launch.gm_write_seq->fetch_add(1) : s.own_write_seq++;
+  if (r.output && burst_bytes != 0) {
+    w.data.reserve(uint64_t{burst_bytes} * bursts);
+    for (uint32_t k = 0; k < bursts; ++k) {
+      const uint8_t* run = p + stride * k;
+      w.data.insert(w.data.end(), run, run + burst_bytes);
+    }
+  }
+  s.rec.gm_written(std::move(w));
+}
+
+void flush_scalar_write(state& s) {
+  const state::scalar_store st = std::exchange(s.pending_scalar_write, {});
+  if (st.at == nullptr) return;
+  const size_t keep = s.last_region;
+  s.last_region = st.region;
+  record_gm_write(s, st.at, 0, st.bytes, 1);
+  s.last_region = keep;
+}
+
+void warn(state& s, const std::string& message) {
+  constexpr size_t max_warnings = 20;
+  if (s.warnings.size() >= max_warnings) return;
+  if (std::find(s.warnings.begin(), s.warnings.end(), message) != s.warnings.end()) return;
+  s.warnings.push_back(message);
 }
 
 }  // namespace aopt::sim::kernel

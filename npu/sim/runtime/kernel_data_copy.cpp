@@ -105,7 +105,7 @@ void copy_gm_to_ub(const local_ref& dst, const uint8_t* src, dtype, uint32_t ele
   check_gm_aligned(s, src, elem_size, api, site);
   const uint32_t row = ub_row(g);
   check_ub_range(dst, dst.addr, ub_extent(g, g.ub_stride, row), api, site, "GM -> UB copy writes");
-  check_gm_range(s, src, gm_extent(g), api, site, "GM -> UB copy reads");
+  check_gm_range(s, src, gm_extent(g), api, site, "GM -> UB copy reads", false);
 
   const bool padded =
       g.ub_row != 0 && (pad.source == pad_source::value ||
@@ -138,7 +138,7 @@ void copy_ub_to_gm(uint8_t* dst, const local_ref& src, dtype type, uint32_t elem
   check_gm_aligned(s, dst, elem_size, api, site);
   check_ub_range(src, src.addr, ub_extent(g, g.ub_stride, g.burst_bytes), api, site,
                  "UB -> GM copy reads");
-  check_gm_range(s, dst, gm_extent(g), api, site, "UB -> GM copy writes");
+  check_gm_range(s, dst, gm_extent(g), api, site, "UB -> GM copy writes", true);
 
   const bool atomic = s.atomic != atomic_op::none;
   if (atomic && (type == dtype::other || g.burst_bytes % elem_size != 0)) {

@@ -115,6 +115,17 @@ struct core_context::impl {
   bool pad_value_set = false;
   size_t last_region = 0;
   uint8_t* sys_workspace = nullptr;  // SetSysWorkspace / GetSysWorkSpacePtr
+
+  // The checker's GM write record (kernel_checks.cpp record_gm_write)
+  struct scalar_store {
+    const uint8_t* at = nullptr;
+    uint32_t bytes = 0;
+    size_t region = 0;
+  };
+  scalar_store pending_scalar_write;
+  uint64_t own_write_seq = 0;  // when the launch has no shared counter
+
+  std::vector<std::string> warnings;
 };
 
 namespace kernel {
@@ -150,18 +161,24 @@ void check_ub_range(const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t by
 void check_ub_aligned(const aopt_sim::rt::local_ref& t, const char* api,
                       aopt_sim::rt::call_site site, const char* operand);
 
-// Checks that [p, p + bytes) lies in one GM region of the launch.
+// Checks that [p, p + bytes) lies in one GM region of the launch. A read may reach into the
+// region's allocation padding, and with a warning into its over-read zone (core_context.hpp
+// gm_region); a write must stay inside the tensor.
 void check_gm_range(state& s, const uint8_t* p, uint64_t bytes, const char* api,
-                    aopt_sim::rt::call_site site, const char* what);
+                    aopt_sim::rt::call_site site, const char* what, bool write);
 
-// Records a GM write at `p` for the trusted checker (trace.hpp gm_write). REQUIRES: check_gm_range
-// accepted the access just before (it leaves the region in s.last_region).
-inline void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
-                            uint32_t bursts) {
-  const gm_region& r = s.launch.gm[s.last_region];
-  s.rec.gm_written({static_cast<uint32_t>(s.last_region), static_cast<uint64_t>(p - r.base), stride,
-                    burst_bytes, bursts});
-}
+// Records a GM write at `p` for the trusted checker (trace.hpp gm_write), with the bytes the
+// runs hold now when the region is an output. REQUIRES: check_gm_range accepted the access just
+// before (it leaves the region in s.last_region) and the write has happened.
+void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
+                     uint32_t bursts);
+
+// Records the GlobalTensor store gm_scalar handed out last, if any (it happens after gm_scalar
+// returns).
+void flush_scalar_write(state& s);
+
+// Adds a warning for the result, once per distinct text.
+void warn(state& s, const std::string& message);
 
 // "'x' + 4096" for an address inside or after a region, for messages that must not print raw
 // (run-dependent) pointers.

@@ -41,21 +41,26 @@ void vec_composite(vec_class cls, const vec_span* spans, size_t n, uint8_t** out
   in.cls = class_of(cls);
   in.api = api;
   in.line = site.line;
+  // The work is at least what the operands span: a caller's own figure can add to it, never take
+  // the price of touching the operands away (a zero work size would make the call free).
+  uint64_t operand_bytes = 0;
   for (size_t i = 0; i < n; ++i) {
     const vec_span& sp = spans[i];
     check_ub_aligned(*sp.ref, api, site, sp.name);
     const uint64_t begin = uint64_t{sp.ref->addr} + sp.offset;
     check_ub_range(*sp.ref, begin, sp.bytes, api, site,
                    cat(sp.name, sp.write ? " writes" : " reads"));
-    out[i] = s.ub.get() + begin;
+    // No bytes, no pointer: a span of nothing is not a way into the UB.
+    out[i] = sp.bytes == 0 ? nullptr : s.ub.get() + begin;
     if (sp.bytes == 0) continue;
+    operand_bytes = std::max(operand_bytes, sp.bytes);
     const aopt::sim::ub_range r{static_cast<uint32_t>(begin),
                                 static_cast<uint32_t>(begin + sp.bytes)};
     if (sp.read) in.reads.push_back(r);
     if (sp.write) in.writes.push_back(r);
   }
-  in.bytes = work_bytes;
-  in.repeats = static_cast<uint32_t>(std::max<uint64_t>(1, (work_bytes + 255) / 256));
+  in.bytes = std::max(work_bytes, operand_bytes);
+  in.repeats = static_cast<uint32_t>(std::max<uint64_t>(1, (in.bytes + 255) / 256));
   s.rec.add(std::move(in));
 }
 

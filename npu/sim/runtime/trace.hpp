@@ -64,16 +64,22 @@ struct instruction {
   std::vector<uint32_t> auto_deps;
 };
 
-// GM bytes a traced operation wrote (DataCopy UB -> GM, GlobalTensor SetValue): `bursts` runs of
-// `burst_bytes`, one every `stride` bytes from `offset`, in GM region `region` (the index of the
-// kernel argument: inputs, outputs, workspace, tiling). The trusted checker matches the outputs
-// against these: an output byte no traced write covers was written behind the simulator's back.
+// GM bytes a traced operation wrote (DataCopy UB -> GM, GlobalTensor SetValue, InitGlobalMemory):
+// `bursts` runs of `burst_bytes`, one every `stride` bytes from `offset`, in GM region `region`
+// (the index of the kernel argument: inputs, outputs, workspace, tiling). For an output region
+// `data` holds the bytes the runs held right after the write (bursts concatenated; after an
+// atomic accumulation, the sums), and `seq` orders the writes of all blocks of the launch. The
+// trusted checker replays these in `seq` order and requires the delivered outputs to equal what
+// they left: an output byte no traced write covers, or one changed after its last traced write,
+// was written behind the simulator's back.
 struct gm_write {
   uint32_t region = 0;
   uint64_t offset = 0;
   uint64_t stride = 0;
   uint32_t burst_bytes = 0;
   uint32_t bursts = 1;
+  uint64_t seq = 0;
+  std::vector<uint8_t> data;
 };
 
 // One top-level carve of UB (TPipe::InitBuffer of a queue or a TBuf, TPipe::InitBufPool): the

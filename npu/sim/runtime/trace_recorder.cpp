@@ -11,6 +11,12 @@ namespace {
 // bounding the hazard detector's work on one coalesced instruction.
 constexpr size_t max_scalar_ranges = 64;
 
+// The scalar unit moves at most 8 bytes per access: GetValue/SetValue of a wider element type (a
+// struct) costs one access per 8 bytes, so a scalar access is priced by the bytes it moves.
+uint64_t scalar_accesses(uint64_t bytes) {
+  return std::max<uint64_t>(1, (bytes + 7) / 8);
+}
+
 constexpr const char* mixed_local = "LocalTensor::GetValue/SetValue";
 constexpr const char* mixed_global = "GlobalTensor::GetValue/SetValue";
 
@@ -98,7 +104,7 @@ void trace_recorder::scalar_ub(const char* api, uint32_t line, ub_range r, bool 
   }
   instruction& in = trace_.instructions[open_ub_];
   rename(in, api, mixed_local);
-  ++in.count;
+  in.count += scalar_accesses(r.end - r.begin);
   in.bytes += r.end - r.begin;
   merge_range(write ? in.writes : in.reads, r, max_scalar_ranges);
 }
@@ -117,7 +123,7 @@ void trace_recorder::scalar_gm(const char* api, uint32_t line, uint32_t bytes, b
   }
   instruction& in = trace_.instructions[open_gm_];
   rename(in, api, mixed_global);
-  ++in.count;
+  in.count += scalar_accesses(bytes);
   in.bytes += bytes;
 }
 
@@ -126,18 +132,23 @@ void trace_recorder::count_gm(uint64_t read_bytes, uint64_t write_bytes) {
   trace_.gm_write_bytes += write_bytes;
 }
 
-void trace_recorder::gm_written(const gm_write& w) {
+void trace_recorder::gm_written(gm_write w) {
   if (w.bursts == 0 || w.burst_bytes == 0) return;
   std::vector<gm_write>& all = trace_.gm_writes;
+  // Merged only when no write of any block came between (seq consecutive), so that replaying
+  // the writes in seq order stays exact.
   if (!all.empty() && w.bursts == 1) {
     gm_write& last = all.back();
     if (last.bursts == 1 && last.region == w.region && last.offset + last.burst_bytes == w.offset &&
+        last.seq + 1 == w.seq && last.data.empty() == w.data.empty() &&
         uint64_t{last.burst_bytes} + w.burst_bytes <= UINT32_MAX) {
       last.burst_bytes += w.burst_bytes;
+      last.seq = w.seq;
+      last.data.insert(last.data.end(), w.data.begin(), w.data.end());
       return;
     }
   }
-  all.push_back(w);
+  all.push_back(std::move(w));
 }
 
 void trace_recorder::note_ub_use(uint64_t end) {

@@ -41,8 +41,9 @@ class trace_recorder {
 
   void count_gm(uint64_t read_bytes, uint64_t write_bytes);
   // Records a GM write (recording on or off); a single burst continuing the previous one of the
-  // same region extends it, so an element-wise SetValue loop stays one entry.
-  void gm_written(const gm_write& w);
+  // same region, with no write of another block between, extends it, so an element-wise
+  // SetValue loop stays one entry.
+  void gm_written(gm_write w);
   void note_ub_use(uint64_t end);
   void note_ub_carve(const ub_carve& carve);
 
