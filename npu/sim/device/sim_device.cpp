@@ -167,9 +167,12 @@ sim_device::sim_device(sim::hw_profile profile, sim_device_options options)
     fs::create_directories(options_.work_dir, ec);
     fs::permissions(options_.work_dir, fs::perms::owner_all | fs::perms::others_exec,
                     fs::perm_options::add, ec);
-    // A work dir inside a private directory (mode 0700) is out of its reach: children keep
-    // aopt's identity there, confined by Landlock and the seccomp allow-list alone.
-    if (!searchable_by_others(options_.work_dir)) options_.identity.reset();
+    // A work dir or a toolchain inside a private directory (mode 0700) is out of its reach:
+    // children keep aopt's identity then, confined by Landlock and the seccomp allow-list alone.
+    const sim_toolchain& t = options_.toolchain;
+    for (const fs::path& dir : {options_.work_dir, t.include_dir, t.pch_dir, t.lib_dir}) {
+      if (!searchable_by_others(dir)) options_.identity.reset();
+    }
   }
   cache_ = std::make_unique<compile_cache>(options_.cache_dir, options_.cache_max_bytes);
   builder_ = std::make_unique<candidate_builder>(options_.toolchain, *cache_);
