@@ -1,6 +1,7 @@
 #include "base/sandbox.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/landlock.h>
@@ -141,11 +142,12 @@ void export_program(scmp_filter_ctx ctx, seccomp_program& program) {
   program.fprog.filter = program.filter.data();
 }
 
-// A program allowing everything but what `add_rules(ctx)` adds (returning non-zero on failure).
+// A program whose default is `default_action`, with what `add_rules(ctx)` adds (returning
+// non-zero on failure).
 template <typename AddRules>
-seccomp_program build_program(AddRules add_rules) {
+seccomp_program build_program(uint32_t default_action, AddRules add_rules) {
   seccomp_program program;
-  scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+  scmp_filter_ctx ctx = seccomp_init(default_action);
   if (ctx == nullptr) {
     program.error = "seccomp_init failed";
     return program;
@@ -159,67 +161,170 @@ seccomp_program build_program(AddRules add_rules) {
   return program;
 }
 
+// The system calls every sandboxed program may make (issue 30: the sandbox is an allow-list):
+// what the C and C++ runtimes of the candidate driver, the tiling probe, the reference, nm and
+// the compiler's passes use to start, allocate, read and write the files Landlock lets them
+// open, keep time and run threads. Everything else fails with EPERM: among it chmod/chown and
+// their families, utime(n)sat, the xattr calls, mknod, io_uring (which would create the sockets
+// `socket` may not), socket/connect, mount and namespaces, bpf, perf, keyrings.
+constexpr const char* allowed_everywhere[] = {
+    "read",
+    "write",
+    "readv",
+    "writev",
+    "pread64",
+    "pwrite64",
+    "preadv",
+    "pwritev",
+    "preadv2",
+    "pwritev2",
+    "lseek",
+    "close",
+    "close_range",
+    "open",
+    "openat",
+    "fstat",
+    "stat",
+    "lstat",
+    "newfstatat",
+    "statx",
+    "fstatfs",
+    "statfs",
+    "access",
+    "faccessat",
+    "faccessat2",
+    "readlink",
+    "readlinkat",
+    "getcwd",
+    "getdents",
+    "getdents64",
+    "fcntl",
+    "dup",
+    "dup2",
+    "dup3",
+    "ioctl",
+    "mmap",
+    "munmap",
+    "mprotect",
+    "mremap",
+    "madvise",
+    "brk",
+    "msync",
+    "mincore",
+    "futex",
+    "futex_waitv",
+    "set_robust_list",
+    "get_robust_list",
+    "set_tid_address",
+    "rseq",
+    "membarrier",
+    "rt_sigaction",
+    "rt_sigprocmask",
+    "rt_sigreturn",
+    "rt_sigpending",
+    "rt_sigtimedwait",
+    "rt_sigsuspend",
+    "sigaltstack",
+    "tgkill",
+    "tkill",
+    "exit",
+    "exit_group",
+    "getpid",
+    "getppid",
+    "gettid",
+    "getuid",
+    "geteuid",
+    "getgid",
+    "getegid",
+    "getresuid",
+    "getresgid",
+    "getgroups",
+    "getpgrp",
+    "getpgid",
+    "getsid",
+    "arch_prctl",
+    "prctl",
+    "prlimit64",
+    "getrlimit",
+    "getrusage",
+    "times",
+    "sysinfo",
+    "uname",
+    "clock_gettime",
+    "clock_getres",
+    "gettimeofday",
+    "time",
+    "nanosleep",
+    "clock_nanosleep",
+    "sched_yield",
+    "sched_getaffinity",
+    "sched_getparam",
+    "sched_getscheduler",
+    "getrandom",
+    "poll",
+    "ppoll",
+    "select",
+    "pselect6",
+    "epoll_create1",
+    "epoll_ctl",
+    "epoll_wait",
+    "epoll_pwait",
+    "eventfd2",
+    "execve",
+    "execveat",
+    "getcpu",
+    "pipe",
+    "pipe2",
+};
+// A compiler driver, its passes and the linker besides: processes, temporary files, the output.
+constexpr const char* allowed_tools[] = {
+    "vfork",  "fork",      "wait4",     "waitid", "kill",      "setrlimit", "umask", "chdir",
+    "fchdir", "unlink",    "unlinkat",  "rename", "renameat",  "renameat2", "mkdir", "mkdirat",
+    "rmdir",  "ftruncate", "fallocate", "fsync",  "fdatasync", "creat",
+};
+
+// Ways out of the sandbox that Landlock does not confine (issue 30): file modes, owners, times
+// and attributes anywhere, device nodes, io_uring (which creates the sockets `socket` may not).
+constexpr const char* escape_calls[] = {
+    "chmod",          "fchmod",         "fchmodat",          "fchmodat2", "chown",
+    "fchown",         "lchown",         "fchownat",          "utime",     "utimes",
+    "utimensat",      "futimesat",      "setxattr",          "lsetxattr", "fsetxattr",
+    "removexattr",    "lremovexattr",   "fremovexattr",      "mknod",     "mknodat",
+    "io_uring_setup", "io_uring_enter", "io_uring_register",
+};
+
 int add_sandbox_rules(scmp_filter_ctx ctx, bool allow_processes) {
   int rc = 0;
-  auto deny = [&](int syscall_nr, int err) {
-    // A syscall this architecture lacks (__NR_SCMP_ERROR) is not an error.
-    if (syscall_nr < 0) return;
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(err), syscall_nr, 0);
+  auto allow = [&](const char* name) {
+    const int nr = seccomp_syscall_resolve_name(name);
+    // A call this architecture lacks (__NR_SCMP_ERROR) is not an error.
+    if (nr >= 0) rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
   };
+  for (const char* name : allowed_everywhere) allow(name);
+  if (allow_processes) {
+    for (const char* name : allowed_tools) allow(name);
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 0);
+  } else {
+    // Threads only: a clone with CLONE_THREAD. Any other clone (a new process) fails.
+    rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+                           SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, CLONE_THREAD));
+  }
+  // clone3 passes its flags in memory the filter cannot read: ENOSYS makes glibc fall back to
+  // clone, which the rules above check.
+  rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
   // Reaching other processes' memory or descriptors (the parent's above all) has no honest
   // use in a kernel or a compiler: the process dies with SIGSYS, which names the attempt.
   for (int nr : {SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev),
                  SCMP_SYS(pidfd_getfd), SCMP_SYS(kcmp), SCMP_SYS(process_madvise)}) {
     if (nr >= 0) rc |= seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, nr, 0);
   }
-  // The network, kernel programs and kernel-wide state.
-  for (int nr : {SCMP_SYS(socket),
-                 SCMP_SYS(connect),
-                 SCMP_SYS(bpf),
-                 SCMP_SYS(perf_event_open),
-                 SCMP_SYS(userfaultfd),
-                 SCMP_SYS(keyctl),
-                 SCMP_SYS(add_key),
-                 SCMP_SYS(request_key),
-                 SCMP_SYS(mount),
-                 SCMP_SYS(umount2),
-                 SCMP_SYS(pivot_root),
-                 SCMP_SYS(chroot),
-                 SCMP_SYS(setns),
-                 SCMP_SYS(unshare),
-                 SCMP_SYS(reboot),
-                 SCMP_SYS(kexec_load),
-                 SCMP_SYS(kexec_file_load),
-                 SCMP_SYS(init_module),
-                 SCMP_SYS(finit_module),
-                 SCMP_SYS(delete_module),
-                 SCMP_SYS(swapon),
-                 SCMP_SYS(swapoff),
-                 SCMP_SYS(acct),
-                 SCMP_SYS(settimeofday),
-                 SCMP_SYS(clock_settime),
-                 SCMP_SYS(adjtimex),
-                 SCMP_SYS(clock_adjtime),
-                 SCMP_SYS(iopl),
-                 SCMP_SYS(ioperm),
-                 SCMP_SYS(open_by_handle_at),
-                 SCMP_SYS(name_to_handle_at),
-                 SCMP_SYS(quotactl),
-                 SCMP_SYS(syslog),
-                 SCMP_SYS(fanotify_init),
-                 SCMP_SYS(mknod),
-                 SCMP_SYS(mknodat)}) {
-    deny(nr, EPERM);
-  }
+  // A single program (a candidate, a probe, a reference) has no honest use either for the ways
+  // out that Landlock does not confine: it dies too. A linker may set its output's mode.
   if (!allow_processes) {
-    deny(SCMP_SYS(fork), EPERM);
-    deny(SCMP_SYS(vfork), EPERM);
-    // clone creates threads too; only a clone without CLONE_THREAD makes a new process.
-    rc |= seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone), 1,
-                           SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0));
-    // clone3 passes its flags in memory the filter cannot read: ENOSYS makes glibc fall back
-    // to clone for threads, which the rule above then checks.
-    deny(SCMP_SYS(clone3), ENOSYS);
+    for (const char* name : escape_calls) {
+      const int nr = seccomp_syscall_resolve_name(name);
+      if (nr >= 0) rc |= seccomp_rule_add(ctx, SCMP_ACT_KILL_PROCESS, nr, 0);
+    }
   }
   return rc;
 }
@@ -235,15 +340,15 @@ int add_monitor_rules(scmp_filter_ctx ctx) {
 }
 
 const seccomp_program& monitor_program() {
-  static const seccomp_program program = build_program(add_monitor_rules);
+  static const seccomp_program program = build_program(SCMP_ACT_ALLOW, add_monitor_rules);
   return program;
 }
 
 const seccomp_program& compiled_program(bool allow_processes) {
-  static const seccomp_program single =
-      build_program([](scmp_filter_ctx ctx) { return add_sandbox_rules(ctx, false); });
-  static const seccomp_program tool =
-      build_program([](scmp_filter_ctx ctx) { return add_sandbox_rules(ctx, true); });
+  static const seccomp_program single = build_program(
+      SCMP_ACT_ERRNO(EPERM), [](scmp_filter_ctx ctx) { return add_sandbox_rules(ctx, false); });
+  static const seccomp_program tool = build_program(
+      SCMP_ACT_ERRNO(EPERM), [](scmp_filter_ctx ctx) { return add_sandbox_rules(ctx, true); });
   return allow_processes ? tool : single;
 }
 
@@ -290,9 +395,32 @@ int add_path_rule(int ruleset, const std::string& path, uint64_t rights, uint64_
 
 }  // namespace
 
+std::optional<sandbox_identity> untrusted_identity() {
+  if (::geteuid() != 0) return std::nullopt;
+  return sandbox_identity{};
+}
+
+status hand_over(const std::filesystem::path& dir, const sandbox_identity& who) {
+  auto give = [&](const std::filesystem::path& p) -> status {
+    if (::lchown(p.c_str(), who.uid, who.gid) != 0) {
+      return internal_error("sandbox: lchown " + p.string() + ": " + std::strerror(errno));
+    }
+    return {};
+  };
+  if (status st = give(dir); !st.ok()) return st;
+  std::error_code ec;
+  for (std::filesystem::recursive_directory_iterator it(dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    if (status st = give(it->path()); !st.ok()) return st;
+  }
+  if (ec) return internal_error("sandbox: " + dir.string() + ": " + ec.message());
+  return {};
+}
+
 result<sandbox> sandbox::prepare(const sandbox_spec& spec) {
   sandbox box;
   box.allow_processes_ = spec.allow_processes;
+  box.identity_ = spec.identity;
   const seccomp_program& program = compiled_program(spec.allow_processes);
   if (!program.error.empty()) return internal_error("sandbox: " + program.error);
   box.seccomp_program_ = &program.fprog;
@@ -367,6 +495,7 @@ sandbox& sandbox::operator=(sandbox&& other) noexcept {
   if (this != &other) {
     close_fds();
     allow_processes_ = other.allow_processes_;
+    identity_ = other.identity_;
     ruleset_fd_ = std::exchange(other.ruleset_fd_, -1);
     monitor_parent_fd_ = std::exchange(other.monitor_parent_fd_, -1);
     monitor_child_fd_ = std::exchange(other.monitor_child_fd_, -1);
@@ -427,6 +556,17 @@ sandbox_failure sandbox::confine(sandbox_child_fds fds) const noexcept {
       if (::prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) != 0) {
         return {"prctl(PR_SET_SECUREBITS)", errno};
       }
+      // The unprivileged identity while CAP_SETUID/CAP_SETGID remain; NO_SETUID_FIXUP keeps
+      // CAP_SETPCAP for the drops below.
+      if (identity_) {
+        if (::setgroups(0, nullptr) != 0) return {"setgroups", errno};
+        if (::setresgid(identity_->gid, identity_->gid, identity_->gid) != 0) {
+          return {"setresgid", errno};
+        }
+        if (::setresuid(identity_->uid, identity_->uid, identity_->uid) != 0) {
+          return {"setresuid", errno};
+        }
+      }
     }
     for (int cap = 0; cap <= 63; ++cap) {
       // EINVAL: no such capability in this kernel. EPERM without CAP_SETPCAP: no_new_privs
@@ -442,6 +582,7 @@ sandbox_failure sandbox::confine(sandbox_child_fds fds) const noexcept {
     __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = {};
     if (::syscall(SYS_capset, &header, none) != 0) return {"capset", errno};
   }
+  if (identity_ && !root) return {"switching identity (needs a root parent)", EPERM};
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return {"prctl(PR_SET_NO_NEW_PRIVS)", errno};
   if (fds.ruleset >= 0 && ::syscall(SYS_landlock_restrict_self, fds.ruleset, 0) != 0) {
     return {"landlock_restrict_self", errno};

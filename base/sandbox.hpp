@@ -8,6 +8,8 @@
 //   child: box->enter_network_namespace(); box->confine(fd); execve(...)  // async-signal-safe
 //
 // What confine() applies, each layer holding even when another is missing:
+//   * identity (sandbox_spec::identity): a root parent's child becomes an unprivileged uid and
+//     gid with no supplementary groups, which own nothing of aopt's;
 //   * capabilities: a child of a root parent drops every capability (effective, permitted,
 //     inheritable, ambient, bounding) and locks SECBIT_NOROOT, so uid 0 grants nothing after
 //     exec; only the owner bits of root's files remain, which Landlock then narrows;
@@ -17,12 +19,15 @@
 //     the database, /etc, /proc, /tmp); TCP bind/connect are denied (ABI 4); signals and
 //     abstract unix sockets cannot reach processes outside the sandbox (ABI 6). Landlock also
 //     forbids ptrace and /proc/<pid>/mem|environ access to any process outside the sandbox;
-//   * seccomp: ptrace, process_vm_readv/writev, pidfd_getfd, kcmp and process_madvise kill the
-//     process with SIGSYS (no honest use; the signal names the attempt); socket, connect, bpf,
-//     perf_event_open, mount and namespace calls, module/kexec/reboot/clock setters, keyrings,
-//     userfaultfd and open_by_handle_at fail with EPERM; without allow_processes also fork,
-//     vfork and clone without CLONE_THREAD (clone3 fails with ENOSYS so that the C library
-//     falls back to clone, whose flags the filter can read).
+//   * seccomp, an allow-list (issue 30): the calls the candidate driver, the probe, the
+//     reference, nm and the compiler's passes make (memory, files Landlock lets them open, time,
+//     threads, signals to themselves; with allow_processes also processes and file renames);
+//     every other call fails with EPERM (chmod/chown and families, utimensat, xattrs, mknod,
+//     io_uring, sockets, mount, namespaces, bpf, perf, keyrings, ...). ptrace,
+//     process_vm_readv/writev, pidfd_getfd, kcmp and process_madvise kill the process with
+//     SIGSYS (no honest use; the signal names the attempt); without allow_processes, clone
+//     without CLONE_THREAD fails (clone3 fails with ENOSYS so that the C library falls back to
+//     clone, whose flags the filter can read).
 // enter_network_namespace() moves the child into a new network namespace. With allow_processes,
 // subprocess starts the program as the init of a new PID namespace: when it ends, the kernel
 // kills every process it left behind (a compiler driver's cc1plus, as, ld).
@@ -34,6 +39,7 @@
 
 #include <sys/types.h>
 
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,6 +49,22 @@
 
 namespace aopt {
 
+// Who a sandboxed child runs as (issue 30): an identity that owns nothing of aopt's, so that
+// even a call the filters let through cannot change aopt's files or signal its processes.
+struct sandbox_identity {
+  uid_t uid = 65534;  // "nobody" on Debian
+  gid_t gid = 65534;  // "nogroup"
+};
+
+// The identity untrusted children take: 65534:65534 when this process is root (it can switch to
+// it; nothing is created on the system), none otherwise: they keep aopt's uid, and Landlock and
+// the seccomp allow-list (no chmod/chown, no utimes, no xattrs) are what keeps them off its files.
+std::optional<sandbox_identity> untrusted_identity();
+
+// Gives `dir` and everything beneath it to `who` (lchown, no link followed), so that a child
+// running as `who` can build and run there. The parents of `dir` must let `who` search them.
+status hand_over(const std::filesystem::path& dir, const sandbox_identity& who);
+
 struct sandbox_spec {
   // A compiler driver forks its passes; candidate code may not create processes.
   bool allow_processes = false;
@@ -51,6 +73,9 @@ struct sandbox_spec {
   // Report opens outside the sandbox (access_monitor.hpp). For a single program: a compiler
   // opens hundreds of headers and its refusals show in its own diagnostics.
   bool monitor_access = false;
+  // Switch to this identity (setgroups, setresgid, setresuid) before dropping capabilities. Only
+  // a root parent can; without root it is an error at confine().
+  std::optional<sandbox_identity> identity;
 };
 
 // Why a child-side step failed: the step and the errno.
@@ -103,6 +128,7 @@ class sandbox {
   void close_fds() noexcept;
 
   bool allow_processes_ = false;
+  std::optional<sandbox_identity> identity_;
   int ruleset_fd_ = -1;
   int monitor_parent_fd_ = -1;  // a socket pair: the child sends the listener through it
   int monitor_child_fd_ = -1;

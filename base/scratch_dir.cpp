@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/sandbox.hpp"
+
 namespace aopt {
 
 namespace {
@@ -136,10 +138,36 @@ status check_scratch_usable(const std::filesystem::path& dir) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) return os_status(errno, dir.string());
   if (!S_ISDIR(st.st_mode)) return failed_precondition(dir.string() + ": not a directory");
-  if (st.st_uid != ::geteuid() || (st.st_mode & S_IRWXU) != S_IRWXU) {
+  // Owned by aopt, or handed over to the identity its sandboxed children run as.
+  const std::optional<sandbox_identity> sandboxed = untrusted_identity();
+  const bool owned = st.st_uid == ::geteuid() || (sandboxed && st.st_uid == sandboxed->uid);
+  if (!owned || (st.st_mode & S_IRWXU) != S_IRWXU) {
     return failed_precondition(dir.string() +
                                ": not readable, writable and searchable by its owner (aopt)");
   }
+  return check_machine_usable(dir);
+}
+
+uint64_t free_bytes(const std::filesystem::path& dir) {
+  struct statvfs fs {};
+  if (::statvfs(dir.c_str(), &fs) != 0) return 0;
+  return static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+}
+
+uint64_t directory_bytes(const std::filesystem::path& dir) {
+  uint64_t bytes = 0;
+  std::error_code ec;
+  for (std::filesystem::recursive_directory_iterator
+           it(dir, std::filesystem::directory_options::skip_permission_denied, ec),
+       end;
+       !ec && it != end; it.increment(ec)) {
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) == 0) bytes += static_cast<uint64_t>(st.st_blocks) * 512;
+  }
+  return bytes;
+}
+
+status check_machine_usable(const std::filesystem::path& dir) {
   struct statvfs fs {};
   if (::statvfs(dir.c_str(), &fs) != 0) return os_status(errno, dir.string() + ": statvfs");
   uint64_t free_bytes = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;

@@ -47,10 +47,24 @@ class scratch_dir {
   bool keep_ = false;
 };
 
-// Whether `dir` can take a build or a run: a directory the process owns with owner rwx (a
-// sandboxed child keeps only the owner bits), free space on its file system, and descriptors
-// left. An error is the machine's state (infra), never the candidate's: resource_exhausted
-// for a full disk or no descriptors, failed_precondition for an unusable directory.
+// Whether `dir` can take a build or a run: a directory the process owns, or handed over to the
+// identity sandboxed children run as (base/sandbox.hpp), with owner rwx, free space on its file
+// system, and descriptors left. An error is the machine's state (infra), never the candidate's:
+// resource_exhausted for a full disk or no descriptors, failed_precondition for an unusable
+// directory.
 status check_scratch_usable(const std::filesystem::path& dir);
+
+// The machine's part of check_scratch_usable: free space on the file system of `dir` and
+// descriptors left in this process, not the directory's owner or mode. What decides after a
+// candidate ran whether the machine failed it: the candidate may change its own scratch dir (its
+// mode, its contents), so only aopt's own state counts (issue 30).
+status check_machine_usable(const std::filesystem::path& dir);
+
+// Free bytes for an unprivileged writer on the file system of `dir` (0 when it cannot be read).
+uint64_t free_bytes(const std::filesystem::path& dir);
+
+// The bytes the files beneath `dir` occupy on disk (allocated blocks), whatever their modes; what
+// cannot be read counts as nothing.
+uint64_t directory_bytes(const std::filesystem::path& dir);
 
 }  // namespace aopt

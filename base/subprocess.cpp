@@ -391,6 +391,7 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
     spec.writable = options.sandbox_writable;
     if (!options.working_dir.empty()) spec.writable.push_back(options.working_dir);
     spec.monitor_access = !options.sandbox_allows_processes;
+    spec.identity = options.sandbox_user;
     auto prepared = sandbox::prepare(spec);
     if (!prepared.ok()) return prepared.error();
     box.emplace(std::move(prepared).value());

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "base/access_monitor.hpp"
+#include "base/sandbox.hpp"
 #include "base/status.hpp"
 
 namespace aopt {
@@ -68,6 +69,9 @@ struct subprocess_options {
   bool sandbox_allows_processes = false;      // a compiler driver; candidate code may not fork
   std::vector<std::string> sandbox_readable;  // read-only, besides the system and program dirs
   std::vector<std::string> sandbox_writable;  // besides working_dir
+  // The identity the sandboxed child runs as (untrusted_identity(); base/sandbox.hpp): its
+  // working dir and writable dirs must be handed over to it first (hand_over).
+  std::optional<sandbox_identity> sandbox_user;
   // Descriptors the child receives as 3, 4, ... in this order (pipes or shared memory the
   // parent owns), at most max_pass_fds; every other descriptor is closed in the child.
   std::vector<int> pass_fds;

@@ -199,6 +199,7 @@ subprocess_options compiler_run(const sim_toolchain& toolchain, const fs::path& 
   o.sandbox_readable = {toolchain.include_dir.string(), toolchain.pch_dir.string(),
                         toolchain.lib_dir.string()};
   o.redact = limits.redact;
+  o.sandbox_user = limits.identity;
   return o;
 }
 
@@ -422,7 +423,11 @@ std::vector<std::string> trim_diagnostics(const std::string& output,
 candidate_builder::candidate_builder(sim_toolchain toolchain, compile_cache& cache)
     : toolchain_(std::move(toolchain)),
       fingerprint_(toolchain_fingerprint(toolchain_)),
-      cache_(cache) {}
+      cache_(cache),
+      symbols_(
+          toolchain_.nm, toolchain_.compiler,
+          {toolchain_.lib_dir / "libaopt_simdriver.a", toolchain_.lib_dir / "libaopt_simprobe.a",
+           toolchain_.lib_dir / "libaopt_simrt.a", toolchain_.lib_dir / "libaopt_protocol.a"}) {}
 
 build_outcome candidate_builder::build(const op_package& op, const std::string& tiling_source,
                                        const std::string& kernel_source, const fs::path& scratch,
@@ -480,6 +485,9 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   std::error_code ec;
   fs::create_directories(scratch / "obj", ec);
   if (ec) return infra((scratch / "obj").string() + ": " + ec.message());
+  if (limits.identity) {
+    if (status st = hand_over(scratch, *limits.identity); !st.ok()) return infra(st.message());
+  }
 
   const std::string include_dir = "-I" + toolchain_.include_dir.string();
   std::vector<std::string> shim_args = toolchain_.candidate_flags;
@@ -529,8 +537,9 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   if (limits.cold) kernel.key = host.key = "";
 
   // A probe needs the host unit only; its object is the one the full build fetches again.
-  std::vector<unit*> units = limits.probe_only ? std::vector<unit*>{&host}
-                                               : std::vector<unit*>{&kernel, &host, &reference};
+  std::vector<unit*> units = limits.probe_only       ? std::vector<unit*>{&host}
+                             : limits.reference_only ? std::vector<unit*>{&reference}
+                                                     : std::vector<unit*>{&kernel, &host};
   std::vector<unit*> to_compile;
   for (unit* u : units) {
     u->cached = !u->key.empty() && cache_.fetch(u->key, scratch / u->object);
@@ -604,18 +613,35 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   for (const auto& lib : {driver_lib, reference_lib, probe_lib, runtime_lib, protocol_lib}) {
     if (!fs::exists(lib, ec)) return infra(lib.string() + ": simulator library missing");
   }
+  // Candidate objects define nothing the simulator's or the system's libraries define or call.
+  if (!limits.reference_only) {
+    std::vector<symbol_checker::object> objects;
+    if (!limits.probe_only)
+      objects.push_back({kernel.object, kernel_unit_allowance(spec.kernel_entry)});
+    objects.push_back({host.object, host_unit_allowance(spec.tiling_func)});
+    result<std::string> forbidden =
+        symbols_.check(objects, compiler_run(toolchain_, scratch, limits));
+    if (!forbidden.ok())
+      return infra("checking the candidate's symbols: " + forbidden.error().message());
+    if (!forbidden->empty()) {
+      out.result = build_outcome::kind::compile_error;
+      out.error_kind = "forbidden";
+      out.message = *forbidden;
+      return finish(out);
+    }
+  }
   // The candidate links kernel and host only: the reference (and so the expected outputs) is
-  // never in its address space. The reference gets its own executable when asked for.
+  // never in its address space. The reference is built alone, in a directory of its own.
   const fs::path libs[] = {driver_lib, reference_lib, probe_lib, runtime_lib, protocol_lib};
   const std::string libs_stamp = link_inputs_stamp(toolchain_, libs);
   std::vector<link_job> links;
   if (limits.probe_only) {
     links.push_back({probe_executable_name, {host.object}, probe_lib});
+  } else if (limits.reference_only) {
+    links.push_back({reference_executable_name, {reference.object}, reference_lib});
   } else {
     links.push_back({executable_name, {kernel.object, host.object}, driver_lib});
   }
-  if (limits.link_reference && !limits.probe_only)
-    links.push_back({reference_executable_name, {reference.object}, reference_lib});
   for (const link_job& job : links) {
     // A unit whose object came out the same (a comment, a cached unit) relinks nothing: the
     // executable is cached under the objects' content, like the objects under their sources.
@@ -650,8 +676,11 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     out.probe_executable = scratch / probe_executable_name;
     return finish(out);
   }
+  if (limits.reference_only) {
+    out.reference_executable = scratch / reference_executable_name;
+    return finish(out);
+  }
   out.executable = scratch / executable_name;
-  if (limits.link_reference) out.reference_executable = scratch / reference_executable_name;
   return finish(out);
 }
 

@@ -12,9 +12,10 @@
 // The units missing from the cache compile in parallel (at most `parallel_compiles` at once);
 // then kernel and host link with the driver into <scratch>/candidate (or, when the same objects
 // were linked before, the cached executable is fetched: a comment or an unchanged unit relinks
-// nothing), and (when asked for) the
-// reference links alone with its own main into <scratch>/reference: the candidate process
-// never holds the reference or the expected outputs (issue 17).
+// nothing). The reference is built by a build of its own (build_limits::reference_only) in a
+// scratch directory of its own, linked alone with its main into <scratch>/reference: the
+// candidate process never holds the reference or the expected outputs (issue 17) and never
+// shares a directory with them (issue 30).
 //
 // The compiler reads candidate sources, so it runs as untrusted as the candidate: an empty,
 // explicit environment, the sandbox (base/sandbox.hpp: no privileges, no network, the file
@@ -24,7 +25,9 @@
 // the sandbox refuses any other path out (`#include MACRO`, a FIFO) at open time. A quoted
 // include that climbs to another file of the package ("../op_host/x_tiling.h") is the package's
 // own; the package's other files (op_package::other_files) are laid out beside the sources and
-// the package root, op_host/ and op_kernel/ are on the quote-include path.
+// the package root, op_host/ and op_kernel/ are on the quote-include path. Before linking, the
+// kernel and host objects may define only their entry points and names of internal linkage
+// (symbol_check.hpp; compile_error "forbidden" naming the symbol).
 // A failure that the state of the machine explains (a full disk, no descriptors, an unusable
 // scratch dir; check_scratch_usable) is infra_error, never the candidate's compile_error.
 //
@@ -34,12 +37,15 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "base/sandbox.hpp"
 #include "npu/op_package.hpp"
 #include "npu/sim/device/compile_cache.hpp"
+#include "npu/sim/device/symbol_check.hpp"
 
 namespace aopt::npu {
 
@@ -48,6 +54,7 @@ struct sim_toolchain {
   std::string compiler;                      // g++
   std::vector<std::string> candidate_flags;  // must equal the flags the PCH was built with
   std::vector<std::string> link_flags;       // e.g. -fuse-ld=gold
+  std::string nm = "/usr/bin/nm";            // reads candidate objects (symbol_check.hpp)
   std::filesystem::path include_dir;         // the shim headers
   std::filesystem::path pch_dir;             // kernel_operator.h.gch, host/aopt_sim/host_api.h.gch
   std::filesystem::path lib_dir;  // libaopt_simdriver.a, libaopt_simprobe.a, libaopt_simrt.a,
@@ -64,7 +71,7 @@ struct build_outcome {
   enum class kind { ok, compile_error, infra_error };
   kind result = kind::infra_error;
   std::filesystem::path executable;
-  std::filesystem::path reference_executable;  // build_limits::link_reference only
+  std::filesystem::path reference_executable;  // build_limits::reference_only (then no executable)
   std::filesystem::path probe_executable;      // build_limits::probe_only (then no executable)
   // compile_error: "compile", "link", "compile_timeout", "forbidden"
   std::string error_kind;
@@ -82,10 +89,16 @@ struct build_limits {
   uint32_t parallel_compiles = 2;
   // Texts (the daemon's secrets) never returned in diagnostics: replaced by "[redacted]".
   std::vector<std::string> redact;
-  bool link_reference = false;  // also link the reference process (driver_reference_main.cpp)
+  // Build only the reference unit and link it with the reference's main
+  // (driver_reference_main.cpp) into <scratch>/reference: no kernel, no tiling program. The
+  // reference never shares a directory with a candidate (issue 30).
+  bool reference_only = false;
   // Build only the host unit and link it with the tiling probe's main (tiling_probe_main.cpp)
   // into <scratch>/probe: no kernel, no reference (issue 16).
   bool probe_only = false;
+  // The identity compilers and nm run as (base/sandbox.hpp untrusted_identity()): the scratch
+  // dir is handed over to it once the sources are written.
+  std::optional<sandbox_identity> identity;
   // Compile kernel and host afresh, without reading or writing the object cache (the trusted
   // reference still comes from it).
   bool cold = false;
@@ -117,6 +130,7 @@ class candidate_builder {
   sim_toolchain toolchain_;
   std::string fingerprint_;  // what else an object depends on: compiler, PCH, shim headers
   compile_cache& cache_;
+  symbol_checker symbols_;
 };
 
 // The first #include (or #include_next, #import, #embed) in `source` that names an absolute

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -14,6 +13,7 @@
 #include "base/scratch_dir.hpp"
 #include "base/subprocess.hpp"
 #include "npu/sim/device/expected_cache.hpp"
+#include "npu/sim/device/sealed_memfd.hpp"
 #include "npu/sim/device/static_screen.hpp"
 #include "npu/sim/runtime/driver_codec.hpp"
 #include "npu/sim/runtime/driver_expected.hpp"
@@ -29,7 +29,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* spec_file = "spec.json";
 constexpr size_t runtime_diagnostic_lines = 40;
 constexpr uint64_t expected_cache_bytes = 512ull << 20;
 // Input sets shared with candidate processes (input_store.hpp): a few operators' worth.
@@ -77,6 +76,7 @@ subprocess_options process_options(const sim_device_options& device, const eval_
   run.limits.file_size_bytes = device.file_size_bytes;
   run.limits.max_processes = device.max_processes;
   run.sandbox = device.sandbox;
+  if (device.sandbox) run.sandbox_user = device.identity;
   run.redact = device.redact;
   return run;
 }
@@ -85,8 +85,9 @@ subprocess_options process_options(const sim_device_options& device, const eval_
 // write outside its scratch dir or to reach another process. Empty when there was none.
 std::string sandbox_violation(const subprocess_result& ran, const fs::path& cache_dir) {
   if (!ran.exited && ran.term_signal == SIGSYS) {
-    return "the sandbox killed the candidate for reaching another process (ptrace, "
-           "process_vm_readv/writev or pidfd_getfd of its parent: SIGSYS)";
+    return "the sandbox killed the candidate for a system call it forbids: reaching another "
+           "process (ptrace, process_vm_readv/writev or pidfd_getfd of its parent), or a way out "
+           "(chmod/chown, utimensat, xattrs, mknod, io_uring) (SIGSYS)";
   }
   for (const auto& denial : ran.denied_access) {
     if (denial.kind == "process") {
@@ -124,6 +125,56 @@ class run_slot {
   uint32_t threads_ = 1;
 };
 
+
+// What a child process receives: its input sets as 3, 4, ... (pass_fds keeps their order) and
+// its spec after them.
+struct run_descriptors {
+  run_descriptors(std::vector<int> inputs, int spec)
+      : passed(std::move(inputs)), spec_child_fd(3 + static_cast<int>(passed.size())) {
+    passed.push_back(spec);
+  }
+  std::string spec_argument() const { return sim::spec_fd_argument(spec_child_fd); }
+
+  std::vector<int> passed;
+  int spec_child_fd;
+};
+
+// The spec a process reads, in a sealed memfd (never a file its scratch dir holds).
+result<unique_fd> sealed_spec(const sim::driver_spec& spec) {
+  const std::string text = nlohmann::json(spec).dump();
+  return sealed_memfd("aopt-spec", {{text.data(), text.size()}});
+}
+
+// Whether the machine, not the candidate, left a run without a result: aopt's own state after the
+// run (free space on the work dir's file system, descriptors), never the state of the scratch
+// dir, which the candidate may have changed. A full disk is the candidate's doing when its
+// scratch dir holds at least half of the space that went during the run. Empty: the candidate's.
+std::string machine_failure(const fs::path& work_dir, const fs::path& scratch,
+                            uint64_t free_before) {
+  status usable = check_machine_usable(work_dir);
+  if (usable.ok()) return {};
+  if (usable.code() == status_code::resource_exhausted) {
+    const uint64_t free_after = free_bytes(work_dir);
+    const uint64_t gone = free_before > free_after ? free_before - free_after : 0;
+    if (gone > 0 && directory_bytes(scratch) * 2 >= gone) return {};
+  }
+  return usable.message();
+}
+
+// Whether every directory from the root down to `dir` lets any user through (others' x bit).
+bool searchable_by_others(const fs::path& dir) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(dir, ec);
+  if (ec) return false;
+  fs::path at;
+  for (const fs::path& part : absolute) {
+    at /= part;
+    const fs::file_status st = fs::status(at, ec);
+    if (ec || (st.permissions() & fs::perms::others_exec) == fs::perms::none) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 sim_device::sim_device(sim::hw_profile profile, sim_device_options options)
@@ -132,6 +183,20 @@ sim_device::sim_device(sim::hw_profile profile, sim_device_options options)
   if (options_.cache_dir.empty()) options_.cache_dir = options_.work_dir / "objcache";
   // What runs killed before they could clean up left behind (their owner lock is free).
   scratch_dir::sweep(options_.work_dir);
+  if (!options_.sandbox) options_.identity.reset();
+  if (options_.identity) {
+    // The sandboxed identity reaches its scratch dirs through the work dir (it lists nothing).
+    std::error_code ec;
+    fs::create_directories(options_.work_dir, ec);
+    fs::permissions(options_.work_dir, fs::perms::owner_all | fs::perms::others_exec,
+                    fs::perm_options::add, ec);
+    // A work dir or a toolchain inside a private directory (mode 0700) is out of its reach:
+    // children keep aopt's identity then, confined by Landlock and the seccomp allow-list alone.
+    const sim_toolchain& t = options_.toolchain;
+    for (const fs::path& dir : {options_.work_dir, t.include_dir, t.pch_dir, t.lib_dir}) {
+      if (!searchable_by_others(dir)) options_.identity.reset();
+    }
+  }
   cache_ = std::make_unique<compile_cache>(options_.cache_dir, options_.cache_max_bytes);
   builder_ = std::make_unique<candidate_builder>(options_.toolchain, *cache_);
   shim_headers_ = shim_header_set(options_.toolchain.include_dir.string());
@@ -192,6 +257,67 @@ sim::driver_spec sim_device::driver_spec(const op_package& op, const eval_option
   return spec;
 }
 
+sim_device::reference_outcome sim_device::expected_outputs_of(const op_package& op,
+                                                              const sim::driver_spec& spec,
+                                                              const eval_options& options) {
+  reference_outcome out;
+  // The expected outputs depend on the operator, its reference and the number of input sets only.
+  const std::string key = content_hash(
+      {nlohmann::json(spec.op).dump(), op.reference_source, std::to_string(spec.input_sets)});
+  if ((out.expected = expected_->find(key)) != nullptr) return out;
+
+  auto scratch = scratch_dir::create(options_.work_dir, op.spec.name + "-reference-");
+  if (!scratch.ok()) {
+    out.message = "the reference's scratch directory: " + scratch.error().message();
+    return out;
+  }
+  build_limits limits;
+  limits.compile_timeout_seconds = options.compile_timeout_seconds;
+  limits.address_space_bytes = options_.compiler_address_space_bytes;
+  limits.parallel_compiles = 1;
+  limits.redact = options_.redact;
+  limits.identity = options_.identity;
+  limits.reference_only = true;
+  // The package's own sources: no text of a candidate enters the reference's directory.
+  build_outcome built =
+      builder_->build(op, op.host_source, op.kernel_source, scratch->path(), limits);
+  if (built.result != build_outcome::kind::ok) {
+    out.message = "building the reference failed: " + built.message;
+    out.diagnostics = std::move(built.diagnostics);
+    return out;
+  }
+  sim::driver_spec reference_spec = spec;
+  reference_spec.input_fds.clear();  // the reference draws its own inputs
+  result<unique_fd> spec_fd = sealed_spec(reference_spec);
+  if (!spec_fd.ok()) {
+    out.message = spec_fd.error().message();
+    return out;
+  }
+  const run_descriptors fds{{}, spec_fd->get()};
+  subprocess_options run = process_options(
+      options_, options, scratch->path(),
+      {built.reference_executable.string(), fds.spec_argument(), std::to_string(spec.input_sets)},
+      channel_limit(spec));
+  run.pass_fds = fds.passed;
+  auto reference = run_subprocess(run);
+  if (!reference.ok() || !reference->succeeded()) {
+    out.message = reference.ok() ? "the reference process failed (" + reference->describe() + ")"
+                                 : "cannot run the reference: " + reference.error().message();
+    out.diagnostics =
+        output_lines(reference.ok() ? reference->stderr_text : "", runtime_diagnostic_lines);
+    return out;
+  }
+  try {
+    out.expected = std::make_shared<const sim::expected_outputs>(
+        sim::decode_expected(reference->stdout_text, spec.op));
+  } catch (const sim::malformed_delivery& e) {
+    out.message = std::string("the reference's delivery is malformed: ") + e.what();
+    return out;
+  }
+  expected_->put(key, out.expected);
+  return out;
+}
+
 eval_result sim_device::evaluate(const op_package& op, const std::string& tiling_source,
                                  const std::string& kernel_source, const eval_options& options) {
   eval_result r;
@@ -235,20 +361,22 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       fail(eval_status::infra_error, "inputs", inputs.error().message());
       return finish();
     }
-    // What the candidate and reference processes read.
-    const nlohmann::json spec_json = spec;
-    // The expected outputs depend on the spec, the reference and the number of input sets only.
-    const std::string op_text = spec_json["op"].dump();
-    const std::string sets_text = std::to_string(options.input_sets);
-    const std::string expected_key = content_hash({op_text, op.reference_source, sets_text});
-    std::shared_ptr<const sim::expected_outputs> expected = expected_->find(expected_key);
+    // The expected outputs come first, from the reference in a process and directory of its
+    // own: no candidate of this operator and shape has run when they are made (issue 30).
+    reference_outcome reference = expected_outputs_of(op, spec, options);
+    if (reference.expected == nullptr) {
+      fail(eval_status::infra_error, "reference", reference.message);
+      r.diagnostics = std::move(reference.diagnostics);
+      return finish();
+    }
+    const std::shared_ptr<const sim::expected_outputs> expected = std::move(reference.expected);
 
     build_limits limits;
     limits.compile_timeout_seconds = options.compile_timeout_seconds;
     limits.address_space_bytes = options_.compiler_address_space_bytes;
     limits.parallel_compiles = options_.parallel_compiles;
     limits.redact = options_.redact;
-    limits.link_reference = expected == nullptr;
+    limits.identity = options_.identity;
     limits.cold = options.cold;
     build_outcome built =
         builder_->build(op, tiling_source, kernel_source, scratch->path(), limits);
@@ -262,22 +390,27 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     }
 
     const run_slot slot(running_, options_.cores, spec.input_sets);
-    {
-      nlohmann::json run_spec = spec_json;
-      if (slot.threads() > 1) run_spec["set_threads"] = slot.threads();
-      std::ofstream out(scratch->path() / spec_file);
-      out << run_spec.dump(1);
-      if (!out) {
-        fail(eval_status::infra_error, "scratch", "cannot write " + std::string(spec_file));
-        return finish();
-      }
+    sim::driver_spec run_spec = spec;
+    run_spec.set_threads = slot.threads();
+    result<unique_fd> spec_fd = sealed_spec(run_spec);
+    if (!spec_fd.ok()) {
+      fail(eval_status::infra_error, "spec", spec_fd.error().message());
+      return finish();
     }
+    // Whether the scratch dir can take the run is decided now, before the candidate has it.
+    if (status usable = check_scratch_usable(scratch->path()); !usable.ok()) {
+      fail(eval_status::infra_error, "scratch", usable.message());
+      return finish();
+    }
+    const uint64_t free_before = free_bytes(options_.work_dir);
 
     const auto started = std::chrono::steady_clock::now();
     const size_t limit = channel_limit(spec);
-    subprocess_options run = process_options(options_, options, scratch->path(),
-                                             {built.executable.string(), spec_file}, limit);
-    run.pass_fds = inputs->descriptors();
+    run_descriptors fds{inputs->descriptors(), spec_fd->get()};
+    subprocess_options run =
+        process_options(options_, options, scratch->path(),
+                        {built.executable.string(), fds.spec_argument()}, limit);
+    run.pass_fds = fds.passed;
     auto ran = run_subprocess(run);
     if (!ran.ok()) {
       fail(eval_status::infra_error, "sandbox",
@@ -311,9 +444,10 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
                                     run.limits.cpu_seconds));
     }
     // No result: if the machine cannot hold a run (full disk, no descriptors), that is why.
-    if (status usable = check_scratch_usable(scratch->path()); !usable.ok()) {
+    if (std::string machine = machine_failure(options_.work_dir, scratch->path(), free_before);
+        !machine.empty()) {
       fail(eval_status::infra_error, "scratch",
-           "the candidate left no result (" + ran->describe() + "): " + usable.message());
+           "the candidate left no result (" + ran->describe() + "): " + machine);
       return finish();
     }
     if (!ran->exited) {
@@ -355,36 +489,12 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
                             e.what());
     }
 
-    if (expected == nullptr) {
-      auto reference = run_subprocess(process_options(
-          options_, options, scratch->path(),
-          {built.reference_executable.string(), spec_file, std::to_string(spec.input_sets)},
-          limit));
-      if (!reference.ok() || !reference->succeeded()) {
-        fail(eval_status::infra_error, "reference",
-             reference.ok() ? "the reference process failed (" + reference->describe() + ")"
-                            : "cannot run the reference: " + reference.error().message());
-        r.diagnostics =
-            output_lines(reference.ok() ? reference->stderr_text : "", runtime_diagnostic_lines);
-        return finish();
-      }
-      try {
-        expected = std::make_shared<const sim::expected_outputs>(
-            sim::decode_expected(reference->stdout_text, spec.op));
-      } catch (const sim::malformed_delivery& e) {
-        fail(eval_status::infra_error, "reference",
-             std::string("the reference's delivery is malformed: ") + e.what());
-        return finish();
-      }
-      expected_->put(expected_key, expected);
-    }
-
     eval_result judged = sim::judge_run(spec, report, *expected).result;
     judged.device = r.device;
     judged.device_profile = r.device_profile;
     judged.latency_is_simulated = true;
     judged.compile_seconds = r.compile_seconds;
-    // Running, the reference (when not cached) and the checker's judgement.
+    // Running and the checker's judgement.
     judged.run_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     judged.from_cache = false;
@@ -420,6 +530,7 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
     limits.address_space_bytes = options_.compiler_address_space_bytes;
     limits.parallel_compiles = 1;
     limits.redact = options_.redact;
+    limits.identity = options_.identity;
     limits.probe_only = true;
     build_outcome built =
         builder_->build(op, tiling_source, op.kernel_source, scratch->path(), limits);
@@ -431,18 +542,18 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
     sim::driver_spec spec = driver_spec(op, defaults);
     result<shared_input_sets> inputs = share_inputs(op, 1, spec);
     if (!inputs.ok()) return finish(kind::unavailable, "inputs", inputs.error().message());
-    {
-      std::ofstream out(scratch->path() / spec_file);
-      out << nlohmann::json(spec).dump(1);
-      if (!out)
-        return finish(kind::unavailable, "scratch", "cannot write " + std::string(spec_file));
-    }
+    result<unique_fd> spec_fd = sealed_spec(spec);
+    if (!spec_fd.ok()) return finish(kind::unavailable, "spec", spec_fd.error().message());
+    if (status usable = check_scratch_usable(scratch->path()); !usable.ok())
+      return finish(kind::unavailable, "scratch", usable.message());
+    const uint64_t free_before = free_bytes(options_.work_dir);
     eval_options run_limits;
     run_limits.timeout_seconds = defaults.compile_timeout_seconds;
-    subprocess_options run =
-        process_options(options_, run_limits, scratch->path(),
-                        {built.probe_executable.string(), spec_file}, probe_delivery_limit);
-    run.pass_fds = inputs->descriptors();
+    run_descriptors fds{inputs->descriptors(), spec_fd->get()};
+    subprocess_options run = process_options(options_, run_limits, scratch->path(),
+                                             {built.probe_executable.string(), fds.spec_argument()},
+                                             probe_delivery_limit);
+    run.pass_fds = fds.passed;
     auto ran = run_subprocess(run);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (!ran.ok()) return finish(kind::unavailable, "sandbox", ran.error().message());
@@ -451,8 +562,9 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
           kind::crashed, "wall_clock",
           fmt::format("the tiling function ran longer than {:g} s", run_limits.timeout_seconds));
     }
-    if (status usable = check_scratch_usable(scratch->path()); !usable.ok())
-      return finish(kind::unavailable, "scratch", usable.message());
+    if (std::string machine = machine_failure(options_.work_dir, scratch->path(), free_before);
+        !machine.empty())
+      return finish(kind::unavailable, "scratch", machine);
     if (!ran->succeeded() || ran->stdout_truncated) {
       return finish(kind::crashed, ran->exited ? "crash" : "signal",
                     "the tiling probe failed (" + ran->describe() + ")");

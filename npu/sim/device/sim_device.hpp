@@ -2,23 +2,28 @@
 // child process that executes, checks and times it on a simulated chip, and reports an
 // eval_result whose latency is simulated (latency_is_simulated = true).
 //
-// One evaluation (issue 17: the candidate never judges itself):
+// One evaluation (issue 17: the candidate never judges itself; issue 30: what aopt trusts is out
+// of the candidate's reach):
 //   1. T and K pass the static screen (static_screen.hpp; compile_error "forbidden");
-//   2. a scratch directory under options.work_dir receives the package's sources with T and K
+//   2. the expected outputs (driver_expected.hpp), kept in memory per operator, shape and number
+//      of input sets (expected_cache.hpp), or made first: the package's reference builds alone in
+//      a scratch directory of its own and `reference fd:<n> <sets>` runs there, its spec in a
+//      sealed memfd; a failure here is infra_error "reference";
+//   3. a scratch directory under options.work_dir receives the package's sources with T and K
 //      substituted (candidate_builder), compiled with cached objects; kernel and host link with
-//      the driver, the reference (when its expected outputs are not cached) into its own process;
-//   3. `candidate spec.json` runs in the scratch dir with resource limits, without network, in
+//      the driver;
+//   4. `candidate fd:<n>` runs in the scratch dir with resource limits, without network, in
 //      its own process group, killed at eval_options.timeout_seconds, and delivers its outputs and
 //      traces on stdout (driver_report.hpp); nothing it writes anywhere else is read. It maps its
-//      input sets from sealed memfds this process drew once per operator (input_store.hpp);
-//   4. `reference spec.json <sets>` delivers the expected outputs (driver_expected.hpp), kept in
-//      memory per operator (expected_cache.hpp);
+//      input sets and its spec from sealed memfds (input_store.hpp, sealed_memfd.hpp). Whether
+//      the machine failed it is decided from aopt's own state (the scratch dir checked before the
+//      run, free space and descriptors after it), never from the scratch dir it may have broken;
 //   5. this process judges (driver_judge.hpp): comparison, trace validation, timing model, hazard
 //      detector, roofline. An exit 0 without a delivery is runtime_error "no_delivery", a broken
 //      one "malformed_delivery"; a crash, a signal, a timeout or a compiler failure is classified
 //      as before.
 // probe_tiling (npu/tiling_prober.hpp) builds the host unit alone (cached: the evaluation that
-// follows fetches the same object), links it with the probe's main and runs `probe spec.json`
+// follows fetches the same object), links it with the probe's main and runs `probe fd:<n>`
 // under the same sandbox and limits as a candidate (input set 0 shared the same way), with the
 // compile timeout as its wall clock; it reports the delivered tiling decision unjudged.
 // The scratch directory is removed afterwards (kept on failure when options.keep_scratch);
@@ -38,6 +43,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/sandbox.hpp"
 #include "npu/device.hpp"
 #include "npu/sim/device/candidate_builder.hpp"
 #include "npu/sim/device/compile_cache.hpp"
@@ -66,6 +72,11 @@ struct sim_device_options {
   uint64_t file_size_bytes = 256ull << 20;
   uint64_t max_processes = 0;  // RLIMIT_NPROC; 0: leave it (the sandbox blocks fork anyway)
   bool sandbox = true;         // network namespace + seccomp (no fork, no sockets)
+  // The identity candidates, references, probes and compilers run as when sandboxed: by default
+  // 65534:65534 when aopt is root, aopt's own otherwise (base/sandbox.hpp). The work dir is made
+  // searchable by it; inside a directory it cannot search (a private 0700 parent), children keep
+  // aopt's identity.
+  std::optional<sandbox_identity> identity = untrusted_identity();
   // The static screen of T and K before compiling. Off only in tests that prove the trusted
   // checker holds without it.
   bool static_screen = true;
@@ -98,10 +109,11 @@ class sim_device : public device, public tiling_prober {
   std::string profile_id() const override;
 
   const sim::hw_profile& hardware() const { return profile_; }
-  // Object-cache counters: a Stage I evaluation adds one miss (the host unit) and two hits.
+  // Object-cache counters: a Stage I evaluation adds one miss (the host unit) and one hit (the
+  // kernel unit; the reference builds only when its expected outputs are not kept).
   compile_cache_stats cache_stats() const { return cache_->stats(); }
 
-  // What the driver reads from spec.json (its JSON form).
+  // What the driver reads as its spec (its JSON form).
   sim::driver_spec driver_spec(const op_package& op, const eval_options& options) const;
 
   // How many input sets this device drew (input_store.hpp): once per operator and set while the
@@ -120,6 +132,17 @@ class sim_device : public device, public tiling_prober {
     std::vector<std::shared_ptr<const unique_fd>> held;
     std::vector<int> descriptors() const;  // pass_fds: the child's 3, 4, ...
   };
+  // The expected outputs of `op` for spec.input_sets sets, or why there are none (infra).
+  struct reference_outcome {
+    std::shared_ptr<const sim::expected_outputs> expected;  // null on failure
+    std::string message;
+    std::vector<std::string> diagnostics;
+  };
+  // From the expected cache, or made now: the reference builds alone in a scratch dir of its own
+  // and runs there, reading its spec from a sealed memfd, before any candidate of the operator
+  // (and shape) runs; nothing of a candidate is ever in that directory (issue 30).
+  reference_outcome expected_outputs_of(const op_package& op, const sim::driver_spec& spec,
+                                        const eval_options& options);
   // Input sets 0..sets-1 of `op` from the store, named in spec.input_fds.
   result<shared_input_sets> share_inputs(const op_package& op, uint32_t sets,
                                          sim::driver_spec& spec);

@@ -1,9 +1,8 @@
-// main() of every compiled candidate: `<exe> <spec.json>`. Runs the candidate's input sets on the
+// main() of every compiled candidate: `<exe> <spec>`. Runs the candidate's input sets on the
 // simulator and delivers outputs and traces (driver_report.hpp) on the channel (stdout,
 // driver_channel.hpp). It writes no result: the trusted parent judges the delivery. Exits 0 once
 // the delivery is written; 2 for an unusable spec, 3 when the channel is gone.
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -16,17 +15,12 @@
 int main(int argc, char** argv) {
   aopt::sim::delivery_channel channel;
   if (argc != 2) {
-    std::cerr << "usage: " << (argc > 0 ? argv[0] : "candidate") << " <spec.json>\n";
+    std::cerr << "usage: " << (argc > 0 ? argv[0] : "candidate") << " <spec>\n";
     return 2;
   }
   aopt::sim::run_report report;
   try {
-    std::ifstream in(argv[1], std::ios::binary);
-    if (!in) {
-      std::cerr << "driver: cannot open spec " << argv[1] << '\n';
-      return 2;
-    }
-    const auto spec = aopt::sim::parse_driver_spec(nlohmann::json::parse(in));
+    const auto spec = aopt::sim::read_driver_spec(argv[1]);
     aopt::sim::candidate_entries entries;
     entries.tiling = &aopt_tiling_entry;
     entries.kernel = &aopt_kernel_entry;

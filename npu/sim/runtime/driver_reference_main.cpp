@@ -1,11 +1,10 @@
-// main() of an operator's reference process: `<exe> <spec.json> <input sets>`. Linked with the
+// main() of an operator's reference process: `<exe> <spec> <input sets>`. Linked with the
 // package's reference.cpp and nothing of any candidate. Delivers the expected outputs and input
 // fingerprints (driver_expected.hpp) on its channel (stdout, driver_channel.hpp). Exits 0 once
 // delivered (a failing reference is part of the delivery), 2 for unusable arguments, 3 when the
 // channel is gone.
 #include <cstdlib>
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -17,17 +16,12 @@
 int main(int argc, char** argv) {
   aopt::sim::delivery_channel channel;
   if (argc != 3) {
-    std::cerr << "usage: " << (argc > 0 ? argv[0] : "reference") << " <spec.json> <input sets>\n";
+    std::cerr << "usage: " << (argc > 0 ? argv[0] : "reference") << " <spec> <input sets>\n";
     return 2;
   }
   aopt::sim::expected_outputs expected;
   try {
-    std::ifstream in(argv[1], std::ios::binary);
-    if (!in) {
-      std::cerr << "reference: cannot open spec " << argv[1] << '\n';
-      return 2;
-    }
-    const auto spec = aopt::sim::parse_driver_spec(nlohmann::json::parse(in));
+    const auto spec = aopt::sim::read_driver_spec(argv[1]);
     const auto sets = static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 10));
     expected = aopt::sim::compute_expected(spec.op, &aopt_reference, sets);
   } catch (const std::exception& e) {

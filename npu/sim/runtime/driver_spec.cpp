@@ -1,5 +1,12 @@
 #include "driver_spec.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -97,6 +104,54 @@ driver_spec parse_driver_spec(const json& j) {
   }
   check_settings(spec);
   return spec;
+}
+
+namespace {
+
+constexpr char fd_prefix[] = "fd:";
+// A spec is the op.json, a profile and a few settings: anything larger is not one.
+constexpr size_t max_spec_bytes = 64ull << 20;
+
+std::string read_descriptor(const std::string& digits) {
+  char* end = nullptr;
+  errno = 0;
+  const long fd = std::strtol(digits.c_str(), &end, 10);
+  if (digits.empty() || *end != '\0' || errno != 0 || fd < 3 || fd > 1 << 20) {
+    reject("spec", "not a descriptor: fd:" + digits);
+  }
+  std::string text;
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::pread(static_cast<int>(fd), buffer, sizeof buffer, text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) reject("spec", "fd:" + digits + ": " + std::strerror(errno));
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+    if (text.size() > max_spec_bytes) reject("spec", "fd:" + digits + ": too large");
+  }
+  return text;
+}
+
+}  // namespace
+
+driver_spec read_driver_spec(const std::string& argument) {
+  std::string text;
+  if (argument.rfind(fd_prefix, 0) == 0) {
+    text = read_descriptor(argument.substr(sizeof fd_prefix - 1));
+  } else {
+    std::ifstream in(argument, std::ios::binary);
+    if (!in) reject("spec", "cannot open " + argument);
+    std::ostringstream all;
+    all << in.rdbuf();
+    text = all.str();
+  }
+  json parsed = json::parse(text, nullptr, false);
+  if (parsed.is_discarded()) reject("spec", argument + ": not JSON");
+  return parse_driver_spec(parsed);
+}
+
+std::string spec_fd_argument(int fd) {
+  return fd_prefix + std::to_string(fd);
 }
 
 void to_json(json& j, const driver_spec& s) {

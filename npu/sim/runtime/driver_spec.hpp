@@ -6,6 +6,10 @@
 //    "noise_stddev_fraction": 0, "noise_seed": 0, "repetitions": 1, "input_fds": [3, 4, 5],
 //    "set_threads": 2}
 //
+// The parent passes the spec to a process as a descriptor of a sealed memfd (argument "fd:<n>"),
+// never as a file in the process's scratch directory, which the candidate could rewrite before
+// another process reads it (issue 30). A path argument is read as a file (tests, by hand).
+//
 // "input_fds" is optional: the descriptors holding input sets 0, 1, ... as the parent drew them
 // (shared_inputs.hpp); a set without one is drawn by the process itself. "set_threads" (optional,
 // default 1) is how many input sets the process may run at once: the parent gives it a core
@@ -13,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +46,12 @@ driver_spec parse_driver_spec(const nlohmann::json& j);
 // each >= 3, set_threads 1..64): parse_driver_spec checks them, and so does
 // the parent before it writes spec.json.
 void check_settings(const driver_spec& s);
+// The spec a process was handed as its argument: "fd:<n>" reads descriptor n from offset 0
+// (pread: the offset is shared with the parent's copy), anything else is a file path. Throws
+// std::invalid_argument for an unreadable source or a spec parse_driver_spec refuses.
+driver_spec read_driver_spec(const std::string& argument);
+// The argument read_driver_spec reads descriptor `fd` from.
+std::string spec_fd_argument(int fd);
 // spec.json as the parent writes it.
 void to_json(nlohmann::json& j, const driver_spec& s);
 

@@ -1,10 +1,9 @@
-// main() of a tiling probe: `<exe> <spec.json>`, linked with the candidate's host unit only (no
+// main() of a tiling probe: `<exe> <spec>`, linked with the candidate's host unit only (no
 // kernel, no reference). Calls the tiling function once on the operator's first input set and
 // delivers what it decided (tiling_probe_report.hpp) on the channel (stdout,
 // driver_channel.hpp), unchecked: the trusted parent judges it. Exits 0 once delivered, 2 for an
 // unusable spec, 3 when the channel is gone.
 #include <exception>
-#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -19,17 +18,12 @@
 int main(int argc, char** argv) {
   aopt::sim::delivery_channel channel;
   if (argc != 2) {
-    std::cerr << "usage: " << (argc > 0 ? argv[0] : "probe") << " <spec.json>\n";
+    std::cerr << "usage: " << (argc > 0 ? argv[0] : "probe") << " <spec>\n";
     return 2;
   }
   aopt::sim::tiling_call call;
   try {
-    std::ifstream in(argv[1], std::ios::binary);
-    if (!in) {
-      std::cerr << "probe: cannot open spec " << argv[1] << '\n';
-      return 2;
-    }
-    const auto spec = aopt::sim::parse_driver_spec(nlohmann::json::parse(in));
+    const auto spec = aopt::sim::read_driver_spec(argv[1]);
     call = aopt::sim::call_tiling(spec, &aopt_tiling_entry, aopt::sim::inputs_of(spec, 0));
   } catch (const std::exception& e) {
     std::cerr << "probe: " << e.what() << '\n';

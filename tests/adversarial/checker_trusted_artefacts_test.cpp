@@ -1,0 +1,131 @@
+// Issue 30 item 1: the reference, its spec and the expected outputs are out of the candidate's
+// reach. Each exploit is a variant of the honest tests/data/ops/add_tiled that computes z = x - y
+// (wrong) and tries to make the checker accept it anyway, or to blame its failure on aopt:
+//   * it rewrites ./reference with a script delivering expected outputs forged from its own inputs
+//     (x - y, with the right input fingerprints) and ./spec.json: what used to make the checker
+//     compare the candidate with itself, because the reference ran after it, from its scratch dir;
+//   * it makes its own scratch dir unusable (mode 000) and crashes: what used to be infra_error.
+// With the static screen off, the trusted checker alone: the forgery is precision_error, the
+// crash runtime_error; the honest candidate evaluated next is still ok with its true latency.
+#include <filesystem>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "adversarial/checker_fixture.hpp"
+
+using aopt::npu::eval_status;
+using aopt::testing::checker_fixture;
+
+namespace {
+
+const char* const honest_add = "    AscendC::Add(c, a, b, tileElems);\n";
+const char* const wrong_sub = "    AscendC::Sub(c, a, b, tileElems);\n";
+
+// Block 0 of every input set appends the set to an AOPTEXP1 delivery of expected outputs
+// (driver_expected.cpp's encoding) that says z = x - y, with the FNV-1a fingerprints of x and y,
+// and replaces ./reference with a script that prints it.
+const char* const forger =
+    "#include <fcntl.h>\n"
+    "#include <unistd.h>\n"
+    "#include <string>\n"
+    "namespace {\n"
+    "std::string forged_sets;\n"
+    "uint64_t forged_count = 0;\n"
+    "void put(std::string& s, const void* p, size_t n) { s.append((const char*)p, n); }\n"
+    "uint64_t fnv(const uint8_t* d, size_t n) {\n"
+    "  uint64_t h = 1469598103934665603ull;\n"
+    "  for (size_t i = 0; i < n; ++i) { h ^= d[i]; h *= 1099511628211ull; }\n"
+    "  return h;\n"
+    "}\n"
+    "void write_file(const char* name, const std::string& text, int mode) {\n"
+    "  ::unlink(name);\n"
+    "  int fd = ::open(name, O_WRONLY | O_CREAT | O_TRUNC, mode);\n"
+    "  if (fd >= 0) { (void)!::write(fd, text.data(), text.size()); ::close(fd); }\n"
+    "}\n"
+    "void forge(GM_ADDR x, GM_ADDR y, uint32_t total) {\n"
+    "  const DTYPE_X* a = (const DTYPE_X*)x;\n"
+    "  const DTYPE_Y* b = (const DTYPE_Y*)y;\n"
+    "  uint64_t one = 1, two = 2, bytes = total * sizeof(double);\n"
+    "  put(forged_sets, &one, 8);\n"
+    "  put(forged_sets, &bytes, 8);\n"
+    "  for (uint32_t i = 0; i < total; ++i) {\n"
+    "    double v = (double)((float)a[i] - (float)b[i]);\n"
+    "    put(forged_sets, &v, 8);\n"
+    "  }\n"
+    "  uint64_t fx = fnv((const uint8_t*)x, total * sizeof(DTYPE_X));\n"
+    "  uint64_t fy = fnv((const uint8_t*)y, total * sizeof(DTYPE_Y));\n"
+    "  put(forged_sets, &two, 8); put(forged_sets, &fx, 8); put(forged_sets, &fy, 8);\n"
+    "  ++forged_count;\n"
+    "  std::string all = \"AOPTEXP1\";\n"
+    "  uint64_t no_failure = 0;\n"
+    "  put(all, &no_failure, 8);\n"
+    "  put(all, &forged_count, 8);\n"
+    "  all += forged_sets;\n"
+    "  all += \"AOPTEND1\";\n"
+    "  write_file(\"forged.bin\", all, 0644);\n"
+    "  write_file(\"reference\", \"#!/bin/sh\\nexec cat forged.bin\\n\", 0755);\n"
+    "  write_file(\"spec.json\", \"{}\", 0644);\n"
+    "}\n"
+    "}  // namespace\n";
+
+const char* const entry_call = "  op.Run();\n";
+const char* const forging_call =
+    "  op.Run();\n"
+    "  if (AscendC::GetBlockIdx() == 0) forge(x, y, tilingData.totalLength);\n";
+
+}  // namespace
+
+TEST_SUITE("adversarial") {
+  TEST_CASE("a candidate that rewrites the reference and spec.json in its scratch dir is judged") {
+    checker_fixture f;
+    const auto& op = f.op;
+    const std::string wrong = f.replace(op.kernel_source, honest_add, wrong_sub);
+    // Plainly wrong first: the reference's outputs say so.
+    auto r = f.unscreened.evaluate(op, op.host_source, wrong, {});
+    CHECK_MESSAGE(r.status == eval_status::precision_error, f.describe(r));
+    f.check_honest_still_ok();
+
+    // The forgery, on a fresh device (nothing cached: the reference runs in this evaluation)
+    // and on the device that has the expected outputs cached.
+    const std::string forging = std::string(forger) + f.replace(wrong, entry_call, forging_call);
+    aopt::npu::sim_device fresh{aopt::testing::checker_profile(),
+                                aopt::testing::checker_options(f.work.path(), false)};
+    for (aopt::npu::sim_device* device : {&fresh, &f.unscreened}) {
+      r = device->evaluate(op, op.host_source, forging, {});
+      CHECK_MESSAGE(r.status == eval_status::precision_error, f.describe(r));
+      CHECK(r.latency_us == 0);
+      f.check_honest_still_ok();
+    }
+    // A validation shape's first evaluation: its expected outputs are made before it runs too.
+    aopt::npu::eval_options two_sets;
+    two_sets.input_sets = 2;
+    r = fresh.evaluate(op, op.host_source, forging, two_sets);
+    CHECK_MESSAGE(r.status == eval_status::precision_error, f.describe(r));
+    f.check_honest_still_ok();
+  }
+
+  TEST_CASE("a candidate that breaks its own scratch dir has failed, not aopt") {
+    checker_fixture f;
+    const auto& op = f.op;
+    const std::string breaks_scratch =
+        "#include <sys/stat.h>\n" + f.replace(op.kernel_source, entry_call,
+                                              "  op.Run();\n"
+                                              "  ::chmod(\".\", 0);\n"
+                                              "  __builtin_trap();\n");
+    // Sandboxed, the chmod itself is a forbidden call; without the sandbox it succeeds, and the
+    // crash is still the candidate's: aopt's state before and after the run decides.
+    auto r = f.unscreened.evaluate(op, op.host_source, breaks_scratch, {});
+    CHECK_MESSAGE(r.status == eval_status::runtime_error, f.describe(r));
+    CHECK(r.error_kind == "sandbox_violation");
+    f.check_honest_still_ok();
+
+    auto options = aopt::testing::checker_options(f.work.path(), false);
+    options.sandbox = false;
+    aopt::npu::sim_device unsandboxed{aopt::testing::checker_profile(), options};
+    r = unsandboxed.evaluate(op, op.host_source, breaks_scratch, {});
+    CHECK_MESSAGE(r.status == eval_status::runtime_error, f.describe(r));
+    CHECK(r.error_kind == "signal");
+    f.check_honest_still_ok();
+  }
+}

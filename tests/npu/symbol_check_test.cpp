@@ -1,0 +1,77 @@
+// The link allow-list (npu/sim/device/symbol_check.hpp): nm's lines are read as the symbols they
+// name, and a candidate object's definitions are judged against its entry points and the names
+// the trusted libraries define or call, both ways.
+#include "npu/sim/device/symbol_check.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace aopt::npu;
+
+namespace {
+
+elf_symbol sym(const char* name, char type) {
+  return {"obj/kernel.o", name, type};
+}
+
+link_namespace trusted_names() {
+  link_namespace n;
+  n.add(parse_nm_posix("libaopt_simrt.a[kernel_pipe.cpp.o]: _ZN8aopt_sim2rt9block_numEv T 10 20\n"
+                       "libaopt_simrt.a[kernel_pipe.cpp.o]: _ZN7AscendC8DataCopyIDF16_EEvv W 0 8\n"
+                       "libaopt_simrt.a[kernel_pipe.cpp.o]: _ZN8aopt_sim2rt4hookEv U\n"
+                       "libaopt_simrt.a[kernel_pipe.cpp.o]: _Z17aopt_kernel_entryPKPh U\n"),
+        true);
+  n.add(parse_nm_posix("/lib/libc.so.6: write@@GLIBC_2.2.5 W 100 20\n"
+                       "/lib/libc.so.6: memcpy@@GLIBC_2.14 i 100 20\n"),
+        false);
+  return n;
+}
+
+}  // namespace
+
+TEST_SUITE("npu") {
+  TEST_CASE("nm -P -A lines are read as object, name (without its version) and type") {
+    const auto symbols = parse_nm_posix(
+        "obj/host.o: _Z17aopt_tiling_entryPN4gert13TilingContextE T 0 2e\n"
+        "libc.so.6: write@@GLIBC_2.2.5 W 10 20\n"
+        "lib.a[a.o]: undefined_one U\n"
+        "\n"
+        "lib.a[b.o]:\n");
+    REQUIRE(symbols.size() == 3);
+    CHECK(symbols[0].object == "obj/host.o");
+    CHECK(symbols[0].type == 'T');
+    CHECK(symbols[1].name == "write");
+    CHECK(symbols[2].object == "lib.a[a.o]");
+    CHECK(symbols[2].type == 'U');
+  }
+
+  TEST_CASE("a candidate object may define its entry points and internal names only") {
+    const link_namespace trusted = trusted_names();
+    const symbol_allowance kernel = kernel_unit_allowance("add_tiled");
+    const symbol_allowance host = host_unit_allowance("TilingFunc");
+    // Allowed: the entries, local symbols, weak copies of what the libraries hold weak too, and
+    // weak copies of the candidate's own inline functions.
+    CHECK_FALSE(forbidden_definition(sym("add_tiled", 'T'), kernel, trusted));
+    CHECK_FALSE(forbidden_definition(sym("_Z17aopt_kernel_entryPKPh", 'T'), kernel, trusted));
+    CHECK_FALSE(forbidden_definition(sym("_ZN8optiling10TilingFuncEPN4gert13TilingContextE", 'T'),
+                                     host, trusted));
+    CHECK_FALSE(forbidden_definition(sym("_ZN12_GLOBAL__N_17helperEv", 't'), kernel, trusted));
+    CHECK_FALSE(forbidden_definition(sym("_ZN7AscendC8DataCopyIDF16_EEvv", 'W'), kernel, trusted));
+    CHECK_FALSE(forbidden_definition(sym("_ZN8AddSlice3RunEv", 'W'), kernel, trusted));
+    CHECK_FALSE(forbidden_definition(sym("DW.ref.__gxx_personality_v0", 'V'), kernel, trusted));
+
+    // Forbidden, naming the symbol: a runtime function (strong or weak), a name the runtime
+    // calls, a libc name, any other definition with external linkage, an entry of the other unit.
+    for (const elf_symbol& s :
+         {sym("_ZN8aopt_sim2rt9block_numEv", 'T'), sym("_ZN8aopt_sim2rt9block_numEv", 'W'),
+          sym("_ZN8aopt_sim2rt4hookEv", 'W'), sym("write", 'T'), sym("write", 'W'),
+          sym("memcpy", 'W'), sym("helper", 'T'), sym("table", 'D'), sym("counter", 'B'),
+          sym("resolver", 'i'), sym("_Z17aopt_tiling_entryPN4gert13TilingContextE", 'T')}) {
+      CAPTURE(s.name);
+      CAPTURE(s.type);
+      auto why = forbidden_definition(s, kernel, trusted);
+      REQUIRE(why.has_value());
+      CHECK(why->find("`" + s.name + "`") != std::string::npos);
+      CHECK(why->find("obj/kernel.o") != std::string::npos);
+    }
+  }
+}
