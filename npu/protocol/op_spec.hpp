@@ -58,7 +58,7 @@ struct tensor_spec {
   enum class initial { none, value, copy };
   initial init = initial::none;
   double init_value = 0;
-  std::string init_source;
+  std::string init_source{};
   int64_t numel() const;
   uint64_t bytes() const;
 };

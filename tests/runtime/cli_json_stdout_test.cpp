@@ -31,7 +31,7 @@ aopt::subprocess_result run_aopt(const std::vector<std::string>& args) {
 nlohmann::json one_document(const aopt::subprocess_result& r) {
   nlohmann::json j;
   REQUIRE_NOTHROW_MESSAGE(j = nlohmann::json::parse(r.stdout_text),
-                          "stdout: " + r.stdout_text + "\nstderr: " + r.stderr_text);
+                          ("stdout: " + r.stdout_text + "\nstderr: " + r.stderr_text));
   return j;
 }
 

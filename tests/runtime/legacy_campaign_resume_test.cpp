@@ -57,7 +57,7 @@ TEST_CASE("a campaign written by aopt 52696b3 is found again under its id and no
   o.limits.wall_seconds = 300;
   auto r = aopt::run_subprocess(o);
   REQUIRE_MESSAGE(r.ok(), r.error().to_string());
-  REQUIRE_MESSAGE(r->exit_code == 0, r->stdout_text + r->stderr_text);
+  REQUIRE_MESSAGE(r->exit_code == 0, (r->stdout_text + r->stderr_text));
   nlohmann::json summary;
   REQUIRE_NOTHROW(summary = nlohmann::json::parse(r->stdout_text));
   CHECK(summary.at("campaign") == "c-acabfd8640cf");
