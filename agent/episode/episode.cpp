@@ -15,6 +15,25 @@ namespace {
 
 constexpr size_t max_tiling_history = 50;
 
+// The optimizations Stage II tried, by the titles of the tuples retrieved (each once, in
+// retrieval order, at most 6 named): its reason says what was tried, not only how many.
+std::string tried_optimizations(const std::optional<std::vector<tuple_ref>>& tuples) {
+  if (!tuples) return {};
+  std::vector<std::string> titles;
+  for (const tuple_ref& t : *tuples) {
+    if (!t.tuple.is_object()) continue;
+    const auto it = t.tuple.find("title");
+    if (it == t.tuple.end() || !it->is_string() || it->get<std::string>().empty()) continue;
+    const std::string title = it->get<std::string>();
+    if (std::find(titles.begin(), titles.end(), title) == titles.end()) titles.push_back(title);
+  }
+  if (titles.empty()) return {};
+  std::string out;
+  for (size_t i = 0; i < titles.size() && i < 6; ++i) out += (i == 0 ? "" : "; ") + titles[i];
+  if (titles.size() > 6) out += fmt::format("; and {} more", titles.size() - 6);
+  return " (optimizations tried: " + out + ")";
+}
+
 std::string hash_pair(const std::string& tiling, const std::string& kernel) {
   return content_hash({tiling, kernel});
 }
@@ -340,10 +359,10 @@ std::optional<candidate_record> episode_engine::on_refinement(
   if (pending_.kernels->empty() && state_.config.strat != strategy::best_of_n) {
     if (retrieve_deeper()) return std::nullopt;
     state_.notes["stage2"] =
-        fmt::format("{} from the {} tuple(s) retrieved",
+        fmt::format("{} from the {} tuple(s) retrieved{}",
                     candidates->empty() ? "the refiner had no kernel rewrite for the diagnosis"
                                         : "every kernel rewrite of the refiner was already tried",
-                    pending_.retrieved);
+                    pending_.retrieved, tried_optimizations(pending_.tuples));
   }
   if (state_.config.strat == strategy::best_of_n) {
     if (pending_.mutated_tiling) compose_best_of_n();
@@ -376,8 +395,8 @@ void episode_engine::queue_next_kernel() {
     if (retrieve_deeper()) return;
     if (state_.config.strat != strategy::best_of_n) {
       state_.notes["stage2"] = fmt::format(
-          "every kernel rewrite the refiner proposed from the {} tuple(s) retrieved was tried",
-          pending_.retrieved);
+          "every kernel rewrite the refiner proposed from the {} tuple(s) retrieved was tried{}",
+          pending_.retrieved, tried_optimizations(pending_.tuples));
     }
     if (continue_from_frontier()) return;
     end_stage();

@@ -98,8 +98,12 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
       base = request.tiling;
       tunables = std::move(*parsed);
     } else if (parsed.error().code() == status_code::not_found) {
+      // Parsed under its real name, the tiling program's own includes resolve.
+      synthesis_options synthesis = options_.synthesis;
+      if (request.op != nullptr && !request.op->spec.files.host.empty())
+        synthesis.file_name = (request.op->dir / request.op->spec.files.host).string();
       result<synthesized_template> t =
-          synthesize_template(request.tiling, options_.synthesis, request.kernel);
+          synthesize_template(request.tiling, synthesis, request.kernel);
       if (!t.ok()) return failed_precondition("no tunables: " + t.error().message());
       base = t->source;
       tunables = std::move(t->tunables);

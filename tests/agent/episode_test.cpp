@@ -58,7 +58,8 @@ struct scripted_world {
         std::vector<tuple_ref> tuples;
         deepest_retrieval = std::max(deepest_retrieval, q->top_k);
         for (int k = 0; k < bank_size && k < static_cast<int>(q->top_k); ++k) {
-          tuples.push_back({"t" + std::to_string(k), 1.0, nlohmann::json::object()});
+          tuples.push_back({"t" + std::to_string(k), 1.0,
+                            nlohmann::json{{"title", "Optimization " + std::to_string(k % 2)}}});
         }
         e.on_retrieval(tuples);
       } else if (auto* r = std::get_if<need_refinement>(&a)) {
@@ -618,6 +619,9 @@ TEST_CASE("stage2 that runs out of untried candidates says so and how much it sp
   REQUIRE(s.notes.count("early_stop") == 1);
   CHECK(s.notes.at("early_stop").find("stage2 stopped after 4 of 10 evaluations") == 0);
   CHECK(s.notes.at("stage2").find("from the 4 tuple(s) retrieved") != std::string::npos);
+  // What was tried, each optimization once.
+  CHECK(s.notes.at("stage2").find("(optimizations tried: Optimization 0; Optimization 1)") !=
+        std::string::npos);
   CHECK(s.notes.at("stage2").find("no kernel of the frontier is left to refine (1 refined)") !=
         std::string::npos);
 }
