@@ -276,11 +276,12 @@ constexpr const char* allowed_everywhere[] = {
     "pipe",
     "pipe2",
 };
-// A compiler driver, its passes and the linker besides: processes, temporary files, the output.
+// A compiler driver, its passes and the linker besides: processes, temporary files, the output
+// (mold sets its output's mode through the descriptor it wrote it by: fchmod, never a path).
 constexpr const char* allowed_tools[] = {
-    "vfork",  "fork",      "wait4",     "waitid", "kill",      "setrlimit", "umask", "chdir",
-    "fchdir", "unlink",    "unlinkat",  "rename", "renameat",  "renameat2", "mkdir", "mkdirat",
-    "rmdir",  "ftruncate", "fallocate", "fsync",  "fdatasync", "creat",
+    "fchmod",  "vfork",  "fork",      "wait4",     "waitid", "kill",      "setrlimit", "umask",
+    "chdir",   "fchdir", "unlink",    "unlinkat",  "rename", "renameat",  "renameat2", "mkdir",
+    "mkdirat", "rmdir",  "ftruncate", "fallocate", "fsync",  "fdatasync", "creat",
 };
 
 // Ways out of the sandbox that Landlock does not confine (issue 30): file modes, owners, times

@@ -21,7 +21,8 @@
 //     forbids ptrace and /proc/<pid>/mem|environ access to any process outside the sandbox;
 //   * seccomp, an allow-list (issue 30): the calls the candidate driver, the probe, the
 //     reference, nm and the compiler's passes make (memory, files Landlock lets them open, time,
-//     threads, signals to themselves; with allow_processes also processes and file renames);
+//     threads, signals to themselves; with allow_processes also processes, file renames and
+//     fchmod of a descriptor, which the linker sets its output's mode by);
 //     every other call fails with EPERM (chmod/chown and families, utimensat, xattrs, mknod,
 //     io_uring, sockets, mount, namespaces, bpf, perf, keyrings, ...). ptrace,
 //     process_vm_readv/writev, pidfd_getfd, kcmp and process_madvise kill the process with

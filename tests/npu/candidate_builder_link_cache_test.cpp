@@ -66,7 +66,7 @@ TEST_SUITE("npu") {
     // A kernel that compiles to another object links anew.
     const build_outcome changed =
         f.build(f.op.host_source,
-                f.op.kernel_source + "\nint aopt_link_cache_test_marker() { return 7; }\n");
+                f.op.kernel_source + "\n__attribute__((used)) static int aopt_link_cache_test_marker() { return 7; }\n");
     CHECK(changed.units_compiled == 1);
     CHECK(changed.links_cached == 0);
 

@@ -76,7 +76,10 @@ TEST_SUITE("runtime") {
   TEST_CASE("aopt eval exits 2 for a missing operator directory or a broken op.json") {
     auto missing = run_aopt({"eval", "/nonexistent/aopt-op", "--json"});
     CHECK(missing.exit_code == 2);
-    CHECK(missing.stdout_text.empty());
+    // With --json the failure is the one JSON document on stdout too (issue 34 item 7).
+    const nlohmann::json failure = nlohmann::json::parse(missing.stdout_text);
+    CHECK(failure.at("ok") == false);
+    CHECK(failure.dump().find("/nonexistent/aopt-op") != std::string::npos);
     CHECK(missing.stderr_text.find("/nonexistent/aopt-op") != std::string::npos);
 
     auto profile =
@@ -88,11 +91,13 @@ TEST_SUITE("runtime") {
   TEST_CASE("aopt eval --kernel evaluates another kernel with the package's tiling") {
     auto r = run_aopt({"eval", (ops_dir / "add_tiled").string(), "--json", "--kernel",
                        (ops_dir / "add_null_crash/op_kernel/add_null_crash.cpp").string()});
-    // The crashing kernel's entry is named add_null_crash, so it cannot link as add_tiled.
+    // The crashing kernel's entry is named add_null_crash: its object defines a symbol other than
+    // the entry add_tiled, which the link allow-list refuses before linking (issue 30).
     CHECK(r.exit_code == 1);
     auto j = nlohmann::json::parse(r.stdout_text);
     CHECK(j.at("status") == "compile_error");
-    CHECK(j.at("error_kind") == "link");
+    CHECK(j.at("error_kind") == "forbidden");
+    CHECK(j.at("message").get<std::string>().find("add_null_crash") != std::string::npos);
   }
 
   TEST_CASE("aopt eval and aopt corpus list take the device from --config and --set") {

@@ -61,6 +61,9 @@ size_t channel_limit(const sim::driver_spec& spec) {
   return static_cast<size_t>(per_set * spec.input_sets + trace_allowance_bytes);
 }
 
+// The wall-clock limit of a reference run, whatever the candidates' limit is.
+constexpr double reference_wall_seconds = 300;
+
 subprocess_options process_options(const sim_device_options& device, const eval_options& eval,
                                    const fs::path& scratch, std::vector<std::string> argv,
                                    size_t output_limit) {
@@ -298,6 +301,9 @@ sim_device::reference_outcome sim_device::expected_outputs_of(const op_package& 
       options_, options, scratch->path(),
       {built.reference_executable.string(), fds.spec_argument(), std::to_string(spec.input_sets)},
       channel_limit(spec));
+  // The run limit (device.timeout_s) bounds candidates; the reference is aopt's own judge and
+  // runs before them, so a limit no kernel can meet must not make it fail in their place.
+  run.limits.wall_seconds = std::max(run.limits.wall_seconds, reference_wall_seconds);
   run.pass_fds = fds.passed;
   auto reference = run_subprocess(run);
   if (!reference.ok() || !reference->succeeded()) {
