@@ -15,9 +15,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The packages of the wild set that reach `ok` on this branch with h-api merged (box_iou,
-// fused_bias_leaky_relu_v2; bench_dropin prints the table).
-constexpr size_t wild_ok_floor = 2;
+// The packages of the wild set that reach `ok` with their sources unchanged (assign_score_withk,
+// border_align, box_iou, dynamic_voxelization, fused_bias_leaky_relu_v2, nms3d, nms3d_normal;
+// bench_dropin prints the table). Raise it as gaps close; never lower it.
+constexpr size_t wild_ok_floor = 7;
 
 }  // namespace
 
