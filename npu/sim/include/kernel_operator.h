@@ -28,5 +28,7 @@
 #include "aopt_sim/kernel/vector_rearrange.h"
 #include "aopt_sim/kernel/vector_scan.h"
 #include "aopt_sim/kernel/vector_sort.h"
+// The cube unit (L1/L0 positions, LoadData, Mmad, Fixpipe).
+#include "aopt_sim/kernel/cube.h"
 // Last: it redefines assert for the kernel.
 #include "aopt_sim/kernel/system_api.h"

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "cube_memory.hpp"
+
 namespace aopt::sim {
 namespace {
 
@@ -72,7 +74,7 @@ void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
   };
   for (size_t i = 0; i < t.instructions.size(); ++i) {
     const instruction& in = t.instructions[i];
-    if (in.cls == op_class::dma_out) {
+    if (in.cls == op_class::dma_out || in.cls == op_class::cube_fixpipe) {
       for (const ub_range& r : in.reads) {
         const auto [b, e] = clamp(r);
         uint8_t any = 0;
@@ -102,7 +104,8 @@ void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
         for (uint32_t k = b; k < e && (flags & derived) == 0; ++k) flags |= ub[k] & derived;
       }
     }
-    if (in.cls == op_class::dma_local) flags = static_cast<uint8_t>(flags & ~computed);
+    if (in.cls == op_class::dma_local || in.cls == op_class::cube_load)
+      flags = static_cast<uint8_t>(flags & ~computed);
     for (const ub_range& r : in.writes) {
       const auto [b, e] = clamp(r);
       if (e > b) std::fill(ub.begin() + b, ub.begin() + e, flags);
@@ -157,6 +160,8 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
 
   std::vector<byte_cover> covers;
   for (const auto& t : op.outputs) covers.emplace_back(t.bytes());
+  // UB and, on cube cores, L1/L0A/L0B/L0C/BT after it in one address space (cube_memory.hpp).
+  const uint32_t local_bytes = kernel::memory_map_of(spec.hw).total;
   uint64_t read_bytes = 0, write_bytes = 0, listed_write_bytes = 0;
   for (size_t b = 0; b < set.traces.size(); ++b) {
     const core_trace& t = set.traces[b];
@@ -184,7 +189,7 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
       }
     }
     if (fully_traced) {
-      if (auto f = check_records(t, spec.hw.ub_bytes, static_cast<uint32_t>(b))) return f;
+      if (auto f = check_records(t, local_bytes, static_cast<uint32_t>(b))) return f;
     }
   }
   if (listed_write_bytes != write_bytes) {
@@ -209,7 +214,7 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
   if (!fully_traced) return std::nullopt;
 
   dataflow_totals totals;
-  for (const core_trace& t : set.traces) dataflow(t, spec.hw.ub_bytes, totals);
+  for (const core_trace& t : set.traces) dataflow(t, local_bytes, totals);
   if (!totals.never_written.empty()) return untraced(totals.never_written);
   if (op.category != "data_movement" && totals.out_bytes > 0) {
     if (totals.passthrough_bytes * 2 > totals.out_bytes) {

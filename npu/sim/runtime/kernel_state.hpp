@@ -14,6 +14,7 @@
 
 #include "aopt_sim/kernel/runtime_api.h"
 #include "core_context.hpp"
+#include "cube_memory.hpp"
 #include "trace_recorder.hpp"
 
 namespace aopt::sim {
@@ -84,12 +85,15 @@ struct core_context::impl {
 
   const kernel_launch& launch;
   uint32_t block_idx;
-  std::unique_ptr<uint8_t[], kernel::free_deleter> ub;
+  std::unique_ptr<uint8_t[], kernel::free_deleter> ub;  // UB, then the cube memories (mem)
   uint32_t ub_bytes;
+  kernel::memory_map mem;
   trace_recorder rec;
 
   // TPipe
   uint32_t ub_next = 0;
+  // First free byte of each cube memory, from its base (kernel_cube_alloc.cpp); [ub] unused.
+  std::array<uint32_t, kernel::mem_space_count> space_next{};
   uint32_t generation = 1;
   std::vector<kernel::ub_buffer> buffers;
   std::vector<kernel::tensor_queue> queues;
@@ -115,6 +119,10 @@ struct core_context::impl {
   bool pad_value_set = false;
   size_t last_region = 0;
   uint8_t* sys_workspace = nullptr;  // SetSysWorkspace / GetSysWorkSpacePtr
+
+  // Cube: the scalar of SetFixpipePreQuantFlag (the quantization a Fixpipe with a scalar mode
+  // uses when its params carry none).
+  uint64_t fixpipe_quant_scalar = 0;
 };
 
 namespace kernel {
