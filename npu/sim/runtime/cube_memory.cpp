@@ -7,8 +7,10 @@ namespace {
 // still stop at the memory's size.
 constexpr uint32_t slack = 256;
 
-uint32_t align64(uint32_t v) {
-  return (v + 63) / 64 * 64;
+// Each memory starts on 512 bytes, so alignment rules (L0 operands on 512) hold for offsets
+// into the memory and for addresses into the core's array alike.
+uint32_t align512(uint32_t v) {
+  return (v + 511) / 512 * 512;
 }
 
 }  // namespace
@@ -65,7 +67,7 @@ memory_map memory_map_of(const hw_profile& hw) {
   for (size_t i = 0; i < mem_space_count; ++i) {
     m.base[i] = next;
     m.size[i] = sizes[i];
-    next = align64(next + sizes[i]) + slack;
+    next = align512(next + sizes[i] + slack);
   }
   m.total = next;
   return m;
