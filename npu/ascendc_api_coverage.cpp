@@ -220,8 +220,16 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {cube, "Nz2NdParamsFull", no,
        "DataCopy NZ -> ND into GM is not simulated (Fixpipe does it from CO1)"},
       {cube, "MmadParams", yes, "m, n, k up to 4095; cmatrixInitVal, cmatrixSource, isBias"},
-      {cube, "Matmul", no,
-       "the high-level Matmul API (lib/matmul_intf.h, REGIST_MATMUL_OBJ) is not simulated"},
+      {cube, "Matmul", part,
+       "lib/matmul_intf.h: A and B in GM, ND (half/bfloat16_t; int8_t with B transposed), bias, "
+       "SetOrgShape/SetTail, Iterate/IterateAll/GetTensorC into GM or a local tensor; a "
+       "transposed A, L1/UB inputs and enAtomic end the run as unsupported"},
+      {cube, "REGIST_MATMUL_OBJ", yes,
+       "initialises each Matmul with its TCubeTiling on the calling core"},
+      {cube, "MultiCoreMatmulTiling", yes,
+       "MatmulApiTiling too: SetDim, SetA/B/C/BiasType, SetShape, SetOrgShape, SetBias, "
+       "SetBufferSpace, SetFixSplit, GetTiling (base tiles fitting L0A/L0B/L0C, a near-square "
+       "core grid, L1 depths)"},
       {tiling, "TilingContext", yes, "shapes, dtypes, attrs, platform, block dim, key, data"},
       {tiling, "GetInputShape", yes, "GetOriginShape / GetStorageShape"},
       {tiling, "GetAttrPointer", yes, ""},
