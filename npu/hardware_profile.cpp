@@ -122,6 +122,11 @@ const std::vector<hardware_profile_table>& hardware_profile_tables() {
        {"issue_cycles", "scalar_ub_access_cycles", "scalar_gm_access_cycles", "pipe_queue_depth"}},
       {"launch", {"launch_base_us", "launch_per_core_us"}},
       {"compiler", {"auto_sync"}},
+      {"cube",
+       {"cube_cores", "l1_bytes", "l0a_bytes", "l0b_bytes", "l0c_bytes", "bias_table_bytes",
+        "cube_f16_macs_per_cycle", "cube_i8_macs_per_cycle", "cube_f32_macs_per_cycle",
+        "cube_startup_cycles", "l2_read_bytes_per_cycle", "mte1_bytes_per_cycle",
+        "mte1_latency_cycles", "fixpipe_bytes_per_cycle", "fixpipe_latency_cycles"}},
   };
   return tables;
 }

@@ -257,6 +257,7 @@ void from_json(const nlohmann::json& j, eval_profile& p) {
 void to_json(nlohmann::json& j, const roofline& r) {
   j = json{{"memory_bound_us", r.memory_bound_us},
            {"vector_bound_us", r.vector_bound_us},
+           {"compute_bound_us", r.compute_bound_us},
            {"bound_us", r.bound_us},
            {"achieved_fraction", r.achieved_fraction}};
 }
@@ -264,6 +265,7 @@ void to_json(nlohmann::json& j, const roofline& r) {
 void from_json(const nlohmann::json& j, roofline& r) {
   read(j, "memory_bound_us", r.memory_bound_us);
   read(j, "vector_bound_us", r.vector_bound_us);
+  read(j, "compute_bound_us", r.compute_bound_us);
   read(j, "bound_us", r.bound_us);
   read(j, "achieved_fraction", r.achieved_fraction);
 }

@@ -78,7 +78,8 @@ struct eval_profile {
 struct roofline {
   double memory_bound_us = 0;    // minimal GM bytes (inputs + outputs) / aggregate HBM bandwidth
   double vector_bound_us = 0;    // vector work of this run spread over every vector core at peak
-  double bound_us = 0;           // launch overhead of one core + max(memory, vector)
+  double compute_bound_us = 0;   // cube (Mmad) work spread over every cube core at peak MAC rate
+  double bound_us = 0;           // launch overhead of one core + max(memory, vector, compute)
   double achieved_fraction = 0;  // bound_us / latency_us; above 1 means faster than possible
 };
 

@@ -364,6 +364,12 @@ TEST_SUITE("npu") {
     CHECK(overload.find("is provided by the simulator: check this call") != std::string::npos);
     CHECK(explain_compile_error("k.cpp:1:1: error: expected ';'") ==
           "k.cpp:1:1: error: expected ';'");
+    // The Matmul library's header stands for its row (the cube's high-level API).
+    const std::string matmul = explain_compile_error(
+        "k.cpp:2:10: fatal error: lib/matmul_intf.h: No such file or directory");
+    CHECK(matmul.find("'Matmul'") != std::string::npos);
+    CHECK(matmul.find("provided only in part") != std::string::npos);
+    CHECK(missing_symbol("k.cpp:2:10: fatal error: other.h: No such file or directory") == "");
   }
 }
 

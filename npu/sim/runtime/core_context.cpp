@@ -32,10 +32,14 @@ void free_deleter::operator()(uint8_t* p) const {
 }  // namespace kernel
 
 core_context::impl::impl(const kernel_launch& l, uint32_t block)
-    : launch(l), block_idx(block), ub_bytes(l.hw.ub_bytes), rec(l.record_trace, block) {
-  // Room for one vector repeat past the end keeps block-granular loops in bounds; the checks
-  // still stop at ub_bytes.
-  const size_t bytes = kernel::align_up(ub_bytes, 64) + 256;
+    : launch(l),
+      block_idx(block),
+      ub_bytes(l.hw.ub_bytes),
+      mem(kernel::memory_map_of(l.hw)),
+      rec(l.record_trace, block) {
+  // Room for one vector repeat past the end of each memory keeps block-granular loops in bounds;
+  // the checks still stop at ub_bytes (cube_memory.hpp).
+  const size_t bytes = mem.total;
   ub.reset(static_cast<uint8_t*>(std::aligned_alloc(64, bytes)));
   if (!ub) throw std::bad_alloc();
   std::memset(ub.get(), ub_poison, bytes);

@@ -130,8 +130,12 @@ std::string camel_case(const std::string& snake) {
 // ("Ascend910B"). A profile with another name reads as a 910B-family chip.
 void fill_platform(const hw_profile& hw, fe::PlatFormInfos& p) {
   p.core_num_aiv = hw.vector_cores;
-  p.core_num_aic = std::max<uint32_t>(1, hw.vector_cores / 2);  // A2 split AIC:AIV = 1:2
+  p.core_num_aic = hw.cube_cores;
   p.ub_bytes = hw.ub_bytes;
+  p.l1_bytes = hw.l1_bytes;
+  p.l0_a_bytes = hw.l0a_bytes;
+  p.l0_b_bytes = hw.l0b_bytes;
+  p.l0_c_bytes = hw.l0c_bytes;
   std::string lower = hw.name;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   const std::string prefix = "ascend";

@@ -79,6 +79,7 @@ timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace
   npu::eval_profile& p = out.profile;
   uint64_t dma_bytes = 0;
   double vector_work = 0;
+  double cube_work = 0;
   for (size_t i = 0; i < cores.size(); ++i) {
     if (i == 0 || traces[i].ub_high_water_bytes > p.ub_high_water_bytes) {
       p.ub_allocations.clear();
@@ -95,6 +96,7 @@ timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace
     p.scalar_accesses += cores[i].scalar_accesses;
     p.vector_instructions += cores[i].vector_instructions;
     vector_work += cores[i].vector_work_cycles;
+    cube_work += cores[i].cube_work_cycles;
   }
 
   out.raw_latency_us = kt.latency_us;
@@ -138,10 +140,14 @@ timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace
     p.latency_sensitivity[name] = slope;
   }
 
-  out.roof = compute_roofline(spec.op.io_bytes(), vector_work, out.latency.median_us, hw);
+  out.roof =
+      compute_roofline(spec.op.io_bytes(), vector_work, out.latency.median_us, hw, cube_work);
   out.roof_summary = "roofline bound " + format_value(out.roof.bound_us) + " us (memory " +
                      format_value(out.roof.memory_bound_us) + " us, vector " +
-                     format_value(out.roof.vector_bound_us) + " us)";
+                     format_value(out.roof.vector_bound_us) + " us" +
+                     (cube_work > 0 ? ", compute " + format_value(out.roof.compute_bound_us) + " us"
+                                    : std::string()) +
+                     ")";
   return out;
 }
 

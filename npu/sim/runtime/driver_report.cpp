@@ -126,7 +126,7 @@ core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids
     const auto on = r.get<uint8_t>("instruction.pipe");
     const auto cls = r.get<uint8_t>("instruction.class");
     if (on >= pipe_count) throw malformed_delivery("instruction.pipe: unknown pipe");
-    if (cls > static_cast<uint8_t>(op_class::sync_all)) {
+    if (cls > static_cast<uint8_t>(last_op_class)) {
       throw malformed_delivery("instruction.class: unknown class");
     }
     in.on = static_cast<pipe>(on);

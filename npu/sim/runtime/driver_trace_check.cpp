@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "cube_memory.hpp"
+
 namespace aopt::sim {
 namespace {
 
@@ -84,7 +86,7 @@ void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
   };
   for (size_t i = 0; i < t.instructions.size(); ++i) {
     const instruction& in = t.instructions[i];
-    if (in.cls == op_class::dma_out) {
+    if (in.cls == op_class::dma_out || in.cls == op_class::cube_fixpipe) {
       for (const ub_range& r : in.reads) {
         const auto [b, e] = clamp(r);
         uint8_t any = 0;
@@ -139,7 +141,8 @@ void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
             ": on the hardware they hold stale data (here poison, a large finite value)");
       }
     }
-    if (in.cls == op_class::dma_local) flags = static_cast<uint8_t>(flags & ~computed);
+    if (in.cls == op_class::dma_local || in.cls == op_class::cube_load)
+      flags = static_cast<uint8_t>(flags & ~computed);
     for (const ub_range& r : in.writes) {
       const auto [b, e] = clamp(r);
       if (e > b) std::fill(ub.begin() + b, ub.begin() + e, flags);
@@ -207,6 +210,8 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
   }
   std::vector<const gm_write*> output_writes;
   uint64_t write_bytes = 0, listed_write_bytes = 0;
+  // UB and, on cube cores, L1/L0A/L0B/L0C/BT after it in one address space (cube_memory.hpp).
+  const uint32_t local_bytes = kernel::memory_map_of(spec.hw).total;
   for (size_t b = 0; b < set.traces.size(); ++b) {
     const core_trace& t = set.traces[b];
     if (t.block_idx != b) return malformed("trace " + std::to_string(b) + " is of another block");
@@ -233,7 +238,7 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
       if (output) output_writes.push_back(&w);
     }
     if (fully_traced) {
-      if (auto f = check_records(t, spec.hw.ub_bytes, static_cast<uint32_t>(b))) return f;
+      if (auto f = check_records(t, local_bytes, static_cast<uint32_t>(b))) return f;
     }
   }
   if (listed_write_bytes != write_bytes) {
@@ -278,7 +283,7 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
   dataflow_totals totals;
   for (size_t b = 0; b < set.traces.size(); ++b) {
     const size_t before = totals.uninitialised.size();
-    dataflow(set.traces[b], spec.hw.ub_bytes, totals);
+    dataflow(set.traces[b], local_bytes, totals);
     if (warnings == nullptr) continue;
     for (size_t k = before; k < totals.uninitialised.size(); ++k) {
       warnings->push_back("block " + std::to_string(b) + ": " + totals.uninitialised[k]);

@@ -45,8 +45,13 @@ std::vector<ub_range> merged(const std::vector<ub_range>& ranges) {
 struct shadow {
   uint32_t end = 0;
   uint32_t writer = no_instruction;
-  std::array<uint32_t, pipe_count> readers{no_instruction, no_instruction, no_instruction,
-                                           no_instruction};
+  std::array<uint32_t, pipe_count> readers = no_readers();
+
+  static std::array<uint32_t, pipe_count> no_readers() {
+    std::array<uint32_t, pipe_count> r;
+    r.fill(no_instruction);
+    return r;
+  }
 
   bool same_state(const shadow& o) const { return writer == o.writer && readers == o.readers; }
 };

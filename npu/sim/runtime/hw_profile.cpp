@@ -37,6 +37,21 @@ void for_each_field(Profile& p, F&& f) {
   f("launch_base_us", p.launch_base_us);
   f("launch_per_core_us", p.launch_per_core_us);
   f("auto_sync", p.auto_sync);
+  f("cube_cores", p.cube_cores);
+  f("l1_bytes", p.l1_bytes);
+  f("l0a_bytes", p.l0a_bytes);
+  f("l0b_bytes", p.l0b_bytes);
+  f("l0c_bytes", p.l0c_bytes);
+  f("bias_table_bytes", p.bias_table_bytes);
+  f("cube_f16_macs_per_cycle", p.cube_f16_macs_per_cycle);
+  f("cube_i8_macs_per_cycle", p.cube_i8_macs_per_cycle);
+  f("cube_f32_macs_per_cycle", p.cube_f32_macs_per_cycle);
+  f("cube_startup_cycles", p.cube_startup_cycles);
+  f("l2_read_bytes_per_cycle", p.l2_read_bytes_per_cycle);
+  f("mte1_bytes_per_cycle", p.mte1_bytes_per_cycle);
+  f("mte1_latency_cycles", p.mte1_latency_cycles);
+  f("fixpipe_bytes_per_cycle", p.fixpipe_bytes_per_cycle);
+  f("fixpipe_latency_cycles", p.fixpipe_latency_cycles);
 }
 
 [[noreturn]] void reject(const std::string& key, const std::string& why) {
@@ -104,6 +119,21 @@ void check_ranges(const hw_profile& p) {
   positive("pipe_queue_depth", p.pipe_queue_depth);
   non_negative("launch_base_us", p.launch_base_us);
   non_negative("launch_per_core_us", p.launch_per_core_us);
+  positive("cube_cores", p.cube_cores);
+  positive("l1_bytes", p.l1_bytes);
+  positive("l0a_bytes", p.l0a_bytes);
+  positive("l0b_bytes", p.l0b_bytes);
+  positive("l0c_bytes", p.l0c_bytes);
+  positive("bias_table_bytes", p.bias_table_bytes);
+  positive("cube_f16_macs_per_cycle", p.cube_f16_macs_per_cycle);
+  positive("cube_i8_macs_per_cycle", p.cube_i8_macs_per_cycle);
+  positive("cube_f32_macs_per_cycle", p.cube_f32_macs_per_cycle);
+  non_negative("cube_startup_cycles", p.cube_startup_cycles);
+  positive("l2_read_bytes_per_cycle", p.l2_read_bytes_per_cycle);
+  positive("mte1_bytes_per_cycle", p.mte1_bytes_per_cycle);
+  non_negative("mte1_latency_cycles", p.mte1_latency_cycles);
+  positive("fixpipe_bytes_per_cycle", p.fixpipe_bytes_per_cycle);
+  non_negative("fixpipe_latency_cycles", p.fixpipe_latency_cycles);
 }
 
 }  // namespace

@@ -41,6 +41,23 @@ struct hw_profile {
   // Launch
   double launch_base_us = 4;
   double launch_per_core_us = 0.4;
+  // Cube (AIC) cores: local memories, MAC rates and the transfer pipes MTE1 and FIX.
+  uint32_t cube_cores = 20;               // AIC cores: the upper bound of blockDim for cube kernels
+  uint32_t l1_bytes = 524288;             // L1 buffer per cube core (A1/B1/C1)
+  uint32_t l0a_bytes = 65536;             // L0A (A2)
+  uint32_t l0b_bytes = 65536;             // L0B (B2)
+  uint32_t l0c_bytes = 131072;            // L0C (CO1)
+  uint32_t bias_table_bytes = 1024;       // BT (C2), the bias table Mmad reads
+  double cube_f16_macs_per_cycle = 4096;  // half/bfloat16 in, float accumulate: 16x16x16
+  double cube_i8_macs_per_cycle = 8192;   // int8 in, int32 accumulate: 16x32x16
+  double cube_f32_macs_per_cycle = 1024;  // float in
+  double cube_startup_cycles = 20;        // per Mmad instruction
+  // GM -> L1 (cube operands, which many cores re-read: assumed L2 hits, not charged to HBM).
+  double l2_read_bytes_per_cycle = 110;
+  double mte1_bytes_per_cycle = 256;     // L1 -> L0A/L0B (LoadData)
+  double mte1_latency_cycles = 30;       // per LoadData
+  double fixpipe_bytes_per_cycle = 128;  // L0C read by Fixpipe (GM writes also bound it)
+  double fixpipe_latency_cycles = 100;   // per Fixpipe
   // Compiler: CANN's --cce-auto-sync (on by default) inserts the scalar <-> vector and
   // scalar <-> MTE synchronisation of UB data itself (auto_sync.hpp).
   bool auto_sync = true;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "kernel_cube.hpp"
 #include "kernel_state.hpp"
 #include "kernel_vector.hpp"
 
@@ -177,14 +178,15 @@ void copy_ub_to_ub(const local_ref& dst, const local_ref& src, uint32_t elem_siz
                  "UB -> UB copy reads");
   check_ub_range(dst, dst.addr, ub_extent(g, dst_stride, g.burst_bytes), api, site,
                  "UB -> UB copy writes");
+  const pipe on = local_copy_pipe(s, dst, src, api, site);  // V, or MTE1 for L1 -> C2
   for (uint32_t k = 0; k < g.bursts; ++k) {
     std::memmove(s.ub.get() + dst.addr + uint64_t{k} * dst_stride,
                  s.ub.get() + src.addr + uint64_t{k} * src_stride, g.burst_bytes);
   }
   if (!s.rec.on()) return;
   instruction in;
-  in.on = pipe::v;
-  in.cls = op_class::dma_local;
+  in.on = on;
+  in.cls = on == pipe::v ? op_class::dma_local : op_class::cube_load;
   in.api = api;
   in.line = site.line;
   in.bytes = uint64_t{g.bursts} * g.burst_bytes;

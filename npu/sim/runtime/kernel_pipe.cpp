@@ -2,6 +2,7 @@
 // hidden synchronisation of queues (docs/ascendc-reference.md §3) recorded as set/wait pairs.
 #include <utility>
 
+#include "kernel_cube.hpp"
 #include "kernel_state.hpp"
 
 namespace aopt::sim::kernel {
@@ -9,10 +10,13 @@ namespace {
 
 // The pipe that fills a buffer of this position before EnQue, and the one that reads it after
 // DeQue. VECCALC buffers are produced and consumed by the vector pipe: no hidden flags.
+// Cube positions: kernel_cube_alloc.cpp.
 pipe producer_of(AscendC::TPosition p) {
+  if (is_cube_position(p)) return cube_producer_of(p);
   return p == AscendC::TPosition::VECIN ? pipe::mte2 : pipe::v;
 }
 pipe consumer_of(AscendC::TPosition p) {
+  if (is_cube_position(p)) return cube_consumer_of(p);
   return p == AscendC::TPosition::VECOUT ? pipe::mte3 : pipe::v;
 }
 
@@ -25,7 +29,7 @@ const char* position_name(AscendC::TPosition p) {
     case AscendC::TPosition::VECCALC:
       return "VECCALC";
     default:
-      return "non-vector position";
+      return cube_position_name(p);
   }
 }
 
@@ -36,9 +40,13 @@ std::string queue_name(const tensor_queue& q) {
 
 // Carves `num` buffers of `bytes` (rounded up to 32) for queue `queue` out of UB, or out of
 // pool `pool` (>= 0) when a TBufPool allocates them.
-void allocate(state& s, uint32_t num, uint32_t bytes, int32_t queue, int32_t pool, const char* api,
-              aopt_sim::rt::call_site site) {
+void allocate(state& s, AscendC::TPosition pos, uint32_t num, uint32_t bytes, int32_t queue,
+              int32_t pool, const char* api, aopt_sim::rt::call_site site) {
   if (bytes == 0) fail("bad_argument", cat(where(api, site), ": a buffer length of 0 bytes"));
+  if (space_of(pos) != mem_space::ub) {
+    allocate_cube(s, pos, num, bytes, queue, pool >= 0, api, site);
+    return;
+  }
   if (s.buffers.size() + num > max_pipe_buffers) {
     fail("too_many_buffers",
          cat(where(api, site), ": ", num, " more buffer(s) would make ", s.buffers.size() + num,
@@ -151,6 +159,7 @@ void release_all(state& s) {
   s.queues.clear();
   s.pools.clear();
   s.ub_next = 0;
+  s.space_next.fill(0);
   ++s.generation;
 }
 
@@ -211,7 +220,7 @@ queue_handle pool_init_queue(const queue_handle& pool, AscendC::TPosition src,
   const auto id = static_cast<int32_t>(s.queues.size());
   s.queues.push_back(std::move(q));
   try {
-    allocate(s, num, bytes, id, pool.id, api, site);
+    allocate(s, src, num, bytes, id, pool.id, api, site);
   } catch (...) {
     s.queues.pop_back();
     throw;
@@ -223,12 +232,12 @@ local_ref pipe_init_tbuf(AscendC::TPosition pos, uint32_t bytes, call_site site)
   return pool_init_tbuf(queue_handle{}, pos, bytes, site);
 }
 
-local_ref pool_init_tbuf(const queue_handle& pool, AscendC::TPosition, uint32_t bytes,
+local_ref pool_init_tbuf(const queue_handle& pool, AscendC::TPosition pos, uint32_t bytes,
                          call_site site) {
   state& s = current();
   const char* api = pool.id < 0 ? "TPipe::InitBuffer" : "TBufPool::InitBuffer";
   if (pool.id >= 0) pool_of(s, pool, api, site);
-  allocate(s, 1, bytes, -1, pool.id, api, site);
+  allocate(s, pos, 1, bytes, -1, pool.id, api, site);
   const auto index = static_cast<int32_t>(s.buffers.size() - 1);
   return ref_of(s.buffers.back(), index);
 }

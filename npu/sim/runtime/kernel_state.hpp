@@ -14,6 +14,7 @@
 
 #include "aopt_sim/kernel/runtime_api.h"
 #include "core_context.hpp"
+#include "cube_memory.hpp"
 #include "trace_recorder.hpp"
 
 namespace aopt::sim {
@@ -84,12 +85,15 @@ struct core_context::impl {
 
   const kernel_launch& launch;
   uint32_t block_idx;
-  std::unique_ptr<uint8_t[], kernel::free_deleter> ub;
+  std::unique_ptr<uint8_t[], kernel::free_deleter> ub;  // UB, then the cube memories (mem)
   uint32_t ub_bytes;
+  kernel::memory_map mem;
   trace_recorder rec;
 
   // TPipe
   uint32_t ub_next = 0;
+  // First free byte of each cube memory, from its base (kernel_cube_alloc.cpp); [ub] unused.
+  std::array<uint32_t, kernel::mem_space_count> space_next{};
   uint32_t generation = 1;
   std::vector<kernel::ub_buffer> buffers;
   std::vector<kernel::tensor_queue> queues;
@@ -126,6 +130,10 @@ struct core_context::impl {
   uint64_t own_write_seq = 0;  // when the launch has no shared counter
 
   std::vector<std::string> warnings;
+
+  // Cube: the scalar of SetFixpipePreQuantFlag (the quantization a Fixpipe with a scalar mode
+  // uses when its params carry none).
+  uint64_t fixpipe_quant_scalar = 0;
 };
 
 namespace kernel {

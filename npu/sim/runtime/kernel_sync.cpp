@@ -11,7 +11,7 @@ struct event_pipes {
   pipe dst = pipe::s;
 };
 
-// Source and destination pipe of each HardEvent; the cube pipes (M, MTE1, FIX) are not simulated.
+// Source and destination pipe of each HardEvent, the cube pipes (M, MTE1, FIX) included.
 event_pipes pipes_of(AscendC::HardEvent e) {
   using AscendC::HardEvent;
   switch (e) {
@@ -41,6 +41,51 @@ event_pipes pipes_of(AscendC::HardEvent e) {
       return {true, pipe::s, pipe::mte3};
     case HardEvent::MTE3_S:
       return {true, pipe::mte3, pipe::s};
+    // The cube's pipes (kernel_cube.cpp).
+    case HardEvent::MTE2_MTE1:
+      return {true, pipe::mte2, pipe::mte1};
+    case HardEvent::MTE1_MTE2:
+      return {true, pipe::mte1, pipe::mte2};
+    case HardEvent::MTE1_M:
+      return {true, pipe::mte1, pipe::m};
+    case HardEvent::M_MTE1:
+      return {true, pipe::m, pipe::mte1};
+    case HardEvent::M_V:
+      return {true, pipe::m, pipe::v};
+    case HardEvent::V_M:
+      return {true, pipe::v, pipe::m};
+    case HardEvent::MTE3_MTE1:
+      return {true, pipe::mte3, pipe::mte1};
+    case HardEvent::MTE1_MTE3:
+      return {true, pipe::mte1, pipe::mte3};
+    case HardEvent::MTE1_V:
+      return {true, pipe::mte1, pipe::v};
+    case HardEvent::V_MTE1:
+      return {true, pipe::v, pipe::mte1};
+    case HardEvent::MTE2_M:
+      return {true, pipe::mte2, pipe::m};
+    case HardEvent::M_MTE2:
+      return {true, pipe::m, pipe::mte2};
+    case HardEvent::M_FIX:
+      return {true, pipe::m, pipe::fix};
+    case HardEvent::FIX_M:
+      return {true, pipe::fix, pipe::m};
+    case HardEvent::MTE2_FIX:
+      return {true, pipe::mte2, pipe::fix};
+    case HardEvent::FIX_MTE2:
+      return {true, pipe::fix, pipe::mte2};
+    case HardEvent::FIX_S:
+      return {true, pipe::fix, pipe::s};
+    case HardEvent::M_S:
+      return {true, pipe::m, pipe::s};
+    case HardEvent::FIX_MTE3:
+      return {true, pipe::fix, pipe::mte3};
+    case HardEvent::MTE1_FIX:
+      return {true, pipe::mte1, pipe::fix};
+    case HardEvent::FIX_MTE1:
+      return {true, pipe::fix, pipe::mte1};
+    case HardEvent::FIX_FIX:
+      return {true, pipe::fix, pipe::fix};
     default:
       return {};
   }
@@ -59,6 +104,15 @@ bool simulated_pipe(pipe_t p, pipe& out) {
       return true;
     case PIPE_MTE3:
       out = pipe::mte3;
+      return true;
+    case PIPE_MTE1:
+      out = pipe::mte1;
+      return true;
+    case PIPE_M:
+      out = pipe::m;
+      return true;
+    case PIPE_FIX:
+      out = pipe::fix;
       return true;
     default:
       return false;
@@ -94,7 +148,7 @@ flag_slot& slot_of(state& s, AscendC::HardEvent e, int32_t id, const char* api,
   if (!pipes.simulated) {
     fail("bad_argument",
          cat(where(api, site), ": HardEvent::", event_name(e),
-             " involves a cube pipe (M, MTE1, FIX), which vector kernels do not have"));
+             " is not simulated (docs/ascendc-api-coverage.md, row \"SetFlag/WaitFlag\")"));
   }
   if (id < 0 || id >= event_ids) {
     fail("flag_misuse", cat(where(api, site), "<HardEvent::", event_name(e), ">: event id ", id,
@@ -192,9 +246,12 @@ void pipe_barrier(pipe_t p, call_site site) {
     return;
   }
   pipe on;
-  if (!simulated_pipe(p, on)) return;  // a cube pipe: nothing to order on a vector core
+  if (!simulated_pipe(p, on)) return;  // PIPE_MTE4/5, PIPE_V2: nothing to order
   const char* api = p == PIPE_V      ? "PipeBarrier<PIPE_V>"
                     : p == PIPE_MTE2 ? "PipeBarrier<PIPE_MTE2>"
+                    : p == PIPE_MTE1 ? "PipeBarrier<PIPE_MTE1>"
+                    : p == PIPE_M    ? "PipeBarrier<PIPE_M>"
+                    : p == PIPE_FIX  ? "PipeBarrier<PIPE_FIX>"
                                      : "PipeBarrier<PIPE_MTE3>";
   s.rec.add_sync(on, op_class::barrier, api, site.line, no_index);
 }

@@ -14,7 +14,8 @@ namespace aopt::sim {
 // `io_bytes`: bytes the operator must read and write at least once (its inputs and outputs).
 // `vector_work_cycles`: the sum over cores of core_timing::vector_work_cycles.
 // `latency_us`: the simulated latency of the run; a non-positive latency gives a fraction of 0.
+// `cube_work_cycles`: the sum over cores of core_timing::cube_work_cycles (Mmad at peak).
 npu::roofline compute_roofline(uint64_t io_bytes, double vector_work_cycles, double latency_us,
-                               const hw_profile& hw);
+                               const hw_profile& hw, double cube_work_cycles = 0);
 
 }  // namespace aopt::sim

@@ -47,12 +47,32 @@ double dma_cost(const instruction& in, const hw_profile& hw, uint32_t active_cor
   // hbm_gbps GB/s over clock_ghz G cycles/s is bytes per cycle for the whole chip.
   const double hbm_share = hw.hbm_gbps / hw.clock_ghz / std::max<uint32_t>(active_cores, 1);
   double bandwidth = std::min(per_core, hbm_share);
+  // GM -> L1: cube operands re-read by many cores come from L2 (timing_model.hpp).
+  if (in.cls == op_class::dma_in && in.repeats == 1) bandwidth = hw.l2_read_bytes_per_cycle;
   const uint64_t bursts = std::max<uint64_t>(in.bursts, 1);
   const uint64_t shortest_burst = in.min_burst_bytes > 0 ? in.min_burst_bytes : in.bytes / bursts;
   if (shortest_burst < hw.dma_efficient_burst_bytes) bandwidth /= hw.dma_short_burst_penalty;
   if (in.gm_unaligned) bandwidth *= hw.dma_unaligned_efficiency;
   return hw.dma_latency_cycles + static_cast<double>(bursts) * hw.dma_burst_overhead_cycles +
          static_cast<double>(in.bytes) / bandwidth;
+}
+
+// Cube work (the roofline's compute bound): Mmad cycles at the profile's MAC rate for its type.
+double mmad_cycles(const instruction& in, const hw_profile& hw) {
+  double rate = hw.cube_f16_macs_per_cycle;
+  if (in.repeats == static_cast<uint32_t>(cube_dtype::i8)) rate = hw.cube_i8_macs_per_cycle;
+  if (in.repeats == static_cast<uint32_t>(cube_dtype::f32)) rate = hw.cube_f32_macs_per_cycle;
+  return static_cast<double>(in.count) / rate;
+}
+
+// Fixpipe into GM drains L0C no faster than the core can write GM.
+double fixpipe_cost(const instruction& in, const hw_profile& hw, uint32_t active_cores) {
+  double bandwidth = hw.fixpipe_bytes_per_cycle;
+  if (in.cls == op_class::cube_fixpipe) {
+    const double hbm_share = hw.hbm_gbps / hw.clock_ghz / std::max<uint32_t>(active_cores, 1);
+    bandwidth = std::min({bandwidth, hw.gm_write_bytes_per_cycle, hbm_share});
+  }
+  return hw.fixpipe_latency_cycles + static_cast<double>(in.bytes) / bandwidth;
 }
 
 // Execution cycles of an instruction on its pipe, not counting issue.
@@ -73,6 +93,13 @@ double execution_cost(const instruction& in, const hw_profile& hw, uint32_t acti
       // The cross-core barrier's own work: at least a flag write and a read in GM (an estimate
       // from the scalar GM access cost; the wait for the other blocks comes on top).
       return static_cast<double>(std::max<uint64_t>(in.count, 2)) * hw.scalar_gm_access_cycles;
+    case op_class::cube_load:
+      return hw.mte1_latency_cycles + static_cast<double>(in.bytes) / hw.mte1_bytes_per_cycle;
+    case op_class::cube_mmad:
+      return hw.cube_startup_cycles + mmad_cycles(in, hw);
+    case op_class::cube_fixpipe:
+    case op_class::cube_fixpipe_local:
+      return fixpipe_cost(in, hw, active_cores);
     default:
       return hw.vec_startup_cycles + vector_work(in, hw);
   }
@@ -200,11 +227,14 @@ class core_replay {
     if (in.cls == op_class::dma_in || in.cls == op_class::dma_out) {
       result_.dma_bursts += std::max<uint32_t>(in.bursts, 1);
       result_.dma_bytes += in.bytes;
+      if (in.cls == op_class::dma_in && in.repeats == 1) result_.l2_dma_bytes += in.bytes;
     } else if (in.cls == op_class::scalar_ub || in.cls == op_class::scalar_gm) {
       result_.scalar_accesses += in.count;
     } else if (is_vector_class(in.cls)) {
       ++result_.vector_instructions;
       result_.vector_work_cycles += vector_work(in, hw_);
+    } else if (in.cls == op_class::cube_mmad) {
+      result_.cube_work_cycles += mmad_cycles(in, hw_);
     }
   }
 
@@ -238,13 +268,26 @@ bool is_vector_class(op_class c) {
   }
 }
 
+bool uses_cube(const core_trace& trace) {
+  for (const instruction& in : trace.instructions)
+    if (in.on == pipe::m || in.on == pipe::mte1 || in.on == pipe::fix) return true;
+  return false;
+}
+
+uint32_t cores_of_kind(const std::vector<core_trace>& traces, const hw_profile& hw) {
+  for (const core_trace& t : traces)
+    if (uses_cube(t)) return hw.cube_cores;
+  return hw.vector_cores;
+}
+
 core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores) {
-  return core_replay(trace, hw, std::min(active_cores, hw.vector_cores)).run();
+  const uint32_t cores = uses_cube(trace) ? hw.cube_cores : hw.vector_cores;
+  return core_replay(trace, hw, std::min(active_cores, cores)).run();
 }
 
 std::vector<core_timing> replay_cores(const std::vector<core_trace>& traces, const hw_profile& hw,
                                       uint32_t block_dim) {
-  const uint32_t active = std::min(block_dim, hw.vector_cores);
+  const uint32_t active = std::min(block_dim, cores_of_kind(traces, hw));
   std::vector<core_replay> cores;
   cores.reserve(traces.size());
   for (const core_trace& t : traces) cores.emplace_back(t, hw, active);
@@ -274,7 +317,7 @@ kernel_timing combine_cores(const std::vector<core_timing>& cores,
                             const std::vector<core_trace>& traces, const hw_profile& hw) {
   kernel_timing k;
   const auto block_dim = static_cast<uint32_t>(cores.size());
-  const uint32_t physical = std::min(block_dim, hw.vector_cores);
+  const uint32_t physical = std::min(block_dim, cores_of_kind(traces, hw));
   k.launch_overhead_us = hw.launch_overhead_us(physical);
   k.waves = physical == 0 ? 0 : (block_dim + physical - 1) / physical;
   // Free time of each physical core; a min-heap hands each block the earliest-free core.
@@ -302,7 +345,7 @@ kernel_timing combine_cores(const std::vector<core_timing>& cores,
     if (i < traces.size())
       core_bytes = std::max(
           core_bytes, static_cast<double>(traces[i].gm_read_bytes + traces[i].gm_write_bytes));
-    gm_bytes += core_bytes;
+    gm_bytes += core_bytes - static_cast<double>(cores[i].l2_dma_bytes);
   }
   // hbm_gbps GB/s = hbm_gbps * 1e3 bytes per microsecond.
   k.hbm_floor_us = gm_bytes / (hw.hbm_gbps * 1e3);

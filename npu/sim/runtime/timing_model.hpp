@@ -1,5 +1,5 @@
-// Discrete-event replay of a core trace (docs/design.md §6.1.3): in-order issue from the scalar pipe,
-// one in-order queue per pipe, start = max(issue, pipe free, dependencies). Multi-core
+// Discrete-event replay of a core trace (docs/design.md §6.1.3): in-order issue from the scalar
+// pipe, one in-order queue per pipe, start = max(issue, pipe free, dependencies). Multi-core
 // combination: launch overhead + slowest core, never below total GM bytes / HBM bandwidth.
 #pragma once
 
@@ -25,13 +25,23 @@ struct core_timing {
   double sync_all_wait_cycles = 0;
   uint64_t vector_instructions = 0;
   double vector_work_cycles = 0;  // repeat cycles without start-up (roofline)
+  double cube_work_cycles = 0;    // Mmad cycles without start-up (roofline's compute bound)
   uint64_t dma_bursts = 0;
   uint64_t dma_bytes = 0;
+  // GM -> L1 bytes (cube operands): read at the L2 rate and left out of the HBM floor, because
+  // the cores re-read the same operand tiles (L2 holds them); the roofline's memory bound still
+  // charges each operand once.
+  uint64_t l2_dma_bytes = 0;
   uint64_t scalar_accesses = 0;
 };
 
 // Whether instructions of class `c` run on the vector unit (pay vec_startup_cycles).
 bool is_vector_class(op_class c);
+
+// Whether the trace uses the cube's pipes: its blocks then run on the profile's cube_cores (AIC)
+// rather than its vector_cores; cores_of_kind says which count a launch's traces get.
+bool uses_cube(const core_trace& trace);
+uint32_t cores_of_kind(const std::vector<core_trace>& traces, const hw_profile& hw);
 
 // `active_cores` is the launch's blockDim, capped at the profile's cores (the rest run in later
 // waves): DMA bandwidth per core is min(per-core rate, HBM bandwidth / active_cores).

@@ -66,12 +66,21 @@ const std::vector<linear_constant>& table() {
        [](const instruction& in, const hw_profile&) { return in.cls == op_class::scalar_ub; }},
       {"scalar_gm_access_cycles", &hw_profile::scalar_gm_access_cycles,
        [](const instruction& in, const hw_profile&) { return in.cls == op_class::scalar_gm; }},
+      // The cube's per-instruction costs (kernel_cube.cpp).
+      {"cube_startup_cycles", &hw_profile::cube_startup_cycles,
+       [](const instruction& in, const hw_profile&) { return in.cls == op_class::cube_mmad; }},
+      {"mte1_latency_cycles", &hw_profile::mte1_latency_cycles,
+       [](const instruction& in, const hw_profile&) { return in.cls == op_class::cube_load; }},
+      {"fixpipe_latency_cycles", &hw_profile::fixpipe_latency_cycles,
+       [](const instruction& in, const hw_profile&) {
+         return in.cls == op_class::cube_fixpipe || in.cls == op_class::cube_fixpipe_local;
+       }},
   };
   return constants;
 }
 
 uint32_t physical_cores(const std::vector<core_trace>& traces, const hw_profile& hw) {
-  return std::min(static_cast<uint32_t>(traces.size()), hw.vector_cores);
+  return std::min(static_cast<uint32_t>(traces.size()), cores_of_kind(traces, hw));
 }
 
 }  // namespace

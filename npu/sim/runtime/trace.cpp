@@ -12,6 +12,12 @@ const char* to_string(pipe p) {
       return "MTE2";
     case pipe::mte3:
       return "MTE3";
+    case pipe::mte1:
+      return "MTE1";
+    case pipe::m:
+      return "M";
+    case pipe::fix:
+      return "FIX";
   }
   return "?";
 }

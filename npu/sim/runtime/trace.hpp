@@ -10,14 +10,16 @@
 
 namespace aopt::sim {
 
-enum class pipe : uint8_t { s = 0, v = 1, mte2 = 2, mte3 = 3 };
-constexpr int pipe_count = 4;
+// MTE1 (L1 -> L0A/L0B), M (the cube's Mmad) and FIX (L0C -> GM/UB/L1) exist on cube cores only
+// (docs/ascendc-reference.md §3); a vector-only kernel never records them.
+enum class pipe : uint8_t { s = 0, v = 1, mte2 = 2, mte3 = 3, mte1 = 4, m = 5, fix = 6 };
+constexpr int pipe_count = 7;
 const char* to_string(pipe p);
 
 enum class op_class : uint8_t {
   scalar_ub,               // LocalTensor GetValue/SetValue (coalesced: `count` accesses)
   scalar_gm,               // GlobalTensor GetValue/SetValue (coalesced: `count` accesses)
-  dma_in,                  // DataCopy/DataCopyPad GM -> UB, on MTE2
+  dma_in,                  // DataCopy/DataCopyPad GM -> UB, on MTE2 (`repeats` 1: GM -> L1)
   dma_out,                 // DataCopy/DataCopyPad UB -> GM, on MTE3
   dma_local,               // UB -> UB copy, on V
   vec_simple,              // add, sub, max, min, abs, relu, duplicate, logic, adds, maxs, ...
@@ -32,7 +34,17 @@ enum class op_class : uint8_t {
   barrier,    // PipeBarrier<PIPE_X> on pipe X; PIPE_ALL is on S with deps on every pipe
   sync_all,   // SyncAll: a PIPE_ALL barrier that also waits for every block to reach it;
               // `count` scalar GM accesses of cost
+  // The cube (kernel_cube.cpp); appended so that the codes of the classes above stay stable.
+  cube_load,           // LoadData L1 -> L0A/L0B (or L1 -> bias table), on MTE1: `bytes` moved
+  cube_mmad,           // Mmad on M: `count` multiply-accumulates after padding to whole fractals,
+                       // `repeats` the input type (cube_dtype)
+  cube_fixpipe,        // Fixpipe/DataCopy L0C -> GM, on FIX: `bytes` written, `bursts` rows
+  cube_fixpipe_local,  // Fixpipe/DataCopy L0C -> UB or L1, on FIX: `bytes` written
 };
+
+// The input type of a cube_mmad instruction (its `repeats`): the MAC rate depends on it.
+enum class cube_dtype : uint8_t { f16 = 0, bf16 = 1, i8 = 2, f32 = 3 };
+constexpr op_class last_op_class = op_class::cube_fixpipe_local;
 
 // A byte range [begin, end) of the core's Unified Buffer.
 struct ub_range {

@@ -1,9 +1,11 @@
 // aopt simulator: host-side CANN API shim (clean-room, from public documentation).
 // The host tiling API umbrella: tiling data classes, the tiling context and the platform.
-// Library tiling helpers: UnPad (aopt_sim/host_library_tiling.h); matmul or softmax tiling are
-// not simulated.
+// Library tiling helpers: UnPad (aopt_sim/host_library_tiling.h); the Matmul tiling API
+// (matmul_tiling::MultiCoreMatmulTiling, TCubeTiling) is in aopt_sim/matmul_tiling.h; other
+// library tiling helpers (softmax, ...) are not simulated.
 #pragma once
 
+#include "aopt_sim/matmul_tiling.h"
 #include "exe_graph/runtime/tiling_context.h"
 #include "graph/types.h"
 #include "graph/utils/type_utils.h"

@@ -1,0 +1,19 @@
+#ifndef BATCH_MATMUL_CUSTOM_TILING_H
+#define BATCH_MATMUL_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(BatchMatmulCustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, batch);
+TILING_DATA_FIELD_DEF(uint32_t, m);
+TILING_DATA_FIELD_DEF(uint32_t, n);
+TILING_DATA_FIELD_DEF(uint32_t, k);
+TILING_DATA_FIELD_DEF(uint32_t, baseM);
+TILING_DATA_FIELD_DEF(uint32_t, baseN);
+TILING_DATA_FIELD_DEF(uint32_t, baseK);
+TILING_DATA_FIELD_DEF(uint32_t, l1BufferNum);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(BatchMatmulCustom, BatchMatmulCustomTilingData);
+}  // namespace optiling
+#endif  // BATCH_MATMUL_CUSTOM_TILING_H

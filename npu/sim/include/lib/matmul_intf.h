@@ -1,0 +1,335 @@
+// aopt simulator, kernel side: the high-level Matmul API (matmul::Matmul, MatmulType,
+// REGIST_MATMUL_OBJ), written from the public AscendC documentation of its calls and built on the
+// simulated cube instructions (aopt_sim/kernel/cube.h): every Iterate moves its operands GM -> L1
+// (ND -> NZ), L1 -> L0A/L0B and runs Mmad over K in baseK steps, and GetTensorC runs the Fixpipe,
+// so the trace, the timing and the race checks see exactly the work the object does.
+//
+// Supported: A and B in GM, ND, half/bfloat16_t (float accumulate) or int8_t (int32 accumulate,
+// B transposed); B transposed or not for 16-bit types; a float bias in GM; C into GM (ND) or into
+// a local tensor (enSequentialWrite: the baseM x baseN block row-major); tails (SetTail, blocks at
+// the edge of the shape). Anything else ends the run as "unsupported" naming the Matmul row of
+// docs/ascendc-api-coverage.md.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "aopt_sim/cube_tiling.h"
+#include "kernel_operator.h"
+
+enum class CubeFormat : int32_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR };
+
+namespace matmul {
+
+template <AscendC::TPosition POSITION, CubeFormat FORMAT, typename TYPE, bool ISTRANS = false>
+struct MatmulType {
+  constexpr static AscendC::TPosition pos = POSITION;
+  constexpr static CubeFormat format = FORMAT;
+  using T = TYPE;
+  constexpr static bool isTrans = ISTRANS;
+};
+
+struct MatmulConfig {
+  bool doNorm = true;
+};
+constexpr MatmulConfig CFG_NORM = {true};
+constexpr MatmulConfig CFG_MDL = {true};
+
+template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE,
+          const MatmulConfig& MM_CFG = CFG_NORM>
+class Matmul {
+  using SrcT = typename A_TYPE::T;
+  using DstT = typename C_TYPE::T;
+  using BiasT = typename BIAS_TYPE::T;
+  using L0cT = std::conditional_t<std::is_same<SrcT, int8_t>::value, int32_t, float>;
+  static constexpr uint32_t kC0 = 32 / sizeof(SrcT);
+
+ public:
+  Matmul() = default;
+
+  template <class Tiling>
+  void Init(const Tiling* tiling, AscendC::TPipe* tpipe = nullptr) {
+    tiling_ = *reinterpret_cast<const optiling::TCubeTiling*>(tiling);
+    pipe_ = tpipe != nullptr ? tpipe : AscendC::GetTPipePtr();
+    if (pipe_ == nullptr) unsupported("Matmul::Init without a TPipe");
+    base_m_ = static_cast<uint32_t>(tiling_.baseM);
+    base_n_ = static_cast<uint32_t>(tiling_.baseN);
+    base_k_ = static_cast<uint32_t>(tiling_.baseK);
+    single_m_ = static_cast<uint32_t>(tiling_.singleCoreM);
+    single_n_ = static_cast<uint32_t>(tiling_.singleCoreN);
+    single_k_ = static_cast<uint32_t>(tiling_.singleCoreK);
+    org_m_ = static_cast<uint32_t>(tiling_.M);
+    org_n_ = static_cast<uint32_t>(tiling_.N);
+    org_ka_ = static_cast<uint32_t>(tiling_.Ka);
+    org_kb_ = static_cast<uint32_t>(tiling_.Kb);
+    const uint32_t depth = tiling_.depthA1 >= 2 ? 2 : 1;
+    pipe_->InitBuffer(qa1_, depth, base_m_ * base_k_ * sizeof(SrcT));
+    pipe_->InitBuffer(qb1_, depth, base_k_ * base_n_ * sizeof(SrcT));
+    pipe_->InitBuffer(qa2_, 1, base_m_ * base_k_ * sizeof(SrcT));
+    pipe_->InitBuffer(qb2_, 1, base_k_ * base_n_ * sizeof(SrcT));
+    pipe_->InitBuffer(qc_, 1, base_m_ * base_n_ * sizeof(L0cT));
+    if (tiling_.isBias != 0) {
+      pipe_->InitBuffer(qbias1_, 1, base_n_ * sizeof(float));
+      pipe_->InitBuffer(qbias2_, 1, base_n_ * sizeof(float));
+    }
+  }
+  void SetSubBlockIdx(uint8_t) {}
+
+  void SetTensorA(const AscendC::GlobalTensor<SrcT>& gm, bool isTransposeA = false) {
+    if (isTransposeA || A_TYPE::isTrans) unsupported("a transposed A");
+    a_ = gm;
+    Restart();
+  }
+  void SetTensorB(const AscendC::GlobalTensor<SrcT>& gm, bool isTransposeB = false) {
+    b_ = gm;
+    b_trans_ = isTransposeB || B_TYPE::isTrans;
+    if (!b_trans_ && sizeof(SrcT) == 1) unsupported("an int8 B that is not transposed");
+    Restart();
+  }
+  void SetBias(const AscendC::GlobalTensor<BiasT>& gm) {
+    bias_ = gm;
+    has_bias_ = true;
+    Restart();
+  }
+  void DisableBias() { has_bias_ = false; }
+  void SetOrgShape(int orgM, int orgN, int orgK) { SetOrgShape(orgM, orgN, orgK, orgK); }
+  void SetOrgShape(int orgM, int orgN, int orgKa, int orgKb, int orgKc = 0) {
+    org_m_ = static_cast<uint32_t>(orgM);
+    org_n_ = static_cast<uint32_t>(orgN);
+    org_ka_ = static_cast<uint32_t>(orgKa);
+    org_kb_ = static_cast<uint32_t>(orgKb);
+    if (orgKc > 0) org_n_ = static_cast<uint32_t>(orgKc);
+  }
+  void SetSingleShape(int singleM, int singleN, int singleK) {
+    single_m_ = static_cast<uint32_t>(singleM);
+    single_n_ = static_cast<uint32_t>(singleN);
+    single_k_ = static_cast<uint32_t>(singleK);
+    Restart();
+  }
+  void SetTail(int tailM = -1, int tailN = -1, int tailK = -1) {
+    if (tailM > 0) single_m_ = static_cast<uint32_t>(tailM);
+    if (tailN > 0) single_n_ = static_cast<uint32_t>(tailN);
+    if (tailK > 0) single_k_ = static_cast<uint32_t>(tailK);
+    Restart();
+  }
+
+  // Computes the next baseM x baseN block of this core's singleCoreM x singleCoreN result (M
+  // first when iterateOrder is 0); false when every block is done.
+  template <bool sync = true>
+  bool Iterate(bool enPartialSum = false) {
+    (void)enPartialSum;
+    if (pending_) unsupported("Iterate before GetTensorC fetched the previous block");
+    const uint32_t blocks_m = (single_m_ + base_m_ - 1) / base_m_;
+    const uint32_t blocks_n = (single_n_ + base_n_ - 1) / base_n_;
+    if (next_ >= blocks_m * blocks_n) return false;
+    if (tiling_.iterateOrder == 0) {
+      cur_m_ = next_ % blocks_m;
+      cur_n_ = next_ / blocks_m;
+    } else {
+      cur_n_ = next_ % blocks_n;
+      cur_m_ = next_ / blocks_n;
+    }
+    ++next_;
+    Compute();
+    pending_ = true;
+    return true;
+  }
+
+  // The current block into C in GM, at its place in the result.
+  template <bool sync = true>
+  void GetTensorC(const AscendC::GlobalTensor<DstT>& gm, uint8_t enAtomic = 0,
+                  bool enSequentialWrite = false) {
+    if (enAtomic != 0) unsupported("GetTensorC with enAtomic");
+    const uint64_t offset =
+        enSequentialWrite ? 0 : uint64_t{cur_m_} * base_m_ * org_n_ + uint64_t{cur_n_} * base_n_;
+    Out(gm[offset], enSequentialWrite ? tn_ : org_n_);
+  }
+
+  // The current block into a local tensor (row-major, baseN elements per row).
+  template <bool sync = true>
+  void GetTensorC(const AscendC::LocalTensor<DstT>& local, uint8_t enAtomic = 0,
+                  bool enSequentialWrite = false) {
+    (void)enSequentialWrite;
+    if (enAtomic != 0) unsupported("GetTensorC with enAtomic");
+    if (!pending_) unsupported("GetTensorC without a block from Iterate");
+    AscendC::LocalTensor<L0cT> c1 = qc_.template DeQue<L0cT>();
+    AscendC::Fixpipe(local, c1, FixParams(base_n_));
+    qc_.FreeTensor(c1);
+    pending_ = false;
+  }
+
+  template <bool sync = true>
+  void IterateAll(const AscendC::GlobalTensor<DstT>& gm, uint8_t enAtomic = 0,
+                  bool enSequentialWrite = false, bool waitIterateAll = false,
+                  bool fakeMsg = false) {
+    (void)waitIterateAll;
+    (void)fakeMsg;
+    while (Iterate()) GetTensorC(gm, enAtomic, enSequentialWrite);
+  }
+
+  void WaitIterateAll() {}
+  void End() {}
+  void ClearBias() { has_bias_ = false; }
+
+ private:
+  [[noreturn]] static void unsupported(const char* what) {
+    aopt_sim::rt::kernel_unsupported("Matmul", what);
+  }
+
+  void Restart() {
+    next_ = 0;
+    pending_ = false;
+  }
+
+  static uint32_t Align16(uint32_t v) { return (v + 15) / 16 * 16; }
+
+  AscendC::FixpipeParamsV220 FixParams(uint32_t dst_stride) const {
+    AscendC::FixpipeParamsV220 p;
+    p.nSize = static_cast<uint16_t>(tn_);
+    p.mSize = static_cast<uint16_t>(tm_);
+    p.srcStride = static_cast<uint16_t>(Align16(tm_));
+    p.dstStride = dst_stride;
+    if (std::is_same<DstT, half>::value && std::is_same<L0cT, float>::value)
+      p.quantPre = QuantMode_t::F322F16;
+    else if (std::is_same<DstT, bfloat16_t>::value)
+      p.quantPre = QuantMode_t::F322BF16;
+    else
+      p.quantPre = QuantMode_t::NoQuant;
+    return p;
+  }
+
+  void Out(const AscendC::GlobalTensor<DstT>& dst, uint32_t dst_stride) {
+    if (!pending_) unsupported("GetTensorC without a block from Iterate");
+    AscendC::LocalTensor<L0cT> c1 = qc_.template DeQue<L0cT>();
+    AscendC::Fixpipe(dst, c1, FixParams(dst_stride));
+    qc_.FreeTensor(c1);
+    pending_ = false;
+  }
+
+  void Compute() {
+    tm_ = std::min(base_m_, single_m_ - cur_m_ * base_m_);
+    tn_ = std::min(base_n_, single_n_ - cur_n_ * base_n_);
+    const uint32_t row = cur_m_ * base_m_;
+    const uint32_t col = cur_n_ * base_n_;
+    const uint32_t tm16 = Align16(tm_);
+    const uint32_t tn16 = Align16(tn_);
+    AscendC::LocalTensor<L0cT> c1 = qc_.template AllocTensor<L0cT>();
+    bool first = true;
+    if (has_bias_) {
+      AscendC::LocalTensor<float> b1 = qbias1_.template AllocTensor<float>();
+      AscendC::DataCopy(b1, bias_[col], tn16);
+      qbias1_.EnQue(b1);
+      b1 = qbias1_.template DeQue<float>();
+      AscendC::LocalTensor<float> b2 = qbias2_.template AllocTensor<float>();
+      AscendC::DataCopy(b2, b1, tn16);
+      qbias2_.EnQue(b2);
+      qbias1_.FreeTensor(b1);
+    }
+    for (uint32_t ko = 0; ko < single_k_; ko += base_k_) {
+      const uint32_t tk = std::min(base_k_, single_k_ - ko);
+      const uint32_t tkc = (tk + kC0 - 1) / kC0 * kC0;
+      // GM -> L1 (ND -> NZ).
+      AscendC::LocalTensor<SrcT> a1 = qa1_.template AllocTensor<SrcT>();
+      AscendC::DataCopy(a1, a_[uint64_t{row} * org_ka_ + ko],
+                        AscendC::Nd2NzParams(1, tm_, tk, 0, org_ka_, tm16, 1, 0));
+      qa1_.EnQue(a1);
+      AscendC::LocalTensor<SrcT> b1 = qb1_.template AllocTensor<SrcT>();
+      if (b_trans_)
+        AscendC::DataCopy(b1, b_[uint64_t{col} * org_kb_ + ko],
+                          AscendC::Nd2NzParams(1, tn_, tk, 0, org_kb_, tn16, 1, 0));
+      else
+        AscendC::DataCopy(b1, b_[uint64_t{ko} * org_n_ + col],
+                          AscendC::Nd2NzParams(1, tk, tn_, 0, org_n_, Align16(tk), 1, 0));
+      qb1_.EnQue(b1);
+      // L1 -> L0A: row block by row block.
+      a1 = qa1_.template DeQue<SrcT>();
+      AscendC::LocalTensor<SrcT> a2 = qa2_.template AllocTensor<SrcT>();
+      const uint32_t mb = tm16 / 16, kb = tkc / kC0, nb = tn16 / 16;
+      for (uint32_t i = 0; i < mb; ++i)
+        AscendC::LoadData(a2[i * 16 * tkc], a1[i * 16 * kC0],
+                          AscendC::LoadData2DParams(0, kb, mb, 0, 0, false, 0));
+      qa2_.EnQue(a2);
+      qa1_.FreeTensor(a1);
+      // L1 -> L0B: the NZ of B^T is already ZN; B itself is transposed per 16 x 16 fractal.
+      b1 = qb1_.template DeQue<SrcT>();
+      AscendC::LocalTensor<SrcT> b2 = qb2_.template AllocTensor<SrcT>();
+      if (b_trans_) {
+        for (uint32_t i = 0; i < kb; ++i)
+          AscendC::LoadData(b2[i * kC0 * tn16], b1[i * kC0 * tn16],
+                            AscendC::LoadData2DParams(0, nb, 1, 0, 0, false, 0));
+      } else {
+        const uint32_t kb16 = Align16(tk) / 16;
+        for (uint32_t i = 0; i < kb16; ++i)
+          AscendC::LoadData(b2[i * 16 * tn16], b1[i * 256],
+                            AscendC::LoadData2DParams(0, nb, kb16, 0, 0, true, 0));
+      }
+      qb2_.EnQue(b2);
+      qb1_.FreeTensor(b1);
+      // Mmad: the first step starts from zero (or the bias), the others accumulate.
+      a2 = qa2_.template DeQue<SrcT>();
+      b2 = qb2_.template DeQue<SrcT>();
+      AscendC::MmadParams p;
+      p.m = static_cast<uint16_t>(tm_);
+      p.n = static_cast<uint16_t>(tn_);
+      p.k = static_cast<uint16_t>(tk);
+      p.cmatrixInitVal = first;
+      if (first && has_bias_) {
+        AscendC::LocalTensor<float> b2b = qbias2_.template DeQue<float>();
+        AscendC::Mmad(c1, a2, b2, b2b, p);
+        qbias2_.FreeTensor(b2b);
+      } else {
+        AscendC::Mmad(c1, a2, b2, p);
+      }
+      first = false;
+      qa2_.FreeTensor(a2);
+      qb2_.FreeTensor(b2);
+    }
+    qc_.EnQue(c1);
+  }
+
+  optiling::TCubeTiling tiling_{};
+  AscendC::TPipe* pipe_ = nullptr;
+  AscendC::TQue<AscendC::TPosition::A1, 2> qa1_;
+  AscendC::TQue<AscendC::TPosition::B1, 2> qb1_;
+  AscendC::TQue<AscendC::TPosition::A2, 1> qa2_;
+  AscendC::TQue<AscendC::TPosition::B2, 1> qb2_;
+  AscendC::TQue<AscendC::TPosition::CO1, 1> qc_;
+  AscendC::TQue<AscendC::TPosition::C1, 1> qbias1_;
+  AscendC::TQue<AscendC::TPosition::C2, 1> qbias2_;
+  AscendC::GlobalTensor<SrcT> a_;
+  AscendC::GlobalTensor<SrcT> b_;
+  AscendC::GlobalTensor<BiasT> bias_;
+  bool has_bias_ = false;
+  bool b_trans_ = false;
+  bool pending_ = false;
+  uint32_t base_m_ = 0, base_n_ = 0, base_k_ = 0;
+  uint32_t single_m_ = 0, single_n_ = 0, single_k_ = 0;
+  uint32_t org_m_ = 0, org_n_ = 0, org_ka_ = 0, org_kb_ = 0;
+  uint32_t next_ = 0, cur_m_ = 0, cur_n_ = 0, tm_ = 0, tn_ = 0;
+};
+
+}  // namespace matmul
+
+// REGIST_MATMUL_OBJ(&pipe, workspace, mm1, &tiling1 [, mm2, &tiling2 ...]): initialises each
+// Matmul object with its tiling (the simulator runs the cube work on the calling core).
+namespace aopt_sim::mm {
+template <class P>
+inline void regist(P*) {}
+template <class P, class M>
+inline void regist(P*, M& mm) {  // Init follows separately
+  mm.SetSubBlockIdx(0);
+}
+template <class P, class M, class T, class... Rest>
+inline void regist(P* pipe, M& mm, const T* tiling, Rest&&... rest) {
+  mm.SetSubBlockIdx(0);
+  mm.Init(tiling, pipe);
+  regist(pipe, rest...);
+}
+}  // namespace aopt_sim::mm
+#define REGIST_MATMUL_OBJ(tpipe, workspace, ...) \
+  do {                                           \
+    (void)(workspace);                           \
+    ::aopt_sim::mm::regist(tpipe, __VA_ARGS__);  \
+  } while (0)
