@@ -220,7 +220,7 @@ void cube_copy_nd2nz(const local_ref& dst, const uint8_t* src, uint32_t elem_siz
     lo = std::min(lo, dst_nd);
     hi = std::max({hi, last_block + c0_bytes, last_row + c0_bytes});
     check_gm_range(s, src_nd, uint64_t{g.src_d} * (g.n - 1) * elem_size + row_bytes, api, site,
-                   "the ND source reads");
+                   "the ND source reads", /*write=*/false);
   }
   check_ub_range(dst, lo, hi - lo, api, site, "the NZ destination writes");
   for (uint32_t i = 0; i < g.nd_num; ++i) {
@@ -282,7 +282,8 @@ void cube_load_2d(const local_ref& dst, const local_ref& src, uint32_t elem_size
   const uint64_t dst_last = dst.addr + dst_step * (g.repeats - 1) + fractal_bytes;
   const uint64_t src_lo = g.src_stride == 0 ? src_first : src_first;
   check_ub_range(src, src_lo, src_last - src_lo, api, site, "the source reads");
-  check_ub_range(dst, dst.addr, dst_last - dst.addr, api, site, "the destination writes");
+  check_ub_range(dst, dst.addr, dst_last - dst.addr, api, site, "the destination writes",
+                 /*write=*/true);
   uint8_t* base = s.ub.get();
   const uint32_t n16 = 16;
   for (uint32_t r = 0; r < g.repeats; ++r) {
@@ -473,9 +474,10 @@ void cube_fixpipe(uint8_t* dst_gm, const local_ref* dst_local, dtype dst_t, cons
   const uint64_t dst_extent =
       dst_offset(g.nd_num - 1, g.m - 1, g.n - 1) + out_size;  // the last element written, + 1
   if (dst_gm != nullptr)
-    check_gm_range(s, dst_gm, dst_extent, api, site, "the destination writes");
+    check_gm_range(s, dst_gm, dst_extent, api, site, "the destination writes", /*write=*/true);
   else
-    check_ub_range(*dst_local, dst_local->addr, dst_extent, api, site, "the destination writes");
+    check_ub_range(*dst_local, dst_local->addr, dst_extent, api, site, "the destination writes",
+                   /*write=*/true);
 
   uint8_t* mem = s.ub.get();
   uint8_t* out = dst_gm != nullptr ? dst_gm : mem + dst_local->addr;
@@ -508,7 +510,7 @@ void cube_fixpipe(uint8_t* dst_gm, const local_ref* dst_local, dtype dst_t, cons
       for (uint32_t nd = 0; nd < g.nd_num; ++nd) {
         uint8_t* first = dst_gm + dst_offset(nd, 0, 0);
         check_gm_range(s, first, dst_offset(nd, g.m - 1, g.n - 1) - dst_offset(nd, 0, 0) + out_size,
-                       api, site, "the destination writes");
+                       api, site, "the destination writes", /*write=*/true);
         record_gm_write(s, first, uint64_t{g.dst_stride} * out_size, g.n * out_size, g.m);
       }
     } else {
