@@ -3,7 +3,8 @@
 # launch, FORMAT "old" (OPPROF_*, Block Dim), "new" (OPPROF_*, Block Num) or "summary"
 # (op_summary_*.csv). Task Duration = STANDIN_LATENCY (default 20 us) x (1 + N(0, 0.02)), the
 # noise seeded by SEED and the sample's number in this work dir, times the factor in the file
-# `slowdown` next to the work dirs when there is one (a device that got slower).
+# `slowdown` next to the work dirs when there is one (a device that got slower). A file `noise`
+# there replaces the 0.02 (a test that must not depend on the draw writes 0).
 OP_DIR=$1; WORK_DIR=$2; KERNEL=$3; DEVICE=$4; FORMAT=$5; SEED=$6
 . "$(dirname "$0")/common.sh"
 has_marker STANDIN_NO_CSV && exit 0
@@ -11,12 +12,14 @@ has_marker STANDIN_PROFILE_HANG && sleep 30
 BASE=$(grep -o 'STANDIN_LATENCY=[0-9.]*' "$OP_DIR"/op_kernel/*.cpp | head -n1 | cut -d= -f2)
 [ -n "$BASE" ] || BASE=20
 [ -f "$WORK_DIR/../slowdown" ] && BASE=$(awk -v b="$BASE" -v f="$(cat "$WORK_DIR/../slowdown")" 'BEGIN { print b * f }')
+NOISE=0.02
+[ -f "$WORK_DIR/../noise" ] && NOISE=$(cat "$WORK_DIR/../noise")
 COUNT_FILE="$WORK_DIR/standin_samples"
 N=$(cat "$COUNT_FILE" 2>/dev/null || echo 0); N=$((N + 1)); echo $N > "$COUNT_FILE"
-DURATION=$(awk -v b="$BASE" -v s="$SEED" -v n="$N" -v w="$WORK_DIR" 'BEGIN {
+DURATION=$(awk -v b="$BASE" -v s="$SEED" -v sigma="$NOISE" -v n="$N" -v w="$WORK_DIR" 'BEGIN {
   h = 0; for (i = 1; i <= length(w); i++) h = (h * 31 + index("abcdefghijklmnopqrstuvwxyz0123456789-_/", substr(w, i, 1))) % 1000003;
   srand(s * 7919 + n * 104729 + h); u1 = rand(); u2 = rand(); if (u1 < 1e-12) u1 = 1e-12;
-  z = sqrt(-2 * log(u1)) * cos(6.283185307 * u2); printf "%.3f", b * (1 + 0.02 * z) }')
+  z = sqrt(-2 * log(u1)) * cos(6.283185307 * u2); printf "%.3f", b * (1 + sigma * z) }')
 OUT="$WORK_DIR/prof"
 STAMP=$(printf '20260101%06d' "$N")
 if [ "$FORMAT" = summary ]; then
