@@ -282,8 +282,7 @@ void cube_load_2d(const local_ref& dst, const local_ref& src, uint32_t elem_size
   const uint64_t dst_last = dst.addr + dst_step * (g.repeats - 1) + fractal_bytes;
   const uint64_t src_lo = g.src_stride == 0 ? src_first : src_first;
   check_ub_range(src, src_lo, src_last - src_lo, api, site, "the source reads");
-  check_ub_range(dst, dst.addr, dst_last - dst.addr, api, site, "the destination writes",
-                 /*write=*/true);
+  check_ub_range(dst, dst.addr, dst_last - dst.addr, api, site, "the destination writes");
   uint8_t* base = s.ub.get();
   const uint32_t n16 = 16;
   for (uint32_t r = 0; r < g.repeats; ++r) {
@@ -476,8 +475,7 @@ void cube_fixpipe(uint8_t* dst_gm, const local_ref* dst_local, dtype dst_t, cons
   if (dst_gm != nullptr)
     check_gm_range(s, dst_gm, dst_extent, api, site, "the destination writes", /*write=*/true);
   else
-    check_ub_range(*dst_local, dst_local->addr, dst_extent, api, site, "the destination writes",
-                   /*write=*/true);
+    check_ub_range(*dst_local, dst_local->addr, dst_extent, api, site, "the destination writes");
 
   uint8_t* mem = s.ub.get();
   uint8_t* out = dst_gm != nullptr ? dst_gm : mem + dst_local->addr;
@@ -519,7 +517,7 @@ void cube_fixpipe(uint8_t* dst_gm, const local_ref* dst_local, dtype dst_t, cons
           uint8_t* first = dst_gm + dst_offset(nd, 0, jb * cube_rows);
           const uint32_t cols = std::min(cube_rows, g.n - jb * cube_rows);
           check_gm_range(s, first, uint64_t{g.m - 1} * cube_rows * out_size + cols * out_size, api,
-                         site, "the destination writes");
+                         site, "the destination writes", /*write=*/true);
           record_gm_write(s, first, uint64_t{cube_rows} * out_size, cols * out_size, g.m);
         }
       }
