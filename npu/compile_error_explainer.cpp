@@ -3,7 +3,6 @@
 #include <array>
 #include <cctype>
 #include <string_view>
-#include <utility>
 
 #include "npu/ascendc_api_coverage.hpp"
 
@@ -56,12 +55,6 @@ std::string missing_header(const std::string& line) {
 }
 
 std::string missing_symbol(const std::string& line) {
-  // An API library's header the shim does not provide stands for the library's row.
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 1> headers = {
-      {{"lib/matmul_intf.h", "Matmul"}}};
-  if (line.find("No such file or directory") != std::string::npos)
-    for (const auto& [header, row] : headers)
-      if (line.find(header) != std::string::npos) return std::string(row);
   static constexpr std::array<std::string_view, 4> name_first = {
       "was not declared in this scope", "is not a member of", "does not name a type",
       "has not been declared"};
