@@ -154,10 +154,15 @@ class Matmul {
     (void)enSequentialWrite;
     if (enAtomic != 0) unsupported("GetTensorC with enAtomic");
     if (!pending_) unsupported("GetTensorC without a block from Iterate");
+    // The call is synchronous: the library's client takes the block once the vector core's pipes
+    // are done with `local` (its previous contents may still be in use), and the block is there
+    // when the call returns, so the vector side reads it with no synchronisation of its own.
+    AscendC::PipeBarrier<PIPE_ALL>();
     AscendC::LocalTensor<L0cT> c1 = qc_.template DeQue<L0cT>();
     AscendC::Fixpipe(local, c1, FixParams(base_n_));
     qc_.FreeTensor(c1);
     pending_ = false;
+    AscendC::PipeBarrier<PIPE_ALL>();
   }
 
   template <bool sync = true>
