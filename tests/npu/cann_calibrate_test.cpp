@@ -8,6 +8,7 @@
 
 #include <fstream>
 #include <random>
+#include <set>
 
 #include <doctest/doctest.h>
 
@@ -41,6 +42,13 @@ const std::map<std::string, double> perturbation = {
     {"scalar_ub_access_cycles", 0.8},
     {"scalar_gm_access_cycles", 1.25},
 };
+
+// The cube's constants the shipped profile marks "assumed": candidates too, but the synthetic
+// kernels are all vector ones, so none of them is fitted.
+const std::set<std::string> cube_assumed = {"bias_table_bytes",      "cube_f32_macs_per_cycle",
+                                            "cube_startup_cycles",   "mte1_bytes_per_cycle",
+                                            "mte1_latency_cycles",   "fixpipe_bytes_per_cycle",
+                                            "fixpipe_latency_cycles"};
 
 fs::path copy_profile(const fs::path& dir) {
   const fs::path file = dir / "ascend910b4.toml";
@@ -167,6 +175,7 @@ TEST_CASE("calibrate: the shipped profile's \"assumed\" constants are the fit's 
   REQUIRE_MESSAGE(assumed.ok(), assumed.error().to_string());
   std::vector<std::string> expected = {"dma_efficient_burst_bytes", "pipe_queue_depth"};
   for (const auto& [name, f] : perturbation) expected.push_back(name);
+  expected.insert(expected.end(), cube_assumed.begin(), cube_assumed.end());
   std::sort(expected.begin(), expected.end());
   std::sort(assumed->begin(), assumed->end());
   CHECK(*assumed == expected);
@@ -194,10 +203,12 @@ TEST_CASE("calibrate: a perturbed profile's constants are recovered within 5 %, 
     CHECK(c.before == values.at(c.name).get<double>());
     CHECK(c.after == doctest::Approx(truth).epsilon(0.05));
   }
-  // The two the timing model uses as threshold and integer, with the reason.
-  REQUIRE(fit->assumed_not_fitted.size() == 2);
+  // The two the timing model uses as threshold and integer, with the reason; and the cube's,
+  // which no vector kernel exercises or which are not per-event costs.
+  REQUIRE(fit->assumed_not_fitted.size() == 2 + cube_assumed.size());
   for (const auto& u : fit->assumed_not_fitted) {
     CAPTURE(u.name);
+    if (cube_assumed.count(u.name) != 0) continue;
     CHECK((u.name == "dma_efficient_burst_bytes" || u.name == "pipe_queue_depth"));
     CHECK(u.reason.find("piecewise constant") != std::string::npos);
   }
@@ -219,9 +230,11 @@ TEST_CASE("calibrate: a perturbed profile's constants are recovered within 5 %, 
   CHECK(loaded.clock_ghz == hw.clock_ghz);
   auto still_assumed = assumed_constants(out);
   REQUIRE(still_assumed.ok());
+  std::vector<std::string> unfitted = {"dma_efficient_burst_bytes", "pipe_queue_depth"};
+  unfitted.insert(unfitted.end(), cube_assumed.begin(), cube_assumed.end());
+  std::sort(unfitted.begin(), unfitted.end());
   std::sort(still_assumed->begin(), still_assumed->end());
-  CHECK(*still_assumed ==
-        std::vector<std::string>{"dma_efficient_burst_bytes", "pipe_queue_depth"});
+  CHECK(*still_assumed == unfitted);
 }
 
 TEST_CASE("calibrate: constants the measurements cannot separate or do not exercise are named") {

@@ -107,7 +107,10 @@ std::string why_not_linear(const std::string& constant) {
   }
   if (constant == "clock_ghz" || constant == "gm_read_bytes_per_cycle" ||
       constant == "gm_write_bytes_per_cycle" || constant == "hbm_gbps" ||
-      constant == "dma_unaligned_efficiency") {
+      constant == "dma_unaligned_efficiency" || constant == "cube_f16_macs_per_cycle" ||
+      constant == "cube_i8_macs_per_cycle" || constant == "cube_f32_macs_per_cycle" ||
+      constant == "l2_read_bytes_per_cycle" || constant == "mte1_bytes_per_cycle" ||
+      constant == "fixpipe_bytes_per_cycle") {
     return "a rate the latency is inversely proportional to; calibration fits per-event costs "
            "only";
   }
