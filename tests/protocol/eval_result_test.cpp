@@ -20,7 +20,7 @@ aopt::npu::eval_result sample_result() {
   r.profile.ub_allocations = {{21, 2, 16384}, {22, 2, 16384}};
   r.profile.gm_read_bytes = 1u << 20;
   r.profile.trace_instructions = 1234;
-  r.roof = {5.0, 1.0, 9.0, 0.72};
+  r.roof = {5.0, 1.0, 2.0, 9.0, 0.72};
   r.diagnostics = {"line one", "line two"};
   r.device = "sim";
   r.device_profile = "ascend910b4";
