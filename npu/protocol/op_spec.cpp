@@ -337,12 +337,29 @@ status parse_validation_shapes(const json& j, const reader& r, op_spec& s) {
   return {};
 }
 
+status parse_include_dirs(const json& j, const reader& r, op_spec& s) {
+  auto it = j.find("include_dirs");
+  if (it == j.end()) return {};
+  if (!it->is_array()) {
+    return r.error("include_dirs", "expected an array of folder paths, got " + it->dump());
+  }
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& entry = (*it)[i];
+    if (!entry.is_string() || entry.get_ref<const std::string&>().empty()) {
+      return reader(r.child("include_dirs", i))
+          .error("expected a folder path, got " + entry.dump());
+    }
+    s.include_dirs.push_back(entry.get<std::string>());
+  }
+  return {};
+}
+
 status parse_spec(const json& j, const reader& r, op_spec& s) {
   if (!j.is_object()) return r.error("expected an object, got " + type_name(j));
   AOPT_RETURN_IF_ERROR(check_keys(
       j, r,
       {"name", "level", "category", "kind", "kernel_entry", "tiling_func", "inputs", "outputs",
-       "attrs", "tolerance", "seed", "files", "description", "validation_shapes"}));
+       "attrs", "tolerance", "seed", "files", "description", "validation_shapes", "include_dirs"}));
   AOPT_RETURN_IF_ERROR(read_string(j, r, "name", true, s.name));
   if (!is_identifier(s.name)) return r.error("name", "'" + s.name + "' is not an identifier");
   if (auto it = j.find("level"); it != j.end()) {
@@ -379,6 +396,7 @@ status parse_spec(const json& j, const reader& r, op_spec& s) {
     s.seed = it->get<uint64_t>();
   }
   AOPT_RETURN_IF_ERROR(parse_files(j, r, s));
+  AOPT_RETURN_IF_ERROR(parse_include_dirs(j, r, s));
   return parse_validation_shapes(j, r, s);
 }
 

@@ -96,6 +96,11 @@ struct op_spec {
   // Shapes the tuning never sees; the final best is checked on them (correctness only). Not
   // part of to_json(): they change no evaluation of the tuning shapes.
   std::vector<shape_set> validation_shapes;
+  // Folders (relative to the package or absolute) of the operator's repository that hold helper
+  // headers it includes but does not carry: a header found there joins the package's files when
+  // it is loaded (npu/package_include_dirs.hpp), so it is screened and laid out like one. Not
+  // part of to_json(): the joined files are, through the package's file digest.
+  std::vector<std::string> include_dirs;
 
   uint64_t io_bytes() const;  // sum of input and output bytes: the minimal GM traffic
   tolerance tolerance_for(const tensor_spec& output) const;

@@ -119,6 +119,10 @@ TEST_SUITE("sim") {
     REQUIRE(ctx.GetInputShape(0) != nullptr);
     CHECK(ctx.GetInputShape(0)->GetOriginShape().GetShapeSize() == 16384);
     CHECK(ctx.GetInputShape(0)->GetStorageShape().GetDim(1) == 2048);
+    // Every op.json input is present: the required and optional spellings see the same shapes.
+    CHECK(ctx.GetRequiredInputShape(0) == ctx.GetInputShape(0));
+    CHECK(ctx.GetOptionalInputShape(0) == ctx.GetInputShape(0));
+    CHECK(ctx.GetRequiredInputTensor(0) == ctx.GetInputTensor(0));
     CHECK(ctx.GetInputShape(1) == nullptr);
     CHECK(ctx.GetOutputShape(0)->GetStorageShape() == gert::Shape{8, 1});
     CHECK(ctx.GetInputDesc(0)->GetDataType() == ge::DT_FLOAT16);

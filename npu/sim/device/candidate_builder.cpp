@@ -203,16 +203,6 @@ subprocess_options compiler_run(const sim_toolchain& toolchain, const fs::path& 
   return o;
 }
 
-bool skip_space_and_comments(const std::string& line, size_t& i) {
-  for (;;) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    if (line.compare(i, 2, "/*") != 0) return i < line.size();
-    size_t end = line.find("*/", i + 2);
-    if (end == std::string::npos) return false;
-    i = end + 2;
-  }
-}
-
 std::string first_line_with(const std::vector<std::string>& lines,
                             std::initializer_list<const char*> needles) {
   for (const auto& line : lines) {
@@ -345,41 +335,17 @@ std::set<std::string> package_file_set(const op_package& op) {
 
 std::string find_escaping_include(const std::string& source, const std::string& including,
                                   const std::set<std::string>& package_files) {
-  std::istringstream in(source);
-  size_t number = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++number;
-    size_t i = 0;
-    if (!skip_space_and_comments(line, i)) continue;
-    if (line[i] == '#') {
-      ++i;
-    } else if (line.compare(i, 2, "%:") == 0) {  // the digraph of '#'
-      i += 2;
-    } else {
-      continue;
-    }
-    if (!skip_space_and_comments(line, i)) continue;
-    size_t word = i;
-    while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_'))
-      ++i;
-    const std::string directive = line.substr(word, i - word);
-    if (directive != "include" && directive != "include_next" && directive != "import" &&
-        directive != "embed") {
-      continue;
-    }
-    if (!skip_space_and_comments(line, i)) continue;
-    const char open = line[i];
-    if (open != '"' && open != '<') continue;
-    const size_t end = line.find(open == '"' ? '"' : '>', i + 1);
-    const std::string path = line.substr(i + 1, end == std::string::npos ? end : end - i - 1);
+  for (const include_directive& d : include_directives(source)) {
+    if (d.path.empty()) continue;
+    const std::string& path = d.path;
     const bool climbs = path == ".." || path.rfind("../", 0) == 0 ||
                         path.find("/../") != std::string::npos ||
                         (path.size() >= 3 && path.compare(path.size() - 3, 3, "/..") == 0);
-    const bool own = open == '"' && climbs &&
-                     resolve_package_include(including, path, package_files).has_value();
+    const bool own =
+        !d.angled && climbs && resolve_package_include(including, path, package_files).has_value();
     if (path.rfind('/', 0) == 0 || (climbs && !own)) {
-      return fmt::format("line {}: #{} {}{}{}", number, directive, open, path,
-                         open == '"' ? '"' : '>');
+      return fmt::format("line {}: #{} {}{}{}", d.line, d.directive, d.angled ? '<' : '"', path,
+                         d.angled ? '>' : '"');
     }
   }
   return {};
@@ -500,6 +466,10 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     quote_args.push_back("-iquote");
     quote_args.push_back(dir.empty() ? "." : dir);
   }
+  // An angled path from the package root (a repository's include folder joined the package:
+  // npu/package_include_dirs.hpp), after the shim's and the system's headers of the same name.
+  quote_args.push_back("-idirafter");
+  quote_args.push_back(".");
   shim_args.insert(shim_args.end(), quote_args.begin(), quote_args.end());
   shim_args.push_back("-include");
   shim_args.push_back("kernel_operator.h");
@@ -749,6 +719,8 @@ build_outcome candidate_builder::build_opdef_reader(const std::map<std::string, 
     o.argv.push_back("-iquote");
     o.argv.push_back(dir.empty() ? "." : dir);
   }
+  o.argv.push_back("-idirafter");
+  o.argv.push_back(".");
   // No operator name: a header registering several tiling classes defines no single alias.
   o.argv.push_back("-DAOPT_TILING_OP_NAME=\"\"");
   o.argv.push_back("-include");

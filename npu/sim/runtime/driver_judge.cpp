@@ -216,7 +216,8 @@ void check_set(const driver_spec& spec, const run_report& report, const expected
       fail("precision_error", f->kind, f->message);
     }
   }
-  if (auto f = check_set_trace(spec, s, set == 0, set == 0 ? &warnings : nullptr)) {
+  const auto initial = initial_outputs(op, set);
+  if (auto f = check_set_trace(spec, s, set == 0, set == 0 ? &warnings : nullptr, &initial)) {
     fail("precision_error", f->kind, f->message);
   }
 }

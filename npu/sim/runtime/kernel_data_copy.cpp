@@ -160,6 +160,7 @@ void copy_ub_to_gm(uint8_t* dst, const local_ref& src, dtype type, uint32_t elem
   if (!s.rec.on()) return;
   instruction in = dma(pipe::mte3, op_class::dma_out, api, site, g);
   in.gm_unaligned = gm_unaligned(dst, g);
+  in.accumulates = atomic;
   in.reads = rows(src.addr, g, g.ub_stride, g.burst_bytes);
   s.rec.add(std::move(in));
 }
