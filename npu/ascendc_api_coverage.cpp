@@ -326,7 +326,9 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {cube, "lib/matmul_intf.h", no, "the header of the Matmul high-level API (the cube path)"},
       {tiling, "TilingContext", yes, "shapes, dtypes, attrs, platform, block dim, key, data"},
       {tiling, "GetInputShape", yes, "GetOriginShape / GetStorageShape"},
-      {tiling, "GetRequiredInputShape", yes, "op.json's inputs are all present: as GetInputShape"},
+      {tiling, "GetRequiredInputShape", yes,
+       "op.json's inputs are all present: as GetInputShape; GetRequiredInputDesc, "
+       "GetRequiredInputTensor, GetRequiredInputDataType likewise"},
       {tiling, "GetOptionalInputShape", yes,
        "as GetInputShape (an absent optional input cannot be declared yet)"},
       {tiling, "GetAttrPointer", yes, ""},

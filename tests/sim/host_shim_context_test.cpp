@@ -243,6 +243,9 @@ TEST_SUITE("sim") {
     CHECK(host_shim_test::InferDataType(&types) == ge::GRAPH_SUCCESS);
     CHECK(types.GetOutputDataType(0) == ge::DT_BF16);
     CHECK(types.SetOutputDataType(1, ge::DT_FLOAT) == ge::GRAPH_FAILED);
+    // The required-input spellings see op.json's inputs, all of which are present.
+    CHECK(types.GetRequiredInputDataType(0) == ge::DT_BF16);
+    CHECK(shapes.GetRequiredInputShape(0) == shapes.GetInputShape(0));
   }
 
   TEST_CASE("an OpDef records what it declares, for aopt init") {

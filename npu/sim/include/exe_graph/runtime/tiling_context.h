@@ -93,6 +93,9 @@ class TilingContext {
   const CompileTimeTensorDesc* GetOptionalInputDesc(size_t index) const {
     return GetInputDesc(index);
   }
+  const CompileTimeTensorDesc* GetRequiredInputDesc(size_t index) const {
+    return GetInputDesc(index);
+  }
   const CompileTimeTensorDesc* GetDynamicInputDesc(size_t ir_index, size_t relative_index) const {
     return GetInputDesc(ir_index + relative_index);
   }
