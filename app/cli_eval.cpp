@@ -40,6 +40,7 @@ struct eval_args {
   bool keep_scratch = false;
   std::string work_dir;
   bool no_auto_sync = false;
+  std::vector<std::string> include_dirs;
 };
 
 std::vector<std::string> flag_overrides(const eval_args& a) {
@@ -107,8 +108,13 @@ int run_eval(const eval_args& args) {
   };
   result<config::aopt_config> config = load_config(args.config, flag_overrides(args));
   if (!config.ok()) return bad_input(config.error().message());
-  auto op = npu::load_op_package(args.op_dir);
+  npu::package_load_options load;
+  load.include_dirs.assign(args.include_dirs.begin(), args.include_dirs.end());
+  auto op = npu::load_op_package(args.op_dir, load);
   if (!op.ok()) return bad_input(op.error().message());
+  for (const auto& [path, source] : op->joined_headers) {
+    std::cerr << "aopt eval: " << path << " joined the package from " << source.string() << "\n";
+  }
 
   std::string tiling = op->host_source;
   std::string kernel = op->kernel_source;
@@ -152,6 +158,10 @@ void add_eval_command(CLI::App& app, cli_context& ctx) {
   eval->add_option("op-dir", args->op_dir, "Operator package directory (holds op.json)")
       ->required();
   eval->add_flag("--json", args->json, "Print exactly one JSON object (the eval result)");
+  eval->add_option("--include-dir", args->include_dirs,
+                   "A folder of the operator's repository holding helper headers it includes but "
+                   "does not carry (searched after op.json's include_dirs; repeatable)")
+      ->check(CLI::ExistingDirectory);
   eval->add_option("--tiling", args->tiling_file, "Tiling program replacing op_host/<name>.cpp");
   eval->add_option("--kernel", args->kernel_file, "Kernel replacing op_kernel/<name>.cpp");
   add_config_options(eval, args->config);

@@ -3,11 +3,12 @@
 // in, on the configured device: per package its status, the first line of the reason and the
 // latency, then the drop-in rate.
 //
-//   bench_dropin [FOLDER] [--jobs N] [--config FILE] [--set K=V]...
+//   bench_dropin [FOLDER] [--jobs N] [--include-dir DIR]... [--config FILE] [--set K=V]...
 #include <filesystem>
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 
@@ -26,6 +27,11 @@ int main(int argc, char** argv) {
   app.add_option("--jobs", jobs, "Evaluations run at once")
       ->check(CLI::Range(1u, 64u))
       ->capture_default_str();
+  std::vector<std::string> include_dirs;
+  app.add_option("--include-dir", include_dirs,
+                 "A folder of the packages' repository holding helper headers they include but do "
+                 "not carry (aopt eval --include-dir; repeatable)")
+      ->check(CLI::ExistingDirectory);
   aopt::runtime::add_config_options(&app, config_options);
   CLI11_PARSE(app, argc, argv);
 
@@ -45,8 +51,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const aopt::npu::eval_options options = aopt::runtime::make_eval_options(config->device);
-  const auto rows = aopt::npu::survey_packages(dirs, **device, options, jobs);
-  fmt::print("Drop-in of {} on {} (latency simulated on the simulator)\n\n{}", root,
-             (*device)->profile_id(), aopt::npu::dropin_table(rows));
+  aopt::npu::package_load_options load;
+  load.include_dirs.assign(include_dirs.begin(), include_dirs.end());
+  const auto rows = aopt::npu::survey_packages(dirs, **device, options, jobs, load);
+  fmt::print("Drop-in of {} on {} (latency simulated on the simulator){}\n\n{}", root,
+             (*device)->profile_id(),
+             include_dirs.empty()
+                 ? ""
+                 : ", include folders " + fmt::format("{}", fmt::join(include_dirs, ", ")),
+             aopt::npu::dropin_table(rows));
   return 0;
 }

@@ -353,6 +353,11 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "initialises each Matmul with its TCubeTiling on the calling core"},
       {tiling, "TilingContext", yes, "shapes, dtypes, attrs, platform, block dim, key, data"},
       {tiling, "GetInputShape", yes, "GetOriginShape / GetStorageShape"},
+      {tiling, "GetRequiredInputShape", yes,
+       "op.json's inputs are all present: as GetInputShape; GetRequiredInputDesc, "
+       "GetRequiredInputTensor, GetRequiredInputDataType likewise"},
+      {tiling, "GetOptionalInputShape", yes,
+       "as GetInputShape (an absent optional input cannot be declared yet)"},
       {tiling, "GetAttrPointer", yes, ""},
       {tiling, "SetBlockDim", yes, "1..65535"},
       {tiling, "SetTilingKey", yes, ""},
@@ -364,6 +369,9 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "TilingParse<CompileInfo>(f) runs once per launch; GetCompiledInfo, GetPlatformInfo"},
       {tiling, "GetCompileInfo", yes, "the CompileInfo the registered TilingParse filled"},
       {tiling, "IMPL_OP_OPTILING", yes, ".Tiling(f).TilingParse<CompileInfo>(g)"},
+      {tiling, "aclAppLog", yes,
+       "`acl/acl_base.h` with ACL_APP_LOG and the log levels: the line goes to the tiling "
+       "process's stderr"},
       {tiling, "InferShapeRangeContext", part, "compiles (registration only), never called"},
       {tiling, "MultiCoreMatmulTiling", yes,
        "MatmulApiTiling too: SetDim, SetA/B/C/BiasType, SetShape, SetOrgShape, SetBias, "

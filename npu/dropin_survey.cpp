@@ -21,10 +21,11 @@ std::string first_line(const std::string& text) {
   return line;
 }
 
-dropin_row evaluate_package(const fs::path& dir, device& target, const eval_options& options) {
+dropin_row evaluate_package(const fs::path& dir, device& target, const eval_options& options,
+                            const package_load_options& load) {
   dropin_row row;
   row.package = dir.filename().string();
-  result<op_package> op = load_op_package(dir);
+  result<op_package> op = load_op_package(dir, load);
   if (!op.ok()) {
     row.status = "load_error";
     row.reason = first_line(op.error().message());
@@ -51,12 +52,13 @@ std::vector<fs::path> dropin_packages(const fs::path& root) {
 }
 
 std::vector<dropin_row> survey_packages(const std::vector<fs::path>& dirs, device& target,
-                                        const eval_options& options, uint32_t jobs) {
+                                        const eval_options& options, uint32_t jobs,
+                                        const package_load_options& load) {
   std::vector<dropin_row> rows(dirs.size());
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < dirs.size();) {
-      rows[i] = evaluate_package(dirs[i], target, options);
+      rows[i] = evaluate_package(dirs[i], target, options, load);
     }
   };
   std::vector<std::thread> threads;

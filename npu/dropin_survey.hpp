@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "npu/device.hpp"
+#include "npu/op_package.hpp"
 
 namespace aopt::npu {
 
@@ -28,9 +29,10 @@ struct dropin_row {
 // The package folders (holding op.json) directly under `root`, sorted.
 std::vector<std::filesystem::path> dropin_packages(const std::filesystem::path& root);
 
-// Loads and evaluates each package of `dirs`, `jobs` at a time.
+// Loads (with `load`) and evaluates each package of `dirs`, `jobs` at a time.
 std::vector<dropin_row> survey_packages(const std::vector<std::filesystem::path>& dirs,
-                                        device& target, const eval_options& options, uint32_t jobs);
+                                        device& target, const eval_options& options, uint32_t jobs,
+                                        const package_load_options& load = {});
 
 size_t count_ok(const std::vector<dropin_row>& rows);
 

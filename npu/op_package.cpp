@@ -8,6 +8,7 @@
 #include "base/content_hash.hpp"
 #include "base/file_beneath.hpp"
 #include "base/utf8.hpp"
+#include "npu/package_include_dirs.hpp"
 
 namespace aopt::npu {
 
@@ -96,7 +97,8 @@ bool is_package_source_file(const std::string& relative) {
                      [&](const char* e) { return ext == e; });
 }
 
-result<op_package> load_op_package(const std::filesystem::path& dir) {
+result<op_package> load_op_package(const std::filesystem::path& dir,
+                                   const package_load_options& options) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
     return not_found(dir.string() + ": not an operator directory (no such directory)");
@@ -139,6 +141,28 @@ result<op_package> load_op_package(const std::filesystem::path& dir) {
     if (!source.ok()) return source.error();
     pkg.other_files.emplace(rel, std::move(source).value());
   }
+  if (!pkg.spec.include_dirs.empty() && !options.allow_include_dirs) {
+    return invalid_argument(spec_path.string() +
+                            ": include_dirs: not allowed here (a package from elsewhere must "
+                            "carry its headers)");
+  }
+  for (const std::string& folder : pkg.spec.include_dirs) {
+    pkg.include_dirs.push_back((dir / folder).lexically_normal());
+  }
+  pkg.include_dirs.insert(pkg.include_dirs.end(), options.include_dirs.begin(),
+                          options.include_dirs.end());
+  if (pkg.include_dirs.empty()) return pkg;
+  std::map<std::string, std::string> sources_by_path = pkg.other_files;
+  for (auto& [name, target] : files) sources_by_path.emplace(*name, *target);
+  sources_by_path.erase(pkg.spec.files.reference);
+  auto joined = join_include_dirs(sources_by_path, pkg.include_dirs, max_package_file_bytes,
+                                  max_package_source_files);
+  if (!joined.ok()) {
+    return status(joined.error().code(),
+                  joined.error().message() + " (an include folder of " + spec_path.string() + ")");
+  }
+  pkg.other_files.merge(joined->files);
+  pkg.joined_headers = std::move(joined->sources);
   return pkg;
 }
 

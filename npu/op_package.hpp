@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "base/status.hpp"
 #include "npu/protocol/op_spec.hpp"
@@ -25,6 +26,20 @@ struct op_package {
   // ("op_kernel/knn.h", "op_host/common/util.h"): never edited by the optimizer, laid out beside
   // the candidate's sources.
   std::map<std::string, std::string> other_files;
+  // The include folders searched (op.json's, resolved against `dir`, then the loader's), and the
+  // headers that joined other_files from them, by package path, with the file each was read
+  // from (npu/package_include_dirs.hpp).
+  std::vector<std::filesystem::path> include_dirs;
+  std::map<std::string, std::filesystem::path> joined_headers;
+};
+
+// How load_op_package reads a package beyond what its op.json says.
+struct package_load_options {
+  // Include folders searched after op.json's (`aopt eval --include-dir`).
+  std::vector<std::filesystem::path> include_dirs;
+  // False where the package comes from someone the daemon does not trust with its file system
+  // (an upload): an op.json naming include folders is then refused.
+  bool allow_include_dirs = true;
 };
 
 // A content hash of other_files (paths and texts), empty for a package without any: what a cache
@@ -39,8 +54,10 @@ bool is_package_source_file(const std::string& relative);
 // <dir> but in hidden folders), each opened without following links (read_file_beneath) and
 // required to be UTF-8. Errors name the file and the reason; failed_precondition for a source
 // file or folder that is a link (out of the package or not); invalid_argument for a package of
-// more than 512 source files.
-result<op_package> load_op_package(const std::filesystem::path& dir);
+// more than 512 source files. Then joins the headers the sources include from the include folders
+// (op.json's and `options`'); errors name the folder or header.
+result<op_package> load_op_package(const std::filesystem::path& dir,
+                                   const package_load_options& options = {});
 
 // Every C/C++ source file of the package under `dir` by its relative path, read as
 // load_op_package reads them (no op.json needed: what `aopt init` reads).

@@ -1,6 +1,8 @@
 #include "npu/package_include.hpp"
 
+#include <cctype>
 #include <filesystem>
+#include <sstream>
 
 namespace aopt::npu {
 
@@ -20,7 +22,54 @@ std::string folder_of(const std::string& file) {
   return std::filesystem::path(file).parent_path().generic_string();
 }
 
+// Moves `i` past blanks and /* */ comments; false when the line ends first.
+bool skip_space_and_comments(const std::string& line, size_t& i) {
+  for (;;) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (line.compare(i, 2, "/*") != 0) return i < line.size();
+    const size_t end = line.find("*/", i + 2);
+    if (end == std::string::npos) return false;
+    i = end + 2;
+  }
+}
+
 }  // namespace
+
+std::vector<include_directive> include_directives(const std::string& source) {
+  std::vector<include_directive> found;
+  std::istringstream in(source);
+  size_t number = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    size_t i = 0;
+    if (!skip_space_and_comments(line, i)) continue;
+    if (line[i] == '#') {
+      ++i;
+    } else if (line.compare(i, 2, "%:") == 0) {
+      i += 2;
+    } else {
+      continue;
+    }
+    if (!skip_space_and_comments(line, i)) continue;
+    const size_t word = i;
+    while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_'))
+      ++i;
+    include_directive d;
+    d.line = number;
+    d.directive = line.substr(word, i - word);
+    if (d.directive != "include" && d.directive != "include_next" && d.directive != "import" &&
+        d.directive != "embed") {
+      continue;
+    }
+    if (skip_space_and_comments(line, i) && (line[i] == '"' || line[i] == '<')) {
+      d.angled = line[i] == '<';
+      const size_t end = line.find(d.angled ? '>' : '"', i + 1);
+      d.path = line.substr(i + 1, end == std::string::npos ? end : end - i - 1);
+    }
+    found.push_back(std::move(d));
+  }
+  return found;
+}
 
 const std::vector<std::string>& package_quote_dirs() {
   static const std::vector<std::string> dirs = {"", "op_host", "op_kernel"};

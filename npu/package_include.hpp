@@ -17,6 +17,19 @@
 
 namespace aopt::npu {
 
+// One #include-like directive of a source (#include, #include_next, #import or #embed, with
+// '#' spelled as itself or as the digraph "%:"), read line by line as the preprocessor reads
+// directives: a computed include (#include MACRO) has an empty path.
+struct include_directive {
+  size_t line = 0;        // 1-based
+  std::string directive;  // "include", "include_next", "import" or "embed"
+  bool angled = false;    // <path> rather than "path"
+  std::string path;
+};
+
+// Every include directive of `source`, in order.
+std::vector<include_directive> include_directives(const std::string& source);
+
 // The folders (relative to the package root, "" for the root) the compiler searches for a quoted
 // include after the including file's own folder: what the build passes as -iquote.
 const std::vector<std::string>& package_quote_dirs();

@@ -335,6 +335,15 @@ http_response api_router::create_campaign(const http_request& req) const {
         return error_response(request_failure::forbidden, why.message(), v, ka);
       return error_response(why, v, ka);
     }
+    // Its include folders are read like its files: inside a root.
+    for (const fs::path& folder : package->include_dirs) {
+      if (!ctx_.roots.confine(folder).ok()) {
+        return error_response(request_failure::forbidden,
+                              op.string() + ": include folder " + folder.string() +
+                                  " is outside the folders this daemon may read",
+                              v, ka);
+      }
+    }
   }
   result<std::string> created = ctx_.campaigns->create(id, *ops, *cfg);
   if (!created.ok()) return error_response(created.error(), v, ka);

@@ -104,7 +104,10 @@ result<upload_receipt> operator_uploads::store(const nlohmann::json& body) const
     AOPT_RETURN_IF_ERROR(write_file(staging / name, text.get_ref<const std::string&>()));
   }
   // The whole package must load, so a campaign never starts on a broken upload.
-  result<npu::op_package> package = npu::load_op_package(staging);
+  npu::package_load_options load;
+  load.allow_include_dirs =
+      false;  // an upload carries its headers; the daemon's files stay its own
+  result<npu::op_package> package = npu::load_op_package(staging, load);
   if (!package.ok()) {
     // The staging folder's name means nothing to the client.
     std::string why = package.error().message();

@@ -92,7 +92,7 @@ status read_number(const json& obj, const reader& r, const char* key, double& ou
 status parse_tensor(const json& j, const reader& r, bool is_input, tensor_spec& t) {
   if (!j.is_object()) return r.error("expected an object, got " + type_name(j));
   AOPT_RETURN_IF_ERROR(
-      check_keys(j, r, {"name", "dtype", "shape", "range", "init", "description"}));
+      check_keys(j, r, {"name", "dtype", "shape", "range", "init", "distribution", "description"}));
   AOPT_RETURN_IF_ERROR(read_string(j, r, "name", true, t.name));
   if (!is_identifier(t.name)) return r.error("name", "'" + t.name + "' is not an identifier");
   std::string dtype_text;
@@ -133,6 +133,33 @@ status parse_tensor(const json& j, const reader& r, bool is_input, tensor_spec& 
     t.range_lo = (*range)[0].get<double>();
     t.range_hi = (*range)[1].get<double>();
     if (t.range_lo > t.range_hi) return r.error("range", "lo is greater than hi: " + range->dump());
+  }
+  if (auto draw = j.find("distribution"); draw != j.end()) {
+    if (!is_input) return r.error("distribution", "only inputs are drawn");
+    static const std::pair<const char*, tensor_spec::distribution> names[] = {
+        {"uniform", tensor_spec::distribution::uniform},
+        {"normal", tensor_spec::distribution::normal},
+        {"sorted", tensor_spec::distribution::sorted},
+        {"permutation", tensor_spec::distribution::permutation},
+        {"mask", tensor_spec::distribution::mask}};
+    bool known = false;
+    for (const auto& [name, value] : names) {
+      if (draw->is_string() && draw->get<std::string>() == name) {
+        t.draw = value;
+        known = true;
+      }
+    }
+    if (!known) {
+      return r.error("distribution",
+                     "expected \"uniform\", \"normal\", \"sorted\", \"permutation\" or "
+                     "\"mask\", got " +
+                         draw->dump());
+    }
+    const bool floating =
+        t.type == dtype::float32 || t.type == dtype::float16 || t.type == dtype::bfloat16;
+    if (t.draw == tensor_spec::distribution::permutation && floating) {
+      return r.error("distribution", "a permutation is of integers, not " + dtype_text);
+    }
   }
   if (auto init = j.find("init"); init != j.end()) {
     if (is_input) return r.error("init", "only outputs have initial contents");
@@ -337,12 +364,29 @@ status parse_validation_shapes(const json& j, const reader& r, op_spec& s) {
   return {};
 }
 
+status parse_include_dirs(const json& j, const reader& r, op_spec& s) {
+  auto it = j.find("include_dirs");
+  if (it == j.end()) return {};
+  if (!it->is_array()) {
+    return r.error("include_dirs", "expected an array of folder paths, got " + it->dump());
+  }
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& entry = (*it)[i];
+    if (!entry.is_string() || entry.get_ref<const std::string&>().empty()) {
+      return reader(r.child("include_dirs", i))
+          .error("expected a folder path, got " + entry.dump());
+    }
+    s.include_dirs.push_back(entry.get<std::string>());
+  }
+  return {};
+}
+
 status parse_spec(const json& j, const reader& r, op_spec& s) {
   if (!j.is_object()) return r.error("expected an object, got " + type_name(j));
   AOPT_RETURN_IF_ERROR(check_keys(
       j, r,
       {"name", "level", "category", "kind", "kernel_entry", "tiling_func", "inputs", "outputs",
-       "attrs", "tolerance", "seed", "files", "description", "validation_shapes"}));
+       "attrs", "tolerance", "seed", "files", "description", "validation_shapes", "include_dirs"}));
   AOPT_RETURN_IF_ERROR(read_string(j, r, "name", true, s.name));
   if (!is_identifier(s.name)) return r.error("name", "'" + s.name + "' is not an identifier");
   if (auto it = j.find("level"); it != j.end()) {
@@ -379,12 +423,18 @@ status parse_spec(const json& j, const reader& r, op_spec& s) {
     s.seed = it->get<uint64_t>();
   }
   AOPT_RETURN_IF_ERROR(parse_files(j, r, s));
+  AOPT_RETURN_IF_ERROR(parse_include_dirs(j, r, s));
   return parse_validation_shapes(j, r, s);
 }
 
 json tensor_json(const tensor_spec& t, bool with_range) {
   json j = {{"name", t.name}, {"dtype", to_string(t.type)}, {"shape", t.shape}};
   if (with_range) j["range"] = {t.range_lo, t.range_hi};
+  // Only when not the default: the spec of an existing operator reads (and hashes) as before.
+  static const char* const draw_names[] = {"uniform", "normal", "sorted", "permutation", "mask"};
+  if (t.draw != tensor_spec::distribution::uniform) {
+    j["distribution"] = draw_names[static_cast<int>(t.draw)];
+  }
   // Only when set: the spec of an output without initial contents reads as before.
   if (t.init == tensor_spec::initial::value) j["init"] = t.init_value;
   if (t.init == tensor_spec::initial::copy) j["init"] = {{"copy", t.init_source}};

@@ -8,6 +8,8 @@
 //   "kernel_entry": "add_custom",            // optional, default = name
 //   "tiling_func": "TilingFunc",             // optional, function in namespace optiling
 //   "inputs":  [{"name": "x", "dtype": "float16", "shape": [8, 2048], "range": [-1, 1]}],
+//              (and optionally "distribution": "uniform" | "normal" | "sorted" |
+//              "permutation" | "mask")
 //   "outputs": [{"name": "z", "dtype": "float16", "shape": [8, 2048]}],
 //   "attrs":   [{"name": "alpha", "type": "float", "value": 0.5}],
 //               // type: float|int|bool|list_int|list_float|string
@@ -49,8 +51,17 @@ struct tensor_spec {
   std::string name;
   dtype type = dtype::float32;
   std::vector<int64_t> shape;
-  double range_lo = -1.0;  // inputs are drawn uniformly from [lo, hi] (integers: inclusive)
+  double range_lo = -1.0;  // inputs are drawn from [lo, hi] (integers: inclusive)
   double range_hi = 1.0;
+  // How an input's values are drawn (op.json "distribution"), for inputs that are not noise:
+  //   uniform      uniformly in the range (the default)
+  //   normal       around the range's middle, a sixth of its width per standard deviation,
+  //                clipped to the range
+  //   sorted       uniform in the range, each row (the last axis) ascending: offsets, bounds
+  //   permutation  each row a shuffle of 0 .. n-1 (n the last axis): indices, the range unused
+  //   mask         0 or 1, each with probability one half: a boolean mask, the range unused
+  enum class distribution { uniform, normal, sorted, permutation, mask };
+  distribution draw = distribution::uniform;
   // Outputs: what the output holds before the kernel runs, as the framework allocates it.
   //   none     poison (the default: an element the kernel never writes is caught)
   //   value    every element `init_value` ("init": "zeros" or a number)
@@ -96,6 +107,11 @@ struct op_spec {
   // Shapes the tuning never sees; the final best is checked on them (correctness only). Not
   // part of to_json(): they change no evaluation of the tuning shapes.
   std::vector<shape_set> validation_shapes;
+  // Folders (relative to the package or absolute) of the operator's repository that hold helper
+  // headers it includes but does not carry: a header found there joins the package's files when
+  // it is loaded (npu/package_include_dirs.hpp), so it is screened and laid out like one. Not
+  // part of to_json(): the joined files are, through the package's file digest.
+  std::vector<std::string> include_dirs;
 
   uint64_t io_bytes() const;  // sum of input and output bytes: the minimal GM traffic
   tolerance tolerance_for(const tensor_spec& output) const;

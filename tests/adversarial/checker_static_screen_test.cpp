@@ -59,6 +59,28 @@ TEST_SUITE("adversarial") {
           "\"register/../aopt_sim/driver_entry.h\"");
     CHECK(refused("#define H <cstdio>\n#include H\n") == "#include");
     CHECK(refused("#include_next <cmath>\n") == "#include_next");
+    // A tiling program's memory, string and number headers; what they declare that reaches the
+    // system stays refused by name.
+    CHECK(refused("#include <cstdlib>\n#include <stdlib.h>\n#include <sstream>\n") == "");
+    CHECK(refused("#include <cstdlib>\nvoid f() { std::system(\"id\"); }\n") == "system");
+    CHECK(refused("#include <cstdlib>\nvoid f() { setenv(\"A\", \"b\", 1); }\n") == "setenv");
+    // Reading the environment is harmless: a candidate runs without aopt's.
+    CHECK(refused("#include <cstdlib>\nbool f() { return std::getenv(\"LOG\") != nullptr; }\n") ==
+          "");
+  }
+
+  TEST_CASE("a macro's body is judged on its own, never joined to the code around it") {
+    // DrivingSDK's ADD_TILING_DATA: a comparison inside one macro and a call in the next were
+    // read as one namespace-scope `x = call()`.
+    CHECK(
+        refused("#define CHECK_NULLPTR(ptr) \\\n  if (ptr == nullptr) { \\\n    return 1; \\\n  }\n"
+                "#define ADD(context, t) \\\n  CHECK_NULLPTR(context->Raw()) \\\n"
+                "  t.Save(context->Raw()->GetData());\n") == "");
+    CHECK(refused("bool ok = a <= b;\nbool ne = a != b;\n") == "");
+    // Still refused: a call initialising a namespace-scope variable after a macro, and inside
+    // one macro's body.
+    CHECK(refused("#define N 4\nint g();\nint forged = g();\n") == "g(...)");
+    CHECK(refused("#define FORGE int forged = g();\n") == "g(...)");
   }
 
   TEST_CASE("the screen refuses static constructors, raw pointers, internals and token pasting") {
@@ -72,6 +94,9 @@ TEST_SUITE("adversarial") {
     CHECK(refused("void f() { aopt_reference(a, b, c); }") == "aopt_reference");
     CHECK(refused("void f() { aopt::sim::core_context::current(); }") == "aopt");
     CHECK(refused("#define J(a, b) a##b\n") == "##");
+    CHECK(refused("#define J(a, ...) f(a, ## x)\n") == "##");
+    // GNU's comma before an empty __VA_ARGS__ pastes nothing.
+    CHECK(refused("#define LOG(fmt, ...) log(fmt, ##__VA_ARGS__)\n") == "");
     CHECK(refused("void f() { void* p = __builtin_frame_address(0); }") ==
           "__builtin_frame_address");
   }

@@ -137,6 +137,15 @@ TEST_SUITE("adversarial") {
     // The input copied straight back out while the operator computes: the computation was done
     // on the UB bytes through a raw pointer.
     CHECK(kind_of(compute, honest_set(compute, false)) == "untraced_work");
+    // ... unless the copy out accumulates (SetAtomicAdd): the add is the computation, as in
+    // every scatter-add kernel that copies gathered input rows into its output atomically.
+    set_report accumulated = honest_set(compute, false);
+    accumulated.traces[0].instructions[1].accumulates = true;
+    CHECK(kind_of(compute, accumulated) == "");
+    // The flag survives the delivery's encoding.
+    run_report delivered;
+    delivered.sets.push_back(accumulated);
+    CHECK(decode_report(encode_report(delivered)).sets[0].traces[0].instructions[1].accumulates);
 
     set_report unwritten = honest_set(compute, true);  // z's UB bytes filled behind the trace
     unwritten.traces[0].instructions[1].writes = {{1024, 1280}};
@@ -237,6 +246,34 @@ TEST_SUITE("adversarial") {
     REQUIRE(f.has_value());
     CHECK(f->kind == "untraced_work");
     CHECK(f->message.find("252 of the 256 bytes") != std::string::npos);
+  }
+
+  TEST_CASE("an output that starts with contents keeps them where no traced write touched it") {
+    driver_spec zeros = parse_driver_spec(
+        {{"op",
+          {{"name", "accumulate"},
+           {"category", "elementwise"},
+           {"inputs", {{{"name", "x"}, {"dtype", "float32"}, {"shape", {64}}}}},
+           {"outputs",
+            {{{"name", "z"}, {"dtype", "float32"}, {"shape", {64}}, {"init", "zeros"}}}}}},
+         {"input_sets", 1}});
+    // The kernel accumulates into the first half only; the second half stays zero.
+    set_report half = honest_set(zeros, true);
+    std::fill(half.outputs[0].begin() + 128, half.outputs[0].end(), uint8_t{0});
+    half.traces[0].gm_writes = {output_write(
+        0, std::vector<uint8_t>(half.outputs[0].begin(), half.outputs[0].begin() + 128))};
+    half.traces[0].gm_write_bytes = 128;
+    half.traces[0].instructions.back() = dma(op_class::dma_out, {256, 384});
+    half.traces[0].instructions.back().deps = {1};
+    const auto initial = initial_outputs(zeros.op, 0);
+    CHECK_FALSE(check_set_trace(zeros, half, true, nullptr, &initial).has_value());
+    // Without the initial contents, the second half was written by nothing traced.
+    CHECK(kind_of(zeros, half) == "untraced_work");
+    // A raw store into the untouched half is a change outside the trace.
+    half.outputs[0][200] = 1;
+    auto f = check_set_trace(zeros, half, true, nullptr, &initial);
+    REQUIRE(f.has_value());
+    CHECK(f->message.find("byte 200") != std::string::npos);
   }
 
   TEST_CASE("instructions reading UB nothing traced wrote are warnings naming them") {

@@ -111,6 +111,16 @@ TEST_SUITE("npu") {
       j["inputs"][0]["range"] = {3, 1};
       CHECK(parse_error(j).find("op.json: inputs[0].range: lo is greater than hi") == 0);
     }
+    SUBCASE("an unknown distribution, one on an output, a permutation of floats") {
+      j["inputs"][0]["distribution"] = "zipf";
+      CHECK(parse_error(j).find("op.json: inputs[0].distribution: expected \"uniform\"") == 0);
+      j["inputs"][0]["distribution"] = "permutation";
+      CHECK(parse_error(j).find("op.json: inputs[0].distribution: a permutation is of integers") ==
+            0);
+      j["inputs"][0].erase("distribution");
+      j["outputs"][0]["distribution"] = "sorted";
+      CHECK(parse_error(j) == "op.json: outputs[0].distribution: only inputs are drawn");
+    }
     SUBCASE("attribute value of the wrong type") {
       j["attrs"] = json::parse(R"([{"name": "alpha", "type": "int", "value": 0.5}])");
       CHECK(parse_error(j) == "op.json: attrs[0].value: 0.5 is not a int");
@@ -166,6 +176,7 @@ TEST_SUITE("npu") {
                                  {"name": "axes", "type": "list_int", "value": [0, 1]}])");
     j["tolerance"] = {{"rtol", 0.01}, {"atol", 0.02}, {"max_error_ratio", 0.001}};
     j["kind"] = "expert";
+    j["inputs"][0]["distribution"] = "normal";
     auto first = aopt::npu::parse_op_spec(j);
     REQUIRE(first.ok());
     json written = *first;
@@ -174,6 +185,11 @@ TEST_SUITE("npu") {
     CHECK(json(*second) == written);
     CHECK(second->attrs.at(1).value == json({0, 1}));
     CHECK(second->kind == "expert");
+    CHECK(second->inputs.at(0).draw == aopt::npu::tensor_spec::distribution::normal);
+    // The default is not written: an existing operator's spec (and its cache keys) reads as before.
+    CHECK(json(*second)["inputs"][0].contains("distribution"));
+    CHECK_FALSE(
+        json(*aopt::npu::parse_op_spec(minimal_spec()))["inputs"][0].contains("distribution"));
   }
 
   TEST_CASE("load_op_package reads op.json and the four sources") {

@@ -18,7 +18,9 @@ link_namespace trusted_names() {
   n.add(parse_nm_posix("libaopt_simrt.a[kernel_pipe.cpp.o]: _ZN8aopt_sim2rt9block_numEv T 10 20\n"
                        "libaopt_simrt.a[kernel_pipe.cpp.o]: _ZN7AscendC8DataCopyIDF16_EEvv W 0 8\n"
                        "libaopt_simrt.a[kernel_pipe.cpp.o]: _ZN8aopt_sim2rt4hookEv U\n"
-                       "libaopt_simrt.a[kernel_pipe.cpp.o]: _Z17aopt_kernel_entryPKPh U\n"),
+                       "libaopt_simrt.a[kernel_pipe.cpp.o]: _Z17aopt_kernel_entryPKPh U\n"
+                       "libaopt_simdriver.a[driver_main.cpp.o]: "
+                       "_Z17aopt_tiling_entryPN4gert13TilingContextE U\n"),
         true);
   n.add(parse_nm_posix("/lib/libc.so.6: write@@GLIBC_2.2.5 W 100 20\n"
                        "/lib/libc.so.6: memcpy@@GLIBC_2.14 i 100 20\n"),
@@ -58,6 +60,14 @@ TEST_SUITE("npu") {
     CHECK_FALSE(forbidden_definition(sym("_ZN7AscendC8DataCopyIDF16_EEvv", 'W'), kernel, trusted));
     CHECK_FALSE(forbidden_definition(sym("_ZN8AddSlice3RunEv", 'W'), kernel, trusted));
     CHECK_FALSE(forbidden_definition(sym("DW.ref.__gxx_personality_v0", 'V'), kernel, trusted));
+    // The operator's own C++ names, strong: an out-of-line method of its tiling class (DrivingSDK's
+    // scatter_add defines ScatterAddTilingV1::setBaseTilingData so), its vtable, a helper.
+    CHECK_FALSE(forbidden_definition(
+        sym("_ZN8optiling18ScatterAddTilingV117setBaseTilingDataEPN4gert13TilingContextE", 'T'),
+        host, trusted));
+    CHECK_FALSE(
+        forbidden_definition(sym("_ZTVN8optiling18ScatterAddTilingV1E", 'D'), host, trusted));
+    CHECK_FALSE(forbidden_definition(sym("_Z6helperv", 'T'), kernel, trusted));
 
     // Forbidden, naming the symbol: a runtime function (strong or weak), a name the runtime
     // calls, a libc name, any other definition with external linkage, an entry of the other unit.
@@ -65,7 +75,8 @@ TEST_SUITE("npu") {
          {sym("_ZN8aopt_sim2rt9block_numEv", 'T'), sym("_ZN8aopt_sim2rt9block_numEv", 'W'),
           sym("_ZN8aopt_sim2rt4hookEv", 'W'), sym("write", 'T'), sym("write", 'W'),
           sym("memcpy", 'W'), sym("helper", 'T'), sym("table", 'D'), sym("counter", 'B'),
-          sym("resolver", 'i'), sym("_Z17aopt_tiling_entryPN4gert13TilingContextE", 'T')}) {
+          sym("resolver", 'i'), sym("_Z17aopt_tiling_entryPN4gert13TilingContextE", 'T'),
+          sym("_ZN8aopt_sim2rt4hookEv", 'T')}) {
       CAPTURE(s.name);
       CAPTURE(s.type);
       auto why = forbidden_definition(s, kernel, trusted);

@@ -108,6 +108,30 @@ void dropped_queue_kernel(GM_ADDR x, GM_ADDR y) {
   outQueue.FreeTensor(yl);
 }
 
+// A scatter-add inner loop as DrivingSDK's scatter_add writes it: two copies in (indices, then
+// rows), then per index a scalar read of the index and an atomic copy of a row out. The scalar
+// read waits for MTE2 through auto-sync, and the SetFlag the compiler issues there follows the
+// row copy too (MTE2 runs in order), so the row copy out, issued by the scalar unit after the
+// wait, is ordered after the row copy in. `read_index` false leaves the scalar unit nothing to
+// wait for: the same copies are then a race.
+void scatter_rows_kernel(GM_ADDR x, GM_ADDR y, bool read_index) {
+  GlobalTensor<float> xGm;
+  GlobalTensor<float> yGm;
+  xGm.SetGlobalBuffer((__gm__ float*)x, tile);
+  yGm.SetGlobalBuffer((__gm__ float*)y, tile);
+  TPipe pipe;
+  TBuf<TPosition::VECCALC> indexBuf;
+  TBuf<TPosition::VECCALC> rowBuf;
+  pipe.InitBuffer(indexBuf, 32);
+  pipe.InitBuffer(rowBuf, tile * sizeof(float));
+  LocalTensor<float> index = indexBuf.Get<float>();
+  LocalTensor<float> rows = rowBuf.Get<float>();
+  DataCopy(index, xGm, 8);
+  DataCopy(rows, xGm, tile);
+  const uint32_t at = read_index ? static_cast<uint32_t>(index.GetValue(0)) % 2 : 0;
+  DataCopy(yGm[at * 8], rows[at * 8], 8);
+}
+
 struct outcome {
   core_trace trace;
   std::vector<float> y;
@@ -178,6 +202,28 @@ TEST_SUITE("sim") {
       CHECK(race->message.find("(MTE2, #") != std::string::npos);
       CHECK(race->message.find("(S, #") != std::string::npos);
     }
+  }
+
+  TEST_CASE("a scalar wait for MTE2 orders every earlier MTE2 copy, not only the one it reads") {
+    const std::vector<float> x = ramp(tile, 0.0f, 1.0f);
+    const outcome on = run_kernel(
+        true, [](GM_ADDR a, GM_ADDR b) { scatter_rows_kernel(a, b, true); }, x);
+    const auto race = find_first_race(on.trace);
+    INFO((race ? race->message : std::string()));
+    CHECK_FALSE(race.has_value());
+    // The edge goes to the row copy (#1), the later of the two copies in.
+    bool waits_for_rows = false;
+    for (const instruction& in : on.trace.instructions) {
+      if (in.on == pipe::s && !in.auto_deps.empty()) waits_for_rows |= in.auto_deps[0] == 1;
+    }
+    CHECK(waits_for_rows);
+
+    const outcome unread = run_kernel(
+        true, [](GM_ADDR a, GM_ADDR b) { scatter_rows_kernel(a, b, false); }, x);
+    const auto unsynced = find_first_race(unread.trace);
+    REQUIRE(unsynced.has_value());
+    CHECK(unsynced->message.find("(MTE2, #1") != std::string::npos);
+    CHECK(unsynced->message.find("(MTE3, #") != std::string::npos);
   }
 
   TEST_CASE("a dropped EnQue/DeQue is a data race with auto-sync on and off") {

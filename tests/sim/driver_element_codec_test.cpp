@@ -2,6 +2,7 @@
 // stores them, and the poison pattern is recognisable in every dtype.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -120,6 +121,62 @@ TEST_SUITE("sim") {
       CHECK(v >= 0);
       CHECK(v <= 255);
     }
+  }
+
+  TEST_CASE("inputs that are not noise: sorted rows, permutations, masks and normal values") {
+    using draw = npu::tensor_spec::distribution;
+    std::mt19937_64 rng(7);
+    npu::tensor_spec offsets = tensor(npu::dtype::int32, {3, 50}, 0, 1000);
+    offsets.draw = draw::sorted;
+    const auto sorted = decode_tensor(offsets, generate_input(offsets, rng).data());
+    for (size_t r = 0; r < 3; ++r) {
+      CHECK(std::is_sorted(sorted.begin() + static_cast<long>(r * 50),
+                           sorted.begin() + static_cast<long>(r * 50 + 50)));
+    }
+    CHECK_FALSE(std::is_sorted(sorted.begin(), sorted.end()));  // rows, not the whole tensor
+
+    npu::tensor_spec index = tensor(npu::dtype::int64, {4, 32}, -5, 5);
+    index.draw = draw::permutation;
+    const auto perm = decode_tensor(index, generate_input(index, rng).data());
+    for (size_t r = 0; r < 4; ++r) {
+      std::vector<double> row(perm.begin() + static_cast<long>(r * 32),
+                              perm.begin() + static_cast<long>(r * 32 + 32));
+      const std::vector<double> unshuffled = row;
+      std::sort(row.begin(), row.end());
+      for (size_t i = 0; i < 32; ++i) CHECK(row[i] == static_cast<double>(i));
+      CHECK(row != unshuffled);
+    }
+
+    npu::tensor_spec mask = tensor(npu::dtype::uint8, {1000}, 3, 9);
+    mask.draw = draw::mask;
+    size_t ones = 0;
+    for (double v : decode_tensor(mask, generate_input(mask, rng).data())) {
+      CHECK((v == 0 || v == 1));
+      ones += v == 1;
+    }
+    CHECK(ones > 400);
+    CHECK(ones < 600);
+
+    npu::tensor_spec normal = tensor(npu::dtype::float32, {4000}, -3, 9);
+    normal.draw = draw::normal;
+    double sum = 0;
+    size_t near_middle = 0;
+    for (double v : decode_tensor(normal, generate_input(normal, rng).data())) {
+      CHECK(v >= -3);
+      CHECK(v <= 9);
+      sum += v;
+      near_middle += std::abs(v - 3) <= 2;  // one standard deviation: about 68 %
+    }
+    CHECK(sum / 4000 == doctest::Approx(3).epsilon(0.05));
+    CHECK(near_middle > 2500);
+    CHECK(near_middle < 2950);
+
+    // The default draws what it always drew: a uniform input is unchanged by the feature.
+    const npu::tensor_spec plain = tensor(npu::dtype::float32, {64}, -1, 1);
+    npu::tensor_spec explicit_uniform = plain;
+    explicit_uniform.draw = draw::uniform;
+    std::mt19937_64 a(5), b(5);
+    CHECK(generate_input(plain, a) == generate_input(explicit_uniform, b));
   }
 }
 

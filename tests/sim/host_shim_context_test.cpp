@@ -119,6 +119,10 @@ TEST_SUITE("sim") {
     REQUIRE(ctx.GetInputShape(0) != nullptr);
     CHECK(ctx.GetInputShape(0)->GetOriginShape().GetShapeSize() == 16384);
     CHECK(ctx.GetInputShape(0)->GetStorageShape().GetDim(1) == 2048);
+    // Every op.json input is present: the required and optional spellings see the same shapes.
+    CHECK(ctx.GetRequiredInputShape(0) == ctx.GetInputShape(0));
+    CHECK(ctx.GetOptionalInputShape(0) == ctx.GetInputShape(0));
+    CHECK(ctx.GetRequiredInputTensor(0) == ctx.GetInputTensor(0));
     CHECK(ctx.GetInputShape(1) == nullptr);
     CHECK(ctx.GetOutputShape(0)->GetStorageShape() == gert::Shape{8, 1});
     CHECK(ctx.GetInputDesc(0)->GetDataType() == ge::DT_FLOAT16);
@@ -239,6 +243,9 @@ TEST_SUITE("sim") {
     CHECK(host_shim_test::InferDataType(&types) == ge::GRAPH_SUCCESS);
     CHECK(types.GetOutputDataType(0) == ge::DT_BF16);
     CHECK(types.SetOutputDataType(1, ge::DT_FLOAT) == ge::GRAPH_FAILED);
+    // The required-input spellings see op.json's inputs, all of which are present.
+    CHECK(types.GetRequiredInputDataType(0) == ge::DT_BF16);
+    CHECK(shapes.GetRequiredInputShape(0) == shapes.GetInputShape(0));
   }
 
   TEST_CASE("an OpDef records what it declares, for aopt init") {

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "sim/shim_fixture.hpp"
 
@@ -83,6 +84,56 @@ TEST_SUITE("sim") {
             run.run([] {
               LocalTensor<float> none;
               none.GetValue(0);
+            });
+          }) == "ub_out_of_bounds");
+  }
+
+  TEST_CASE("a vector source read past its buffer but inside the UB is a warning, not a failure") {
+    // Honest kernels round a count up and discard the extra lanes (DrivingSDK's
+    // select_idx_with_mask casts a 64-rounded count from an 8-rounded buffer).
+    shim_run run;
+    std::vector<float> out(64, -1.0f);
+    run.run([&] {
+      TPipe pipe;
+      TBuf<TPosition::VECCALC> a;
+      TBuf<TPosition::VECCALC> c;
+      pipe.InitBuffer(a, 256);
+      pipe.InitBuffer(c, 512);
+      LocalTensor<float> src = a.Get<float>();
+      LocalTensor<float> dst = c.Get<float>();
+      Duplicate(src, 2.0f, 64);
+      Duplicate(dst, 0.0f, 128);
+      Add(dst, src, src, 72);  // reads 8 floats past a: the first of c
+      for (int i = 0; i < 64; ++i) out[static_cast<size_t>(i)] = dst.GetValue(i);
+    });
+    CHECK(out[0] == 4.0f);
+    CHECK(out[63] == 4.0f);
+    REQUIRE(run.warnings.size() == 2);  // src0 and src1
+    CHECK(contains(run.warnings[0], "Add (line "));
+    CHECK(contains(run.warnings[0], "src0 reads UB [0, 288)"));
+    CHECK(contains(run.warnings[0], "past the tensor's buffer UB [0, 256)"));
+
+    // Past the UB itself, or written, it still fails.
+    CHECK(error_kind([&] {
+            run.run([] {
+              TPipe pipe;
+              TBuf<TPosition::VECCALC> a;
+              TBuf<TPosition::VECCALC> c;
+              pipe.InitBuffer(c, 196608 - 256);
+              pipe.InitBuffer(a, 256);
+              LocalTensor<float> src = a.Get<float>();
+              Add(c.Get<float>(), src, src, 72);
+            });
+          }) == "ub_out_of_bounds");
+    CHECK(error_kind([&] {
+            run.run([] {
+              TPipe pipe;
+              TBuf<TPosition::VECCALC> a;
+              TBuf<TPosition::VECCALC> c;
+              pipe.InitBuffer(a, 256);
+              pipe.InitBuffer(c, 512);
+              LocalTensor<float> t = a.Get<float>();
+              Add(t, c.Get<float>(), c.Get<float>(), 72);
             });
           }) == "ub_out_of_bounds");
   }

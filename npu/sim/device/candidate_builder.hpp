@@ -64,6 +64,12 @@ struct sim_toolchain {
 // The toolchain of this build of aopt (compile definitions from npu/sim/CMakeLists.txt).
 sim_toolchain default_sim_toolchain();
 
+// The compile flags of the generated kernel and host units. Every macro the units need is
+// defined in their generated source, after the precompiled header the last flags force-include:
+// a -D here would make GCC drop the precompiled header (and triple the compile time).
+std::vector<std::string> kernel_unit_flags(const sim_toolchain& t);
+std::vector<std::string> host_unit_flags(const sim_toolchain& t);
+
 // The C++ type a kernel sees for a dtype (DTYPE_<NAME> macros): half, float, bfloat16_t, ...
 const char* kernel_c_type(dtype t);
 

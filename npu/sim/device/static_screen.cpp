@@ -22,6 +22,9 @@ struct token {
   token_kind kind;
   std::string text;
   uint32_t line;
+  // Which preprocessor line the token is on (1 for the first directive, 2 for the next...), 0
+  // for code: a #define's body is judged as code, but never as part of what surrounds it.
+  uint32_t directive = 0;
 };
 
 struct include_line {
@@ -71,6 +74,7 @@ class lexer {
       ++line_;
       ++i_;
       line_start_ = true;
+      directive_ = 0;
       return;
     }
     if (continuation() || std::isspace(static_cast<unsigned char>(c))) {
@@ -136,7 +140,9 @@ class lexer {
     ++i_;
   }
 
-  void push(token_kind k, std::string text) { out_.tokens.push_back({k, std::move(text), line_}); }
+  void push(token_kind k, std::string text) {
+    out_.tokens.push_back({k, std::move(text), line_, directive_});
+  }
 
   void quoted(char q) {
     const uint32_t line = line_;
@@ -149,7 +155,7 @@ class lexer {
       ++i_;
     }
     ++i_;
-    out_.tokens.push_back({token_kind::literal, std::string(1, q), line});
+    out_.tokens.push_back({token_kind::literal, std::string(1, q), line, directive_});
   }
 
   void raw_string() {
@@ -165,10 +171,11 @@ class lexer {
     line_ += static_cast<uint32_t>(
         std::count(s_.begin() + static_cast<long>(i_), s_.begin() + static_cast<long>(stop), '\n'));
     i_ = stop;
-    out_.tokens.push_back({token_kind::literal, "\"", line});
+    out_.tokens.push_back({token_kind::literal, "\"", line, directive_});
   }
 
   void directive() {
+    directive_ = ++directives_seen_;
     ++i_;
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || continuation())) ++i_;
     const size_t b = i_;
@@ -194,17 +201,22 @@ class lexer {
   size_t i_ = 0;
   uint32_t line_ = 1;
   bool line_start_ = true;
+  uint32_t directive_ = 0;
+  uint32_t directives_seen_ = 0;
   lexed out_;
 };
 
 // The C++ standard headers a kernel or tiling function needs: no I/O, processes or threads.
 const std::set<std::string> allowed_std_headers = {
-    "algorithm", "array",    "bitset",      "cassert",       "cfloat",        "climits",
-    "cmath",     "cstddef",  "cstdint",     "cstring",       "functional",    "initializer_list",
-    "iterator",  "limits",   "map",         "memory",        "numeric",       "set",
-    "string",    "tuple",    "type_traits", "unordered_map", "unordered_set", "utility",
-    "vector",    "math.h",   "stdint.h",    "stddef.h",      "float.h",       "limits.h",
-    "string.h",  "assert.h", "cstdbool",    "stdbool.h"};
+    "algorithm", "array", "bitset", "cassert", "cfloat", "climits", "cmath", "cstddef", "cstdint",
+    "cstring", "functional", "initializer_list", "iterator", "limits", "map", "memory", "numeric",
+    "set", "string", "tuple", "type_traits", "unordered_map", "unordered_set", "utility", "vector",
+    "math.h", "stdint.h", "stddef.h", "float.h", "limits.h", "string.h", "assert.h", "cstdbool",
+    "stdbool.h",
+    // A tiling program's: memory, strings and numbers (the calls that reach the system stay
+    // refused by name below).
+    "cstdlib", "stdlib.h", "sstream", "string_view", "optional", "deque", "list", "queue", "stack",
+    "cinttypes", "inttypes.h", "cstdarg", "stdarg.h", "iomanip", "variant"};
 
 // AscendC and tiling headers of the shim (never its aopt/ and aopt_sim/ internals).
 const char* const allowed_shim_prefixes[] = {
@@ -215,7 +227,9 @@ const char* const allowed_shim_prefixes[] = {
     "kernel_struct_data_copy.h"};
 
 // System calls, their C library wrappers and whatever reaches files, processes, signals,
-// dynamic loading or the process's exit path.
+// dynamic loading or the process's exit path. Reading the environment is not among them: a
+// candidate runs without aopt's (inherit_environment = false), and log helpers read their level
+// from it (getenv("ASCEND_GLOBAL_LOG_LEVEL")); changing it is.
 const std::set<std::string> forbidden_calls = {"syscall",
                                                "open",
                                                "open64",
@@ -313,7 +327,6 @@ const std::set<std::string> forbidden_calls = {"syscall",
                                                "ftruncate",
                                                "link",
                                                "symlink",
-                                               "getenv",
                                                "setenv",
                                                "putenv",
                                                "unsetenv",
@@ -409,6 +422,8 @@ class screener {
     if (!angled && resolve_package_include(file_, name, includes_.package_files)) {
       return std::nullopt;
     }
+    // The build searches the package root for angled paths last (npu/package_include_dirs.hpp).
+    if (angled && includes_.package_files.count(name) != 0) return std::nullopt;
     if (name.find("..") == std::string::npos) {
       for (const char* prefix : allowed_shim_prefixes) {
         if (name.compare(0, std::strlen(prefix), prefix) == 0) return std::nullopt;
@@ -435,10 +450,19 @@ class screener {
     const token* t = tok(k);
     return t != nullptr && t->text == text;
   }
+  // An initialiser's or assignment's '=', not one of "==", "!=", "<=" or ">=" (the lexer makes a
+  // token of each punctuation character).
+  bool is_assignment(size_t k) const {
+    return is(k, "=") && !is(k + 1, "=") && !is(k - 1, "=") && !is(k - 1, "!") && !is(k - 1, "<") &&
+           !is(k - 1, ">");
+  }
 
   std::optional<screen_finding> check_token(size_t k) const {
     const token& t = (*toks_)[k];
-    if (t.kind == token_kind::punct && t.text == "##") {
+    // `, ##__VA_ARGS__` (GNU: drop the comma when no variadic argument is given) pastes
+    // nothing: log macros are written so.
+    if (t.kind == token_kind::punct && t.text == "##" &&
+        !(is(k - 1, ",") && is(k + 1, "__VA_ARGS__"))) {
       return found(t.line, "##", "token pasting can assemble forbidden names from harmless pieces");
     }
     if (t.kind != token_kind::identifier) return std::nullopt;
@@ -505,6 +529,8 @@ class screener {
     };
     for (size_t k = 0; k < toks_->size(); ++k) {
       const token& t = (*toks_)[k];
+      // A macro's body is no continuation of the statement before it, nor the start of the next.
+      if (k > 0 && t.directive != (*toks_)[k - 1].directive && collecting()) stmt.clear();
       const bool ns = at_namespace_scope();
       // A constructor or destructor written in a class body: `Name(` or `~Name(`.
       if (!stack.empty() && stack.back() == brace::class_body && t.kind == token_kind::identifier &&
@@ -519,9 +545,11 @@ class screener {
           } else if (stmt_has("class") || stmt_has("struct") || stmt_has("union") ||
                      stmt_has("enum")) {
             kind = brace::class_body;
-          } else if (stmt_has("=") || (k > 0 && (*toks_)[k - 1].kind == token_kind::identifier &&
-                                       !is(k - 1, "const") && !is(k - 1, "override") &&
-                                       !is(k - 1, "noexcept") && !is(k - 1, "final"))) {
+          } else if (std::any_of(stmt.begin(), stmt.end(),
+                                 [&](size_t j) { return is_assignment(j); }) ||
+                     (k > 0 && (*toks_)[k - 1].kind == token_kind::identifier &&
+                      !is(k - 1, "const") && !is(k - 1, "override") && !is(k - 1, "noexcept") &&
+                      !is(k - 1, "final"))) {
             kind = brace::initializer;
           }
         } else if (stack.back() == brace::initializer) {
@@ -577,7 +605,8 @@ class screener {
         if (is(j, skip)) return std::nullopt;
       }
     }
-    const auto eq = std::find_if(stmt.begin(), stmt.end(), [&](size_t j) { return is(j, "="); });
+    const auto eq =
+        std::find_if(stmt.begin(), stmt.end(), [&](size_t j) { return is_assignment(j); });
     if (eq != stmt.end()) {
       for (auto it = eq + 1; it != stmt.end(); ++it) {
         if (!is(*it, "(")) continue;

@@ -105,6 +105,14 @@ std::optional<std::string> forbidden_definition(const elf_symbol& symbol,
   const std::string& name = symbol.name;
   if (is_strong_global_definition(symbol.type)) {
     if (allowed.admits(name)) return std::nullopt;
+    // A C++ name (mangled) that no library of the link defines or calls is the operator's own:
+    // a method of its tiling class defined out of line, a helper in its namespace. Nothing but
+    // the candidate can reach it, so it replaces nothing. C names stay refused: the C library's
+    // dynamic table is not all a process can bind.
+    if (name.rfind("_Z", 0) == 0 && trusted.strong.count(name) == 0 &&
+        trusted.weak.count(name) == 0 && trusted.referenced.count(name) == 0) {
+      return std::nullopt;
+    }
     const char* why = trusted.strong.count(name) != 0 || trusted.weak.count(name) != 0
                           ? "a name the simulator or the C/C++ libraries define"
                       : trusted.referenced.count(name) != 0 ? "a name the simulator calls"

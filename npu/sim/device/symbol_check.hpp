@@ -1,9 +1,11 @@
 // The link allow-list (issue 30 item 3): before a candidate's objects are linked with the
 // simulator, their symbol tables (nm) say what they define. A candidate unit may define with
 // external linkage only its entry points (the kernel entry and aopt_kernel_entry, or
-// optiling::<tiling function> and aopt_tiling_entry); everything else it defines must have
-// internal linkage, or be a weak (COMDAT) copy of an inline function or template instantiation
-// that no library of the link defines strongly and that the simulator does not merely reference.
+// optiling::<tiling function> and aopt_tiling_entry), and C++ (mangled) names that no library of
+// the link defines or references (the operator's own classes and helpers: nothing but the
+// candidate can reach them); everything else it defines must have internal linkage, or be a weak
+// (COMDAT) copy of an inline function or template instantiation that no library of the link
+// defines strongly and that the simulator does not merely reference.
 // Anything else (a runtime or shim function, a libc or libstdc++ name, an `extern "C"` definition
 // with the runtime's mangled name) is compile_error "forbidden", naming the symbol: defined
 // before the libraries in the link, it would replace theirs.

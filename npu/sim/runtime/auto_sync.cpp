@@ -74,26 +74,37 @@ void insert_auto_sync(core_trace& trace) {
     return candidate != none && (known == none || candidate > known);
   };
 
+  // Per pipe, its latest instruction so far: an inserted SetFlag is issued on the producing pipe
+  // right before the consumer's WaitFlag, and a SetFlag waits for every earlier instruction of
+  // its pipe (the SetFlag/WaitFlag reference), so the edge goes to that pipe's latest instruction,
+  // not only to the one that touched the data.
+  std::array<uint32_t, pipe_count> latest_of;
+  latest_of.fill(none);
+
   for (uint32_t i = 0; i < trace.instructions.size(); ++i) {
     instruction& in = trace.instructions[i];
-    if (in.reads.empty() && in.writes.empty()) continue;
     const auto p = static_cast<size_t>(in.on);
+    if (in.reads.empty() && in.writes.empty()) {
+      latest_of[p] = i;
+      continue;
+    }
     if (in.on == pipe::s) {
       for (size_t other = 0; other < pipe_count; ++other) {
-        if (other == p) continue;
-        const uint32_t dep = must_follow(history[other], in);
+        if (other == p || must_follow(history[other], in) == none) continue;
+        const uint32_t dep = latest_of[other];
         if (newer(dep, scalar_follows[other])) {
           in.auto_deps.push_back(dep);
           scalar_follows[other] = dep;
         }
       }
-    } else {
-      const uint32_t dep = must_follow(history[static_cast<size_t>(pipe::s)], in);
+    } else if (must_follow(history[static_cast<size_t>(pipe::s)], in) != none) {
+      const uint32_t dep = latest_of[static_cast<size_t>(pipe::s)];
       if (newer(dep, follows_scalar[p])) {
         in.auto_deps.push_back(dep);
         follows_scalar[p] = dep;
       }
     }
+    latest_of[p] = i;
     for (const ub_range& r : in.reads)
       if (r.begin < r.end) history[p].record(r, false, i);
     for (const ub_range& r : in.writes)

@@ -6,9 +6,11 @@
 // MTE3 -> V ordering stays the kernel's job (queues, flags, barriers).
 //
 // insert_auto_sync adds those edges to a recorded trace as instruction::auto_deps: a scalar
-// access depends on the latest instruction of each other pipe that touched the same UB data
-// in a conflicting way (write/read, read/write, write/write), and an instruction of another pipe
-// depends on the latest conflicting scalar access. Like the compiler, which reasons about
+// access that touches UB data an instruction of another pipe touched in a conflicting way
+// (write/read, read/write, write/write) depends on that pipe's latest instruction so far, and an
+// instruction of another pipe in conflict with a scalar access depends on the latest scalar
+// instruction: the inserted SetFlag sits right before the consumer's WaitFlag and waits for
+// everything its pipe issued before it. Like the compiler, which reasons about
 // tensors rather than bytes, it works on 32-byte UB blocks, so it may order a little more than
 // strictly needed, never less. Deterministic from the trace alone, so a checker can recompute
 // it; it replaces any auto_deps already present.

@@ -45,7 +45,15 @@ struct gm_region {
   uint64_t padding = 0;
   uint64_t over_read = 0;
   bool output = false;  // its writes carry their bytes for the checker's replay (trace.hpp)
+  // An output op.json gives no initial contents: it starts as poison, as on CANN it starts as
+  // whatever its allocation held.
+  bool starts_poisoned = false;
 };
+
+// What the warning of an atomic accumulation into a starts_poisoned output says first: the judge
+// quotes it in a precision failure, where it is the likely cause.
+inline constexpr char accumulation_into_uninitialised_output[] =
+    "atomic accumulation into uninitialised output ";
 
 class block_runner;
 

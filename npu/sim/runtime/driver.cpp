@@ -368,6 +368,7 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
         }
       } else {
         fill_poison(p, t.type, t.numel(), set);
+        launch.gm.back().starts_poisoned = true;
       }
     }
     uint8_t* workspace = add_region("workspace", tiling.workspace_bytes, false, true);

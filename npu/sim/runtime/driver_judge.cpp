@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core_context.hpp"
 #include "driver_failure.hpp"
 #include "driver_trace_check.hpp"
 #include "hazard_detector.hpp"
@@ -222,7 +223,8 @@ void check_set(const driver_spec& spec, const run_report& report, const expected
       fail("precision_error", f->kind, f->message);
     }
   }
-  if (auto f = check_set_trace(spec, s, set == 0, set == 0 ? &warnings : nullptr)) {
+  const auto initial = initial_outputs(op, set);
+  if (auto f = check_set_trace(spec, s, set == 0, set == 0 ? &warnings : nullptr, &initial)) {
     fail("precision_error", f->kind, f->message);
   }
 }
@@ -333,6 +335,16 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
   } catch (const evaluation_failure& v) {
     result.error_kind = v.kind();
     result.message = v.what();
+    // Wrong values where the kernel accumulated into an output that starts as poison: most
+    // likely op.json lacks the output's initial contents, not the kernel a fix.
+    if (v.kind() == "mismatch" || v.kind() == "unwritten_output") {
+      for (const std::string& w : warnings) {
+        if (w.find(accumulation_into_uninitialised_output) != std::string::npos) {
+          result.message += " -- likely cause: " + w;
+          break;
+        }
+      }
+    }
     // Failures thrown here name one of eval_status's names; the candidate's are mapped by
     // candidate_failure.
     if (!npu::parse_eval_status(v.status(), result.status)) {

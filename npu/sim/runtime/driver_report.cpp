@@ -79,6 +79,7 @@ void put_trace(byte_writer& w, const core_trace& t, api_table& apis) {
     w.put(static_cast<uint8_t>(in.cls));
     w.put<uint8_t>(in.all_pipes_barrier);
     w.put<uint8_t>(in.gm_unaligned);
+    w.put<uint8_t>(in.accumulates);
     w.put(apis.id(in.api));
     w.put(in.line);
     w.put(in.bytes);
@@ -133,6 +134,7 @@ core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids
     in.cls = static_cast<op_class>(cls);
     in.all_pipes_barrier = r.get<uint8_t>("instruction.barrier") != 0;
     in.gm_unaligned = r.get<uint8_t>("instruction.gm_unaligned") != 0;
+    in.accumulates = r.get<uint8_t>("instruction.accumulates") != 0;
     api_ids.back().push_back(r.get<uint32_t>("instruction.api"));
     in.line = r.get<uint32_t>("instruction.line");
     in.bytes = r.get<uint64_t>("instruction.bytes");

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "cube_memory.hpp"
+#include "driver_expected.hpp"
+#include "element_codec.hpp"
 
 namespace aopt::sim {
 namespace {
@@ -93,7 +95,7 @@ void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
         for (uint32_t k = b; k < e; ++k) {
           const uint8_t f = ub[k];
           any |= f;
-          totals.passthrough_bytes += (f & (written | computed)) == written;
+          totals.passthrough_bytes += !in.accumulates && (f & (written | computed)) == written;
           totals.underived_bytes += (f & (derived | constant)) == 0;
         }
         totals.out_bytes += e - b;
@@ -187,9 +189,30 @@ std::optional<check_failure> check_records(const core_trace& t, uint32_t ub_byte
 
 }  // namespace
 
+std::vector<std::vector<uint8_t>> initial_outputs(const npu::op_spec& op, uint32_t set) {
+  std::vector<std::vector<uint8_t>> out(op.outputs.size());
+  std::vector<std::vector<uint8_t>> inputs;
+  for (size_t i = 0; i < op.outputs.size(); ++i) {
+    const npu::tensor_spec& t = op.outputs[i];
+    if (t.init == npu::tensor_spec::initial::value) {
+      out[i].resize(t.bytes());
+      const size_t size = npu::dtype_size(t.type);
+      for (int64_t e = 0; e < t.numel(); ++e) {
+        encode_element(t.init_value, t.type, out[i].data() + static_cast<size_t>(e) * size);
+      }
+    } else if (t.init == npu::tensor_spec::initial::copy) {
+      if (inputs.empty()) inputs = make_inputs(op, set);
+      for (size_t k = 0; k < op.inputs.size(); ++k) {
+        if (op.inputs[k].name == t.init_source && inputs[k].size() == t.bytes()) out[i] = inputs[k];
+      }
+    }
+  }
+  return out;
+}
+
 std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_report& set,
-                                             bool fully_traced,
-                                             std::vector<std::string>* warnings) {
+                                             bool fully_traced, std::vector<std::string>* warnings,
+                                             const std::vector<std::vector<uint8_t>>* initial) {
   const npu::op_spec& op = spec.op;
   if (set.traces.size() != set.block_dim) {
     return malformed(std::to_string(set.traces.size()) + " block traces for blockDim " +
@@ -205,8 +228,16 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
 
   std::vector<output_replay> replays(op.outputs.size());
   for (size_t i = 0; i < op.outputs.size(); ++i) {
-    replays[i].image.assign(op.outputs[i].bytes(), 0);
-    replays[i].written.assign(op.outputs[i].bytes(), 0);
+    const bool starts_set = initial != nullptr && i < initial->size() &&
+                            (*initial)[i].size() == op.outputs[i].bytes() &&
+                            op.outputs[i].bytes() != 0;
+    if (starts_set) {
+      replays[i].image = (*initial)[i];
+      replays[i].written.assign(op.outputs[i].bytes(), 1);
+    } else {
+      replays[i].image.assign(op.outputs[i].bytes(), 0);
+      replays[i].written.assign(op.outputs[i].bytes(), 0);
+    }
   }
   std::vector<const gm_write*> output_writes;
   uint64_t write_bytes = 0, listed_write_bytes = 0;

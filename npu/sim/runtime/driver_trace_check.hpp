@@ -32,8 +32,16 @@
 namespace aopt::sim {
 
 // `warnings`, when given, receives the instructions that read UB nothing traced wrote (timed set).
-std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_report& set,
-                                             bool fully_traced,
-                                             std::vector<std::string>* warnings = nullptr);
+// `initial`, when given, holds per output the bytes it starts with (op.json "init"), or nothing
+// for an output that starts as poison: the replay starts from them, and bytes no traced write
+// touched keep them.
+std::optional<check_failure> check_set_trace(
+    const driver_spec& spec, const set_report& set, bool fully_traced,
+    std::vector<std::string>* warnings = nullptr,
+    const std::vector<std::vector<uint8_t>>* initial = nullptr);
+
+// What each output of `op` holds before the kernel runs on input set `set` (op.json "init"), or
+// nothing for an output that starts as poison.
+std::vector<std::vector<uint8_t>> initial_outputs(const npu::op_spec& op, uint32_t set);
 
 }  // namespace aopt::sim

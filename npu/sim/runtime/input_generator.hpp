@@ -1,6 +1,7 @@
 // Deterministic input data: input set k of an operator draws every input, in op.json order,
-// from one std::mt19937_64 seeded with op.seed + k, uniformly within the input's range
-// (inclusive integers for integer types), rounded to the input's dtype.
+// from one std::mt19937_64 seeded with op.seed + k, as its distribution says (uniformly within
+// the input's range by default; inclusive integers for integer types), rounded to the input's
+// dtype. A uniform input draws exactly the values it drew before distributions existed.
 #pragma once
 
 #include <cstdint>

@@ -96,6 +96,16 @@ void check_ub_range(const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t by
                                ") (", t.buf_end - t.buf_begin, " bytes)"));
 }
 
+void check_ub_read_range(state& s, const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t bytes,
+                         const char* api, aopt_sim::rt::call_site site, const std::string& what) {
+  if (addr >= t.buf_begin && addr + bytes <= t.buf_end) return;
+  if (t.buf_end == 0 || addr + bytes > s.ub_bytes) check_ub_range(t, addr, bytes, api, site, what);
+  warn(s, cat(where(api, site), ": ", what, " UB [", addr, ", ", addr + bytes,
+              "), past the tensor's buffer UB [", t.buf_begin, ", ", t.buf_end,
+              "): the bytes beyond are not the tensor's (harmless only if those lanes are "
+              "discarded)"));
+}
+
 void check_ub_aligned(const aopt_sim::rt::local_ref& t, const char* api,
                       aopt_sim::rt::call_site site, const char* operand) {
   if (t.addr % ub_block == 0) return;

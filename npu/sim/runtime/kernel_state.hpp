@@ -166,6 +166,13 @@ const char* event_name(AscendC::HardEvent e);
 void check_ub_range(const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t bytes,
                     const char* api, aopt_sim::rt::call_site site, const std::string& what);
 
+// check_ub_range for an operand a vector instruction only reads: past its buffer but inside
+// the UB, the hardware reads whatever the neighbouring bytes hold (honest kernels round a count
+// up and discard the extra lanes), so that is a warning on the result, not a failure; values
+// that reach an output are judged by the comparison. Past the UB, or without a buffer, it fails.
+void check_ub_read_range(state& s, const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t bytes,
+                         const char* api, aopt_sim::rt::call_site site, const std::string& what);
+
 void check_ub_aligned(const aopt_sim::rt::local_ref& t, const char* api,
                       aopt_sim::rt::call_site site, const char* operand);
 

@@ -130,8 +130,13 @@ void check_operands(const vec_operand* ops, size_t n, const aopt_sim::rt::vec_sh
     if (op.aligned) check_ub_aligned(*op.ref, api, site, op.name);
     hulls[i] = operand_hull(op, shape, p);
     if (hulls[i].begin == hulls[i].end) continue;
-    check_ub_range(*op.ref, hulls[i].begin, hulls[i].end - hulls[i].begin, api, site,
-                   cat(op.name, op.write ? " writes" : " reads"));
+    if (op.write) {
+      check_ub_range(*op.ref, hulls[i].begin, hulls[i].end - hulls[i].begin, api, site,
+                     cat(op.name, " writes"));
+    } else {
+      check_ub_read_range(current(), *op.ref, hulls[i].begin, hulls[i].end - hulls[i].begin, api,
+                          site, cat(op.name, " reads"));
+    }
   }
 }
 

@@ -76,7 +76,7 @@ uint64_t vec_gather_mask(uint32_t elem_size, const local_ref& dst, const local_r
     for (uint64_t b = 0; b < blocks; ++b) {
       const uint64_t begin = src_base + b * p.src0BlockStride * block_bytes;
       const uint64_t bytes = std::min(per_block, per_repeat - b * per_block) * elem_size;
-      check_ub_range(src0, begin, bytes, api, site, "src0 reads");
+      check_ub_read_range(s, src0, begin, bytes, api, site, "src0 reads");
       aopt::sim::merge_range(in.reads,
                              {static_cast<uint32_t>(begin), static_cast<uint32_t>(begin + bytes)},
                              max_ranges);

@@ -64,7 +64,10 @@ struct instruction {
   uint32_t bursts = 0;   // DMA bursts
   uint32_t min_burst_bytes = 0;
   bool gm_unaligned = false;  // a GM address not 512-byte aligned
-  uint64_t count = 1;         // coalesced scalar accesses
+  // A UB -> GM copy in atomic mode (SetAtomicAdd/Max/Min): it combines the bytes with what GM
+  // holds, so what it copies is computed on, not passed through.
+  bool accumulates = false;
+  uint64_t count = 1;  // coalesced scalar accesses
   // Memory footprint in UB (for hazards)
   std::vector<ub_range> reads;
   std::vector<ub_range> writes;

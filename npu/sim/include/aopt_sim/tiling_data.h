@@ -35,7 +35,9 @@ using namespace optiling;  // NOLINT(google-build-using-namespace)
 #define AOPT_TILING_CONCAT_INNER(a, b) a##b
 #define AOPT_TILING_CONCAT(a, b) AOPT_TILING_CONCAT_INNER(a, b)
 
-#if defined(AOPT_TILING_OP_TYPE)
+// aopt's generated kernel unit defines AOPT_REGISTERED_TILING_TYPE itself (candidate_builder).
+#if defined(AOPT_REGISTERED_TILING_TYPE)
+#elif defined(AOPT_TILING_OP_TYPE)
 #define AOPT_REGISTERED_TILING_TYPE \
   ::optiling::AOPT_TILING_CONCAT(aopt_tiling_of_, AOPT_TILING_OP_TYPE)::type
 #elif defined(AOPT_TILING_OP_NAME)

@@ -30,15 +30,19 @@ struct tiling_function_entry {
 
 struct tiling_function_registry {
   std::vector<tiling_function_entry> functions;
-  std::vector<std::function<void()>> op_defs;  // OP_ADD: constructs the OpDef (which registers)
+  std::vector<void (*)()> op_defs;  // OP_ADD: constructs the OpDef (which registers)
   bool op_defs_constructed = false;
 };
 
-inline tiling_function_registry& tiling_functions() {
-  static tiling_function_registry registry;
-  return registry;
-}
+// The process's registry (runtime/host_registry.cpp).
+tiling_function_registry& tiling_functions();
 
+// A plain function (what nearly every operator registers), out of line: no std::function of a
+// lambda to instantiate in each host unit.
+void register_tiling_function(const std::string& op_type,
+                              uint32_t (*function)(gert::TilingContext*));
+
+// Any other callable of the context (a functor, a lambda with captures).
 template <typename F>
 void register_tiling_function(const std::string& op_type, F function) {
   if constexpr (std::is_invocable_v<F, gert::TilingContext*>) {
@@ -53,38 +57,16 @@ void register_tiling_function(const std::string& op_type, F function) {
 
 // Constructs every OpDef OP_ADD recorded, once (they register their tiling functions and record
 // their declarations, op_def_records.h).
-inline void construct_op_defs() {
-  tiling_function_registry& r = tiling_functions();
-  if (r.op_defs_constructed) return;
-  r.op_defs_constructed = true;
-  for (const auto& construct : r.op_defs) construct();
-}
+void construct_op_defs();
 
-// The tiling function registered for the operator `op_name` (its op type matched ignoring case
-// and underscores), else the only one registered; null when none (or several for other ops).
-// `registered_as` receives the op type it was registered for.
-inline const tiling_function* registered_tiling_function(const char* op_name,
-                                                         std::string* registered_as = nullptr) {
-  construct_op_defs();
-  tiling_function_registry& r = tiling_functions();
-  const tiling_function_entry* found = nullptr;
-  for (const auto& e : r.functions) {
-    if (op_type_key(e.op_type.c_str()) == op_type_key(op_name)) {
-      found = &e;
-      break;
-    }
-  }
-  if (found == nullptr && r.functions.size() == 1) found = &r.functions.front();
-  if (found == nullptr) return nullptr;
-  if (registered_as != nullptr) *registered_as = found->op_type;
-  return &found->function;
-}
+// The tiling function registered for `op_name` (matched by op_type_key), or the only one when
+// just one is registered; `registered_as` receives the op type it was registered under.
+const tiling_function* registered_tiling_function(const char* op_name,
+                                                  std::string* registered_as = nullptr);
 
 // OP_ADD's record of an OpDef to construct at the first lookup.
 struct op_def_record {
-  explicit op_def_record(std::function<void()> construct) {
-    tiling_functions().op_defs.push_back(std::move(construct));
-  }
+  explicit op_def_record(void (*construct)()) { tiling_functions().op_defs.push_back(construct); }
 };
 
 }  // namespace aopt_sim

@@ -35,28 +35,18 @@ enum class FollowType : uint32_t { ALL = 0, DTYPE = 1, FORMAT = 2, SHAPE = 3 };
 
 class OpParamDef {
  public:
-  OpParamDef() = default;
-  explicit OpParamDef(const char* name) { record_.name = name; }
-  OpParamDef& ParamType(Option o) {
-    record_.param_type = o;
-    return *this;
-  }
-  OpParamDef& DataType(const std::vector<ge::DataType>& types) {
-    record_.dtypes = types;
-    return *this;
-  }
-  OpParamDef& DataTypeList(const std::vector<ge::DataType>& types) {
-    record_.dtypes = types;
-    return *this;
-  }
-  OpParamDef& Format(const std::vector<ge::Format>& formats) {
-    record_.formats = formats;
-    return *this;
-  }
-  OpParamDef& FormatList(const std::vector<ge::Format>& formats) {
-    record_.formats = formats;
-    return *this;
-  }
+  // The recording members are out of line (runtime/host_op_def.cpp): compiled once into the
+  // simulator library instead of in every host unit.
+  OpParamDef();
+  explicit OpParamDef(const char* name);
+  OpParamDef(const OpParamDef&);
+  OpParamDef& operator=(const OpParamDef&);
+  ~OpParamDef();
+  OpParamDef& ParamType(Option o);
+  OpParamDef& DataType(const std::vector<ge::DataType>& types);
+  OpParamDef& DataTypeList(const std::vector<ge::DataType>& types);
+  OpParamDef& Format(const std::vector<ge::Format>& formats);
+  OpParamDef& FormatList(const std::vector<ge::Format>& formats);
   OpParamDef& UnknownShapeFormat(const std::vector<ge::Format>&) { return *this; }
   OpParamDef& ValueDepend(Option) { return *this; }
   OpParamDef& ValueDepend(Option, DependScope) { return *this; }
@@ -81,54 +71,27 @@ class OpParamDef {
 
 class OpAttrDef {
  public:
-  OpAttrDef() = default;
-  explicit OpAttrDef(const char* name) { record_.name = name; }
-  OpAttrDef& AttrType(Option o) {
-    record_.attr_type = o;
-    return *this;
-  }
-  OpAttrDef& Bool(bool value = false) { return typed("bool", value ? "true" : "false"); }
-  OpAttrDef& Float(float value = 0.0f) { return typed("float", number(value)); }
-  OpAttrDef& Int(int64_t value = 0) { return typed("int", std::to_string(value)); }
-  OpAttrDef& String(const char* value = "") {
-    return typed("string", aopt_sim::json_quoted(value == nullptr ? "" : value));
-  }
-  OpAttrDef& ListBool(const std::vector<bool>& values = {}) {
-    std::string text = "[";
-    for (size_t i = 0; i < values.size(); ++i)
-      text += (i ? "," : "") + std::string(values[i] ? "true" : "false");
-    return typed("list_bool", text + "]");
-  }
-  OpAttrDef& ListFloat(const std::vector<float>& values = {}) {
-    std::string text = "[";
-    for (size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + number(values[i]);
-    return typed("list_float", text + "]");
-  }
-  OpAttrDef& ListInt(const std::vector<int64_t>& values = {}) {
-    std::string text = "[";
-    for (size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + std::to_string(values[i]);
-    return typed("list_int", text + "]");
-  }
-  OpAttrDef& ListListInt(const std::vector<std::vector<int64_t>>& = {}) {
-    return typed("list_list_int", "null");
-  }
+  OpAttrDef();
+  explicit OpAttrDef(const char* name);
+  OpAttrDef(const OpAttrDef&);
+  OpAttrDef& operator=(const OpAttrDef&);
+  ~OpAttrDef();
+  OpAttrDef& AttrType(Option o);
+  OpAttrDef& Bool(bool value = false);
+  OpAttrDef& Float(float value = 0.0f);
+  OpAttrDef& Int(int64_t value = 0);
+  OpAttrDef& String(const char* value = "");
+  OpAttrDef& ListBool(const std::vector<bool>& values = {});
+  OpAttrDef& ListFloat(const std::vector<float>& values = {});
+  OpAttrDef& ListInt(const std::vector<int64_t>& values = {});
+  OpAttrDef& ListListInt(const std::vector<std::vector<int64_t>>& values = {});
   OpAttrDef& Version(uint32_t) { return *this; }
   OpAttrDef& Comment(const char*) { return *this; }
 
   const aopt_sim::op_attr_record& aopt_record() const { return record_; }
 
  private:
-  static std::string number(double value) {
-    if (!(value == value) || value > 1e308 || value < -1e308) return "null";  // NaN, inf
-    char text[64];
-    std::snprintf(text, sizeof(text), "%.9g", value);
-    return text;
-  }
-  OpAttrDef& typed(const char* type, std::string value) {
-    record_.type = type;
-    record_.value = std::move(value);
-    return *this;
-  }
+  OpAttrDef& typed(const char* type, std::string value);
   aopt_sim::op_attr_record record_;
 };
 
@@ -152,8 +115,11 @@ class OpAICoreConfig {
 
 class OpAICoreDef {
  public:
-  OpAICoreDef() = default;
-  explicit OpAICoreDef(const char* op_type) : op_type_(op_type) {}
+  OpAICoreDef();
+  explicit OpAICoreDef(const char* op_type);
+  OpAICoreDef(const OpAICoreDef&);
+  OpAICoreDef& operator=(const OpAICoreDef&);
+  ~OpAICoreDef();
   template <typename F>
   OpAICoreDef& SetTiling(F tiling) {
     aopt_sim::register_tiling_function(op_type_, tiling);
@@ -188,10 +154,13 @@ class OpAICoreDef {
 
 class OpDef {
  public:
-  explicit OpDef(const char* op_type) : op_type_(op_type), aicore_(op_type) {}
-  OpParamDef& Input(const char* name) { return inputs_.emplace_back(name); }
-  OpParamDef& Output(const char* name) { return outputs_.emplace_back(name); }
-  OpAttrDef& Attr(const char* name) { return attrs_.emplace_back(name); }
+  explicit OpDef(const char* op_type);
+  OpDef(const OpDef&) = delete;
+  OpDef& operator=(const OpDef&) = delete;
+  ~OpDef();
+  OpParamDef& Input(const char* name);
+  OpParamDef& Output(const char* name);
+  OpAttrDef& Attr(const char* name);
   template <typename F>
   OpDef& SetInferShape(F) {
     return *this;
@@ -208,14 +177,7 @@ class OpDef {
   OpAICoreDef& AICore() { return aicore_; }
 
   // What the constructor declared (aopt_sim/op_def_records.h).
-  aopt_sim::op_def_description aopt_description() const {
-    aopt_sim::op_def_description d;
-    d.op_type = op_type_;
-    for (const auto& p : inputs_) d.inputs.push_back(p.aopt_record());
-    for (const auto& p : outputs_) d.outputs.push_back(p.aopt_record());
-    for (const auto& a : attrs_) d.attrs.push_back(a.aopt_record());
-    return d;
-  }
+  aopt_sim::op_def_description aopt_description() const;
 
  private:
   std::string op_type_;

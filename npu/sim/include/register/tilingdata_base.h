@@ -117,13 +117,19 @@ inline void save_tiling_data(const void* object, size_t size, void* buffer, size
   struct aopt_tiling_registration<__COUNTER__> {                      \
     using type = class_name;                                          \
   };
+// Outside a kernel build (tests) the alias names the registered class; a second registration of
+// another class conflicts only there. aopt's generated units define AOPT_TILING_ALIAS empty
+// (after the precompiled header, and before this header when the precompiled one lacks it)
+// instead of defining AOPT_TILING_OP_NAME on the command line: GCC drops a precompiled header
+// that a macro defined before it could change.
+#ifndef AOPT_TILING_ALIAS
+#define AOPT_TILING_ALIAS(class_name) using aopt_registered_tiling_t = class_name;
+#endif
 #if defined(AOPT_TILING_OP_TYPE) || defined(AOPT_TILING_OP_NAME)
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name) \
   AOPT_REGISTER_TILING_DATA_CLASS_COMMON(op_type, class_name)
 #else
-// Outside a kernel build (host units, tests) the alias names the registered class; a second
-// registration of another class conflicts only there.
 #define REGISTER_TILING_DATA_CLASS(op_type, class_name)       \
   AOPT_REGISTER_TILING_DATA_CLASS_COMMON(op_type, class_name) \
-  using aopt_registered_tiling_t = class_name;
+  AOPT_TILING_ALIAS(class_name)
 #endif

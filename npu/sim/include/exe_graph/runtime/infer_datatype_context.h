@@ -27,6 +27,7 @@ class InferDataTypeContext {
     return index < inputs_.size() ? inputs_[index] : ge::DT_UNDEFINED;
   }
   ge::DataType GetOptionalInputDataType(size_t index) const { return GetInputDataType(index); }
+  ge::DataType GetRequiredInputDataType(size_t index) const { return GetInputDataType(index); }
   ge::DataType GetDynamicInputDataType(size_t ir_index, size_t relative_index) const {
     return GetInputDataType(ir_index + relative_index);
   }

@@ -30,6 +30,7 @@ class InferShapeContext {
     return index < inputs_.size() ? &inputs_[index] : nullptr;
   }
   const Shape* GetOptionalInputShape(size_t index) const { return GetInputShape(index); }
+  const Shape* GetRequiredInputShape(size_t index) const { return GetInputShape(index); }
   const Shape* GetDynamicInputShape(size_t ir_index, size_t relative_index) const {
     return GetInputShape(ir_index + relative_index);
   }

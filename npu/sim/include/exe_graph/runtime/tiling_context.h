@@ -69,6 +69,8 @@ class TilingContext {
     return index < inputs_.size() ? &inputs_[index].tensor.GetShape() : nullptr;
   }
   const StorageShape* GetOptionalInputShape(size_t index) const { return GetInputShape(index); }
+  // By the index among the required inputs (all of op.json's inputs are present).
+  const StorageShape* GetRequiredInputShape(size_t index) const { return GetInputShape(index); }
   // op.json has no dynamic (list) inputs: each list element is its own input, so the element
   // `relative_index` of list `ir_index` is input ir_index + relative_index.
   const StorageShape* GetDynamicInputShape(size_t ir_index, size_t relative_index) const {
@@ -81,6 +83,7 @@ class TilingContext {
     return index < inputs_.size() ? &inputs_[index].tensor : nullptr;
   }
   const Tensor* GetOptionalInputTensor(size_t index) const { return GetInputTensor(index); }
+  const Tensor* GetRequiredInputTensor(size_t index) const { return GetInputTensor(index); }
   const Tensor* GetDynamicInputTensor(size_t ir_index, size_t relative_index) const {
     return GetInputTensor(ir_index + relative_index);
   }
@@ -88,6 +91,9 @@ class TilingContext {
     return index < inputs_.size() ? &inputs_[index].desc : nullptr;
   }
   const CompileTimeTensorDesc* GetOptionalInputDesc(size_t index) const {
+    return GetInputDesc(index);
+  }
+  const CompileTimeTensorDesc* GetRequiredInputDesc(size_t index) const {
     return GetInputDesc(index);
   }
   const CompileTimeTensorDesc* GetDynamicInputDesc(size_t ir_index, size_t relative_index) const {

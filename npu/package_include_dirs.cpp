@@ -1,0 +1,102 @@
+#include "npu/package_include_dirs.hpp"
+
+#include <deque>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "base/file_beneath.hpp"
+#include "base/utf8.hpp"
+#include "npu/package_include.hpp"
+
+namespace aopt::npu {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// `path` made lexical inside the package, or empty when it is absolute or climbs.
+std::string package_path(const fs::path& path) {
+  const fs::path normal = path.lexically_normal();
+  const std::string text = normal.generic_string();
+  if (normal.is_absolute() || text.empty() || text == ".." || text.rfind("../", 0) == 0) return {};
+  return text;
+}
+
+// Where in the package the compiler would look for `d` from the file `including`, in order.
+std::vector<std::string> package_candidates(const std::string& including,
+                                            const include_directive& d) {
+  std::vector<std::string> out;
+  if (!d.angled) {
+    const std::string beside = package_path(fs::path(including).parent_path() / d.path);
+    if (!beside.empty()) out.push_back(beside);
+  }
+  const std::string from_root = package_path(d.path);
+  if (!from_root.empty() && (out.empty() || out.front() != from_root)) out.push_back(from_root);
+  return out;
+}
+
+bool climbs_or_absolute(const std::string& path) {
+  if (path.empty() || path[0] == '/') return true;
+  for (const fs::path& part : fs::path(path)) {
+    if (part == "..") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+result<joined_headers> join_include_dirs(const std::map<std::string, std::string>& package_files,
+                                         const std::vector<fs::path>& include_dirs,
+                                         uint64_t max_file_bytes, size_t max_files) {
+  joined_headers joined;
+  if (include_dirs.empty()) return joined;
+  for (const fs::path& dir : include_dirs) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      return not_found(dir.string() + ": an include folder of the operator that is not a folder");
+    }
+  }
+  std::set<std::string> known;
+  for (const auto& [path, text] : package_files) known.insert(path);
+  std::deque<std::pair<std::string, const std::string*>> pending;
+  for (const auto& [path, text] : package_files) pending.emplace_back(path, &text);
+
+  while (!pending.empty()) {
+    const auto [including, text] = pending.front();
+    pending.pop_front();
+    for (const include_directive& d : include_directives(*text)) {
+      if (d.directive == "embed" || climbs_or_absolute(d.path)) continue;
+      if (!d.angled && resolve_package_include(including, d.path, known)) continue;
+      if (d.angled && known.count(package_path(d.path)) != 0) continue;
+      for (const std::string& candidate : package_candidates(including, d)) {
+        bool found = false;
+        for (const fs::path& dir : include_dirs) {
+          std::error_code ec;
+          if (!fs::exists(dir / candidate, ec)) continue;
+          result<std::string> header = read_file_beneath(dir, candidate, max_file_bytes);
+          if (!header.ok()) return header.error();
+          if (const size_t at = invalid_utf8_offset(*header); at != std::string_view::npos) {
+            return invalid_argument(fmt::format("{}: not UTF-8 text (invalid byte at offset {})",
+                                                (dir / candidate).string(), at));
+          }
+          if (known.size() + 1 > max_files) {
+            return invalid_argument(
+                fmt::format("{}: joining {} would make the package more than {} source files",
+                            including, (dir / candidate).string(), max_files));
+          }
+          known.insert(candidate);
+          joined.sources[candidate] = dir / candidate;
+          auto [it, inserted] = joined.files.emplace(candidate, std::move(header).value());
+          pending.emplace_back(candidate, &it->second);
+          found = true;
+          break;
+        }
+        if (found) break;
+      }
+    }
+  }
+  return joined;
+}
+
+}  // namespace aopt::npu
