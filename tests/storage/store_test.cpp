@@ -330,6 +330,11 @@ TEST_SUITE("storage") {
       auto t = make_transition("c", "op", i);
       t.eval_cache.push_back({cache_key("eval", i), {{"seq", i}}});
       REQUIRE_OK(db->commit_transition(t));
+      // Halfway, wait until the reader has read a state: on a loaded machine it may otherwise
+      // not be scheduled before the writer is done, and nothing would overlap.
+      if (i == transitions / 2) {
+        while (observed.load() == 0) std::this_thread::yield();
+      }
     }
     done = true;
     reader.join();
