@@ -102,11 +102,58 @@ npu::eval_result evaluator_failure(const caf::error& e) {
   return r;
 }
 
-// Hands the engine the outcome of the evaluation it asked for, persists it with its cache entry
-// (none for a failed evaluator call: `cache_key` empty) and takes the next step.
+// The hooked role `name` of the pipeline; null when none is running under that name.
+hook_role_actor hooked_actor(episode_self self, const std::string& name) {
+  for (const hooked_role& h : self->state.ctx.pipeline.hooked) {
+    if (h.name == name) return h.actor;
+  }
+  return {};
+}
+
+// Asks `roles[i..]` one after another, each with its own persisted state, collecting their
+// answers until `last` says an answer ends the round (a veto); then hands them all to `done`.
+template <class Atom, class Request, class Reply, class Last, class Done>
+void ask_in_turn(episode_self self, std::vector<std::string> roles, size_t i, Request request,
+                 std::vector<agent::role_answer<Reply>> answers, Last last, Done done) {
+  if (i == roles.size()) return done(answers);
+  const std::string role = roles[i];
+  const hook_role_actor actor = hooked_actor(self, role);
+  auto next = [=](result<Reply> answer) mutable {
+    answers.push_back({role, std::move(answer)});
+    if (answers.back().answer.ok() && last(*answers.back().answer)) return done(answers);
+    ask_in_turn<Atom>(self, roles, i + 1, request, answers, last, done);
+  };
+  if (!actor) return next(internal_error("no role named " + role + " runs in this pipeline"));
+  const auto& states = self->state.engine->state().role_states;
+  auto it = states.find(role);
+  request.role_state = it == states.end() ? nlohmann::json() : it->second;
+  self->request(actor, caf::infinite, Atom{}, make_local(request))
+      .then([=](const local<result<Reply>>& o) mutable { next(*o.value); },
+            [=](caf::error& e) mutable { next(from_error<Reply>(e, role.c_str())); });
+}
+
+template <class Reply>
+bool never_last(const Reply&) {
+  return false;
+}
+
+// Hands the engine the outcome of the evaluation it asked for, tells the observers, persists it
+// with its cache entry (none for a failed evaluator call: `cache_key` empty) and the observers'
+// states in one transition, and takes the next step.
 void record_evaluation(episode_self self, const std::string& cache_key, const npu::eval_result& r) {
   agent::candidate_record record = self->state.engine->on_evaluation(r);
-  if (persist(self, record, agent::eval_cache_entry_for(cache_key, r))) step(self);
+  auto save = [self, record, cache_key, r] {
+    if (persist(self, record, agent::eval_cache_entry_for(cache_key, r))) step(self);
+  };
+  std::optional<agent::observation> event = self->state.engine->pending_observation();
+  if (!event) return save();
+  ask_in_turn<observe_atom>(
+      self, self->state.engine->state().config.observers, 0, *event,
+      std::vector<agent::role_answer<nlohmann::json>>{}, never_last<nlohmann::json>,
+      [self, save](const std::vector<agent::role_answer<nlohmann::json>>& states) {
+        self->state.engine->on_observed(states);
+        save();
+      });
 }
 
 // A candidate that would become the best is evaluated once more, cold, before it is accepted.
@@ -251,6 +298,27 @@ void step(episode_self self) {
                                     from_error<std::vector<agent::kernel_candidate>>(e, "refiner"),
                                     self->state.ctx.pipeline.refiner_policy));
                     });
+          },
+          [&](const agent::need_annotation& a) {
+            ask_in_turn<annotate_atom>(
+                self, a.roles, 0, a.request,
+                std::vector<agent::role_answer<agent::annotation_reply>>{},
+                never_last<agent::annotation_reply>,
+                [self](const std::vector<agent::role_answer<agent::annotation_reply>>& answers) {
+                  self->state.engine->on_annotations(answers);
+                  step(self);
+                });
+          },
+          [&](const agent::need_gate& g) {
+            // A veto costs no evaluation: the engine records it, the state is persisted, and the
+            // next candidate is asked for.
+            ask_in_turn<gate_atom>(
+                self, g.roles, 0, g.request, std::vector<agent::role_answer<agent::gate_verdict>>{},
+                [](const agent::gate_verdict& v) { return v.veto; },
+                [self](const std::vector<agent::role_answer<agent::gate_verdict>>& verdicts) {
+                  self->state.engine->on_gate(verdicts);
+                  if (persist(self, std::nullopt, std::nullopt)) step(self);
+                });
           },
           [&](const agent::need_evaluation& ev) {
             if (!ev.request.probe || !ctx.pipeline.prober) return evaluate(self, ev.request);

@@ -13,6 +13,7 @@
 
 #include "actors/diagnoser.hpp"
 #include "actors/evaluator.hpp"
+#include "actors/hook_role.hpp"
 #include "actors/messages.hpp"
 #include "actors/mutator.hpp"
 #include "actors/prober.hpp"
@@ -44,6 +45,9 @@ struct episode_pipeline {
   // A candidate that would become the best is evaluated once more, cold, before it is accepted
   // (agent/episode/improvement_confirmation.hpp).
   bool confirm_improvements = true;
+  // The hooked roles (agent/episode/hooks.hpp), by name; the episode's configuration says which
+  // it asks, in which order.
+  std::vector<hooked_role> hooked;
 };
 
 struct episode_context {

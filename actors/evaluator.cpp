@@ -19,13 +19,18 @@ evaluation_done evaluate(agent::evaluation_service& service, const evaluation_jo
 
 }  // namespace
 
+std::shared_ptr<agent::evaluation_service> make_evaluation_service(caf::actor_system& sys,
+                                                                   evaluator_context context) {
+  return std::make_shared<agent::evaluation_service>(
+      std::make_shared<device_pool_slots>(sys, context.pool, std::move(context.device)),
+      std::move(context.cache), context.options);
+}
+
 evaluator_actor spawn_evaluator(caf::actor_system& sys, evaluator_context context) {
   // `cache_hits` of the service are this evaluator's, unlike the device pool's counts, which a
   // pool shared by several campaigns sums over all of them.
-  auto service = std::make_shared<agent::evaluation_service>(
-      std::make_shared<device_pool_slots>(sys, context.pool, std::move(context.device)),
-      std::move(context.cache), context.options);
   const device_pool_actor pool = context.pool;
+  auto service = make_evaluation_service(sys, std::move(context));
   return sys.spawn(
       [service, pool](evaluator_actor::pointer self) -> evaluator_actor::behavior_type {
         return {

@@ -33,4 +33,9 @@ struct evaluator_context {
 
 evaluator_actor spawn_evaluator(caf::actor_system& sys, evaluator_context context);
 
+// The evaluation service over the device pool's slots that spawn_evaluator adapts: for callers
+// that evaluate outside an episode's budget (a hooked role's environment).
+std::shared_ptr<agent::evaluation_service> make_evaluation_service(caf::actor_system& sys,
+                                                                   evaluator_context context);
+
 }  // namespace aopt::actors

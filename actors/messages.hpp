@@ -19,6 +19,7 @@
 
 #include "agent/episode/campaign_metrics.hpp"
 #include "agent/episode/episode.hpp"
+#include "agent/episode/hooks.hpp"
 #include "agent/episode/roles.hpp"
 #include "agent/episode/tiling_feasibility.hpp"
 #include "agent/heuristics/bank_rewind.hpp"
@@ -108,6 +109,13 @@ using retrieval_job = local<agent::need_retrieval>;
 using retrieval_outcome = local<result<std::vector<agent::tuple_ref>>>;
 using refinement_job = local<agent::refinement_request>;
 using refinement_outcome = local<result<std::vector<agent::kernel_candidate>>>;
+// Hooked roles (actors/hook_role.hpp, agent/episode/hooks.hpp).
+using annotation_job = local<agent::annotation_request>;
+using annotation_outcome = local<result<agent::annotation_reply>>;
+using gate_job = local<agent::gate_request>;
+using gate_outcome = local<result<agent::gate_verdict>>;
+using observation_job = local<agent::observation>;
+using observation_outcome = local<result<nlohmann::json>>;
 // The Rewinder (actors/rewinder.hpp): one expert package in, its distilled trajectory out.
 using rewind_job = local<npu::op_package>;
 using rewind_outcome = local<result<agent::distilled_expert>>;
@@ -321,6 +329,12 @@ CAF_ADD_TYPE_ID(aopt, (aopt::actors::pool_job))
 CAF_ADD_TYPE_ID(aopt, (aopt::npu::package_sources))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::probe_job))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::probe_outcome))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::annotation_job))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::annotation_outcome))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::gate_job))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::gate_outcome))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::observation_job))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::observation_outcome))
 CAF_ADD_ATOM(aopt, aopt::actors, evaluate_atom, "evaluate")
 CAF_ADD_ATOM(aopt, aopt::actors, mutate_atom, "mutate")
 CAF_ADD_ATOM(aopt, aopt::actors, diagnose_atom, "diagnose")
@@ -342,4 +356,7 @@ CAF_ADD_ATOM(aopt, aopt::actors, tick_atom, "tick")
 CAF_ADD_ATOM(aopt, aopt::actors, probe_atom, "probe")
 CAF_ADD_ATOM(aopt, aopt::actors, challenge_atom, "challenge")
 CAF_ADD_ATOM(aopt, aopt::actors, done_atom, "done")
+CAF_ADD_ATOM(aopt, aopt::actors, annotate_atom, "annotate")
+CAF_ADD_ATOM(aopt, aopt::actors, gate_atom, "gate")
+CAF_ADD_ATOM(aopt, aopt::actors, observe_atom, "observe")
 CAF_END_TYPE_ID_BLOCK(aopt)

@@ -21,6 +21,7 @@
 #include "base/listen_address.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/engine.hpp"
+#include "runtime/hooked_roles.hpp"
 #include "runtime/llm_factory.hpp"
 #include "server/api_router.hpp"
 #include "server/bearer_token.hpp"
@@ -66,6 +67,10 @@ int serve(const serve_args& args) {
           cfg->pipeline.stage1, cfg->pipeline.stage2);
       !roles.ok()) {
     fmt::print(stderr, "aopt serve: {}\n", roles.error().to_string());
+    return exit_bad_input;
+  }
+  if (status hooked = runtime::check_hooked_roles(*cfg); !hooked.ok()) {
+    fmt::print(stderr, "aopt serve: {}\n", hooked.to_string());
     return exit_bad_input;
   }
   result<listen_address> address = parse_listen_address(cfg->server.listen);

@@ -444,6 +444,14 @@ template <class V, class C>
 void pipeline_fields(V& v, C& c) {
   v.string_list("stage1", c.stage1, true, true);
   v.string_list("stage2", c.stage2, true, true);
+  v.string_list("annotators", c.annotators, true, true);
+  v.string_list("gates", c.gates, true, true);
+  v.string_list("observers", c.observers, true, true);
+}
+
+bool is_hooked_role(const std::string& name) {
+  const std::vector<std::string>& hooked = hooked_roles();
+  return std::find(hooked.begin(), hooked.end(), name) != hooked.end();
 }
 
 template <class V, class C>
@@ -546,7 +554,21 @@ status read_roles(const json& roles, std::map<std::string, role_config>& out) {
       return config_error(path, "unknown role (known: " + joined_roles() + ")");
     if (!item.value().is_object())
       return config_error(path, "expected a table, got " + describe(item.value()));
-    table_reader reader(item.value(), path);
+    json fields = item.value();
+    if (is_hooked_role(item.key())) {
+      // Its descriptor's schema checks the rest when the campaign builds the role.
+      json settings = json::object();
+      for (auto it = fields.begin(); it != fields.end();) {
+        if (it.key() == "policy") {
+          ++it;
+          continue;
+        }
+        settings[it.key()] = *it;
+        it = fields.erase(it);
+      }
+      known->second.settings = std::move(settings);
+    }
+    table_reader reader(fields, path);
     role_fields(reader, known->second, item.key());
     AOPT_RETURN_IF_ERROR(reader.finish());
   }
@@ -793,9 +815,20 @@ bool operator==(const aopt_config& a, const aopt_config& b) {
          a.workers.secret == b.workers.secret;
 }
 
+const std::vector<std::string>& hooked_roles() {
+  static const std::vector<std::string> roles = {
+#include "roles/role_names.inc"
+  };
+  return roles;
+}
+
 const std::vector<std::string>& known_roles() {
-  static const std::vector<std::string> roles = {"template", "mutator",  "diagnoser", "retriever",
-                                                 "refiner",  "rewinder", "distiller"};
+  static const std::vector<std::string> roles = [] {
+    std::vector<std::string> names = {"template", "mutator",  "diagnoser", "retriever",
+                                      "refiner",  "rewinder", "distiller"};
+    names.insert(names.end(), hooked_roles().begin(), hooked_roles().end());
+    return names;
+  }();
   return roles;
 }
 
@@ -827,6 +860,7 @@ nlohmann::json to_json(const aopt_config& c) {
     table_writer w;
     role_fields(w, rc, name);
     roles[name] = w.take();
+    for (const auto& [key, value] : rc.settings.items()) roles[name][key] = value;
   }
   out[roles_section] = std::move(roles);
   return out;

@@ -171,11 +171,18 @@ struct role_config {
   policy_kind policy = policy_kind::heuristic;
   // Only the retriever has this key (tuples per query); 0 for every other role.
   uint32_t top_k = 0;
+  // A hooked role's other keys, as given (an object): its descriptor's schema checks them when
+  // the campaign builds the role (agent/roles/role_descriptor.hpp).
+  nlohmann::json settings = nlohmann::json::object();
 };
 
 struct pipeline_config {
   std::vector<std::string> stage1 = {"mutator"};
   std::vector<std::string> stage2 = {"diagnoser", "retriever", "refiner"};
+  // Hooked roles by hook (agent/episode/hooks.hpp), in the order they are asked.
+  std::vector<std::string> annotators;
+  std::vector<std::string> gates;
+  std::vector<std::string> observers;
 };
 
 struct bank_config {
@@ -246,8 +253,11 @@ inline bool operator!=(const aopt_config& a, const aopt_config& b) {
 }
 
 // The roles that may appear under [roles.<name>] and in [pipeline], in a fixed order:
-// template, mutator, diagnoser, retriever, refiner, rewinder, distiller.
+// template, mutator, diagnoser, retriever, refiner, rewinder, distiller, then the hooked roles
+// (hooked_roles()).
 const std::vector<std::string>& known_roles();
+// The hooked roles this build has (agent/roles/<name>_role.cpp), by name.
+const std::vector<std::string>& hooked_roles();
 
 // The folder holding aopt.toml, hardware/ and prompts/ of this build (the source tree's
 // config/ folder).

@@ -181,13 +181,21 @@ const std::set<std::string, std::less<>>& legacy_schema() {
   return schema;
 }
 
+// The roles of that version; roles added since (the hooked roles) are not part of its ids.
+const std::set<std::string, std::less<>>& legacy_roles() {
+  static const std::set<std::string, std::less<>> roles = {
+      "template", "mutator", "diagnoser", "retriever", "refiner", "rewinder", "distiller"};
+  return roles;
+}
+
 // Drops from `node` (at `path`) every key the legacy schema does not know.
 void keep_legacy_keys(nlohmann::json& node, const std::string& path) {
   if (!node.is_object()) return;
   for (auto it = node.begin(); it != node.end();) {
     const std::string child =
         (path.empty() ? "" : path + "/") + (path == roles_section ? "*" : it.key());
-    if (!legacy_schema().count(child)) {
+    if (!legacy_schema().count(child) ||
+        (path == roles_section && !legacy_roles().count(it.key()))) {
       it = node.erase(it);
       continue;
     }

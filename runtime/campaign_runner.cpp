@@ -18,8 +18,11 @@
 #include "actors/role_registry.hpp"
 #include "actors/shut_down.hpp"
 #include "agent/episode/store_journal.hpp"
+#include "agent/roles/role_descriptor.hpp"
 #include "llm/token_ledger_json.hpp"
+#include "npu/hardware_profile.hpp"
 #include "runtime/device_factory.hpp"
+#include "runtime/hooked_roles.hpp"
 #include "runtime/tiling_probe_factory.hpp"
 
 namespace aopt::runtime {
@@ -78,6 +81,9 @@ result<agent::episode_config> episode_config_of(const config::aopt_config& c) {
   e.stage2_adaptive = c.campaign.stage2_adaptive;
   e.top_k = std::max<uint32_t>(1, c.roles.at("retriever").top_k);
   e.seed = c.campaign.seed;
+  e.annotators = c.pipeline.annotators;
+  e.gates = c.pipeline.gates;
+  e.observers = c.pipeline.observers;
   return e;
 }
 
@@ -317,6 +323,7 @@ class campaign_run {
   std::unique_ptr<llm_gateway_link> llm_gateway_;
   actors::episode_pipeline pipeline_;
   actors::campaign_actor campaign_;
+  sim::hw_profile hardware_;  // the hooked roles' environment points at it
 };
 
 status campaign_run::prepare(caf::actor_system& sys) {
@@ -327,6 +334,7 @@ status campaign_run::prepare(caf::actor_system& sys) {
   if (result<agent::pipeline_roles> valid = roles.resolve(cfg.pipeline.stage1, cfg.pipeline.stage2);
       !valid.ok())
     return valid.error();
+  AOPT_RETURN_IF_ERROR(check_hooked_roles(cfg));
   // Before the record says "running": a device that cannot be made refuses the start.
   result<std::shared_ptr<npu::device>> device =
       make_device(cfg, secrets_to_redact(cfg), request_.drift);
@@ -411,9 +419,25 @@ status campaign_run::prepare(caf::actor_system& sys) {
   pipeline_ = *pipeline;
   pipeline_.confirm_improvements = cfg.device.confirm_improvements;
   if (probe.screen) pipeline_.prober = actors::spawn_prober(sys, probe.screen);
-  pipeline_.evaluator = actors::spawn_evaluator(
-      sys, {device_, host_.device_pool(), std::make_shared<agent::store_journal>(db_),
-            make_eval_options(cfg.device)});
+  const actors::evaluator_context evaluation{device_, host_.device_pool(),
+                                             std::make_shared<agent::store_journal>(db_),
+                                             make_eval_options(cfg.device)};
+  pipeline_.evaluator = actors::spawn_evaluator(sys, evaluation);
+
+  result<sim::hw_profile> hardware =
+      npu::find_hardware_profile(cfg.device.profile, config::hardware_dir(cfg.device));
+  if (!hardware.ok()) return refuse(hardware.error().with_context("device.profile"));
+  hardware_ = *hardware;
+  agent::role_environment environment;
+  environment.campaign = outcome_.campaign;
+  environment.llm = *backend;
+  environment.db = &db_;
+  environment.hardware = &hardware_;
+  environment.evaluation = actors::make_evaluation_service(sys, evaluation);
+  environment.device_slots = cfg.device.slots;
+  result<std::vector<actors::hooked_role>> hooked = spawn_hooked_roles(sys, cfg, environment);
+  if (!hooked.ok()) return refuse(hooked.error());
+  pipeline_.hooked = std::move(*hooked);
 
   if (events_) {
     agent::campaign_event started;
@@ -447,6 +471,7 @@ result<campaign_outcome> campaign_run::finish(
   }
   actors::shut_down(pipeline_.mutator, pipeline_.diagnoser, pipeline_.retriever, pipeline_.refiner,
                     pipeline_.evaluator, pipeline_.prober, llm_gateway_->actor());
+  for (const actors::hooked_role& role : pipeline_.hooked) actors::shut_down(role.actor);
   // Unroutes the LLM backend from the gateway actor and the billing from the journal.
   llm_gateway_.reset();
   billing_.reset();

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/roles/role_table.hpp"
 #include "llm/prompt_library.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/sim/runtime/hw_profile.hpp"
@@ -85,7 +86,9 @@ result<std::shared_ptr<agent::llm_backend>> make_llm_backend(
       npu::find_hardware_profile(config.device.profile, config::hardware_dir(config.device));
   if (!hw.ok()) return hw.error().with_context("device.profile");
 
-  std::vector<std::filesystem::path> folders = {config::builtin_config_dir() / "prompts"};
+  // The hooked roles' templates sit next to their sources (agent/roles/<template>.md).
+  std::vector<std::filesystem::path> folders = {config::builtin_config_dir() / "prompts",
+                                                agent::role_prompts_dir()};
   if (!config.llm.prompts_dir.empty()) folders.push_back(config::prompts_dir(config.llm));
   result<llm::prompt_library> prompts = llm::prompt_library::load(folders);
   if (!prompts.ok()) return prompts.error().with_context("llm.prompts_dir");

@@ -34,10 +34,21 @@ bool uses_llm(const config::aopt_config& config, const std::string& role) {
   return it != config.roles.end() && it->second.policy == config::policy_kind::llm;
 }
 
+// The roles of an episode that may call the LLM: Algorithm 1's and the hooked roles the
+// pipeline names.
+std::vector<std::string> llm_capable_roles(const config::aopt_config& config) {
+  std::vector<std::string> roles = episode_roles;
+  for (const auto* hooked :
+       {&config.pipeline.annotators, &config.pipeline.gates, &config.pipeline.observers}) {
+    roles.insert(roles.end(), hooked->begin(), hooked->end());
+  }
+  return roles;
+}
+
 }  // namespace
 
 bool roles_use_llm(const config::aopt_config& config) {
-  for (const std::string& role : episode_roles) {
+  for (const std::string& role : llm_capable_roles(config)) {
     if (uses_llm(config, role)) return true;
   }
   return false;
@@ -46,7 +57,7 @@ bool roles_use_llm(const config::aopt_config& config) {
 result<std::shared_ptr<agent::llm_backend>> make_role_llm_backend(
     const config::aopt_config& config, storage::store& db,
     std::shared_ptr<agent::llm_service> shared) {
-  for (const std::string& role : episode_roles) {
+  for (const std::string& role : llm_capable_roles(config)) {
     if (!uses_llm(config, role)) continue;
     result<std::shared_ptr<agent::llm_backend>> made =
         make_llm_backend(config, &db, std::move(shared));

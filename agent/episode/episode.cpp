@@ -206,7 +206,22 @@ episode_action episode_engine::next() const {
     return need_evaluation{
         {state_.baseline_tiling, state_.baseline_kernel, "baseline", "baseline", {}}};
   }
-  if (pending_.evaluation) return need_evaluation{*pending_.evaluation};
+  if (pending_.evaluation) {
+    if (!gates_apply()) return need_evaluation{*pending_.evaluation};
+    gate_request g;
+    g.campaign = state_.campaign;
+    g.op = &op_;
+    g.role = pending_.evaluation->role;
+    g.origin = pending_.evaluation->origin;
+    g.tiling = pending_.evaluation->tiling;
+    g.kernel = pending_.evaluation->kernel;
+    g.parent_tiling = source_tiling();
+    g.parent_kernel = source_kernel();
+    g.parent_result = source_result();
+    if (pending_.diag) g.diag = *pending_.diag;
+    if (pending_.annotations) g.annotations = *pending_.annotations;
+    return need_gate{std::move(g), state_.config.gates};
+  }
 
   const bool best_of_n = state_.config.strat == strategy::best_of_n;
   if ((best_of_n && !pending_.mutated_tiling) || (!best_of_n && state_.stage == 1)) {
@@ -227,6 +242,15 @@ episode_action episode_engine::next() const {
     m.sample_index = state_.candidates + state_.probe_rejections;
     return need_mutation{std::move(m)};
   }
+  if (!state_.config.annotators.empty() && !pending_.annotations) {
+    annotation_request a;
+    a.campaign = state_.campaign;
+    a.op = &op_;
+    a.tiling = source_tiling();
+    a.kernel = source_kernel();
+    a.result = source_result();
+    return need_annotation{std::move(a), state_.config.annotators};
+  }
   if (!pending_.diag) {
     diagnosis_request d;
     d.campaign = state_.campaign;
@@ -235,6 +259,7 @@ episode_action episode_engine::next() const {
     d.tiling = source_tiling();
     d.result = source_result();
     d.sample_index = state_.candidates;
+    if (pending_.annotations) d.annotations = *pending_.annotations;
     return need_diagnosis{std::move(d)};
   }
   if (!pending_.tuples) {
@@ -250,6 +275,8 @@ episode_action episode_engine::next() const {
   r.result = source_result();
   r.sample_index = state_.candidates;
   r.tiling_searched = stage_steps(1) > 0;
+  if (pending_.annotations) r.annotations = *pending_.annotations;
+  r.vetoes = state_.vetoes;
   return need_refinement{std::move(r)};
 }
 
@@ -487,6 +514,24 @@ void episode_engine::on_validation(const std::vector<npu::eval_result>& results)
 }
 
 candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {
+  candidate_record c = record_evaluation(result);
+  if (!state_.config.observers.empty()) {
+    observation o;
+    o.campaign = state_.campaign;
+    o.op = &op_;
+    o.role = c.role;
+    o.origin = c.origin;
+    o.tiling = c.tiling;
+    o.kernel = c.kernel;
+    o.result = c.result;
+    o.accepted = c.accepted;
+    o.best_us = state_.best_us;
+    observed_ = std::move(o);
+  }
+  return c;
+}
+
+candidate_record episode_engine::record_evaluation(const npu::eval_result& result) {
   if (state_.phase == episode_phase::baseline) {
     evaluation_request baseline{
         state_.baseline_tiling, state_.baseline_kernel, "baseline", "baseline", {}};
@@ -653,6 +698,7 @@ std::string episode_engine::after_probe_rejections() const {
 }
 
 void episode_engine::step_spent() {
+  state_.vetoes_in_step = 0;
   state_.probe_rejections_in_step = 0;
   state_.last_probe_rejection.clear();
 }
@@ -784,6 +830,96 @@ void episode_engine::skip_empty_stages() {
       if (++state_.round >= round_count()) state_.phase = episode_phase::done;
     }
   }
+}
+
+bool episode_engine::gates_apply() const {
+  return !state_.config.gates.empty() && pending_.evaluation && !pending_.gated &&
+         state_.vetoes_in_step < max_gate_vetoes;
+}
+
+void episode_engine::keep_role_state(const std::string& role, const nlohmann::json& state) {
+  if (state.is_null()) return;
+  state_.role_states[role] = state;
+}
+
+void episode_engine::on_annotations(const std::vector<role_answer<annotation_reply>>& answers) {
+  std::vector<annotation> notes;
+  for (const role_answer<annotation_reply>& a : answers) {
+    if (!a.answer.ok()) {
+      state_.notes["annotate"] = fmt::format("{} failed, its statement is missing: {}", a.role,
+                                             a.answer.error().to_string());
+      continue;
+    }
+    keep_role_state(a.role, a.answer->role_state);
+    annotation note = a.answer->note;
+    note.role = a.role;
+    if (!note.text.empty()) notes.push_back(std::move(note));
+  }
+  pending_.annotations = std::move(notes);
+}
+
+void episode_engine::on_gate(const std::vector<role_answer<gate_verdict>>& verdicts) {
+  if (!gates_apply()) return;
+  for (const role_answer<gate_verdict>& v : verdicts) {
+    if (!v.answer.ok()) {
+      state_.notes["gate_error"] =
+          fmt::format("{} failed and judged nothing: {}", v.role, v.answer.error().to_string());
+      continue;
+    }
+    keep_role_state(v.role, v.answer->role_state);
+    if (v.answer->veto) return record_veto(v.role, v.answer->reason);
+  }
+  pending_.gated = true;
+}
+
+void episode_engine::record_veto(const std::string& gate, const std::string& reason) {
+  constexpr size_t max_vetoes_kept = 16;
+  const evaluation_request request = *pending_.evaluation;
+  state_.rejected["vetoed by " + gate]++;
+  state_.vetoes_in_step++;
+  const bool rewrite = request.role == "refiner";
+  state_.notes["gates"] =
+      fmt::format("{} vetoed {} before the device, the last ({}): {}", gate,
+                  rewrite ? "kernel rewrites" : "tilings", request.origin, reason);
+  pending_.evaluation.reset();
+  pending_.gated = false;
+  if (rewrite) {
+    // The refiner hears of it in its next request; the rewrite is not proposed again.
+    state_.tried.insert(hash_pair(request.tiling, request.kernel));
+    state_.vetoes.push_back({gate, request.origin, reason});
+    if (state_.vetoes.size() > max_vetoes_kept) state_.vetoes.erase(state_.vetoes.begin());
+    queue_next_kernel();
+    return;
+  }
+  // A tiling: the mutator's feedback, like a probe rejection's.
+  state_.tiling_history.push_back({request.tiling, std::nullopt, "vetoed",
+                                   "vetoed by " + gate + " before the device: " + reason});
+  if (state_.tiling_history.size() > max_tiling_history) {
+    state_.tiling_history.erase(state_.tiling_history.begin());
+  }
+  if (pending_.mutator_state) state_.mutator_state = *pending_.mutator_state;
+  pending_.mutator_state.reset();
+  pending_.mutated_tiling.reset();
+  if (state_.config.strat == strategy::best_of_n) return;
+  std::optional<program> parent = std::move(pending_.parent);
+  pending_ = pending{};
+  if (evolving()) pending_.parent = std::move(parent);
+}
+
+std::optional<observation> episode_engine::pending_observation() const {
+  return observed_;
+}
+
+void episode_engine::on_observed(const std::vector<role_answer<nlohmann::json>>& states) {
+  for (const role_answer<nlohmann::json>& s : states) {
+    if (!s.answer.ok()) {
+      state_.notes["observe"] =
+          fmt::format("{} failed to observe: {}", s.role, s.answer.error().to_string());
+      continue;
+    }
+    keep_role_state(s.role, *s.answer);
+  }
+  observed_.reset();
 }
 
 }  // namespace aopt::agent

@@ -36,6 +36,7 @@
 
 #include "agent/episode/depth_rewrite_screen.hpp"
 #include "agent/episode/episode_state.hpp"
+#include "agent/episode/hooks.hpp"
 #include "agent/episode/kernel_frontier.hpp"
 #include "agent/episode/program_database.hpp"
 #include "agent/episode/roles.hpp"
@@ -79,10 +80,30 @@ struct need_validation {
   std::string kernel;
   std::vector<npu::shape_set> shapes;
 };
+// The hooks (hooks.hpp). Each names its roles in pipeline order; the caller asks them one after
+// another, each with its own state (episode_state::role_states), and hands every answer back.
+struct need_annotation {
+  annotation_request request;
+  std::vector<std::string> roles;
+};
+// A gate need comes before the evaluation of every candidate but the baseline; the caller stops
+// at the first veto.
+struct need_gate {
+  gate_request request;
+  std::vector<std::string> roles;
+};
 struct episode_finished {};
 
-using episode_action = std::variant<need_mutation, need_diagnosis, need_retrieval, need_refinement,
-                                    need_evaluation, need_validation, episode_finished>;
+using episode_action =
+    std::variant<need_mutation, need_annotation, need_diagnosis, need_retrieval, need_refinement,
+                 need_gate, need_evaluation, need_validation, episode_finished>;
+
+// One hooked role's answer, by its name.
+template <class T>
+struct role_answer {
+  std::string role;
+  result<T> answer;
+};
 
 // Returns a fresh state for `op` under `config` (phase baseline).
 episode_state initial_episode_state(const std::string& campaign, const npu::op_package& op,
@@ -128,6 +149,22 @@ class episode_engine {
   // reported: the reference point (baseline) takes its place, and the notes say why.
   void on_validation(const std::vector<npu::eval_result>& results);
 
+  // The annotators' answers to need_annotation, in order. A failed annotator costs nothing: the
+  // refinement goes on without its statement, and the notes say why ("annotate").
+  void on_annotations(const std::vector<role_answer<annotation_reply>>& answers);
+  // The gates' verdicts on need_gate's candidate, in order, up to the first veto. A veto costs
+  // neither an evaluation nor budget: the candidate counts as tried, is counted in
+  // state().rejected ("vetoed by <gate>"), and its reason goes to the proposer (the mutator's
+  // tiling history, the refiner's next request). A gate that failed judges nothing. After
+  // max_gate_vetoes in one step the next candidate goes to the device ungated, so that a gate
+  // vetoing everything still lets the budget be spent and the episode end.
+  void on_gate(const std::vector<role_answer<gate_verdict>>& verdicts);
+  static constexpr uint32_t max_gate_vetoes = 12;
+  // After on_evaluation(): the observers to tell, and what (nullopt: none configured).
+  std::optional<observation> pending_observation() const;
+  // The observers' answers (their new states), in order.
+  void on_observed(const std::vector<role_answer<nlohmann::json>>& states);
+
   const episode_state& state() const { return state_; }
   bool finished() const;
 
@@ -148,7 +185,13 @@ class episode_engine {
     size_t retrieved = 0;
     // evolve: the program this step varies; stage2: the frontier kernel Stage II refines.
     std::optional<program> parent;
+    std::optional<std::vector<annotation>> annotations;  // Stage II, per parent
+    bool gated = false;                                  // the pending evaluation passed the gates
   };
+
+  bool gates_apply() const;
+  void record_veto(const std::string& gate, const std::string& reason);
+  void keep_role_state(const std::string& role, const nlohmann::json& state);
 
   bool validation_settled() const;
   uint32_t stage_steps(int stage) const;
@@ -182,10 +225,12 @@ class episode_engine {
   candidate_record failed_step(const std::string& role, const std::string& policy,
                                const status& reason);
   candidate_record make_record(const evaluation_request& request, const npu::eval_result& result);
+  candidate_record record_evaluation(const npu::eval_result& result);
 
   const npu::op_package& op_;
   episode_state state_;
   pending pending_;
+  std::optional<observation> observed_;  // the last evaluation, until the observers saw it
 };
 
 }  // namespace aopt::agent

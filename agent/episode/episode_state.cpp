@@ -61,6 +61,10 @@ void to_json(nlohmann::json& j, const episode_state& s) {
   for (const trajectory_point& p : s.trajectory) {
     trajectory.push_back({p.evaluation, p.best_us, p.stage});
   }
+  nlohmann::json vetoes = nlohmann::json::array();
+  for (const veto_note& v : s.vetoes) {
+    vetoes.push_back({{"gate", v.gate}, {"origin", v.origin}, {"reason", v.reason}});
+  }
   j = {
       {"campaign", s.campaign},
       {"op_name", s.op_name},
@@ -74,7 +78,10 @@ void to_json(nlohmann::json& j, const episode_state& s) {
         {"stage2_steps", s.config.stage2_steps},
         {"stage2_adaptive", s.config.stage2_adaptive},
         {"top_k", s.config.top_k},
-        {"seed", s.config.seed}}},
+        {"seed", s.config.seed},
+        {"annotators", s.config.annotators},
+        {"gates", s.config.gates},
+        {"observers", s.config.observers}}},
       {"phase", to_string(s.phase)},
       {"failure", s.failure},
       {"round", s.round},
@@ -114,6 +121,9 @@ void to_json(nlohmann::json& j, const episode_state& s) {
       {"baseline_roof_fraction", s.baseline_roof_fraction},
       {"baseline_seq", s.baseline_seq},
       {"baseline_result", s.baseline_result},
+      {"role_states", s.role_states},
+      {"vetoes", vetoes},
+      {"vetoes_in_step", s.vetoes_in_step},
   };
 }
 
@@ -136,6 +146,9 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
     s.config.stage2_adaptive = c.value("stage2_adaptive", false);
     s.config.top_k = c.at("top_k").get<uint32_t>();
     s.config.seed = c.at("seed").get<uint64_t>();
+    s.config.annotators = c.value("annotators", std::vector<std::string>{});
+    s.config.gates = c.value("gates", std::vector<std::string>{});
+    s.config.observers = c.value("observers", std::vector<std::string>{});
     const std::string phase = j.at("phase").get<std::string>();
     if (!enum_parse(phase, s.phase, phase_names)) {
       return invalid_argument("episode state: unknown phase '" + phase + "'");
@@ -190,6 +203,12 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
     if (auto it = j.find("baseline_result"); it != j.end()) {
       s.baseline_result = it->get<npu::eval_result>();
     }
+    s.role_states = j.value("role_states", std::map<std::string, nlohmann::json>{});
+    for (const nlohmann::json& v : j.value("vetoes", nlohmann::json::array())) {
+      s.vetoes.push_back({v.at("gate").get<std::string>(), v.at("origin").get<std::string>(),
+                          v.at("reason").get<std::string>()});
+    }
+    s.vetoes_in_step = j.value("vetoes_in_step", uint32_t{0});
     return s;
   } catch (const nlohmann::json::exception& e) {
     return data_loss(std::string("episode state: ") + e.what());

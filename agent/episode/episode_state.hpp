@@ -36,6 +36,11 @@ struct episode_config {
   bool stage2_adaptive = true;
   uint32_t top_k = 3;  // tuples retrieved per diagnosis
   uint64_t seed = 1;
+  // The hooked roles (hooks.hpp) by hook, each list in pipeline order ([pipeline] annotators,
+  // gates, observers); empty lists ask nothing.
+  std::vector<std::string> annotators = {};
+  std::vector<std::string> gates = {};
+  std::vector<std::string> observers = {};
 };
 
 enum class episode_phase { baseline, running, done, failed };
@@ -115,6 +120,12 @@ struct episode_state {
   // reported when the best fails a validation shape (issue 17; absent from older states).
   int64_t baseline_seq = -1;
   npu::eval_result baseline_result;
+  // What each hooked role (hooks.hpp) remembers between its calls, by role name.
+  std::map<std::string, nlohmann::json> role_states;
+  // The latest rewrites the gates vetoed (bounded, oldest first): the refiner hears of them.
+  std::vector<veto_note> vetoes;
+  // Candidates the gates vetoed since the last step was spent.
+  uint32_t vetoes_in_step = 0;
 };
 
 void to_json(nlohmann::json& j, const episode_state& s);

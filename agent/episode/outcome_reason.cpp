@@ -72,6 +72,7 @@ std::string outcome_reason(const episode_state& s) {
       parts.push_back(
           fmt::format("{} rejected before the device ({})", rejected, counts(s.rejected)));
     }
+    if (const std::string n = note(s, "gates"); !n.empty()) parts.push_back(n);
     // A strategy that stopped before its budget says so, improved or not (issue 18).
     if (const std::string n = note(s, "early_stop"); !n.empty()) parts.push_back(n);
     if (const std::string n = note(s, "stage2_share"); !n.empty()) parts.push_back(n);
@@ -101,6 +102,7 @@ std::string outcome_reason(const episode_state& s) {
       parts.push_back(
           fmt::format("{} rejected before the device ({})", rejected, counts(s.rejected)));
     }
+    if (const std::string n = note(s, "gates"); !n.empty()) parts.push_back(n);
     if (const std::string n = note(s, "stage2"); !n.empty()) parts.push_back("Stage II: " + n);
     if (const std::string n = note(s, "stage2_share"); !n.empty()) parts.push_back(n);
     if (s.candidates >= s.config.budget && s.config.budget > 0) {

@@ -1,5 +1,5 @@
-// Which configured role serves which need of Algorithm 1 (docs/design.md §1). A role declares the need
-// it serves (its kind) when it is registered; [pipeline] names roles per stage, and this
+// Which configured role serves which need of Algorithm 1 (docs/design.md §1). A role declares the
+// need it serves (its kind) when it is registered; [pipeline] names roles per stage, and this
 // resolves the names into the episode's pipeline, or says which entry is wrong and why:
 //
 //   stage1  exactly one role, and it mutates tilings;

@@ -1,6 +1,6 @@
-// The evolve strategy's program database (docs/design.md §9, after OpenEvolve): whole-operator programs
-// (T, K) with their latencies, kept in islands that evolve apart and an elite archive across
-// them. A step draws its parent from one island (island = step mod islands): mostly the
+// The evolve strategy's program database (docs/design.md §9, after OpenEvolve): whole-operator
+// programs (T, K) with their latencies, kept in islands that evolve apart and an elite archive
+// across them. A step draws its parent from one island (island = step mod islands): mostly the
 // island's best, sometimes any member (exploration), sometimes an archive elite (exploitation
 // across islands); its feasible child joins that island. Every migration_interval programs, each
 // island's best is copied into the next island.

@@ -31,6 +31,20 @@ struct tiling_trial {
   std::string detail = {};
 };
 
+// A hooked role's statement (hooks.hpp) about the parent Stage II refines.
+struct annotation {
+  std::string role;  // who made it
+  std::string text;  // one paragraph, read by the diagnoser and the refiner
+  std::vector<std::string> tags;
+};
+
+// A candidate a gate vetoed, as the proposer hears of it.
+struct veto_note {
+  std::string gate;    // the role that vetoed
+  std::string origin;  // the candidate's origin
+  std::string reason;
+};
+
 struct mutation_request {
   std::string campaign;
   const npu::op_package* op = nullptr;  // must outlive the call
@@ -62,6 +76,8 @@ struct diagnosis_request {
   std::string tiling;
   npu::eval_result result;  // the profile of the current best pair
   uint64_t sample_index = 0;
+  // What the annotating roles (hooks.hpp) said about this kernel, in pipeline order.
+  std::vector<annotation> annotations = {};
 };
 
 struct diagnosis {
@@ -86,6 +102,9 @@ struct refinement_request {
   uint64_t sample_index = 0;
   // Stage I searches the tiling in this episode (every strategy but stage2).
   bool tiling_searched = false;
+  std::vector<annotation> annotations = {};
+  // Rewrites of this kernel the gates (hooks.hpp) vetoed before the device, oldest first.
+  std::vector<veto_note> vetoes = {};
 };
 
 // A candidate kernel and where it came from.

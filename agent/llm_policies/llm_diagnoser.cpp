@@ -12,13 +12,18 @@ llm_diagnoser_policy::llm_diagnoser_policy(std::shared_ptr<llm_backend> llm)
 
 result<diagnosis> llm_diagnoser_policy::diagnose(const diagnosis_request& request) {
   if (request.op == nullptr) return invalid_argument("llm-diagnoser: request without an operator");
-  const llm::prompt_variables values = {
+  llm::prompt_variables values = {
       {"op_spec", describe_op(*request.op)},
       {"hardware", llm_->hardware_text()},
       {"tiling", request.tiling},
       {"kernel", request.kernel},
       {"profile", describe_result(request.result)},
   };
+  // A user's template from before the hooks does not declare it: it renders as it did.
+  const llm::prompt_template* diagnosis_template = llm_->prompts().find("diagnosis");
+  if (diagnosis_template != nullptr && diagnosis_template->variables.count("annotations") != 0) {
+    values["annotations"] = describe_annotations(request.annotations);
+  }
   result<llm::chat_response> answer =
       llm_->ask({request.campaign, request.op->spec.name, "diagnoser"}, "diagnosis", values,
                 request.sample_index);

@@ -85,4 +85,21 @@ std::string describe_diagnosis(const diagnosis& d) {
   return text;
 }
 
+std::string describe_annotations(const std::vector<annotation>& notes) {
+  if (notes.empty()) return {};
+  std::string text = "\n\n## What the annotating roles say about this kernel";
+  for (const annotation& a : notes) text += "\n- " + a.role + ": " + a.text;
+  return text;
+}
+
+std::string describe_vetoes(const std::vector<veto_note>& vetoes) {
+  if (vetoes.empty()) return {};
+  std::string text =
+      "\n\n## Rewrites vetoed before the device (do not propose them again; mind the reasons)";
+  for (const veto_note& v : vetoes) {
+    text += "\n- " + v.origin + ", vetoed by " + v.gate + ": " + v.reason;
+  }
+  return text;
+}
+
 }  // namespace aopt::agent

@@ -36,6 +36,14 @@ std::string describe_tuples(const std::vector<tuple_ref>& tuples);
 
 std::string describe_diagnosis(const diagnosis& d);
 
+// What the annotating roles said (agent/episode/hooks.hpp), as a section of its own that follows
+// another: "\n\n## What the annotating roles say\n- profiler: ..."; "" when there is none, so
+// that a prompt without annotators reads exactly as before.
+std::string describe_annotations(const std::vector<annotation>& notes);
+
+// The rewrites the gates vetoed, with their reasons, as a section of its own; "" when none.
+std::string describe_vetoes(const std::vector<veto_note>& vetoes);
+
 // "NAME=value, NAME=value" of the tunables in `tiling`; "" when it has none.
 std::string describe_tunable_values(const std::string& tiling);
 

@@ -12,7 +12,7 @@ llm_refiner_policy::llm_refiner_policy(std::shared_ptr<llm_backend> llm) : llm_(
 result<std::vector<kernel_candidate>> llm_refiner_policy::refine(
     const refinement_request& request) {
   if (request.op == nullptr) return invalid_argument("llm-refiner: request without an operator");
-  const llm::prompt_variables values = {
+  llm::prompt_variables values = {
       {"op_spec", describe_op(*request.op)},
       {"hardware", llm_->hardware_text()},
       {"tiling", request.tiling},
@@ -21,6 +21,14 @@ result<std::vector<kernel_candidate>> llm_refiner_policy::refine(
       {"diagnosis", describe_diagnosis(request.diag)},
       {"tuples", describe_tuples(request.tuples)},
   };
+  // A user's template from before the hooks declares neither: it renders as it did.
+  const llm::prompt_template* refinement = llm_->prompts().find("refinement");
+  if (refinement != nullptr && refinement->variables.count("annotations") != 0) {
+    values["annotations"] = describe_annotations(request.annotations);
+  }
+  if (refinement != nullptr && refinement->variables.count("vetoes") != 0) {
+    values["vetoes"] = describe_vetoes(request.vetoes);
+  }
   result<llm::chat_response> answer =
       llm_->ask({request.campaign, request.op->spec.name, "refiner"}, "refinement", values,
                 request.sample_index);

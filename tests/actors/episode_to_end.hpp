@@ -25,6 +25,7 @@ inline std::optional<actors::episode_summary> episode_to_end(caf::actor_system& 
                [&](const caf::error& e) { FAIL("episode: " << caf::to_string(e)); });
   actors::shut_down(pipeline.mutator, pipeline.diagnoser, pipeline.retriever, pipeline.refiner,
                     pipeline.evaluator, pipeline.prober);
+  for (const actors::hooked_role& role : pipeline.hooked) actors::shut_down(role.actor);
   return summary;
 }
 

@@ -91,6 +91,10 @@ cfg::aopt_config every_field_changed() {
   c.roles["retriever"].top_k = 8;
   c.pipeline.stage1 = {"template", "mutator"};
   c.pipeline.stage2 = {"retriever", "refiner"};
+  // Hooked roles are checked against the role table when a campaign builds them, not here.
+  c.pipeline.annotators = {"an-annotator"};
+  c.pipeline.gates = {"a-gate", "another-gate"};
+  c.pipeline.observers = {"an-observer"};
   c.bank.significance = 0.1;
   c.bank.dedup_threshold = 0.75;
   c.bank.index = cfg::index_kind::hnsw;

@@ -1,0 +1,73 @@
+// The hooked roles a configuration names (runtime/hooked_roles.hpp): every role of the table is
+// refused under a hook it does not serve, naming the entry and both hooks; an unknown name is
+// refused listing the roles there are; a role's own settings are checked by its schema.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "agent/roles/role_table.hpp"
+#include "config/aopt_config.hpp"
+#include "runtime/hooked_roles.hpp"
+
+namespace {
+
+std::string check(const std::vector<std::string>& sets) {
+  auto cfg = aopt::config::load_config("", sets);
+  REQUIRE_MESSAGE(cfg.ok(), cfg.error().to_string());
+  aopt::status s = aopt::runtime::check_hooked_roles(*cfg);
+  return s.ok() ? std::string() : s.message();
+}
+
+const char* list_of(aopt::agent::hook_kind k) {
+  switch (k) {
+    case aopt::agent::hook_kind::annotate:
+      return "annotators";
+    case aopt::agent::hook_kind::gate:
+      return "gates";
+    case aopt::agent::hook_kind::observe:
+      return "observers";
+  }
+  return "?";
+}
+
+}  // namespace
+
+TEST_CASE("the default pipeline has no hooked roles, and passes") {
+  CHECK(check({}).empty());
+}
+
+TEST_CASE("an unknown hooked role is refused, naming the entry and the roles there are") {
+  const std::string error = check({"pipeline.gates=[\"verifier\"]"});
+  CHECK(error.rfind("config: pipeline.gates[0]: no hooked role named \"verifier\" (hooked: ", 0) ==
+        0);
+  for (const auto& d : aopt::agent::role_descriptors()) {
+    CHECK(error.find(d.name) != std::string::npos);
+  }
+}
+
+TEST_CASE("every role of the table passes under its own hook and is refused under another") {
+  for (const auto& d : aopt::agent::role_descriptors()) {
+    CAPTURE(d.name);
+    CHECK(d.make);
+    CHECK(check({std::string("pipeline.") + list_of(d.hook) + "=[\"" + d.name + "\"]"}).empty());
+    for (auto other : {aopt::agent::hook_kind::annotate, aopt::agent::hook_kind::gate,
+                       aopt::agent::hook_kind::observe}) {
+      if (other == d.hook) continue;
+      const std::string error =
+          check({std::string("pipeline.") + list_of(other) + "=[\"" + d.name + "\"]"});
+      CHECK(error == std::string("config: pipeline.") + list_of(other) + "[0]: \"" + d.name +
+                         "\" is an " + aopt::agent::to_string(d.hook) + " role, not " +
+                         aopt::agent::to_string(other));
+    }
+    const std::string unknown =
+        check({std::string("pipeline.") + list_of(d.hook) + "=[\"" + d.name + "\"]",
+               "roles." + d.name + ".no_such_key=1"});
+    CHECK(unknown.find("roles." + d.name + ".no_such_key: unknown key") != std::string::npos);
+    if (!d.has_llm_policy) {
+      CHECK(check({std::string("pipeline.") + list_of(d.hook) + "=[\"" + d.name + "\"]",
+                   "roles." + d.name + ".policy=\"llm\"", "llm.model=m"}) ==
+            "config: roles." + d.name + ".policy: the " + d.name + " role has no LLM policy");
+    }
+  }
+}
