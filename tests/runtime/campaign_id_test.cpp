@@ -47,9 +47,9 @@ TEST_CASE("a campaign's derived id follows the settings that shape results only"
 TEST_CASE("a setting changed and set back to its default leaves the id as it was") {
   aopt::config::aopt_config c;
   const std::string id = aopt::runtime::derive_campaign_id(ops, c);
-  c.roles["critic"] = aopt::config::role_config{};  // a role the defaults do not name
+  c.roles["verifier"] = aopt::config::role_config{};  // a role the defaults do not name
   CHECK(aopt::runtime::derive_campaign_id(ops, c) != id);
-  c.roles.erase("critic");
+  c.roles.erase("verifier");
   c.bank.dedup_threshold = 0.5;
   c.bank.dedup_threshold = aopt::config::aopt_config{}.bank.dedup_threshold;
   CHECK(aopt::runtime::derive_campaign_id(ops, c) == id);
