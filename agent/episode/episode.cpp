@@ -7,6 +7,7 @@
 
 #include "agent/episode/baseline_repair.hpp"
 #include "base/content_hash.hpp"
+#include "npu/kernel_unit.hpp"
 #include "npu/speedup_check.hpp"
 #include "npu/validation_shapes.hpp"
 
@@ -61,7 +62,8 @@ episode_state initial_episode_state(const std::string& campaign, const npu::op_p
   s.config = config;
   s.stage2_share = config.stage2_steps;
   s.baseline_tiling = op.host_source;
-  s.baseline_kernel = op.kernel_source;
+  // Stage II rewrites the kernel's code where it is: in the operator's own kernel headers too.
+  s.baseline_kernel = npu::kernel_with_own_headers(op);
   return s;
 }
 
@@ -390,6 +392,10 @@ std::optional<candidate_record> episode_engine::on_refinement(
                     candidates->empty() ? "the refiner had no kernel rewrite for the diagnosis"
                                         : "every kernel rewrite of the refiner was already tried",
                     pending_.retrieved, tried_optimizations(pending_.tuples));
+    // Nothing to queue: the stage goes on from the frontier or ends with this reason (not with
+    // queue_next_kernel's "every rewrite was tried", which would hide that there was none).
+    if (!continue_from_frontier()) end_stage();
+    return std::nullopt;
   }
   if (state_.config.strat == strategy::best_of_n) {
     if (pending_.mutated_tiling) compose_best_of_n();

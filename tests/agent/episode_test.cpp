@@ -217,6 +217,11 @@ TEST_CASE("stage2 with a refiner that has nothing ends early without spending bu
   CHECK(e.state().phase == episode_phase::done);
   CHECK(e.state().candidates == 0);
   CHECK(w.mutations == 0);
+  // The reason says there was no rewrite, not that every rewrite was tried.
+  const std::string stage2 = e.state().notes.at("stage2");
+  CHECK_MESSAGE(stage2.rfind("the refiner had no kernel rewrite for the diagnosis", 0) == 0,
+                stage2);
+  CHECK(outcome_reason(e.state()).find("was tried") == std::string::npos);
 }
 
 TEST_CASE("steps a stage leaves unspent go to the other stage, so alternating spends the budget") {
