@@ -372,6 +372,17 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {tiling, "aclAppLog", yes,
        "`acl/acl_base.h` with ACL_APP_LOG and the log levels: the line goes to the tiling "
        "process's stderr"},
+      {tiling, "DlogSub", part,
+       "`toolchain/slog.h` (`base/dlog_pub.h`): Dlog, DlogSub, DlogRecord, CheckLogLevel, "
+       "dlog_getlevel/setlevel, module ids and levels; every level is DLOG_NULL, so nothing is "
+       "logged (nor its arguments evaluated)"},
+      {tiling, "REPORT_INNER_ERR_MSG", part, "`base/err_msg.h`: the report is dropped"},
+      {tiling, "memcpy_s", yes,
+       "`securec.h`: memset_s, memcpy_s, memmove_s, strcpy_s, strncpy_s, strcat_s, strncat_s, "
+       "sprintf_s, snprintf_s (and the v forms) with securec's return codes (EOK, "
+       "EINVAL/ERANGE and their _AND_RESET forms, EOVERLAP_AND_RESET)"},
+      {tiling, "GetNodeType", yes,
+       "and GetNodeName, on the tiling, tiling-parse, infer-shape and infer-datatype contexts"},
       {tiling, "InferShapeRangeContext", part, "compiles (registration only), never called"},
       {tiling, "MultiCoreMatmulTiling", yes,
        "MatmulApiTiling too: SetDim, SetA/B/C/BiasType, SetShape, SetOrgShape, SetBias, "
