@@ -189,10 +189,16 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "documented), the workspaces' flag values are not modelled"},
       {sync, "CrossCoreSetFlag", no, "cross-core flags need concurrent blocks"},
       {sync, "CrossCoreWaitFlag", no, "cross-core flags need concurrent blocks"},
-      {sync, "IBSet", no,
-       "inter-block flags through GM need blocks that run at once; the simulator runs them in "
-       "turns (SyncAll is the supported barrier)"},
-      {sync, "IBWait", no, "see IBSet"},
+      {sync, "IBSet", part,
+       "sets the flag of (blockIdx, eventID) once the core's earlier work is done; a waiting "
+       "block hands its turn on until the flag is set, so it may wait for a later block; "
+       "blockIdx, eventID and the documented workspace sizes are checked (gmWorkspace at least "
+       "cores * 32 * eventID + blockIdx * 32 + 32 bytes, ubWorkspace 32); the workspace's layout "
+       "and values are not documented and not modelled (the flags live in the simulator, a flag "
+       "once set stays set)"},
+      {sync, "IBWait", part,
+       "see IBSet; waits no earlier than the flag's IBSet in the timing; a wait no block "
+       "satisfies, its own blockIdx or blockDim above the core count is refused"},
       {sync, "pipe_barrier", yes, "the pre-AscendC intrinsic: pipe_barrier(PIPE_X)"},
       {sync, "set_flag", yes, "the pre-AscendC intrinsics set_flag/wait_flag(src, dst, EVENT_IDn)"},
       {sync, "wait_flag", yes, ""},
