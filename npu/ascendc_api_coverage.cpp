@@ -189,10 +189,16 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "documented), the workspaces' flag values are not modelled"},
       {sync, "CrossCoreSetFlag", no, "cross-core flags need concurrent blocks"},
       {sync, "CrossCoreWaitFlag", no, "cross-core flags need concurrent blocks"},
-      {sync, "IBSet", no,
-       "inter-block flags through GM need blocks that run at once; the simulator runs them in "
-       "turns (SyncAll is the supported barrier)"},
-      {sync, "IBWait", no, "see IBSet"},
+      {sync, "IBSet", part,
+       "sets the flag of (blockIdx, eventID) once the core's earlier work is done; a waiting "
+       "block hands its turn on until the flag is set, so it may wait for a later block; "
+       "blockIdx, eventID and the documented workspace sizes are checked (gmWorkspace at least "
+       "cores * 32 * eventID + blockIdx * 32 + 32 bytes, ubWorkspace 32); the workspace's layout "
+       "and values are not documented and not modelled (the flags live in the simulator, a flag "
+       "once set stays set)"},
+      {sync, "IBWait", part,
+       "see IBSet; waits no earlier than the flag's IBSet in the timing; a wait no block "
+       "satisfies, its own blockIdx or blockDim above the core count is refused"},
       {sync, "pipe_barrier", yes, "the pre-AscendC intrinsic: pipe_barrier(PIPE_X)"},
       {sync, "set_flag", yes, "the pre-AscendC intrinsics set_flag/wait_flag(src, dst, EVENT_IDn)"},
       {sync, "wait_flag", yes, ""},
@@ -372,6 +378,17 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {tiling, "aclAppLog", yes,
        "`acl/acl_base.h` with ACL_APP_LOG and the log levels: the line goes to the tiling "
        "process's stderr"},
+      {tiling, "DlogSub", part,
+       "`toolchain/slog.h` (`base/dlog_pub.h`): Dlog, DlogSub, DlogRecord, CheckLogLevel, "
+       "dlog_getlevel/setlevel, module ids and levels; every level is DLOG_NULL, so nothing is "
+       "logged (nor its arguments evaluated)"},
+      {tiling, "REPORT_INNER_ERR_MSG", part, "`base/err_msg.h`: the report is dropped"},
+      {tiling, "memcpy_s", yes,
+       "`securec.h`: memset_s, memcpy_s, memmove_s, strcpy_s, strncpy_s, strcat_s, strncat_s, "
+       "sprintf_s, snprintf_s (and the v forms) with securec's return codes (EOK, "
+       "EINVAL/ERANGE and their _AND_RESET forms, EOVERLAP_AND_RESET)"},
+      {tiling, "GetNodeType", yes,
+       "and GetNodeName, on the tiling, tiling-parse, infer-shape and infer-datatype contexts"},
       {tiling, "InferShapeRangeContext", part, "compiles (registration only), never called"},
       {tiling, "MultiCoreMatmulTiling", yes,
        "MatmulApiTiling too: SetDim, SetA/B/C/BiasType, SetShape, SetOrgShape, SetBias, "

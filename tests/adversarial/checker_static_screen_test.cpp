@@ -52,7 +52,7 @@ TEST_SUITE("adversarial") {
     CHECK(refused("#include \"register/tilingdata_base.h\"\n#include "
                   "\"tiling/platform/platform_ascendc.h\"\n") == "");
     CHECK(refused("#include <cstdio>\n") == "<cstdio>");
-    CHECK(refused("#include <unistd.h>\n") == "<unistd.h>");
+    CHECK(refused("#include <sys/socket.h>\n") == "<sys/socket.h>");
     CHECK(refused("#include <fstream>\n") == "<fstream>");
     CHECK(refused("#include \"aopt/reference.h\"\n") == "\"aopt/reference.h\"");
     CHECK(refused("#include \"register/../aopt_sim/driver_entry.h\"\n") ==
@@ -67,6 +67,26 @@ TEST_SUITE("adversarial") {
     // Reading the environment is harmless: a candidate runs without aopt's.
     CHECK(refused("#include <cstdlib>\nbool f() { return std::getenv(\"LOG\") != nullptr; }\n") ==
           "");
+  }
+
+  TEST_CASE("host log helpers may ask for their process and thread id, and nothing else") {
+    // A repository's log helper, as CANN operator projects write it: the ids go into the prefix.
+    CHECK(
+        refused("#include <unistd.h>\n#include <sys/syscall.h>\n"
+                "uint64_t tid() { return static_cast<uint64_t>(syscall(__NR_gettid)); }\n"
+                "long pid() { return getpid() + syscall(SYS_gettid) + syscall(SYS_getpid); }\n") ==
+        "");
+    // unistd.h declares far more: every call that reaches the system stays refused by name.
+    uint32_t line = 0;
+    CHECK(refused("#include <unistd.h>\nvoid f() {\n  fork();\n}\n", &line) == "fork");
+    CHECK(line == 3);
+    CHECK(refused("#include <unistd.h>\nvoid f() { ::write(2, \"x\", 1); }\n") == "write");
+    // syscall itself only with an identity query's number, never another or a computed one.
+    CHECK(refused("void f() { syscall(__NR_write, 1, \"x\", 1); }\n") == "syscall");
+    CHECK(refused("void f() { syscall(SYS_kill, 1, 9); }\n") == "syscall");
+    CHECK(refused("void f(long n) { syscall(n); }\n") == "syscall");
+    CHECK(refused("void f() { syscall(__NR_gettid + 1); }\n") == "syscall");
+    CHECK(refused("void f() { auto g = syscall; }\n") == "syscall");
   }
 
   TEST_CASE("a macro's body is judged on its own, never joined to the code around it") {

@@ -217,6 +217,40 @@ TEST_SUITE("sim") {
     CHECK(together[1].total_cycles == doctest::Approx(together[0].total_cycles));
     CHECK(together[1].total_cycles == doctest::Approx(alone[1].total_cycles + 63));
   }
+
+  TEST_CASE("IBWait holds its block until the IBSet of its flag, and only that block") {
+    hw_profile hw;
+    // Block 0 waits for block 1's flag 7, which block 1 sets after 64 repeats of work; block 1
+    // does its work and sets it, never waiting.
+    trace_builder b0;
+    const uint32_t wait = b0.pipe_all_barrier();
+    b0.vector(op_class::vec_simple, "Adds", 0, {0}, 256);
+    core_trace t0 = b0.take();
+    t0.instructions[wait].cls = op_class::ib_wait;
+    t0.instructions[wait].bytes = 7;
+    t0.instructions[wait].count = 2;
+    trace_builder b1;
+    b1.vector(op_class::vec_simple, "Adds", 0, {0}, 64 * 256);
+    const uint32_t set = b1.pipe_all_barrier();
+    core_trace t1 = b1.take();
+    t1.instructions[set].cls = op_class::ib_set;
+    t1.instructions[set].bytes = 7;
+    t1.instructions[set].count = 2;
+    const std::vector<core_trace> traces = {t0, t1};
+    const core_timing alone = replay_core(traces[0], hw, 2);
+    const std::vector<core_timing> together = replay_cores(traces, hw, 2);
+    const double flag_cost = 2 * hw.scalar_gm_access_cycles;
+    // Block 1 is not slowed; block 0 starts its work only once block 1's flag is set.
+    CHECK(together[1].total_cycles == doctest::Approx(replay_core(traces[1], hw, 2).total_cycles));
+    const double set_at = 1 + 14 + 64 + flag_cost;
+    CHECK(together[1].total_cycles == doctest::Approx(set_at));
+    CHECK(together[0].flag_wait_cycles == doctest::Approx(set_at - 1));
+    CHECK(together[0].total_cycles == doctest::Approx(set_at + flag_cost + 1 + 14 + 1));
+    CHECK(together[0].total_cycles > alone.total_cycles + 60);
+    // A flag no block sets (the functional run reports that deadlock) ends the replay anyway.
+    const std::vector<core_timing> orphan = replay_cores({t0}, hw, 1);
+    CHECK(orphan[0].total_cycles == doctest::Approx(alone.total_cycles));
+  }
 }
 
 }  // namespace

@@ -12,6 +12,8 @@
 //   * inline assembly (asm, __asm, __asm__);
 //   * system calls and their wrappers (open, fopen, write, mmap, ptrace, fork, exec*, _exit,
 //     exit, atexit, signal, dlopen, ...), named anywhere except as a member (`x.write`);
+//     `syscall` only as syscall(SYS_gettid) and the like: the identity queries CANN's host log
+//     helpers put in a line's prefix (getpid too) are allowed, by an allow-list of numbers;
 //   * raw-pointer access to the simulated memories outside the tensor API (GetPhyAddr);
 //   * static constructors/destructors: __attribute__((constructor/destructor/...)), and
 //     namespace-scope objects initialised by a call or of a class with a user-written

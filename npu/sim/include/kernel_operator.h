@@ -15,6 +15,7 @@
 #include "aopt_sim/kernel/defs.h"
 #include "aopt_sim/kernel/dtypes.h"
 #include "aopt_sim/kernel/identity.h"
+#include "aopt_sim/kernel/inter_block_sync.h"
 #include "aopt_sim/kernel/pipe.h"
 #include "aopt_sim/kernel/runtime_api.h"
 #include "aopt_sim/kernel/sync.h"

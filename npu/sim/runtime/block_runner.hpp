@@ -1,13 +1,18 @@
-// Runs the blocks of one launch so that SyncAll really synchronises them. Blocks take turns in
-// block order, one at a time, each on a worker thread: without SyncAll that is exactly the
-// blocks one after another (and one worker serves them all). A block that calls SyncAll parks
-// and hands the turn to the next block; once every block has parked at the same SyncAll, the
-// turns start again from block 0. So every block's work before a SyncAll happens before any
-// block's work after it, deterministically, and no two blocks ever run at the same time (the
-// simulated GM needs no locking).
+// Runs the blocks of one launch so that SyncAll and IBSet/IBWait really synchronise them. Blocks
+// take turns in block order, one at a time, each on a worker thread: without synchronisation
+// that is exactly the blocks one after another (and one worker serves them all). A block that
+// calls SyncAll parks and hands the turn to the next block; once every block has parked at the
+// same SyncAll, the turns start again from block 0. So every block's work before a SyncAll
+// happens before any block's work after it, deterministically, and no two blocks ever run at the
+// same time (the simulated GM needs no locking).
 //
-// A block that returns while others wait in a SyncAll it never reaches would hang the hardware:
-// run() reports it as sim_error "deadlock".
+// IBWait waits for an inter-block flag that IBSet sets: a block waiting for a flag nobody has
+// set yet hands the turn on, and gets it back, in block order, once some block has set it. So a
+// block may wait for a later block (as kernels merging their neighbours' results do), which
+// running the blocks one after another could not honour.
+//
+// A block that returns while others wait in a SyncAll it never reaches, or a wait for a flag no
+// block sets, would hang the hardware: run() reports it as sim_error "deadlock".
 #pragma once
 
 #include <condition_variable>
@@ -15,6 +20,8 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -36,23 +43,45 @@ class block_runner {
   // this SyncAll.
   void sync_all(uint32_t block);
 
+  // For block `block`, on its worker thread, at an IBWait: returns once some block has set
+  // `flag` (at once if one already has). `what` names the wait for a deadlock message ("IBWait
+  // (line 9): block 0 waits for the flag of block 1, eventID 0").
+  void wait_flag(uint32_t block, uint64_t flag, std::string what);
+
+  // At an IBSet: sets `flag` for the rest of the launch (the AscendC documentation says nothing
+  // of clearing one; kernels take a new eventID for each round).
+  void set_flag(uint64_t flag);
+
   uint32_t blocks() const { return static_cast<uint32_t>(state_.size()); }
 
  private:
-  enum class block_state : uint8_t { waiting_start, running, parked, done };
+  // parked: in a SyncAll; released: its SyncAll passed, the block waits for its turn;
+  // waiting_flag: in an IBWait.
+  enum class block_state : uint8_t { waiting_start, running, parked, released, waiting_flag, done };
   static constexpr int64_t nobody = -1;
 
   void worker_loop();
   void run_one(uint32_t block);
   // Gives block `b` the turn and waits until it parks or ends. REQUIRES: lock held.
   void take_turn(std::unique_lock<std::mutex>& lock, uint32_t b);
+  // Whether block `b` can run now. REQUIRES: lock held.
+  bool can_go_on(uint32_t b) const;
+  // Why no block can go on while some still wait. REQUIRES: lock held.
+  std::string deadlock_reason(uint32_t sync_alls_passed) const;
+  // Parks the calling block `block` in state `why` until it gets the turn back; throws when the
+  // launch ends first. REQUIRES: lock held.
+  void hand_over(std::unique_lock<std::mutex>& lock, uint32_t block, block_state why,
+                 const char* api);
   void abort_all(std::unique_lock<std::mutex>& lock);
 
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<block_state> state_;
-  int64_t turn_ = nobody;      // the block allowed to run
-  int64_t to_start_ = nobody;  // a block waiting for a worker
+  std::set<uint64_t> flags_;        // the flags IBSet has set
+  std::vector<uint64_t> awaited_;   // per block in waiting_flag: the flag it waits for
+  std::vector<std::string> waits_;  // per block in waiting_flag: its wait, for messages
+  int64_t turn_ = nobody;           // the block allowed to run
+  int64_t to_start_ = nobody;       // a block waiting for a worker
   uint32_t idle_workers_ = 0;
   bool aborting_ = false;
   bool quit_ = false;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <deque>
 #include <functional>
+#include <map>
 #include <queue>
 
 namespace aopt::sim {
@@ -93,6 +94,10 @@ double execution_cost(const instruction& in, const hw_profile& hw, uint32_t acti
       // The cross-core barrier's own work: at least a flag write and a read in GM (an estimate
       // from the scalar GM access cost; the wait for the other blocks comes on top).
       return static_cast<double>(std::max<uint64_t>(in.count, 2)) * hw.scalar_gm_access_cycles;
+    case op_class::ib_set:
+    case op_class::ib_wait:
+      // The flag's GM accesses; the wait for the setting core comes on top (replay_cores).
+      return static_cast<double>(in.count) * hw.scalar_gm_access_cycles;
     case op_class::cube_load:
       return hw.mte1_latency_cycles + static_cast<double>(in.bytes) / hw.mte1_bytes_per_cycle;
     case op_class::cube_mmad:
@@ -117,24 +122,42 @@ double issue_slots(const instruction& in) {
   return 1;
 }
 
+// Inter-block flags by name (trace.hpp op_class::ib_set): when the first IBSet of each finished.
+using flag_times = std::map<uint64_t, double>;
+
 class core_replay {
  public:
-  core_replay(const core_trace& trace, const hw_profile& hw, uint32_t active_cores)
-      : trace_(trace), hw_(hw), active_cores_(active_cores), end_(trace.instructions.size(), 0.0) {}
+  // `flags` is shared by the cores replayed together (replay_cores); without it an IBWait waits
+  // for nothing.
+  core_replay(const core_trace& trace, const hw_profile& hw, uint32_t active_cores,
+              flag_times* flags = nullptr)
+      : trace_(trace),
+        hw_(hw),
+        active_cores_(active_cores),
+        flags_(flags),
+        end_(trace.instructions.size(), 0.0) {}
 
   core_timing run() {
     while (advance()) pass_sync(0);
     return finish();
   }
 
-  // Replays up to the next SyncAll (true) or to the end of the trace (false).
+  // Replays up to the next SyncAll or IBWait whose flag no core has set so far (true), or to
+  // the end of the trace (false).
   bool advance() {
     while (next_ < trace_.instructions.size()) {
-      if (trace_.instructions[next_].cls == op_class::sync_all) return true;
+      const instruction& in = trace_.instructions[next_];
+      if (in.cls == op_class::sync_all) return true;
+      if (in.cls == op_class::ib_wait && flags_ != nullptr && flags_->count(in.bytes) == 0)
+        return true;
       step(next_++);
     }
     return false;
   }
+
+  size_t position() const { return next_; }
+  // REQUIRES: advance() returned true.
+  bool at_sync_all() const { return trace_.instructions[next_].cls == op_class::sync_all; }
 
   // When the pending SyncAll could start on this core: issued, its dependencies done and every
   // pipe drained. REQUIRES: advance() returned true.
@@ -194,10 +217,21 @@ class core_replay {
           result_.sync_all_wait_cycles += release_ - start;
           start = release_;
         }
+        if (in.cls == op_class::ib_wait && flags_ != nullptr) {
+          const auto set = flags_->find(in.bytes);
+          if (set != flags_->end() && set->second > start) {
+            result_.flag_wait_cycles += set->second - start;
+            start = set->second;
+          }
+        }
       } else {
         result_.flag_wait_cycles += start - issued;
       }
       end_[i] = start + cost;
+      if (in.cls == op_class::ib_set && flags_ != nullptr) {
+        const auto [it, fresh] = flags_->emplace(in.bytes, end_[i]);
+        if (!fresh) it->second = std::min(it->second, end_[i]);
+      }
       result_.busy_cycles[index_of(pipe::s)] += cost;
       issue_time_ = end_[i];
       pipe_free_[index_of(pipe::s)] = std::max(pipe_free_[index_of(pipe::s)], end_[i]);
@@ -241,6 +275,7 @@ class core_replay {
   const core_trace& trace_;
   const hw_profile& hw_;
   uint32_t active_cores_;
+  flag_times* flags_;
   std::vector<double> end_;
   size_t next_ = 0;     // the next instruction to replay
   double release_ = 0;  // when the pending SyncAll may pass
@@ -288,24 +323,39 @@ core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t 
 std::vector<core_timing> replay_cores(const std::vector<core_trace>& traces, const hw_profile& hw,
                                       uint32_t block_dim) {
   const uint32_t active = std::min(block_dim, cores_of_kind(traces, hw));
+  flag_times flags;
   std::vector<core_replay> cores;
   cores.reserve(traces.size());
-  for (const core_trace& t : traces) cores.emplace_back(t, hw, active);
-  // Phase by phase: every core replays to its next SyncAll; all pass it when the last arrives.
-  std::vector<char> at_sync(cores.size());
+  for (const core_trace& t : traces) cores.emplace_back(t, hw, active, &flags);
+  // Every core replays as far as it can: to its end, its next SyncAll, or an IBWait whose flag
+  // no core has set yet (a flag set meanwhile lets its waiters go on). Then the cores at a
+  // SyncAll pass it when the last arrives. An IBWait no replay can satisfy is one the
+  // functional run already reported as a deadlock: it passes at once, so the replay ends.
+  std::vector<char> stopped(cores.size());
   for (;;) {
-    bool any = false;
-    double release = 0;
-    for (size_t i = 0; i < cores.size(); ++i) {
-      at_sync[i] = cores[i].advance();
-      if (at_sync[i]) {
-        any = true;
-        release = std::max(release, cores[i].sync_arrival());
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (size_t i = 0; i < cores.size(); ++i) {
+        const size_t before = cores[i].position();
+        stopped[i] = cores[i].advance();
+        moved = moved || cores[i].position() != before;
       }
     }
-    if (!any) break;
-    for (size_t i = 0; i < cores.size(); ++i)
-      if (at_sync[i]) cores[i].pass_sync(release);
+    bool at_sync = false, at_wait = false;
+    double release = 0;
+    for (size_t i = 0; i < cores.size(); ++i) {
+      if (!stopped[i]) continue;
+      if (cores[i].at_sync_all()) {
+        at_sync = true;
+        release = std::max(release, cores[i].sync_arrival());
+      } else {
+        at_wait = true;
+      }
+    }
+    if (!at_sync && !at_wait) break;
+    for (size_t i = 0; i < cores.size(); ++i) {
+      if (stopped[i] && (!at_sync || cores[i].at_sync_all())) cores[i].pass_sync(release);
+    }
   }
   std::vector<core_timing> out;
   out.reserve(cores.size());

@@ -47,9 +47,10 @@ uint32_t cores_of_kind(const std::vector<core_trace>& traces, const hw_profile& 
 // waves): DMA bandwidth per core is min(per-core rate, HBM bandwidth / active_cores).
 core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores);
 
-// Every block's timing, with SyncAll synchronising them: a block passes its k-th SyncAll when
-// the last block reaches its k-th (blocks using SyncAll all run at once: blockDim <= cores).
-// Without SyncAll, the same as replay_core on each trace.
+// Every block's timing, with SyncAll and IBSet/IBWait synchronising them: a block passes its
+// k-th SyncAll when the last block reaches its k-th, and an IBWait no earlier than the first
+// IBSet of its flag ends (blocks using either all run at once: blockDim <= cores; the wait
+// counts as flag_wait_cycles). Without them, the same as replay_core on each trace.
 std::vector<core_timing> replay_cores(const std::vector<core_trace>& traces, const hw_profile& hw,
                                       uint32_t block_dim);
 

@@ -40,11 +40,15 @@ enum class op_class : uint8_t {
                        // `repeats` the input type (cube_dtype)
   cube_fixpipe,        // Fixpipe/DataCopy L0C -> GM, on FIX: `bytes` written, `bursts` rows
   cube_fixpipe_local,  // Fixpipe/DataCopy L0C -> UB or L1, on FIX: `bytes` written
+  // Inter-block flags (kernel_inter_block.cpp), PIPE_ALL barriers on S like SyncAll, `count`
+  // scalar GM accesses of cost; `bytes` names the flag: blockIdx << 32 | eventID.
+  ib_set,   // IBSet: the flag is set once this core's earlier work is done
+  ib_wait,  // IBWait: passes no earlier than the IBSet of its flag on another core
 };
 
 // The input type of a cube_mmad instruction (its `repeats`): the MAC rate depends on it.
 enum class cube_dtype : uint8_t { f16 = 0, bf16 = 1, i8 = 2, f32 = 3 };
-constexpr op_class last_op_class = op_class::cube_fixpipe_local;
+constexpr op_class last_op_class = op_class::ib_wait;
 
 // A byte range [begin, end) of the core's Unified Buffer.
 struct ub_range {

@@ -25,10 +25,11 @@ inline std::map<std::string, tiling_parse_fn>& tiling_parse_registry() {
 
 template <typename CompileInfo, typename F>
 void register_tiling_parse(const std::string& op_type, F parse) {
-  tiling_parse_registry()[op_type] = [parse](fe::PlatFormInfos* platform,
-                                             const std::string& node) -> std::shared_ptr<void> {
+  tiling_parse_registry()[op_type] = [parse, op_type](
+                                         fe::PlatFormInfos* platform,
+                                         const std::string& node) -> std::shared_ptr<void> {
     auto info = std::make_shared<CompileInfo>();
-    gert::TilingParseContext ctx(platform, info.get(), node);
+    gert::TilingParseContext ctx(platform, info.get(), node, op_type);
     if (parse(&ctx) != ge::GRAPH_SUCCESS) return nullptr;
     return info;
   };

@@ -329,6 +329,14 @@ void sync_all(uint32_t gm_accesses, call_site site);
 void soft_sync_all(const local_ref& ub_workspace, uint64_t gm_workspace_elems, int32_t used_cores,
                    call_site site);
 
+// ---- inter-block flags (kernel_inter_block.cpp) ---------------------------------------------
+// IBSet (`set`) or IBWait on the flag of (block_idx, event_id): checks the arguments and the
+// workspaces (`gm_workspace_elems` int32 elements, 0 when unknown), then sets the flag or waits
+// until some block has set it (the launch's block_runner). Costs scalar GM accesses.
+void inter_block_flag(bool set, uint8_t* gm_workspace, uint64_t gm_workspace_elems,
+                      const local_ref& ub_workspace, int32_t block_idx, int32_t event_id,
+                      bool aiv_only, call_site site);
+
 void set_mask_count();
 void set_mask_norm();
 void set_vector_mask(uint32_t elem_size, AscendC::MaskMode mode, uint64_t hi, uint64_t lo);

@@ -14,8 +14,10 @@ namespace gert {
 
 class InferDataTypeContext {
  public:
-  explicit InferDataTypeContext(std::string node_name = "aopt_op")
-      : node_name_(std::move(node_name)) {}
+  // The node type defaults to the node name: the simulator runs one operator, named by its type.
+  explicit InferDataTypeContext(std::string node_name = "aopt_op", std::string node_type = "")
+      : node_name_(std::move(node_name)),
+        node_type_(node_type.empty() ? node_name_ : std::move(node_type)) {}
 
   // aopt API (not CANN)
   void add_input(ge::DataType type) { inputs_.push_back(type); }
@@ -23,6 +25,7 @@ class InferDataTypeContext {
   RuntimeAttrs& mutable_attrs() { return attrs_; }
 
   const char* GetNodeName() const { return node_name_.c_str(); }
+  const char* GetNodeType() const { return node_type_.c_str(); }
   ge::DataType GetInputDataType(size_t index) const {
     return index < inputs_.size() ? inputs_[index] : ge::DT_UNDEFINED;
   }
@@ -43,6 +46,7 @@ class InferDataTypeContext {
 
  private:
   std::string node_name_;
+  std::string node_type_;
   std::vector<ge::DataType> inputs_;
   std::vector<ge::DataType> outputs_;
   RuntimeAttrs attrs_;

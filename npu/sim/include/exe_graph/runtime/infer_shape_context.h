@@ -16,8 +16,10 @@ namespace gert {
 
 class InferShapeContext {
  public:
-  explicit InferShapeContext(std::string node_name = "aopt_op")
-      : node_name_(std::move(node_name)) {}
+  // The node type defaults to the node name: the simulator runs one operator, named by its type.
+  explicit InferShapeContext(std::string node_name = "aopt_op", std::string node_type = "")
+      : node_name_(std::move(node_name)),
+        node_type_(node_type.empty() ? node_name_ : std::move(node_type)) {}
 
   // aopt API (not CANN)
   void add_input(const Shape& shape) { inputs_.push_back(shape); }
@@ -25,6 +27,7 @@ class InferShapeContext {
   RuntimeAttrs& mutable_attrs() { return attrs_; }
 
   const char* GetNodeName() const { return node_name_.c_str(); }
+  const char* GetNodeType() const { return node_type_.c_str(); }
   size_t GetComputeNodeInputNum() const { return inputs_.size(); }
   const Shape* GetInputShape(size_t index) const {
     return index < inputs_.size() ? &inputs_[index] : nullptr;
@@ -41,6 +44,7 @@ class InferShapeContext {
 
  private:
   std::string node_name_;
+  std::string node_type_;
   std::vector<Shape> inputs_;
   std::vector<Shape> outputs_;
   RuntimeAttrs attrs_;

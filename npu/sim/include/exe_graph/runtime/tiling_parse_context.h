@@ -14,8 +14,13 @@ namespace gert {
 class TilingParseContext {
  public:
   // ---- aopt (not CANN) ----
-  TilingParseContext(fe::PlatFormInfos* platform, void* compile_info, std::string node_name)
-      : platform_(platform), compile_info_(compile_info), node_name_(std::move(node_name)) {}
+  // The node type defaults to the node name: the simulator runs one operator, named by its type.
+  TilingParseContext(fe::PlatFormInfos* platform, void* compile_info, std::string node_name,
+                     std::string node_type = "")
+      : platform_(platform),
+        compile_info_(compile_info),
+        node_name_(std::move(node_name)),
+        node_type_(node_type.empty() ? node_name_ : std::move(node_type)) {}
 
   // ---- CANN API ----
   fe::PlatFormInfos* GetPlatformInfo() const { return platform_; }
@@ -26,11 +31,13 @@ class TilingParseContext {
     return static_cast<T*>(compile_info_);
   }
   const char* GetNodeName() const { return node_name_.c_str(); }
+  const char* GetNodeType() const { return node_type_.c_str(); }
 
  private:
   fe::PlatFormInfos* platform_;
   void* compile_info_;
   std::string node_name_;
+  std::string node_type_;
 };
 
 }  // namespace gert
