@@ -19,6 +19,8 @@ void add_corpus_command(CLI::App& app, cli_context& ctx);
 void add_llm_command(CLI::App& app, cli_context& ctx);
 void add_bank_command(CLI::App& app, cli_context& ctx);
 void add_calibrate_command(CLI::App& app, cli_context& ctx);
+// `aopt roles`: the hooked roles of the role table (docs/roles.md).
+void add_roles_command(CLI::App& app, cli_context& ctx);
 // `aopt worker`: evaluation slots for a coordinator on another host (issue 19).
 void add_worker_command(CLI::App& app, cli_context& ctx);
 // `aopt serve`, the daemon (server/).

@@ -33,6 +33,7 @@ int main(int argc, char** argv) {
   aopt::runtime::add_llm_command(app, ctx);
   aopt::runtime::add_bank_command(app, ctx);
   aopt::runtime::add_calibrate_command(app, ctx);
+  aopt::runtime::add_roles_command(app, ctx);
   aopt::runtime::add_worker_command(app, ctx);
   aopt::runtime::add_serve_command(app, ctx);
   aopt::runtime::add_client_commands(app, ctx);

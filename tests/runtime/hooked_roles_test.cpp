@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "agent/roles/role_table.hpp"
+#include "base/subprocess.hpp"
 #include "config/aopt_config.hpp"
 #include "runtime/hooked_roles.hpp"
 
@@ -69,5 +72,24 @@ TEST_CASE("every role of the table passes under its own hook and is refused unde
                    "roles." + d.name + ".policy=\"llm\"", "llm.model=m"}) ==
             "config: roles." + d.name + ".policy: the " + d.name + " role has no LLM policy");
     }
+  }
+}
+
+TEST_CASE("aopt roles lists every role of the table with its hook and settings") {
+  aopt::subprocess_options o;
+  o.argv = {AOPT_BINARY, "roles", "--json"};
+  o.limits.wall_seconds = 60;
+  auto r = aopt::run_subprocess(o);
+  REQUIRE_MESSAGE(r.ok(), r.error().to_string());
+  REQUIRE_MESSAGE(r->exit_code == 0, r->stderr_text);
+  nlohmann::json listed;
+  REQUIRE_NOTHROW(listed = nlohmann::json::parse(r->stdout_text));
+  const auto table = aopt::agent::role_descriptors();
+  REQUIRE(listed.size() == table.size());
+  for (size_t i = 0; i < table.size(); ++i) {
+    CHECK(listed[i].at("name") == table[i].name);
+    CHECK(listed[i].at("hook") == aopt::agent::to_string(table[i].hook));
+    CHECK(listed[i].at("pipeline") == std::string("pipeline.") + list_of(table[i].hook));
+    CHECK(listed[i].at("settings").size() == table[i].settings.size());
   }
 }
