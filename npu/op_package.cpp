@@ -8,6 +8,7 @@
 #include "base/content_hash.hpp"
 #include "base/file_beneath.hpp"
 #include "base/utf8.hpp"
+#include "npu/accumulated_outputs.hpp"
 #include "npu/package_include_dirs.hpp"
 
 namespace aopt::npu {
@@ -141,6 +142,7 @@ result<op_package> load_op_package(const std::filesystem::path& dir,
     if (!source.ok()) return source.error();
     pkg.other_files.emplace(rel, std::move(source).value());
   }
+  pkg.assumptions = assume_zero_init_of_accumulated_outputs(pkg);
   if (!pkg.spec.include_dirs.empty() && !options.allow_include_dirs) {
     return invalid_argument(spec_path.string() +
                             ": include_dirs: not allowed here (a package from elsewhere must "

@@ -31,6 +31,9 @@ struct op_package {
   // from (npu/package_include_dirs.hpp).
   std::vector<std::filesystem::path> include_dirs;
   std::map<std::string, std::filesystem::path> joined_headers;
+  // What loading assumed that op.json did not say (npu/accumulated_outputs.hpp), one sentence
+  // each: every result of the package carries them as warnings.
+  std::vector<std::string> assumptions;
 };
 
 // How load_op_package reads a package beyond what its op.json says.

@@ -166,6 +166,8 @@ status parse_tensor(const json& j, const reader& r, bool is_input, tensor_spec& 
     if (init->is_string() && init->get<std::string>() == "zeros") {
       t.init = tensor_spec::initial::value;
       t.init_value = 0;
+    } else if (init->is_string() && init->get<std::string>() == "none") {
+      t.init = tensor_spec::initial::poison;
     } else if (init->is_number()) {
       t.init = tensor_spec::initial::value;
       t.init_value = init->get<double>();
@@ -175,7 +177,8 @@ status parse_tensor(const json& j, const reader& r, bool is_input, tensor_spec& 
       t.init_source = (*init)["copy"].get<std::string>();
     } else {
       return r.error(
-          "init", "expected \"zeros\", a number or {\"copy\": \"<input>\"}, got " + init->dump());
+          "init",
+          "expected \"zeros\", \"none\", a number or {\"copy\": \"<input>\"}, got " + init->dump());
     }
   }
   return {};
@@ -436,6 +439,7 @@ json tensor_json(const tensor_spec& t, bool with_range) {
     j["distribution"] = draw_names[static_cast<int>(t.draw)];
   }
   // Only when set: the spec of an output without initial contents reads as before.
+  if (t.init == tensor_spec::initial::poison) j["init"] = "none";
   if (t.init == tensor_spec::initial::value) j["init"] = t.init_value;
   if (t.init == tensor_spec::initial::copy) j["init"] = {{"copy", t.init_source}};
   return j;

@@ -24,8 +24,9 @@
 //
 // An output may say what it holds before the kernel runs (issue 34), as the framework
 // allocates it for an operator that accumulates into it: "init": "zeros", "init": -1 (a
-// constant), or "init": {"copy": "<input>"} (an input of the same dtype and size). Without it
-// the output starts as poison.
+// constant), "init": {"copy": "<input>"} (an input of the same dtype and size), or "init": "none"
+// (poison, said explicitly). Without it the output starts as poison, or as zeros when the
+// operator accumulates into its outputs (npu/accumulated_outputs.hpp).
 //
 // "validation_shapes" (issue 17 item 6): shapes the tuning never sees, checked for correctness
 // only on an operator's final best. Each entry maps tensor names (inputs and outputs) to a shape
@@ -63,10 +64,12 @@ struct tensor_spec {
   enum class distribution { uniform, normal, sorted, permutation, mask };
   distribution draw = distribution::uniform;
   // Outputs: what the output holds before the kernel runs, as the framework allocates it.
-  //   none     poison (the default: an element the kernel never writes is caught)
+  //   none     poison (the default: an element the kernel never writes is caught), unless the
+  //            operator accumulates into it (npu/accumulated_outputs.hpp: then zeros)
+  //   poison   poison, said in so many words ("init": "none"): the framework leaves it as is
   //   value    every element `init_value` ("init": "zeros" or a number)
   //   copy     the contents of the input `init_source` ("init": {"copy": "x"}), same bytes
-  enum class initial { none, value, copy };
+  enum class initial { none, poison, value, copy };
   initial init = initial::none;
   double init_value = 0;
   std::string init_source{};

@@ -16,9 +16,10 @@ namespace {
 namespace fs = std::filesystem;
 
 // The packages of the wild set that reach `ok` with their sources unchanged (assign_score_withk,
-// border_align, box_iou, dynamic_voxelization, fused_bias_leaky_relu_v2, nms3d, nms3d_normal;
-// bench_dropin prints the table). Raise it as gaps close; never lower it.
-constexpr size_t wild_ok_floor = 7;
+// border_align, box_iou, dynamic_voxelization, fused_bias_leaky_relu_v2, group_points_grad,
+// nms3d, nms3d_normal, roiaware_avgpool3d_grad, roiaware_maxpool3d_grad; bench_dropin prints the
+// table). Raise it as gaps close; never lower it.
+constexpr size_t wild_ok_floor = 10;
 
 }  // namespace
 

@@ -128,7 +128,6 @@ class run_slot {
   uint32_t threads_ = 1;
 };
 
-
 // What a child process receives: its input sets as 3, 4, ... (pass_fds keeps their order) and
 // its spec after them.
 struct run_descriptors {
@@ -341,6 +340,8 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
   if (!scratch.ok()) return fail(eval_status::infra_error, "scratch", scratch.error().message());
   // Keeps the scratch dir of a failed evaluation when asked to, and says where it is.
   auto finish = [&]() -> eval_result {
+    // What loading the package assumed that op.json did not say, on every result.
+    r.warnings.insert(r.warnings.begin(), op.assumptions.begin(), op.assumptions.end());
     if (!r.ok() && options_.keep_scratch) {
       scratch->keep();
       r.diagnostics.push_back("scratch directory kept: " + scratch->path().string());

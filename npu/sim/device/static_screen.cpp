@@ -673,6 +673,13 @@ std::optional<screen_finding> screen_source(const std::string& file, const std::
   return screener(file, includes).run(text);
 }
 
+bool names_identifier(const std::string& text, const std::string& name) {
+  const lexed lx = lexer(text).run();
+  return std::any_of(lx.tokens.begin(), lx.tokens.end(), [&](const token& t) {
+    return t.kind == token_kind::identifier && t.text == name;
+  });
+}
+
 std::set<std::string> shim_header_set(const std::string& include_dir) {
   namespace fs = std::filesystem;
   std::set<std::string> headers;

@@ -58,6 +58,9 @@ struct screen_includes {
 std::optional<screen_finding> screen_source(const std::string& file, const std::string& text,
                                             const screen_includes& includes);
 
+// Whether the code of `text` (comments and literals aside) names the identifier `name`.
+bool names_identifier(const std::string& text, const std::string& name);
+
 // The headers under the shim's include folder by include path, without its internals (aopt/,
 // aopt_sim/): what screen_includes::shim_headers holds.
 std::set<std::string> shim_header_set(const std::string& include_dir);
