@@ -16,32 +16,6 @@ namespace aopt::runtime {
 
 namespace {
 
-const char* type_name(agent::setting_type t) {
-  switch (t) {
-    case agent::setting_type::boolean:
-      return "boolean";
-    case agent::setting_type::integer:
-      return "integer";
-    case agent::setting_type::real:
-      return "number";
-    case agent::setting_type::string:
-      return "string";
-  }
-  return "?";
-}
-
-const char* pipeline_key(agent::hook_kind k) {
-  switch (k) {
-    case agent::hook_kind::annotate:
-      return "pipeline.annotators";
-    case agent::hook_kind::gate:
-      return "pipeline.gates";
-    case agent::hook_kind::observe:
-      return "pipeline.observers";
-  }
-  return "?";
-}
-
 int run_roles(bool json) {
   const std::vector<agent::role_descriptor> table = agent::role_descriptors();
   nlohmann::json out = nlohmann::json::array();
@@ -49,13 +23,13 @@ int run_roles(bool json) {
     nlohmann::json settings = nlohmann::json::array();
     for (const agent::role_setting& s : d.settings) {
       settings.push_back({{"key", s.key},
-                          {"type", type_name(s.type)},
+                          {"type", agent::to_string(s.type)},
                           {"default", s.default_value},
                           {"meaning", s.meaning}});
     }
     out.push_back({{"name", d.name},
                    {"hook", agent::to_string(d.hook)},
-                   {"pipeline", pipeline_key(d.hook)},
+                   {"pipeline", std::string("pipeline.") + agent::pipeline_list(d.hook)},
                    {"summary", d.summary},
                    {"llm_policy", d.has_llm_policy},
                    {"prompts", d.prompts},

@@ -18,15 +18,27 @@ struct named_entry {
   agent::hook_kind hook;
 };
 
+const std::vector<std::string>& roles_of(const config::pipeline_config& pipeline,
+                                         agent::hook_kind hook) {
+  switch (hook) {
+    case agent::hook_kind::annotate:
+      return pipeline.annotators;
+    case agent::hook_kind::gate:
+      return pipeline.gates;
+    case agent::hook_kind::observe:
+      return pipeline.observers;
+  }
+  return pipeline.observers;
+}
+
 std::vector<named_entry> pipeline_entries(const config::aopt_config& config) {
   std::vector<named_entry> out;
-  const std::pair<const char*, std::pair<const std::vector<std::string>*, agent::hook_kind>>
-      lists[] = {{"pipeline.annotators", {&config.pipeline.annotators, agent::hook_kind::annotate}},
-                 {"pipeline.gates", {&config.pipeline.gates, agent::hook_kind::gate}},
-                 {"pipeline.observers", {&config.pipeline.observers, agent::hook_kind::observe}}};
-  for (const auto& [key, list] : lists) {
-    for (size_t i = 0; i < list.first->size(); ++i) {
-      out.push_back({fmt::format("{}[{}]", key, i), (*list.first)[i], list.second});
+  for (agent::hook_kind hook :
+       {agent::hook_kind::annotate, agent::hook_kind::gate, agent::hook_kind::observe}) {
+    const std::vector<std::string>& roles = roles_of(config.pipeline, hook);
+    for (size_t i = 0; i < roles.size(); ++i) {
+      out.push_back(
+          {fmt::format("pipeline.{}[{}]", agent::pipeline_list(hook), i), roles[i], hook});
     }
   }
   return out;
@@ -43,16 +55,12 @@ result<agent::role_environment> environment_for(const agent::role_descriptor& ro
                                         agent::to_string(entry.hook)));
   }
   const auto rc = config.roles.find(entry.role);
-  if (rc != config.roles.end()) {
-    env.policy = rc->second.policy;
-    result<nlohmann::json> settings = agent::check_role_settings(role, rc->second.settings);
-    if (!settings.ok()) return settings.error();
-    env.settings = std::move(*settings);
-  } else {
-    result<nlohmann::json> settings = agent::check_role_settings(role, nlohmann::json());
-    if (!settings.ok()) return settings.error();
-    env.settings = std::move(*settings);
-  }
+  const bool configured = rc != config.roles.end();
+  if (configured) env.policy = rc->second.policy;
+  result<nlohmann::json> settings =
+      agent::check_role_settings(role, configured ? rc->second.settings : nlohmann::json());
+  if (!settings.ok()) return settings.error();
+  env.settings = std::move(*settings);
   if (env.policy == config::policy_kind::llm && !role.has_llm_policy) {
     return invalid_argument(fmt::format("config: roles.{}.policy: the {} role has no LLM policy",
                                         entry.role, entry.role));

@@ -635,12 +635,9 @@ candidate_record episode_engine::record_evaluation(const npu::eval_result& resul
   c.best_after_us = state_.best_us;
   if (pending_.mutator_state) state_.mutator_state = *pending_.mutator_state;
   if (request.role != "refiner") {
-    state_.tiling_history.push_back(
-        {request.tiling, result.ok() ? std::optional<double>(result.latency_us) : std::nullopt,
-         result.ok() ? request.origin : failure_key(result)});
-    if (state_.tiling_history.size() > max_tiling_history) {
-      state_.tiling_history.erase(state_.tiling_history.begin());
-    }
+    remember_trial({request.tiling,
+                    result.ok() ? std::optional<double>(result.latency_us) : std::nullopt,
+                    result.ok() ? request.origin : failure_key(result)});
   }
   state_.trajectory.push_back({state_.candidates + 1, state_.best_us, state_.stage});
 
@@ -717,18 +714,26 @@ void episode_engine::on_probe_rejection(const feasibility_verdict& verdict) {
   state_.probe_rejections_in_step++;
   state_.last_probe_rejection = verdict.kind + ": " + verdict.message;
   // The proposer's feedback: the kind (the heuristic mutator learns the region from it) and why.
-  state_.tiling_history.push_back(
-      {request.tiling, std::nullopt, verdict.kind,
-       "rejected by the tiling probe before the device: " + verdict.message});
+  remember_trial({request.tiling, std::nullopt, verdict.kind,
+                  "rejected by the tiling probe before the device: " + verdict.message});
+  drop_tiling_proposal();
+}
+
+void episode_engine::remember_trial(tiling_trial trial) {
+  state_.tiling_history.push_back(std::move(trial));
   if (state_.tiling_history.size() > max_tiling_history) {
     state_.tiling_history.erase(state_.tiling_history.begin());
   }
+}
+
+// A tiling rejected before the device (by the probe or a gate) leaves nothing pending but what
+// best_of_n keeps: its refined kernels, for the next sample.
+void episode_engine::drop_tiling_proposal() {
   // The policy state that produced the proposal is kept: it knows the proposal was made.
   if (pending_.mutator_state) state_.mutator_state = *pending_.mutator_state;
   pending_.evaluation.reset();
   pending_.mutator_state.reset();
   pending_.mutated_tiling.reset();
-  // best_of_n keeps its refined kernels for the next sample; Stage I has nothing else pending.
   if (state_.config.strat != strategy::best_of_n) pending_ = pending{};
 }
 
@@ -897,18 +902,11 @@ void episode_engine::record_veto(const std::string& gate, const std::string& rea
     queue_next_kernel();
     return;
   }
-  // A tiling: the mutator's feedback, like a probe rejection's.
-  state_.tiling_history.push_back({request.tiling, std::nullopt, "vetoed",
-                                   "vetoed by " + gate + " before the device: " + reason});
-  if (state_.tiling_history.size() > max_tiling_history) {
-    state_.tiling_history.erase(state_.tiling_history.begin());
-  }
-  if (pending_.mutator_state) state_.mutator_state = *pending_.mutator_state;
-  pending_.mutator_state.reset();
-  pending_.mutated_tiling.reset();
-  if (state_.config.strat == strategy::best_of_n) return;
-  std::optional<program> parent = std::move(pending_.parent);
-  pending_ = pending{};
+  // A tiling: the mutator's feedback, like a probe rejection's; evolve keeps the step's parent.
+  remember_trial({request.tiling, std::nullopt, "vetoed",
+                  "vetoed by " + gate + " before the device: " + reason});
+  std::optional<program> parent = pending_.parent;
+  drop_tiling_proposal();
   if (evolving()) pending_.parent = std::move(parent);
 }
 

@@ -189,6 +189,8 @@ class episode_engine {
     bool gated = false;                                  // the pending evaluation passed the gates
   };
 
+  void remember_trial(tiling_trial trial);
+  void drop_tiling_proposal();
   bool gates_apply() const;
   void record_veto(const std::string& gate, const std::string& reason);
   void keep_role_state(const std::string& role, const nlohmann::json& state);

@@ -16,6 +16,18 @@ const char* to_string(hook_kind k) {
   return "?";
 }
 
+const char* pipeline_list(hook_kind k) {
+  switch (k) {
+    case hook_kind::annotate:
+      return "annotators";
+    case hook_kind::gate:
+      return "gates";
+    case hook_kind::observe:
+      return "observers";
+  }
+  return "?";
+}
+
 hook_kind kind_of(const hook_policy& policy) {
   return std::visit(
       [](const auto& p) {

@@ -31,6 +31,8 @@ namespace aopt::agent {
 
 enum class hook_kind { annotate, gate, observe };
 const char* to_string(hook_kind k);
+// The [pipeline] list that names the roles of a hook: "annotators", "gates", "observers".
+const char* pipeline_list(hook_kind k);
 
 struct annotation_request {
   std::string campaign;

@@ -5,20 +5,6 @@
 namespace aopt::agent {
 namespace {
 
-const char* type_name(setting_type t) {
-  switch (t) {
-    case setting_type::boolean:
-      return "a boolean";
-    case setting_type::integer:
-      return "an integer";
-    case setting_type::real:
-      return "a number";
-    case setting_type::string:
-      return "a string";
-  }
-  return "?";
-}
-
 bool has_type(const nlohmann::json& value, setting_type t) {
   switch (t) {
     case setting_type::boolean:
@@ -34,6 +20,20 @@ bool has_type(const nlohmann::json& value, setting_type t) {
 }
 
 }  // namespace
+
+const char* to_string(setting_type t) {
+  switch (t) {
+    case setting_type::boolean:
+      return "boolean";
+    case setting_type::integer:
+      return "integer";
+    case setting_type::real:
+      return "number";
+    case setting_type::string:
+      return "string";
+  }
+  return "?";
+}
 
 result<nlohmann::json> check_role_settings(const role_descriptor& role,
                                            const nlohmann::json& given) {
@@ -53,8 +53,9 @@ result<nlohmann::json> check_role_settings(const role_descriptor& role,
       return invalid_argument(fmt::format("config: {}: unknown key (known: {})", path, known));
     }
     if (!has_type(value, setting->type)) {
-      return invalid_argument(fmt::format("config: {}: expected {} ({}), got {}", path,
-                                          type_name(setting->type), setting->meaning,
+      const char* article = setting->type == setting_type::integer ? "an" : "a";
+      return invalid_argument(fmt::format("config: {}: expected {} {} ({}), got {}", path, article,
+                                          to_string(setting->type), setting->meaning,
                                           value.dump()));
     }
     out[key] = value;

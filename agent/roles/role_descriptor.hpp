@@ -27,6 +27,8 @@
 namespace aopt::agent {
 
 enum class setting_type { boolean, integer, real, string };
+// "boolean", "integer", "number", "string".
+const char* to_string(setting_type t);
 
 // One key of [roles.<name>] besides `policy`, which every role has.
 struct role_setting {

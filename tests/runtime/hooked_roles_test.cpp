@@ -23,15 +23,7 @@ std::string check(const std::vector<std::string>& sets) {
 }
 
 const char* list_of(aopt::agent::hook_kind k) {
-  switch (k) {
-    case aopt::agent::hook_kind::annotate:
-      return "annotators";
-    case aopt::agent::hook_kind::gate:
-      return "gates";
-    case aopt::agent::hook_kind::observe:
-      return "observers";
-  }
-  return "?";
+  return aopt::agent::pipeline_list(k);
 }
 
 }  // namespace
