@@ -187,8 +187,15 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "blockDim above the core count or a SyncAll some block skips is a deadlock; software "
        "form: usedCores other than 0 or blockDim is refused (which blocks take part is not "
        "documented), the workspaces' flag values are not modelled"},
-      {sync, "CrossCoreSetFlag", no, "cross-core flags need concurrent blocks"},
-      {sync, "CrossCoreWaitFlag", no, "cross-core flags need concurrent blocks"},
+      {sync, "CrossCoreSetFlag", part,
+       "MIX kernels: a counter per core and flagId (at most 16 pending sets); mode 2 exactly as "
+       "documented (the AIC's set counts for each of its AIVs, the AIVs' for the AIC once both "
+       "set it); modes 1 and 0, which the documentation gives one line each, as barriers among "
+       "a group's AIVs and among all cores of one kind; fires when its pipe's earlier work is "
+       "done; PIPE_S/PIPE_ALL and flagId above 15 are refused"},
+      {sync, "CrossCoreWaitFlag", yes,
+       "blocks the core until its counter of the flag is above 0, then takes one; timed at the "
+       "sets it consumed; a wait no core can satisfy is a deadlock naming it"},
       {sync, "IBSet", part,
        "sets the flag of (blockIdx, eventID) once the core's earlier work is done; a waiting "
        "block hands its turn on until the flag is set, so it may wait for a later block; "
@@ -208,9 +215,13 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {atomic, "SetAtomicMin", yes, "UB->GM copies keep the smaller of the GM and UB values"},
       {system, "GetBlockIdx", yes, ""},
       {system, "GetBlockNum", yes, "logical blockDim up to 65535, run in waves"},
-      {system, "GetSubBlockIdx", yes, "0 (vector-only kernels)"},
-      {system, "GetSubBlockNum", yes, "1 (vector-only kernels)"},
-      {system, "GetTaskRation", yes, "1 (vector-only kernels)"},
+      {system, "GetSubBlockIdx", yes, "an AIV's place in its MIX group; 0 otherwise"},
+      {system, "GetSubBlockNum", yes, "AIVs per AIC of a MIX kernel (2 or 1); 1 otherwise"},
+      {system, "GetTaskRation", yes, "AIVs per AIC of a MIX kernel (2 or 1); 1 otherwise"},
+      {system, "ASCEND_IS_AIV", yes,
+       "which unit runs the code: in a MIX kernel the AIC or an AIV of each group; any other "
+       "kernel runs on cores that count as AIVs"},
+      {system, "ASCEND_IS_AIC", yes, "see ASCEND_IS_AIV"},
       {system, "SetKernelMode", yes, "accepted; the simulator runs vector kernels"},
       {system, "GetTPipePtr", yes, "the kernel's TPipe"},
       {system, "GetSystemCycle", part, "monotonic (instructions so far), not a cycle count"},
@@ -223,7 +234,12 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "GM is coherent in the simulator; costs one scalar GM access"},
       {system, "TILING_KEY_IS", yes, ""},
       {system, "GET_TILING_DATA", yes, "and GET_TILING_DATA_WITH_STRUCT"},
-      {system, "KERNEL_TASK_TYPE_DEFAULT", yes, "accepted, vector-only"},
+      {system, "KERNEL_TASK_TYPE_DEFAULT", yes,
+       "KERNEL_TYPE_MIX_AIC_1_2 / _1_1 launch blockDim groups of one AIC and two (one) AIVs that "
+       "run concurrently (GetBlockIdx on an AIV in [0, 2 * blockDim)); blockDim above the AIC "
+       "count is refused; a vector instruction on an AIC or a cube instruction on an AIV is "
+       "unsupported, naming it; other types run as before"},
+      {system, "KERNEL_TASK_TYPE", yes, "as KERNEL_TASK_TYPE_DEFAULT for its tiling key"},
       {mathlib, "Log", yes, "count form, with or without a tmp buffer"},
       {mathlib, "Power", yes, "tensor^tensor, tensor^scalar, scalar^tensor"},
       {mathlib, "ClampMax", yes, "count form, with or without a tmp buffer"},
@@ -356,7 +372,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "transposed A, L1/UB inputs and enAtomic end the run as unsupported"},
       {cube, "lib/matmul_intf.h", yes, "the header of the Matmul high-level API"},
       {cube, "REGIST_MATMUL_OBJ", yes,
-       "initialises each Matmul with its TCubeTiling on the calling core"},
+       "initialises each Matmul with its TCubeTiling on the calling core; in a MIX kernel the "
+       "AIC's kernel ends there (it serves its AIVs' Matmul objects, whose cube work is timed on "
+       "the AIC's pipes, shared by the group), which holds when it is called in the kernel "
+       "function itself"},
       {tiling, "TilingContext", yes, "shapes, dtypes, attrs, platform, block dim, key, data"},
       {tiling, "GetInputShape", yes, "GetOriginShape / GetStorageShape"},
       {tiling, "GetRequiredInputShape", yes,

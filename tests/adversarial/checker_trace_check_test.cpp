@@ -171,6 +171,25 @@ TEST_SUITE("adversarial") {
     CHECK(kind_of(spec, s) == "malformed_trace");
   }
 
+  TEST_CASE("a MIX launch's traces must be one AIC and its AIVs per group, in order") {
+    const driver_spec spec = copy_spec("elementwise");
+    set_report s = honest_set(spec, true);
+    // A claim of MIX with one trace per block is short of the groups' AIVs.
+    s.aiv_per_aic = 2;
+    CHECK(kind_of(spec, s) == "malformed_trace");
+    // Three traces of whole cores are not an AIC and two AIVs.
+    core_trace aiv0 = s.traces[0];
+    aiv0.block_idx = 1;
+    core_trace aiv1 = s.traces[0];
+    aiv1.block_idx = 2;
+    s.traces.push_back(aiv0);
+    s.traces.push_back(aiv1);
+    CHECK(kind_of(spec, s) == "malformed_trace");
+    // More than two AIVs per AIC is no MIX type.
+    s.aiv_per_aic = 3;
+    CHECK(kind_of(spec, s) == "malformed_trace");
+  }
+
   TEST_CASE("the delivered outputs must equal what the traced writes left, replayed in order") {
     const driver_spec compute = copy_spec("elementwise");
     // A raw store after the traced write changes one byte: untraced work naming the byte.

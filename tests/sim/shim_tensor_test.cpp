@@ -2,7 +2,9 @@
 // scalar access, TPipe/TQue/TBuf allocation, block identity, the tiling key and the element types.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
+#include <vector>
 
 #include "sim/shim_fixture.hpp"
 
@@ -151,21 +153,61 @@ TEST_SUITE("sim") {
     run.launch.tiling_key = 7;
     int64_t idx = -1;
     int64_t num = -1;
+    int64_t sub = -1;
+    int64_t subs = -1;
     bool key7 = false;
     bool key1 = true;
+    bool aiv = false;
+    bool aic = true;
     run.run(
         [&] {
           idx = GetBlockIdx();
           num = GetBlockNum();
           key7 = TILING_KEY_IS(7);
           key1 = TILING_KEY_IS(1);
+          sub = GetSubBlockIdx();
+          subs = GetSubBlockNum();
+          aiv = ASCEND_IS_AIV;
+          aic = ASCEND_IS_AIC;
+          // Types that are not MIX, and a MIX type for another tiling key, change nothing.
+          KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);
+          KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIC_1_2);
         },
         3);
     CHECK(idx == 3);
     CHECK(num == 4);
     CHECK(key7);
     CHECK_FALSE(key1);
-    CHECK(GetSubBlockIdx() == 0);
+    // A kernel that is not MIX runs on cores that count as AIVs, one sub-block each.
+    CHECK(sub == 0);
+    CHECK(subs == 1);
+    CHECK(aiv);
+    CHECK_FALSE(aic);
+  }
+
+  TEST_CASE("in a MIX launch each core knows its unit, block and sub-block as documented") {
+    // MIX_AIC_1_2 with blockDim 2: cores AIC 0, AIV 0, AIV 1, AIC 1, AIV 2, AIV 3.
+    const aopt::sim::launch_layout layout{2, 2};
+    REQUIRE(layout.cores() == 6);
+    const std::vector<std::array<int64_t, 4>> expected = {{1, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 1, 1},
+                                                          {1, 1, 1, 0}, {0, 1, 2, 0}, {0, 1, 3, 1}};
+    for (uint32_t core = 0; core < layout.cores(); ++core) {
+      shim_run run;
+      run.launch.block_num = 2;
+      run.launch.aiv_per_aic = 2;
+      std::array<int64_t, 4> seen{};
+      run.run(
+          [&] {
+            seen = {ASCEND_IS_AIC ? 1 : 0, static_cast<int64_t>(layout.identity(core).group),
+                    GetBlockIdx(), GetSubBlockIdx()};
+            CHECK(GetBlockNum() == 2);
+            CHECK(GetSubBlockNum() == 2);
+            CHECK(GetTaskRation() == 2);
+            CHECK(ASCEND_IS_AIV == !ASCEND_IS_AIC);
+          },
+          core);
+      CHECK(seen == expected[core]);
+    }
   }
 
   TEST_CASE("half and bfloat16_t round to nearest even") {

@@ -11,6 +11,7 @@
 // ascendc-reference.md §2; it is written from the public documentation only.
 #pragma once
 
+#include "aopt_sim/kernel/cross_core_sync.h"
 #include "aopt_sim/kernel/data_copy.h"
 #include "aopt_sim/kernel/defs.h"
 #include "aopt_sim/kernel/dtypes.h"

@@ -31,12 +31,15 @@ void free_deleter::operator()(uint8_t* p) const {
 
 }  // namespace kernel
 
-core_context::impl::impl(const kernel_launch& l, uint32_t block)
+core_context::impl::impl(const kernel_launch& l, uint32_t core_index)
     : launch(l),
-      block_idx(block),
+      core(core_index),
+      id(l.layout().identity(core_index)),
+      block_idx(id.block_idx),
       ub_bytes(l.hw.ub_bytes),
       mem(kernel::memory_map_of(l.hw)),
-      rec(l.record_trace, block) {
+      rec(l.record_trace, core_index) {
+  rec.set_core(id.kind, id.group);
   // Room for one vector repeat past the end of each memory keeps block-granular loops in bounds;
   // the checks still stop at ub_bytes (cube_memory.hpp).
   const size_t bytes = mem.total;
@@ -45,8 +48,8 @@ core_context::impl::impl(const kernel_launch& l, uint32_t block)
   std::memset(ub.get(), ub_poison, bytes);
 }
 
-core_context::core_context(const kernel_launch& launch, uint32_t block_idx)
-    : impl_(std::make_unique<impl>(launch, block_idx)) {}
+core_context::core_context(const kernel_launch& launch, uint32_t core)
+    : impl_(std::make_unique<impl>(launch, core)) {}
 
 core_context::~core_context() {
   if (running_core == this) running_core = nullptr;
@@ -67,6 +70,9 @@ uint32_t core_context::block_idx() const {
 }
 uint32_t core_context::block_num() const {
   return impl_->launch.block_num;
+}
+const core_identity& core_context::identity() const {
+  return impl_->id;
 }
 const hw_profile& core_context::hw() const {
   return impl_->launch.hw;

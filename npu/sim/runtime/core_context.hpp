@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hw_profile.hpp"
+#include "launch_layout.hpp"
 #include "trace.hpp"
 
 namespace aopt::sim {
@@ -59,7 +60,12 @@ class block_runner;
 
 struct kernel_launch {
   hw_profile hw;
-  uint32_t block_num = 1;
+  uint32_t block_num = 1;  // blockDim: blocks, or MIX groups
+  // A MIX launch (launch_layout.hpp): the AIVs of each group; 0 runs blockDim whole cores.
+  uint32_t aiv_per_aic = 0;
+  // Where a core of a launch that is not MIX records the AIVs per AIC of the MIX type its kernel
+  // declares (KERNEL_TASK_TYPE_DEFAULT): the driver then runs the input set again as that launch.
+  std::atomic<uint32_t>* declared_aiv_per_aic = nullptr;
   std::vector<gm_region> gm;
   bool record_trace = true;
   uint64_t tiling_key = 0;  // what TILING_KEY_IS compares with (TilingContext::SetTilingKey)
@@ -69,11 +75,15 @@ struct kernel_launch {
   // Orders the GM writes of all blocks (trace.hpp gm_write::seq); without one, each core counts
   // its own.
   std::atomic<uint64_t>* gm_write_seq = nullptr;
+
+  launch_layout layout() const { return {block_num, aiv_per_aic}; }
 };
 
 class core_context {
  public:
-  core_context(const kernel_launch& launch, uint32_t block_idx);
+  // Core `core` of the launch's layout (launch_layout.hpp; for a launch that is not MIX, block
+  // `core`).
+  core_context(const kernel_launch& launch, uint32_t core);
   ~core_context();
   core_context(const core_context&) = delete;
   core_context& operator=(const core_context&) = delete;
@@ -83,8 +93,9 @@ class core_context {
   static core_context& current();
   static bool running();
 
-  uint32_t block_idx() const;
+  uint32_t block_idx() const;  // GetBlockIdx
   uint32_t block_num() const;
+  const core_identity& identity() const;
   const hw_profile& hw() const;
 
   // Called after the kernel returns: reports unmatched SetFlag/WaitFlag as sim_error; a queue

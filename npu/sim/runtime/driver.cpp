@@ -270,15 +270,26 @@ tiling_outcome run_tiling(const driver_spec& spec, const candidate_entries& entr
   return t;
 }
 
-// Runs blocks 0..blockDim-1, each on its own simulated core: one after another, except that a
-// block calling SyncAll waits there for the others (block_runner.hpp).
+// Runs the launch's cores (launch_layout.hpp: blocks 0..blockDim-1, or the AIC and AIVs of each
+// MIX group), each on its own simulated core: one after another, except that a core calling
+// SyncAll, IBWait or CrossCoreWaitFlag waits there for the others (block_runner.hpp). SyncAll
+// synchronises the cores of one kind.
 void run_blocks(const driver_spec& spec, const candidate_entries& entries,
                 const kernel_launch& launch, uint8_t* const* args, std::vector<core_trace>& traces,
                 std::vector<std::string>& warnings) {
-  block_runner runner(launch.block_num);
+  const launch_layout layout = launch.layout();
+  std::vector<uint32_t> sync_class(layout.cores());
+  for (uint32_t c = 0; c < layout.cores(); ++c)
+    sync_class[c] = static_cast<uint32_t>(layout.identity(c).kind);
+  block_runner runner(std::move(sync_class));
   kernel_launch with_runner = launch;
   with_runner.runner = &runner;
-  std::vector<core_trace> by_block(launch.block_num);
+  std::vector<core_trace> by_block(layout.cores());
+  const auto name = [&](uint32_t core) {
+    const core_identity id = layout.identity(core);
+    if (id.kind == core_kind::whole) return std::string();
+    return std::string(to_string(id.kind)) + " " + std::to_string(id.block_idx) + " of ";
+  };
   const auto run_block = [&](uint32_t block) {
     try {
       core_context core(with_runner, block);
@@ -289,7 +300,7 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
       core.finish();
       by_block[block] = core.take_trace();
       for (std::string& w : core.take_warnings()) {
-        w = with_block(block, w);
+        w = with_block(block, name(block) + w);
         // Per block the same finding differs only in its block number: one of each suffices.
         const auto same = [&](const std::string& seen) {
           return seen.substr(seen.find(':')) == w.substr(w.find(':'));
@@ -298,7 +309,7 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
           warnings.push_back(std::move(w));
       }
     } catch (const sim_error& e) {
-      fail("runtime_error", e.kind().c_str(), with_block(block, e.what()));
+      fail("runtime_error", e.kind().c_str(), with_block(block, name(block) + e.what()));
     } catch (const std::exception& e) {
       fail("runtime_error", "exception",
            with_block(block, "kernel " + spec.op.kernel_entry + " threw: " + e.what()));
@@ -315,10 +326,30 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
   for (core_trace& t : by_block) traces.push_back(std::move(t));
 }
 
-// Input set `set`: tiling, the blocks, and what the trusted side needs to judge them.
+// One launch of input set `set`: tiling, the cores, and what the trusted side needs to judge them.
+// A core that declares a MIX type while `aiv_per_aic` is 0 stores it in `declared`.
+set_report run_launch(const driver_spec& spec, const candidate_entries& entries, uint32_t set,
+                      uint32_t aiv_per_aic, std::atomic<uint32_t>& declared,
+                      std::vector<std::string>& diagnostics, std::vector<std::string>& warnings);
+
+// Input set `set`, launched as its kernel declares.
 set_report run_input_set(const driver_spec& spec, const candidate_entries& entries, uint32_t set,
                          std::vector<std::string>& diagnostics,
                          std::vector<std::string>& warnings) {
+  // A kernel that declares a MIX type in a launch that is not one runs the set again as one.
+  uint32_t aiv_per_aic = 0;
+  for (;;) {
+    std::atomic<uint32_t> declared{0};
+    set_report report =
+        run_launch(spec, entries, set, aiv_per_aic, declared, diagnostics, warnings);
+    if (aiv_per_aic != 0 || declared.load() == 0) return report;
+    aiv_per_aic = declared.load();
+  }
+}
+
+set_report run_launch(const driver_spec& spec, const candidate_entries& entries, uint32_t set,
+                      uint32_t aiv_per_aic, std::atomic<uint32_t>& declared,
+                      std::vector<std::string>& diagnostics, std::vector<std::string>& warnings) {
   const npu::op_spec& op = spec.op;
   set_report report;
   try {
@@ -334,6 +365,17 @@ set_report run_input_set(const driver_spec& spec, const candidate_entries& entri
     kernel_launch launch;
     launch.hw = spec.hw;
     launch.block_num = tiling.block_dim;
+    launch.aiv_per_aic = aiv_per_aic;
+    launch.declared_aiv_per_aic = &declared;
+    report.aiv_per_aic = aiv_per_aic;
+    if (aiv_per_aic != 0 && tiling.block_dim > spec.hw.cube_cores) {
+      fail("runtime_error", "bad_block_dim",
+           "blockDim " + std::to_string(tiling.block_dim) +
+               " of a MIX kernel: each block is one "
+               "AIC with its AIVs, and " +
+               spec.hw.name + " has " + std::to_string(spec.hw.cube_cores) +
+               " (a MIX launch may not exceed its physical cores)");
+    }
     launch.tiling_key = tiling.tiling_key;
     // Only the timed first set records instructions; every set records its GM writes.
     launch.record_trace = set == 0;

@@ -11,7 +11,7 @@
 namespace aopt::sim {
 namespace {
 
-constexpr char report_magic[] = "AOPTRPT4";
+constexpr char report_magic[] = "AOPTRPT5";
 constexpr char end_magic[] = "AOPTEND1";
 constexpr size_t magic_size = 8;
 // Bounds that no honest run comes near; they keep a hostile count from exhausting memory.
@@ -64,6 +64,8 @@ class api_table {
 
 void put_trace(byte_writer& w, const core_trace& t, api_table& apis) {
   w.put(t.block_idx);
+  w.put(static_cast<uint8_t>(t.kind));
+  w.put(t.group);
   w.put(t.ub_high_water_bytes);
   w.put<uint64_t>(t.ub_carves.size());
   for (const ub_carve& c : t.ub_carves) {
@@ -91,6 +93,9 @@ void put_trace(byte_writer& w, const core_trace& t, api_table& apis) {
     put_ranges(w, in.writes);
     put_indices(w, in.deps);
     put_indices(w, in.auto_deps);
+    w.put<uint8_t>(in.on_group_cube);
+    w.put<uint64_t>(in.signals.size());
+    for (uint64_t x : in.signals) w.put(x);
   }
   w.put<uint64_t>(t.gm_writes.size());
   for (const gm_write& g : t.gm_writes) {
@@ -108,6 +113,10 @@ void put_trace(byte_writer& w, const core_trace& t, api_table& apis) {
 core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids) {
   core_trace t;
   t.block_idx = r.get<uint32_t>("trace.block_idx");
+  const auto kind = r.get<uint8_t>("trace.kind");
+  if (kind > static_cast<uint8_t>(core_kind::aiv)) throw malformed_delivery("trace.kind: unknown");
+  t.kind = static_cast<core_kind>(kind);
+  t.group = r.get<uint32_t>("trace.group");
   t.ub_high_water_bytes = r.get<uint64_t>("trace.ub_high_water_bytes");
   const uint64_t carves = r.count("trace.ub_carves", 16);
   if (carves > max_ub_carves) throw malformed_delivery("trace.ub_carves: too many carves");
@@ -146,6 +155,9 @@ core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids
     in.writes = get_ranges(r, "instruction.writes");
     in.deps = get_indices(r, "instruction.deps");
     in.auto_deps = get_indices(r, "instruction.auto_deps");
+    in.on_group_cube = r.get<uint8_t>("instruction.on_group_cube") != 0;
+    in.signals.resize(r.count("instruction.signals", 8));
+    for (uint64_t& x : in.signals) x = r.get<uint64_t>("instruction.signal");
   }
   t.gm_writes.resize(r.count("trace.gm_writes", 44));
   for (gm_write& g : t.gm_writes) {
@@ -183,6 +195,7 @@ std::string encode_report(const run_report& report) {
     w.put_string(s.failed_kind);
     w.put_string(s.message);
     w.put(s.block_dim);
+    w.put(s.aiv_per_aic);
     w.put(s.tiling_key);
     w.put(s.workspace_bytes);
     w.put(s.tiling_data_size);
@@ -218,6 +231,7 @@ run_report decode_report(const std::string& bytes) {
     s.failed_kind = r.get_string("set.failed_kind");
     s.message = r.get_string("set.message");
     s.block_dim = r.get<uint32_t>("set.block_dim");
+    s.aiv_per_aic = r.get<uint32_t>("set.aiv_per_aic");
     s.tiling_key = r.get<uint64_t>("set.tiling_key");
     s.workspace_bytes = r.get<uint64_t>("set.workspace_bytes");
     s.tiling_data_size = r.get<uint64_t>("set.tiling_data_size");

@@ -26,6 +26,7 @@ struct set_report {
   std::string failed_kind;
   std::string message;
   uint32_t block_dim = 0;
+  uint32_t aiv_per_aic = 0;  // a MIX launch's AIVs per AIC (launch_layout.hpp), else 0
   uint64_t tiling_key = 0;
   uint64_t workspace_bytes = 0;
   uint64_t tiling_data_size = 0;
@@ -34,7 +35,7 @@ struct set_report {
   // The GM bytes after the run of each input the kernel changed (empty for the others): what
   // the checker names in its input_modified message.
   std::vector<std::vector<uint8_t>> changed_inputs;
-  std::vector<core_trace> traces;  // one per block
+  std::vector<core_trace> traces;  // one per core of the launch's layout
 };
 
 struct run_report {

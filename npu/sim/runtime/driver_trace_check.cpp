@@ -8,6 +8,7 @@
 #include "cube_memory.hpp"
 #include "driver_expected.hpp"
 #include "element_codec.hpp"
+#include "launch_layout.hpp"
 
 namespace aopt::sim {
 namespace {
@@ -214,9 +215,16 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
                                              bool fully_traced, std::vector<std::string>* warnings,
                                              const std::vector<std::vector<uint8_t>>* initial) {
   const npu::op_spec& op = spec.op;
-  if (set.traces.size() != set.block_dim) {
-    return malformed(std::to_string(set.traces.size()) + " block traces for blockDim " +
-                     std::to_string(set.block_dim));
+  if (set.aiv_per_aic > 2) {
+    return malformed(std::to_string(set.aiv_per_aic) + " AIVs per AIC (a MIX kernel has 1 or 2)");
+  }
+  const launch_layout layout{set.block_dim, set.aiv_per_aic};
+  if (set.traces.size() != layout.cores()) {
+    return malformed(std::to_string(set.traces.size()) + " core traces for blockDim " +
+                     std::to_string(set.block_dim) +
+                     (layout.mixed()
+                          ? " of a MIX kernel (" + std::to_string(layout.cores()) + " cores)"
+                          : std::string()));
   }
   // GM regions in kernel-argument order: inputs, outputs, workspace, tiling.
   std::vector<uint64_t> region_bytes;
@@ -245,7 +253,9 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
   const uint32_t local_bytes = kernel::memory_map_of(spec.hw).total;
   for (size_t b = 0; b < set.traces.size(); ++b) {
     const core_trace& t = set.traces[b];
-    if (t.block_idx != b) return malformed("trace " + std::to_string(b) + " is of another block");
+    const core_identity id = layout.identity(static_cast<uint32_t>(b));
+    if (t.block_idx != b || t.kind != id.kind || (layout.mixed() && t.group != id.group))
+      return malformed("trace " + std::to_string(b) + " is of another core");
     write_bytes += t.gm_write_bytes;
     for (const gm_write& w : t.gm_writes) {
       if (w.region >= region_bytes.size() || w.bursts == 0) {

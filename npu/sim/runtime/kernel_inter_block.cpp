@@ -99,7 +99,7 @@ void inter_block_flag(bool set, uint8_t* gm_workspace, uint64_t gm_workspace_ele
              "operator)"));
   }
   s.launch.runner->wait_flag(
-      s.block_idx, key,
+      s.core, key,
       cat(where(api, site), ": block ", s.block_idx, " waits for the flag of block ", block_idx,
           ", eventID ", event_id));
 }

@@ -84,7 +84,9 @@ struct core_context::impl {
   impl(const kernel_launch& l, uint32_t block);
 
   const kernel_launch& launch;
-  uint32_t block_idx;
+  uint32_t core;  // the core's place in the launch: its block_runner block and trace
+  core_identity id;
+  uint32_t block_idx;                                   // GetBlockIdx
   std::unique_ptr<uint8_t[], kernel::free_deleter> ub;  // UB, then the cube memories (mem)
   uint32_t ub_bytes;
   kernel::memory_map mem;
@@ -156,6 +158,11 @@ std::string cat(const Args&... args) {
 std::string where(const char* api, aopt_sim::rt::call_site site);
 
 [[noreturn]] void fail(const char* kind, const std::string& message);
+
+// The simulated pipe of a pipe_t (false for PIPE_ALL and pipes the simulator has not), and the
+// pipe_t's name for messages (kernel_sync.cpp).
+bool simulated_pipe(pipe_t p, pipe& out);
+const char* pipe_t_name(pipe_t p);
 
 const char* dtype_name(aopt_sim::rt::dtype t);
 uint32_t dtype_size(aopt_sim::rt::dtype t);

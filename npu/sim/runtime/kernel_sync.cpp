@@ -91,6 +91,8 @@ event_pipes pipes_of(AscendC::HardEvent e) {
   }
 }
 
+}  // namespace
+
 bool simulated_pipe(pipe_t p, pipe& out) {
   switch (p) {
     case PIPE_S:
@@ -141,6 +143,8 @@ const char* pipe_t_name(pipe_t p) {
       return "an unsimulated pipe";
   }
 }
+
+namespace {
 
 flag_slot& slot_of(state& s, AscendC::HardEvent e, int32_t id, const char* api,
                    aopt_sim::rt::call_site site, event_pipes& pipes) {

@@ -80,7 +80,7 @@ void sync_all(uint32_t gm_accesses, call_site site) {
     }
     s.rec.add(std::move(in));
   }
-  if (blocks > 1) s.launch.runner->sync_all(s.block_idx);
+  if (s.launch.layout().mixed() || blocks > 1) s.launch.runner->sync_all(s.core);
 }
 
 void soft_sync_all(const local_ref& ub_workspace, uint64_t gm_workspace_elems, int32_t used_cores,

@@ -89,6 +89,8 @@ double execution_cost(const instruction& in, const hw_profile& hw, uint32_t acti
     case op_class::set_flag:
     case op_class::wait_flag:
     case op_class::barrier:
+    case op_class::cross_set:
+    case op_class::cross_wait:
       return 0;
     case op_class::sync_all:
       // The cross-core barrier's own work: at least a flag write and a read in GM (an estimate
@@ -122,20 +124,30 @@ double issue_slots(const instruction& in) {
   return 1;
 }
 
-// Inter-block flags by name (trace.hpp op_class::ib_set): when the first IBSet of each finished.
+// Inter-block flags by name (trace.hpp op_class::ib_set): when the first IBSet of each finished;
+// and CrossCoreSetFlags by signal id (op_class::cross_set), under their own bit.
 using flag_times = std::map<uint64_t, double>;
+constexpr uint64_t cross_signal_bit = uint64_t{1} << 63;
+
+// The pipes of one AIC of a MIX launch: its own trace and its AIVs' Matmul requests
+// (instruction::on_group_cube) take turns on them.
+using pipe_times = std::array<double, pipe_count>;
 
 class core_replay {
  public:
   // `flags` is shared by the cores replayed together (replay_cores); without it an IBWait waits
   // for nothing.
+  // `group_cube`: the pipes of the core's MIX group's AIC (none for whole cores).
   core_replay(const core_trace& trace, const hw_profile& hw, uint32_t active_cores,
-              flag_times* flags = nullptr)
+              flag_times* flags = nullptr, pipe_times* group_cube = nullptr)
       : trace_(trace),
         hw_(hw),
         active_cores_(active_cores),
         flags_(flags),
+        group_cube_(group_cube),
         end_(trace.instructions.size(), 0.0) {}
+
+  core_kind kind() const { return trace_.kind; }
 
   core_timing run() {
     while (advance()) pass_sync(0);
@@ -150,6 +162,7 @@ class core_replay {
       if (in.cls == op_class::sync_all) return true;
       if (in.cls == op_class::ib_wait && flags_ != nullptr && flags_->count(in.bytes) == 0)
         return true;
+      if (in.cls == op_class::cross_wait && flags_ != nullptr && !signalled(in)) return true;
       step(next_++);
     }
     return false;
@@ -158,6 +171,7 @@ class core_replay {
   size_t position() const { return next_; }
   // REQUIRES: advance() returned true.
   bool at_sync_all() const { return trace_.instructions[next_].cls == op_class::sync_all; }
+  bool done() const { return next_ >= trace_.instructions.size(); }
 
   // When the pending SyncAll could start on this core: issued, its dependencies done and every
   // pipe drained. REQUIRES: advance() returned true.
@@ -165,7 +179,8 @@ class core_replay {
     const instruction& in = trace_.instructions[next_];
     double t = issue_time_ + issue_slots(in) * hw_.issue_cycles;
     t = std::max({t, end_of(in.deps), end_of(in.auto_deps)});
-    for (double f : pipe_free_) t = std::max(t, f);
+    const bool on_aic = trace_.kind == core_kind::aic && group_cube_ != nullptr;
+    for (double f : on_aic ? *group_cube_ : pipe_free_) t = std::max(t, f);
     return t;
   }
 
@@ -179,11 +194,35 @@ class core_replay {
   core_timing finish() {
     double finish = issue_time_;
     for (double t : pipe_free_) finish = std::max(finish, t);
+    // A MIX core's work may sit on its group's AIC pipes.
+    for (double t : end_) finish = std::max(finish, t);
     result_.total_cycles = finish;
     return result_;
   }
 
  private:
+  bool signalled(const instruction& in) const {
+    for (uint64_t id : in.signals)
+      if (flags_->count(id | cross_signal_bit) == 0) return false;
+    return true;
+  }
+
+  // When every set a CrossCoreWaitFlag consumed has fired.
+  double signal_time(const instruction& in) const {
+    double t = 0;
+    for (uint64_t id : in.signals) {
+      const auto set = flags_->find(id | cross_signal_bit);
+      if (set != flags_->end()) t = std::max(t, set->second);
+    }
+    return t;
+  }
+
+  // The pipe timeline an instruction runs on: its core's, or its group's AIC's.
+  pipe_times& pipes_for(const instruction& in) {
+    const bool on_aic = in.on_group_cube || trace_.kind == core_kind::aic;
+    return on_aic && group_cube_ != nullptr ? *group_cube_ : pipe_free_;
+  }
+
   double end_of(const std::vector<uint32_t>& deps) const {
     double t = 0;
     for (uint32_t d : deps)
@@ -211,7 +250,7 @@ class core_replay {
     if (blocks_issue(in)) {
       double start = deps_end(in, issued);
       if (in.all_pipes_barrier) {
-        for (double t : pipe_free_) start = std::max(start, t);
+        for (double t : pipes_for(in)) start = std::max(start, t);
         result_.barrier_stall_cycles += start - issued;
         if (in.cls == op_class::sync_all && release_ > start) {
           result_.sync_all_wait_cycles += release_ - start;
@@ -227,18 +266,28 @@ class core_replay {
       } else {
         result_.flag_wait_cycles += start - issued;
       }
+      if (in.cls == op_class::cross_wait && flags_ != nullptr) {
+        const double set = signal_time(in);
+        if (set > start) {
+          result_.flag_wait_cycles += set - start;
+          start = set;
+        }
+      }
       end_[i] = start + cost;
+      note_signal(in, end_[i]);
       if (in.cls == op_class::ib_set && flags_ != nullptr) {
         const auto [it, fresh] = flags_->emplace(in.bytes, end_[i]);
         if (!fresh) it->second = std::min(it->second, end_[i]);
       }
       result_.busy_cycles[index_of(pipe::s)] += cost;
       issue_time_ = end_[i];
-      pipe_free_[index_of(pipe::s)] = std::max(pipe_free_[index_of(pipe::s)], end_[i]);
+      pipe_times& pipes = pipes_for(in);
+      pipes[index_of(pipe::s)] = std::max(pipes[index_of(pipe::s)], end_[i]);
       return;
     }
 
     const size_t p = index_of(in.on);
+    pipe_times& pipes = pipes_for(in);
     double enqueued = issued;
     std::deque<double>& waiting = queued_starts_[p];
     while (!waiting.empty() && waiting.front() <= enqueued) waiting.pop_front();
@@ -247,14 +296,20 @@ class core_replay {
       enqueued = waiting.front();
       waiting.pop_front();
     }
-    const double ready = std::max(enqueued, pipe_free_[p]);
+    const double ready = std::max(enqueued, pipes[p]);
     const double start = deps_end(in, ready);
     result_.flag_wait_cycles += start - ready;
     end_[i] = start + cost;
-    pipe_free_[p] = end_[i];
+    pipes[p] = end_[i];
+    note_signal(in, end_[i]);
     result_.busy_cycles[p] += cost;
     if (start > enqueued) waiting.push_back(start);
     issue_time_ = enqueued;
+  }
+
+  void note_signal(const instruction& in, double at) {
+    if (in.cls != op_class::cross_set || flags_ == nullptr) return;
+    for (uint64_t id : in.signals) flags_->emplace(id | cross_signal_bit, at);
   }
 
   void account_work(const instruction& in) {
@@ -276,32 +331,18 @@ class core_replay {
   const hw_profile& hw_;
   uint32_t active_cores_;
   flag_times* flags_;
+  pipe_times* group_cube_;
   std::vector<double> end_;
   size_t next_ = 0;     // the next instruction to replay
   double release_ = 0;  // when the pending SyncAll may pass
   double issue_time_ = 0;
-  std::array<double, pipe_count> pipe_free_{};
+  pipe_times pipe_free_{};
   // Per pipe, start times of issued instructions that have not started yet (in order).
   std::array<std::deque<double>, pipe_count> queued_starts_;
   core_timing result_;
 };
 
 }  // namespace
-
-bool is_vector_class(op_class c) {
-  switch (c) {
-    case op_class::dma_local:
-    case op_class::vec_simple:
-    case op_class::vec_mul:
-    case op_class::vec_div_transcendental:
-    case op_class::vec_reduce:
-    case op_class::vec_cast:
-    case op_class::vec_compare_select:
-      return true;
-    default:
-      return false;
-  }
-}
 
 bool uses_cube(const core_trace& trace) {
   for (const instruction& in : trace.instructions)
@@ -315,6 +356,16 @@ uint32_t cores_of_kind(const std::vector<core_trace>& traces, const hw_profile& 
   return hw.vector_cores;
 }
 
+mix_shape mix_shape_of(const std::vector<core_trace>& traces) {
+  mix_shape m;
+  for (const core_trace& t : traces) {
+    if (t.kind == core_kind::whole) return {};
+    m.groups = std::max(m.groups, t.group + 1);
+  }
+  if (m.groups != 0) m.cores_per_group = static_cast<uint32_t>(traces.size()) / m.groups;
+  return m;
+}
+
 core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores) {
   const uint32_t cores = uses_cube(trace) ? hw.cube_cores : hw.vector_cores;
   return core_replay(trace, hw, std::min(active_cores, cores)).run();
@@ -322,15 +373,26 @@ core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t 
 
 std::vector<core_timing> replay_cores(const std::vector<core_trace>& traces, const hw_profile& hw,
                                       uint32_t block_dim) {
-  const uint32_t active = std::min(block_dim, cores_of_kind(traces, hw));
+  const mix_shape mix = mix_shape_of(traces);
+  // A MIX launch keeps every core of its groups busy at once: its groups on the physical AI
+  // cores, each with its AIC and AIVs.
+  const uint32_t active = mix.groups != 0
+                              ? std::min(mix.groups, hw.cube_cores) * mix.cores_per_group
+                              : std::min(block_dim, cores_of_kind(traces, hw));
   flag_times flags;
+  std::vector<pipe_times> group_cube(mix.groups);
   std::vector<core_replay> cores;
   cores.reserve(traces.size());
-  for (const core_trace& t : traces) cores.emplace_back(t, hw, active, &flags);
-  // Every core replays as far as it can: to its end, its next SyncAll, or an IBWait whose flag
-  // no core has set yet (a flag set meanwhile lets its waiters go on). Then the cores at a
-  // SyncAll pass it when the last arrives. An IBWait no replay can satisfy is one the
-  // functional run already reported as a deadlock: it passes at once, so the replay ends.
+  for (const core_trace& t : traces) {
+    pipe_times* cube =
+        t.kind != core_kind::whole && t.group < group_cube.size() ? &group_cube[t.group] : nullptr;
+    cores.emplace_back(t, hw, active, &flags, cube);
+  }
+  // Every core replays as far as it can: to its end, its next SyncAll, or a wait whose flag no
+  // core has set yet (a flag set meanwhile lets its waiters go on). Then a kind of core (AIC,
+  // AIV, or every core of a launch that is not MIX) whose every core is at a SyncAll passes it
+  // when the last arrives. A wait no replay can satisfy is one the functional run already
+  // reported as a deadlock: it passes at once, so the replay ends.
   std::vector<char> stopped(cores.size());
   for (;;) {
     for (bool moved = true; moved;) {
@@ -341,21 +403,37 @@ std::vector<core_timing> replay_cores(const std::vector<core_trace>& traces, con
         moved = moved || cores[i].position() != before;
       }
     }
-    bool at_sync = false, at_wait = false;
-    double release = 0;
+    // Per kind: a core at a SyncAll, a core at a wait, and when the last SyncAll arrives.
+    std::array<bool, 3> at_sync{}, waiting{};
+    std::array<double, 3> release{};
     for (size_t i = 0; i < cores.size(); ++i) {
       if (!stopped[i]) continue;
+      const auto k = static_cast<size_t>(cores[i].kind());
       if (cores[i].at_sync_all()) {
-        at_sync = true;
-        release = std::max(release, cores[i].sync_arrival());
+        at_sync[k] = true;
+        release[k] = std::max(release[k], cores[i].sync_arrival());
       } else {
-        at_wait = true;
+        waiting[k] = true;
       }
     }
-    if (!at_sync && !at_wait) break;
-    for (size_t i = 0; i < cores.size(); ++i) {
-      if (stopped[i] && (!at_sync || cores[i].at_sync_all())) cores[i].pass_sync(release);
+    // The SyncAll of a kind passes once none of its cores waits elsewhere (the cores of a launch
+    // that is not MIX pass theirs at once, as they always have).
+    std::array<bool, 3> passes{};
+    bool any_passes = false;
+    for (size_t k = 0; k < passes.size(); ++k) {
+      passes[k] = at_sync[k] && (k == static_cast<size_t>(core_kind::whole) || !waiting[k]);
+      any_passes = any_passes || passes[k];
     }
+    bool any_stopped = false;
+    for (size_t i = 0; i < cores.size(); ++i) {
+      if (!stopped[i]) continue;
+      any_stopped = true;
+      const auto k = static_cast<size_t>(cores[i].kind());
+      const bool sync = cores[i].at_sync_all();
+      // With no SyncAll to pass, the waits pass: none can be satisfied any more.
+      if (any_passes ? sync && passes[k] : !sync) cores[i].pass_sync(release[k]);
+    }
+    if (!any_stopped) break;
   }
   std::vector<core_timing> out;
   out.reserve(cores.size());
@@ -366,8 +444,29 @@ std::vector<core_timing> replay_cores(const std::vector<core_trace>& traces, con
 kernel_timing combine_cores(const std::vector<core_timing>& cores,
                             const std::vector<core_trace>& traces, const hw_profile& hw) {
   kernel_timing k;
-  const auto block_dim = static_cast<uint32_t>(cores.size());
-  const uint32_t physical = std::min(block_dim, cores_of_kind(traces, hw));
+  const mix_shape mix = mix_shape_of(traces);
+  // A MIX group's cores start together and the group ends with its slowest: the groups are the
+  // blocks that take the physical AI cores in waves.
+  std::vector<double> block_cycles;
+  std::vector<uint32_t> slowest_core;
+  if (mix.groups != 0) {
+    block_cycles.assign(mix.groups, 0.0);
+    slowest_core.assign(mix.groups, 0);
+    for (size_t i = 0; i < cores.size() && i < traces.size(); ++i) {
+      const uint32_t g = traces[i].group;
+      if (g >= mix.groups || cores[i].total_cycles < block_cycles[g]) continue;
+      block_cycles[g] = cores[i].total_cycles;
+      slowest_core[g] = static_cast<uint32_t>(i);
+    }
+  } else {
+    for (size_t i = 0; i < cores.size(); ++i) {
+      block_cycles.push_back(cores[i].total_cycles);
+      slowest_core.push_back(static_cast<uint32_t>(i));
+    }
+  }
+  const auto block_dim = static_cast<uint32_t>(block_cycles.size());
+  const uint32_t physical =
+      std::min(block_dim, mix.groups != 0 ? hw.cube_cores : cores_of_kind(traces, hw));
   k.launch_overhead_us = hw.launch_overhead_us(physical);
   k.waves = physical == 0 ? 0 : (block_dim + physical - 1) / physical;
   // Free time of each physical core; a min-heap hands each block the earliest-free core.
@@ -375,19 +474,20 @@ kernel_timing combine_cores(const std::vector<core_timing>& cores,
   for (uint32_t c = 0; c < physical; ++c) free_at.push(0.0);
   double sum_us = 0;
   double slowest_block_us = -1;
-  for (size_t i = 0; i < cores.size(); ++i) {
-    const double us = hw.cycles_to_us(cores[i].total_cycles);
+  for (size_t i = 0; i < block_cycles.size(); ++i) {
+    const double us = hw.cycles_to_us(block_cycles[i]);
     sum_us += us;
     if (us > slowest_block_us) {
       slowest_block_us = us;
-      k.critical_core = static_cast<uint32_t>(i);
+      k.critical_core = slowest_core[i];
     }
     const double done = free_at.top() + us;
     free_at.pop();
     free_at.push(done);
     k.core_time_max_us = std::max(k.core_time_max_us, done);
   }
-  if (!cores.empty()) k.core_time_mean_us = sum_us / static_cast<double>(cores.size());
+  if (!block_cycles.empty())
+    k.core_time_mean_us = sum_us / static_cast<double>(block_cycles.size());
   // GM traffic per core: the trace's own count where the recorder kept one, else the DMA bytes.
   double gm_bytes = 0;
   for (size_t i = 0; i < cores.size(); ++i) {

@@ -35,12 +35,17 @@ struct core_timing {
   uint64_t scalar_accesses = 0;
 };
 
-// Whether instructions of class `c` run on the vector unit (pay vec_startup_cycles).
-bool is_vector_class(op_class c);
-
 // Whether the trace uses the cube's pipes: its blocks then run on the profile's cube_cores (AIC)
 // rather than its vector_cores; cores_of_kind says which count a launch's traces get.
 bool uses_cube(const core_trace& trace);
+
+// The groups of a MIX launch's traces (launch_layout.hpp) and the cores of each; groups 0 when
+// the traces are of whole cores.
+struct mix_shape {
+  uint32_t groups = 0;
+  uint32_t cores_per_group = 1;
+};
+mix_shape mix_shape_of(const std::vector<core_trace>& traces);
 uint32_t cores_of_kind(const std::vector<core_trace>& traces, const hw_profile& hw);
 
 // `active_cores` is the launch's blockDim, capped at the profile's cores (the rest run in later

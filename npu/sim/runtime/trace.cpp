@@ -22,4 +22,36 @@ const char* to_string(pipe p) {
   return "?";
 }
 
+const char* to_string(core_kind k) {
+  switch (k) {
+    case core_kind::whole:
+      return "core";
+    case core_kind::aic:
+      return "AIC";
+    case core_kind::aiv:
+      return "AIV";
+  }
+  return "?";
+}
+
+bool is_vector_class(op_class c) {
+  switch (c) {
+    case op_class::dma_local:
+    case op_class::vec_simple:
+    case op_class::vec_mul:
+    case op_class::vec_div_transcendental:
+    case op_class::vec_reduce:
+    case op_class::vec_cast:
+    case op_class::vec_compare_select:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_cube_class(op_class c) {
+  return c == op_class::cube_load || c == op_class::cube_mmad || c == op_class::cube_fixpipe ||
+         c == op_class::cube_fixpipe_local;
+}
+
 }  // namespace aopt::sim

@@ -44,11 +44,26 @@ enum class op_class : uint8_t {
   // scalar GM accesses of cost; `bytes` names the flag: blockIdx << 32 | eventID.
   ib_set,   // IBSet: the flag is set once this core's earlier work is done
   ib_wait,  // IBWait: passes no earlier than the IBSet of its flag on another core
+  // Flags between the cores of a MIX launch (kernel_cross_core.cpp): `signals` holds the set's
+  // own id, or the ids of the sets a wait consumed (one per core whose set it needed).
+  cross_set,   // CrossCoreSetFlag on its pipe: fires when that pipe's earlier work is done
+  cross_wait,  // CrossCoreWaitFlag on S: later instructions issue after the sets it consumed
 };
 
 // The input type of a cube_mmad instruction (its `repeats`): the MAC rate depends on it.
 enum class cube_dtype : uint8_t { f16 = 0, bf16 = 1, i8 = 2, f32 = 3 };
-constexpr op_class last_op_class = op_class::ib_wait;
+constexpr op_class last_op_class = op_class::cross_wait;
+
+// The unit of an AI core a trace ran on. A kernel not declared MIX runs each block on a `whole`
+// core that has every unit (the simulator's model of vector-only and cube-only kernels). A MIX
+// kernel (KERNEL_TYPE_MIX_AIC_1_2 or _1_1) runs each of its blockDim groups as one AIC and one or
+// two AIVs, each with its own trace (driver.cpp launch_layout).
+enum class core_kind : uint8_t { whole = 0, aic = 1, aiv = 2 };
+const char* to_string(core_kind k);
+
+// The work of the vector unit (V pipe) and of the cube (MTE1, M, FIX).
+bool is_vector_class(op_class c);
+bool is_cube_class(op_class c);
 
 // A byte range [begin, end) of the core's Unified Buffer.
 struct ub_range {
@@ -81,6 +96,10 @@ struct instruction {
   // Edges the compiler's automatic synchronisation adds (auto_sync.hpp), kept apart from `deps`
   // so the timing model can show what the inserted waits cost.
   std::vector<uint32_t> auto_deps;
+  // Cube work a Matmul object on an AIV of a MIX launch hands to its group's AIC: it occupies the
+  // AIC's pipes, which both AIVs of the group share (timing_model.cpp).
+  bool on_group_cube = false;
+  std::vector<uint64_t> signals;  // cross_set / cross_wait only
 };
 
 // GM bytes a traced operation wrote (DataCopy UB -> GM, GlobalTensor SetValue, InitGlobalMemory):
@@ -110,7 +129,9 @@ struct ub_carve {
 };
 
 struct core_trace {
-  uint32_t block_idx = 0;
+  uint32_t block_idx = 0;  // the core's place in the launch (driver.cpp launch_layout)
+  core_kind kind = core_kind::whole;
+  uint32_t group = 0;  // the MIX group (blockDim index) the core belongs to; whole: block_idx
   std::vector<instruction> instructions;
   uint64_t ub_high_water_bytes = 0;
   std::vector<ub_carve> ub_carves;  // in call order, recorded even when instructions are not

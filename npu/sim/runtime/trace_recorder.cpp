@@ -1,7 +1,10 @@
 #include "trace_recorder.hpp"
 
+#include "core_context.hpp"
+
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <utility>
 
 namespace aopt::sim {
@@ -65,7 +68,29 @@ trace_recorder::trace_recorder(bool on, uint32_t block_idx) : on_(on) {
   last_on_.fill(no_index);
 }
 
+void trace_recorder::set_core(core_kind kind, uint32_t group) {
+  trace_.kind = kind;
+  trace_.group = group;
+}
+
 uint32_t trace_recorder::push(instruction in) {
+  if (trace_.kind == core_kind::aiv && is_cube_class(in.cls)) {
+    if (!serving_group_cube_) {
+      throw sim_error("unsupported",
+                      std::string(in.api) +
+                          (in.line != 0 ? " (line " + std::to_string(in.line) + ")" : "") +
+                          ": cube work on an AIV; in a MIX kernel the cube instructions run on "
+                          "the AIC (guard them with ASCEND_IS_AIC)");
+    }
+    in.on_group_cube = true;
+  }
+  if (trace_.kind == core_kind::aic && is_vector_class(in.cls)) {
+    throw sim_error("unsupported",
+                    std::string(in.api) +
+                        (in.line != 0 ? " (line " + std::to_string(in.line) + ")" : "") +
+                        ": vector work on an AIC; in a MIX kernel the vector instructions run on "
+                        "the AIVs (guard them with ASCEND_IS_AIV)");
+  }
   if (!on_) return no_index;
   const auto index = static_cast<uint32_t>(trace_.instructions.size());
   last_on_[static_cast<size_t>(in.on)] = index;
@@ -165,6 +190,8 @@ core_trace trace_recorder::take() {
   last_on_.fill(no_index);
   core_trace fresh;
   fresh.block_idx = trace_.block_idx;
+  fresh.kind = trace_.kind;
+  fresh.group = trace_.group;
   return std::exchange(trace_, std::move(fresh));
 }
 

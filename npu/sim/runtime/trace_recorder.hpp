@@ -28,6 +28,13 @@ class trace_recorder {
 
   bool on() const { return on_; }
 
+  // The unit this core is (launch_layout.hpp). On an AIC of a MIX launch vector work is refused,
+  // on an AIV cube work, each as sim_error "unsupported" naming the call: the unit is not there.
+  void set_core(core_kind kind, uint32_t group);
+  // While on, cube work on an AIV is a Matmul object's request to its group's AIC
+  // (instruction::on_group_cube) rather than refused.
+  void serve_group_cube(bool on) { serving_group_cube_ = on; }
+
   // Appends `in` (closing any scalar run) and returns its index.
   uint32_t add(instruction in);
   // An instruction on `p` with deps = {dep} when dep is not no_index.
@@ -53,6 +60,7 @@ class trace_recorder {
   uint32_t push(instruction in);
 
   bool on_;
+  bool serving_group_cube_ = false;
   core_trace trace_;
   std::array<uint32_t, pipe_count> last_on_;
   uint32_t open_ub_ = no_index;

@@ -23,8 +23,10 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     int32_t n = bShape.GetDim(1);
     int32_t blockDim = std::max(1, std::min<int32_t>(BLOCK_DIM, ascendcPlatform.GetCoreNumAic()));
 
+    // A MIX kernel: blockDim groups of one AIC and two AIVs, each AIV a Matmul client of its own
+    // part of c.
     matmul_tiling::MultiCoreMatmulTiling cubeTiling(ascendcPlatform);
-    cubeTiling.SetDim(blockDim);
+    cubeTiling.SetDim(2 * blockDim);
     cubeTiling.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND,
                         matmul_tiling::DataType::DT_FLOAT16);
     cubeTiling.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND,
@@ -45,7 +47,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     }
     const gert::RuntimeAttrs* attrs = context->GetAttrs();
     tiling.set_alpha(*attrs->GetAttrPointer<float>(0));
-    context->SetBlockDim(tiling.cubeTilingData.get_usedCoreNum());
+    context->SetBlockDim((tiling.cubeTilingData.get_usedCoreNum() + 1) / 2);
     tiling.SaveToBuffer(context->GetRawTilingData()->GetData(), context->GetRawTilingData()->GetCapacity());
     context->GetRawTilingData()->SetDataSize(tiling.GetDataSize());
     size_t* workspace = context->GetWorkspaceSizes(1);

@@ -4,9 +4,10 @@
 using namespace AscendC;
 using namespace matmul;
 
-// c = leaky_relu(a x b + bias): the Matmul object computes each baseM x baseN block of this
-// core's part of c (with the bias) and hands it to the vector side in UB, which applies
-// LeakyRelu and copies the block out. Each core owns one singleCoreM x singleCoreN block of c.
+// c = leaky_relu(a x b + bias), a MIX kernel: on each AIV the Matmul object has its group's AIC
+// compute each baseM x baseN block of this AIV's part of c (with the bias) and hand it over in UB,
+// where the AIV applies LeakyRelu and copies the block out. Each AIV owns one
+// singleCoreM x singleCoreN block of c.
 class KernelMatmulLeakyRelu {
 public:
     __aicore__ inline KernelMatmulLeakyRelu() {}
@@ -86,7 +87,9 @@ extern "C" __global__ __aicore__ void matmul_leakyrelu_custom(GM_ADDR a, GM_ADDR
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
     GET_TILING_DATA(tilingData, tiling);
     KernelMatmulLeakyRelu op;
-    op.Init(a, b, bias, c, tilingData.cubeTilingData, tilingData.alpha);
     REGIST_MATMUL_OBJ(&op.pipe, GetSysWorkSpacePtr(), op.matmulObj, &tilingData.cubeTilingData);
+    // Each AIV computes one part of c; with an odd part count the last group's second AIV has none.
+    if (GetBlockIdx() >= tilingData.cubeTilingData.usedCoreNum) return;
+    op.Init(a, b, bias, c, tilingData.cubeTilingData, tilingData.alpha);
     op.Process();
 }

@@ -21,6 +21,16 @@
 
 enum class CubeFormat : int32_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR };
 
+namespace aopt_sim::mm {
+// The cube work of one Matmul call: on an AIV of a MIX launch it is a request to the group's AIC.
+struct cube_request {
+  cube_request() { aopt_sim::rt::matmul_request(true); }
+  ~cube_request() { aopt_sim::rt::matmul_request(false); }
+  cube_request(const cube_request&) = delete;
+  cube_request& operator=(const cube_request&) = delete;
+};
+}  // namespace aopt_sim::mm
+
 namespace matmul {
 
 template <AscendC::TPosition POSITION, CubeFormat FORMAT, typename TYPE, bool ISTRANS = false>
@@ -132,7 +142,10 @@ class Matmul {
       cur_m_ = next_ / blocks_n;
     }
     ++next_;
-    Compute();
+    {
+      const aopt_sim::mm::cube_request on_the_cube;
+      Compute();
+    }
     pending_ = true;
     return true;
   }
@@ -158,9 +171,12 @@ class Matmul {
     // are done with `local` (its previous contents may still be in use), and the block is there
     // when the call returns, so the vector side reads it with no synchronisation of its own.
     AscendC::PipeBarrier<PIPE_ALL>();
-    AscendC::LocalTensor<L0cT> c1 = qc_.template DeQue<L0cT>();
-    AscendC::Fixpipe(local, c1, FixParams(base_n_));
-    qc_.FreeTensor(c1);
+    {
+      const aopt_sim::mm::cube_request on_the_cube;
+      AscendC::LocalTensor<L0cT> c1 = qc_.template DeQue<L0cT>();
+      AscendC::Fixpipe(local, c1, FixParams(base_n_));
+      qc_.FreeTensor(c1);
+    }
     pending_ = false;
     AscendC::PipeBarrier<PIPE_ALL>();
   }
@@ -207,6 +223,7 @@ class Matmul {
 
   void Out(const AscendC::GlobalTensor<DstT>& dst, uint32_t dst_stride) {
     if (!pending_) unsupported("GetTensorC without a block from Iterate");
+    const aopt_sim::mm::cube_request on_the_cube;
     AscendC::LocalTensor<L0cT> c1 = qc_.template DeQue<L0cT>();
     AscendC::Fixpipe(dst, c1, FixParams(dst_stride));
     qc_.FreeTensor(c1);
@@ -333,8 +350,11 @@ inline void regist(P* pipe, M& mm, const T* tiling, Rest&&... rest) {
   regist(pipe, rest...);
 }
 }  // namespace aopt_sim::mm
-#define REGIST_MATMUL_OBJ(tpipe, workspace, ...) \
-  do {                                           \
-    (void)(workspace);                           \
-    ::aopt_sim::mm::regist(tpipe, __VA_ARGS__);  \
+// In a MIX kernel the AIC serves the Matmul objects of its AIVs: there the kernel ends here,
+// and the objects' cube work is timed on the AIC's pipes (kernel_cross_core.cpp).
+#define REGIST_MATMUL_OBJ(tpipe, workspace, ...)        \
+  do {                                                  \
+    (void)(workspace);                                  \
+    if (::aopt_sim::rt::matmul_served_by_aic()) return; \
+    ::aopt_sim::mm::regist(tpipe, __VA_ARGS__);         \
   } while (0)

@@ -34,16 +34,22 @@
 #define __CCE_KT_TEST__ 1
 #endif
 
-// The simulator runs vector (AIV) kernels only.
-#define ASCEND_IS_AIV (true)
-#define ASCEND_IS_AIC (false)
-#define ASCEND_IS_NOT_AIV (false)
-#define ASCEND_IS_NOT_AIC (true)
+// Which unit the code runs on. A kernel declared MIX runs as groups of one AIC and its AIVs
+// (KERNEL_TASK_TYPE_DEFAULT below); any other kernel runs on cores that count as AIVs.
+#define ASCEND_IS_AIV (::aopt_sim::rt::core_is_aiv())
+#define ASCEND_IS_AIC (::aopt_sim::rt::core_is_aic())
+#define ASCEND_IS_NOT_AIV (!::aopt_sim::rt::core_is_aiv())
+#define ASCEND_IS_NOT_AIC (!::aopt_sim::rt::core_is_aic())
 
-// Kernel type selection is a build-time attribute on the NPU; the simulator runs every kernel as
-// a vector kernel.
-#define KERNEL_TASK_TYPE_DEFAULT(type)
-#define KERNEL_TASK_TYPE(key, type)
+// The kernel type is a build-time attribute on the NPU. In the simulator a MIX type
+// (KERNEL_TYPE_MIX_AIC_1_2 or _1_1) makes the launch one of AIC/AIV groups (the driver starts the
+// input set again as such); the other types run as before.
+#define KERNEL_TASK_TYPE_DEFAULT(type) ::aopt_sim::rt::kernel_task_type(static_cast<int>(type))
+#define KERNEL_TASK_TYPE(key, type)                                 \
+  do {                                                              \
+    if (::aopt_sim::rt::tiling_key() == static_cast<uint64_t>(key)) \
+      ::aopt_sim::rt::kernel_task_type(static_cast<int>(type));     \
+  } while (0)
 
 enum KernelMetaType {
   KERNEL_TYPE_AIV_ONLY,

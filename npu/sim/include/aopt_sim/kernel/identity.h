@@ -20,15 +20,15 @@ inline int64_t GetBlockIdx() {
 inline int64_t GetBlockNum() {
   return aopt_sim::rt::block_num();
 }
-// Vector-only kernels have one sub-block per core.
+// In a MIX launch an AIV's place in its group and the AIVs per AIC; otherwise 0 and 1.
 inline int64_t GetSubBlockIdx() {
-  return 0;
+  return aopt_sim::rt::sub_block_idx();
 }
 inline int64_t GetSubBlockNum() {
-  return 1;
+  return aopt_sim::rt::sub_block_num();
 }
 inline int64_t GetTaskRation() {
-  return 1;
+  return aopt_sim::rt::task_ration();
 }
 
 inline void SetKernelMode(KernelMode) {}

@@ -85,6 +85,13 @@ struct local_ref {
 uint64_t tiling_key();
 int64_t block_idx();
 int64_t block_num();
+// The unit the calling core is (ASCEND_IS_AIV / ASCEND_IS_AIC): a core of a launch that is not
+// MIX counts as an AIV, as the simulator has always run such kernels.
+bool core_is_aiv();
+bool core_is_aic();
+int64_t sub_block_idx();
+int64_t sub_block_num();
+int64_t task_ration();
 uint8_t* ub_base();
 
 // ---- scalar access (S pipe); the returned pointer is valid for `bytes` bytes ----------------
@@ -328,6 +335,20 @@ void sync_all(uint32_t gm_accesses, call_site site);
 // when the GlobalTensor's size is unknown) and usedCores, then synchronises like sync_all.
 void soft_sync_all(const local_ref& ub_workspace, uint64_t gm_workspace_elems, int32_t used_cores,
                    call_site site);
+
+// ---- MIX kernels (kernel_cross_core.cpp) -----------------------------------------------------
+// KERNEL_TASK_TYPE_DEFAULT(type): a MIX type makes the launch one of AIC/AIV groups (the
+// driver runs the set again as such when it was not); the other types change nothing.
+void kernel_task_type(int type);
+// CrossCoreSetFlag<mode, pipe>(flag) (`set`) or CrossCoreWaitFlag<mode, pipe>(flag), with the
+// documented counter semantics (kernel_cross_core.cpp). `pipe` is a pipe_t.
+void cross_core_flag(bool set, int mode, int pipe, uint32_t flag, call_site site);
+// Whether the calling core is the AIC of a MIX launch: REGIST_MATMUL_OBJ then ends its kernel
+// (the AIC serves the Matmul objects of its AIVs, whose cube work is timed on its pipes).
+bool matmul_served_by_aic();
+// Brackets the cube work of a Matmul object on an AIV of a MIX launch (trace_recorder.hpp
+// serve_group_cube).
+void matmul_request(bool begin);
 
 // ---- inter-block flags (kernel_inter_block.cpp) ---------------------------------------------
 // IBSet (`set`) or IBWait on the flag of (block_idx, event_id): checks the arguments and the
