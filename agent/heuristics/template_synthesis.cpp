@@ -30,6 +30,13 @@ std::optional<int64_t> to_int(const std::string& text) {
   return v;
 }
 
+// The cube's base tiles: whole 16 x 16 fractals, powers of two up to what L0 holds at fp16.
+std::string cube_tile_domain(int64_t value) {
+  std::string choice = "choice {16, 32, 64, 128, 256";
+  if (value % 16 == 0 && value > 256) choice += ", " + std::to_string(value);
+  return choice + "}";
+}
+
 // The annotation domain for a constant of `role` currently set to `value`.
 std::string domain_for(tiling_role role, int64_t value, int64_t cores) {
   auto range = [](int64_t lo, int64_t hi, int64_t step) {
@@ -206,6 +213,10 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
     }
   }
   const std::map<std::string, constant_usage> usage = classify_by_usage(tiling, kernel, names);
+  const auto domain_of = [&](const constant_usage& u, int64_t value) {
+    return u.cube_tile && value % 16 == 0 ? cube_tile_domain(value)
+                                          : domain_for(u.role, value, options.cores);
+  };
 
   for (const constant& c : constants) {
     const size_t i = c.index;
@@ -227,47 +238,88 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
           trailing_comment(lines[i], static_cast<size_t>(m.position(8) + m.length(8)));
       r.line = std::string(m[1]) + (is_static ? "static " : "") + "constexpr " + type + " " + name +
                " = " + std::string(m[7]) + std::string(m[8]) +
-               ";  // tunable: " + domain_for(u.role, c.value, options.cores) + "  " + u.why +
+               ";  // tunable: " + domain_of(u, c.value) + "  " + u.why +
                (comment.empty() ? "" : "; " + comment);
     } else {
       bool is_static = in_class_scope(masked, kinds, line_offsets[i]);
       r.line = std::string(m[1]) + (is_static ? "static " : "") + "constexpr " +
                literal_type(c.value, m[4]) + " " + name + " = " + std::string(m[3]) +
-               std::string(m[4]) + ";  // tunable: " + domain_for(u.role, c.value, options.cores) +
-               "  " + u.why;
+               std::string(m[4]) + ";  // tunable: " + domain_of(u, c.value) + "  " + u.why;
     }
     rewrites[i] = std::move(r);
   }
 
-  // Literal block dims: `ctx->SetBlockDim(8);` alone on its line.
+  // Literals passed to the calls that decide the schedule, each call alone on its line:
+  // `ctx->SetBlockDim(8);`, the Matmul tiling's `tiling.SetDim(8);` and
+  // `tiling.SetFixSplit(128, 128, 64);` (-1, "let GetTiling decide", stays).
+  struct literal_lever {
+    const char* call;
+    std::vector<const char*> names;  // per argument; nullptr: not a lever
+    tiling_role role;
+    bool cube_tile;
+    const char* why;
+  };
+  const literal_lever literal_levers[] = {
+      {"SetBlockDim",
+       {"BLOCK_DIM"},
+       tiling_role::block_dim,
+       false,
+       "core cap: the literal passed to SetBlockDim"},
+      {"SetDim",
+       {"MATMUL_CORES"},
+       tiling_role::block_dim,
+       false,
+       "core cap: the literal of the matmul's core split, SetDim"},
+      {"SetFixSplit",
+       {"BASE_M", "BASE_N", "BASE_K"},
+       tiling_role::tile_size,
+       true,
+       "tile size: a literal matmul base tile, SetFixSplit"},
+  };
   std::string working_text = tiling;
-  for (const call_site& call : find_calls(tiling, masked, "SetBlockDim", {0, masked.size()})) {
-    if (call.arguments.size() != 1) continue;
-    std::optional<int64_t> value = to_int(call.arguments[0]);
-    if (!value || *value <= 0) continue;
-    size_t index = line_number(masked, call.name_begin) - 1;
-    if (rewrites.count(index) != 0) continue;
-    const std::string& ml = masked_lines[index];
-    size_t in_line = call.name_begin - line_offsets[index];
-    size_t close_in_line = call.parens.end - line_offsets[index];
-    static const std::regex receiver(R"(^\s*(?:[A-Za-z_]\w*\s*(?:->|\.)\s*)*$)");
-    static const std::regex tail(R"(^\s*;\s*$)");
-    if (!std::regex_match(ml.substr(0, in_line), receiver) ||
-        !std::regex_match(ml.substr(close_in_line), tail)) {
-      continue;
+  for (const literal_lever& lever : literal_levers) {
+    for (const call_site& call : find_calls(tiling, masked, lever.call, {0, masked.size()})) {
+      if (call.arguments.size() != lever.names.size()) continue;
+      size_t index = line_number(masked, call.name_begin) - 1;
+      if (rewrites.count(index) != 0) continue;
+      const std::string& ml = masked_lines[index];
+      size_t in_line = call.name_begin - line_offsets[index];
+      size_t close_in_line = call.parens.end - line_offsets[index];
+      static const std::regex receiver(R"(^\s*(?:[A-Za-z_]\w*\s*(?:->|\.)\s*)*$)");
+      static const std::regex tail(R"(^\s*;\s*$)");
+      if (!std::regex_match(ml.substr(0, in_line), receiver) ||
+          !std::regex_match(ml.substr(close_in_line), tail)) {
+        continue;
+      }
+      std::string indent = line_indent(tiling, line_offsets[index]);
+      rewrite r;
+      std::vector<std::string> args;
+      for (size_t a = 0; a < call.arguments.size(); ++a) {
+        std::optional<int64_t> value = to_int(trim(call.arguments[a]));
+        const bool lever_arg = lever.names[a] != nullptr && value && *value > 0 &&
+                               (!lever.cube_tile || *value % 16 == 0);
+        if (!lever_arg) {
+          args.push_back(trim(call.arguments[a]));
+          continue;
+        }
+        std::string name = fresh_identifier(working_text, lever.names[a]);
+        levers.push_back({name, lever.role, lever.why});
+        working_text += "\n" + name;  // reserve the name for later literals
+        const std::string domain = lever.cube_tile ? cube_tile_domain(*value)
+                                                   : domain_for(lever.role, *value, options.cores);
+        r.lines_before.push_back(indent + "constexpr uint32_t " + name + " = " +
+                                 std::to_string(*value) + ";  // tunable: " + domain + "  " +
+                                 lever.why);
+        args.push_back(name);
+      }
+      if (r.lines_before.empty()) continue;
+      std::string joined;
+      for (const std::string& a : args) joined += (joined.empty() ? "" : ", ") + a;
+      size_t arg_open = call.parens.begin - line_offsets[index];
+      r.line =
+          lines[index].substr(0, arg_open + 1) + joined + lines[index].substr(close_in_line - 1);
+      rewrites[index] = std::move(r);
     }
-    std::string name = fresh_identifier(working_text, "BLOCK_DIM");
-    const std::string why = "core cap: the literal passed to SetBlockDim";
-    levers.push_back({name, tiling_role::block_dim, why});
-    working_text += "\n" + name;  // reserve the name for later literals
-    std::string indent = line_indent(tiling, line_offsets[index]);
-    rewrite r;
-    r.lines_before.push_back(
-        indent + "constexpr uint32_t " + name + " = " + call.arguments[0] +
-        ";  // tunable: " + domain_for(tiling_role::block_dim, *value, options.cores) + "  " + why);
-    size_t arg_open = call.parens.begin - line_offsets[index];
-    r.line = lines[index].substr(0, arg_open + 1) + name + lines[index].substr(close_in_line - 1);
-    rewrites[index] = std::move(r);
   }
 
   // Computed levers: values the tiling function computes from the platform.

@@ -5,7 +5,9 @@
 // Candidates, found outside comments:
 //   * `[static] const|constexpr <integer type> NAME = <integer literal>;`
 //   * `#define NAME <integer literal>` (skipped when NAME appears in a preprocessor condition)
-//   * an integer literal passed to `SetBlockDim(...)`
+//   * an integer literal passed to `SetBlockDim(...)`, and the Matmul tiling's `SetDim(...)`
+//     (a core cap) and `SetFixSplit(baseM, baseN, baseK)` (each positive multiple of 16 a base
+//     tile: BASE_M, BASE_N, BASE_K), each given a fresh constant
 // A constant qualifies when its value is positive and classify_by_usage() (tiling_usage.hpp:
 // how the tiling program, and the kernel when given, use it; the name as fallback) gives it a
 // role. Each qualifying declaration is rewritten in place as
@@ -18,7 +20,8 @@
 // Domains, by role:
 //   block_dim   range [1, max(cores, value)]
 //   buffer_num  choice {1, 2} (plus the value itself when it is neither)
-//   tile_size   pow2 [max(1, value/16), value*16] for a power of two; otherwise
+//   tile_size   a cube base tile (SetFixSplit's, literal or named): choice {16, 32, 64, 128, 256};
+//               otherwise pow2 [max(1, value/16), value*16] for a power of two; otherwise
 //               range [s, 4*value] step s with s the largest power of two dividing value (<= 256)
 //   tile_count  range [1, max(8, 4*value)]
 //   ub_size     range [r, value] step s, r about value/4, s = 32 when value is a multiple of 32

@@ -227,6 +227,19 @@ std::map<std::string, constant_usage> classify_by_usage(const std::string& tilin
         u.why = "core cap: passed to SetBlockDim in " + quote(s.text);
         break;
       }
+      // The Matmul tiling API (MultiCoreMatmulTiling/MatmulApiTiling): the cores the matmul is
+      // split over, and its base tile.
+      if (s.text.find("SetDim(") != std::string::npos && may_be_cap) {
+        u.role = tiling_role::block_dim;
+        u.why = "core cap: the matmul's core split, SetDim in " + quote(s.text);
+        break;
+      }
+      if (s.text.find("SetFixSplit(") != std::string::npos) {
+        u.role = tiling_role::tile_size;
+        u.cube_tile = true;
+        u.why = "tile size: a matmul base tile, SetFixSplit in " + quote(s.text);
+        break;
+      }
     }
     if (u.role != tiling_role::none) continue;
     // Tiling-data fields the constant reaches.

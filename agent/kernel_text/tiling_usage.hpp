@@ -36,6 +36,9 @@ namespace aopt::agent {
 struct constant_usage {
   tiling_role role = tiling_role::none;
   std::string why;  // "core cap: compared with the core count in `...`"; why not, for none
+  // A tile_size that is a cube base tile (SetFixSplit's baseM/baseN/baseK): whole fractals of
+  // 16, so its domain is the multiples of 16 the cube takes.
+  bool cube_tile = false;
 };
 
 // The usage of each of `names` in `tiling`; `kernel` (may be empty) tells buffer depths from

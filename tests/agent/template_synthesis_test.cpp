@@ -290,3 +290,98 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
   }
 
 }  // TEST_SUITE
+
+namespace {
+
+// Matmul hosts without markers, written for these tests in the style of the public Matmul
+// samples: the base tile and the core split go to the Matmul tiling API as literals, or as named
+// constants.
+const char* kMatmulLiteralTiling = R"(#include "matmul_custom_tiling.h"
+#include "register/op_def_registry.h"
+#include "tiling/platform/platform_ascendc.h"
+#include "tiling/tiling_api.h"
+namespace optiling {
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    auto ascendcPlatform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    int32_t m = context->GetInputShape(0)->GetStorageShape().GetDim(0);
+    int32_t k = context->GetInputShape(0)->GetStorageShape().GetDim(1);
+    int32_t n = context->GetInputShape(1)->GetStorageShape().GetDim(1);
+    matmul_tiling::MultiCoreMatmulTiling cubeTiling(ascendcPlatform);
+    cubeTiling.SetDim(8);
+    cubeTiling.SetShape(m, n, k);
+    cubeTiling.SetOrgShape(m, n, k);
+    cubeTiling.SetFixSplit(128, 64, -1);
+    cubeTiling.SetBufferSpace(-1, -1, -1);
+    MatmulCustomTilingData tiling;
+    if (cubeTiling.GetTiling(tiling.cubeTilingData) == -1) return ge::GRAPH_FAILED;
+    context->SetBlockDim(tiling.cubeTilingData.get_usedCoreNum());
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+
+const char* kMatmulNamedTiling = R"(#include "matmul_custom_tiling.h"
+namespace optiling {
+constexpr int32_t CUBE_CORES = 4;
+constexpr int32_t TILE_M = 64;
+constexpr int32_t TILE_N = 64;
+constexpr int32_t TILE_K = 32;
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    auto ascendcPlatform = platform_ascendc::PlatformAscendC(context->GetPlatformInfo());
+    matmul_tiling::MultiCoreMatmulTiling cubeTiling(ascendcPlatform);
+    cubeTiling.SetDim(CUBE_CORES);
+    cubeTiling.SetFixSplit(TILE_M, TILE_N, TILE_K);
+    MatmulCustomTilingData tiling;
+    if (cubeTiling.GetTiling(tiling.cubeTilingData) == -1) return ge::GRAPH_FAILED;
+    context->SetBlockDim(tiling.cubeTilingData.get_usedCoreNum());
+    return ge::GRAPH_SUCCESS;
+}
+}
+)";
+
+}  // namespace
+
+TEST_SUITE("agent") {
+  TEST_CASE("synthesis makes a matmul's literal base tile and core split tunable") {
+    synthesis_options options{20};
+    options.read_dataflow = false;
+    result<synthesized_template> t = synthesize_template(kMatmulLiteralTiling, options);
+    REQUIRE_MESSAGE(t.ok(), t.error().to_string());
+    const tunable* cores = find(*t, "MATMUL_CORES");
+    REQUIRE(cores != nullptr);
+    CHECK(cores->domain_text() == "range [1, 20]");
+    const tunable* base_m = find(*t, "BASE_M");
+    const tunable* base_n = find(*t, "BASE_N");
+    REQUIRE(base_m != nullptr);
+    REQUIRE(base_n != nullptr);
+    CHECK(base_m->choices == std::vector<int64_t>{16, 32, 64, 128, 256});
+    CHECK(base_m->note.find("tile size: a literal matmul base tile, SetFixSplit") !=
+          std::string::npos);
+    // -1 lets GetTiling decide baseK: it stays, and no BASE_K appears.
+    CHECK(find(*t, "BASE_K") == nullptr);
+    CHECK(t->source.find("cubeTiling.SetFixSplit(BASE_M, BASE_N, -1);") != std::string::npos);
+    CHECK(t->source.find("cubeTiling.SetDim(MATMUL_CORES);") != std::string::npos);
+    // The template starts where the program was: at the start values nothing changes.
+    CHECK(t->source.find("constexpr uint32_t BASE_M = 128;") != std::string::npos);
+    CHECK(t->source.find("constexpr uint32_t BASE_N = 64;") != std::string::npos);
+  }
+
+  TEST_CASE("synthesis finds a matmul's named base tile and core split by their calls") {
+    synthesis_options options{20};
+    options.read_dataflow = false;
+    result<synthesized_template> t = synthesize_template(kMatmulNamedTiling, options);
+    REQUIRE_MESSAGE(t.ok(), t.error().to_string());
+    const tunable* cores = find(*t, "CUBE_CORES");
+    REQUIRE(cores != nullptr);
+    CHECK(cores->note.find("core cap: the matmul's core split, SetDim") != std::string::npos);
+    for (const char* name : {"TILE_M", "TILE_N", "TILE_K"}) {
+      INFO(name);
+      const tunable* tile = find(*t, name);
+      REQUIRE(tile != nullptr);
+      CHECK(tile->choices == std::vector<int64_t>{16, 32, 64, 128, 256});
+      CHECK(tile->note.find("tile size: a matmul base tile, SetFixSplit in") != std::string::npos);
+    }
+  }
+}
