@@ -506,6 +506,23 @@ TEST_SUITE("sim") {
     }
   }
 
+  TEST_CASE("GatherMask with only repeatTimes set gathers from consecutive repeats") {
+    // As public kernels split interleaved (x, y) pairs: the default src0RepeatStride is 8 blocks.
+    for (uint64_t seed : {31, 32, 33}) {
+      const std::vector<float> x = draw<float>(seed, -4, 4);
+      const std::vector<float> y = draw<float>(seed + 100, 0, 1);
+      uint64_t count = 0;
+      const std::vector<float> z = run_tile<float, 2>(
+          x, y, [&](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>&) {
+            GatherMaskParams params;
+            params.repeatTimes = 4;  // 256 floats, 64 a repeat
+            GatherMask(z, x, static_cast<uint8_t>(2), false, 0, params, count);
+          });
+      REQUIRE(count == 128);
+      for (uint32_t k = 0; k < 128; ++k) CHECK(z[k] == x[2 * k + 1]);
+    }
+  }
+
   TEST_CASE("GatherMask refuses a built-in pattern outside 1..7 and a dst too small") {
     shim_run run;
     std::string message;

@@ -29,10 +29,14 @@ enum class GatherMaskMode : uint8_t { DEFAULT = 0 };
 constexpr GatherMaskMode defaultGatherMaskMode = GatherMaskMode::DEFAULT;
 constexpr GatherMaskMode defaultGahterMaskMode = GatherMaskMode::DEFAULT;  // older spelling
 
+// src0RepeatStride defaults to the consecutive 8 blocks, as the other repeat parameter structures
+// of the documentation do (DEFAULT_REPEAT_STRIDE): public kernels set only repeatTimes and gather
+// from consecutive repeats (DrivingSDK's multi_scale_deformable_attn and grid_sampler2d_v2 split
+// interleaved x/y this way). The pattern's stride stays 0: the built-in patterns ignore it.
 struct GatherMaskParams {
   uint8_t src0BlockStride = 1;
   uint16_t repeatTimes = 0;
-  uint16_t src0RepeatStride = 0;
+  uint16_t src0RepeatStride = 8;
   uint8_t src1RepeatStride = 0;
 };
 
