@@ -288,7 +288,8 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
   const auto name = [&](uint32_t core) {
     const core_identity id = layout.identity(core);
     if (id.kind == core_kind::whole) return std::string();
-    return std::string(to_string(id.kind)) + " " + std::to_string(id.block_idx) + " of ";
+    return std::string(to_string(id.kind)) + " " + std::to_string(id.block_idx) + " (group " +
+           std::to_string(id.group) + "): ";
   };
   const auto run_block = [&](uint32_t block) {
     try {
