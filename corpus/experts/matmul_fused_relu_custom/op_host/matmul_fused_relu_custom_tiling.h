@@ -1,0 +1,18 @@
+#ifndef MATMUL_FUSED_RELU_CUSTOM_TILING_H
+#define MATMUL_FUSED_RELU_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(MatmulFusedReluCustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, m);
+TILING_DATA_FIELD_DEF(uint32_t, n);
+TILING_DATA_FIELD_DEF(uint32_t, k);
+TILING_DATA_FIELD_DEF(uint32_t, baseM);
+TILING_DATA_FIELD_DEF(uint32_t, baseN);
+TILING_DATA_FIELD_DEF(uint32_t, baseK);
+TILING_DATA_FIELD_DEF(uint32_t, l1BufferNum);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(MatmulFusedReluCustom, MatmulFusedReluCustomTilingData);
+}  // namespace optiling
+#endif  // MATMUL_FUSED_RELU_CUSTOM_TILING_H

@@ -1,0 +1,96 @@
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+
+using namespace AscendC;
+using namespace matmul;
+
+// c = leaky_relu(a x b + bias), a MIX kernel: on each AIV the Matmul object has its group's AIC
+// compute each baseM x baseN block of this AIV's part of c (with the bias) and hand it over in UB,
+// where the AIV applies LeakyRelu and copies the block out. Each AIV owns one
+// singleCoreM x singleCoreN block of c.
+class KernelMatmulLeakyRelu {
+public:
+    __aicore__ inline KernelMatmulLeakyRelu() {}
+    __aicore__ inline void Init(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c, const TCubeTiling& tiling,
+                                float alpha)
+    {
+        this->tiling = tiling;
+        this->alpha = alpha;
+        aGlobal.SetGlobalBuffer((__gm__ half*)a, tiling.M * tiling.Ka);
+        bGlobal.SetGlobalBuffer((__gm__ half*)b, tiling.Kb * tiling.N);
+        biasGlobal.SetGlobalBuffer((__gm__ float*)bias, tiling.N);
+        cGlobal.SetGlobalBuffer((__gm__ float*)c, tiling.M * tiling.N);
+        uint32_t mBlocks = (tiling.M + tiling.singleCoreM - 1) / tiling.singleCoreM;
+        uint32_t mIndex = GetBlockIdx() % mBlocks;
+        uint32_t nIndex = GetBlockIdx() / mBlocks;
+        offsetA = mIndex * tiling.Ka * tiling.singleCoreM;
+        offsetB = nIndex * tiling.singleCoreN;
+        offsetC = mIndex * tiling.N * tiling.singleCoreM + nIndex * tiling.singleCoreN;
+        offsetBias = nIndex * tiling.singleCoreN;
+        // Two output buffers: block i's copy-out overlaps block i+1's LeakyRelu.
+        pipe.InitBuffer(reluOutQueue, 2, tiling.baseM * tiling.baseN * sizeof(float));
+    }
+
+    __aicore__ inline void Process()
+    {
+        matmulObj.SetTensorA(aGlobal[offsetA]);
+        matmulObj.SetTensorB(bGlobal[offsetB]);
+        matmulObj.SetBias(biasGlobal[offsetBias]);
+        uint32_t count = 0;
+        while (matmulObj.template Iterate<true>()) {
+            LocalTensor<float> reluOut = reluOutQueue.AllocTensor<float>();
+            matmulObj.template GetTensorC<true>(reluOut, false, true);
+            LeakyRelu(reluOut, reluOut, alpha, tiling.baseM * tiling.baseN);
+            reluOutQueue.EnQue(reluOut);
+            CopyOut(count);
+            count++;
+        }
+        matmulObj.End();
+    }
+
+    TPipe pipe;
+    Matmul<MatmulType<TPosition::GM, CubeFormat::ND, half>, MatmulType<TPosition::GM, CubeFormat::ND, half>,
+           MatmulType<TPosition::VECIN, CubeFormat::ND, float>, MatmulType<TPosition::GM, CubeFormat::ND, float>>
+        matmulObj;
+
+private:
+    __aicore__ inline void CopyOut(uint32_t count)
+    {
+        LocalTensor<float> reluOut = reluOutQueue.DeQue<float>();
+        uint32_t blocksM = tiling.singleCoreM / tiling.baseM;
+        uint32_t row = (count % blocksM) * tiling.baseM;
+        uint32_t col = (count / blocksM) * tiling.baseN;
+        DataCopyParams params;
+        params.blockCount = tiling.baseM;
+        params.blockLen = tiling.baseN * sizeof(float) / 32;
+        params.srcStride = 0;
+        params.dstStride = (tiling.N - tiling.baseN) * sizeof(float) / 32;
+        DataCopy(cGlobal[offsetC + row * tiling.N + col], reluOut, params);
+        reluOutQueue.FreeTensor(reluOut);
+    }
+
+    TQue<TPosition::VECOUT, 2> reluOutQueue;
+    GlobalTensor<half> aGlobal;
+    GlobalTensor<half> bGlobal;
+    GlobalTensor<float> biasGlobal;
+    GlobalTensor<float> cGlobal;
+    TCubeTiling tiling;
+    float alpha = 0;
+    uint32_t offsetA = 0;
+    uint32_t offsetB = 0;
+    uint32_t offsetC = 0;
+    uint32_t offsetBias = 0;
+};
+
+extern "C" __global__ __aicore__ void matmul_pipelined_leakyrelu_custom(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c,
+                                                             GM_ADDR workspace, GM_ADDR tiling)
+{
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
+    GET_TILING_DATA(tilingData, tiling);
+    KernelMatmulLeakyRelu op;
+    REGIST_MATMUL_OBJ(&op.pipe, GetSysWorkSpacePtr(), op.matmulObj, &tilingData.cubeTilingData);
+    // Each AIV computes one part of c; with an odd part count the last group's second AIV has none.
+    if (GetBlockIdx() >= tilingData.cubeTilingData.usedCoreNum) return;
+    op.Init(a, b, bias, c, tilingData.cubeTilingData, tilingData.alpha);
+    op.Process();
+}
