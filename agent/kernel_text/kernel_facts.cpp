@@ -118,9 +118,16 @@ kernel_facts::kernel_facts(std::string kernel)
        it != std::sregex_iterator(); ++it) {
     global_types_.emplace((*it)[2], (*it)[1]);
   }
+  // The position is the template's first argument: TQue<TPosition::A1, 1>, TQue<QuePosition::VECIN,
+  // 2>.
+  static const std::regex queue_position(R"(TQue(?:Bind)?\s*<\s*(?:[\w]+\s*::\s*)*(\w+))");
   for (auto it = std::sregex_iterator(masked_.begin(), masked_.end(), queue_decl);
        it != std::sregex_iterator(); ++it) {
     queues_.insert((*it)[1]);
+    const std::string decl = (*it)[0];
+    std::smatch position;
+    if (std::regex_search(decl, position, queue_position))
+      queue_positions_.emplace((*it)[1], position[1]);
   }
   for (auto it = std::sregex_iterator(masked_.begin(), masked_.end(), tbuf_decl);
        it != std::sregex_iterator(); ++it) {
@@ -150,6 +157,15 @@ bool kernel_facts::is_global(const std::string& variable) const {
 
 bool kernel_facts::is_queue(const std::string& variable) const {
   return queues_.count(variable) != 0;
+}
+bool kernel_facts::is_cube_queue(const std::string& variable) const {
+  static const std::set<std::string> cube = {"A1", "B1", "A2", "B2", "CO1", "CO2", "C1", "C2"};
+  const auto it = queue_positions_.find(variable);
+  return it != queue_positions_.end() && cube.count(it->second) != 0;
+}
+bool kernel_facts::is_l1_queue(const std::string& variable) const {
+  const auto it = queue_positions_.find(variable);
+  return it != queue_positions_.end() && (it->second == "A1" || it->second == "B1");
 }
 bool kernel_facts::is_tbuf(const std::string& variable) const {
   return tbufs_.count(variable) != 0;

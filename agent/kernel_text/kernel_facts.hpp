@@ -39,6 +39,10 @@ class kernel_facts {
   std::optional<std::string> element_type(const std::string& variable) const;
   bool is_global(const std::string& variable) const;
   bool is_queue(const std::string& variable) const;  // TQue / TQueBind
+  // A queue at a position of the cube (A1/B1 in L1, A2/B2 in L0A/L0B, CO1/CO2 and C1/C2).
+  bool is_cube_queue(const std::string& variable) const;
+  // A queue in L1: A1 or B1.
+  bool is_l1_queue(const std::string& variable) const;
   bool is_tbuf(const std::string& variable) const;
   bool uses_queues() const;  // EnQue and DeQue both appear
 
@@ -53,6 +57,7 @@ class kernel_facts {
   std::map<std::string, std::string> local_types_;
   std::map<std::string, std::string> global_types_;
   std::set<std::string> queues_;
+  std::map<std::string, std::string> queue_positions_;  // "A1", "VECIN", ...
   std::set<std::string> tbufs_;
   std::optional<std::string> pipe_access_;
 };

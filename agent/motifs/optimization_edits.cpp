@@ -110,9 +110,9 @@ namespace {
 
 // Edits setting queue buffer counts to "2": each queue InitBuffer whose count `replace` accepts
 // (given the kernel's constant names), and each buffer-count constant equal to `constant_value`.
-template <typename Accept>
+template <typename Accept, typename Queue>
 std::vector<text_edit> buffer_count_edits(const kernel_facts& f, Accept replace,
-                                          int64_t constant_value) {
+                                          int64_t constant_value, Queue accept_queue) {
   std::vector<text_edit> edits;
   const std::string& masked = f.masked();
   const std::vector<int_constant> constants = find_int_constants(masked);
@@ -122,7 +122,8 @@ std::vector<text_edit> buffer_count_edits(const kernel_facts& f, Accept replace,
   // InitBuffer), however it is named (BUFFER_NUM, QUE_DEPTH, kSlots), or by its name.
   std::set<std::string> depth_constants;
   for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
-    if (call.arguments.size() != 3 || !f.is_queue(operand_base(call.arguments[0]))) continue;
+    const std::string queue = operand_base(call.arguments[0]);
+    if (call.arguments.size() != 3 || !f.is_queue(queue) || !accept_queue(queue)) continue;
     if (constant_names.count(trim(call.arguments[1])) != 0)
       depth_constants.insert(trim(call.arguments[1]));
     if (!replace(call.arguments[1], constant_names)) continue;
@@ -139,7 +140,10 @@ std::vector<text_edit> buffer_count_edits(const kernel_facts& f, Accept replace,
 }  // namespace
 
 std::vector<text_edit> double_buffer_edits(const kernel_facts& f) {
-  return buffer_count_edits(f, replaceable_buffer_count, 1);
+  // The cube's queues have motifs of their own (l1_single_to_double_buffer): doubling L0 as well
+  // overflows it.
+  return buffer_count_edits(f, replaceable_buffer_count, 1,
+                            [&](const std::string& q) { return !f.is_cube_queue(q); });
 }
 
 std::vector<text_edit> double_buffer_depth_edits(const kernel_facts& f) {
@@ -149,7 +153,22 @@ std::vector<text_edit> double_buffer_depth_edits(const kernel_facts& f) {
       [](const std::string& count, const std::set<std::string>&) {
         return std::regex_match(count, two);
       },
-      2);
+      2, [&](const std::string& q) { return !f.is_cube_queue(q); });
+}
+
+// l1_single_to_double_buffer ------------------------------------------------------------------
+
+std::vector<text_edit> l1_double_buffer_edits(const kernel_facts& f) {
+  std::vector<text_edit> edits;
+  const std::string& masked = f.masked();
+  std::set<std::string> constant_names;
+  for (const int_constant& c : find_int_constants(masked)) constant_names.insert(c.name);
+  for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
+    if (call.arguments.size() != 3 || !f.is_l1_queue(operand_base(call.arguments[0]))) continue;
+    if (!replaceable_buffer_count(trim(call.arguments[1]), constant_names)) continue;
+    edits.push_back({call.argument_ranges[1], "2"});
+  }
+  return edits;
 }
 
 // remove_stage_barriers ------------------------------------------------------------------------

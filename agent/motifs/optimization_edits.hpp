@@ -4,8 +4,9 @@
 // kernel does not show the pattern. By rule name:
 //
 //   single_to_double_buffer  InitBuffer(queue, 1, ...) or InitBuffer(queue, <runtime count>, ...)
-//                            (a tiling field such as bufferNum) -> 2 for TQue/TQueBind queues,
-//                            buffer/slot-count constants equal to 1 -> 2
+//                            (a tiling field such as bufferNum) -> 2 for TQue/TQueBind queues
+//                            but the cube's, buffer/slot-count constants equal to 1 -> 2
+//   l1_single_to_double_buffer  the same for the cube's A1/B1 (L1) queues only
 //   (double buffering's depth) InitBuffer(queue, 2, ...) and buffer/slot-count constants equal
 //                            to 2, each edited to "2": where a kernel already double-buffers,
 //                            the queue-depth parameter rewrites these into deeper queues
@@ -59,6 +60,8 @@ namespace aopt::agent {
 
 std::vector<text_edit> double_buffer_edits(const kernel_facts& f);
 std::vector<text_edit> double_buffer_depth_edits(const kernel_facts& f);
+// The cube's L1 operand queues (A1/B1) with one buffer, or a runtime count, given two.
+std::vector<text_edit> l1_double_buffer_edits(const kernel_facts& f);
 std::vector<text_edit> stage_barrier_edits(const kernel_facts& f);
 std::vector<text_edit> vectorize_edits(const kernel_facts& f);
 std::vector<text_edit> merge_copy_edits(const kernel_facts& f);

@@ -19,7 +19,8 @@ std::vector<text_edit> single_buffer_edits(const kernel_facts& f) {
   std::vector<text_edit> edits;
   const std::string& masked = f.masked();
   for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
-    if (call.arguments.size() != 3 || f.is_tbuf(operand_base(call.arguments[0]))) continue;
+    const std::string queue = operand_base(call.arguments[0]);
+    if (call.arguments.size() != 3 || f.is_tbuf(queue) || f.is_cube_queue(queue)) continue;
     if (call.arguments[1] == "1") continue;
     edits.push_back({call.argument_ranges[1], "1"});
   }
@@ -27,6 +28,19 @@ std::vector<text_edit> single_buffer_edits(const kernel_facts& f) {
     if (classify_tiling_name(c.name) == tiling_role::buffer_num && c.value > 1) {
       edits.push_back({c.literal, "1"});
     }
+  }
+  return edits;
+}
+
+// l1_double_to_single_buffer ------------------------------------------------------------------
+
+std::vector<text_edit> l1_single_buffer_edits(const kernel_facts& f) {
+  std::vector<text_edit> edits;
+  const std::string& masked = f.masked();
+  for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
+    if (call.arguments.size() != 3 || !f.is_l1_queue(operand_base(call.arguments[0]))) continue;
+    if (trim(call.arguments[1]) != "2") continue;
+    edits.push_back({call.argument_ranges[1], "1"});
   }
   return edits;
 }

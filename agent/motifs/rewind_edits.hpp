@@ -2,7 +2,9 @@
 // motif: each computes, from a kernel's facts, the text edits that remove the motif from an
 // expert kernel while keeping it correct; no edits means the motif is absent.
 //
-//   single_buffer_edits   InitBuffer(queue, N>1, ...) -> 1, buffer/slot-count constants -> 1
+//   single_buffer_edits   InitBuffer(queue, N>1, ...) -> 1 for every queue but the cube's,
+//                         buffer/slot-count constants -> 1
+//   l1_single_buffer_edits  InitBuffer(A1/B1 queue, 2, ...) -> 1
 //   full_barrier_edits    PipeBarrier<PIPE_ALL>() after every stage call of a Process loop
 //   scalar_loop_edits     the first count-form Add/Sub/Mul/Div/Max/Min or Adds/Muls/Maxs/Mins on
 //                         whole local tensors -> a GetValue/SetValue loop fenced by
@@ -32,6 +34,8 @@
 namespace aopt::agent {
 
 std::vector<text_edit> single_buffer_edits(const kernel_facts& f);
+// The cube's L1 operand queues (A1/B1) with two buffers given one.
+std::vector<text_edit> l1_single_buffer_edits(const kernel_facts& f);
 std::vector<text_edit> full_barrier_edits(const kernel_facts& f);
 std::vector<text_edit> scalar_loop_edits(const kernel_facts& f);
 std::vector<text_edit> chunked_copy_edits(const kernel_facts& f);

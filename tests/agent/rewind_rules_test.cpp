@@ -69,7 +69,7 @@ public:
 
 TEST_SUITE("agent") {
   TEST_CASE("every rewind rule is described and names an existing counterpart") {
-    REQUIRE(rewind_rules().size() == 10);
+    REQUIRE(rewind_rules().size() == 11);
     for (const kernel_rule& r : rewind_rules()) {
       CAPTURE(r.name);
       CHECK_FALSE(r.title.empty());
@@ -253,3 +253,53 @@ TEST_SUITE("agent") {
   }
 
 }  // TEST_SUITE
+
+namespace {
+
+// A cube kernel's queues written for this test as the public low-level matmul samples declare
+// them: L1 operands double-buffered, L0 single.
+const char* kCubeQueues = R"(class KernelMm {
+public:
+    __aicore__ inline void Init()
+    {
+        pipe.InitBuffer(inQueueA1, 2, 32 * 32 * sizeof(half));
+        pipe.InitBuffer(inQueueB1, 2, 32 * 64 * sizeof(half));
+        pipe.InitBuffer(inQueueA2, 1, 32 * 32 * sizeof(half));
+        pipe.InitBuffer(inQueueB2, 1, 32 * 64 * sizeof(half));
+        pipe.InitBuffer(outQueueCO1, 1, 32 * 64 * sizeof(float));
+        pipe.InitBuffer(outQueue, 2, 32 * 64 * sizeof(float));
+    }
+    TPipe pipe;
+    TQue<TPosition::A1, 2> inQueueA1;
+    TQue<TPosition::B1, 2> inQueueB1;
+    TQue<TPosition::A2, 1> inQueueA2;
+    TQue<TPosition::B2, 1> inQueueB2;
+    TQue<TPosition::CO1, 1> outQueueCO1;
+    TQue<QuePosition::VECOUT, 2> outQueue;
+};
+)";
+
+}  // namespace
+
+TEST_SUITE("agent") {
+  TEST_CASE("the L1 rules move only the cube's A1/B1 queues; the vector rules leave the cube's") {
+    const std::string single_l1 = rewind("l1_double_to_single_buffer", kCubeQueues);
+    CHECK(single_l1.find("InitBuffer(inQueueA1, 1,") != std::string::npos);
+    CHECK(single_l1.find("InitBuffer(inQueueB1, 1,") != std::string::npos);
+    CHECK(single_l1.find("InitBuffer(outQueue, 2,") != std::string::npos);  // a vector queue
+    // The optimization gives L1 its two buffers back and touches L0 nowhere.
+    const result<std::string> back =
+        find_optimization_rule("l1_single_to_double_buffer")->apply(single_l1);
+    REQUIRE(back.ok());
+    CHECK(*back == kCubeQueues);
+    // The vector rule single-buffers the vector queue only, and doubles nothing of the cube.
+    const std::string single = rewind("double_to_single_buffer", kCubeQueues);
+    CHECK(single.find("InitBuffer(outQueue, 1,") != std::string::npos);
+    CHECK(single.find("InitBuffer(inQueueA1, 2,") != std::string::npos);
+    const result<std::string> doubled =
+        find_optimization_rule("single_to_double_buffer")->apply(single);
+    REQUIRE(doubled.ok());
+    CHECK(doubled->find("InitBuffer(inQueueA2, 1,") != std::string::npos);
+    CHECK(doubled->find("InitBuffer(outQueueCO1, 1,") != std::string::npos);
+  }
+}
