@@ -11,7 +11,7 @@ using namespace matmul;
 class KernelMatmulLeakyRelu {
 public:
     __aicore__ inline KernelMatmulLeakyRelu() {}
-    __aicore__ inline void Init(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c, const TCubeTiling& tiling,
+    __aicore__ inline bool Init(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c, const TCubeTiling& tiling,
                                 float alpha)
     {
         this->tiling = tiling;
@@ -27,8 +27,19 @@ public:
         offsetB = nIndex * tiling.singleCoreN;
         offsetC = mIndex * tiling.N * tiling.singleCoreM + nIndex * tiling.singleCoreN;
         offsetBias = nIndex * tiling.singleCoreN;
+        // A part past the edge of c (the split rounds up) has no work; one at the edge may be
+        // smaller than singleCoreM x singleCoreN.
+        if (mIndex * tiling.singleCoreM >= tiling.M || nIndex * tiling.singleCoreN >= tiling.N) {
+            return false;
+        }
+        tailM = tiling.M - mIndex * tiling.singleCoreM;
+        tailM = tailM < tiling.singleCoreM ? tailM : tiling.singleCoreM;
+        tailN = tiling.N - nIndex * tiling.singleCoreN;
+        tailN = tailN < tiling.singleCoreN ? tailN : tiling.singleCoreN;
+        blocksM = (tailM + tiling.baseM - 1) / tiling.baseM;
         // Two output buffers: block i's copy-out overlaps block i+1's LeakyRelu.
         pipe.InitBuffer(reluOutQueue, 2, tiling.baseM * tiling.baseN * sizeof(float));
+        return true;
     }
 
     __aicore__ inline void Process()
@@ -36,6 +47,7 @@ public:
         matmulObj.SetTensorA(aGlobal[offsetA]);
         matmulObj.SetTensorB(bGlobal[offsetB]);
         matmulObj.SetBias(biasGlobal[offsetBias]);
+        matmulObj.SetTail(tailM, tailN);
         uint32_t count = 0;
         while (matmulObj.template Iterate<true>()) {
             LocalTensor<float> reluOut = reluOutQueue.AllocTensor<float>();
@@ -57,14 +69,16 @@ private:
     __aicore__ inline void CopyOut(uint32_t count)
     {
         LocalTensor<float> reluOut = reluOutQueue.DeQue<float>();
-        uint32_t blocksM = tiling.singleCoreM / tiling.baseM;
         uint32_t row = (count % blocksM) * tiling.baseM;
         uint32_t col = (count / blocksM) * tiling.baseN;
+        // A block at the edge of the part holds fewer rows and columns (baseN apart in UB).
+        uint32_t rows = tailM - row < tiling.baseM ? tailM - row : tiling.baseM;
+        uint32_t cols = tailN - col < tiling.baseN ? tailN - col : tiling.baseN;
         DataCopyParams params;
-        params.blockCount = tiling.baseM;
-        params.blockLen = tiling.baseN * sizeof(float) / 32;
-        params.srcStride = 0;
-        params.dstStride = (tiling.N - tiling.baseN) * sizeof(float) / 32;
+        params.blockCount = rows;
+        params.blockLen = cols * sizeof(float) / 32;
+        params.srcStride = (tiling.baseN - cols) * sizeof(float) / 32;
+        params.dstStride = (tiling.N - cols) * sizeof(float) / 32;
         DataCopy(cGlobal[offsetC + row * tiling.N + col], reluOut, params);
         reluOutQueue.FreeTensor(reluOut);
     }
@@ -80,6 +94,9 @@ private:
     uint32_t offsetB = 0;
     uint32_t offsetC = 0;
     uint32_t offsetBias = 0;
+    uint32_t tailM = 0;
+    uint32_t tailN = 0;
+    uint32_t blocksM = 1;
 };
 
 extern "C" __global__ __aicore__ void matmul_pipelined_leakyrelu_custom(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c,
@@ -91,6 +108,5 @@ extern "C" __global__ __aicore__ void matmul_pipelined_leakyrelu_custom(GM_ADDR 
     REGIST_MATMUL_OBJ(&op.pipe, GetSysWorkSpacePtr(), op.matmulObj, &tilingData.cubeTilingData);
     // Each AIV computes one part of c; with an odd part count the last group's second AIV has none.
     if (GetBlockIdx() >= tilingData.cubeTilingData.usedCoreNum) return;
-    op.Init(a, b, bias, c, tilingData.cubeTilingData, tilingData.alpha);
-    op.Process();
+    if (op.Init(a, b, bias, c, tilingData.cubeTilingData, tilingData.alpha)) op.Process();
 }

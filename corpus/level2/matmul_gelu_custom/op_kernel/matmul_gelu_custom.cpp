@@ -11,7 +11,7 @@ using namespace matmul;
 class KernelMatmulGelu {
 public:
     __aicore__ inline KernelMatmulGelu() {}
-    __aicore__ inline void Init(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c, const TCubeTiling& tiling)
+    __aicore__ inline bool Init(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c, const TCubeTiling& tiling)
     {
         this->tiling = tiling;
         aGlobal.SetGlobalBuffer((__gm__ half*)a, tiling.M * tiling.Ka);
@@ -25,8 +25,19 @@ public:
         offsetB = nIndex * tiling.singleCoreN;
         offsetC = mIndex * tiling.N * tiling.singleCoreM + nIndex * tiling.singleCoreN;
         offsetBias = nIndex * tiling.singleCoreN;
+        // A part past the edge of c (the split rounds up) has no work; one at the edge may be
+        // smaller than singleCoreM x singleCoreN.
+        if (mIndex * tiling.singleCoreM >= tiling.M || nIndex * tiling.singleCoreN >= tiling.N) {
+            return false;
+        }
+        tailM = tiling.M - mIndex * tiling.singleCoreM;
+        tailM = tailM < tiling.singleCoreM ? tailM : tiling.singleCoreM;
+        tailN = tiling.N - nIndex * tiling.singleCoreN;
+        tailN = tailN < tiling.singleCoreN ? tailN : tiling.singleCoreN;
+        blocksM = (tailM + tiling.baseM - 1) / tiling.baseM;
         pipe.InitBuffer(inQueue, 1, tiling.baseM * tiling.baseN * sizeof(float));
         pipe.InitBuffer(outQueue, 1, tiling.baseM * tiling.baseN * sizeof(float));
+        return true;
     }
 
     __aicore__ inline void Process()
@@ -34,6 +45,7 @@ public:
         matmulObj.SetTensorA(aGlobal[offsetA]);
         matmulObj.SetTensorB(bGlobal[offsetB]);
         matmulObj.SetBias(biasGlobal[offsetBias]);
+        matmulObj.SetTail(tailM, tailN);
         uint32_t count = 0;
         while (matmulObj.template Iterate<true>()) {
             matmulObj.template GetTensorC<true>(cGlobal[offsetC]);
@@ -53,19 +65,24 @@ public:
         matmulObj;
 
 private:
-    __aicore__ inline DataCopyParams BlockParams() const
+    // Block `count` of this AIV's part (M first), read from c: a block at the edge of the part
+    // holds fewer rows and columns, kept baseN apart in UB.
+    __aicore__ inline DataCopyParams BlockParams(uint32_t count) const
     {
+        uint32_t row = (count % blocksM) * tiling.baseM;
+        uint32_t col = (count / blocksM) * tiling.baseN;
+        uint32_t rows = tailM - row < tiling.baseM ? tailM - row : tiling.baseM;
+        uint32_t cols = tailN - col < tiling.baseN ? tailN - col : tiling.baseN;
         DataCopyParams params;
-        params.blockCount = tiling.baseM;
-        params.blockLen = tiling.baseN * sizeof(float) / 32;
-        params.srcStride = (tiling.N - tiling.baseN) * sizeof(float) / 32;
-        params.dstStride = 0;
+        params.blockCount = rows;
+        params.blockLen = cols * sizeof(float) / 32;
+        params.srcStride = (tiling.N - cols) * sizeof(float) / 32;
+        params.dstStride = (tiling.baseN - cols) * sizeof(float) / 32;
         return params;
     }
 
     __aicore__ inline uint32_t BlockOffset(uint32_t count) const
     {
-        uint32_t blocksM = tiling.singleCoreM / tiling.baseM;
         uint32_t row = (count % blocksM) * tiling.baseM;
         uint32_t col = (count / blocksM) * tiling.baseN;
         return offsetC + row * tiling.N + col;
@@ -74,7 +91,7 @@ private:
     __aicore__ inline void CopyIn(uint32_t count)
     {
         LocalTensor<float> x = inQueue.AllocTensor<float>();
-        DataCopy(x, cGlobal[BlockOffset(count)], BlockParams());
+        DataCopy(x, cGlobal[BlockOffset(count)], BlockParams(count));
         inQueue.EnQue(x);
     }
 
@@ -90,9 +107,10 @@ private:
     __aicore__ inline void CopyOut(uint32_t count)
     {
         LocalTensor<float> y = outQueue.DeQue<float>();
-        DataCopyParams params = BlockParams();
-        params.srcStride = 0;
-        params.dstStride = (tiling.N - tiling.baseN) * sizeof(float) / 32;
+        DataCopyParams in = BlockParams(count);
+        DataCopyParams params = in;
+        params.srcStride = in.dstStride;
+        params.dstStride = in.srcStride;
         DataCopy(cGlobal[BlockOffset(count)], y, params);
         outQueue.FreeTensor(y);
     }
@@ -108,6 +126,9 @@ private:
     uint32_t offsetB = 0;
     uint32_t offsetC = 0;
     uint32_t offsetBias = 0;
+    uint32_t tailM = 0;
+    uint32_t tailN = 0;
+    uint32_t blocksM = 1;
 };
 
 extern "C" __global__ __aicore__ void matmul_gelu_custom(GM_ADDR a, GM_ADDR b, GM_ADDR bias, GM_ADDR c,
@@ -119,6 +140,5 @@ extern "C" __global__ __aicore__ void matmul_gelu_custom(GM_ADDR a, GM_ADDR b, G
     REGIST_MATMUL_OBJ(&op.pipe, GetSysWorkSpacePtr(), op.matmulObj, &tilingData.cubeTilingData);
     // Each AIV computes one part of c; with an odd part count the last group's second AIV has none.
     if (GetBlockIdx() >= tilingData.cubeTilingData.usedCoreNum) return;
-    op.Init(a, b, bias, c, tilingData.cubeTilingData);
-    op.Process();
+    if (op.Init(a, b, bias, c, tilingData.cubeTilingData)) op.Process();
 }
