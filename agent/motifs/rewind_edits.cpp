@@ -135,12 +135,26 @@ std::vector<text_edit> scalar_loop_edits(const kernel_facts& f) {
 
 // chunked_copies ------------------------------------------------------------------------------
 
+namespace {
+
+// Whether a DataCopy's third argument is a parameter structure (DataCopyParams, Nd2NzParams,
+// a braced list or a variable of such a type) rather than an element count.
+bool params_argument(const std::string& masked, const std::string& argument) {
+  const std::string arg = trim(argument);
+  if (arg.empty() || arg.front() == '{' || arg.find("Params") != std::string::npos) return true;
+  static const std::regex identifier(R"([A-Za-z_]\w*)");
+  if (!std::regex_match(arg, identifier)) return false;
+  return std::regex_search(masked, std::regex("\\b\\w*Params\\w*\\s*&?\\s+" + arg + "\\b"));
+}
+
+}  // namespace
+
 std::vector<text_edit> chunked_copy_edits(const kernel_facts& f) {
   const std::string& masked = f.masked();
   std::vector<text_edit> edits;
   std::string offset = fresh_identifier(f.text(), "chunkOffset");
   for (const call_site& call : find_calls(f.text(), masked, "DataCopy", {0, masked.size()})) {
-    if (call.arguments.size() != 3) continue;
+    if (call.arguments.size() != 3 || params_argument(masked, call.arguments[2])) continue;
     const std::string dst = operand_base(call.arguments[0]);
     const std::string src = operand_base(call.arguments[1]);
     if (dst.empty() || src.empty()) continue;

@@ -303,3 +303,28 @@ TEST_SUITE("agent") {
     CHECK(doubled->find("InitBuffer(outQueueCO1, 1,") != std::string::npos);
   }
 }
+
+TEST_SUITE("agent") {
+  TEST_CASE("chunked_copies leaves copies whose third argument is a parameter structure alone") {
+    // Cube copies take Nd2NzParams, vector copies DataCopyParams: neither is an element count,
+    // and chunking them would not compile.
+    const char* kernel = R"(class K {
+public:
+    __aicore__ inline void CopyIn()
+    {
+        LocalTensor<half> a1 = inQueueA1.AllocTensor<half>();
+        DataCopy(a1, aGm[0], Nd2NzParams(1, 32, 32, 0, 64, 32, 1, 0));
+        DataCopyParams rows{4, 2, 0, 0};
+        LocalTensor<float> x = inQueueX.AllocTensor<float>();
+        DataCopy(x, xGm[0], rows);
+        DataCopy(x, xGm[0], {4, 2, 0, 0});
+    }
+    TQue<TPosition::A1, 1> inQueueA1;
+    TQue<TPosition::VECIN, 1> inQueueX;
+    GlobalTensor<half> aGm;
+    GlobalTensor<float> xGm;
+};
+)";
+    CHECK_FALSE(find_rewind_rule("chunked_copies")->applies(kernel));
+  }
+}
