@@ -111,8 +111,9 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "count and mask/repeat forms, half/float: dst = src0 * dst + src1"},
       {arith, "MulAddDst", yes,
        "count and mask/repeat forms, equal half/float types: dst = src0 * src1 + dst"},
-      {arith, "AddRelu", part,
-       "count form: dst = max(src0 + src1, 0); the mask/repeat forms are missing"},
+      {arith, "AddRelu", yes,
+       "dst = max(src0 + src1, 0); count and mask/repeat forms (continuous or bit mask, "
+       "BinaryRepeatParams), as Add"},
       {arith, "SetDeqScale", no,
        "the dequantisation scale register (and the Cast/AddDeqRelu forms that read it) is not "
        "modelled"},

@@ -209,6 +209,7 @@ enum class vop : uint8_t {
   sum,  // reductions
   duplicate,
   axpy,
+  add_relu,  // binary: max(a + b, 0)
 };
 
 // How a vector instruction walks its operands: `count` contiguous elements (count form), or
