@@ -114,9 +114,15 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {arith, "AddRelu", yes,
        "dst = max(src0 + src1, 0); count and mask/repeat forms (continuous or bit mask, "
        "BinaryRepeatParams), as Add"},
-      {arith, "SetDeqScale", no,
-       "the dequantisation scale register (and the Cast/AddDeqRelu forms that read it) is not "
-       "modelled"},
+      {arith, "SetDeqScale", part,
+       "SetDeqScale(half scale) sets DEQSCALE, which Cast int32_t -> half (every RoundMode: src * "
+       "scale rounded once) and AddDeqRelu read; its value before the first SetDeqScale is not "
+       "documented (the simulator starts at 1, a plain conversion); the (float, offset, "
+       "signMode) and VdeqInfo forms serve CastDeq, which is not provided"},
+      {arith, "AddDeqRelu", yes,
+       "count and mask/repeat forms: half dst = max(src0 + src1 scaled by DEQSCALE, 0), one "
+       "rounding into half; the int32 sum is exact (the documentation does not say whether it "
+       "wraps or saturates first)"},
       {bits, "And", yes, "integer types, count and mask forms"},
       {bits, "Or", yes, "integer types, count and mask forms"},
       {bits, "Xor", yes, "integer types, count form (with or without a tmp buffer)"},

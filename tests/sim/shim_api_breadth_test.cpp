@@ -121,7 +121,75 @@ void check_unsynchronised_read_races(uint32_t elems, Op op, const char* api) {
   CHECK(race->message.find(api) != std::string::npos);
 }
 
+float half_of(double v) {
+  return static_cast<float>(static_cast<half>(v));
+}
+
 TEST_SUITE("sim") {
+  TEST_CASE("SetDeqScale scales Cast int32 -> half and AddDeqRelu, count and mask forms") {
+    constexpr uint32_t n = 256;
+    const float scales[] = {0.5f, 0.3f, 1.75f};
+    for (uint64_t seed : {61, 62, 63}) {
+      // |x| < 2048 and sums below 4096: every product with a half scale is exact in float.
+      const std::vector<int32_t> x = draw_ints<int32_t>(seed, 2 * n, -2000, 2000);
+      const half scale = static_cast<half>(scales[seed - 61]);
+      core_trace trace;
+      const std::vector<half> z = run_ub<int32_t, half>(
+          x, 4 * n,
+          [&](LocalTensor<half>& z, LocalTensor<int32_t>& x) {
+            Cast(z, x, RoundMode::CAST_NONE, n);  // DEQSCALE not set yet: a plain conversion
+            SetDeqScale(scale);
+            Cast(z[n], x, RoundMode::CAST_RINT, n);
+            AddDeqRelu(z[2 * n], x, x[n], static_cast<int32_t>(n));
+            Duplicate(z[3 * n], static_cast<half>(7.0f), static_cast<int32_t>(n));
+            // 64 int32 lanes a repeat; the half destination advances 4 blocks a repeat.
+            const BinaryRepeatParams params(1, 1, 1, 4, 8, 8);
+            AddDeqRelu(z[3 * n], x, x[n], 64, 2, params);
+            uint64_t evenLanes[2] = {0x5555555555555555ull, 0};
+            AddDeqRelu<false>(z[3 * n + 128], x[128], x[n + 128], evenLanes, 2, params);
+          },
+          &trace);
+      const float s = static_cast<float>(scale);
+      auto deq_relu = [&](uint32_t i) {
+        const float v = static_cast<float>(x[i] + x[n + i]) * s;
+        return v > 0 ? half_of(v) : 0.0f;
+      };
+      for (uint32_t i = 0; i < n; ++i) {
+        CHECK(static_cast<float>(z[i]) == static_cast<float>(x[i]));
+        CHECK(static_cast<float>(z[n + i]) == half_of(static_cast<float>(x[i]) * s));
+        CHECK(static_cast<float>(z[2 * n + i]) == deq_relu(i));
+        // isSetMask=false kept the bit mask the call before did not set: the register still
+        // holds the continuous mask of 64 lanes, so every lane of both repeats ran.
+        CHECK(static_cast<float>(z[3 * n + i]) == deq_relu(i));
+      }
+      check_traced(trace, "AddDeqRelu", op_class::vec_cast, n * sizeof(int32_t));
+    }
+    check_unsynchronised_read_races<int32_t>(
+        64,
+        [](const LocalTensor<int32_t>& out, const LocalTensor<int32_t>& in) {
+          AddDeqRelu(out.ReinterpretCast<half>(), in, in, 64);
+        },
+        "AddDeqRelu");
+  }
+
+  TEST_CASE("AddDeqRelu's bit mask runs only the lanes it sets") {
+    constexpr uint32_t n = 128;
+    for (uint64_t seed : {64, 65, 66}) {
+      const std::vector<int32_t> x = draw_ints<int32_t>(seed, 2 * n, -2000, 2000);
+      const std::vector<half> z =
+          run_ub<int32_t, half>(x, n, [&](LocalTensor<half>& z, LocalTensor<int32_t>& x) {
+            SetDeqScale(static_cast<half>(0.25f));
+            Duplicate(z, static_cast<half>(7.0f), static_cast<int32_t>(n));
+            uint64_t evenLanes[2] = {0x5555555555555555ull, 0};
+            AddDeqRelu(z, x, x[n], evenLanes, 2, BinaryRepeatParams(1, 1, 1, 4, 8, 8));
+          });
+      for (uint32_t i = 0; i < n; ++i) {
+        const float v = static_cast<float>(x[i] + x[n + i]) * 0.25f;
+        CHECK(static_cast<float>(z[i]) == (i % 2 == 0 ? (v > 0 ? half_of(v) : 0.0f) : 7.0f));
+      }
+    }
+  }
+
   TEST_CASE("AddRelu's mask/repeat forms match its count form") {
     constexpr uint32_t n = 256;
     for (uint64_t seed : {71, 72, 73}) {

@@ -240,8 +240,14 @@ void vec_axpy(dtype dst_t, dtype src_t, const local_ref& dst, const local_ref& s
 // FusedMulAdd (dst_is_factor: dst = src0 * dst + src1) or MulAddDst (dst = src0 * src1 + dst).
 void vec_mul_add(bool dst_is_factor, dtype t, const local_ref& dst, const local_ref& a,
                  const local_ref& b, const vec_shape& s, const char* api, call_site site);
+// int32 -> half reads the DEQSCALE register: dst = half(src * scale).
 void vec_cast(dtype dst_t, dtype src_t, AscendC::RoundMode mode, const local_ref& dst,
               const local_ref& src, const vec_shape& s, const char* api, call_site site);
+// SetDeqScale(half): the DEQSCALE register Cast int32 -> half and AddDeqRelu read (1 until set).
+void set_deq_scale(float scale);
+// AddDeqRelu: half dst = max(half((int32 a + int32 b) * DEQSCALE), 0).
+void vec_add_deq_relu(const local_ref& dst, const local_ref& a, const local_ref& b,
+                      const vec_shape& s, const char* api, call_site site);
 // `b` is ignored when `scalar_form`.
 void vec_compare(AscendC::CMPMODE mode, dtype t, const local_ref& dst, const local_ref& a,
                  const local_ref& b, bool scalar_form, double scalar, const vec_shape& s,
