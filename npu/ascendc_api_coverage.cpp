@@ -159,7 +159,13 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {arrange, "Scatter", no,
        "documented only for Atlas 200I/500 A2 and Atlas inference AI Core, not the A2/A3 chips "
        "the simulator's profiles model"},
-      {arrange, "TransDataTo5HD", no, "the NCHW -> NC1HWC0 address-list transpose is not modelled"},
+      {arrange, "TransDataTo5HD", part,
+       "the LocalTensor list form (NCHW_CONV_ADDR_LIST_SIZE = 16 destination and source "
+       "tensors, TransDataTo5HDParams) for 8, 16 and 32-bit types, repeat strides in 32-byte "
+       "blocks; the uint64_t address-list form is not provided (its addresses come from "
+       "GetPhyAddr, which the screen refuses). The documentation gives the 32-bit rule as a "
+       "figure: read as element j of source blocks 0..7 into destination block 2j and of 8..15 "
+       "into 2j + 1"},
       {arrange, "Brcb", yes, "BrcbRepeatParams strides"},
       {arrange, "CreateVecIndex", yes, "count form"},
       {arrange, "Transpose", part, "the 16 x 16 two-byte form only; TransposeParamsExt missing"},
@@ -332,6 +338,8 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {types, "GatherMaskMode", yes,
        "defaultGatherMaskMode (and defaultGahterMaskMode, the spelling CANN also accepts)"},
       {types, "GatherRepeatParams", yes, ""},
+      {types, "TransDataTo5HDParams", yes,
+       "dstHighHalf, srcHighHalf (8-bit types), repeatTimes, dstRepStride, srcRepStride"},
       {types, "MrgSort4Info", yes, ""},
       {types, "MrgSortSrcList", yes, ""},
       {types, "CumSumInfo", yes, ""},

@@ -215,6 +215,79 @@ TEST_SUITE("sim") {
     }
   }
 
+  TEST_CASE("TransDataTo5HD transposes 16 blocks of 16-bit, 32-bit and 8-bit elements") {
+    for (uint64_t seed : {81, 82, 83}) {
+      // 16-bit: two 16 x 16 matrices, one a repeat (the next 16 blocks apart).
+      const std::vector<int16_t> a = draw_ints<int16_t>(seed, 512, -30000, 30000);
+      core_trace trace;
+      const std::vector<int16_t> at = run_ub<int16_t, int16_t>(
+          a, 512,
+          [](LocalTensor<int16_t>& z, LocalTensor<int16_t>& x) {
+            LocalTensor<int16_t> dst[NCHW_CONV_ADDR_LIST_SIZE];
+            LocalTensor<int16_t> src[NCHW_CONV_ADDR_LIST_SIZE];
+            for (uint32_t i = 0; i < NCHW_CONV_ADDR_LIST_SIZE; ++i) {
+              dst[i] = z[16 * i];
+              src[i] = x[16 * i];
+            }
+            TransDataTo5HD(dst, src, TransDataTo5HDParams(false, false, 2, 16, 16));
+          },
+          &trace);
+      for (uint32_t r = 0; r < 2; ++r)
+        for (uint32_t j = 0; j < 16; ++j)
+          for (uint32_t i = 0; i < 16; ++i)
+            CHECK(at[r * 256 + 16 * j + i] == a[r * 256 + 16 * i + j]);
+      check_traced(trace, "TransDataTo5HD", op_class::vec_simple, 1024);
+
+      // 32-bit: element j of blocks 0..7 fills block 2j, of blocks 8..15 block 2j + 1.
+      const std::vector<float> f = draw_floats(seed, 128);
+      const std::vector<float> ft =
+          run_ub<float, float>(f, 128, [](LocalTensor<float>& z, LocalTensor<float>& x) {
+            LocalTensor<float> dst[NCHW_CONV_ADDR_LIST_SIZE];
+            LocalTensor<float> src[NCHW_CONV_ADDR_LIST_SIZE];
+            for (uint32_t i = 0; i < NCHW_CONV_ADDR_LIST_SIZE; ++i) {
+              dst[i] = z[8 * i];
+              src[i] = x[8 * i];
+            }
+            TransDataTo5HDParams params;
+            TransDataTo5HD(dst, src, params);
+          });
+      for (uint32_t j = 0; j < 8; ++j)
+        for (uint32_t i = 0; i < 16; ++i) CHECK(ft[(2 * j + i / 8) * 8 + i % 8] == f[8 * i + j]);
+
+      // 8-bit: the low halves, then the high halves, of 16 blocks of 32 bytes.
+      const std::vector<uint8_t> b = draw_ints<uint8_t>(seed, 512, 0, 255);
+      const std::vector<uint8_t> bt =
+          run_ub<uint8_t, uint8_t>(b, 512, [](LocalTensor<uint8_t>& z, LocalTensor<uint8_t>& x) {
+            LocalTensor<uint8_t> dst[NCHW_CONV_ADDR_LIST_SIZE];
+            LocalTensor<uint8_t> src[NCHW_CONV_ADDR_LIST_SIZE];
+            for (uint32_t i = 0; i < NCHW_CONV_ADDR_LIST_SIZE; ++i) {
+              dst[i] = z[32 * i];
+              src[i] = x[32 * i];
+            }
+            TransDataTo5HD(dst, src, TransDataTo5HDParams(false, false, 1, 0, 0));
+            TransDataTo5HD(dst, src, TransDataTo5HDParams(true, true, 1, 0, 0));
+          });
+      for (uint32_t j = 0; j < 16; ++j) {
+        for (uint32_t i = 0; i < 16; ++i) {
+          CHECK(bt[32 * j + i] == b[32 * i + j]);
+          CHECK(bt[32 * j + 16 + i] == b[32 * i + 16 + j]);
+        }
+      }
+    }
+    check_unsynchronised_read_races<half>(
+        256,
+        [](const LocalTensor<half>& out, const LocalTensor<half>& in) {
+          LocalTensor<half> dst[NCHW_CONV_ADDR_LIST_SIZE];
+          LocalTensor<half> src[NCHW_CONV_ADDR_LIST_SIZE];
+          for (uint32_t i = 0; i < NCHW_CONV_ADDR_LIST_SIZE; ++i) {
+            dst[i] = out[16 * i];
+            src[i] = in[16 * i];
+          }
+          TransDataTo5HD(dst, src, TransDataTo5HDParams());
+        },
+        "TransDataTo5HD");
+  }
+
 }
 
 }  // namespace

@@ -297,6 +297,15 @@ void vec_composite(vec_class cls, const vec_span* spans, size_t n, uint8_t** out
 void set_mrg_sort_result(const uint16_t* counts);
 void mrg_sort_result(uint16_t* counts);
 
+// ---- TransDataTo5HD (kernel_vector_trans_5hd.cpp) ---------------------------------------------
+// `repeats` repeats over 16 source and 16 destination 32-byte blocks (dst[i] / src[i] plus
+// repeat * rep_stride blocks); per repeat element j of every source block goes to destination
+// block j (16-bit), to blocks 2j and 2j + 1 (32-bit), or to the chosen 16-byte half of block j
+// from each source block's chosen half (8-bit: the high or low half, as the flags say).
+void vec_trans_data_5hd(uint32_t elem_size, const local_ref* dst, const local_ref* src,
+                        bool dst_high_half, bool src_high_half, uint32_t repeats,
+                        uint16_t dst_rep_stride, uint16_t src_rep_stride, call_site site);
+
 // ---- GatherMask and Gatherb (kernel_vector_gather_mask.cpp) -------------------------------
 // GatherMaskParams as the runtime sees it (strides in 32-byte blocks).
 struct gather_mask_params {
