@@ -405,6 +405,23 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {tiling, "GetNodeType", yes,
        "and GetNodeName, on the tiling, tiling-parse, infer-shape and infer-datatype contexts"},
       {tiling, "InferShapeRangeContext", part, "compiles (registration only), never called"},
+      {tiling, "GetUnPadMaxMinTmpSize", yes,
+       "and UnPadTilingFunc; one 32-byte block, as the math library's helpers"},
+      {tiling, "GetSinMaxMinTmpSize", yes,
+       "(srcShape, typeSize, isReuseSource, max, min) for Sin, Cos, Tan, Tanh, Asin, Acos, "
+       "Atan, Sinh, Cosh, Atanh, Erf, Erfc, Sign, Frac, Floor, Ceil, Trunc, Log, Log2, Log10, "
+       "Sigmoid and Clamp (GetCosMaxMinTmpSize, ...): the simulator's kernels use no temporary "
+       "buffer, so min = max = one 32-byte block, the smallest buffer InitBuffer gives"},
+      {tiling, "GetSinTmpBufferFactorSize", yes,
+       "and the TmpBufferFactorSize of the same APIs and Mean: maxLiveNodeCount 0 (documented "
+       "as possible) and extraBuf 32"},
+      {tiling, "GetRoundMaxMinTmpSize", yes, "with the platform; GetRoundTmpBufferFactorSize"},
+      {tiling, "GetPowerMaxMinTmpSize", yes, "both shapes, typeIsInt; 32 and 32"},
+      {tiling, "GetCumSumMaxMinTmpSize", yes, "isLastAxis; 32 and 32"},
+      {tiling, "GetSumMaxMinTmpSize", yes, "n, typeSize; 32 and 32"},
+      {tiling, "GetMeanMaxMinTmpSize", yes, "n, srcTypeSize, accTypeSize; 32 and 32"},
+      {tiling, "GetBroadCastMaxMinTmpSize", yes, "with the platform and both shapes; 32 and 32"},
+      {tiling, "GetGeluMaxMinTmpSize", yes, "and GetGeluMaxTmpSize, GetGeluMinTmpSize: 32"},
       {tiling, "MultiCoreMatmulTiling", yes,
        "MatmulApiTiling too: SetDim, SetA/B/C/BiasType, SetShape, SetOrgShape, SetBias, "
        "SetBufferSpace, SetFixSplit, GetTiling (base tiles fitting L0A/L0B/L0C, a near-square "

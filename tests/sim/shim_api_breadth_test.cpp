@@ -288,6 +288,89 @@ TEST_SUITE("sim") {
         "TransDataTo5HD");
   }
 
+  TEST_CASE("the math library's tmp-size helpers: min <= max, and the kernel runs with min") {
+    const ge::Shape shape(std::vector<int64_t>{1024});
+    fe::PlatFormInfos* no_platform = nullptr;
+    const platform_ascendc::PlatformAscendC platform(no_platform);
+    using max_min = void (*)(const ge::Shape&, const uint32_t, const bool, uint32_t&, uint32_t&);
+    using factor = void (*)(const uint32_t, uint32_t&, uint32_t&);
+    const max_min elementwise[] = {
+        GetSinMaxMinTmpSize,   GetCosMaxMinTmpSize,   GetTanMaxMinTmpSize,
+        GetTanhMaxMinTmpSize,  GetAsinMaxMinTmpSize,  GetAcosMaxMinTmpSize,
+        GetAtanMaxMinTmpSize,  GetSinhMaxMinTmpSize,  GetCoshMaxMinTmpSize,
+        GetAtanhMaxMinTmpSize, GetErfMaxMinTmpSize,   GetErfcMaxMinTmpSize,
+        GetSignMaxMinTmpSize,  GetFracMaxMinTmpSize,  GetFloorMaxMinTmpSize,
+        GetCeilMaxMinTmpSize,  GetTruncMaxMinTmpSize, GetLogMaxMinTmpSize,
+        GetLog2MaxMinTmpSize,  GetLog10MaxMinTmpSize, GetSigmoidMaxMinTmpSize,
+        GetClampMaxMinTmpSize};
+    const factor factors[] = {
+        GetSinTmpBufferFactorSize,   GetCosTmpBufferFactorSize,   GetTanTmpBufferFactorSize,
+        GetTanhTmpBufferFactorSize,  GetAsinTmpBufferFactorSize,  GetAcosTmpBufferFactorSize,
+        GetAtanTmpBufferFactorSize,  GetSinhTmpBufferFactorSize,  GetCoshTmpBufferFactorSize,
+        GetAtanhTmpBufferFactorSize, GetErfTmpBufferFactorSize,   GetErfcTmpBufferFactorSize,
+        GetSignTmpBufferFactorSize,  GetFracTmpBufferFactorSize,  GetFloorTmpBufferFactorSize,
+        GetCeilTmpBufferFactorSize,  GetTruncTmpBufferFactorSize, GetLogTmpBufferFactorSize,
+        GetLog2TmpBufferFactorSize,  GetLog10TmpBufferFactorSize, GetSigmoidTmpBufferFactorSize,
+        GetClampTmpBufferFactorSize, GetMeanTmpBufferFactorSize};
+    std::vector<std::pair<uint32_t, uint32_t>> sizes;  // (max, min) of every helper
+    for (const max_min f : elementwise) {
+      uint32_t maxValue = 0, minValue = 0;
+      f(shape, sizeof(float), false, maxValue, minValue);
+      sizes.emplace_back(maxValue, minValue);
+    }
+    uint32_t maxValue = 0, minValue = 0;
+    GetRoundMaxMinTmpSize(platform, shape, sizeof(float), false, maxValue, minValue);
+    sizes.emplace_back(maxValue, minValue);
+    GetPowerMaxMinTmpSize(shape, shape, false, sizeof(float), false, maxValue, minValue);
+    sizes.emplace_back(maxValue, minValue);
+    GetCumSumMaxMinTmpSize(ge::Shape(std::vector<int64_t>{32, 32}), sizeof(float), true, false,
+                           maxValue, minValue);
+    sizes.emplace_back(maxValue, minValue);
+    GetSumMaxMinTmpSize(61, sizeof(float), false, maxValue, minValue);
+    sizes.emplace_back(maxValue, minValue);
+    GetMeanMaxMinTmpSize(61, sizeof(half), sizeof(float), false, maxValue, minValue);
+    sizes.emplace_back(maxValue, minValue);
+    GetBroadCastMaxMinTmpSize(platform, ge::Shape(std::vector<int64_t>{1024, 1}),
+                              ge::Shape(std::vector<int64_t>{1024, 16}), sizeof(half), false,
+                              maxValue, minValue);
+    sizes.emplace_back(maxValue, minValue);
+    GetGeluMaxMinTmpSize(shape, sizeof(half), maxValue, minValue);
+    sizes.emplace_back(maxValue, minValue);
+    sizes.emplace_back(GetGeluMaxTmpSize(shape, sizeof(half)), GetGeluMinTmpSize(shape, 2));
+    GetUnPadMaxMinTmpSize(platform, ge::Shape(std::vector<int64_t>{4, 64}), sizeof(float), maxValue,
+                          minValue);
+    sizes.emplace_back(maxValue, minValue);
+    for (const auto& [max, min] : sizes) {
+      CHECK(min <= max);
+      CHECK(min == 32);  // one data block: the kernels use none, InitBuffer refuses 0 bytes
+    }
+    for (const factor f : factors) {
+      uint32_t maxLiveNodeCount = 1, extraBuf = 0;
+      f(sizeof(float), maxLiveNodeCount, extraBuf);
+      CHECK(maxLiveNodeCount == 0);  // the tmp size does not grow with the elements
+      CHECK(extraBuf == 32);
+    }
+    uint32_t maxLiveNodeCount = 1, extraBuf = 0;
+    GetRoundTmpBufferFactorSize(platform, sizeof(float), maxLiveNodeCount, extraBuf);
+    CHECK(extraBuf == 32);
+
+    // A kernel that gives Sin and Atan exactly minValue bytes of tmp buffer computes them.
+    GetSinMaxMinTmpSize(shape, sizeof(float), false, maxValue, minValue);
+    for (uint64_t seed : {91, 92, 93}) {
+      const std::vector<float> x = draw_floats(seed, 256);
+      const std::vector<float> z =
+          run_ub<float, float>(x, 512, [&](LocalTensor<float>& z, LocalTensor<float>& x) {
+            TBuf<TPosition::VECCALC> tmp;
+            GetTPipePtr()->InitBuffer(tmp, minValue);
+            Sin(z, x, tmp.Get<uint8_t>(), 256);
+            Atan(z[256], x, tmp.Get<uint8_t>(), 256);
+          });
+      for (uint32_t i = 0; i < 256; ++i) {
+        CHECK(z[i] == doctest::Approx(std::sin(x[i])));
+        CHECK(z[256 + i] == doctest::Approx(std::atan(x[i])));
+      }
+    }
+  }
 }
 
 }  // namespace
