@@ -111,11 +111,18 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "count and mask/repeat forms, half/float: dst = src0 * dst + src1"},
       {arith, "MulAddDst", yes,
        "count and mask/repeat forms, equal half/float types: dst = src0 * src1 + dst"},
-      {arith, "AddRelu", part,
-       "count form: dst = max(src0 + src1, 0); the mask/repeat forms are missing"},
-      {arith, "SetDeqScale", no,
-       "the dequantisation scale register (and the Cast/AddDeqRelu forms that read it) is not "
-       "modelled"},
+      {arith, "AddRelu", yes,
+       "dst = max(src0 + src1, 0); count and mask/repeat forms (continuous or bit mask, "
+       "BinaryRepeatParams), as Add"},
+      {arith, "SetDeqScale", part,
+       "SetDeqScale(half scale) sets DEQSCALE, which Cast int32_t -> half (every RoundMode: src * "
+       "scale rounded once) and AddDeqRelu read; its value before the first SetDeqScale is not "
+       "documented (the simulator starts at 1, a plain conversion); the (float, offset, "
+       "signMode) and VdeqInfo forms serve CastDeq, which is not provided"},
+      {arith, "AddDeqRelu", yes,
+       "count and mask/repeat forms: half dst = max(src0 + src1 scaled by DEQSCALE, 0), one "
+       "rounding into half; the int32 sum is exact (the documentation does not say whether it "
+       "wraps or saturates first)"},
       {bits, "And", yes, "integer types, count and mask forms"},
       {bits, "Or", yes, "integer types, count and mask forms"},
       {bits, "Xor", yes, "integer types, count form (with or without a tmp buffer)"},
@@ -152,7 +159,13 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {arrange, "Scatter", no,
        "documented only for Atlas 200I/500 A2 and Atlas inference AI Core, not the A2/A3 chips "
        "the simulator's profiles model"},
-      {arrange, "TransDataTo5HD", no, "the NCHW -> NC1HWC0 address-list transpose is not modelled"},
+      {arrange, "TransDataTo5HD", part,
+       "the LocalTensor list form (NCHW_CONV_ADDR_LIST_SIZE = 16 destination and source "
+       "tensors, TransDataTo5HDParams) for 8, 16 and 32-bit types, repeat strides in 32-byte "
+       "blocks; the uint64_t address-list form is not provided (its addresses come from "
+       "GetPhyAddr, which the screen refuses). The documentation gives the 32-bit rule as a "
+       "figure: read as element j of source blocks 0..7 into destination block 2j and of 8..15 "
+       "into 2j + 1"},
       {arrange, "Brcb", yes, "BrcbRepeatParams strides"},
       {arrange, "CreateVecIndex", yes, "count form"},
       {arrange, "Transpose", part, "the 16 x 16 two-byte form only; TransposeParamsExt missing"},
@@ -341,6 +354,8 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {types, "GatherMaskMode", yes,
        "defaultGatherMaskMode (and defaultGahterMaskMode, the spelling CANN also accepts)"},
       {types, "GatherRepeatParams", yes, ""},
+      {types, "TransDataTo5HDParams", yes,
+       "dstHighHalf, srcHighHalf (8-bit types), repeatTimes, dstRepStride, srcRepStride"},
       {types, "MrgSort4Info", yes, ""},
       {types, "MrgSortSrcList", yes, ""},
       {types, "CumSumInfo", yes, ""},
@@ -409,6 +424,23 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {tiling, "GetNodeType", yes,
        "and GetNodeName, on the tiling, tiling-parse, infer-shape and infer-datatype contexts"},
       {tiling, "InferShapeRangeContext", part, "compiles (registration only), never called"},
+      {tiling, "GetUnPadMaxMinTmpSize", yes,
+       "and UnPadTilingFunc; one 32-byte block, as the math library's helpers"},
+      {tiling, "GetSinMaxMinTmpSize", yes,
+       "(srcShape, typeSize, isReuseSource, max, min) for Sin, Cos, Tan, Tanh, Asin, Acos, "
+       "Atan, Sinh, Cosh, Atanh, Erf, Erfc, Sign, Frac, Floor, Ceil, Trunc, Log, Log2, Log10, "
+       "Sigmoid and Clamp (GetCosMaxMinTmpSize, ...): the simulator's kernels use no temporary "
+       "buffer, so min = max = one 32-byte block, the smallest buffer InitBuffer gives"},
+      {tiling, "GetSinTmpBufferFactorSize", yes,
+       "and the TmpBufferFactorSize of the same APIs and Mean: maxLiveNodeCount 0 (documented "
+       "as possible) and extraBuf 32"},
+      {tiling, "GetRoundMaxMinTmpSize", yes, "with the platform; GetRoundTmpBufferFactorSize"},
+      {tiling, "GetPowerMaxMinTmpSize", yes, "both shapes, typeIsInt; 32 and 32"},
+      {tiling, "GetCumSumMaxMinTmpSize", yes, "isLastAxis; 32 and 32"},
+      {tiling, "GetSumMaxMinTmpSize", yes, "n, typeSize; 32 and 32"},
+      {tiling, "GetMeanMaxMinTmpSize", yes, "n, srcTypeSize, accTypeSize; 32 and 32"},
+      {tiling, "GetBroadCastMaxMinTmpSize", yes, "with the platform and both shapes; 32 and 32"},
+      {tiling, "GetGeluMaxMinTmpSize", yes, "and GetGeluMaxTmpSize, GetGeluMinTmpSize: 32"},
       {tiling, "MultiCoreMatmulTiling", yes,
        "MatmulApiTiling too: SetDim, SetA/B/C/BiasType, SetShape, SetOrgShape, SetBias, "
        "SetBufferSpace, SetFixSplit, GetTiling (base tiles fitting L0A/L0B/L0C, a near-square "

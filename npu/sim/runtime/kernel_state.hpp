@@ -113,6 +113,9 @@ struct core_context::impl {
   uint64_t mask_lo = ~uint64_t{0};
   std::array<uint64_t, 2> cmp_mask{};
   std::array<uint16_t, 4> mrg_sort_counts{};  // pairs the last MrgSort took from each list
+  // DEQSCALE (SetDeqScale(half)); its value before the first SetDeqScale is not documented:
+  // 1 keeps Cast int32 -> half a plain conversion for kernels that never set it.
+  float deq_scale = 1.0f;
 
   // DMA
   aopt_sim::rt::atomic_op atomic = aopt_sim::rt::atomic_op::none;

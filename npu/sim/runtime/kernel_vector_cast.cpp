@@ -1,6 +1,7 @@
 // Cast of the kernel shim: every pair of the simulated element types under every RoundMode.
 // Values go through double (exact for all of them) and are rounded once into the destination;
-// the frequent exact or round-to-nearest pairs have direct loops.
+// the frequent exact or round-to-nearest pairs have direct loops. int32 -> half scales by the
+// DEQSCALE register (SetDeqScale), as the documented s322f16 conversion does.
 #include "kernel_numeric.hpp"
 #include "kernel_vector.hpp"
 
@@ -34,6 +35,10 @@ AOPT_SIM_VECTOR_LOOP void cast_loop(uint8_t* d, const uint8_t* a, const uint8_t*
     } else {
       for (size_t i = 0; i < n; ++i) dst[i] = elem<D>::from_double(src[i], mode);
     }
+  } else if constexpr (std::is_same_v<D, f16s> && std::is_same_v<S, int32_t>) {
+    // s322f16 reads DEQSCALE (args.scalar); the product is exact in double, so one rounding.
+    for (size_t i = 0; i < n; ++i)
+      dst[i] = elem<D>::from_double(static_cast<double>(src[i]) * args.scalar, mode);
   } else {
     for (size_t i = 0; i < n; ++i) dst[i] = elem<D>::from_double(elem<S>::to_double(src[i]), mode);
   }
@@ -129,6 +134,7 @@ void vec_cast(dtype dst_t, dtype src_t, AscendC::RoundMode mode, const local_ref
   ops[1].name = "src";
   chunk_args args;
   args.mode = mode;
+  if (dst_t == dtype::f16 && src_t == dtype::i32) args.scalar = current().deq_scale;
   elementwise_call(aopt::sim::op_class::vec_cast, api, site, s, ops, 2, fn, args);
 }
 

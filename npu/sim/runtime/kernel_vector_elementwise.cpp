@@ -68,6 +68,13 @@ struct op_or {
     return a | b;
   }
 };
+struct op_add_relu {
+  template <typename C>
+  C operator()(C a, C b) const {
+    const C sum = a + b;
+    return sum > 0 ? sum : C{0};
+  }
+};
 struct op_leaky_relu {
   template <typename C>
   C operator()(C a, C alpha) const {
@@ -241,6 +248,8 @@ chunk_fn binary_for(vop op) {
     case vop::bit_or:
       if constexpr (is_int<S>) return &binary_loop<S, op_or>;
       return nullptr;
+    case vop::add_relu:
+      return &binary_loop<S, op_add_relu>;
     default:
       return nullptr;
   }

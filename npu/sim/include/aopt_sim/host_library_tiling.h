@@ -3,13 +3,15 @@
 // class holds as a field (`TILING_DATA_FIELD_DEF_STRUCT(UnPadTiling, unpadTilingData)`).
 //
 //   GetUnPadMaxMinTmpSize(platform, srcShape, typeSize, max, min)  the temporary UB UnPad
-//       needs: 0 and 0, since the simulator's UnPad uses none (documented: 0 means none needed)
+//       needs: the simulator's UnPad uses none, so one 32-byte block, as the math library's
+//       helpers report (aopt_sim/host_math_tmp_size.h says why)
 //   UnPadTilingFunc(srcShape, stackBufferSize, typeSize, tiling)  the [height, width] source
 //       shape (a 2-D shape, as documented) and the buffer size, for the kernel's UnPad
 #pragma once
 
 #include <cstdint>
 
+#include "aopt_sim/host_math_tmp_size.h"
 #include "aopt_sim/library_tiling.h"
 #include "graph/tensor.h"
 #include "tiling/platform/platform_ascendc.h"
@@ -22,8 +24,7 @@ inline void GetUnPadMaxMinTmpSize(const platform_ascendc::PlatformAscendC& ascen
   static_cast<void>(ascendcPlatform);
   static_cast<void>(srcShape);
   static_cast<void>(typeSize);
-  maxValue = 0;
-  minValue = 0;
+  detail::sim_tmp_size(maxValue, minValue);
 }
 
 inline void UnPadTilingFunc(const ge::Shape srcShape, const uint32_t stackBufferSize,

@@ -216,6 +216,7 @@ enum class vop : uint8_t {
   sum,  // reductions
   duplicate,
   axpy,
+  add_relu,  // binary: max(a + b, 0)
 };
 
 // How a vector instruction walks its operands: `count` contiguous elements (count form), or
@@ -246,8 +247,14 @@ void vec_axpy(dtype dst_t, dtype src_t, const local_ref& dst, const local_ref& s
 // FusedMulAdd (dst_is_factor: dst = src0 * dst + src1) or MulAddDst (dst = src0 * src1 + dst).
 void vec_mul_add(bool dst_is_factor, dtype t, const local_ref& dst, const local_ref& a,
                  const local_ref& b, const vec_shape& s, const char* api, call_site site);
+// int32 -> half reads the DEQSCALE register: dst = half(src * scale).
 void vec_cast(dtype dst_t, dtype src_t, AscendC::RoundMode mode, const local_ref& dst,
               const local_ref& src, const vec_shape& s, const char* api, call_site site);
+// SetDeqScale(half): the DEQSCALE register Cast int32 -> half and AddDeqRelu read (1 until set).
+void set_deq_scale(float scale);
+// AddDeqRelu: half dst = max(half((int32 a + int32 b) * DEQSCALE), 0).
+void vec_add_deq_relu(const local_ref& dst, const local_ref& a, const local_ref& b,
+                      const vec_shape& s, const char* api, call_site site);
 // `b` is ignored when `scalar_form`.
 void vec_compare(AscendC::CMPMODE mode, dtype t, const local_ref& dst, const local_ref& a,
                  const local_ref& b, bool scalar_form, double scalar, const vec_shape& s,
@@ -296,6 +303,15 @@ void vec_composite(vec_class cls, const vec_span* spans, size_t n, uint8_t** out
 // MrgSort's per-list counts of merged pairs, kept for GetMrgSortResult.
 void set_mrg_sort_result(const uint16_t* counts);
 void mrg_sort_result(uint16_t* counts);
+
+// ---- TransDataTo5HD (kernel_vector_trans_5hd.cpp) ---------------------------------------------
+// `repeats` repeats over 16 source and 16 destination 32-byte blocks (dst[i] / src[i] plus
+// repeat * rep_stride blocks); per repeat element j of every source block goes to destination
+// block j (16-bit), to blocks 2j and 2j + 1 (32-bit), or to the chosen 16-byte half of block j
+// from each source block's chosen half (8-bit: the high or low half, as the flags say).
+void vec_trans_data_5hd(uint32_t elem_size, const local_ref* dst, const local_ref* src,
+                        bool dst_high_half, bool src_high_half, uint32_t repeats,
+                        uint16_t dst_rep_stride, uint16_t src_rep_stride, call_site site);
 
 // ---- GatherMask and Gatherb (kernel_vector_gather_mask.cpp) -------------------------------
 // GatherMaskParams as the runtime sees it (strides in 32-byte blocks).

@@ -6,7 +6,8 @@
 //   form, optionally with a tmp buffer);
 //   the whole-tensor forms `Op(dst, src)` / `Op(dst, src, tmp)` of the math library functions
 //   (Sin, Cos, Tanh, ..., count = src.GetSize());
-//   Fmod (dst = src0 - trunc(src0 / src1) * src1), AddRelu (dst = max(src0 + src1, 0));
+//   Fmod (dst = src0 - trunc(src0 / src1) * src1);
+//   AddRelu (dst = max(src0 + src1, 0), count and mask/repeat forms, a basic V instruction);
 //   Sum (per row of `outter` rows of `inner` elements, the sum of the first n: SumParams),
 //   Mean (the same sum divided by n: MeanParams);
 //   BroadCast<T, dim, axis> (1-D from one element; 2-D along axis 0 or 1 from a size-1 axis);
@@ -111,16 +112,32 @@ void Fmod(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTens
   Fmod<T, isReuseSource>(dst, src0, src1, calCount, site);
 }
 
+// AddRelu is a basic instruction: the count form and the mask/repeat forms (continuous or bit
+// mask, BinaryRepeatParams strides) walk their operands as Add does.
 template <typename T>
 void AddRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
              const int32_t& count, detail::site_t site = detail::site_t()) {
-  detail::map_binary(
-      detail::vclass::simple, dst, src0, src1, count < 0 ? 0u : static_cast<uint32_t>(count),
-      [](detail::calc_t<T> a, detail::calc_t<T> b) {
-        const detail::calc_t<T> s = static_cast<detail::calc_t<T>>(a + b);
-        return s > 0 ? s : static_cast<detail::calc_t<T>>(0);
-      },
-      "AddRelu", site);
+  aopt_sim::rt::vec_binary(aopt_sim::rt::vop::add_relu, detail::dt<T>(), dst.aopt_ref(),
+                           src0.aopt_ref(), src1.aopt_ref(), detail::count_shape(count), "AddRelu",
+                           site);
+}
+template <typename T, bool isSetMask = true>
+void AddRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+             uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams,
+             detail::site_t site = detail::site_t()) {
+  aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTime);
+  aopt_sim::rt::vec_binary(aopt_sim::rt::vop::add_relu, detail::dt<T>(), dst.aopt_ref(),
+                           src0.aopt_ref(), src1.aopt_ref(), detail::with(s, repeatParams),
+                           "AddRelu", site);
+}
+template <typename T, bool isSetMask = true>
+void AddRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
+             const uint64_t mask[], const uint8_t repeatTime,
+             const BinaryRepeatParams& repeatParams, detail::site_t site = detail::site_t()) {
+  aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTime);
+  aopt_sim::rt::vec_binary(aopt_sim::rt::vop::add_relu, detail::dt<T>(), dst.aopt_ref(),
+                           src0.aopt_ref(), src1.aopt_ref(), detail::with(s, repeatParams),
+                           "AddRelu", site);
 }
 
 // ---- Sum, Mean

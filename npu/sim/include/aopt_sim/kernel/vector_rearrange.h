@@ -2,7 +2,8 @@
 // one V instruction (costed as a simple vector op over the bytes it writes):
 //   Copy (UB -> UB with a lane mask and CopyRepeatParams strides), Gather (element offsets in
 //   bytes), Brcb (each of 8 elements broadcast to a 32-byte block), CreateVecIndex
-//   (first, first + 1, ...), Transpose (the 16 x 16 two-byte form).
+//   (first, first + 1, ...), Transpose (the 16 x 16 two-byte form), TransDataTo5HD (the NCHW ->
+//   NC1HWC0 transpose over lists of 16 source and 16 destination blocks).
 #pragma once
 
 #include <algorithm>
@@ -173,6 +174,48 @@ void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
     for (uint32_t c = 0; c < 16; ++c)
       std::memcpy(staged + (c * 16 + r) * 2, p[1] + (r * 16 + c) * 2, 2);
   std::memcpy(p[0], staged, sizeof(staged));
+}
+
+// ---- TransDataTo5HD
+// ---------------------------------------------------------------------------
+constexpr uint32_t NCHW_CONV_ADDR_LIST_SIZE = 16;
+
+struct TransDataTo5HDParams {
+  TransDataTo5HDParams() {}
+  TransDataTo5HDParams(const bool dstHighHalfIn, const bool srcHighHalfIn,
+                       const uint8_t repeatTimesIn, const uint16_t dstRepStrideIn,
+                       const uint16_t srcRepStrideIn)
+      : dstHighHalf(dstHighHalfIn),
+        srcHighHalf(srcHighHalfIn),
+        repeatTimes(repeatTimesIn),
+        dstRepStride(dstRepStrideIn),
+        srcRepStride(srcRepStrideIn) {}
+  bool dstHighHalf = false;  // 8-bit types: write the high 16 bytes of each destination block
+  bool srcHighHalf = false;  // 8-bit types: read the high 16 bytes of each source block
+  uint8_t repeatTimes = 1;
+  uint16_t dstRepStride = 0;  // 32-byte blocks between a list entry's repeats
+  uint16_t srcRepStride = 0;
+};
+
+// Per repeat, element j of the 16 source blocks forms destination block j (16-bit types), blocks
+// 2j and 2j + 1 (32-bit: sources 0..7, then 8..15) or half of block j (8-bit); the runtime moves
+// the bytes, so the kernel passes tensors, never addresses.
+template <typename T>
+void TransDataTo5HD(const LocalTensor<T> (&dstList)[NCHW_CONV_ADDR_LIST_SIZE],
+                    const LocalTensor<T> (&srcList)[NCHW_CONV_ADDR_LIST_SIZE],
+                    const TransDataTo5HDParams& nchwconvParams,
+                    detail::site_t site = detail::site_t()) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
+                "TransDataTo5HD: 8, 16 or 32-bit elements");
+  aopt_sim::rt::local_ref dst[NCHW_CONV_ADDR_LIST_SIZE];
+  aopt_sim::rt::local_ref src[NCHW_CONV_ADDR_LIST_SIZE];
+  for (uint32_t i = 0; i < NCHW_CONV_ADDR_LIST_SIZE; ++i) {
+    dst[i] = dstList[i].aopt_ref();
+    src[i] = srcList[i].aopt_ref();
+  }
+  aopt_sim::rt::vec_trans_data_5hd(sizeof(T), dst, src, nchwconvParams.dstHighHalf,
+                                   nchwconvParams.srcHighHalf, nchwconvParams.repeatTimes,
+                                   nchwconvParams.dstRepStride, nchwconvParams.srcRepStride, site);
 }
 
 }  // namespace AscendC
