@@ -202,6 +202,7 @@ sim_device::sim_device(sim::hw_profile profile, sim_device_options options)
   cache_ = std::make_unique<compile_cache>(options_.cache_dir, options_.cache_max_bytes);
   builder_ = std::make_unique<candidate_builder>(options_.toolchain, *cache_);
   shim_headers_ = shim_header_set(options_.toolchain.include_dir.string());
+  ast_screen_ = std::make_unique<ast_screen>(options_.toolchain, options_.work_dir);
   expected_ = std::make_unique<expected_cache>(expected_cache_bytes);
   inputs_ = std::make_unique<input_store>(input_store_bytes);
 }
@@ -220,7 +221,7 @@ std::optional<screen_finding> sim_device::screen_package(const op_package& op,
   for (const auto& [path, text] : op.other_files) {
     if (auto found = screen_source(path, text, includes)) return found;
   }
-  return std::nullopt;
+  return ast_screen_->screen(op, tiling_source, kernel_source);
 }
 
 std::string sim_device::profile_id() const {
@@ -350,10 +351,15 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
   };
 
   try {
+    // Code the screen could not read is refused once the compiler has accepted it.
+    std::optional<screen_finding> unjudged;
     if (options_.static_screen) {
       if (auto found = screen_package(op, tiling_source, &kernel_source)) {
-        fail(eval_status::compile_error, "forbidden", found->message());
-        return finish();
+        if (!found->unjudged) {
+          fail(eval_status::compile_error, "forbidden", found->message());
+          return finish();
+        }
+        unjudged = found;
       }
     }
     sim::driver_spec spec = driver_spec(op, options);
@@ -393,6 +399,10 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       fail(infra ? eval_status::infra_error : eval_status::compile_error,
            infra ? "toolchain" : built.error_kind, built.message);
       r.diagnostics = std::move(built.diagnostics);
+      return finish();
+    }
+    if (unjudged) {
+      fail(eval_status::compile_error, "forbidden", unjudged->message());
       return finish();
     }
 
@@ -527,9 +537,12 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
   auto scratch = scratch_dir::create(options_.work_dir, op.spec.name + "-probe-");
   if (!scratch.ok()) return finish(kind::unavailable, "scratch", scratch.error().message());
   try {
+    std::optional<screen_finding> unjudged;
     if (options_.static_screen) {
-      if (auto found = screen_package(op, tiling_source, nullptr))
-        return finish(kind::compile_error, "forbidden", found->message());
+      if (auto found = screen_package(op, tiling_source, nullptr)) {
+        if (!found->unjudged) return finish(kind::compile_error, "forbidden", found->message());
+        unjudged = found;
+      }
     }
     const eval_options defaults;
     build_limits limits;
@@ -546,6 +559,7 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
                  ? finish(kind::unavailable, "toolchain", built.message)
                  : finish(kind::compile_error, built.error_kind, built.message);
     }
+    if (unjudged) return finish(kind::compile_error, "forbidden", unjudged->message());
     sim::driver_spec spec = driver_spec(op, defaults);
     result<shared_input_sets> inputs = share_inputs(op, 1, spec);
     if (!inputs.ok()) return finish(kind::unavailable, "inputs", inputs.error().message());

@@ -45,6 +45,7 @@
 
 #include "base/sandbox.hpp"
 #include "npu/device.hpp"
+#include "npu/sim/device/ast_screen.hpp"
 #include "npu/sim/device/candidate_builder.hpp"
 #include "npu/sim/device/compile_cache.hpp"
 #include "npu/sim/device/expected_cache.hpp"
@@ -122,7 +123,9 @@ class sim_device : public device, public tiling_prober {
 
  private:
   // The first finding of the static screen in the tiling program, the kernel (unless nothing:
-  // null: a probe builds no kernel) and the package's other sources, or nothing.
+  // null: a probe builds no kernel) and the package's other sources, or nothing: the token
+  // screen of the includes first (libclang then opens only allowed headers), then the AST
+  // screen. A finding marked unjudged refuses the candidate only if the compiler accepts it.
   std::optional<screen_finding> screen_package(const op_package& op,
                                                const std::string& tiling_source,
                                                const std::string* kernel_source) const;
@@ -151,7 +154,8 @@ class sim_device : public device, public tiling_prober {
   sim_device_options options_;
   std::unique_ptr<compile_cache> cache_;
   std::unique_ptr<candidate_builder> builder_;
-  std::set<std::string> shim_headers_;  // what the static screen lets a source include
+  std::set<std::string> shim_headers_;      // what the static screen lets a source include
+  std::unique_ptr<ast_screen> ast_screen_;  // the allow-list screen of the package's code
   std::unique_ptr<expected_cache> expected_;
   std::unique_ptr<input_store> inputs_;
   std::atomic<uint32_t> running_{0};  // candidate processes running (and being judged)
