@@ -222,13 +222,20 @@ class unit_walk {
         internal_names_(internal_names),
         public_names_(public_names) {}
 
-  // The package files the unit read, by path.
+  // The package files the unit read (entered by the preprocessor), by path.
   std::map<std::string, const package_file*> files_read() {
-    std::map<std::string, const package_file*> read;
-    for (const package_file& f : sources_.files) {
-      if (clang_getFile(unit_, (root_ + f.path).c_str()) != nullptr) read.emplace(f.path, &f);
-    }
-    return read;
+    struct ctx {
+      unit_walk* walk;
+      std::map<std::string, const package_file*> read;
+    } cx{this, {}};
+    clang_getInclusions(
+        unit_,
+        [](CXFile file, CXSourceLocation*, unsigned, CXClientData data) {
+          auto* cx = static_cast<ctx*>(data);
+          if (const package_file* f = cx->walk->package_of(file)) cx->read.emplace(f->path, f);
+        },
+        &cx);
+    return cx.read;
   }
 
   std::optional<screen_finding> run() {
@@ -561,16 +568,73 @@ class unit_walk {
       return finding(f, e.line, name,
                      "a namespace-scope or static object whose destructor the package wrote runs "
                      "code after the kernel's entry");
-    const CXCursor init = clang_Cursor_getVarDeclInitializer(c);
-    if (clang_Cursor_isNull(init) || spelled_constant(c)) return std::nullopt;
-    if (CXEvalResult r = clang_Cursor_Evaluate(c)) {
-      clang_EvalResult_dispose(r);
-      return std::nullopt;
-    }
+    if (spelled_constant(c)) return std::nullopt;  // the compiler requires a constant then
+    const std::string runs = runs_at_initialisation(c, 0);
+    if (runs.empty()) return std::nullopt;
     return finding(f, e.line, name,
-                   "a namespace-scope or static variable whose initialiser is not a constant "
-                   "expression runs code before the kernel's entry (make it constexpr, or "
-                   "compute it inside the function)");
+                   "a namespace-scope or static variable initialised at run time (by " + runs +
+                       ") runs code before the kernel's entry (make it constexpr, or compute it "
+                       "inside the function)");
+  }
+
+  // What in the initialiser of `var` (or, for depth > 0, in a class's default member
+  // initialisers) would run at dynamic initialisation: a call that does not fold to a constant,
+  // a constructor the package or a library wrote, a lambda, a new-expression. "" when nothing:
+  // literals, constants, addresses, aggregates, casts, defaulted constructors of classes whose
+  // members are initialised so.
+  std::string runs_at_initialisation(CXCursor root, int depth) {
+    struct ctx {
+      unit_walk* walk;
+      int depth;
+      std::string runs;
+    } cx{this, depth, ""};
+    clang_visitChildren(
+        root,
+        [](CXCursor c, CXCursor, CXClientData data) {
+          auto* cx = static_cast<ctx*>(data);
+          const CXCursorKind k = clang_getCursorKind(c);
+          if (k == CXCursor_LambdaExpr || k == CXCursor_CXXNewExpr || k == CXCursor_CXXThrowExpr) {
+            cx->runs = ch::take(clang_getCursorKindSpelling(k));
+            return CXChildVisit_Break;
+          }
+          if (k != CXCursor_CallExpr) return CXChildVisit_Recurse;
+          const CXCursor callee = clang_getCursorReferenced(c);
+          const CXCursorKind ck = clang_getCursorKind(callee);
+          if (ck == CXCursor_Constructor && clang_CXXMethod_isDefaulted(callee)) {
+            // The class's default member initialisers run in it.
+            if (cx->depth < 8) {
+              const CXCursor cls = clang_getCursorSemanticParent(callee);
+              std::string inner;
+              std::pair<ctx*, std::string*> in{cx, &inner};
+              clang_visitChildren(
+                  cls,
+                  [](CXCursor m, CXCursor, CXClientData d) {
+                    auto* in = static_cast<std::pair<ctx*, std::string*>*>(d);
+                    if (clang_getCursorKind(m) != CXCursor_FieldDecl) return CXChildVisit_Continue;
+                    *in->second = in->first->walk->runs_at_initialisation(m, in->first->depth + 1);
+                    return in->second->empty() ? CXChildVisit_Continue : CXChildVisit_Break;
+                  },
+                  &in);
+              if (!inner.empty()) {
+                cx->runs = inner;
+                return CXChildVisit_Break;
+              }
+            }
+            return CXChildVisit_Recurse;
+          }
+          // A constexpr call with a scalar result folds; anything else runs.
+          if (ck != CXCursor_Constructor) {
+            if (CXEvalResult r = clang_Cursor_Evaluate(c)) {
+              clang_EvalResult_dispose(r);
+              return CXChildVisit_Continue;
+            }
+          }
+          cx->runs =
+              clang_Cursor_isNull(callee) ? "a call" : ch::take(clang_getCursorSpelling(callee));
+          return CXChildVisit_Break;
+        },
+        &cx);
+    return cx.runs;
   }
 
   // A shim macro's static object (IMPL_OP_OPTILING(Op).Tiling(f), OP_ADD(Op)) is constructed
@@ -666,7 +730,7 @@ class unit_walk {
                                                 const file_pos& e) {
     const CXCursorKind k = clang_getCursorKind(c);
     const CXSourceLocation loc = clang_getCursorLocation(c);
-    if (from_shim_macro(loc)) return std::nullopt;
+    if (from_shim_macro(loc) || approved_syscall(written_at(loc))) return std::nullopt;
     if (k == CXCursor_OverloadedDeclRef) {
       const unsigned n = clang_getNumOverloadedDecls(c);
       if (n == 0) return judge_unresolved(ch::take(clang_getCursorSpelling(c)), f, e);
@@ -684,7 +748,6 @@ class unit_walk {
     if (clang_equalCursors(target, c)) return std::nullopt;
     const CXCursorKind tk = clang_getCursorKind(target);
     if (tk == CXCursor_OverloadedDeclRef || tk == CXCursor_MacroDefinition) return std::nullopt;
-    if (approved_syscall(written_at(loc))) return std::nullopt;
     return judge_target(target, f, e);
   }
 

@@ -16,6 +16,7 @@ bool std_name(const std::string& name);
 
 // Whether the C library's function or object `name` (declared in the global namespace of a
 // system header, std::memcpy included: libstdc++ declares it with `using ::memcpy`) may be named.
+// syscall is not: the screen allows its identity-query calls only (ast_screen.hpp).
 bool c_library_name(const std::string& name);
 
 // Whether the compiler builtin `name` (__builtin_*, __sync_*, __atomic_*) may be called.
