@@ -155,6 +155,12 @@ TEST_SUITE("adversarial") {
               "void forge() { uint8_t* p[1]; AscendC::detail::composite_call("
               "aopt_sim::rt::vec_class::simple, {}, p, 0, \"x\", aopt_sim::rt::call_site{}); }") ==
           "aopt_sim");
+    // 14. A shim macro's name redefined by the package (a comment hides the directive from a
+    // line reader): no expansion of that name is the shim's any more, so the internals the
+    // kernel's own GET_TILING_DATA reaches are refused first.
+    CHECK(kernel_refusal("#undef GET_TILING_DATA\n# /**/ define GET_TILING_DATA(v, t) auto v = "
+                         "&AscendC::detail::composite_call\n"
+                         "void forge() { GET_TILING_DATA(p, 0); }") == "aopt_sim");
     // 10. The environment of the process, declared by the candidate (environ is libc's).
     CHECK(kernel_refusal("extern char** environ;\nchar* forge() { return environ[0]; }") ==
           "environ");

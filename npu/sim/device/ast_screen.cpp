@@ -294,7 +294,9 @@ class unit_walk {
     const package_file* f = package_of(e.file);
     if (f == nullptr) return false;
     const std::string word = identifier_at(*f->text, e.offset);
-    if (word.empty() || sources_.package_macros.count(word) != 0) return false;
+    if (word.empty() || sources_.package_macros.count(word) != 0 ||
+        package_macros_.count(word) != 0)
+      return false;
     return shim_macros_.count(word) != 0 && !aopt_named(word);
   }
 
@@ -362,11 +364,13 @@ class unit_walk {
         clang_getLocationForOffset(unit_, file, 0),
         clang_getLocationForOffset(unit_, file, static_cast<unsigned>(f.text->size())));
     const ch::tokens toks(unit_, all);
-    std::vector<std::string> text(toks.size());
-    std::vector<unsigned> lines(toks.size());
+    // Comments are no code (libclang returns them as tokens of a file's range).
+    std::vector<std::string> text;
+    std::vector<unsigned> lines;
     for (unsigned i = 0; i < toks.size(); ++i) {
-      text[i] = undigraph(toks.spelling(i));
-      lines[i] = toks.line(i);
+      if (toks.kind(i) == CXToken_Comment) continue;
+      text.push_back(undigraph(toks.spelling(i)));
+      lines.push_back(toks.line(i));
     }
     auto at = [&](size_t i) -> const std::string& {
       static const std::string none;
@@ -377,6 +381,10 @@ class unit_walk {
       const unsigned line = lines[i];
       if (t == "#" && (i == 0 || lines[i - 1] != line)) {
         const std::string& name = at(i + 1);
+        // The macros the package defines, as the preprocessor reads the directive (a comment
+        // between '#' and define is none of the name's business).
+        if (name == "define" && i + 2 < lines.size() && lines[i + 2] == line)
+          package_macros_.insert(at(i + 2));
         if (!screen_allow::directive(name))
           return finding(f, line, "#" + name, "a preprocessing directive off the allow-list");
         if (name == "pragma") {
@@ -866,6 +874,7 @@ class unit_walk {
   const std::set<std::string>& public_names_;
   std::unordered_map<CXFile, const package_file*> package_files_;
   std::vector<std::pair<unsigned, unsigned>> approved_syscalls_;
+  std::set<std::string> package_macros_;  // defined in the package's files (check_tokens)
   std::optional<screen_finding> found_;
 };
 

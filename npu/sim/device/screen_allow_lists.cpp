@@ -340,7 +340,7 @@ const std::set<std::string> pragmas = {
 
 const std::set<std::string> directives = {"include", "define",  "undef", "if",    "ifdef",
                                           "ifndef",  "elif",    "else",  "endif", "pragma",
-                                          "error",   "warning", "line"};
+                                          "error", "warning"};
 
 // "__always_inline__" -> "always_inline".
 std::string undecorated(std::string name) {

@@ -35,6 +35,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <optional>
 #include <set>
@@ -122,13 +123,19 @@ class sim_device : public device, public tiling_prober {
   uint64_t input_sets_drawn() const { return inputs_->drawn(); }
 
  private:
-  // The first finding of the static screen in the tiling program, the kernel (unless nothing:
-  // null: a probe builds no kernel) and the package's other sources, or nothing: the token
-  // screen of the includes first (libclang then opens only allowed headers), then the AST
-  // screen. A finding marked unjudged refuses the candidate only if the compiler accepts it.
-  std::optional<screen_finding> screen_package(const op_package& op,
-                                               const std::string& tiling_source,
-                                               const std::string* kernel_source) const;
+  // The first finding of the token screen of the includes in the tiling program, the kernel
+  // (null: a probe builds no kernel) and the package's other sources, or nothing. It runs
+  // before anything parses them: libclang then opens only allowed headers.
+  std::optional<screen_finding> screen_includes_of(const op_package& op,
+                                                   const std::string& tiling_source,
+                                                   const std::string* kernel_source) const;
+  // The AST screen of the same sources, started next to the build (which is sandboxed and
+  // takes longer): its verdict is awaited before anything the build made runs. A refusal wins
+  // over a compile error; a finding marked unjudged refuses the candidate only if the compiler
+  // accepts what the screen could not parse.
+  std::future<std::optional<screen_finding>> start_ast_screen(
+      const op_package& op, const std::string& tiling_source,
+      const std::string* kernel_source) const;
 
   // The descriptors of an evaluation's input sets, held while its process runs.
   struct shared_input_sets {
