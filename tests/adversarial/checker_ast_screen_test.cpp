@@ -244,7 +244,7 @@ TEST_SUITE("adversarial") {
     CHECK(r.find("unjudged") == 0);
   }
 
-  TEST_CASE("AST screen exploits evaluate as forbidden; the honest candidate keeps its latency") {
+  TEST_CASE("AST screen exploits evaluate as forbidden, and the honest candidate keeps its latency") {
     aopt::testing::checker_fixture f;
     const std::vector<std::pair<std::string, std::string>> kernels = {
         {"attribute constructor", "__attribute((constructor)) void forge() {}"},

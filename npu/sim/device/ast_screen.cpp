@@ -916,7 +916,11 @@ std::string ast_screen::state::pch_for(unit_role role) {
   if (auto it = pch.find(role); it != pch.end()) return it->second;
   std::string& file = pch[role];
   if (!pch_dir) {
-    auto dir = scratch_dir::create(work_dir, "ast-screen-");
+    // Under <work dir>/screen, beside the object cache: the device's own state, not an
+    // evaluation's scratch.
+    std::error_code ec;
+    fs::create_directories(work_dir / "screen", ec);
+    auto dir = scratch_dir::create(work_dir / "screen", "ast-");
     if (!dir.ok()) return file;
     pch_dir.emplace(std::move(dir).value());
   }
@@ -1079,6 +1083,8 @@ ast_screen::ast_screen(const sim_toolchain& toolchain, const fs::path& work_dir)
   state_->toolchain = toolchain;
   state_->work_dir = work_dir;
   state_->include_prefix = toolchain.include_dir.string() + "/";
+  // What screens killed before they could clean up left behind.
+  scratch_dir::sweep(work_dir / "screen");
   std::error_code ec;
   for (fs::recursive_directory_iterator it(toolchain.include_dir, ec), end; !ec && it != end;
        it.increment(ec)) {

@@ -56,8 +56,8 @@ namespace aopt::npu {
 
 class ast_screen {
  public:
-  // `toolchain` gives the shim's include folder and the candidate flags; the PCHs are written to
-  // a private directory under `work_dir`, removed with the screen.
+  // `toolchain` gives the shim's include folder and the candidate flags; the PCHs and the units'
+  // files are written to a private directory under <work_dir>/screen, removed with the screen.
   ast_screen(const sim_toolchain& toolchain, const std::filesystem::path& work_dir);
   ~ast_screen();
   ast_screen(const ast_screen&) = delete;
