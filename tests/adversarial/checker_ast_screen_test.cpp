@@ -237,6 +237,21 @@ TEST_SUITE("adversarial") {
               "  return c[n % c.size()] + static_cast<uint32_t>(m.size() + tid * 0);\n}\n}") == "");
   }
 
+  TEST_CASE("honest wild code: a table of sizes by dtype, a log helper's thread id") {
+    // DrivingSDK's common.h: a namespace-scope std::map built from constants runs the library
+    // only. fbgemm-ascend's log_base.h: the thread id through a cast.
+    CHECK(host_refusal("#include <map>\n#include <unistd.h>\n#include <sys/syscall.h>\n"
+                       "const std::map<ge::DataType, int> kDataSizeMap = {{ge::DT_FLOAT, 4}, "
+                       "{ge::DT_FLOAT16, 2}};\n"
+                       "class Log { public: static inline uint64_t GetTid() { return "
+                       "static_cast<uint64_t>(syscall(__NR_gettid)); } };") == "");
+    // A library type built at namespace scope that would run the package's code is refused.
+    CHECK(host_refusal("#include <vector>\nstruct Spy { Spy() {} };\nstatic std::vector<Spy> "
+                       "spies(3);") == "spies");
+    CHECK(host_refusal("#include <memory>\nvoid drop(int*) {}\n"
+                       "static std::shared_ptr<int> p(nullptr, &drop);") == "p");
+  }
+
   TEST_CASE("code the screen cannot parse is left to the compiler") {
     screen_finding found;
     const std::string r = kernel_refusal("void f() { this is not C++; }", &found);
@@ -244,7 +259,8 @@ TEST_SUITE("adversarial") {
     CHECK(r.find("unjudged") == 0);
   }
 
-  TEST_CASE("AST screen exploits evaluate as forbidden, and the honest candidate keeps its latency") {
+  TEST_CASE(
+      "AST screen exploits evaluate as forbidden, and the honest candidate keeps its latency") {
     aopt::testing::checker_fixture f;
     const std::vector<std::pair<std::string, std::string>> kernels = {
         {"attribute constructor", "__attribute((constructor)) void forge() {}"},

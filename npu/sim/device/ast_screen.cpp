@@ -48,6 +48,15 @@ bool aopt_named(const std::string& name) {
   return head == "aopt";
 }
 
+// The shim's namespaces of internals: detail and the simulator's own (aopt, aopt_sim, aopt_ref...).
+// Two hold nothing but the bodies of public CANN API that their public macros and functions
+// reach (REPORT_INNER_ERR_MSG's sink, memcpy_s's checks): a candidate expanding those macros
+// inside its own macros names them legitimately, and they reach no state of the simulator.
+bool internal_namespace(const std::string& name) {
+  if (name == "detail") return true;
+  return aopt_named(name) && name != "aopt_err_msg" && name != "aopt_securec";
+}
+
 bool is_ident_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
@@ -479,9 +488,6 @@ class unit_walk {
         (clang_Cursor_hasVarDeclGlobalStorage(c) == 1 || clang_getCursorTLSKind(c) != CXTLS_None)) {
       if (auto found = judge_variable(c, f, e)) return found;
     }
-    if (k == CXCursor_CallExpr) {
-      if (auto found = judge_syscall(c, f, e)) return found;
-    }
     if (clang_isReference(k) || clang_isExpression(k)) return judge_reference(c, f, e);
     return std::nullopt;
   }
@@ -561,6 +567,34 @@ class unit_walk {
     return cx.runs;
   }
 
+  // Whether `d` is the standard library's (an allowed name of namespace std).
+  bool standard_library(CXCursor d) {
+    if (place_of(d) != place::system) return false;
+    const std::vector<std::string> scopes = scopes_of(d);
+    if (scopes.empty() || scopes[0] != "std") return false;
+    const std::string& next = scopes.size() > 1 ? scopes[1] : ch::take(clang_getCursorSpelling(d));
+    return screen_allow::std_name(next) || next[0] == '_';
+  }
+
+  // Whether `t` is, or has among its template arguments, a class the package wrote (whose
+  // constructors, operators or destructor a library type would run).
+  bool involves_package_class(CXType t, int depth) {
+    if (depth > 8) return false;
+    t = clang_getCanonicalType(t);
+    while (t.kind == CXType_ConstantArray || t.kind == CXType_IncompleteArray)
+      t = clang_getCanonicalType(clang_getArrayElementType(t));
+    const CXCursor d = clang_getTypeDeclaration(t);
+    if (!clang_Cursor_isNull(d) && clang_getCursorKind(d) != CXCursor_EnumDecl &&
+        place_of(d) == place::package)
+      return true;
+    const int n = clang_Type_getNumTemplateArguments(t);
+    for (int i = 0; i < n; ++i) {
+      const CXType a = clang_Type_getTemplateArgumentAsType(t, static_cast<unsigned>(i));
+      if (a.kind != CXType_Invalid && involves_package_class(a, depth + 1)) return true;
+    }
+    return false;
+  }
+
   std::optional<screen_finding> judge_variable(CXCursor c, const package_file& f,
                                                const file_pos& e) {
     const std::string name = ch::take(clang_getCursorSpelling(c));
@@ -595,7 +629,9 @@ class unit_walk {
       unit_walk* walk;
       int depth;
       std::string runs;
-    } cx{this, depth, ""};
+      bool library = false;          // a standard-library constructor runs
+      std::string package_function;  // the package's function the initialiser names
+    } cx{this, depth, "", false, ""};
     clang_visitChildren(
         root,
         [](CXCursor c, CXCursor, CXClientData data) {
@@ -604,6 +640,11 @@ class unit_walk {
           if (k == CXCursor_LambdaExpr || k == CXCursor_CXXNewExpr || k == CXCursor_CXXThrowExpr) {
             cx->runs = ch::take(clang_getCursorKindSpelling(k));
             return CXChildVisit_Break;
+          }
+          if (k == CXCursor_DeclRefExpr) {
+            const CXCursor d = clang_getCursorReferenced(c);
+            if (function_like(clang_getCursorKind(d)) && cx->walk->place_of(d) == place::package)
+              cx->package_function = ch::take(clang_getCursorSpelling(d));
           }
           if (k != CXCursor_CallExpr) return CXChildVisit_Recurse;
           const CXCursor callee = clang_getCursorReferenced(c);
@@ -630,6 +671,13 @@ class unit_walk {
             }
             return CXChildVisit_Recurse;
           }
+          // A standard container or string built from constants (a table of sizes by dtype) runs
+          // the library's code only, unless a class of the package is among its types.
+          if (ck == CXCursor_Constructor && cx->walk->standard_library(callee) &&
+              !cx->walk->involves_package_class(clang_getCursorType(c), 0)) {
+            cx->library = true;
+            return CXChildVisit_Recurse;
+          }
           // A constexpr call with a scalar result folds; anything else runs.
           if (ck != CXCursor_Constructor) {
             if (CXEvalResult r = clang_Cursor_Evaluate(c)) {
@@ -642,6 +690,9 @@ class unit_walk {
           return CXChildVisit_Break;
         },
         &cx);
+    // A library constructor handed the package's function may call it (a deleter, a comparator).
+    if (cx.runs.empty() && cx.library && !cx.package_function.empty())
+      return cx.package_function + ", handed to a library constructor";
     return cx.runs;
   }
 
@@ -682,14 +733,38 @@ class unit_walk {
 
   // syscall only as the identity query of a log line's prefix: one argument that evaluates to
   // SYS_gettid or SYS_getpid. An approved call's callee is not judged again.
-  std::optional<screen_finding> judge_syscall(CXCursor call, const package_file& f,
+  static bool is_syscall(CXCursor c) {
+    return !clang_Cursor_isNull(c) && clang_getCursorKind(c) == CXCursor_FunctionDecl &&
+           ch::take(clang_getCursorSpelling(c)) == "syscall";
+  }
+
+  // The call of syscall at or under `c` (an implicit conversion wraps it), or a null cursor.
+  static CXCursor syscall_call(CXCursor c) {
+    if (clang_getCursorKind(c) == CXCursor_CallExpr) return c;
+    CXCursor call = clang_getNullCursor();
+    clang_visitChildren(
+        c,
+        [](CXCursor k, CXCursor, CXClientData data) {
+          if (clang_getCursorKind(k) == CXCursor_CallExpr &&
+              is_syscall(clang_getCursorReferenced(k))) {
+            *static_cast<CXCursor*>(data) = k;
+            return CXChildVisit_Break;
+          }
+          return CXChildVisit_Recurse;
+        },
+        &call);
+    return call;
+  }
+
+  // syscall only as the identity query of a log line's prefix: one argument that evaluates to
+  // SYS_gettid or SYS_getpid. An approved call's callee is not judged again.
+  std::optional<screen_finding> judge_syscall(CXCursor c, const package_file& f,
                                               const file_pos& e) {
-    const CXCursor callee = clang_getCursorReferenced(call);
-    if (clang_Cursor_isNull(callee) || ch::take(clang_getCursorSpelling(callee)) != "syscall" ||
-        place_of(callee) != place::system || !scopes_of(callee).empty())
-      return std::nullopt;
+    const CXSourceLocation loc = clang_getCursorLocation(c);
+    if (approved_syscall(written_at(loc))) return std::nullopt;
+    const CXCursor call = syscall_call(c);
     bool identity = false;
-    if (clang_Cursor_getNumArguments(call) == 1) {
+    if (!clang_Cursor_isNull(call) && clang_Cursor_getNumArguments(call) == 1) {
       if (CXEvalResult r = clang_Cursor_Evaluate(clang_Cursor_getArgument(call, 0))) {
         if (clang_EvalResult_getKind(r) == CXEval_Int) {
           const long long n = clang_EvalResult_getAsLongLong(r);
@@ -703,14 +778,16 @@ class unit_walk {
                      "a system call: only syscall(SYS_gettid) and syscall(SYS_getpid), the "
                      "identity queries of a log line's prefix, are allowed");
     const CXSourceRange r = clang_getCursorExtent(call);
-    approved_syscalls_.emplace_back(written_at(clang_getRangeStart(r)).offset,
-                                    written_at(clang_getRangeEnd(r)).offset);
+    const file_pos begin = written_at(clang_getRangeStart(r));
+    approved_syscalls_.push_back(
+        {begin.file, begin.offset, written_at(clang_getRangeEnd(r)).offset});
     return std::nullopt;
   }
 
   bool approved_syscall(const file_pos& at) const {
-    return std::any_of(approved_syscalls_.begin(), approved_syscalls_.end(),
-                       [&](const auto& r) { return at.offset >= r.first && at.offset < r.second; });
+    return std::any_of(approved_syscalls_.begin(), approved_syscalls_.end(), [&](const auto& r) {
+      return r.file == at.file && at.offset >= r.begin && at.offset <= r.end;
+    });
   }
 
   // A name a template leaves unresolved until it is instantiated (an ADL call, a dependent
@@ -738,7 +815,7 @@ class unit_walk {
                                                 const file_pos& e) {
     const CXCursorKind k = clang_getCursorKind(c);
     const CXSourceLocation loc = clang_getCursorLocation(c);
-    if (from_shim_macro(loc) || approved_syscall(written_at(loc))) return std::nullopt;
+    if (from_shim_macro(loc)) return std::nullopt;
     if (k == CXCursor_OverloadedDeclRef) {
       const unsigned n = clang_getNumOverloadedDecls(c);
       if (n == 0) return judge_unresolved(ch::take(clang_getCursorSpelling(c)), f, e);
@@ -756,6 +833,8 @@ class unit_walk {
     if (clang_equalCursors(target, c)) return std::nullopt;
     const CXCursorKind tk = clang_getCursorKind(target);
     if (tk == CXCursor_OverloadedDeclRef || tk == CXCursor_MacroDefinition) return std::nullopt;
+    if (is_syscall(target) && place_of(target) == place::system && scopes_of(target).empty())
+      return judge_syscall(c, f, e);
     return judge_target(target, f, e);
   }
 
@@ -812,7 +891,7 @@ class unit_walk {
 
   std::optional<screen_finding> judge_shim(CXCursor d, const std::string& name,
                                            const package_file& f, const file_pos& e) {
-    if (clang_getCursorKind(d) == CXCursor_Namespace && (name == "detail" || aopt_named(name)))
+    if (clang_getCursorKind(d) == CXCursor_Namespace && internal_namespace(name))
       return finding(f, e.line, qualified_name(d),
                      "the simulator's internals: only the shim's public AscendC and tiling API "
                      "may be used");
@@ -825,12 +904,12 @@ class unit_walk {
                         parent == CXCursor_ClassTemplate || parent == CXCursor_UnionDecl ||
                         parent == CXCursor_ClassTemplatePartialSpecialization;
     for (const std::string& scope : scopes_of(d)) {
-      if (!member && (scope == "detail" || aopt_named(scope)))
+      if (!member && internal_namespace(scope))
         return finding(f, e.line, qualified_name(d),
                        "an internal of the simulator (namespace " + scope +
                            "): only the shim's public AscendC and tiling API may be used");
     }
-    if (aopt_named(name))
+    if (clang_getCursorKind(d) != CXCursor_Namespace && aopt_named(name))
       return finding(f, e.line, qualified_name(d),
                      "an internal of the simulator: only the shim's public API may be used");
     if (clang_getCXXAccessSpecifier(d) == CX_CXXPrivate)
@@ -873,7 +952,11 @@ class unit_walk {
   const std::set<std::string>& internal_names_;
   const std::set<std::string>& public_names_;
   std::unordered_map<CXFile, const package_file*> package_files_;
-  std::vector<std::pair<unsigned, unsigned>> approved_syscalls_;
+  struct approved_call {
+    CXFile file;
+    unsigned begin, end;  // offsets, both in the call
+  };
+  std::vector<approved_call> approved_syscalls_;
   std::set<std::string> package_macros_;  // defined in the package's files (check_tokens)
   std::optional<screen_finding> found_;
 };
@@ -972,7 +1055,7 @@ void ast_screen::state::learn_shim_names(CXTranslationUnit unit) {
                               parent == CXCursor_ClassTemplate || parent == CXCursor_UnionDecl;
           bool internal = aopt_named(name) || clang_getCXXAccessSpecifier(c) == CX_CXXPrivate;
           for (const std::string& scope : scopes_of(c))
-            internal = internal || (!member && (scope == "detail" || aopt_named(scope)));
+            internal = internal || (!member && internal_namespace(scope));
           (internal ? cx->s->internal_names : cx->s->public_names).insert(name);
         }
         return function_like(k) ? CXChildVisit_Continue : CXChildVisit_Recurse;
