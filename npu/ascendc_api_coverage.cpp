@@ -71,7 +71,7 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "<=, >=, ==, !=) run "
        "Add/Sub/Mul/Div/And/Or and Compare over a.GetSize() elements"},
       {tensors, "GetPhyAddr", no,
-       "the shim defines it, but the static screen refuses it: a raw pointer into GM or UB "
+       "the shim defines it, but the AST screen refuses it: a raw pointer into GM or UB "
        "bypasses the traced tensor API (use DataCopy, the vector API, GetValue/SetValue)"},
       {tensors, "SetGlobalBuffer", yes, "pointer and element count"},
       {tensors, "GetValue", yes, "scalar pipe; ordered by auto-sync when device.auto_sync"},

@@ -256,7 +256,7 @@ TEST_SUITE("npu") {
         {"-fsyntax-only"},
         "#include \"kernel_operator.h\"\n" + probe_line("NoSuchAscendcApi") + "\n", "");
     CHECK_FALSE(bad.succeeded());
-    CHECK(screen_source("k.cpp", "auto p = t.GetPhyAddr();\n", "x.h").has_value());
+    // GetPhyAddr compiles but the AST screen refuses it (tests/adversarial/checker_ast_screen_test).
   }
 
   TEST_CASE("every name the shim declares in namespace AscendC is in the coverage table") {

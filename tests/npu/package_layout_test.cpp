@@ -119,8 +119,8 @@ TEST_SUITE("npu") {
     // What the screen refused before it still refuses.
     CHECK(aopt::npu::screen_source("op_kernel/k.cpp", "#include <fstream>\n", includes));
     CHECK(aopt::npu::screen_source("op_kernel/k.cpp", "#include \"aopt/reference.h\"\n", includes));
-    CHECK(aopt::npu::screen_source("op_kernel/k.cpp", "#include \"k.h\"\nvoid f() { _exit(0); }\n",
-                                   includes));
+    // A digraph spells the same include (what the code calls is the AST screen's to judge).
+    CHECK(aopt::npu::screen_source("op_kernel/k.cpp", "%:include <fstream>\n", includes));
   }
 
   TEST_CASE("a team's package evaluates ok with its sources as they are") {

@@ -70,6 +70,14 @@ sim_toolchain default_sim_toolchain();
 std::vector<std::string> kernel_unit_flags(const sim_toolchain& t);
 std::vector<std::string> host_unit_flags(const sim_toolchain& t);
 
+// The generated translation units the package's sources are compiled in (the kernel unit
+// aopt_kernel.cpp, the host unit aopt_host.cpp; see the top of this file): what the AST screen
+// parses, so that it judges exactly what the compiler compiles.
+std::string kernel_unit_text(const op_spec& spec);
+std::string host_unit_text(const op_spec& spec);
+inline constexpr const char* kernel_unit_file = "aopt_kernel.cpp";
+inline constexpr const char* host_unit_file = "aopt_host.cpp";
+
 // The C++ type a kernel sees for a dtype (DTYPE_<NAME> macros): half, float, bfloat16_t, ...
 const char* kernel_c_type(dtype t);
 

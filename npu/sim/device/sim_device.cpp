@@ -202,15 +202,16 @@ sim_device::sim_device(sim::hw_profile profile, sim_device_options options)
   cache_ = std::make_unique<compile_cache>(options_.cache_dir, options_.cache_max_bytes);
   builder_ = std::make_unique<candidate_builder>(options_.toolchain, *cache_);
   shim_headers_ = shim_header_set(options_.toolchain.include_dir.string());
+  ast_screen_ = std::make_unique<ast_screen>(options_.toolchain, options_.work_dir);
   expected_ = std::make_unique<expected_cache>(expected_cache_bytes);
   inputs_ = std::make_unique<input_store>(input_store_bytes);
 }
 
 sim_device::~sim_device() = default;
 
-std::optional<screen_finding> sim_device::screen_package(const op_package& op,
-                                                         const std::string& tiling_source,
-                                                         const std::string* kernel_source) const {
+std::optional<screen_finding> sim_device::screen_includes_of(
+    const op_package& op, const std::string& tiling_source,
+    const std::string* kernel_source) const {
   const screen_includes includes{op.spec.files.tiling_header, package_file_set(op), shim_headers_};
   if (auto found = screen_source(op.spec.files.host, tiling_source, includes)) return found;
   if (kernel_source) {
@@ -221,6 +222,14 @@ std::optional<screen_finding> sim_device::screen_package(const op_package& op,
     if (auto found = screen_source(path, text, includes)) return found;
   }
   return std::nullopt;
+}
+
+std::future<std::optional<screen_finding>> sim_device::start_ast_screen(
+    const op_package& op, const std::string& tiling_source,
+    const std::string* kernel_source) const {
+  return std::async(std::launch::async, [this, &op, &tiling_source, kernel_source] {
+    return ast_screen_->screen(op, tiling_source, kernel_source);
+  });
 }
 
 std::string sim_device::profile_id() const {
@@ -350,11 +359,13 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
   };
 
   try {
+    std::future<std::optional<screen_finding>> screened;
     if (options_.static_screen) {
-      if (auto found = screen_package(op, tiling_source, &kernel_source)) {
+      if (auto found = screen_includes_of(op, tiling_source, &kernel_source)) {
         fail(eval_status::compile_error, "forbidden", found->message());
         return finish();
       }
+      screened = start_ast_screen(op, tiling_source, &kernel_source);
     }
     sim::driver_spec spec = driver_spec(op, options);
     try {
@@ -388,11 +399,21 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     build_outcome built =
         builder_->build(op, tiling_source, kernel_source, scratch->path(), limits);
     r.compile_seconds = built.seconds;
+    const std::optional<screen_finding> found = screened.valid() ? screened.get() : std::nullopt;
+    if (found && !found->unjudged) {
+      fail(eval_status::compile_error, "forbidden", found->message());
+      return finish();
+    }
     if (built.result != build_outcome::kind::ok) {
       bool infra = built.result == build_outcome::kind::infra_error;
       fail(infra ? eval_status::infra_error : eval_status::compile_error,
            infra ? "toolchain" : built.error_kind, built.message);
       r.diagnostics = std::move(built.diagnostics);
+      return finish();
+    }
+    // Code the screen could not parse, which the compiler accepted.
+    if (found) {
+      fail(eval_status::compile_error, "forbidden", found->message());
       return finish();
     }
 
@@ -527,9 +548,11 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
   auto scratch = scratch_dir::create(options_.work_dir, op.spec.name + "-probe-");
   if (!scratch.ok()) return finish(kind::unavailable, "scratch", scratch.error().message());
   try {
+    std::future<std::optional<screen_finding>> screened;
     if (options_.static_screen) {
-      if (auto found = screen_package(op, tiling_source, nullptr))
+      if (auto found = screen_includes_of(op, tiling_source, nullptr))
         return finish(kind::compile_error, "forbidden", found->message());
+      screened = start_ast_screen(op, tiling_source, nullptr);
     }
     const eval_options defaults;
     build_limits limits;
@@ -541,11 +564,15 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
     limits.probe_only = true;
     build_outcome built =
         builder_->build(op, tiling_source, op.kernel_source, scratch->path(), limits);
+    const std::optional<screen_finding> found = screened.valid() ? screened.get() : std::nullopt;
+    if (found && !found->unjudged)
+      return finish(kind::compile_error, "forbidden", found->message());
     if (built.result != build_outcome::kind::ok) {
       return built.result == build_outcome::kind::infra_error
                  ? finish(kind::unavailable, "toolchain", built.message)
                  : finish(kind::compile_error, built.error_kind, built.message);
     }
+    if (found) return finish(kind::compile_error, "forbidden", found->message());
     sim::driver_spec spec = driver_spec(op, defaults);
     result<shared_input_sets> inputs = share_inputs(op, 1, spec);
     if (!inputs.ok()) return finish(kind::unavailable, "inputs", inputs.error().message());

@@ -35,6 +35,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <future>
 #include <memory>
 #include <optional>
 #include <set>
@@ -45,6 +46,7 @@
 
 #include "base/sandbox.hpp"
 #include "npu/device.hpp"
+#include "npu/sim/device/ast_screen.hpp"
 #include "npu/sim/device/candidate_builder.hpp"
 #include "npu/sim/device/compile_cache.hpp"
 #include "npu/sim/device/expected_cache.hpp"
@@ -121,11 +123,19 @@ class sim_device : public device, public tiling_prober {
   uint64_t input_sets_drawn() const { return inputs_->drawn(); }
 
  private:
-  // The first finding of the static screen in the tiling program, the kernel (unless nothing:
-  // null: a probe builds no kernel) and the package's other sources, or nothing.
-  std::optional<screen_finding> screen_package(const op_package& op,
-                                               const std::string& tiling_source,
-                                               const std::string* kernel_source) const;
+  // The first finding of the token screen of the includes in the tiling program, the kernel
+  // (null: a probe builds no kernel) and the package's other sources, or nothing. It runs
+  // before anything parses them: libclang then opens only allowed headers.
+  std::optional<screen_finding> screen_includes_of(const op_package& op,
+                                                   const std::string& tiling_source,
+                                                   const std::string* kernel_source) const;
+  // The AST screen of the same sources, started next to the build (which is sandboxed and
+  // takes longer): its verdict is awaited before anything the build made runs. A refusal wins
+  // over a compile error; a finding marked unjudged refuses the candidate only if the compiler
+  // accepts what the screen could not parse.
+  std::future<std::optional<screen_finding>> start_ast_screen(
+      const op_package& op, const std::string& tiling_source,
+      const std::string* kernel_source) const;
 
   // The descriptors of an evaluation's input sets, held while its process runs.
   struct shared_input_sets {
@@ -151,7 +161,8 @@ class sim_device : public device, public tiling_prober {
   sim_device_options options_;
   std::unique_ptr<compile_cache> cache_;
   std::unique_ptr<candidate_builder> builder_;
-  std::set<std::string> shim_headers_;  // what the static screen lets a source include
+  std::set<std::string> shim_headers_;      // what the static screen lets a source include
+  std::unique_ptr<ast_screen> ast_screen_;  // the allow-list screen of the package's code
   std::unique_ptr<expected_cache> expected_;
   std::unique_ptr<input_store> inputs_;
   std::atomic<uint32_t> running_{0};  // candidate processes running (and being judged)

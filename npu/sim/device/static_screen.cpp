@@ -95,7 +95,9 @@ class lexer {
     }
     const bool first_on_line = line_start_;
     line_start_ = false;
-    if (c == '#' && first_on_line) {
+    // "%:" is the digraph of '#': `%:include <cstdio>` is an include like any other.
+    if (first_on_line && (c == '#' || (c == '%' && at(i_ + 1) == ':'))) {
+      if (c == '%') ++i_;
       directive();
       return;
     }
@@ -127,6 +129,11 @@ class lexer {
     }
     if (c == '"' || c == '\'') {
       quoted(c);
+      return;
+    }
+    if (s_.compare(i_, 4, "%:%:") == 0) {
+      push(token_kind::punct, "##");
+      i_ += 4;
       return;
     }
     for (const char* p : {"##", "::", "->", "[[", "]]"}) {
@@ -229,150 +236,6 @@ const char* const allowed_shim_prefixes[] = {
     "kernel_tensor.h", "kernel_common.h", "kernel_event.h", "kernel_log.h",
     "kernel_struct_data_copy.h"};
 
-// System calls, their C library wrappers and whatever reaches files, processes, signals,
-// dynamic loading or the process's exit path. Reading the environment is not among them: a
-// candidate runs without aopt's (inherit_environment = false), and log helpers read their level
-// from it (getenv("ASCEND_GLOBAL_LOG_LEVEL")); changing it is.
-const std::set<std::string> forbidden_calls = {"syscall",
-                                               "open",
-                                               "open64",
-                                               "openat",
-                                               "creat",
-                                               "fopen",
-                                               "fopen64",
-                                               "fdopen",
-                                               "freopen",
-                                               "tmpfile",
-                                               "write",
-                                               "writev",
-                                               "pwrite",
-                                               "pwrite64",
-                                               "read",
-                                               "readv",
-                                               "pread",
-                                               "fwrite",
-                                               "fputs",
-                                               "fputc",
-                                               "putc",
-                                               "fprintf",
-                                               "vfprintf",
-                                               "dprintf",
-                                               "close",
-                                               "fclose",
-                                               "mmap",
-                                               "mmap64",
-                                               "munmap",
-                                               "mprotect",
-                                               "mremap",
-                                               "brk",
-                                               "sbrk",
-                                               "ptrace",
-                                               "fork",
-                                               "vfork",
-                                               "clone",
-                                               "clone3",
-                                               "execl",
-                                               "execle",
-                                               "execlp",
-                                               "execv",
-                                               "execve",
-                                               "execvp",
-                                               "execvpe",
-                                               "fexecve",
-                                               "system",
-                                               "popen",
-                                               "posix_spawn",
-                                               "posix_spawnp",
-                                               "_exit",
-                                               "_Exit",
-                                               "exit",
-                                               "quick_exit",
-                                               "atexit",
-                                               "at_quick_exit",
-                                               "on_exit",
-                                               "__cxa_atexit",
-                                               "__cxa_thread_atexit",
-                                               "signal",
-                                               "sigaction",
-                                               "raise",
-                                               "kill",
-                                               "tgkill",
-                                               "dlopen",
-                                               "dlsym",
-                                               "dlvsym",
-                                               "dlclose",
-                                               "prctl",
-                                               "seccomp",
-                                               "ioctl",
-                                               "fcntl",
-                                               "dup",
-                                               "dup2",
-                                               "dup3",
-                                               "pipe2",
-                                               "socket",
-                                               "connect",
-                                               "bind",
-                                               "listen",
-                                               "accept",
-                                               "sendto",
-                                               "recvfrom",
-                                               "unlink",
-                                               "unlinkat",
-                                               "remove",
-                                               "rename",
-                                               "renameat",
-                                               "mkdir",
-                                               "rmdir",
-                                               "chdir",
-                                               "chmod",
-                                               "chown",
-                                               "truncate",
-                                               "ftruncate",
-                                               "link",
-                                               "symlink",
-                                               "setenv",
-                                               "putenv",
-                                               "unsetenv",
-                                               "environ",
-                                               "__environ",
-                                               "process_vm_readv",
-                                               "process_vm_writev",
-                                               "pthread_create",
-                                               "pthread_kill",
-                                               "sleep",
-                                               "usleep",
-                                               "nanosleep",
-                                               "FILE",
-                                               "stdin",
-                                               "stdout",
-                                               "stderr",
-                                               "ifstream",
-                                               "ofstream",
-                                               "fstream",
-                                               "filebuf",
-                                               "_start",
-                                               "_init",
-                                               "_fini",
-                                               "__libc_start_main",
-                                               "asm",
-                                               "__asm",
-                                               "__asm__"};
-
-// The system calls `syscall(...)` may name: identity queries a log line's prefix needs, which
-// reach no file, process or memory of anyone else (the sandbox's seccomp filter allows them too).
-// Any other use of syscall, a computed number included, stays refused.
-const std::set<std::string> allowed_syscall_numbers = {"SYS_gettid", "__NR_gettid", "SYS_getpid",
-                                                       "__NR_getpid"};
-
-// Attributes that run code before/after main or redirect symbols.
-const std::set<std::string> forbidden_attributes = {
-    "constructor", "destructor", "init_priority", "alias", "ifunc", "weakref", "section"};
-
-// Calls allowed in a namespace-scope initializer: compile-time operators and built-in types.
-const std::set<std::string> compile_time_calls = {
-    "sizeof",   "alignof", "decltype", "noexcept", "static_cast", "const_cast", "int",
-    "unsigned", "float",   "double",   "char",     "bool",        "long",       "short"};
-
 bool lower_starts_with(const std::string& s, const char* prefix) {
   const size_t n = std::strlen(prefix);
   if (s.size() < n) return false;
@@ -405,11 +268,7 @@ class screener {
     for (const auto& inc : lx.includes) {
       if (auto f = check_include(inc)) return f;
     }
-    toks_ = &lx.tokens;
-    for (size_t k = 0; k < toks_->size(); ++k) {
-      if (auto f = check_token(k)) return f;
-    }
-    return check_static_objects();
+    return std::nullopt;
   }
 
  private:
@@ -452,208 +311,9 @@ class screener {
                  "standard headers a kernel needs may be included");
   }
 
-  const token* tok(size_t k) const { return k < toks_->size() ? &(*toks_)[k] : nullptr; }
-  bool is(size_t k, const char* text) const {
-    const token* t = tok(k);
-    return t != nullptr && t->text == text;
-  }
-  // An initialiser's or assignment's '=', not one of "==", "!=", "<=" or ">=" (the lexer makes a
-  // token of each punctuation character).
-  bool is_assignment(size_t k) const {
-    return is(k, "=") && !is(k + 1, "=") && !is(k - 1, "=") && !is(k - 1, "!") && !is(k - 1, "<") &&
-           !is(k - 1, ">");
-  }
-
-  std::optional<screen_finding> check_token(size_t k) const {
-    const token& t = (*toks_)[k];
-    // `, ##__VA_ARGS__` (GNU: drop the comma when no variadic argument is given) pastes
-    // nothing: log macros are written so.
-    if (t.kind == token_kind::punct && t.text == "##" &&
-        !(is(k - 1, ",") && is(k + 1, "__VA_ARGS__"))) {
-      return found(t.line, "##", "token pasting can assemble forbidden names from harmless pieces");
-    }
-    if (t.kind != token_kind::identifier) return std::nullopt;
-    const bool member = k > 0 && (is(k - 1, ".") || is(k - 1, "->"));
-    if (t.text == "asm" || t.text == "__asm" || t.text == "__asm__") {
-      return found(t.line, t.text, "inline assembly");
-    }
-    if (!member && t.text == "syscall" && is(k + 1, "(") && tok(k + 2) != nullptr &&
-        allowed_syscall_numbers.count(tok(k + 2)->text) != 0 && is(k + 3, ")")) {
-      return std::nullopt;
-    }
-    if (!member && forbidden_calls.count(t.text) != 0) {
-      return found(t.line, t.text, "a system call, its wrapper or a file/process/exit facility");
-    }
-    if (t.text == "GetPhyAddr") {
-      return found(t.line, t.text,
-                   "raw-pointer access to GM/UB bypasses the traced tensor API (use DataCopy, "
-                   "the vector API, GetValue/SetValue)");
-    }
-    if (lower_starts_with(t.text, "aopt")) {
-      return found(t.line, t.text, "a reference to the simulator's internals");
-    }
-    if (t.text.compare(0, 10, "__builtin_") == 0 &&
-        (t.text.find("frame_address") != std::string::npos ||
-         t.text.find("return_address") != std::string::npos ||
-         t.text.find("extract_return") != std::string::npos)) {
-      return found(t.line, t.text, "walking the stack reaches the simulator's internals");
-    }
-    if (t.text == "__attribute__" || (t.text == "gnu" && is(k + 1, "::"))) {
-      // The attribute's argument list (or the name after gnu::).
-      size_t depth = 0;
-      for (size_t j = k + 1; j < toks_->size(); ++j) {
-        const token& a = (*toks_)[j];
-        if (a.text == "(") ++depth;
-        if (a.text == ")" && depth > 0 && --depth == 0) break;
-        if (a.kind == token_kind::identifier && forbidden_attributes.count(a.text) != 0) {
-          return found(a.line, a.text + " attribute",
-                       "code that runs before or after main, or symbol redirection");
-        }
-        if (depth == 0 && j > k + 2) break;
-      }
-    }
-    return std::nullopt;
-  }
-
-  enum class brace { namespace_body, class_body, function_body, initializer };
-
-  // Namespace-scope objects whose construction or destruction runs code outside the kernel
-  // launch: initialised by a call (not constexpr), or of a class written here with a
-  // constructor or destructor.
-  std::optional<screen_finding> check_static_objects() const {
-    std::set<std::string> classes_with_ctor;
-    std::vector<brace> stack;
-    std::vector<std::string> class_names;  // parallel to class_body entries
-    std::vector<size_t> stmt;              // token indices of the current namespace-scope statement
-    auto at_namespace_scope = [&] {
-      return std::all_of(stack.begin(), stack.end(),
-                         [](brace b) { return b == brace::namespace_body; });
-    };
-    // Inside a namespace-scope initializer's braces the statement goes on.
-    auto collecting = [&] {
-      return std::all_of(stack.begin(), stack.end(), [](brace b) {
-        return b == brace::namespace_body || b == brace::initializer;
-      });
-    };
-    auto stmt_has = [&](const char* word) {
-      return std::any_of(stmt.begin(), stmt.end(), [&](size_t j) { return is(j, word); });
-    };
-    for (size_t k = 0; k < toks_->size(); ++k) {
-      const token& t = (*toks_)[k];
-      // A macro's body is no continuation of the statement before it, nor the start of the next.
-      if (k > 0 && t.directive != (*toks_)[k - 1].directive && collecting()) stmt.clear();
-      const bool ns = at_namespace_scope();
-      // A constructor or destructor written in a class body: `Name(` or `~Name(`.
-      if (!stack.empty() && stack.back() == brace::class_body && t.kind == token_kind::identifier &&
-          t.text == class_names.back() && is(k + 1, "(") && !is(k - 1, "::")) {
-        classes_with_ctor.insert(t.text);
-      }
-      if (t.text == "{") {
-        brace kind = brace::function_body;
-        if (ns) {
-          if (stmt_has("namespace") || (k > 0 && (*toks_)[k - 1].kind == token_kind::literal)) {
-            kind = brace::namespace_body;
-          } else if (stmt_has("class") || stmt_has("struct") || stmt_has("union") ||
-                     stmt_has("enum")) {
-            kind = brace::class_body;
-          } else if (std::any_of(stmt.begin(), stmt.end(),
-                                 [&](size_t j) { return is_assignment(j); }) ||
-                     (k > 0 && (*toks_)[k - 1].kind == token_kind::identifier &&
-                      !is(k - 1, "const") && !is(k - 1, "override") && !is(k - 1, "noexcept") &&
-                      !is(k - 1, "final"))) {
-            kind = brace::initializer;
-          }
-        } else if (stack.back() == brace::initializer) {
-          kind = brace::initializer;
-        } else if (stack.back() == brace::class_body && k > 0 &&
-                   (is(k - 1, "=") || is(k - 1, ","))) {
-          kind = brace::initializer;
-        }
-        if (kind == brace::class_body) {
-          std::string name;
-          for (size_t j : stmt) {
-            const bool key = is(j, "class") || is(j, "struct") || is(j, "union");
-            if (key && tok(j + 1) != nullptr && tok(j + 1)->kind == token_kind::identifier)
-              name = tok(j + 1)->text;
-          }
-          class_names.push_back(name);
-        }
-        if (kind == brace::initializer && collecting()) stmt.push_back(k);
-        if (kind == brace::namespace_body) stmt.clear();
-        stack.push_back(kind);
-        continue;
-      }
-      if (t.text == "}") {
-        if (stack.empty()) continue;
-        const brace closed = stack.back();
-        stack.pop_back();
-        if (closed == brace::class_body) class_names.pop_back();
-        if (collecting()) {
-          if (closed == brace::function_body || closed == brace::namespace_body)
-            stmt.clear();
-          else
-            stmt.push_back(k);
-        }
-        continue;
-      }
-      if (!collecting()) continue;
-      if (t.text == ";" && ns) {
-        if (auto f = judge_statement(stmt, classes_with_ctor)) return f;
-        stmt.clear();
-        continue;
-      }
-      stmt.push_back(k);
-    }
-    return std::nullopt;
-  }
-
-  std::optional<screen_finding> judge_statement(const std::vector<size_t>& stmt,
-                                                const std::set<std::string>& with_ctor) const {
-    if (stmt.empty()) return std::nullopt;
-    for (const char* skip : {"using", "typedef", "template", "namespace", "static_assert",
-                             "constexpr", "constinit", "friend", "extern", "enum"}) {
-      for (size_t j : stmt) {
-        if (is(j, skip)) return std::nullopt;
-      }
-    }
-    const auto eq =
-        std::find_if(stmt.begin(), stmt.end(), [&](size_t j) { return is_assignment(j); });
-    if (eq != stmt.end()) {
-      for (auto it = eq + 1; it != stmt.end(); ++it) {
-        if (!is(*it, "(")) continue;
-        const token* before = tok(*it - 1);
-        const bool call =
-            before->text == ")" || before->text == "]" || before->text == "}" ||
-            (before->kind == token_kind::identifier && compile_time_calls.count(before->text) == 0);
-        if (call) {
-          return found(before->line, before->text + "(...)",
-                       "a namespace-scope variable initialised by a call runs code before main "
-                       "(make it constexpr or move it into the function)");
-        }
-      }
-      return std::nullopt;
-    }
-    // `[static|const|inline|thread_local] Name var...;` with a class Name written here.
-    for (size_t n = 0; n + 1 < stmt.size(); ++n) {
-      const token& t = (*toks_)[stmt[n]];
-      if (t.text == "static" || t.text == "const" || t.text == "inline" ||
-          t.text == "thread_local" || t.text == "volatile") {
-        continue;
-      }
-      if (with_ctor.count(t.text) != 0 && tok(stmt[n + 1])->kind == token_kind::identifier) {
-        return found(t.line, t.text + " " + tok(stmt[n + 1])->text,
-                     "a namespace-scope object with a user-written constructor or destructor "
-                     "runs code before or after main");
-      }
-      break;
-    }
-    return std::nullopt;
-  }
-
   std::string file_;
   std::string own_header_;
   const screen_includes& includes_;
-  const std::vector<token>* toks_ = nullptr;
 };
 
 }  // namespace
@@ -671,6 +331,15 @@ std::optional<screen_finding> screen_source(const std::string& file, const std::
 std::optional<screen_finding> screen_source(const std::string& file, const std::string& text,
                                             const screen_includes& includes) {
   return screener(file, includes).run(text);
+}
+
+bool is_allowed_std_header_path(const std::string& path) {
+  return std::any_of(allowed_std_headers.begin(), allowed_std_headers.end(),
+                     [&](const std::string& name) {
+                       return path.size() > name.size() &&
+                              path.compare(path.size() - name.size(), name.size(), name) == 0 &&
+                              path[path.size() - name.size() - 1] == '/';
+                     });
 }
 
 bool names_identifier(const std::string& text, const std::string& name) {

@@ -1,27 +1,18 @@
-// The static screen every candidate source passes before it is compiled (issue 17 item 3): a
-// careful lexical check, not a C++ parser. Comments, string and character literals (raw strings
-// too) are stripped first, so only code is judged, and every finding names its line.
+// The token screen of a candidate's includes (issue 17 item 3, issue 30 item 3): a careful lexical
+// check of the #include lines, run before anything parses the source. Comments, string and
+// character literals (raw strings too) are stripped first, a digraph `%:` is the `#` it stands
+// for, and every finding names its line.
 //
-// Refused:
-//   * #include of anything but the AscendC/tiling headers (any header of the shim but its
-//     internals), the operator's own tiling header, a file of the package the quoted include
-//     resolves to (npu/package_include.hpp) and a short list of C++ standard headers a kernel or
-//     tiling function needs (no I/O, no process, no threads); #include_next, #import. A quoted
-//     include that is neither the package's nor the shim's is reported as missing from both (a
-//     repository-private helper the package must carry);
-//   * inline assembly (asm, __asm, __asm__);
-//   * system calls and their wrappers (open, fopen, write, mmap, ptrace, fork, exec*, _exit,
-//     exit, atexit, signal, dlopen, ...), named anywhere except as a member (`x.write`);
-//     `syscall` only as syscall(SYS_gettid) and the like: the identity queries CANN's host log
-//     helpers put in a line's prefix (getpid too) are allowed, by an allow-list of numbers;
-//   * raw-pointer access to the simulated memories outside the tensor API (GetPhyAddr);
-//   * static constructors/destructors: __attribute__((constructor/destructor/...)), and
-//     namespace-scope objects initialised by a call or of a class with a user-written
-//     constructor or destructor;
-//   * references to the simulator's internals (identifiers starting with "aopt"), token pasting
-//     (`##` can assemble any of the above from harmless pieces).
+// Refused: #include of anything but the AscendC/tiling headers (any header of the shim but its
+// internals), the operator's own tiling header, a file of the package the quoted include
+// resolves to (npu/package_include.hpp) and a short list of C++ standard headers a kernel or
+// tiling function needs (no I/O, no process, no threads); a computed include (#include MACRO);
+// #include_next, #import. A quoted include that is neither the package's nor the shim's is
+// reported as missing from both (a repository-private helper the package must carry).
 //
-// The screen is a first line only: the trusted checker holds even when a candidate passes it.
+// It is an allow-list and only the gate before the AST screen (ast_screen.hpp), which judges
+// what the code names and does: libclang then opens no header this screen refuses. The trusted
+// checker holds even when a candidate passes both.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +27,9 @@ struct screen_finding {
   uint32_t line = 0;
   std::string construct;  // the offending token or header, e.g. "_exit", "<fstream>"
   std::string reason;     // why it is refused
+  // The AST screen could not parse the code (ast_screen.hpp): the candidate is refused only if
+  // the compiler accepts it; otherwise the compiler's error is the verdict.
+  bool unjudged = false;
 
   // "op_kernel/add.cpp:12: `_exit` is forbidden: a system call or its wrapper"
   std::string message() const;
@@ -57,6 +51,10 @@ struct screen_includes {
 
 std::optional<screen_finding> screen_source(const std::string& file, const std::string& text,
                                             const screen_includes& includes);
+
+// Whether `path`, a header the preprocessor resolved, is one of the standard headers a package
+// may include ("/usr/include/c++/12/vector" is <vector>).
+bool is_allowed_std_header_path(const std::string& path);
 
 // Whether the code of `text` (comments and literals aside) names the identifier `name`.
 bool names_identifier(const std::string& text, const std::string& name);

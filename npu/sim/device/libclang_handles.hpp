@@ -1,0 +1,66 @@
+// Owning wrappers around libclang's C handles (index, translation unit, tokens, strings), so that
+// every early return of the AST screen releases what it parsed.
+//
+// Thread-safety: a handle is used by one thread at a time; each screen creates its own index.
+#pragma once
+
+#include <clang-c/Index.h>
+
+#include <memory>
+#include <string>
+
+namespace aopt::npu::clang_handles {
+
+struct index_deleter {
+  void operator()(void* index) const { clang_disposeIndex(index); }
+};
+// CXIndex is a void*: the pointee type of the owner is void.
+using index = std::unique_ptr<void, index_deleter>;
+
+struct unit_deleter {
+  void operator()(CXTranslationUnitImpl* unit) const { clang_disposeTranslationUnit(unit); }
+};
+using translation_unit = std::unique_ptr<CXTranslationUnitImpl, unit_deleter>;
+
+struct diagnostic_deleter {
+  void operator()(void* d) const { clang_disposeDiagnostic(d); }
+};
+using diagnostic = std::unique_ptr<void, diagnostic_deleter>;
+
+// The text of a CXString, which is released.
+inline std::string take(CXString s) {
+  const char* c = clang_getCString(s);
+  std::string text = c != nullptr ? c : "";
+  clang_disposeString(s);
+  return text;
+}
+
+// The tokens of a source range, released together.
+class tokens {
+ public:
+  tokens(CXTranslationUnit unit, CXSourceRange range) : unit_(unit) {
+    clang_tokenize(unit, range, &tokens_, &count_);
+  }
+  ~tokens() {
+    if (tokens_ != nullptr) clang_disposeTokens(unit_, tokens_, count_);
+  }
+  tokens(const tokens&) = delete;
+  tokens& operator=(const tokens&) = delete;
+
+  unsigned size() const { return count_; }
+  CXTokenKind kind(unsigned i) const { return clang_getTokenKind(tokens_[i]); }
+  std::string spelling(unsigned i) const { return take(clang_getTokenSpelling(unit_, tokens_[i])); }
+  unsigned line(unsigned i) const {
+    unsigned line = 0;
+    clang_getSpellingLocation(clang_getTokenLocation(unit_, tokens_[i]), nullptr, &line, nullptr,
+                              nullptr);
+    return line;
+  }
+
+ private:
+  CXTranslationUnit unit_;
+  CXToken* tokens_ = nullptr;
+  unsigned count_ = 0;
+};
+
+}  // namespace aopt::npu::clang_handles
