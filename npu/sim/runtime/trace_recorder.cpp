@@ -1,6 +1,7 @@
 #include "trace_recorder.hpp"
 
 #include "core_context.hpp"
+#include "kernel_state.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -77,8 +78,7 @@ uint32_t trace_recorder::push(instruction in) {
   if (trace_.kind == core_kind::aiv && is_cube_class(in.cls)) {
     if (!serving_group_cube_) {
       throw sim_error("unsupported",
-                      std::string(in.api) +
-                          (in.line != 0 ? " (line " + std::to_string(in.line) + ")" : "") +
+                      kernel::where(in.api, aopt_sim::rt::call_site(in.line)) +
                           ": cube work on an AIV; in a MIX kernel the cube instructions run on "
                           "the AIC (guard them with ASCEND_IS_AIC)");
     }
@@ -86,8 +86,7 @@ uint32_t trace_recorder::push(instruction in) {
   }
   if (trace_.kind == core_kind::aic && is_vector_class(in.cls)) {
     throw sim_error("unsupported",
-                    std::string(in.api) +
-                        (in.line != 0 ? " (line " + std::to_string(in.line) + ")" : "") +
+                    kernel::where(in.api, aopt_sim::rt::call_site(in.line)) +
                         ": vector work on an AIC; in a MIX kernel the vector instructions run on "
                         "the AIVs (guard them with ASCEND_IS_AIV)");
   }
