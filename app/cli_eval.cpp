@@ -95,6 +95,12 @@ void print_report(const npu::op_package& op, const std::string& profile_id,
                percent(r.roof.achieved_fraction));
   }
   fmt::print("time          compile {:.2f} s, run {:.2f} s\n", r.compile_seconds, r.run_seconds);
+  std::string phases;
+  for (const auto& [name, seconds] : npu::named_phases(r.phases)) {
+    if (seconds > 0)
+      phases += fmt::format("{}{} {:.3f}", phases.empty() ? "" : ", ", name, seconds);
+  }
+  if (!phases.empty()) fmt::print("phases (s)    {}\n", phases);
   if (!r.diagnostics.empty()) {
     fmt::print("diagnostics\n");
     for (const auto& line : r.diagnostics) fmt::print("  {}\n", line);

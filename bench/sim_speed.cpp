@@ -6,6 +6,10 @@
 //   sim_s        the candidate process: every input set run, checked and the first one timed
 //   sim_elem/s   tensor elements (inputs + outputs, over all input sets) per wall second of sim_s
 //
+// A second table splits the Stage I and II evaluations' wall time into the device's phases
+// (npu::eval_phases: inputs, reference, compile, symbols, link, screen_wait, run, decode, check,
+// timing), medians over the evaluations of each operator.
+//
 // Each figure is the median over --reps evaluations (the cold compile is measured once). Times
 // are wall seconds on this host; latency_us is the simulated latency, not a hardware measurement.
 // The device comes from the loaded configuration through the same factory as `aopt run`'s, with
@@ -55,6 +59,7 @@ struct op_figures {
   std::string name;
   std::string status;
   double cold_cc = 0, kernel_cc = 0, tiling_cc = 0, sim = 0, latency = 0, throughput = 0;
+  std::vector<std::pair<const char*, double>> phases;  // medians, in the device's order
 };
 
 }  // namespace
@@ -119,6 +124,7 @@ int main(int argc, char** argv) {
     f.cold_cc = cold.compile_seconds;
     f.status = status_of(cold);
     std::vector<double> kernel_cc, tiling_cc, sim, latency, throughput;
+    std::vector<std::vector<double>> phase_samples;
     for (int rep = 0; rep < reps; ++rep) {
       // A comment makes a new source text, as a Stage II (kernel) or Stage I (tiling) step does.
       const std::string salt = fmt::format("\n// bench step {}\n", rep);
@@ -129,6 +135,9 @@ int main(int argc, char** argv) {
       for (const auto* r : {&k, &t}) {
         if (r->status != cold.status) f.status = status_of(*r) + " (varies)";
         sim.push_back(r->run_seconds);
+        const auto named = aopt::npu::named_phases(r->phases);
+        phase_samples.resize(named.size());
+        for (size_t i = 0; i < named.size(); ++i) phase_samples[i].push_back(named[i].second);
         latency.push_back(r->latency_us);
         if (r->run_seconds > 0) {
           throughput.push_back(static_cast<double>(elements) / r->run_seconds);
@@ -140,6 +149,10 @@ int main(int argc, char** argv) {
     f.sim = median(sim);
     f.latency = median(latency);
     f.throughput = median(throughput);
+    const auto names = aopt::npu::named_phases({});
+    for (size_t i = 0; i < phase_samples.size(); ++i) {
+      f.phases.emplace_back(names[i].first, median(phase_samples[i]));
+    }
     fmt::print("{:<30} {:>14} {:>9.3f} {:>11.3f} {:>11.3f} {:>8.3f} {:>12.3f} {:>11.3g}\n", f.name,
                f.status, f.cold_cc, f.kernel_cc, f.tiling_cc, f.sim, f.latency, f.throughput);
     std::fflush(stdout);
@@ -155,6 +168,16 @@ int main(int argc, char** argv) {
                "median over operators", "", column(&op_figures::cold_cc),
                column(&op_figures::kernel_cc), column(&op_figures::tiling_cc),
                column(&op_figures::sim), "", column(&op_figures::throughput));
+  }
+  if (!all.empty() && !all.front().phases.empty()) {
+    fmt::print("\nphases of the Stage I and II evaluations, median seconds\n{:<30}", "operator");
+    for (const auto& [name, seconds] : all.front().phases) fmt::print(" {:>11}", name);
+    fmt::print("\n");
+    for (const auto& f : all) {
+      fmt::print("{:<30}", f.name);
+      for (const auto& [name, seconds] : f.phases) fmt::print(" {:>11.4f}", seconds);
+      fmt::print("\n");
+    }
   }
   return 0;
 }

@@ -206,6 +206,7 @@ void to_json(nlohmann::json& j, const eval_result& r) {
            {"device_profile", to_valid_utf8(r.device_profile)},
            {"compile_seconds", r.compile_seconds},
            {"run_seconds", r.run_seconds},
+           {"phases", r.phases},
            {"from_cache", r.from_cache}};
   if (r.measurement.measured || !r.measurement.verdict.empty()) {
     j["measurement"] = measurement_json(r.measurement);
@@ -242,8 +243,37 @@ void from_json(const nlohmann::json& j, eval_result& r) {
   read(j, "device_profile", r.device_profile);
   read(j, "compile_seconds", r.compile_seconds);
   read(j, "run_seconds", r.run_seconds);
+  if (auto it = j.find("phases"); it != j.end()) from_json(*it, r.phases);
   read(j, "from_cache", r.from_cache);
   if (auto it = j.find("measurement"); it != j.end()) read_measurement(*it, r.measurement);
+}
+
+namespace {
+
+// The phases in the order an evaluation goes through them.
+constexpr std::pair<const char*, double eval_phases::*> phase_fields[] = {
+    {"inputs", &eval_phases::inputs},   {"reference", &eval_phases::reference},
+    {"compile", &eval_phases::compile}, {"symbols", &eval_phases::symbols},
+    {"link", &eval_phases::link},       {"screen_wait", &eval_phases::screen_wait},
+    {"run", &eval_phases::run},         {"decode", &eval_phases::decode},
+    {"check", &eval_phases::check},     {"timing", &eval_phases::timing}};
+
+}  // namespace
+
+std::vector<std::pair<const char*, double>> named_phases(const eval_phases& p) {
+  std::vector<std::pair<const char*, double>> out;
+  for (const auto& [name, field] : phase_fields) out.emplace_back(name, p.*field);
+  return out;
+}
+
+void to_json(nlohmann::json& j, const eval_phases& p) {
+  j = json::object();
+  for (const auto& [name, seconds] : named_phases(p)) j[name] = seconds;
+}
+
+void from_json(const nlohmann::json& j, eval_phases& p) {
+  if (!j.is_object()) throw std::invalid_argument("eval_result: \"phases\" is not an object");
+  for (const auto& [name, field] : phase_fields) read(j, name, p.*field);
 }
 
 void to_json(nlohmann::json& j, const eval_profile& p) {

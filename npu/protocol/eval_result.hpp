@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -116,6 +117,26 @@ struct measurement_stats {
   double clock_mhz = 0;
 };
 
+// Where the wall time of one evaluation went, seconds: the per-phase profile of issue 33. The
+// simulator device fills it; phases a device does not have stay 0. The phases are not timed
+// against each other: the source screen runs beside the build, so only the time the evaluation
+// waited for it after the build counts.
+struct eval_phases {
+  double inputs = 0;       // drawing, or fetching from the input store, the input sets
+  double reference = 0;    // the expected outputs: reference built and run (0 when cached)
+  double compile = 0;      // compiling the candidate's units (0 for units the object cache had)
+  double symbols = 0;      // checking the objects' symbols
+  double link = 0;         // linking (0 when the executable came from the cache)
+  double screen_wait = 0;  // waiting for the source screen once the build was done
+  double run = 0;          // the candidate process: kernel, trace and delivery
+  double decode = 0;       // reading the delivery
+  double check = 0;        // outputs and traces checked, every input set
+  double timing = 0;       // the timing model and race detection on the first set's trace
+};
+
+// The phases by name ("inputs", "reference", ...), in the order an evaluation goes through them.
+std::vector<std::pair<const char*, double>> named_phases(const eval_phases& p);
+
 // Whether `r` improves on a best of `best_us`: the measurement verdict when there is one, the
 // latencies otherwise.
 struct eval_result;
@@ -140,6 +161,7 @@ struct eval_result {
   std::string device_profile;  // hardware profile id, e.g. "ascend910b4"
   double compile_seconds = 0;
   double run_seconds = 0;
+  eval_phases phases;
   bool from_cache = false;
   measurement_stats measurement;  // cann and cascade devices
 
@@ -163,6 +185,8 @@ void from_json(const nlohmann::json& j, eval_profile& p);
 void to_json(nlohmann::json& j, const roofline& r);
 void from_json(const nlohmann::json& j, roofline& r);
 void to_json(nlohmann::json& j, const measurement_stats& m);
+void to_json(nlohmann::json& j, const eval_phases& p);
+void from_json(const nlohmann::json& j, eval_phases& p);
 void from_json(const nlohmann::json& j, measurement_stats& m);
 
 }  // namespace aopt::npu

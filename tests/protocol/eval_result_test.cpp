@@ -26,6 +26,9 @@ aopt::npu::eval_result sample_result() {
   r.device_profile = "ascend910b4";
   r.compile_seconds = 0.8;
   r.run_seconds = 0.1;
+  r.phases.compile = 0.5;
+  r.phases.link = 0.25;
+  r.phases.check = 0.125;
   r.from_cache = true;
   return r;
 }
@@ -58,6 +61,10 @@ TEST_SUITE("protocol") {
     CHECK(back.profile.ub_allocations[1].line == 22);
     CHECK(back.profile.ub_allocations[1].buffers == 2);
     CHECK(back.profile.ub_allocations[1].bytes_each == 16384);
+    CHECK(back.phases.compile == 0.5);
+    CHECK(back.phases.link == 0.25);
+    CHECK(back.phases.check == 0.125);
+    CHECK(back.phases.run == 0);
     CHECK(back.from_cache);
   }
 

@@ -577,6 +577,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
       u.failure = st.message();
     }
   };
+  const double compile_start = now_seconds();
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (size_t i; (i = next.fetch_add(1)) < to_compile.size();) compile(*to_compile[i]);
@@ -588,6 +589,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   worker();
   for (auto& t : threads) t.join();
   out.units_compiled = static_cast<uint32_t>(to_compile.size());
+  out.compile_seconds = now_seconds() - compile_start;
 
   const std::vector<std::string> strip = {
       scratch.string() + "/", toolchain_.include_dir.string() + "/",
@@ -618,12 +620,14 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   }
   // Candidate objects define nothing the simulator's or the system's libraries define or call.
   if (!limits.reference_only) {
+    const double symbols_start = now_seconds();
     std::vector<symbol_checker::object> objects;
     if (!limits.probe_only)
       objects.push_back({kernel.object, kernel_unit_allowance(spec.kernel_entry)});
     objects.push_back({host.object, host_unit_allowance(spec.tiling_func)});
     result<std::string> forbidden =
         symbols_.check(objects, compiler_run(toolchain_, scratch, limits));
+    out.symbols_seconds = now_seconds() - symbols_start;
     if (!forbidden.ok())
       return infra("checking the candidate's symbols: " + forbidden.error().message());
     if (!forbidden->empty()) {
@@ -645,6 +649,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   } else {
     links.push_back({executable_name, {kernel.object, host.object}, driver_lib});
   }
+  const double link_start = now_seconds();
   for (const link_job& job : links) {
     // A unit whose object came out the same (a comment, a cached unit) relinks nothing: the
     // executable is cached under the objects' content, like the objects under their sources.
@@ -674,6 +679,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
       }
     }
   }
+  out.link_seconds = now_seconds() - link_start;
   out.result = build_outcome::kind::ok;
   if (limits.probe_only) {
     out.probe_executable = scratch / probe_executable_name;

@@ -92,6 +92,10 @@ struct build_outcome {
   std::string message;                   // one line: the first compiler error, or what failed
   std::vector<std::string> diagnostics;  // trimmed compiler output, paths relative
   double seconds = 0;                    // wall time of compiling and linking
+  // Its parts: the compiler runs, the symbol check, the links.
+  double compile_seconds = 0;
+  double symbols_seconds = 0;
+  double link_seconds = 0;
   uint32_t units_compiled = 0;
   uint32_t units_cached = 0;
   uint32_t links_cached = 0;  // executables fetched because their objects were linked before

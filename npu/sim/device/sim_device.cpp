@@ -374,7 +374,16 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       fail(eval_status::infra_error, "bad_spec", std::string("driver spec: ") + e.what());
       return finish();
     }
+    auto phase_start = std::chrono::steady_clock::now();
+    // Seconds since the last phase ended; starts the next one.
+    auto phase_done = [&phase_start] {
+      const auto now = std::chrono::steady_clock::now();
+      const double seconds = std::chrono::duration<double>(now - phase_start).count();
+      phase_start = now;
+      return seconds;
+    };
     result<shared_input_sets> inputs = share_inputs(op, spec.input_sets, spec);
+    r.phases.inputs = phase_done();
     if (!inputs.ok()) {
       fail(eval_status::infra_error, "inputs", inputs.error().message());
       return finish();
@@ -382,6 +391,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     // The expected outputs come first, from the reference in a process and directory of its
     // own: no candidate of this operator and shape has run when they are made (issue 30).
     reference_outcome reference = expected_outputs_of(op, spec, options);
+    r.phases.reference = phase_done();
     if (reference.expected == nullptr) {
       fail(eval_status::infra_error, "reference", reference.message);
       r.diagnostics = std::move(reference.diagnostics);
@@ -399,7 +409,12 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     build_outcome built =
         builder_->build(op, tiling_source, kernel_source, scratch->path(), limits);
     r.compile_seconds = built.seconds;
+    r.phases.compile = built.compile_seconds;
+    r.phases.symbols = built.symbols_seconds;
+    r.phases.link = built.link_seconds;
+    phase_done();
     const std::optional<screen_finding> found = screened.valid() ? screened.get() : std::nullopt;
+    r.phases.screen_wait = phase_done();
     if (found && !found->unjudged) {
       fail(eval_status::compile_error, "forbidden", found->message());
       return finish();
@@ -446,6 +461,8 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       return finish();
     }
     r.run_seconds = ran->wall_seconds;
+    r.phases.run = ran->wall_seconds;
+    phase_done();
     std::vector<std::string> output = output_lines(ran->stderr_text, runtime_diagnostic_lines);
     auto failed_run = [&](eval_status status, const char* kind, std::string message) {
       fail(status, kind, std::move(message));
@@ -517,7 +534,12 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
                             e.what());
     }
 
+    r.phases.decode = phase_done();
     eval_result judged = sim::judge_run(spec, report, *expected).result;
+    // The judge timed its own two phases.
+    r.phases.check = judged.phases.check;
+    r.phases.timing = judged.phases.timing;
+    judged.phases = r.phases;
     judged.device = r.device;
     judged.device_profile = r.device_profile;
     judged.latency_is_simulated = true;

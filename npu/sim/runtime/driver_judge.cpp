@@ -1,6 +1,7 @@
 #include "driver_judge.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -57,6 +58,11 @@ struct timing_outcome {
   double raw_latency_us = 0;
   std::string roof_summary;
 };
+
+double seconds_between(std::chrono::steady_clock::time_point from,
+                       std::chrono::steady_clock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -284,6 +290,7 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
     if (expected.sets.size() < report.sets.size()) {
       fail("infra_error", "reference", "the reference computed fewer input sets than were run");
     }
+    const auto check_start = std::chrono::steady_clock::now();
     for (uint32_t set = 0; set < report.sets.size(); ++set) {
       const set_report& s = report.sets[set];
       if (set == 0) {
@@ -297,6 +304,8 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
                  "): " + v.what());
       }
     }
+    const auto timing_start = std::chrono::steady_clock::now();
+    result.phases.check = seconds_between(check_start, timing_start);
     const set_report& first = report.sets[0];
     diagnostics.push_back("blockDim " + std::to_string(first.block_dim) + ", tiling key " +
                           std::to_string(first.tiling_key) + ", tiling data " +
@@ -319,6 +328,7 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
         }
       }
     }
+    result.phases.timing = seconds_between(timing_start, std::chrono::steady_clock::now());
     if (!(timing.raw_latency_us > 0) || !std::isfinite(timing.raw_latency_us)) {
       fail("precision_error", "suspicious",
            "simulated latency " + format_value(timing.raw_latency_us) +
