@@ -11,6 +11,10 @@ op_package with_shapes(const op_package& op, const shape_set& shapes) {
       if (auto it = shapes.find(t.name); it != shapes.end()) t.shape = it->second;
     }
   }
+  // An output updated in place is its input: it takes the input's shape.
+  for (auto& t : out.spec.outputs) {
+    if (auto it = shapes.find(t.inplace_of); it != shapes.end()) t.shape = it->second;
+  }
   return out;
 }
 

@@ -59,6 +59,10 @@ int main(int argc, char** argv) {
   }
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    // A command that ended the parse with its own exit status (app/cli_client.cpp's --server
+    // diversion): it has said why on stderr, and its status is the answer.
+    return finish(e.get_exit_code());
   } catch (const CLI::ParseError& e) {
     // Prints the message (or the help text, for --help, which exits 0).
     const int code = app.exit(e) == 0 ? 0 : exit_bad_input;

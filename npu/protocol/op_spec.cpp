@@ -89,24 +89,21 @@ status read_number(const json& obj, const reader& r, const char* key, double& ou
   return {};
 }
 
-status parse_tensor(const json& j, const reader& r, bool is_input, tensor_spec& t) {
-  if (!j.is_object()) return r.error("expected an object, got " + type_name(j));
-  AOPT_RETURN_IF_ERROR(
-      check_keys(j, r, {"name", "dtype", "shape", "range", "init", "distribution", "description"}));
-  AOPT_RETURN_IF_ERROR(read_string(j, r, "name", true, t.name));
-  if (!is_identifier(t.name)) return r.error("name", "'" + t.name + "' is not an identifier");
-  std::string dtype_text;
-  AOPT_RETURN_IF_ERROR(read_string(j, r, "dtype", true, dtype_text));
-  if (!parse_dtype(dtype_text, t.type)) {
-    return r.error("dtype", "unknown dtype '" + dtype_text + "'");
-  }
-  auto shape = j.find("shape");
-  if (shape == j.end()) return r.error("shape", "missing");
-  if (!shape->is_array()) return r.error("shape", "expected an array, got " + type_name(*shape));
-  t.shape.clear();
+status read_flag(const json& obj, const reader& r, const char* key, bool allowed, bool& out) {
+  auto it = obj.find(key);
+  if (it == obj.end()) return {};
+  if (!allowed) return r.error(key, "only inputs can be declared so");
+  if (!it->is_boolean()) return r.error(key, "expected true or false, got " + it->dump());
+  out = it->get<bool>();
+  return {};
+}
+
+status parse_shape(const json& shape, const reader& r, std::vector<int64_t>& out) {
+  if (!shape.is_array()) return r.error("shape", "expected an array, got " + type_name(shape));
+  out.clear();
   int64_t elements = 1;
-  for (size_t i = 0; i < shape->size(); ++i) {
-    const json& d = (*shape)[i];
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const json& d = shape[i];
     // A dimension of 0 leaves nothing to compute and makes tiling programs divide by zero.
     if (!d.is_number_integer() || d.get<int64_t>() < 1) {
       return r.error("shape[" + std::to_string(i) + "]",
@@ -114,12 +111,65 @@ status parse_tensor(const json& j, const reader& r, bool is_input, tensor_spec& 
     }
     const int64_t dim = d.get<int64_t>();
     if (dim > max_tensor_elements / elements) {
-      return r.error("shape", shape->dump() + " has more than " +
+      return r.error("shape", shape.dump() + " has more than " +
                                   std::to_string(max_tensor_elements) + " elements");
     }
     elements *= dim;
-    t.shape.push_back(dim);
+    out.push_back(dim);
   }
+  return {};
+}
+
+// An in-place output: what it takes from its input (dtype, shape) and its initial contents.
+status parse_inplace(const json& j, const reader& r, const std::vector<tensor_spec>& inputs,
+                     tensor_spec& t) {
+  AOPT_RETURN_IF_ERROR(read_string(j, r, "inplace", true, t.inplace_of));
+  const auto source = std::find_if(inputs.begin(), inputs.end(),
+                                   [&](const tensor_spec& in) { return in.name == t.inplace_of; });
+  if (source == inputs.end()) return r.error("inplace", "no input named '" + t.inplace_of + "'");
+  if (source->absent) return r.error("inplace", "input '" + t.inplace_of + "' is absent");
+  if (j.contains("init")) {
+    return r.error("init", "an in-place output starts as its input; it takes no init");
+  }
+  if (j.contains("dtype") && t.type != source->type) {
+    return r.error("dtype", "differs from input '" + t.inplace_of + "' it updates in place");
+  }
+  if (j.contains("shape") && t.shape != source->shape) {
+    return r.error("shape", "differs from input '" + t.inplace_of + "' it updates in place");
+  }
+  t.type = source->type;
+  t.shape = source->shape;
+  t.init = tensor_spec::initial::copy;
+  t.init_source = t.inplace_of;
+  return {};
+}
+
+// `inputs`: null while the inputs are parsed, the parsed inputs for outputs.
+status parse_tensor(const json& j, const reader& r, const std::vector<tensor_spec>* inputs,
+                    tensor_spec& t) {
+  const bool is_input = inputs == nullptr;
+  if (!j.is_object()) return r.error("expected an object, got " + type_name(j));
+  AOPT_RETURN_IF_ERROR(check_keys(j, r,
+                                  {"name", "dtype", "shape", "range", "init", "distribution",
+                                   "description", "absent", "scratch", "inplace"}));
+  AOPT_RETURN_IF_ERROR(read_string(j, r, "name", true, t.name));
+  if (!is_identifier(t.name)) return r.error("name", "'" + t.name + "' is not an identifier");
+  AOPT_RETURN_IF_ERROR(read_flag(j, r, "absent", is_input, t.absent));
+  AOPT_RETURN_IF_ERROR(read_flag(j, r, "scratch", is_input, t.scratch));
+  if (t.absent && t.scratch) return r.error("scratch", "an absent input holds nothing to update");
+  const bool inplace = j.contains("inplace");
+  if (inplace && is_input) return r.error("inplace", "only outputs update an input in place");
+  std::string dtype_text;
+  AOPT_RETURN_IF_ERROR(read_string(j, r, "dtype", !inplace, dtype_text));
+  if (!dtype_text.empty() && !parse_dtype(dtype_text, t.type)) {
+    return r.error("dtype", "unknown dtype '" + dtype_text + "'");
+  }
+  auto shape = j.find("shape");
+  if (t.absent && shape != j.end()) {
+    return r.error("shape", "an absent input has no shape (it is left out of the call)");
+  }
+  if (shape == j.end() && !t.absent && !inplace) return r.error("shape", "missing");
+  if (shape != j.end()) AOPT_RETURN_IF_ERROR(parse_shape(*shape, r, t.shape));
   bool unsigned_type = t.type == dtype::uint8 || t.type == dtype::boolean;
   t.range_lo = unsigned_type ? 0 : -1;
   t.range_hi = 1;
@@ -161,6 +211,7 @@ status parse_tensor(const json& j, const reader& r, bool is_input, tensor_spec& 
       return r.error("distribution", "a permutation is of integers, not " + dtype_text);
     }
   }
+  if (inplace) return parse_inplace(j, r, *inputs, t);
   if (auto init = j.find("init"); init != j.end()) {
     if (is_input) return r.error("init", "only outputs have initial contents");
     if (init->is_string() && init->get<std::string>() == "zeros") {
@@ -202,8 +253,23 @@ status check_initial_copies(const op_spec& s, const reader& r) {
   return {};
 }
 
-status parse_tensors(const json& j, const reader& r, const char* key, bool is_input,
-                     std::vector<tensor_spec>& out) {
+// Two outputs updating one input in place would share one argument.
+status check_inplace_once(const op_spec& s, const reader& r) {
+  std::set<std::string> updated;
+  for (size_t i = 0; i < s.outputs.size(); ++i) {
+    const std::string& source = s.outputs[i].inplace_of;
+    if (!source.empty() && !updated.insert(source).second) {
+      return reader(r.child("outputs", i))
+          .error("inplace", "input '" + source + "' is already updated by another output");
+    }
+  }
+  return {};
+}
+
+// `inputs`: as parse_tensor's.
+status parse_tensors(const json& j, const reader& r, const char* key,
+                     const std::vector<tensor_spec>* inputs, std::vector<tensor_spec>& out) {
+  const bool is_input = inputs == nullptr;
   auto it = j.find(key);
   if (it == j.end()) {
     if (is_input) return {};
@@ -213,7 +279,7 @@ status parse_tensors(const json& j, const reader& r, const char* key, bool is_in
   out.clear();
   for (size_t i = 0; i < it->size(); ++i) {
     tensor_spec t;
-    AOPT_RETURN_IF_ERROR(parse_tensor((*it)[i], reader(r.child(key, i)), is_input, t));
+    AOPT_RETURN_IF_ERROR(parse_tensor((*it)[i], reader(r.child(key, i)), inputs, t));
     out.push_back(std::move(t));
   }
   if (!is_input && out.empty()) return r.error(key, "an operator needs at least one output");
@@ -412,9 +478,10 @@ status parse_spec(const json& j, const reader& r, op_spec& s) {
   if (!is_identifier(s.tiling_func)) {
     return r.error("tiling_func", "'" + s.tiling_func + "' is not an identifier");
   }
-  AOPT_RETURN_IF_ERROR(parse_tensors(j, r, "inputs", true, s.inputs));
-  AOPT_RETURN_IF_ERROR(parse_tensors(j, r, "outputs", false, s.outputs));
+  AOPT_RETURN_IF_ERROR(parse_tensors(j, r, "inputs", nullptr, s.inputs));
+  AOPT_RETURN_IF_ERROR(parse_tensors(j, r, "outputs", &s.inputs, s.outputs));
   AOPT_RETURN_IF_ERROR(check_initial_copies(s, r));
+  AOPT_RETURN_IF_ERROR(check_inplace_once(s, r));
   AOPT_RETURN_IF_ERROR(parse_attrs(j, r, s.attrs));
   AOPT_RETURN_IF_ERROR(check_unique_names(s, r));
   AOPT_RETURN_IF_ERROR(parse_tolerance(j, r, s));
@@ -438,7 +505,16 @@ json tensor_json(const tensor_spec& t, bool with_range) {
   if (t.draw != tensor_spec::distribution::uniform) {
     j["distribution"] = draw_names[static_cast<int>(t.draw)];
   }
-  // Only when set: the spec of an output without initial contents reads as before.
+  // Only when set: the spec of a tensor without them reads (and hashes) as before.
+  if (t.absent) {
+    j.erase("shape");
+    j["absent"] = true;
+  }
+  if (t.scratch) j["scratch"] = true;
+  if (!t.inplace_of.empty()) {
+    j["inplace"] = t.inplace_of;
+    return j;
+  }
   if (t.init == tensor_spec::initial::poison) j["init"] = "none";
   if (t.init == tensor_spec::initial::value) j["init"] = t.init_value;
   if (t.init == tensor_spec::initial::copy) j["init"] = {{"copy", t.init_source}};
@@ -448,6 +524,7 @@ json tensor_json(const tensor_spec& t, bool with_range) {
 }  // namespace
 
 int64_t tensor_spec::numel() const {
+  if (absent) return 0;
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;

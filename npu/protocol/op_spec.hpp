@@ -28,6 +28,17 @@
 // (poison, said explicitly). Without it the output starts as poison, or as zeros when the
 // operator accumulates into its outputs (npu/accumulated_outputs.hpp).
 //
+// What the framework hands a kernel beyond fresh inputs and outputs (issue 34):
+//   an input with "absent": true is an optional input the call leaves out: no shape, the kernel
+//     gets a null address for it, the tiling context's Optional getters nullptr, and the
+//     reference an empty tensor;
+//   an input with "scratch": true is one the kernel may update (a buffer the caller passes and
+//     does not read back): its contents after the run are not checked;
+//   an output with "inplace": "<input>" is that input updated in place (a ref output, as
+//     ScatterAdd's var): the kernel has no argument of its own for it, its input's argument
+//     points to the output, which starts as the input's contents; dtype and shape are the
+//     input's (given, they must equal them). An operator may have only such outputs.
+//
 // "validation_shapes" (issue 17 item 6): shapes the tuning never sees, checked for correctness
 // only on an operator's final best. Each entry maps tensor names (inputs and outputs) to a shape
 // of the tensor's rank; a tensor not named keeps its shape.
@@ -73,6 +84,13 @@ struct tensor_spec {
   initial init = initial::none;
   double init_value = 0;
   std::string init_source{};
+  // Inputs: left out by the call (op.json "absent"; numel() is 0), or updated by the kernel
+  // (op.json "scratch").
+  bool absent = false;
+  bool scratch = false;
+  // Outputs: the input this output updates in place (op.json "inplace"); init is then a copy of
+  // it, so every reader of initial contents handles the output unchanged.
+  std::string inplace_of{};
   int64_t numel() const;
   uint64_t bytes() const;
 };

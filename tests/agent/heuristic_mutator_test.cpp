@@ -397,6 +397,45 @@ constexpr uint32_t BUFFER_NUM = 2;      // tunable: choice {1, 2}
     CHECK(again.last_change().rfind("repair: ", 0) != 0);
   }
 
+  TEST_CASE("repair after bad_block_dim moves the core cap only, after misaligned the tile only") {
+    mutator_options o;
+    o.seed = 4;
+    o.cores = 40;
+    o.element_bytes = 2;  // 16 half elements per 32-byte block
+    // The first two proposals after the baseline failed with `kind`, at BLOCK_DIM = `blocks`.
+    const auto first_moves = [&](int blocks, const std::string& kind) {
+      result<std::vector<tunable>> ts = parse_tunables(
+          "// EVOLVE-BLOCK-START\n"
+          "constexpr uint32_t BLOCK_DIM = " +
+          std::to_string(blocks) +
+          ";      // tunable: range [1, 128]\n"
+          "constexpr uint32_t TILE_LENGTH = 1000;  // tunable: range [16, 32768]\n"
+          "constexpr uint32_t BUFFER_NUM = 2;      // tunable: choice {1, 2}\n"
+          "// EVOLVE-BLOCK-END\n");
+      REQUIRE(ts.ok());
+      heuristic_mutator m(*ts, o);
+      m.report(current_values(*ts), std::nullopt, kind);
+      m.begin_repair(kind);
+      std::vector<tunable_values> moves;
+      for (int i = 0; i < 2; ++i) {
+        std::optional<tunable_values> v = m.propose();
+        REQUIRE(v.has_value());
+        CHECK(m.last_change().rfind("repair: ", 0) == 0);
+        moves.push_back(*v);
+        m.report(*v, std::nullopt, kind);
+      }
+      return moves;
+    };
+    // 64 blocks on 40 cores: the core count, then half; tiles and buffers are not the failure.
+    const auto cores = first_moves(64, "bad_block_dim");
+    CHECK(cores[0] == tunable_values{{"BLOCK_DIM", 40}, {"TILE_LENGTH", 1000}, {"BUFFER_NUM", 2}});
+    CHECK(cores[1] == tunable_values{{"BLOCK_DIM", 32}, {"TILE_LENGTH", 1000}, {"BUFFER_NUM", 2}});
+    // 1000 halves are 2000 bytes: the aligned neighbours 992 and 1008; the core cap stays.
+    const auto aligned = first_moves(8, "misaligned");
+    CHECK(aligned[0] == tunable_values{{"BLOCK_DIM", 8}, {"TILE_LENGTH", 992}, {"BUFFER_NUM", 2}});
+    CHECK(aligned[1] == tunable_values{{"BLOCK_DIM", 8}, {"TILE_LENGTH", 1008}, {"BUFFER_NUM", 2}});
+  }
+
   TEST_CASE("loading a malformed mutator state names the problem") {
     CHECK_FALSE(heuristic_mutator::load(nlohmann::json::object()).ok());
     heuristic_mutator m(tunables(), {});

@@ -256,10 +256,13 @@ TEST_SUITE("npu") {
         {"-fsyntax-only"},
         "#include \"kernel_operator.h\"\n" + probe_line("NoSuchAscendcApi") + "\n", "");
     CHECK_FALSE(bad.succeeded());
-    // GetPhyAddr compiles but the AST screen refuses it (tests/adversarial/checker_ast_screen_test).
+    // GetPhyAddr compiles but the AST screen refuses it
+    // (tests/adversarial/checker_ast_screen_test).
   }
 
-  TEST_CASE("every name the shim declares in namespace AscendC is in the coverage table") {
+  TEST_CASE(
+      "the coverage table lists every name the shim declares in namespace AscendC, and marks "
+      "none of them not yet") {
     const subprocess_result pp =
         compile_probe({"-E", "-P"}, "#include \"kernel_operator.h\"\n", "probe.ii");
     REQUIRE(pp.succeeded());
@@ -279,6 +282,17 @@ TEST_SUITE("npu") {
       INFO(name);
       CHECK_MESSAGE(false, "the shim declares it, docs/ascendc-api-coverage.md does not list it");
     }
+    // The other direction: a kernel API the page calls missing is one the shim does not declare
+    // (GetPhyAddr, a member the AST screen refuses, is no namespace-scope name).
+    size_t not_yet = 0;
+    for (const ascendc_api& a : ascendc_api_coverage()) {
+      if (a.support != api_support::not_yet || !kernel_group(a.group)) continue;
+      ++not_yet;
+      INFO(a.name);
+      CHECK_MESSAGE(declared.count(a.name) == 0,
+                    "marked not yet in docs/ascendc-api-coverage.md, but the shim declares it");
+    }
+    CHECK(not_yet >= 5);
   }
 
   TEST_CASE("docs/ascendc-api-coverage.md lists exactly the coverage table") {

@@ -173,6 +173,22 @@ TEST_SUITE("npu") {
     CHECK_MESSAGE(r.status == eval_status::runtime_error, describe(r));
     CHECK(r.error_kind == "signal");
     CHECK(r.message.find("SIGSEGV") != std::string::npos);
+    // The kernel crashed, not the tiling function: it is not blamed.
+    CHECK(r.message.find("tiling function") == std::string::npos);
+  }
+
+  TEST_CASE("a crash inside the tiling function names the function and the signal") {
+    device_fixture f;
+    const aopt::npu::op_package op = load("add_tiled");
+    std::string host = op.host_source;
+    const std::string read = "context->GetInputShape(0)";
+    REQUIRE(host.find(read) != std::string::npos);
+    // There is no input 5: the context answers nullptr, as CANN's does, and the read crashes.
+    host.replace(host.find(read), read.size(), "context->GetInputShape(5)");
+    auto r = f.device.evaluate(op, host, op.kernel_source, {});
+    CHECK_MESSAGE(r.status == eval_status::runtime_error, describe(r));
+    CHECK(r.error_kind == "signal");
+    CHECK(r.message == "the tiling function TilingFunc was killed by SIGSEGV");
   }
 
   TEST_CASE("a kernel that does not compile is a compile error with the diagnostic") {

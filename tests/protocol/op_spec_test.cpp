@@ -81,6 +81,72 @@ TEST_SUITE("protocol") {
     CHECK(driver->tolerance_for(driver->outputs[0]).atol == 1e-3);
   }
 
+  TEST_CASE("absent, scratch and in-place tensors parse, read back equal, and size as declared") {
+    json j = relu_op();
+    j["inputs"].push_back({{"name", "bias"}, {"dtype", "half"}, {"absent", true}});
+    j["inputs"].push_back(
+        {{"name", "stage"}, {"dtype", "float32"}, {"shape", {4}}, {"scratch", true}});
+    j["outputs"].push_back({{"name", "x_out"}, {"inplace", "x"}});
+    auto daemon = parse_op_spec(j);
+    REQUIRE_MESSAGE(daemon.ok(), daemon.error().message());
+    CHECK(daemon->inputs[1].absent);
+    CHECK(daemon->inputs[1].numel() == 0);
+    CHECK(daemon->inputs[1].bytes() == 0);
+    CHECK(daemon->inputs[2].scratch);
+    CHECK_FALSE(daemon->inputs[0].scratch);
+    // The in-place output is its input: dtype, shape and initial contents.
+    const tensor_spec& updated = daemon->outputs[1];
+    CHECK(updated.inplace_of == "x");
+    CHECK(updated.type == dtype::float16);
+    CHECK(updated.shape == std::vector<int64_t>{2, 16});
+    CHECK(updated.init == tensor_spec::initial::copy);
+    CHECK(updated.init_source == "x");
+    const json written = *daemon;
+    CHECK_FALSE(written["inputs"][1].contains("shape"));
+    auto driver = parse_nested_op_spec(written, "op");
+    REQUIRE_MESSAGE(driver.ok(), driver.error().message());
+    CHECK(json(*driver) == written);
+    // Without the keys nothing is written: an existing operator's spec reads as before.
+    const json plain = *parse_op_spec(relu_op());
+    for (const char* key : {"absent", "scratch", "inplace"}) {
+      CHECK_FALSE(plain["inputs"][0].contains(key));
+      CHECK_FALSE(plain["outputs"][0].contains(key));
+    }
+  }
+
+  TEST_CASE("wrong absent, scratch and in-place declarations are named with the reason") {
+    json j = relu_op();
+    j["inputs"].push_back({{"name", "bias"}, {"dtype", "half"}, {"shape", {2}}, {"absent", true}});
+    CHECK(file_error(j) ==
+          "op.json: inputs[1].shape: an absent input has no shape (it is left out of the call)");
+    j = relu_op();
+    j["inputs"].push_back({{"name", "bias"}, {"dtype", "half"}});
+    CHECK(file_error(j) == "op.json: inputs[1].shape: missing");
+    j = relu_op();
+    j["outputs"][0]["scratch"] = true;
+    CHECK(file_error(j) == "op.json: outputs[0].scratch: only inputs can be declared so");
+    j = relu_op();
+    j["inputs"][0]["absent"] = "yes";
+    CHECK(file_error(j) == "op.json: inputs[0].absent: expected true or false, got \"yes\"");
+    j = relu_op();
+    j["outputs"].push_back({{"name", "w"}, {"inplace", "v"}});
+    CHECK(file_error(j) == "op.json: outputs[1].inplace: no input named 'v'");
+    j["outputs"][1] = {{"name", "w"}, {"inplace", "x"}, {"dtype", "float32"}};
+    CHECK(file_error(j) == "op.json: outputs[1].dtype: differs from input 'x' it updates in place");
+    j["outputs"][1] = {{"name", "w"}, {"inplace", "x"}, {"shape", {32}}};
+    CHECK(file_error(j) == "op.json: outputs[1].shape: differs from input 'x' it updates in place");
+    j["outputs"][1] = {{"name", "w"}, {"inplace", "x"}, {"init", "zeros"}};
+    CHECK(file_error(j) ==
+          "op.json: outputs[1].init: an in-place output starts as its input; it takes no init");
+    j["outputs"][1] = {{"name", "w"}, {"inplace", "x"}};
+    j["outputs"].push_back({{"name", "w2"}, {"inplace", "x"}});
+    CHECK(file_error(j) ==
+          "op.json: outputs[2].inplace: input 'x' is already updated by another output");
+    j = relu_op();
+    j["inputs"][0]["inplace"] = "x";
+    CHECK(file_error(j) == "op.json: inputs[0].inplace: only outputs update an input in place");
+  }
+
   TEST_CASE("without a tolerance each output takes its dtype's default") {
     auto s = parse_op_spec(relu_op());
     REQUIRE(s.ok());

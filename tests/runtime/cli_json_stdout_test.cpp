@@ -63,6 +63,41 @@ TEST_SUITE("runtime") {
     }
   }
 
+  TEST_CASE("every command's failure under --json is one JSON document with its own reason") {
+    aopt::testing::temp_dir dir;
+    const std::string db = (dir.path() / "db").string();
+    const std::string missing = (dir.path() / "missing").string();
+    const std::string unreachable = "http://127.0.0.1:1";  // nothing listens on port 1
+    struct failing {
+      std::vector<std::string> args;
+      int exit_code;
+      std::string reason;  // in the document's error, as on stderr
+    };
+    const std::vector<failing> cases = {
+        {{"corpus", "list", missing, "--no-latency"}, 2, "not a directory"},
+        {{"init", missing}, 2, "not an operator directory"},
+        {{"run", missing, "--db", db}, 2, "no such file or directory"},
+        {{"report", "c-none", "--db", db}, 2, "no database there"},
+        {{"resume", "c-none", "--db", db}, 2, "no campaign 'c-none'"},
+        {{"status", "--server", unreachable}, 1, "cannot reach the daemon"},
+        {{"resume", "c-none", "--server", unreachable}, 1, "cannot reach the daemon"},
+        {{"submit", missing, "--server", unreachable}, 1, "cannot reach the daemon"}};
+    for (const failing& c : cases) {
+      std::vector<std::string> args = c.args;
+      args.push_back("--json");
+      CAPTURE(args.front());
+      CAPTURE(args.back());
+      const auto r = run_aopt(args);
+      CHECK(r.exit_code == c.exit_code);
+      const nlohmann::json j = one_document(r);
+      CHECK(j.at("ok") == false);
+      CHECK(j.at("exit_code") == c.exit_code);
+      const std::string error = j.at("error").get<std::string>();
+      CHECK_MESSAGE(error.find(c.reason) != std::string::npos, error);
+      CHECK(r.stderr_text.find(c.reason) != std::string::npos);
+    }
+  }
+
   TEST_CASE("a refused number reads as a sentence, without CLI11's 309-digit bound") {
     const auto r = run_aopt({"run", "x", "--budget", "-3"});
     CHECK(r.exit_code == 2);

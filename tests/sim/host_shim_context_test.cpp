@@ -135,6 +135,29 @@ TEST_SUITE("sim") {
     CHECK(tensor->GetData<uint16_t>()[100] == 0x3C00);
   }
 
+  TEST_CASE("an absent optional input is null by its prototype index and skipped by instance") {
+    const std::vector<float> x(4, 1.0f), stage(4, 2.0f);
+    gert::TilingContext ctx("host_shim_optional", "HostShimOptional");
+    ctx.add_input(ge::DT_FLOAT, gert::Shape{4}, x.data());
+    ctx.add_absent_input(ge::DT_FLOAT16);
+    ctx.add_input(ge::DT_FLOAT, gert::Shape{2, 2}, stage.data());
+    CHECK(ctx.GetComputeNodeInputNum() == 2);
+    // By the prototype index: the absent one is null, the others are where the OpDef put them.
+    CHECK(ctx.GetOptionalInputShape(1) == nullptr);
+    CHECK(ctx.GetOptionalInputTensor(1) == nullptr);
+    CHECK(ctx.GetOptionalInputDesc(1) == nullptr);
+    REQUIRE(ctx.GetOptionalInputShape(2) != nullptr);
+    CHECK(ctx.GetOptionalInputShape(2)->GetOriginShape() == gert::Shape{2, 2});
+    CHECK(ctx.GetRequiredInputShape(0)->GetOriginShape() == gert::Shape{4});
+    // By the instance index the call's inputs are 0 and 1: stage is input 1, nothing is at 2.
+    REQUIRE(ctx.GetInputShape(1) != nullptr);
+    CHECK(ctx.GetInputShape(1)->GetOriginShape() == gert::Shape{2, 2});
+    CHECK(ctx.GetInputTensor(1)->GetData<float>()[3] == 2.0f);
+    CHECK(ctx.GetInputDesc(1)->GetDataType() == ge::DT_FLOAT);
+    CHECK(ctx.GetInputShape(2) == nullptr);
+    CHECK(ctx.GetInputTensor(2) == nullptr);
+  }
+
   TEST_CASE(
       "attributes read back by index with their CANN types; another scalar type reads the "
       "storage") {

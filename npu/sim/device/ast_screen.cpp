@@ -997,7 +997,9 @@ std::vector<std::string> ast_screen::state::unit_args(unit_role role, const std:
 std::string ast_screen::state::pch_for(unit_role role) {
   std::lock_guard<std::mutex> lock(pch_mutex);
   if (auto it = pch.find(role); it != pch.end()) return it->second;
-  std::string& file = pch[role];
+  // Only a header that was built is remembered: a failure of the machine (no descriptors, a
+  // full disk) must not refuse every later candidate of the process.
+  std::string file;
   if (!pch_dir) {
     // Under <work dir>/screen, beside the object cache: the device's own state, not an
     // evaluation's scratch.
@@ -1026,8 +1028,10 @@ std::string ast_screen::state::pch_for(unit_role role) {
   learn_shim_names(unit.get());
   const fs::path out = pch_dir->path() / (role == unit_role::kernel ? "kernel.pch" : "host.pch");
   if (clang_saveTranslationUnit(unit.get(), out.c_str(), clang_defaultSaveOptions(unit.get())) ==
-      CXSaveError_None)
+      CXSaveError_None) {
     file = out.string();
+    pch[role] = file;
+  }
   return file;
 }
 

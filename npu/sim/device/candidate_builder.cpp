@@ -99,7 +99,11 @@ std::string upper(std::string s) {
 }  // namespace
 
 std::string kernel_unit_text(const op_spec& spec) {
-  const size_t tensors = spec.inputs.size() + spec.outputs.size();
+  // An output updated in place has no argument of its own (op_spec.hpp "inplace").
+  const size_t in_place = static_cast<size_t>(
+      std::count_if(spec.outputs.begin(), spec.outputs.end(),
+                    [](const tensor_spec& t) { return !t.inplace_of.empty(); }));
+  const size_t tensors = spec.inputs.size() + spec.outputs.size() - in_place;
   const size_t args = tensors + 2;  // + workspace + tiling
   std::string params, call;
   for (size_t i = 0; i < args; ++i) {

@@ -196,7 +196,11 @@ tiling_call call_tiling(const driver_spec& spec, uint32_t (*tiling)(gert::Tiling
   const npu::op_spec& op = spec.op;
   gert::TilingContext ctx(op.name, camel_case(op.name));
   for (size_t i = 0; i < op.inputs.size(); ++i) {
-    ctx.add_input(to_ge(op.inputs[i].type), to_shape(op.inputs[i]), inputs[i].data());
+    if (op.inputs[i].absent) {
+      ctx.add_absent_input(to_ge(op.inputs[i].type));
+    } else {
+      ctx.add_input(to_ge(op.inputs[i].type), to_shape(op.inputs[i]), inputs[i].data());
+    }
   }
   for (const auto& out : op.outputs) ctx.add_output(to_ge(out.type), to_shape(out));
   add_attrs(op, ctx.mutable_attrs());
@@ -391,6 +395,15 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
       args.push_back(gm.back().data());
       return gm.back().data();
     };
+    // An output updated in place (op.json "inplace") has no argument of its own: its input's
+    // argument points to it. The input's own region stays as it was given (nothing addresses
+    // it), so the regions keep their order and the input its fingerprint.
+    const auto pass_in_place = [&](const npu::tensor_spec& out, uint8_t* buffer) {
+      args.pop_back();
+      for (size_t i = 0; i < op.inputs.size(); ++i) {
+        if (op.inputs[i].name == out.inplace_of) args[i] = buffer;
+      }
+    };
     gm.reserve(op.inputs.size() + op.outputs.size() + 2);
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       uint8_t* p = add_region(op.inputs[i].name, inputs[i].size());
@@ -398,6 +411,7 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
     }
     for (const auto& t : op.outputs) {
       uint8_t* p = add_region(t.name, t.bytes(), true);
+      if (!t.inplace_of.empty()) pass_in_place(t, p);
       if (p == nullptr) continue;
       // An output the framework allocates with contents (op.json "init") starts with them.
       if (t.init == npu::tensor_spec::initial::value) {

@@ -178,6 +178,11 @@ void check_tiling(const set_report& s) {
   }
 }
 
+// What a package whose kernel updates an input on purpose declares (op_spec.hpp).
+constexpr char input_update_hint[] =
+    "; if the operator updates it on purpose, op.json declares the input \"scratch\": true, or "
+    "an output \"inplace\": \"<input>\"";
+
 void check_set(const driver_spec& spec, const run_report& report, const expected_outputs& expected,
                uint32_t set, std::vector<std::string>& warnings) {
   const npu::op_spec& op = spec.op;
@@ -193,20 +198,22 @@ void check_set(const driver_spec& spec, const run_report& report, const expected
              " and " + std::to_string(op.inputs.size()));
   }
   for (size_t i = 0; i < op.inputs.size(); ++i) {
-    if (s.input_fingerprints[i] != want.input_fingerprints[i]) {
+    // A scratch input is the kernel's to update (op.json "scratch").
+    if (!op.inputs[i].scratch && s.input_fingerprints[i] != want.input_fingerprints[i]) {
       // Name the changed elements when the candidate delivered the bytes, against the inputs
       // regenerated here.
       if (i < s.changed_inputs.size() && s.changed_inputs[i].size() == op.inputs[i].bytes()) {
         const auto inputs = make_inputs(op, set);
         if (auto f =
                 check_input_unchanged(op.inputs[i], inputs[i].data(), s.changed_inputs[i].data())) {
-          fail("precision_error", f->kind, f->message);
+          fail("precision_error", f->kind, f->message + input_update_hint);
         }
       }
       fail("precision_error", "input_modified",
            "input " + op.inputs[i].name +
                " differs after the run from the data the kernel was given (a kernel must not "
-               "write its inputs)");
+               "write its inputs)" +
+               input_update_hint);
     }
   }
   for (size_t i = 0; i < op.outputs.size(); ++i) {

@@ -40,6 +40,12 @@ class TilingContext {
     inputs_.push_back(port{CompileTimeTensorDesc(type, ge::FORMAT_ND),
                            Tensor(StorageShape(shape, shape), type, data)});
   }
+  // An optional input the call leaves out (op.json "absent"): it keeps its place among the
+  // prototype's (IR) inputs, where the Optional getters answer nullptr, but is not instantiated,
+  // so the getters by instance index skip it as CANN's do.
+  void add_absent_input(ge::DataType type) {
+    inputs_.push_back(port{CompileTimeTensorDesc(type, ge::FORMAT_ND), Tensor(), false});
+  }
   void add_output(ge::DataType type, const Shape& shape) {
     outputs_.push_back(port{CompileTimeTensorDesc(type, ge::FORMAT_ND),
                             Tensor(StorageShape(shape, shape), type, nullptr)});
@@ -62,42 +68,61 @@ class TilingContext {
   // ---- CANN API ----
   const char* GetNodeName() const { return node_name_.c_str(); }
   const char* GetNodeType() const { return node_type_.c_str(); }
-  size_t GetComputeNodeInputNum() const { return inputs_.size(); }
+  size_t GetComputeNodeInputNum() const {
+    size_t n = 0;
+    for (const port& p : inputs_) n += p.present ? 1 : 0;
+    return n;
+  }
   size_t GetComputeNodeOutputNum() const { return outputs_.size(); }
 
+  // By the instance index: the inputs the call holds, absent optional ones skipped.
   const StorageShape* GetInputShape(size_t index) const {
-    return index < inputs_.size() ? &inputs_[index].tensor.GetShape() : nullptr;
+    const port* p = instance(index);
+    return p != nullptr ? &p->tensor.GetShape() : nullptr;
   }
-  const StorageShape* GetOptionalInputShape(size_t index) const { return GetInputShape(index); }
-  // By the index among the required inputs (all of op.json's inputs are present).
-  const StorageShape* GetRequiredInputShape(size_t index) const { return GetInputShape(index); }
+  // By the prototype (IR) index; nullptr for an optional input the call leaves out.
+  const StorageShape* GetOptionalInputShape(size_t ir_index) const {
+    const port* p = ir(ir_index);
+    return p != nullptr ? &p->tensor.GetShape() : nullptr;
+  }
+  const StorageShape* GetRequiredInputShape(size_t ir_index) const {
+    return GetOptionalInputShape(ir_index);
+  }
   // op.json has no dynamic (list) inputs: each list element is its own input, so the element
   // `relative_index` of list `ir_index` is input ir_index + relative_index.
   const StorageShape* GetDynamicInputShape(size_t ir_index, size_t relative_index) const {
-    return GetInputShape(ir_index + relative_index);
+    return GetOptionalInputShape(ir_index + relative_index);
   }
   const StorageShape* GetOutputShape(size_t index) const {
     return index < outputs_.size() ? &outputs_[index].tensor.GetShape() : nullptr;
   }
   const Tensor* GetInputTensor(size_t index) const {
-    return index < inputs_.size() ? &inputs_[index].tensor : nullptr;
+    const port* p = instance(index);
+    return p != nullptr ? &p->tensor : nullptr;
   }
-  const Tensor* GetOptionalInputTensor(size_t index) const { return GetInputTensor(index); }
-  const Tensor* GetRequiredInputTensor(size_t index) const { return GetInputTensor(index); }
+  const Tensor* GetOptionalInputTensor(size_t ir_index) const {
+    const port* p = ir(ir_index);
+    return p != nullptr ? &p->tensor : nullptr;
+  }
+  const Tensor* GetRequiredInputTensor(size_t ir_index) const {
+    return GetOptionalInputTensor(ir_index);
+  }
   const Tensor* GetDynamicInputTensor(size_t ir_index, size_t relative_index) const {
-    return GetInputTensor(ir_index + relative_index);
+    return GetOptionalInputTensor(ir_index + relative_index);
   }
   const CompileTimeTensorDesc* GetInputDesc(size_t index) const {
-    return index < inputs_.size() ? &inputs_[index].desc : nullptr;
+    const port* p = instance(index);
+    return p != nullptr ? &p->desc : nullptr;
   }
-  const CompileTimeTensorDesc* GetOptionalInputDesc(size_t index) const {
-    return GetInputDesc(index);
+  const CompileTimeTensorDesc* GetOptionalInputDesc(size_t ir_index) const {
+    const port* p = ir(ir_index);
+    return p != nullptr ? &p->desc : nullptr;
   }
-  const CompileTimeTensorDesc* GetRequiredInputDesc(size_t index) const {
-    return GetInputDesc(index);
+  const CompileTimeTensorDesc* GetRequiredInputDesc(size_t ir_index) const {
+    return GetOptionalInputDesc(ir_index);
   }
   const CompileTimeTensorDesc* GetDynamicInputDesc(size_t ir_index, size_t relative_index) const {
-    return GetInputDesc(ir_index + relative_index);
+    return GetOptionalInputDesc(ir_index + relative_index);
   }
   const CompileTimeTensorDesc* GetOutputDesc(size_t index) const {
     return index < outputs_.size() ? &outputs_[index].desc : nullptr;
@@ -166,7 +191,20 @@ class TilingContext {
   struct port {
     CompileTimeTensorDesc desc;
     Tensor tensor;
+    bool present = true;
   };
+
+  const port* ir(size_t ir_index) const {
+    return ir_index < inputs_.size() && inputs_[ir_index].present ? &inputs_[ir_index] : nullptr;
+  }
+  const port* instance(size_t index) const {
+    for (const port& p : inputs_) {
+      if (!p.present) continue;
+      if (index == 0) return &p;
+      --index;
+    }
+    return nullptr;
+  }
 
   std::string node_name_;
   std::string node_type_;

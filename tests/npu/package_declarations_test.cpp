@@ -1,0 +1,87 @@
+// What op.json says the framework hands a kernel beyond fresh tensors (issue 34 item 3): an
+// output updated in place (the kernel has no argument for it), a scratch input the kernel may
+// update, an optional input the call leaves out. tests/data/ops/inplace_update has all three.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "npu/evaluate_on_simulator.hpp"
+#include "npu/op_package.hpp"
+#include "npu/validation_shapes.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path package = fs::path(AOPT_TEST_DATA_DIR) / "ops" / "inplace_update";
+
+aopt::npu::op_package load(const fs::path& dir) {
+  auto op = aopt::npu::load_op_package(dir);
+  REQUIRE_MESSAGE(op.ok(), op.error().to_string());
+  return std::move(op).value();
+}
+
+// A copy of the package in `dir` with `edit` applied to its op.json.
+template <typename Edit>
+fs::path edited_copy(const aopt::testing::temp_dir& dir, Edit edit) {
+  const fs::path copy = dir.path() / "inplace_update";
+  fs::copy(package, copy, fs::copy_options::recursive);
+  nlohmann::json spec = nlohmann::json::parse(std::ifstream(copy / "op.json"));
+  edit(spec);
+  std::ofstream(copy / "op.json") << spec.dump(1);
+  return copy;
+}
+
+}  // namespace
+
+TEST_SUITE("npu") {
+  TEST_CASE("a kernel updating its input in place, with scratch and absent inputs, evaluates ok") {
+    const auto r = aopt::testing::evaluate_on_simulator(load(package));
+    CHECK_MESSAGE(r.ok(), nlohmann::json(r).dump(1));
+  }
+
+  TEST_CASE("an in-place output takes its input's validation shape, named or not") {
+    const aopt::npu::op_package op = load(package);
+    const auto reshaped = aopt::npu::with_shapes(op, {{"var", {4, 1024}}});
+    CHECK(reshaped.spec.outputs[0].shape == std::vector<int64_t>{4, 1024});
+    // Another input's shape leaves it alone.
+    const auto other = aopt::npu::with_shapes(op, {{"delta", {4, 1024}}});
+    CHECK(other.spec.outputs[0].shape == std::vector<int64_t>{8, 2048});
+  }
+
+  TEST_CASE("a kernel writing an input not declared scratch is an input modification, named") {
+    aopt::testing::temp_dir dir;
+    const fs::path copy =
+        edited_copy(dir, [](nlohmann::json& spec) { spec["inputs"][3].erase("scratch"); });
+    const auto r = aopt::testing::evaluate_on_simulator(load(copy));
+    CHECK(r.status == aopt::npu::eval_status::precision_error);
+    CHECK(r.error_kind == "input_modified");
+    CHECK_MESSAGE(r.message.find("input stage") != std::string::npos, r.message);
+    // The message says how a package declares an update it means.
+    CHECK(r.message.find("\"scratch\": true") != std::string::npos);
+  }
+
+  TEST_CASE("an in-place output is judged by the reference, not passed by its initial copy") {
+    // The kernel stores var back without adding delta: the output still holds var's values,
+    // which is what it started as.
+    aopt::testing::temp_dir dir;
+    const fs::path copy = edited_copy(dir, [](nlohmann::json&) {});
+    const fs::path kernel = copy / "op_kernel" / "inplace_update.cpp";
+    std::stringstream text;
+    text << std::ifstream(kernel).rdbuf();
+    std::string source = text.str();
+    const std::string add = "AscendC::Add(sum, acc, d, n);";
+    REQUIRE(source.find(add) != std::string::npos);
+    source.replace(source.find(add), add.size(), "AscendC::Adds(sum, acc, 0.0f, n);");
+    std::ofstream(kernel) << source;
+    const auto r = aopt::testing::evaluate_on_simulator(load(copy));
+    CHECK(r.status == aopt::npu::eval_status::precision_error);
+    CHECK_MESSAGE(r.message.find("var_out") != std::string::npos, r.message);
+  }
+}
