@@ -203,6 +203,22 @@ TEST_SUITE("agent") {
     CHECK(out->find("CreateVecIndex(constIdxLocal, static_cast<int32_t>(0), compNum);") !=
           std::string::npos);
     CHECK(out->find("constIdxLocal.SetValue") == std::string::npos);
+    // The same kernel with the tensor and the loop variable renamed is the same structure.
+    std::string renamed = knn;
+    auto rename = [&](const std::string& from, const std::string& to) {
+      for (size_t at = renamed.find(from); at != std::string::npos;
+           at = renamed.find(from, at + to.size())) {
+        renamed.replace(at, from.size(), to);
+      }
+    };
+    rename("constIdxLocal", "slotOrder");
+    rename("int32_t index = 0; index < compNum; index++", "int32_t w = 0; w < compNum; w++");
+    rename("SetValue((uint32_t)index, index)", "SetValue((uint32_t)w, w)");
+    REQUIRE(renamed.find("slotOrder.SetValue((uint32_t)w, w);") != std::string::npos);
+    result<std::string> renamed_out = r->apply(renamed);
+    REQUIRE(renamed_out.ok());
+    CHECK(renamed_out->find("CreateVecIndex(slotOrder, static_cast<int32_t>(0), compNum);") !=
+          std::string::npos);
     // nms3d's SetValue loops copy box coordinates and write a flag under a condition;
     // cylinder_query's SetValues are single stores of mask patterns, in no loop.
     CHECK_FALSE(r->applies(nms));
