@@ -76,8 +76,10 @@ std::vector<text_edit> buffer_count_edits(const kernel_facts& f, Accept replace,
   // InitBuffer), however it is named (BUFFER_NUM, QUE_DEPTH, kSlots), or by its name.
   std::set<std::string> depth_constants;
   for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
+    // Public kernels also have member functions named InitBuffer, called with no argument.
+    if (call.arguments.size() != 3) continue;
     const std::string queue = operand_base(call.arguments[0]);
-    if (call.arguments.size() != 3 || !f.is_queue(queue) || !accept_queue(queue)) continue;
+    if (!f.is_queue(queue) || !accept_queue(queue)) continue;
     if (constant_names.count(trim(call.arguments[1])) != 0)
       depth_constants.insert(trim(call.arguments[1]));
     if (!replace(call.arguments[1], constant_names)) continue;

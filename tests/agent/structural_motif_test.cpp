@@ -187,6 +187,34 @@ TEST_SUITE("agent") {
                                     "LocalTensor<int64_t> keyLocal, posLocal;")));
   }
 
+  TEST_CASE("a member function named InitBuffer is no queue's InitBuffer to the depth rules") {
+    // Public kernels (knn, bev_pool, select_idx_with_mask) carve their UB in a member called
+    // InitBuffer(), which they call with no argument.
+    const std::string kernel = R"(class KernelCopy {
+public:
+    __aicore__ inline void Init() { InitBuffer(); }
+    __aicore__ inline void InitBuffer()
+    {
+        pipe.InitBuffer(qIn, 1, tileLen * sizeof(float));
+    }
+private:
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> qIn;
+};
+)";
+    const kernel_rule* forward = find_optimization_rule("single_to_double_buffer");
+    REQUIRE(forward != nullptr);
+    result<std::string> doubled = forward->apply(kernel);
+    REQUIRE(doubled.ok());
+    CHECK(doubled->find("pipe.InitBuffer(qIn, 2, tileLen * sizeof(float));") != std::string::npos);
+    CHECK(doubled->find("__aicore__ inline void Init() { InitBuffer(); }") != std::string::npos);
+    const kernel_rule* rewind = find_rewind_rule("double_to_single_buffer");
+    REQUIRE(rewind != nullptr);
+    result<std::string> single = rewind->apply(*doubled);
+    REQUIRE(single.ok());
+    CHECK(single->find("pipe.InitBuffer(qIn, 1, tileLen * sizeof(float));") != std::string::npos);
+  }
+
   TEST_CASE("the index fill of a real top-k kernel is vectorized, real scalar loops are not") {
     const std::string knn = wild_file("ds_knn/op_kernel/knn.h");
     const std::string nms = wild_file("ds_nms3d/op_kernel/nms3d.cpp");
@@ -223,6 +251,8 @@ TEST_SUITE("agent") {
     // cylinder_query's SetValues are single stores of mask patterns, in no loop.
     CHECK_FALSE(r->applies(nms));
     CHECK_FALSE(r->applies(cylinder));
+    // knn keeps its buffers in TBufs and carves them in a member InitBuffer(): no queue depth.
+    CHECK_FALSE(find_optimization_rule("single_to_double_buffer")->applies(knn));
   }
 
   TEST_CASE("fine-grained sync finds full barriers however they are spelled") {
