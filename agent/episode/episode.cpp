@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "agent/episode/baseline_repair.hpp"
+#include "agent/motifs/motif_absence.hpp"
 #include "base/content_hash.hpp"
 #include "npu/kernel_unit.hpp"
 #include "npu/speedup_check.hpp"
@@ -33,6 +34,22 @@ std::string tried_optimizations(const std::optional<std::vector<tuple_ref>>& tup
   for (size_t i = 0; i < titles.size() && i < 6; ++i) out += (i == 0 ? "" : "; ") + titles[i];
   if (titles.size() > 6) out += fmt::format("; and {} more", titles.size() - 6);
   return " (optimizations tried: " + out + ")";
+}
+
+// Which of the retrieved tuples' motifs the kernel lacks, and the structure each looked for
+// (motif_absence.hpp), from the rewind rule each tuple records in its provenance.
+std::string absent_motifs(const std::string& kernel,
+                          const std::optional<std::vector<tuple_ref>>& tuples) {
+  if (!tuples) return {};
+  std::vector<std::string> rules;
+  for (const tuple_ref& t : *tuples) {
+    if (!t.tuple.is_object()) continue;
+    const auto provenance = t.tuple.find("provenance");
+    if (provenance == t.tuple.end() || !provenance->is_object()) continue;
+    const auto rule = provenance->find("rule");
+    if (rule != provenance->end() && rule->is_string()) rules.push_back(rule->get<std::string>());
+  }
+  return motif_absence(kernel, rules);
 }
 
 std::string hash_pair(const std::string& tiling, const std::string& kernel) {
@@ -388,10 +405,11 @@ std::optional<candidate_record> episode_engine::on_refinement(
   if (pending_.kernels->empty() && state_.config.strat != strategy::best_of_n) {
     if (retrieve_deeper()) return std::nullopt;
     state_.notes["stage2"] =
-        fmt::format("{} from the {} tuple(s) retrieved{}",
+        fmt::format("{} from the {} tuple(s) retrieved{}{}",
                     candidates->empty() ? "the refiner had no kernel rewrite for the diagnosis"
                                         : "every kernel rewrite of the refiner was already tried",
-                    pending_.retrieved, tried_optimizations(pending_.tuples));
+                    pending_.retrieved, tried_optimizations(pending_.tuples),
+                    absent_motifs(source_kernel(), pending_.tuples));
     // Nothing to queue: the stage goes on from the frontier or ends with this reason (not with
     // queue_next_kernel's "every rewrite was tried", which would hide that there was none).
     if (!continue_from_frontier()) end_stage();
@@ -428,8 +446,9 @@ void episode_engine::queue_next_kernel() {
     if (retrieve_deeper()) return;
     if (state_.config.strat != strategy::best_of_n) {
       state_.notes["stage2"] = fmt::format(
-          "every kernel rewrite the refiner proposed from the {} tuple(s) retrieved was tried{}",
-          pending_.retrieved, tried_optimizations(pending_.tuples));
+          "every kernel rewrite the refiner proposed from the {} tuple(s) retrieved was tried{}{}",
+          pending_.retrieved, tried_optimizations(pending_.tuples),
+          absent_motifs(source_kernel(), pending_.tuples));
     }
     if (continue_from_frontier()) return;
     end_stage();

@@ -57,7 +57,8 @@ const std::set<std::string>& vector_apis() {
                                               "Sign",
                                               "Floor",
                                               "Ceil",
-                                              "Round"};
+                                              "Round",
+                                              "CreateVecIndex"};
   return names;
 }
 
@@ -73,6 +74,24 @@ bool looks_global(const std::string& base) {
   return base.size() >= 2 &&
          (base.find("Gm") != std::string::npos || base.find("gm") != std::string::npos ||
           base.find("GM") != std::string::npos);
+}
+
+// The further declarators of a declaration whose first declarator ends at `pos`:
+// `LocalTensor<int32_t> a, b, c;` declares b and c too, as public kernels often write. Empty
+// when the declaration is not a plain list of names ended by ';' (a parameter list, say).
+std::vector<std::string> further_declarators(const std::string& masked, size_t pos) {
+  std::vector<std::string> names;
+  size_t at = skip_space(masked, pos);
+  while (at < masked.size() && masked[at] == ',') {
+    const size_t begin = skip_space(masked, at + 1);
+    size_t end = begin;
+    while (end < masked.size() && is_identifier_char(masked[end])) ++end;
+    if (end == begin) return {};
+    names.push_back(masked.substr(begin, end - begin));
+    at = skip_space(masked, end);
+  }
+  if (at >= masked.size() || masked[at] != ';') return {};
+  return names;
 }
 
 }  // namespace
@@ -110,13 +129,26 @@ kernel_facts::kernel_facts(std::string kernel)
   static const std::regex queue_decl(R"(TQue(?:Bind)?\s*<[^;{}]*>\s+([A-Za-z_]\w*))");
   static const std::regex tbuf_decl(R"(TBuf\s*<[^;{}]*>\s+([A-Za-z_]\w*))");
   static const std::regex pipe_decl(R"(TPipe\s*(\*?)\s*([A-Za-z_]\w*)\s*[;=])");
+  auto declare = [&](const std::smatch& m, size_t name, std::map<std::string, std::string>& types) {
+    types.emplace(m[name], m[1]);
+    const size_t end = static_cast<size_t>(m.position(name) + m.length(name));
+    for (const std::string& more : further_declarators(masked_, end)) types.emplace(more, m[1]);
+  };
   for (auto it = std::sregex_iterator(masked_.begin(), masked_.end(), local_decl);
        it != std::sregex_iterator(); ++it) {
-    local_types_.emplace((*it)[2], (*it)[1]);
+    declare(*it, 2, local_types_);
   }
   for (auto it = std::sregex_iterator(masked_.begin(), masked_.end(), global_decl);
        it != std::sregex_iterator(); ++it) {
-    global_types_.emplace((*it)[2], (*it)[1]);
+    declare(*it, 2, global_types_);
+  }
+  // A tensor whose declaration the text does not show (`auto x = ...`, a declaration elsewhere)
+  // has the element type of the buffer it is taken from: `x = buf.Get<int32_t>();`.
+  static const std::regex taken(
+      R"(([A-Za-z_]\w*)\s*=\s*[\w.\->]+?\s*(?:\.|->)\s*(?:Get|AllocTensor|DeQue)\s*<\s*([\w:]+)\s*>\s*\()");
+  for (auto it = std::sregex_iterator(masked_.begin(), masked_.end(), taken);
+       it != std::sregex_iterator(); ++it) {
+    if (global_types_.count((*it)[1]) == 0) local_types_.emplace((*it)[1], (*it)[2]);
   }
   // The position is the template's first argument: TQue<TPosition::A1, 1>, TQue<QuePosition::VECIN,
   // 2>.
@@ -132,6 +164,8 @@ kernel_facts::kernel_facts(std::string kernel)
   for (auto it = std::sregex_iterator(masked_.begin(), masked_.end(), tbuf_decl);
        it != std::sregex_iterator(); ++it) {
     tbufs_.insert((*it)[1]);
+    const size_t end = static_cast<size_t>(it->position(1) + it->length(1));
+    for (const std::string& more : further_declarators(masked_, end)) tbufs_.insert(more);
   }
   std::smatch m;
   if (std::regex_search(masked_, m, pipe_decl)) {

@@ -34,8 +34,9 @@ class kernel_facts {
 
   // "pipe." or "pipe->" for the kernel's TPipe, nullopt when none is declared.
   std::optional<std::string> pipe_access() const;
-  // Element type of a LocalTensor or GlobalTensor variable ("half", "float"), nullopt if the
-  // kernel declares none of that name.
+  // Element type of a LocalTensor or GlobalTensor variable ("half", "float"), from its
+  // declaration (any declarator of `LocalTensor<T> a, b;`) or else from the buffer it is taken
+  // from (`b = buf.Get<T>()`, AllocTensor, DeQue); nullopt if the kernel shows neither.
   std::optional<std::string> element_type(const std::string& variable) const;
   bool is_global(const std::string& variable) const;
   bool is_queue(const std::string& variable) const;  // TQue / TQueBind

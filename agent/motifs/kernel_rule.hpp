@@ -33,6 +33,9 @@ struct kernel_rule {
   std::string bottleneck;         // the slow kernel's symptom, in the diagnoser's vocabulary
   std::vector<std::string> tags;  // diagnoser tags of that symptom
   std::string counterpart;        // the rule of the other library that undoes this one
+  // The structure the rule edits, as a reason can name it when the rule does not apply ("a
+  // queue's InitBuffer with one buffer or a runtime count").
+  std::string looks_for;
   std::function<bool(const std::string& kernel)> applies;
   // The transformed kernel; failed_precondition when the rule does not apply.
   std::function<result<std::string>(const std::string& kernel)> apply;

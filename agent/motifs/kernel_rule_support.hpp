@@ -70,4 +70,30 @@ std::optional<call_site> whole_call(const kernel_facts& f, text_range s, const s
 // The edit removing statement `s`, together with its line when it has the line to itself.
 text_edit remove_statement(const std::string& masked, text_range s);
 
+// "static_cast<uint32_t>(n)" -> "n".
+std::string unwrap_count(const std::string& text);
+
+// A counted loop `for (T i = 0; i < n; <step>)`: the variable, the bound and the step text.
+struct counted_loop {
+  std::string variable;
+  std::string bound;
+  std::string step;  // "1" for ++ forms, else the += operand
+};
+// nullopt when `loop` is no such loop (a while loop, another start, another condition).
+std::optional<counted_loop> read_counted_loop(const kernel_facts& f, const loop_range& loop);
+
+// `text` without outer `static_cast<T>(...)` wrappers and enclosing parentheses.
+std::string unwrap(std::string text);
+
+// A loop-invariant scalar expression: mentions neither the loop variable `i` nor GetValue.
+bool invariant_scalar(const std::string& expr, const std::string& i);
+
+// `lhs op rhs` split at the last top-level + or - (else * or /), after unwrap.
+struct binary_split {
+  std::string lhs;
+  char op = 0;
+  std::string rhs;
+};
+std::optional<binary_split> split_binary(const std::string& expr);
+
 }  // namespace aopt::agent

@@ -5,6 +5,7 @@
 #include "agent/kernel_text/kernel_edits.hpp"
 #include "agent/kernel_text/kernel_facts.hpp"
 #include "agent/motifs/bottleneck_phrases.hpp"
+#include "agent/motifs/index_fill_edits.hpp"
 #include "agent/motifs/invariant_hoisting_edits.hpp"
 #include "agent/motifs/optimization_edits.hpp"
 #include "agent/motifs/rewind_edits.hpp"
@@ -31,7 +32,9 @@ struct motif_spec {
   std::string title;
   std::string description;  // what the fast kernel does and why it is faster
   std::vector<std::string> tags;
-  std::string slow_symptom;  // how the slow kernel shows it, added to the rewind's bottleneck
+  std::string slow_symptom;        // how the slow kernel shows it, added to the rewind's bottleneck
+  std::string rewind_looks_for;    // the structure the de-optimization edits
+  std::string optimize_looks_for;  // the structure the optimization edits
   std::string rewind_name;
   edits_fn rewind;
   std::string optimize_name;
@@ -50,9 +53,10 @@ result<std::string> edit(const std::string& kernel, edits_fn fn, const std::stri
 }
 
 kernel_rule rule_of(const motif_spec& m, const std::string& name, const std::string& description,
-                    const std::string& bottleneck, const std::string& counterpart, edits_fn fn) {
+                    const std::string& bottleneck, const std::string& counterpart,
+                    const std::string& looks_for, edits_fn fn) {
   kernel_rule r{name,        m.category, m.title, description, bottleneck, m.tags,
-                counterpart, {},         {},      {},          {}};
+                counterpart, looks_for,  {},      {},          {},         {}};
   r.applies = [fn](const std::string& kernel) { return !fn(kernel_facts(kernel)).empty(); };
   r.apply = [fn, name](const std::string& kernel) { return edit(kernel, fn, name); };
   return r;
@@ -89,8 +93,9 @@ motif build(const motif_spec& m) {
   out.name = m.name;
   out.deoptimize = rule_of(m, m.rewind_name, m.description,
                            m.slow_symptom.empty() ? base : base + " " + m.slow_symptom,
-                           m.optimize_name, m.rewind);
-  out.optimize = rule_of(m, m.optimize_name, m.optimize_summary, base, m.rewind_name, m.optimize);
+                           m.optimize_name, m.rewind_looks_for, m.rewind);
+  out.optimize = rule_of(m, m.optimize_name, m.optimize_summary, base, m.rewind_name,
+                         m.optimize_looks_for, m.optimize);
   edits_fn fn = m.optimize;
   std::vector<parameter> parameters = m.parameters;
   bool repeatable = m.repeatable;
@@ -147,6 +152,8 @@ std::vector<motif> build_library() {
        "stage waits for the previous one to release it.",
        {"no_overlap", "mte2_bound"},
        "Queues are initialised with a single buffer (InitBuffer num 1, BUFFER_NUM 1).",
+       "a queue (TQue, TQueBind) whose InitBuffer takes two or more buffers",
+       "a queue (TQue, TQueBind) whose InitBuffer takes one buffer or a runtime count",
        "double_to_single_buffer",
        single_buffer_edits,
        "single_to_double_buffer",
@@ -163,6 +170,8 @@ std::vector<motif> build_library() {
        "GM load waits until the previous step's Mmad has released it.",
        {"no_overlap", "mte2_bound"},
        "The cube's A1/B1 (L1) queues are initialised with a single buffer.",
+       "an A1/B1 (L1) queue with two buffers",
+       "an A1/B1 (L1) queue with one buffer or a runtime count",
        "l1_double_to_single_buffer",
        l1_single_buffer_edits,
        "l1_single_to_double_buffer",
@@ -176,6 +185,8 @@ std::vector<motif> build_library() {
        "consecutive tiles from overlapping.",
        {"barrier_stall", "no_overlap"},
        "A PipeBarrier<PIPE_ALL> follows every stage call of the Process loop.",
+       "a Process loop calling stage member functions",
+       "a full barrier right after a stage call in a loop of a kernel ordered by queues or flags",
        "add_full_barriers",
        full_barrier_edits,
        "remove_stage_barriers",
@@ -190,6 +201,8 @@ std::vector<motif> build_library() {
        "pipe once per tile.",
        {"extra_gm_traffic", "barrier_stall"},
        "Every iteration of the tile loop reloads the same data from GM between full barriers.",
+       "a GM load before a tile loop whose data every iteration reads",
+       "a GM load in a loop that reads the same data in every iteration",
        "invariant_into_loop",
        invariant_reload_edits,
        "hoist_invariant_load",
@@ -204,6 +217,8 @@ std::vector<motif> build_library() {
        "of magnitude slower and need full barriers around them.",
        {"scalar_heavy"},
        "An element-wise loop reads operands with GetValue and writes results with SetValue.",
+       "a count-form element-wise vector call on whole local tensors",
+       "a counted loop whose body computes one element with GetValue and writes it with SetValue",
        "vector_to_scalar",
        scalar_loop_edits,
        "scalar_loop_to_vector",
@@ -217,6 +232,8 @@ std::vector<motif> build_library() {
        "16 KiB or more.",
        {"small_bursts", "mte2_bound"},
        "DataCopy is issued in a loop of small chunks.",
+       "a count-form DataCopy",
+       "a loop of DataCopy chunks over one transfer",
        "chunked_copies",
        chunked_copy_edits,
        "merge_chunked_copies",
@@ -229,6 +246,8 @@ std::vector<motif> build_library() {
        "per-tile synchronizations.",
        {"ub_underuse", "small_bursts"},
        "",
+       "a tile-size constant or a tile member set from the host",
+       "a shrunk tile expression or a hard-coded tile-size constant",
        "small_tile",
        small_tile_edits,
        "enlarge_tile",
@@ -246,6 +265,8 @@ std::vector<motif> build_library() {
        "the kernel latency.",
        {"core_imbalance"},
        "Every core takes blockIdx * tailLength and the last core takes the remainder.",
+       "a former/tail split of the elements between cores",
+       "a naive split that leaves the remainder to the last core",
        "balanced_to_naive_split",
        naive_split_edits,
        "naive_to_balanced_split",
@@ -260,6 +281,8 @@ std::vector<motif> build_library() {
        "independent work.",
        {"barrier_stall"},
        "Full barriers stand where one pipe waits for another.",
+       "SetFlag/WaitFlag pairs",
+       "a full barrier between code on two known pipes",
        "flags_to_full_barriers",
        flag_barrier_edits,
        "full_barrier_to_flags",
@@ -274,6 +297,8 @@ std::vector<motif> build_library() {
        "unified buffer.",
        {"extra_gm_traffic", "mte3_bound"},
        "",
+       "a count-form copy of a local tensor to GM",
+       "a GM write read back and written again between full barriers",
        "extra_gm_round_trip",
        round_trip_edits,
        "remove_gm_round_trip",
@@ -287,11 +312,30 @@ std::vector<motif> build_library() {
        "divisor tile is a whole extra vector pass.",
        {"vector_bound"},
        "A Duplicate fills a tile with one scalar that a vector Div then divides by.",
+       "a float Muls into another tensor",
+       "a Div by a tensor a Duplicate of one scalar filled",
        "multiply_to_divide",
        divide_edits,
        "divide_to_reciprocal_multiply",
        "Replace Div by a Duplicate-filled tile with Muls by the scalar's reciprocal.",
        reciprocal_edits},
+      {"vector_index_fill",
+       "vectorization",
+       "Fill an index tensor with CreateVecIndex",
+       "Fill a local tensor with consecutive indices (the positions a sort, top-k or gather "
+       "carries along) by one CreateVecIndex on the vector unit: a scalar SetValue per element "
+       "costs a scalar instruction and a UB store each, and the vector work that reads the "
+       "indices waits for the whole scalar loop.",
+       {"scalar_heavy"},
+       "A loop writes each index into a local tensor with SetValue.",
+       "a CreateVecIndex on a local tensor of half, float, int16_t or int32_t",
+       "a counted loop whose only statement writes its index (plus an invariant start) into a "
+       "local tensor with SetValue",
+       "index_fill_to_scalar_loop",
+       scalar_index_fill_edits,
+       "scalar_index_fill_to_vector",
+       "Replace a SetValue loop writing consecutive indices by one CreateVecIndex.",
+       vector_index_fill_edits},
   };
   std::vector<motif> out;
   for (const motif_spec& m : specs) out.push_back(build(m));

@@ -15,6 +15,7 @@
 //   fine_grained_sync   flags_to_full_barriers     full_barrier_to_flags
 //   fused_passes        extra_gm_round_trip        remove_gm_round_trip
 //   reciprocal_multiply multiply_to_divide         divide_to_reciprocal_multiply
+//   vector_index_fill   index_fill_to_scalar_loop  scalar_index_fill_to_vector
 //
 // The edits of each direction are in rewind_edits.hpp and optimization_edits.hpp (both
 // directions of invariant hoisting in invariant_hoisting_edits.hpp); the tuple
@@ -25,7 +26,10 @@
 //
 // Rules match a kernel's structure rather than its spelling (issue 35): a queue depth is the
 // constant a queue's InitBuffer takes as its num, whatever its name; a barrier is a barrier
-// however it is written (PipeBarrier<PIPE_X>(), AscendC::..., pipe_barrier(PIPE_X)).
+// however it is written (PipeBarrier<PIPE_X>(), AscendC::..., pipe_barrier(PIPE_X)); an index
+// fill is a SetValue loop writing its index into a local tensor, whatever the loop variable and
+// the tensor are called and however the index is cast. Each rule says what structure it looks
+// for (kernel_rule::looks_for), so a reason can name what a kernel did not show.
 //
 // Not covered yet (§6): UB buffer reuse to enlarge tiles (TQueBind), and invariant work inside
 // member functions called from the loop (a gamma copied in every CopyIn); only an LLM refiner

@@ -25,52 +25,6 @@ bool is_barrier(const std::string& masked, text_range s) {
   return !barrier_pipe(masked, s).empty();
 }
 
-// "static_cast<uint32_t>(n)" -> "n".
-std::string unwrap_count(const std::string& text) {
-  static const std::regex wrapped(R"(^static_cast<\s*uint32_t\s*>\s*\(([\s\S]*)\)$)");
-  std::smatch m;
-  std::string t = trim(text);
-  if (std::regex_match(t, m, wrapped)) {
-    std::string inner = m[1];
-    int depth = 0;
-    for (char c : inner) {
-      if (c == '(') ++depth;
-      if (c == ')' && --depth < 0) return t;  // the parentheses were not one pair
-    }
-    if (depth == 0) return trim(inner);
-  }
-  return t;
-}
-
-// A counted loop `for (T i = 0; i < n; <step>)`: the variable, the bound and the step text.
-struct counted_loop {
-  std::string variable;
-  std::string bound;
-  std::string step;  // "1" for ++ forms, else the += operand
-};
-
-std::optional<counted_loop> read_counted_loop(const kernel_facts& f, const loop_range& loop) {
-  static const std::regex header(
-      R"(^\(\s*(?:[\w:]+\s+)+([A-Za-z_]\w*)\s*=\s*0\s*;\s*([A-Za-z_]\w*)\s*<\s*([\s\S]+?)\s*;\s*([\s\S]+?)\s*\)$)");
-  if (f.masked().compare(loop.keyword, 3, "for") != 0) return std::nullopt;
-  std::string h = f.text().substr(loop.header.begin, loop.header.end - loop.header.begin);
-  std::smatch m;
-  if (!std::regex_match(h, m, header) || m[1] != m[2]) return std::nullopt;
-  counted_loop c;
-  c.variable = m[1];
-  c.bound = trim(std::string(m[3]));
-  std::string step = shape_of(m[4]);
-  if (step == c.variable + "++" || step == "++" + c.variable || step == c.variable + "+=1") {
-    c.step = "1";
-  } else if (step.rfind(c.variable + "+=", 0) == 0) {
-    std::string raw = m[4];
-    c.step = trim(raw.substr(raw.find("+=") + 2));
-  } else {
-    return std::nullopt;
-  }
-  return c;
-}
-
 // The statement of `s`'s block right before / after it.
 struct neighbours {
   std::optional<text_range> before;
@@ -122,8 +76,10 @@ std::vector<text_edit> buffer_count_edits(const kernel_facts& f, Accept replace,
   // InitBuffer), however it is named (BUFFER_NUM, QUE_DEPTH, kSlots), or by its name.
   std::set<std::string> depth_constants;
   for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
+    // Public kernels also have member functions named InitBuffer, called with no argument.
+    if (call.arguments.size() != 3) continue;
     const std::string queue = operand_base(call.arguments[0]);
-    if (call.arguments.size() != 3 || !f.is_queue(queue) || !accept_queue(queue)) continue;
+    if (!f.is_queue(queue) || !accept_queue(queue)) continue;
     if (constant_names.count(trim(call.arguments[1])) != 0)
       depth_constants.insert(trim(call.arguments[1]));
     if (!replace(call.arguments[1], constant_names)) continue;
@@ -200,25 +156,6 @@ struct vector_form {
   bool scalar = false;
 };
 
-// `text` without outer `static_cast<T>(...)` wrappers and enclosing parentheses.
-std::string unwrap(std::string text) {
-  static const std::regex cast_head(R"(^static_cast\s*<[^<>()]*>\s*\()");
-  for (;;) {
-    text = trim(text);
-    std::smatch m;
-    size_t open = std::string::npos;
-    if (std::regex_search(text, m, cast_head)) {
-      open = static_cast<size_t>(m.length(0)) - 1;
-    } else if (!text.empty() && text[0] == '(') {
-      open = 0;
-    }
-    if (open == std::string::npos) return text;
-    std::string masked = mask_comments_and_strings(text);
-    if (find_matching(masked, open) != text.size() - 1) return text;
-    text = text.substr(open + 1, text.size() - open - 2);
-  }
-}
-
 // The tensor `x` of `x.GetValue(i)` (wrappers allowed), nullopt for anything else.
 std::optional<std::string> get_operand(const std::string& expr, const std::string& i) {
   static const std::regex get(R"(^([A-Za-z_]\w*)\s*\.\s*GetValue\s*\(\s*([A-Za-z_]\w*)\s*\)$)");
@@ -226,50 +163,6 @@ std::optional<std::string> get_operand(const std::string& expr, const std::strin
   std::string e = unwrap(expr);
   if (std::regex_match(e, m, get) && m[2] == i) return std::string(m[1]);
   return std::nullopt;
-}
-
-// A loop-invariant scalar expression: mentions neither the loop variable nor GetValue.
-bool invariant_scalar(const std::string& expr, const std::string& i) {
-  return !trim(expr).empty() && find_identifier(expr, i) == std::string::npos &&
-         expr.find("GetValue") == std::string::npos;
-}
-
-// `lhs op rhs` split at the last top-level + or - (else * or /).
-struct binary_split {
-  std::string lhs;
-  char op = 0;
-  std::string rhs;
-};
-
-std::optional<binary_split> split_binary(const std::string& expr) {
-  std::string e = unwrap(expr);
-  std::string masked = mask_comments_and_strings(e);
-  size_t additive = std::string::npos;
-  size_t multiplicative = std::string::npos;
-  int depth = 0;
-  for (size_t k = 0; k < masked.size(); ++k) {
-    char c = masked[k];
-    if (c == '(' || c == '[' || c == '{') ++depth;
-    if (c == ')' || c == ']' || c == '}') --depth;
-    if (depth != 0 || (c != '+' && c != '-' && c != '*' && c != '/')) continue;
-    if (c == '-' && k + 1 < masked.size() && masked[k + 1] == '>') continue;
-    size_t p = k;
-    while (p > 0 && std::isspace(static_cast<unsigned char>(masked[p - 1]))) --p;
-    if (p == 0 || std::string("+-*/(<,?:=").find(masked[p - 1]) != std::string::npos)
-      continue;  // unary
-    if ((masked[p - 1] == 'e' || masked[p - 1] == 'E') && p > 1 &&
-        std::isdigit(static_cast<unsigned char>(masked[p - 2]))) {
-      continue;  // an exponent, as in 1e-3
-    }
-    if (c == '+' || c == '-') {
-      additive = k;
-    } else {
-      multiplicative = k;
-    }
-  }
-  size_t at = additive != std::string::npos ? additive : multiplicative;
-  if (at == std::string::npos) return std::nullopt;
-  return binary_split{trim(e.substr(0, at)), e[at], trim(e.substr(at + 1))};
 }
 
 // The target tensor and value of `d.SetValue(i, value);`.

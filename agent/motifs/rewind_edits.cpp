@@ -19,8 +19,10 @@ std::vector<text_edit> single_buffer_edits(const kernel_facts& f) {
   std::vector<text_edit> edits;
   const std::string& masked = f.masked();
   for (const call_site& call : find_calls(f.text(), masked, "InitBuffer", {0, masked.size()})) {
+    // Public kernels also have member functions named InitBuffer, called with no argument.
+    if (call.arguments.size() != 3) continue;
     const std::string queue = operand_base(call.arguments[0]);
-    if (call.arguments.size() != 3 || f.is_tbuf(queue) || f.is_cube_queue(queue)) continue;
+    if (f.is_tbuf(queue) || f.is_cube_queue(queue)) continue;
     if (call.arguments[1] == "1") continue;
     edits.push_back({call.argument_ranges[1], "1"});
   }

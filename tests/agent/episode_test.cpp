@@ -28,6 +28,8 @@ struct scripted_world {
   // Tuples the bank holds: a retrieval returns min(top_k, bank_size) of them, and the refiner
   // then proposes one kernel per retrieved tuple (instead of two numbered ones).
   int bank_size = -1;
+  // The rewind rule each retrieved tuple records as its provenance; empty: none recorded.
+  std::string tuple_rule;
   uint32_t deepest_retrieval = 0;
   int stop_after = -1;  // evaluations after which run() returns (an interrupted process)
   int evaluations = 0;
@@ -58,17 +60,20 @@ struct scripted_world {
         std::vector<tuple_ref> tuples;
         deepest_retrieval = std::max(deepest_retrieval, q->top_k);
         for (int k = 0; k < bank_size && k < static_cast<int>(q->top_k); ++k) {
-          tuples.push_back({"t" + std::to_string(k), 1.0,
-                            nlohmann::json{{"title", "Optimization " + std::to_string(k % 2)}}});
+          nlohmann::json tuple{{"title", "Optimization " + std::to_string(k % 2)}};
+          if (!tuple_rule.empty()) tuple["provenance"] = {{"rule", tuple_rule}};
+          tuples.push_back({"t" + std::to_string(k), 1.0, tuple});
         }
         e.on_retrieval(tuples);
       } else if (auto* r = std::get_if<need_refinement>(&a)) {
         std::vector<kernel_candidate> ks;
-        if (bank_size >= 0) {
+        if (refiner_has_nothing) {
+          // no rewrite, whatever was retrieved
+        } else if (bank_size >= 0) {
           for (const tuple_ref& t : r->request.tuples) {
             ks.push_back({r->request.kernel + "+" + t.id, "tuple:" + t.id, {t.id}});
           }
-        } else if (!refiner_has_nothing) {
+        } else {
           for (int k = 0; k < 2; ++k) {
             ks.push_back({r->request.kernel + "+K" + std::to_string(++refinements), "rule:x", {}});
           }
@@ -222,6 +227,36 @@ TEST_CASE("stage2 with a refiner that has nothing ends early without spending bu
   CHECK_MESSAGE(stage2.rfind("the refiner had no kernel rewrite for the diagnosis", 0) == 0,
                 stage2);
   CHECK(outcome_reason(e.state()).find("was tried") == std::string::npos);
+}
+
+TEST_CASE(
+    "stage2 without a rewrite names the retrieved motifs the kernel lacks and their structure") {
+  npu::op_package op = test_op();
+  op.kernel_source =
+      "for (int32_t k = 0; k < n; k++) {\n    pos.SetValue(k, k);\n}\nLocalTensor<int32_t> pos;\n";
+  episode_config cfg;
+  cfg.strat = strategy::stage2;
+  cfg.budget = 10;
+  scripted_world w;
+  w.refiner_has_nothing = true;
+  w.bank_size = 1;
+  w.tuple_rule = "double_to_single_buffer";
+  w.evaluate = [](const std::string&, const std::string&) { return ok_result(10); };
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  w.run(e);
+  const std::string stage2 = e.state().notes.at("stage2");
+  CHECK_MESSAGE(stage2.find("motifs tried: double_buffering; not found in this kernel: "
+                            "double_buffering, which looks for a queue (TQue, TQueBind) whose "
+                            "InitBuffer takes one buffer or a runtime count") != std::string::npos,
+                stage2);
+  // A motif whose structure the kernel has is named as tried, not as missing.
+  scripted_world w2 = w;
+  w2.tuple_rule = "index_fill_to_scalar_loop";
+  episode_engine e2(op, initial_episode_state("c", op, cfg));
+  w2.run(e2);
+  const std::string found = e2.state().notes.at("stage2");
+  CHECK_MESSAGE(found.find("(motifs tried: vector_index_fill)") != std::string::npos, found);
+  CHECK(found.find("not found") == std::string::npos);
 }
 
 TEST_CASE("steps a stage leaves unspent go to the other stage, so alternating spends the budget") {

@@ -69,15 +69,17 @@ public:
 
 TEST_SUITE("agent") {
   TEST_CASE("every rewind rule is described and names an existing counterpart") {
-    REQUIRE(rewind_rules().size() == 11);
+    REQUIRE(rewind_rules().size() == 12);
     for (const kernel_rule& r : rewind_rules()) {
       CAPTURE(r.name);
       CHECK_FALSE(r.title.empty());
       CHECK_FALSE(r.description.empty());
       CHECK_FALSE(r.bottleneck.empty());
       CHECK_FALSE(r.tags.empty());
+      CHECK_FALSE(r.looks_for.empty());
       const kernel_rule* forward = find_optimization_rule(r.counterpart);
       REQUIRE(forward != nullptr);
+      CHECK_FALSE(forward->looks_for.empty());
       CHECK(forward->counterpart == r.name);
     }
     CHECK(find_rewind_rule("nope") == nullptr);

@@ -1,0 +1,16 @@
+#ifndef MASKED_POSITION_CUSTOM_TILING_H
+#define MASKED_POSITION_CUSTOM_TILING_H
+#include "register/tilingdata_base.h"
+
+namespace optiling {
+BEGIN_TILING_DATA_DEF(MaskedPositionCustomTilingData)
+TILING_DATA_FIELD_DEF(uint32_t, totalLength);
+TILING_DATA_FIELD_DEF(uint32_t, formerNum);
+TILING_DATA_FIELD_DEF(uint32_t, formerLength);
+TILING_DATA_FIELD_DEF(uint32_t, tailLength);
+TILING_DATA_FIELD_DEF(uint32_t, tileLength);
+END_TILING_DATA_DEF;
+
+REGISTER_TILING_DATA_CLASS(MaskedPositionCustom, MaskedPositionCustomTilingData);
+}  // namespace optiling
+#endif  // MASKED_POSITION_CUSTOM_TILING_H
