@@ -37,6 +37,7 @@
 #include "agent/llm_policies/llm_bank.hpp"
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
+#include "app/exit_codes.hpp"
 #include "runtime/device_factory.hpp"
 #include "runtime/engine.hpp"
 #include "runtime/llm_factory.hpp"
@@ -45,10 +46,6 @@ namespace aopt::runtime {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr int exit_ok = 0;
-constexpr int exit_failed = 1;
-constexpr int exit_bad_input = 2;
 
 struct bank_args {
   config_options config;

@@ -12,6 +12,7 @@
 
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
+#include "app/exit_codes.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/measurement_log.hpp"
 #include "npu/profile_calibration.hpp"
@@ -22,8 +23,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int exit_ok = 0;
-constexpr int exit_bad_input = 2;
 constexpr int exit_write_failed = 3;
 
 struct calibrate_args {

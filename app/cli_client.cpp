@@ -19,6 +19,7 @@
 
 #include "app/cli_commands.hpp"
 #include "app/cli_numbers.hpp"
+#include "app/exit_codes.hpp"
 #include "base/file_beneath.hpp"
 #include "base/utf8.hpp"
 #include "npu/protocol/op_spec.hpp"
@@ -31,8 +32,6 @@ namespace aopt::runtime {
 namespace {
 namespace fs = std::filesystem;
 
-constexpr int exit_failed = 1;
-constexpr int exit_bad_input = 2;
 constexpr const char* default_server = "http://127.0.0.1:8742";
 
 struct client_args {

@@ -20,6 +20,7 @@
 
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
+#include "app/exit_codes.hpp"
 #include "base/utf8.hpp"
 #include "npu/op_package.hpp"
 #include "runtime/device_factory.hpp"
@@ -30,9 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int exit_ok = 0;
 constexpr int exit_eval_failed = 1;
-constexpr int exit_bad_input = 2;
 
 struct corpus_list_args {
   std::string dir;

@@ -15,6 +15,7 @@
 
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
+#include "app/exit_codes.hpp"
 #include "base/utf8.hpp"
 #include "npu/op_package.hpp"
 #include "runtime/device_factory.hpp"
@@ -23,9 +24,7 @@ namespace aopt::runtime {
 
 namespace {
 
-constexpr int exit_ok = 0;
 constexpr int exit_candidate_failed = 1;
-constexpr int exit_bad_input = 2;
 constexpr int exit_infra = 3;
 
 struct eval_args {

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "app/cli_commands.hpp"
+#include "app/exit_codes.hpp"
 #include "npu/sim/device/opdef_reader.hpp"
 
 namespace aopt::runtime {
@@ -20,8 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int exit_ok = 0;
-constexpr int exit_bad_input = 2;
 constexpr int exit_internal = 3;
 
 struct init_args {

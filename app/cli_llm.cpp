@@ -16,6 +16,7 @@
 
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
+#include "app/exit_codes.hpp"
 #include "llm/http_runtime.hpp"
 #include "llm/openai_client.hpp"
 #include "runtime/llm_factory.hpp"
@@ -23,7 +24,6 @@
 namespace aopt::runtime {
 namespace {
 
-constexpr int exit_ok = 0;
 constexpr int exit_endpoint_failed = 1;
 constexpr int exit_bad_config = 2;
 

@@ -14,6 +14,7 @@
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
 #include "app/cli_numbers.hpp"
+#include "app/exit_codes.hpp"
 #include "base/listen_address.hpp"
 #include "base/utf8.hpp"
 #include "npu/op_package.hpp"
@@ -28,8 +29,6 @@
 namespace aopt::runtime {
 namespace {
 
-constexpr int exit_failed = 1;
-constexpr int exit_bad_input = 2;
 constexpr int exit_interrupted = 130;
 
 struct run_args {

@@ -18,6 +18,7 @@
 #include "actors/role_registry.hpp"
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
+#include "app/exit_codes.hpp"
 #include "base/listen_address.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "runtime/engine.hpp"
@@ -38,8 +39,6 @@
 namespace aopt::runtime {
 namespace {
 
-constexpr int exit_failed = 1;
-constexpr int exit_bad_input = 2;
 constexpr int exit_stop_timeout = 3;
 
 struct serve_args {

@@ -26,6 +26,7 @@
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
 #include "app/cli_numbers.hpp"
+#include "app/exit_codes.hpp"
 #include "base/challenge_response.hpp"
 #include "base/listen_address.hpp"
 #include "npu/package_cache.hpp"
@@ -35,10 +36,6 @@
 
 namespace aopt::runtime {
 namespace {
-
-constexpr int exit_ok = 0;
-constexpr int exit_failed = 1;
-constexpr int exit_bad_input = 2;
 
 constexpr std::chrono::milliseconds first_backoff{250};
 constexpr std::chrono::milliseconds max_backoff{5000};

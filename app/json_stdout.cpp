@@ -1,4 +1,5 @@
 #include "app/json_stdout.hpp"
+#include "base/text_trim.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -24,12 +25,6 @@ void write_all(int fd, const std::string& text) {
     if (n <= 0) return;
     done += static_cast<size_t>(n);
   }
-}
-
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
 }  // namespace

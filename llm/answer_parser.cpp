@@ -1,4 +1,5 @@
 #include "llm/answer_parser.hpp"
+#include "base/text_trim.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -30,12 +31,6 @@ bool is_blank(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 std::string_view trim_right(std::string_view s) {
   while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
   return s;
@@ -45,7 +40,7 @@ std::string_view trim_right(std::string_view s) {
 std::string normalise(std::string_view line) {
   std::string out;
   bool gap = false;
-  for (char c : trim(line)) {
+  for (char c : trim_view(line)) {
     if (is_blank(c)) {
       gap = true;
       continue;
@@ -58,18 +53,18 @@ std::string normalise(std::string_view line) {
 }
 
 std::string shorten(std::string_view text, size_t limit = 80) {
-  std::string out(trim(text.substr(0, text.find('\n'))));
+  std::string out(trim_view(text.substr(0, text.find('\n'))));
   if (out.size() > limit) out = out.substr(0, limit) + "...";
   return out;
 }
 
 // A marker line: at least five `c` characters, then optional blanks and `word` (may be empty).
 bool is_marker(std::string_view line, char c, std::string_view word) {
-  line = trim(line);
+  line = trim_view(line);
   size_t n = 0;
   while (n < line.size() && line[n] == c) ++n;
   if (n < 5) return false;
-  return trim(line.substr(n)) == word;
+  return trim_view(line.substr(n)) == word;
 }
 
 struct fenced_block {
@@ -82,14 +77,14 @@ std::vector<fenced_block> fenced_blocks(std::string_view answer) {
   std::optional<fenced_block> open;
   size_t fence_len = 0;
   for (const line_span& line : split_lines(answer)) {
-    std::string_view t = trim(line.text);
+    std::string_view t = trim_view(line.text);
     size_t ticks = 0;
     while (ticks < t.size() && t[ticks] == '`') ++ticks;
     if (!open) {
       if (ticks >= 3) {
         open.emplace();
         fence_len = ticks;
-        std::string lang(trim(t.substr(ticks)));
+        std::string lang(trim_view(t.substr(ticks)));
         std::transform(lang.begin(), lang.end(), lang.begin(),
                        [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         open->lang = lang.substr(0, lang.find(' '));
@@ -161,7 +156,7 @@ std::optional<evolve_split> split_evolve(std::string_view text, std::string* why
   size_t line_no = 0;
   for (const line_span& line : split_lines(text)) {
     ++line_no;
-    const std::string_view t = trim(line.text);
+    const std::string_view t = trim_view(line.text);
     const bool start = t.rfind("// EVOLVE-BLOCK-START", 0) == 0;
     const bool end = t.rfind("// EVOLVE-BLOCK-END", 0) == 0;
     if (start) {
@@ -239,7 +234,7 @@ answer_result<std::string> extract_fenced_code(std::string_view answer) {
   if (!best)
     for (const fenced_block& b : blocks)
       if (b.lang.empty() && (!best || b.text.size() > best->text.size())) best = &b;
-  if (!best || trim(best->text).empty())
+  if (!best || trim_view(best->text).empty())
     return answer_failure(answer_error::no_code,
                           "the answer has no fenced ```cpp block and no SEARCH/REPLACE blocks");
   return best->text;
@@ -268,7 +263,7 @@ answer_result<std::vector<edit_block>> parse_edit_blocks(std::string_view answer
         break;
       case state::search:
         if (divider) {
-          if (trim(blocks.back().search).empty())
+          if (trim_view(blocks.back().search).empty())
             return answer_failure(answer_error::malformed_edit_block,
                                   where + ": empty SEARCH section");
           s = state::replace;
@@ -393,7 +388,7 @@ answer_result<nlohmann::json> parse_json_answer(std::string_view answer) {
     if (j.is_discarded() || !j.is_object()) return std::nullopt;
     return j;
   };
-  if (auto j = object(trim(answer))) return std::move(*j);
+  if (auto j = object(trim_view(answer))) return std::move(*j);
   const std::vector<fenced_block> blocks = fenced_blocks(answer);
   for (const fenced_block& b : blocks)
     if (b.lang == "json")

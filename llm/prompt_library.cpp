@@ -1,4 +1,5 @@
 #include "llm/prompt_library.hpp"
+#include "base/text_trim.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -53,13 +54,6 @@ std::string trim_blank_lines(std::string text) {
   const size_t last = text.find_last_not_of(" \t\r\n");
   text.erase(last + 1);
   return text;
-}
-
-std::string trim(std::string_view s) {
-  const size_t a = s.find_first_not_of(" \t\r");
-  if (a == std::string_view::npos) return {};
-  const size_t b = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(a, b - a + 1));
 }
 
 // "system" for the line "<!-- role: system -->", "" for any other line.

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
 
+#include "base/text_trim.hpp"
 #include "npu/sim/runtime/timing_sensitivity.hpp"
 
 namespace aopt::npu {
@@ -28,13 +29,6 @@ constexpr double collinear_tolerance = 1e-3;
 // A constant is fitted only when the measurements determine it to this fraction of its value
 // (one standard error): beyond it, its effect is lost in the measurement noise.
 constexpr double max_relative_error = 0.02;
-
-std::string trimmed(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  const size_t e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
 
 result<std::vector<std::string>> read_lines(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -174,7 +168,7 @@ result<std::vector<std::string>> assumed_constants(const fs::path& profile_file)
     const std::string& text = (*lines)[line - 1];
     const size_t hash = text.find('#');
     if (hash == std::string::npos) return;
-    if (trimmed(text.substr(hash + 1)).rfind(assumed_marker, 0) == 0) out.push_back(key);
+    if (trim(text.substr(hash + 1)).rfind(assumed_marker, 0) == 0) out.push_back(key);
   });
   return out;
 }
@@ -361,7 +355,7 @@ result<std::string> write_fitted_profile(const fs::path& profile_file,
     auto it = by_name.find(key);
     if (it == by_name.end()) return;
     const size_t hash = line.find('#', e);
-    const std::string old_comment = hash == std::string::npos ? "" : trimmed(line.substr(hash + 1));
+    const std::string old_comment = hash == std::string::npos ? "" : trim(line.substr(hash + 1));
     line =
         fmt::format("{}{:.6g}  # fitted by aopt calibrate to {} (was {:.6g}; {})",
                     line.substr(0, b), it->second->after, source, it->second->before, old_comment);

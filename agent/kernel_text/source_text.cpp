@@ -148,14 +148,6 @@ bool ends_with_newline(std::string_view text) {
   return !text.empty() && text.back() == '\n';
 }
 
-std::string trim(std::string_view text) {
-  size_t b = 0;
-  size_t e = text.size();
-  while (b < e && is_space(text[b])) ++b;
-  while (e > b && is_space(text[e - 1])) --e;
-  return std::string(text.substr(b, e - b));
-}
-
 std::string normalize_space(std::string_view text) {
   std::string out;
   bool pending_space = false;

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/text_trim.hpp"
+
 namespace aopt::agent {
 
 // A half-open range [begin, end) of offsets into a source text.
@@ -30,7 +32,6 @@ std::vector<std::string> split_lines(std::string_view text);
 std::string join_lines(const std::vector<std::string>& lines, bool trailing_newline);
 bool ends_with_newline(std::string_view text);
 
-std::string trim(std::string_view text);
 // Trims and collapses every run of whitespace to one space.
 std::string normalize_space(std::string_view text);
 

@@ -1,19 +1,14 @@
 #include "agent/kernel_text/tiling_dataflow.hpp"
 
-#include <clang-c/Index.h>
-
 #include <memory>
+
+#include "base/libclang_handles.hpp"
 
 namespace aopt::agent {
 
 namespace {
 
-std::string take(CXString s) {
-  const char* c = clang_getCString(s);
-  std::string out = c != nullptr ? c : "";
-  clang_disposeString(s);
-  return out;
-}
+using clang_handles::take;
 
 // Byte offsets of a cursor's extent in the main file; false outside it.
 bool extent_of(CXCursor c, size_t& begin, size_t& end) {
@@ -152,19 +147,12 @@ struct walker {
   }
 };
 
-struct index_deleter {
-  void operator()(void* i) const { clang_disposeIndex(i); }
-};
-struct unit_deleter {
-  void operator()(CXTranslationUnitImpl* u) const { clang_disposeTranslationUnit(u); }
-};
-
 }  // namespace
 
 result<std::vector<computed_lever>> find_computed_levers(
     const std::string& source, const std::vector<std::string>& include_dirs,
     const std::string& file_name, const std::set<std::string>& depth_fields) {
-  std::unique_ptr<void, index_deleter> index(clang_createIndex(0, 0));
+  clang_handles::index index(clang_createIndex(0, 0));
   std::vector<std::string> arg_text = {"-x", "c++", "-std=c++17", "-fsyntax-only", "-w"};
   for (const std::string& dir : include_dirs) arg_text.push_back("-I" + dir);
   std::vector<const char*> args;
@@ -175,7 +163,7 @@ result<std::vector<computed_lever>> find_computed_levers(
   const CXErrorCode rc = clang_parseTranslationUnit2(index.get(), file_name.c_str(), args.data(),
                                                      static_cast<int>(args.size()), &unsaved, 1,
                                                      CXTranslationUnit_KeepGoing, &raw);
-  std::unique_ptr<CXTranslationUnitImpl, unit_deleter> unit(raw);
+  clang_handles::translation_unit unit(raw);
   if (rc != CXError_Success || !unit) {
     return invalid_argument("libclang could not parse " + file_name + " (error " +
                             std::to_string(static_cast<int>(rc)) + ")");

@@ -2,23 +2,13 @@
 
 #include <memory>
 
-#include <clang-c/Index.h>
+#include "base/libclang_handles.hpp"
 
 namespace aopt::agent {
-namespace {
-
-struct index_deleter {
-  void operator()(void* i) const { clang_disposeIndex(i); }
-};
-struct unit_deleter {
-  void operator()(CXTranslationUnitImpl* u) const { clang_disposeTranslationUnit(u); }
-};
-
-}  // namespace
 
 result<std::vector<std::string>> token_sequence(const std::string& source) {
   static constexpr const char* file_name = "tokens.cpp";
-  std::unique_ptr<void, index_deleter> index(clang_createIndex(0, 0));
+  clang_handles::index index(clang_createIndex(0, 0));
   const char* args[] = {"-x", "c++", "-std=c++17", "-fsyntax-only", "-w"};
   CXUnsavedFile unsaved{file_name, source.data(), static_cast<unsigned long>(source.size())};
   CXTranslationUnit raw = nullptr;
@@ -28,7 +18,7 @@ result<std::vector<std::string>> token_sequence(const std::string& source) {
       CXTranslationUnit_SingleFileParse | CXTranslationUnit_Incomplete |
           CXTranslationUnit_KeepGoing,
       &raw);
-  std::unique_ptr<CXTranslationUnitImpl, unit_deleter> unit(raw);
+  clang_handles::translation_unit unit(raw);
   if (rc != CXError_Success || !unit) {
     return invalid_argument("libclang could not read the source (error " +
                             std::to_string(static_cast<int>(rc)) + ")");
@@ -37,18 +27,13 @@ result<std::vector<std::string>> token_sequence(const std::string& source) {
   const CXSourceRange whole = clang_getRange(
       clang_getLocationForOffset(unit.get(), file, 0),
       clang_getLocationForOffset(unit.get(), file, static_cast<unsigned>(source.size())));
-  CXToken* tokens = nullptr;
-  unsigned count = 0;
-  clang_tokenize(unit.get(), whole, &tokens, &count);
+  const clang_handles::tokens tokens(unit.get(), whole);
   std::vector<std::string> out;
-  out.reserve(count);
-  for (unsigned i = 0; i < count; ++i) {
-    if (clang_getTokenKind(tokens[i]) == CXToken_Comment) continue;
-    CXString spelling = clang_getTokenSpelling(unit.get(), tokens[i]);
-    out.emplace_back(clang_getCString(spelling));
-    clang_disposeString(spelling);
+  out.reserve(tokens.size());
+  for (unsigned i = 0; i < tokens.size(); ++i) {
+    if (tokens.kind(i) == CXToken_Comment) continue;
+    out.push_back(tokens.spelling(i));
   }
-  clang_disposeTokens(unit.get(), tokens, count);
   return out;
 }
 

@@ -214,4 +214,14 @@ std::optional<binary_split> split_binary(const std::string& expr) {
   return binary_split{trim(e.substr(0, at)), e[at], trim(e.substr(at + 1))};
 }
 
+bool last_core_takes_remainder(const std::string& statement, const std::string& block_idx,
+                               const std::string& offset, const std::string& length) {
+  const std::string member = length.rfind("this->", 0) == 0 ? length.substr(6) : length;
+  std::smatch m;
+  static const std::regex remainder(
+      R"(^if\((\w+)\+1==GetBlockNum\(\)\)\{(?:this->)?(\w+)=\w+-(\w+);\}$)");
+  return std::regex_match(statement, m, remainder) && m[1] == block_idx && m[2] == member &&
+         m[3] == offset;
+}
+
 }  // namespace aopt::agent

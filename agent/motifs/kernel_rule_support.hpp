@@ -56,6 +56,12 @@ std::vector<tile_member_assignment> tile_member_assignments(const std::string& m
 // Text without whitespace and without `static_cast<T>` prefixes: the shape a pattern sees.
 std::string shape_of(const std::string& text);
 
+// `if (b + 1 == GetBlockNum()) { len = total - off; }` (`statement` in shape_of form), with
+// `block_idx`, `offset` and `length` ("this->" optional) its names: the last core takes what the
+// other cores of a split leave, which keeps a naive split correct.
+bool last_core_takes_remainder(const std::string& statement, const std::string& block_idx,
+                               const std::string& offset, const std::string& length);
+
 // The pipe a barrier statement waits for ("ALL", "V", "MTE2", ...), however it is spelled
 // (`PipeBarrier<PIPE_X>();`, `AscendC::PipeBarrier<PIPE_X>();`, `pipe_barrier(PIPE_X);`);
 // empty when `s` is no barrier.

@@ -431,17 +431,6 @@ std::optional<std::string> parameter_with_words(const std::set<std::string>& nam
   return std::nullopt;
 }
 
-// `if (b + 1 == GetBlockNum()) { len = total - off; }`: the last core takes the remainder.
-bool last_core_takes_remainder(const std::string& shape, const std::string& block_idx,
-                               const std::string& offset, const std::string& length) {
-  std::string member = length.rfind("this->", 0) == 0 ? length.substr(6) : length;
-  std::smatch m;
-  static const std::regex remainder(
-      R"(^if\((\w+)\+1==GetBlockNum\(\)\)\{(?:this->)?(\w+)=\w+-(\w+);\}$)");
-  return std::regex_match(shape, m, remainder) && m[1] == block_idx && m[2] == member &&
-         m[3] == offset;
-}
-
 }  // namespace
 
 std::vector<text_edit> balanced_split_edits(const kernel_facts& f) {

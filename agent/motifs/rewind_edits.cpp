@@ -215,19 +215,6 @@ std::string squeezed(const std::string& text) {
   return out;
 }
 
-// Only the last core's remainder assignment `if (b + 1 == GetBlockNum()) { len = total - off; }`
-// keeps the naive split correct (it makes the last core take everything the other cores leave),
-// so the rule applies only where that statement follows the balanced split in the same block.
-bool last_core_takes_remainder(const std::string& statement, const std::string& block_idx,
-                               const std::string& offset, const std::string& length) {
-  std::string member = length.rfind("this->", 0) == 0 ? length.substr(6) : length;
-  std::smatch m;
-  static const std::regex remainder(
-      R"(^if\((\w+)\+1==GetBlockNum\(\)\)\{(?:this->)?(\w+)=\w+-(\w+);\}$)");
-  return std::regex_match(statement, m, remainder) && m[1] == block_idx && m[2] == member &&
-         m[3] == offset;
-}
-
 }  // namespace
 
 std::vector<text_edit> naive_split_edits(const kernel_facts& f) {

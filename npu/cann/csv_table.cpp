@@ -2,18 +2,9 @@
 
 #include <fmt/format.h>
 
+#include "base/text_trim.hpp"
+
 namespace aopt::npu {
-
-namespace {
-
-std::string trimmed(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return {};
-  const size_t e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
-
-}  // namespace
 
 result<csv_table> csv_table::parse(const std::string& text, const std::string& source) {
   csv_table table;
@@ -90,7 +81,7 @@ result<csv_table> csv_table::parse(const std::string& text, const std::string& s
   }
   if (!field.empty() || !record.empty()) end_record();
   if (records.empty()) return invalid_argument(source + ": empty (no header line)");
-  for (const auto& name : records.front()) table.header_.push_back(trimmed(name));
+  for (const auto& name : records.front()) table.header_.push_back(trim(name));
   for (size_t r = 1; r < records.size(); ++r) {
     if (records[r].size() != table.header_.size()) {
       return invalid_argument(fmt::format("{}: record {} has {} fields, the header has {}", source,

@@ -98,7 +98,7 @@ std::string joined(const std::vector<std::string>& lines) {
 }
 
 // A C string literal of `text`.
-std::string literal(const std::string& text) {
+std::string c_string_literal(const std::string& text) {
   return nlohmann::json(text).dump();
 }
 
@@ -117,7 +117,7 @@ TEST_SUITE("adversarial") {
     // which were hard links to the entries before). A chmod of an entry first would be killed
     // by the seccomp allow-list (sandbox_allow_list_test.cpp).
     std::string targets;
-    for (const auto& e : entries) targets += literal(e.string()) + ",";
+    for (const auto& e : entries) targets += c_string_literal(e.string()) + ",";
     const eval_result attack = f.kernel_with(R"(
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -182,7 +182,7 @@ __attribute__((constructor)) static void aopt_attack() {
 extern char** environ;
 __attribute__((constructor)) static void aopt_attack() {
   for (char** e = environ; *e; ++e) fprintf(stderr, "env: %s\n", *e);
-  fprintf(stderr, "found: %s\n", )" + literal(secret) +
+  fprintf(stderr, "found: %s\n", )" + c_string_literal(secret) +
                                              R"();
   abort();
 })");
@@ -209,8 +209,8 @@ __attribute__((constructor)) static void aopt_attack() {
     // Past the screen (a macro names the file), the sandboxed compiler cannot open it.
     const fs::path outside = f.work.path() / "outside-secret.h";
     std::ofstream(outside) << "the first line of a secret file\n";
-    const eval_result hidden =
-        f.kernel_with("#define AOPT_FILE " + literal(outside.string()) + "\n#include AOPT_FILE");
+    const eval_result hidden = f.kernel_with(
+        "#define AOPT_FILE " + c_string_literal(outside.string()) + "\n#include AOPT_FILE");
     CHECK(hidden.status == eval_status::compile_error);
     const std::string shown = joined(hidden.diagnostics) + hidden.message;
     CHECK_MESSAGE(shown.find("Permission denied") != std::string::npos, shown);
@@ -221,8 +221,8 @@ __attribute__((constructor)) static void aopt_attack() {
     attack_fixture f;
     const fs::path fifo = f.work.path() / "fifo.h";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-    const eval_result r =
-        f.kernel_with("#define AOPT_FILE " + literal(fifo.string()) + "\n#include AOPT_FILE");
+    const eval_result r = f.kernel_with("#define AOPT_FILE " + c_string_literal(fifo.string()) +
+                                        "\n#include AOPT_FILE");
     CHECK_MESSAGE(r.status == eval_status::compile_error, describe(r));
     CHECK(r.compile_seconds < 60);  // the compile timeout is 120 s
   }

@@ -92,7 +92,7 @@ struct scripted_world {
   }
 };
 
-npu::eval_result ok_result(double latency) {
+npu::eval_result episode_ok_result(double latency) {
   npu::eval_result r;
   r.status = npu::eval_status::ok;
   r.latency_us = latency;
@@ -103,11 +103,11 @@ npu::eval_result ok_result(double latency) {
 std::function<npu::eval_result(const std::string&, const std::string&)> tiling_latency(
     double baseline, double mutated) {
   return [=](const std::string& t, const std::string&) {
-    return ok_result(t == "T0" ? baseline : mutated);
+    return episode_ok_result(t == "T0" ? baseline : mutated);
   };
 }
 
-npu::op_package test_op() {
+npu::op_package episode_test_op() {
   npu::op_package op;
   op.spec.name = "toy";
   op.host_source = "T0";
@@ -135,7 +135,7 @@ std::function<npu::eval_result(const std::string&, const std::string&)> kernels_
     const int n = (*calls)++;
     const auto rewrites = std::count(k.begin(), k.end(), '+');
     const double kernel_gain = n >= from ? per_rewrite * static_cast<double>(rewrites) : 0;
-    return ok_result((t == "T0" ? 100 : 90) - kernel_gain);
+    return episode_ok_result((t == "T0" ? 100 : 90) - kernel_gain);
   };
 }
 
@@ -151,7 +151,7 @@ scripted_world deep_bank_world(int pays_from) {
 
 TEST_CASE(
     "episode spends exactly the budget with alternating stages and keeps only faster candidates") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.budget = 8;
   cfg.rounds = 2;
@@ -166,7 +166,7 @@ TEST_CASE(
       lat -= 10;
     else if (k != "K0")
       lat += 5;
-    return ok_result(lat);
+    return episode_ok_result(lat);
   };
   w.run(e);
   const episode_state& s = e.state();
@@ -188,7 +188,7 @@ TEST_CASE(
 }
 
 TEST_CASE("an infeasible candidate is never kept however fast it claims to be") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.strat = strategy::stage1;
   cfg.budget = 3;
@@ -196,12 +196,12 @@ TEST_CASE("an infeasible candidate is never kept however fast it claims to be") 
   scripted_world w;
   w.evaluate = [](const std::string& t, const std::string&) {
     if (t == "T2") {
-      npu::eval_result r = ok_result(1);
+      npu::eval_result r = episode_ok_result(1);
       r.status = npu::eval_status::precision_error;
       r.error_kind = "mismatch";
       return r;
     }
-    return ok_result(t == "T0" ? 50 : 60);
+    return episode_ok_result(t == "T0" ? 50 : 60);
   };
   w.run(e);
   CHECK(e.state().best_us == doctest::Approx(50));
@@ -210,14 +210,14 @@ TEST_CASE("an infeasible candidate is never kept however fast it claims to be") 
 }
 
 TEST_CASE("stage2 with a refiner that has nothing ends early without spending budget") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.strat = strategy::stage2;
   cfg.budget = 10;
   episode_engine e(op, initial_episode_state("c", op, cfg));
   scripted_world w;
   w.refiner_has_nothing = true;
-  w.evaluate = [](const std::string&, const std::string&) { return ok_result(10); };
+  w.evaluate = [](const std::string&, const std::string&) { return episode_ok_result(10); };
   w.run(e);
   CHECK(e.state().phase == episode_phase::done);
   CHECK(e.state().candidates == 0);
@@ -231,7 +231,7 @@ TEST_CASE("stage2 with a refiner that has nothing ends early without spending bu
 
 TEST_CASE(
     "stage2 without a rewrite names the retrieved motifs the kernel lacks and their structure") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   op.kernel_source =
       "for (int32_t k = 0; k < n; k++) {\n    pos.SetValue(k, k);\n}\nLocalTensor<int32_t> pos;\n";
   episode_config cfg;
@@ -241,7 +241,7 @@ TEST_CASE(
   w.refiner_has_nothing = true;
   w.bank_size = 1;
   w.tuple_rule = "double_to_single_buffer";
-  w.evaluate = [](const std::string&, const std::string&) { return ok_result(10); };
+  w.evaluate = [](const std::string&, const std::string&) { return episode_ok_result(10); };
   episode_engine e(op, initial_episode_state("c", op, cfg));
   w.run(e);
   const std::string stage2 = e.state().notes.at("stage2");
@@ -260,7 +260,7 @@ TEST_CASE(
 }
 
 TEST_CASE("steps a stage leaves unspent go to the other stage, so alternating spends the budget") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.budget = 12;
   cfg.rounds = 2;
@@ -285,7 +285,7 @@ TEST_CASE("steps a stage leaves unspent go to the other stage, so alternating sp
 }
 
 TEST_CASE("a round whose Stage II found nothing faster halves its next share for Stage I") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;  // budget 40, 4 rounds of 5 + 5
   episode_engine e(op, initial_episode_state("c", op, cfg));
   scripted_world w = deep_bank_world(1000);  // no rewrite ever pays
@@ -307,7 +307,7 @@ TEST_CASE("a round whose Stage II found nothing faster halves its next share for
 }
 
 TEST_CASE("a round whose Stage II improved the best restores its share") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   episode_engine e(op, initial_episode_state("c", op, cfg));
   // Rounds 0 and 1 (evaluations 1..20) pay nothing; round 2 is 9 Stage I steps and the one
@@ -327,7 +327,7 @@ TEST_CASE("a round whose Stage II improved the best restores its share") {
 }
 
 TEST_CASE("a fixed schedule gives Stage II its S steps in every round, found something or not") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.stage2_adaptive = false;
   episode_engine e(op, initial_episode_state("c", op, cfg));
@@ -341,7 +341,7 @@ TEST_CASE("a fixed schedule gives Stage II its S steps in every round, found som
 }
 
 TEST_CASE("Stage II's share survives a restart") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   episode_engine whole(op, initial_episode_state("c", op, cfg));
   scripted_world w1 = deep_bank_world(1000);
@@ -366,7 +366,7 @@ TEST_CASE("Stage II's share survives a restart") {
 }
 
 TEST_CASE("an alternating episode ends when neither stage has anything left to propose") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.budget = 40;
   episode_engine e(op, initial_episode_state("c", op, cfg));
@@ -381,7 +381,7 @@ TEST_CASE("an alternating episode ends when neither stage has anything left to p
 }
 
 TEST_CASE("unspent steps are not carried into a stage the configuration turned off") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.budget = 10;
   cfg.rounds = 2;
@@ -390,7 +390,7 @@ TEST_CASE("unspent steps are not carried into a stage the configuration turned o
   episode_engine e(op, initial_episode_state("c", op, cfg));
   scripted_world w;
   w.mutations_available = 3;
-  w.evaluate = [](const std::string&, const std::string&) { return ok_result(50); };
+  w.evaluate = [](const std::string&, const std::string&) { return episode_ok_result(50); };
   w.run(e);
   CHECK(e.state().phase == episode_phase::done);
   CHECK(e.state().candidates == 3);
@@ -398,7 +398,7 @@ TEST_CASE("unspent steps are not carried into a stage the configuration turned o
 }
 
 TEST_CASE("a failed baseline fails the episode with its reason") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_engine e(op, initial_episode_state("c", op, episode_config{}));
   scripted_world w;
   w.evaluate = [](const std::string&, const std::string&) {
@@ -413,7 +413,7 @@ TEST_CASE("a failed baseline fails the episode with its reason") {
 }
 
 TEST_CASE("a baseline killed at the wall-clock limit is evaluated again on resume") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config config;
   config.budget = 2;
   config.strat = strategy::stage1;
@@ -465,7 +465,7 @@ TEST_CASE("a baseline that fails by its own fault stays failed on resume") {
 }
 
 TEST_CASE("a resumed episode continues exactly like an uninterrupted one") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.budget = 7;
   cfg.rounds = 2;
@@ -474,7 +474,7 @@ TEST_CASE("a resumed episode continues exactly like an uninterrupted one") {
   auto eval = [](const std::string& t, const std::string& k) {
     double lat =
         100 - (t == "T0" ? 0 : std::stoi(t.substr(1)) % 3) + static_cast<double>(k.size() % 5);
-    return ok_result(lat);
+    return episode_ok_result(lat);
   };
   episode_engine whole(op, initial_episode_state("c", op, cfg));
   scripted_world w1;
@@ -525,19 +525,19 @@ TEST_CASE("a resumed episode continues exactly like an uninterrupted one") {
 }
 
 TEST_CASE("a candidate is offered for confirmation only when it would become the best") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.strat = strategy::stage1;
   cfg.budget = 3;
   episode_engine e(op, initial_episode_state("c", op, cfg));
-  CHECK_FALSE(e.would_accept(ok_result(1)));  // the baseline is never confirmed
-  e.on_evaluation(ok_result(10));
+  CHECK_FALSE(e.would_accept(episode_ok_result(1)));  // the baseline is never confirmed
+  e.on_evaluation(episode_ok_result(10));
   mutation_reply m;
   m.tiling = "T1";
   e.on_mutation(m, "scripted-mutator");
   REQUIRE(std::holds_alternative<need_evaluation>(e.next()));
-  CHECK(e.would_accept(ok_result(9)));
-  CHECK_FALSE(e.would_accept(ok_result(10)));
+  CHECK(e.would_accept(episode_ok_result(9)));
+  CHECK_FALSE(e.would_accept(episode_ok_result(10)));
   npu::eval_result failed;
   failed.status = npu::eval_status::runtime_error;
   failed.latency_us = 1;
@@ -547,7 +547,7 @@ TEST_CASE("a candidate is offered for confirmation only when it would become the
 namespace {
 
 npu::op_package validated_op() {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   op.spec.validation_shapes = {{{"x", {4, 16}}}, {{"x", {2, 16}}}};
   return op;
 }
@@ -569,7 +569,7 @@ TEST_CASE("a best that fails a validation shape is not reported: the reference p
     wrong.status = npu::eval_status::runtime_error;
     wrong.error_kind = "gm_out_of_bounds";
     wrong.message = "DataCopy past z";
-    return std::vector<npu::eval_result>{ok_result(3), wrong};
+    return std::vector<npu::eval_result>{episode_ok_result(3), wrong};
   };
   w.run(e);
   const episode_state& s = e.state();
@@ -594,7 +594,7 @@ TEST_CASE("a best that passes its validation shapes is reported, and so is the c
   scripted_world w;
   w.evaluate = tiling_latency(10, 5);
   w.validate = [](const need_validation& v) {
-    return std::vector<npu::eval_result>(v.shapes.size(), ok_result(2));
+    return std::vector<npu::eval_result>(v.shapes.size(), episode_ok_result(2));
   };
   w.run(e);
   CHECK(w.validations == 1);
@@ -627,7 +627,7 @@ npu::eval_result failed_result() {
 // (so the first diagnosis stays and only deeper retrievals add tuples), or all incorrect (so
 // none joins the kernel frontier either).
 episode_state stage2_over_bank(int bank_size, scripted_world& w, bool rewrites_correct = true) {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.strat = strategy::stage2;
   cfg.budget = 10;
@@ -635,8 +635,8 @@ episode_state stage2_over_bank(int bank_size, scripted_world& w, bool rewrites_c
   episode_engine e(op, initial_episode_state("c", op, cfg));
   w.bank_size = bank_size;
   w.evaluate = [rewrites_correct](const std::string&, const std::string& k) {
-    if (k == "K0") return ok_result(10);
-    return rewrites_correct ? ok_result(11) : failed_result();
+    if (k == "K0") return episode_ok_result(10);
+    return rewrites_correct ? episode_ok_result(11) : failed_result();
   };
   w.run(e);
   return e.state();
@@ -667,7 +667,7 @@ TEST_CASE("stage2 that runs out of untried candidates says so and how much it sp
 }
 
 TEST_CASE("stage2 refines the fastest correct rewrite when the best has none left untried") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.strat = strategy::stage2;
   cfg.budget = 10;
@@ -677,10 +677,10 @@ TEST_CASE("stage2 refines the fastest correct rewrite when the best has none lef
   w.bank_size = 2;
   // t0 alone is slower than the baseline, t1 alone slower still; t1 on top of t0 pays.
   w.evaluate = [](const std::string&, const std::string& k) {
-    if (k == "K0") return ok_result(10);
-    if (k == "K0+t0") return ok_result(11);
-    if (k == "K0+t0+t1") return ok_result(8);
-    return ok_result(12);
+    if (k == "K0") return episode_ok_result(10);
+    if (k == "K0+t0") return episode_ok_result(11);
+    if (k == "K0+t0+t1") return episode_ok_result(8);
+    return episode_ok_result(12);
   };
   w.run(e);
   const episode_state& s = e.state();
@@ -695,13 +695,13 @@ TEST_CASE("stage2 refines the fastest correct rewrite when the best has none lef
 }
 
 TEST_CASE("a resumed stage2 episode continues from the same frontier kernel") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.strat = strategy::stage2;
   cfg.budget = 9;
   cfg.top_k = 2;
   auto eval = [](const std::string&, const std::string& k) {
-    return ok_result(k == "K0" ? 10 : 10 + static_cast<double>(k.size() % 7));
+    return episode_ok_result(k == "K0" ? 10 : 10 + static_cast<double>(k.size() % 7));
   };
   episode_engine whole(op, initial_episode_state("c", op, cfg));
   scripted_world w1;
@@ -733,7 +733,7 @@ TEST_CASE("a resumed stage2 episode continues from the same frontier kernel") {
 }
 
 TEST_CASE("evolve varies T and K of parents from its program database and spends the budget") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.strat = strategy::evolve;
   cfg.budget = 12;
@@ -742,7 +742,7 @@ TEST_CASE("evolve varies T and K of parents from its program database and spends
   // Every new tiling and every refined kernel is faster: improvements compose over T and K.
   w.evaluate = [](const std::string& t, const std::string& k) {
     const double lat = 100 - (t == "T0" ? 0 : 1) - 2.0 * static_cast<double>(k.size() - 2) / 3;
-    return ok_result(lat);
+    return episode_ok_result(lat);
   };
   w.run(e);
   const episode_state& s = e.state();
@@ -766,13 +766,13 @@ TEST_CASE("evolve varies T and K of parents from its program database and spends
 }
 
 TEST_CASE("a resumed evolve episode draws the same parents as an uninterrupted one") {
-  npu::op_package op = test_op();
+  npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.strat = strategy::evolve;
   cfg.budget = 9;
   auto eval = [](const std::string& t, const std::string& k) {
-    return ok_result(100 - (t == "T0" ? 0 : std::stoi(t.substr(1)) % 4) -
-                     static_cast<double>(k.size() % 5));
+    return episode_ok_result(100 - (t == "T0" ? 0 : std::stoi(t.substr(1)) % 4) -
+                             static_cast<double>(k.size() % 5));
   };
   episode_engine whole(op, initial_episode_state("c", op, cfg));
   scripted_world w1;

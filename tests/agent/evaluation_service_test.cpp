@@ -60,7 +60,7 @@ class broken_slots final : public npu::device_slots {
   std::string profile_id() const override { return "test:profile"; }
 };
 
-std::shared_ptr<const npu::op_package> test_op() {
+std::shared_ptr<const npu::op_package> shared_test_op() {
   npu::op_package op;
   op.spec.name = "add_test";
   op.host_source = "tiling";
@@ -122,7 +122,7 @@ TEST_CASE("the evaluation service answers a stored candidate from the cache, oth
   auto cache = std::make_shared<map_cache>();
   agent::evaluation_service service(std::make_shared<npu::local_device_slots>(device, 1), cache,
                                     npu::eval_options{});
-  const auto op = test_op();
+  const auto op = shared_test_op();
 
   result<agent::evaluation> first = service.evaluate({op, "tiling", "kernel-a", "c"});
   REQUIRE_MESSAGE(first.ok(), first.error().to_string());
@@ -168,7 +168,7 @@ TEST_CASE("the evaluation service answers a stored candidate from the cache, oth
 }
 
 TEST_CASE("the evaluation cache key covers the device profile and the checking options") {
-  const auto op = test_op();
+  const auto op = shared_test_op();
   const npu::eval_options base;
   const std::string key = agent::eval_cache_key("sim:a", *op, "t", "k", base);
   CHECK(key == agent::eval_cache_key("sim:a", *op, "t", "k", base));
@@ -185,7 +185,7 @@ TEST_CASE("the evaluation cache key covers the device profile and the checking o
 TEST_CASE("an evaluation no slot could give is an error and leaves no cache entry") {
   agent::evaluation_service service(std::make_shared<broken_slots>(), std::make_shared<map_cache>(),
                                     npu::eval_options{});
-  result<agent::evaluation> r = service.evaluate({test_op(), "tiling", "kernel", "c"});
+  result<agent::evaluation> r = service.evaluate({shared_test_op(), "tiling", "kernel", "c"});
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message().find("the pool is down") != std::string::npos);
   // The episode records such a failure without a key: nothing to store.
@@ -239,7 +239,7 @@ TEST_CASE("local device slots run at most their number of evaluations at once") 
   auto device = std::make_shared<gated_device>();
   auto slots = std::make_shared<npu::local_device_slots>(device, 2);
   agent::evaluation_service service(slots, nullptr, npu::eval_options{});
-  const auto op = test_op();
+  const auto op = shared_test_op();
   std::vector<std::thread> callers;
   std::vector<int> ok(4, 0);
   for (size_t i = 0; i < ok.size(); ++i) {

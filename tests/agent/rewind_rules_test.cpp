@@ -17,7 +17,7 @@ using aopt::agent::testing::kQueueKernel;
 
 namespace {
 
-size_t count(const std::string& text, const std::string& what) {
+size_t occurrences(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
   return n;
@@ -33,7 +33,7 @@ std::string rewind(const std::string& rule, const std::string& kernel) {
   return *out;
 }
 
-std::string optimize(const std::string& rule, const std::string& kernel) {
+std::string optimize_rewound(const std::string& rule, const std::string& kernel) {
   const kernel_rule* r = find_optimization_rule(rule);
   REQUIRE(r != nullptr);
   REQUIRE(r->applies(kernel));
@@ -87,11 +87,11 @@ TEST_SUITE("agent") {
 
   TEST_CASE("double_to_single_buffer gives every queue one buffer") {
     std::string out = rewind("double_to_single_buffer", kQueueKernel);
-    CHECK(count(out, "pipe.InitBuffer(inQueueX, 1, tileLength * sizeof(half));") == 1);
-    CHECK(count(out, "pipe.InitBuffer(inQueueY, 1, tileLength * sizeof(half));") == 1);
-    CHECK(count(out, "pipe.InitBuffer(outQueueZ, 1, tileLength * sizeof(half));") == 1);
-    CHECK(count(out, "pipe.InitBuffer(tmpBuf, tileLength * sizeof(half));") == 1);
-    CHECK(count(out, "constexpr int32_t BUFFER_NUM = 1;") == 1);
+    CHECK(occurrences(out, "pipe.InitBuffer(inQueueX, 1, tileLength * sizeof(half));") == 1);
+    CHECK(occurrences(out, "pipe.InitBuffer(inQueueY, 1, tileLength * sizeof(half));") == 1);
+    CHECK(occurrences(out, "pipe.InitBuffer(outQueueZ, 1, tileLength * sizeof(half));") == 1);
+    CHECK(occurrences(out, "pipe.InitBuffer(tmpBuf, tileLength * sizeof(half));") == 1);
+    CHECK(occurrences(out, "constexpr int32_t BUFFER_NUM = 1;") == 1);
     CHECK_FALSE(find_rewind_rule("double_to_single_buffer")->applies(out));
     CHECK(find_rewind_rule("double_to_single_buffer")->apply(out).error().code() ==
           status_code::failed_precondition);
@@ -99,29 +99,30 @@ TEST_SUITE("agent") {
 
   TEST_CASE("add_full_barriers fences every stage call of the Process loop") {
     std::string out = rewind("add_full_barriers", kQueueKernel);
-    CHECK(count(out, "            CopyIn(i);\n            PipeBarrier<PIPE_ALL>();\n") == 1);
-    CHECK(count(out, "            Compute();\n            PipeBarrier<PIPE_ALL>();\n") == 1);
-    CHECK(count(out, "            CopyOut(i);\n            PipeBarrier<PIPE_ALL>();\n") == 1);
+    CHECK(occurrences(out, "            CopyIn(i);\n            PipeBarrier<PIPE_ALL>();\n") == 1);
+    CHECK(occurrences(out, "            Compute();\n            PipeBarrier<PIPE_ALL>();\n") == 1);
+    CHECK(occurrences(out, "            CopyOut(i);\n            PipeBarrier<PIPE_ALL>();\n") == 1);
     CHECK_FALSE(find_rewind_rule("add_full_barriers")->applies(out));
-    CHECK(optimize("remove_stage_barriers", out) == kQueueKernel);
+    CHECK(optimize_rewound("remove_stage_barriers", out) == kQueueKernel);
   }
 
   TEST_CASE("vector_to_scalar turns the first element-wise op into a fenced scalar loop") {
     std::string out = rewind("vector_to_scalar", kQueueKernel);
-    CHECK(count(out, "Muls(") == 0);
-    CHECK(count(out, "Add(zLocal, tmp, yLocal, tileLength);") == 1);
-    CHECK(count(out,
-                "for (uint32_t scalarIdx = 0; scalarIdx < static_cast<uint32_t>(tileLength); "
-                "scalarIdx++) {") == 1);
-    CHECK(count(out,
-                "tmp.SetValue(scalarIdx, "
-                "static_cast<half>(static_cast<float>(xLocal.GetValue(scalarIdx)) * "
-                "static_cast<float>(static_cast<half>(alpha))));") == 1);
-    CHECK(count(out, "PipeBarrier<PIPE_ALL>();") == 2);
-    std::string back = optimize("scalar_loop_to_vector", out);
-    CHECK(count(back, "        Muls(tmp, xLocal, static_cast<half>(alpha), tileLength);\n") == 1);
-    CHECK(count(back, "GetValue") == 0);
-    CHECK(count(back, "PIPE_ALL") == 0);
+    CHECK(occurrences(out, "Muls(") == 0);
+    CHECK(occurrences(out, "Add(zLocal, tmp, yLocal, tileLength);") == 1);
+    CHECK(occurrences(out,
+                      "for (uint32_t scalarIdx = 0; scalarIdx < static_cast<uint32_t>(tileLength); "
+                      "scalarIdx++) {") == 1);
+    CHECK(occurrences(out,
+                      "tmp.SetValue(scalarIdx, "
+                      "static_cast<half>(static_cast<float>(xLocal.GetValue(scalarIdx)) * "
+                      "static_cast<float>(static_cast<half>(alpha))));") == 1);
+    CHECK(occurrences(out, "PipeBarrier<PIPE_ALL>();") == 2);
+    std::string back = optimize_rewound("scalar_loop_to_vector", out);
+    CHECK(occurrences(back, "        Muls(tmp, xLocal, static_cast<half>(alpha), tileLength);\n") ==
+          1);
+    CHECK(occurrences(back, "GetValue") == 0);
+    CHECK(occurrences(back, "PIPE_ALL") == 0);
   }
 
   TEST_CASE("vector_to_scalar writes max/min through temporaries and the refiner reads them back") {
@@ -134,30 +135,33 @@ TEST_SUITE("agent") {
     swap("Muls(tmp, xLocal, static_cast<half>(alpha), tileLength);",
          "Abs(tmp, xLocal, tileLength);");
     std::string out = rewind("vector_to_scalar", kernel);
-    CHECK(count(out, "float scalarLhs = static_cast<float>(tmp.GetValue(scalarIdx));") == 1);
-    CHECK(count(out,
-                "zLocal.SetValue(scalarIdx, static_cast<half>(scalarLhs > scalarRhs ? scalarLhs : "
-                "scalarRhs));") == 1);
-    std::string back = optimize("scalar_loop_to_vector", out);
-    CHECK(count(back, "Max(zLocal, tmp, yLocal, tileLength);") == 1);
+    CHECK(occurrences(out, "float scalarLhs = static_cast<float>(tmp.GetValue(scalarIdx));") == 1);
+    CHECK(occurrences(
+              out,
+              "zLocal.SetValue(scalarIdx, static_cast<half>(scalarLhs > scalarRhs ? scalarLhs : "
+              "scalarRhs));") == 1);
+    std::string back = optimize_rewound("scalar_loop_to_vector", out);
+    CHECK(occurrences(back, "Max(zLocal, tmp, yLocal, tileLength);") == 1);
   }
 
   TEST_CASE("chunked_copies splits count-form copies and merge_chunked_copies restores them") {
     std::string out = rewind("chunked_copies", kQueueKernel);
-    CHECK(count(out,
-                "DataCopy(xLocal[chunkOffset], xGm[(progress * tileLength) + chunkOffset], ") == 1);
-    CHECK(count(out,
-                "DataCopy(zGm[(progress * tileLength) + chunkOffset], zLocal[chunkOffset], ") == 1);
-    CHECK(count(out, "chunkOffset += static_cast<uint32_t>(256 / sizeof(half))") == 3);
-    CHECK(optimize("merge_chunked_copies", out) == kQueueKernel);
+    CHECK(occurrences(
+              out, "DataCopy(xLocal[chunkOffset], xGm[(progress * tileLength) + chunkOffset], ") ==
+          1);
+    CHECK(occurrences(
+              out, "DataCopy(zGm[(progress * tileLength) + chunkOffset], zLocal[chunkOffset], ") ==
+          1);
+    CHECK(occurrences(out, "chunkOffset += static_cast<uint32_t>(256 / sizeof(half))") == 3);
+    CHECK(optimize_rewound("merge_chunked_copies", out) == kQueueKernel);
   }
 
   TEST_CASE("small_tile shrinks the tile member and enlarge_tile restores it") {
     std::string out = rewind("small_tile", kQueueKernel);
-    CHECK(count(out,
-                "this->tileLength = (tileLength >= 256 ? tileLength / 256 * 64 : tileLength);") ==
-          1);
-    CHECK(optimize("enlarge_tile", out) == kQueueKernel);
+    CHECK(occurrences(
+              out,
+              "this->tileLength = (tileLength >= 256 ? tileLength / 256 * 64 : tileLength);") == 1);
+    CHECK(optimize_rewound("enlarge_tile", out) == kQueueKernel);
     std::string constant = "constexpr uint32_t TILE_LENGTH = 4096;\n";
     CHECK(rewind("small_tile", constant) == "constexpr uint32_t TILE_LENGTH = 1024;\n");
   }
@@ -166,14 +170,14 @@ TEST_SUITE("agent") {
       "balanced_to_naive_split gives every core the tail share and naive_to_balanced_split "
       "restores the former cores") {
     std::string out = rewind("balanced_to_naive_split", kSplitKernel);
-    CHECK(count(out,
-                "        uint32_t offset = 0;\n"
-                "        offset = blockIdx * tailLength;\n"
-                "        this->length = tailLength;\n"
-                "        if (blockIdx + 1 == GetBlockNum()) {\n") == 1);
-    CHECK(count(out, "formerLength;") == 0);
+    CHECK(occurrences(out,
+                      "        uint32_t offset = 0;\n"
+                      "        offset = blockIdx * tailLength;\n"
+                      "        this->length = tailLength;\n"
+                      "        if (blockIdx + 1 == GetBlockNum()) {\n") == 1);
+    CHECK(occurrences(out, "formerLength;") == 0);
     CHECK_FALSE(find_rewind_rule("balanced_to_naive_split")->applies(out));
-    CHECK(optimize("naive_to_balanced_split", out) == kSplitKernel);
+    CHECK(optimize_rewound("naive_to_balanced_split", out) == kSplitKernel);
   }
 
   TEST_CASE("balanced_to_naive_split needs the last core to take the remainder") {
@@ -194,26 +198,26 @@ TEST_SUITE("agent") {
 
   TEST_CASE("flags_to_full_barriers replaces each wait by a full barrier and drops the flags") {
     std::string out = rewind("flags_to_full_barriers", kFlagKernel);
-    CHECK(count(out, "SetFlag") == 0);
-    CHECK(count(out, "WaitFlag") == 0);
-    CHECK(count(out, "event_t") == 0);
-    CHECK(count(out, "            PipeBarrier<PIPE_ALL>();\n") == 2);
-    std::string back = optimize("full_barrier_to_flags", out);
-    CHECK(count(back, "PIPE_ALL") == 0);
-    CHECK(count(back, "SetFlag<HardEvent::MTE2_V>(flagEvent);") == 1);
-    CHECK(count(back, "WaitFlag<HardEvent::V_S>(flagEvent);") == 1);
-    CHECK(count(back, "pipe.FetchEventID(HardEvent::V_S)") == 1);
+    CHECK(occurrences(out, "SetFlag") == 0);
+    CHECK(occurrences(out, "WaitFlag") == 0);
+    CHECK(occurrences(out, "event_t") == 0);
+    CHECK(occurrences(out, "            PipeBarrier<PIPE_ALL>();\n") == 2);
+    std::string back = optimize_rewound("full_barrier_to_flags", out);
+    CHECK(occurrences(back, "PIPE_ALL") == 0);
+    CHECK(occurrences(back, "SetFlag<HardEvent::MTE2_V>(flagEvent);") == 1);
+    CHECK(occurrences(back, "WaitFlag<HardEvent::V_S>(flagEvent);") == 1);
+    CHECK(occurrences(back, "pipe.FetchEventID(HardEvent::V_S)") == 1);
   }
 
   TEST_CASE("extra_gm_round_trip adds a redundant read-back and rewrite of the output") {
     std::string out = rewind("extra_gm_round_trip", kQueueKernel);
-    CHECK(count(out,
-                "        DataCopy(zGm[progress * tileLength], zLocal, tileLength);\n"
-                "        PipeBarrier<PIPE_ALL>();\n"
-                "        DataCopy(zLocal, zGm[progress * tileLength], tileLength);\n"
-                "        PipeBarrier<PIPE_ALL>();\n"
-                "        DataCopy(zGm[progress * tileLength], zLocal, tileLength);\n") == 1);
-    CHECK(optimize("remove_gm_round_trip", out) == kQueueKernel);
+    CHECK(occurrences(out,
+                      "        DataCopy(zGm[progress * tileLength], zLocal, tileLength);\n"
+                      "        PipeBarrier<PIPE_ALL>();\n"
+                      "        DataCopy(zLocal, zGm[progress * tileLength], tileLength);\n"
+                      "        PipeBarrier<PIPE_ALL>();\n"
+                      "        DataCopy(zGm[progress * tileLength], zLocal, tileLength);\n") == 1);
+    CHECK(optimize_rewound("remove_gm_round_trip", out) == kQueueKernel);
   }
 
   TEST_CASE("rules that find nothing to change do not apply") {

@@ -35,7 +35,7 @@ class temp_dir {
   fs::path path_;
 };
 
-aopt::subprocess_result run(aopt::subprocess_options options) {
+aopt::subprocess_result run_checked(aopt::subprocess_options options) {
   auto r = aopt::run_subprocess(options);
   REQUIRE_MESSAGE(r.ok(), r.error().to_string());
   return std::move(r).value();
@@ -45,7 +45,7 @@ aopt::subprocess_result run_shell(const std::string& script, double wall_seconds
   aopt::subprocess_options o;
   o.argv = {"/bin/sh", "-c", script};
   o.limits.wall_seconds = wall_seconds;
-  return run(o);
+  return run_checked(o);
 }
 
 std::string compile_c(const temp_dir& dir, const std::string& name, const std::string& source) {
@@ -100,7 +100,7 @@ TEST_SUITE("base") {
     o.argv = {"/bin/sh", "-c", "head -c 300000 /dev/zero"};
     o.output_limit_bytes = 1000;
     o.limits.wall_seconds = 20;
-    auto r = run(o);
+    auto r = run_checked(o);
     CHECK(r.succeeded());  // the child was not blocked by a full pipe
     CHECK(r.stdout_text.size() == 1000);
     CHECK(r.stdout_truncated);
@@ -114,7 +114,7 @@ TEST_SUITE("base") {
     o.inherit_environment = false;
     o.environment = {"AOPT_TEST_VAR=hello", "PATH=/usr/bin:/bin"};
     o.limits.wall_seconds = 20;
-    auto r = run(o);
+    auto r = run_checked(o);
     CHECK(r.succeeded());
     CHECK(r.stdout_text == fs::canonical(dir.path()).string() + "\n[hello][]\n");
   }
@@ -158,7 +158,7 @@ TEST_SUITE("base") {
     o.argv = {"/bin/sh", "-c", "while :; do :; done"};
     o.limits.cpu_seconds = 1;
     o.limits.wall_seconds = 20;
-    auto r = run(o);
+    auto r = run_checked(o);
     CHECK_FALSE(r.timed_out);
     CHECK_FALSE(r.exited);
     CHECK((r.term_signal == SIGXCPU || r.term_signal == SIGKILL));
@@ -175,7 +175,7 @@ TEST_SUITE("base") {
     o.working_dir = dir.path().string();
     o.limits.file_size_bytes = 4096;
     o.limits.wall_seconds = 20;
-    auto r = run(o);
+    auto r = run_checked(o);
     CHECK_FALSE(r.succeeded());
     CHECK(r.term_signal == SIGXFSZ);
     CHECK(fs::file_size(dir.path() / "big") <= 4096);
@@ -197,7 +197,7 @@ int main(void) {
     o.argv = {exe};
     o.limits.address_space_bytes = 256ull << 20;
     o.limits.wall_seconds = 20;
-    auto r = run(o);
+    auto r = run_checked(o);
     CHECK(r.exited);
     CHECK(r.exit_code == 42);
   }
@@ -208,7 +208,7 @@ int main(void) {
     o.argv = {"/bin/sh", "-c", "kill -ABRT $$"};
     o.working_dir = dir.path().string();
     o.limits.wall_seconds = 20;
-    auto r = run(o);
+    auto r = run_checked(o);
     CHECK(r.term_signal == SIGABRT);
     CHECK(fs::is_empty(dir.path()));
   }
@@ -219,12 +219,12 @@ int main(void) {
     aopt::subprocess_options o;
     o.argv = {exe};
     o.limits.wall_seconds = 20;
-    auto free_run = run(o);
+    auto free_run = run_checked(o);
     CHECK(free_run.exit_code == 0);
     CHECK(free_run.stdout_text == "fork ok\n");
 
     o.sandbox = true;
-    auto boxed = run(o);
+    auto boxed = run_checked(o);
     CHECK(boxed.exited);
     CHECK_MESSAGE(boxed.exit_code == 10, boxed.stdout_text);
   }
@@ -243,7 +243,7 @@ int main(void) {
     o.argv = {exe};
     o.sandbox = true;
     o.limits.wall_seconds = 20;
-    auto r = run(o);
+    auto r = run_checked(o);
     CHECK(r.exited);
     CHECK(r.exit_code == 0);
   }
@@ -272,7 +272,7 @@ int main(void) {
     o.argv = {exe};
     o.sandbox = true;
     o.limits.wall_seconds = 20;
-    auto r = run(o);
+    auto r = run_checked(o);
     CHECK_MESSAGE(r.exit_code == 0, r.stdout_text);
     if (!r.network_isolated) MESSAGE("no network namespace here: " << r.notes.at(0));
   }

@@ -57,7 +57,7 @@ llm::chat_request hello() {
   return r;
 }
 
-llm::embedding_request texts(std::vector<std::string> inputs) {
+llm::embedding_request embedding_texts(std::vector<std::string> inputs) {
   llm::embedding_request r;
   r.inputs = std::move(inputs);
   return r;
@@ -116,8 +116,8 @@ TEST_SUITE("llm") {
 
   TEST_CASE("openai_client returns one embedding per input, in input order") {
     client_fixture f([&](llm::client_options& o) { o.embedding_model = "stub-embed"; });
-    llm::call_result<llm::embedding_response> r =
-        f.client->embed(texts({"mte2 bound copy", "vector bound compute", "mte2 bound copy"}));
+    llm::call_result<llm::embedding_response> r = f.client->embed(
+        embedding_texts({"mte2 bound copy", "vector bound compute", "mte2 bound copy"}));
     REQUIRE_MESSAGE(r.ok(), r.error().to_string());
     REQUIRE(r->vectors.size() == 3);
     CHECK(r->vectors[0].size() == 64);

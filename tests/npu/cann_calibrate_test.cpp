@@ -162,7 +162,7 @@ std::vector<measurement_record> make_measurements(const sim::hw_profile& hw, siz
   return out;
 }
 
-sim::hw_profile load(const fs::path& file) {
+sim::hw_profile load_profile(const fs::path& file) {
   auto hw = load_hardware_profile(file);
   REQUIRE_MESSAGE(hw.ok(), hw.error().to_string());
   return *hw;
@@ -184,7 +184,7 @@ TEST_CASE("calibrate: the shipped profile's \"assumed\" constants are the fit's 
 TEST_CASE("calibrate: a perturbed profile's constants are recovered within 5 %, ranks improve") {
   aopt::testing::temp_dir tmp;
   const fs::path file = copy_profile(tmp.path());
-  const sim::hw_profile hw = load(file);
+  const sim::hw_profile hw = load_profile(file);
   auto assumed = assumed_constants(file);
   REQUIRE(assumed.ok());
   const std::vector<measurement_record> data = make_measurements(hw, 200, 42);
@@ -221,7 +221,7 @@ TEST_CASE("calibrate: a perturbed profile's constants are recovered within 5 %, 
   REQUIRE(text.ok());
   const fs::path out = tmp.path() / "out.toml";
   std::ofstream(out) << *text;
-  const sim::hw_profile loaded = load(out);
+  const sim::hw_profile loaded = load_profile(out);
   CHECK(loaded.name == "ascend910b4-calibrated");
   CHECK(loaded.vec_startup_cycles ==
         doctest::Approx(fit->profile.vec_startup_cycles).epsilon(1e-5));
@@ -272,7 +272,7 @@ TEST_CASE("calibrate: constants the measurements cannot separate or do not exerc
 
 TEST_CASE("calibrate: constants whose effect is lost in the noise are dropped and named") {
   // 2 % noise on 60 measurements: the small costs cannot be told from noise.
-  const sim::hw_profile hw = load(shipped_profile);
+  const sim::hw_profile hw = load_profile(shipped_profile);
   auto assumed = assumed_constants(shipped_profile);
   REQUIRE(assumed.ok());
   auto fit = calibrate(hw, *assumed, make_measurements(hw, 60, 3, 0.02));
@@ -286,7 +286,7 @@ TEST_CASE("calibrate: constants whose effect is lost in the noise are dropped an
 }
 
 TEST_CASE("calibrate: too few measurements with a simulator side is an error saying why") {
-  const sim::hw_profile hw = load(shipped_profile);
+  const sim::hw_profile hw = load_profile(shipped_profile);
   std::vector<measurement_record> data = make_measurements(hw, 5, 1);
   auto fit = calibrate(
       hw, {"launch_base_us", "dma_latency_cycles", "vec_startup_cycles", "issue_cycles"}, data);
@@ -298,7 +298,7 @@ TEST_CASE("calibrate: too few measurements with a simulator side is an error say
 TEST_CASE("aopt calibrate reads a measurements file and writes the fitted profile") {
   aopt::testing::temp_dir tmp;
   const fs::path file = copy_profile(tmp.path());
-  const std::vector<measurement_record> data = make_measurements(load(file), 60, 7);
+  const std::vector<measurement_record> data = make_measurements(load_profile(file), 60, 7);
   const fs::path jsonl = tmp.path() / "measurements.jsonl";
   {
     std::ofstream out(jsonl);

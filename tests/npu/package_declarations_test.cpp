@@ -19,19 +19,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path package = fs::path(AOPT_TEST_DATA_DIR) / "ops" / "inplace_update";
+const fs::path declared_package = fs::path(AOPT_TEST_DATA_DIR) / "ops" / "inplace_update";
 
-aopt::npu::op_package load(const fs::path& dir) {
+aopt::npu::op_package load_declared(const fs::path& dir) {
   auto op = aopt::npu::load_op_package(dir);
   REQUIRE_MESSAGE(op.ok(), op.error().to_string());
   return std::move(op).value();
 }
 
-// A copy of the package in `dir` with `edit` applied to its op.json.
+// A copy of the declared_package in `dir` with `edit` applied to its op.json.
 template <typename Edit>
 fs::path edited_copy(const aopt::testing::temp_dir& dir, Edit edit) {
   const fs::path copy = dir.path() / "inplace_update";
-  fs::copy(package, copy, fs::copy_options::recursive);
+  fs::copy(declared_package, copy, fs::copy_options::recursive);
   nlohmann::json spec = nlohmann::json::parse(std::ifstream(copy / "op.json"));
   edit(spec);
   std::ofstream(copy / "op.json") << spec.dump(1);
@@ -42,12 +42,12 @@ fs::path edited_copy(const aopt::testing::temp_dir& dir, Edit edit) {
 
 TEST_SUITE("npu") {
   TEST_CASE("a kernel updating its input in place, with scratch and absent inputs, evaluates ok") {
-    const auto r = aopt::testing::evaluate_on_simulator(load(package));
+    const auto r = aopt::testing::evaluate_on_simulator(load_declared(declared_package));
     CHECK_MESSAGE(r.ok(), nlohmann::json(r).dump(1));
   }
 
   TEST_CASE("an in-place output takes its input's validation shape, named or not") {
-    const aopt::npu::op_package op = load(package);
+    const aopt::npu::op_package op = load_declared(declared_package);
     const auto reshaped = aopt::npu::with_shapes(op, {{"var", {4, 1024}}});
     CHECK(reshaped.spec.outputs[0].shape == std::vector<int64_t>{4, 1024});
     // Another input's shape leaves it alone.
@@ -59,11 +59,11 @@ TEST_SUITE("npu") {
     aopt::testing::temp_dir dir;
     const fs::path copy =
         edited_copy(dir, [](nlohmann::json& spec) { spec["inputs"][3].erase("scratch"); });
-    const auto r = aopt::testing::evaluate_on_simulator(load(copy));
+    const auto r = aopt::testing::evaluate_on_simulator(load_declared(copy));
     CHECK(r.status == aopt::npu::eval_status::precision_error);
     CHECK(r.error_kind == "input_modified");
     CHECK_MESSAGE(r.message.find("input stage") != std::string::npos, r.message);
-    // The message says how a package declares an update it means.
+    // The message says how a declared_package declares an update it means.
     CHECK(r.message.find("\"scratch\": true") != std::string::npos);
   }
 
@@ -80,7 +80,7 @@ TEST_SUITE("npu") {
     REQUIRE(source.find(add) != std::string::npos);
     source.replace(source.find(add), add.size(), "AscendC::Adds(sum, acc, 0.0f, n);");
     std::ofstream(kernel) << source;
-    const auto r = aopt::testing::evaluate_on_simulator(load(copy));
+    const auto r = aopt::testing::evaluate_on_simulator(load_declared(copy));
     CHECK(r.status == aopt::npu::eval_status::precision_error);
     CHECK_MESSAGE(r.message.find("var_out") != std::string::npos, r.message);
   }

@@ -37,7 +37,7 @@ void write(const fs::path& p, const std::string& text) {
   std::ofstream(p) << text;
 }
 
-void replace_once(std::string& text, const std::string& from, const std::string& to) {
+void replace_in_place(std::string& text, const std::string& from, const std::string& to) {
   const size_t at = text.find(from);
   REQUIRE_MESSAGE(at != std::string::npos, from);
   text.replace(at, from.size(), to);
@@ -62,9 +62,9 @@ struct repository {
           "#pragma once\n#include <cstdint>\nconstexpr uint32_t kTeamMaxBlocks = 48;\n");
     const fs::path kernel = package / "op_kernel" / "team_layout_add.cpp";
     std::string kernel_text = read(kernel);
-    replace_once(kernel_text, "#include \"kernel_operator.h\"\n",
-                 "#include \"kernel_operator.h\"\n#include \"common/kernel_limits.h\"\n"
-                 "static_assert(kTeamMaxBlocks >= 8, \"the blocks fit\");\n");
+    replace_in_place(kernel_text, "#include \"kernel_operator.h\"\n",
+                     "#include \"kernel_operator.h\"\n#include \"common/kernel_limits.h\"\n"
+                     "static_assert(kTeamMaxBlocks >= 8, \"the blocks fit\");\n");
     write(kernel, kernel_text);
     write(include / "log" / "team_log.h",
           "#pragma once\n"
@@ -92,14 +92,14 @@ struct repository {
           "}  // namespace team_log\n");
     const fs::path host = package / "op_host" / "team_layout_add.cpp";
     std::string text = read(host);
-    replace_once(text, "#include \"tiling_helpers/tile_math.h\"\n",
-                 "#include \"tiling_helpers/tile_math.h\"\n#include <log/team_log.h>\n");
-    replace_once(text, "  TeamLayoutAddTilingData tiling;\n",
-                 "  CHECK_NULLPTR(context->GetRawTilingData())\n"
-                 "  TeamLayoutAddTilingData tiling;\n");
-    replace_once(text, "  context->SetBlockDim(kTeamLayoutBlocks);\n",
-                 "  context->SetBlockDim(kTeamLayoutBlocks);\n"
-                 "  TEAM_LOG_DEBUG(\"%u elements\", total);\n");
+    replace_in_place(text, "#include \"tiling_helpers/tile_math.h\"\n",
+                     "#include \"tiling_helpers/tile_math.h\"\n#include <log/team_log.h>\n");
+    replace_in_place(text, "  TeamLayoutAddTilingData tiling;\n",
+                     "  CHECK_NULLPTR(context->GetRawTilingData())\n"
+                     "  TeamLayoutAddTilingData tiling;\n");
+    replace_in_place(text, "  context->SetBlockDim(kTeamLayoutBlocks);\n",
+                     "  context->SetBlockDim(kTeamLayoutBlocks);\n"
+                     "  TEAM_LOG_DEBUG(\"%u elements\", total);\n");
     write(host, text);
   }
 

@@ -24,7 +24,7 @@ namespace {
 
 const fs::path ops_dir = fs::path(AOPT_TEST_DATA_DIR) / "ops";
 
-aopt::npu::op_package load(const fs::path& dir) {
+aopt::npu::op_package load_layout(const fs::path& dir) {
   auto op = aopt::npu::load_op_package(dir);
   REQUIRE_MESSAGE(op.ok(), op.error().to_string());
   return std::move(op).value();
@@ -40,7 +40,7 @@ void copy_package(const fs::path& from, const fs::path& to) {
 
 TEST_SUITE("npu") {
   TEST_CASE("a package's other source files load by their paths, the named ones apart") {
-    const auto op = load(ops_dir / "team_layout_add");
+    const auto op = load_layout(ops_dir / "team_layout_add");
     CHECK(op.other_files.size() == 3);
     CHECK(op.other_files.count("op_host/team_layout_add_consts.h") == 1);
     CHECK(op.other_files.count("op_host/tiling_helpers/tile_math.h") == 1);
@@ -48,7 +48,7 @@ TEST_SUITE("npu") {
     CHECK(op.other_files.count("op_kernel/team_layout_add.cpp") == 0);  // the named kernel
     CHECK(!aopt::npu::other_files_digest(op).empty());
     // A four-file package has none, and so keeps its cache keys.
-    const auto plain = load(ops_dir / "add_tiled");
+    const auto plain = load_layout(ops_dir / "add_tiled");
     CHECK(plain.other_files.empty());
     CHECK(aopt::npu::other_files_digest(plain).empty());
   }
@@ -128,7 +128,7 @@ TEST_SUITE("npu") {
     // function in its own namespace found from the OpDef, END_TILING_DATA_DEF without ';', two
     // tiling classes in one header, a bool attribute read as uint32_t, an output that starts at
     // zeros, a valid workspace pointer without a workspace request.
-    const auto op = load(ops_dir / "team_layout_add");
+    const auto op = load_layout(ops_dir / "team_layout_add");
     const auto r = evaluate_on_simulator(op);
     CHECK_MESSAGE(r.ok(), nlohmann::json(r).dump(1));
     // Its output starts at zeros, so accumulating into it is no warning.
@@ -145,7 +145,7 @@ TEST_SUITE("npu") {
     // tests/npu/accumulated_outputs_test.cpp).
     spec["outputs"][0]["init"] = "none";
     std::ofstream(pkg / "op.json") << spec.dump(1);
-    const auto r = evaluate_on_simulator(load(pkg));
+    const auto r = evaluate_on_simulator(load_layout(pkg));
     CHECK_FALSE(r.ok());
     CHECK(r.status == aopt::npu::eval_status::precision_error);
     // The reason names the likely cause: op.json, not the kernel.
@@ -159,7 +159,7 @@ TEST_SUITE("npu") {
     const fs::path pkg = dir.path() / "team_layout_add";
     copy_package(ops_dir / "team_layout_add", pkg);
     fs::remove(pkg / "op_kernel" / "team_layout_add_block.h");
-    const auto r = evaluate_on_simulator(load(pkg));
+    const auto r = evaluate_on_simulator(load_layout(pkg));
     CHECK(r.status == aopt::npu::eval_status::compile_error);
     CHECK(r.error_kind == "forbidden");
     CHECK(r.message.find("\"team_layout_add_block.h\"") != std::string::npos);

@@ -18,7 +18,7 @@ using aopt::npu::eval_status;
 
 namespace {
 
-const fs::path ops_dir = fs::path(AOPT_TEST_DATA_DIR) / "ops";
+const fs::path sim_ops_dir = fs::path(AOPT_TEST_DATA_DIR) / "ops";
 
 aopt::sim::hw_profile default_profile() {
   auto p = aopt::npu::find_hardware_profile("ascend910b4",
@@ -27,8 +27,8 @@ aopt::sim::hw_profile default_profile() {
   return *p;
 }
 
-aopt::npu::op_package load(const std::string& name) {
-  auto op = aopt::npu::load_op_package(ops_dir / name);
+aopt::npu::op_package load_test_op(const std::string& name) {
+  auto op = aopt::npu::load_op_package(sim_ops_dir / name);
   REQUIRE_MESSAGE(op.ok(), op.error().to_string());
   return std::move(op).value();
 }
@@ -79,7 +79,7 @@ std::string replace_once(std::string text, const std::string& from, const std::s
 TEST_SUITE("npu") {
   TEST_CASE("a correct tiled add is ok with a positive simulated latency and a profile") {
     device_fixture f;
-    auto r = f.evaluate(load("add_tiled"));
+    auto r = f.evaluate(load_test_op("add_tiled"));
     REQUIRE_MESSAGE(r.status == eval_status::ok, describe(r));
     CHECK(r.latency_us > 0);
     CHECK(r.latency_is_simulated);
@@ -109,7 +109,7 @@ TEST_SUITE("npu") {
 
   TEST_CASE("the same candidate gets the same simulated latency every time") {
     device_fixture f;
-    auto op = load("add_tiled");
+    auto op = load_test_op("add_tiled");
     auto first = f.evaluate(op);
     auto second = f.evaluate(op);
     REQUIRE_MESSAGE(first.ok(), describe(first));
@@ -119,7 +119,7 @@ TEST_SUITE("npu") {
   // The candidate and probe processes map the input sets this process drew (input_store.hpp).
   TEST_CASE("a device draws each input set once for all the candidates and probes of an operator") {
     device_fixture f;
-    auto op = load("add_tiled");
+    auto op = load_test_op("add_tiled");
     aopt::npu::eval_options options;
     options.input_sets = 3;
     auto first = f.evaluate(op, options);
@@ -135,7 +135,7 @@ TEST_SUITE("npu") {
 
   TEST_CASE("a kernel without synchronization between pipes is a data race") {
     device_fixture f;
-    auto r = f.evaluate(load("add_race"));
+    auto r = f.evaluate(load_test_op("add_race"));
     CHECK_MESSAGE(r.status == eval_status::precision_error, describe(r));
     CHECK(r.error_kind == "data_race");
     CHECK(r.message.find("DataCopy") != std::string::npos);
@@ -144,7 +144,7 @@ TEST_SUITE("npu") {
 
   TEST_CASE("buffers beyond the Unified Buffer are a runtime error of kind ub_overflow") {
     device_fixture f;
-    auto r = f.evaluate(load("add_ub_overflow"));
+    auto r = f.evaluate(load_test_op("add_ub_overflow"));
     CHECK_MESSAGE(r.status == eval_status::runtime_error, describe(r));
     CHECK(r.error_kind == "ub_overflow");
     CHECK(r.message.find("InitBuffer") != std::string::npos);
@@ -155,7 +155,7 @@ TEST_SUITE("npu") {
     aopt::npu::eval_options o;
     o.timeout_seconds = 1.5;
     auto started = std::chrono::steady_clock::now();
-    auto r = f.evaluate(load("add_spin"), o);
+    auto r = f.evaluate(load_test_op("add_spin"), o);
     double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     CHECK_MESSAGE(r.status == eval_status::timeout, describe(r));
@@ -169,7 +169,7 @@ TEST_SUITE("npu") {
 
   TEST_CASE("a null-pointer write is a runtime error naming the signal") {
     device_fixture f;
-    auto r = f.evaluate(load("add_null_crash"));
+    auto r = f.evaluate(load_test_op("add_null_crash"));
     CHECK_MESSAGE(r.status == eval_status::runtime_error, describe(r));
     CHECK(r.error_kind == "signal");
     CHECK(r.message.find("SIGSEGV") != std::string::npos);
@@ -179,7 +179,7 @@ TEST_SUITE("npu") {
 
   TEST_CASE("a crash inside the tiling function names the function and the signal") {
     device_fixture f;
-    const aopt::npu::op_package op = load("add_tiled");
+    const aopt::npu::op_package op = load_test_op("add_tiled");
     std::string host = op.host_source;
     const std::string read = "context->GetInputShape(0)";
     REQUIRE(host.find(read) != std::string::npos);
@@ -193,7 +193,7 @@ TEST_SUITE("npu") {
 
   TEST_CASE("a kernel that does not compile is a compile error with the diagnostic") {
     device_fixture f;
-    auto r = f.evaluate(load("add_compile_error"));
+    auto r = f.evaluate(load_test_op("add_compile_error"));
     REQUIRE_MESSAGE(r.status == eval_status::compile_error, describe(r));
     CHECK(r.error_kind == "compile");
     CHECK(r.message.find("op_kernel/add_compile_error.cpp:10") == 0);
@@ -208,7 +208,7 @@ TEST_SUITE("npu") {
 
   TEST_CASE("a compile error names an AscendC API the shim lacks and points at the table") {
     device_fixture f;
-    auto op = load("add_tiled");
+    auto op = load_test_op("add_tiled");
     std::string kernel = replace_once(op.kernel_source, "AscendC::Add(c, a, b, tileElems);",
                                       "AscendC::Scatter(c, a, b, 1);");
     auto r = f.device.evaluate(op, op.host_source, kernel, {});
@@ -220,7 +220,7 @@ TEST_SUITE("npu") {
 
   TEST_CASE("an operator written like the CANN samples compiles unchanged and runs in waves") {
     device_fixture f;
-    auto r = f.evaluate(load("clamp_power_custom"));
+    auto r = f.evaluate(load_test_op("clamp_power_custom"));
     REQUIRE_MESSAGE(r.status == eval_status::ok, describe(r));
     CHECK(r.profile.block_dim == 48);
     CHECK(r.profile.waves == 2);
@@ -229,14 +229,14 @@ TEST_SUITE("npu") {
 
   TEST_CASE("blocks exchanging data across SyncAll run in the sandboxed candidate and pass") {
     device_fixture f;
-    auto r = f.evaluate(load("sync_all_custom"));
+    auto r = f.evaluate(load_test_op("sync_all_custom"));
     REQUIRE_MESSAGE(r.status == eval_status::ok, describe(r));
     CHECK(r.profile.block_dim == 8);
   }
 
   TEST_CASE("a kernel entry that does not match op.json is refused before linking") {
     device_fixture f;
-    auto op = load("add_tiled");
+    auto op = load_test_op("add_tiled");
     std::string kernel = replace_once(op.kernel_source, "void add_tiled(", "void add_tiles(");
     auto r = f.device.evaluate(op, op.host_source, kernel, {});
     CHECK_MESSAGE(r.status == eval_status::compile_error, describe(r));
@@ -253,7 +253,7 @@ TEST_SUITE("npu") {
     device_fixture f(unscreened);
     aopt::npu::eval_options o;
     o.timeout_seconds = 20;
-    auto r = f.evaluate(load("add_fork_bomb"), o);
+    auto r = f.evaluate(load_test_op("add_fork_bomb"), o);
     CHECK_MESSAGE(r.status == eval_status::runtime_error, describe(r));
     CHECK(r.message.find("SIGABRT") != std::string::npos);
     CHECK(r.run_seconds < 10);
@@ -263,7 +263,7 @@ TEST_SUITE("npu") {
       "a new tiling program recompiles only the host unit, a new kernel only the kernel "
       "unit") {
     device_fixture f;
-    auto op = load("add_tiled");
+    auto op = load_test_op("add_tiled");
     auto cold = f.evaluate(op);
     REQUIRE_MESSAGE(cold.ok(), describe(cold));
     auto after_cold = f.device.cache_stats();
@@ -301,8 +301,8 @@ TEST_SUITE("npu") {
 
   TEST_CASE("evaluations on several threads at once are independent") {
     device_fixture f;
-    auto good = load("add_tiled");
-    auto bad = load("add_ub_overflow");
+    auto good = load_test_op("add_tiled");
+    auto bad = load_test_op("add_ub_overflow");
     aopt::npu::eval_result good_result, bad_result;
     std::thread t([&] { bad_result = f.evaluate(bad); });
     good_result = f.evaluate(good);
@@ -316,7 +316,7 @@ TEST_SUITE("npu") {
     aopt::npu::sim_device_options o;
     o.keep_scratch = true;
     device_fixture f(o);
-    auto r = f.evaluate(load("add_null_crash"));
+    auto r = f.evaluate(load_test_op("add_null_crash"));
     REQUIRE(r.status == eval_status::runtime_error);
     REQUIRE_FALSE(r.diagnostics.empty());
     const std::string prefix = "scratch directory kept: ";
@@ -335,14 +335,14 @@ TEST_SUITE("npu") {
     aopt::npu::sim_device_options o;
     o.toolchain.compiler = "/nonexistent/g++";
     device_fixture f(o);
-    auto r = f.evaluate(load("add_tiled"));
+    auto r = f.evaluate(load_test_op("add_tiled"));
     CHECK_MESSAGE(r.status == eval_status::infra_error, describe(r));
     CHECK(r.message.find("/nonexistent/g++") != std::string::npos);
   }
 
   TEST_CASE("the driver spec carries the operator, the profile and the options") {
     device_fixture f;
-    auto op = load("add_tiled");
+    auto op = load_test_op("add_tiled");
     aopt::npu::eval_options o;
     o.input_sets = 5;
     o.noise_seed = 9;

@@ -15,9 +15,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path ops_dir = fs::path(AOPT_TEST_DATA_DIR) / "ops";
+const fs::path json_ops_dir = fs::path(AOPT_TEST_DATA_DIR) / "ops";
 
-aopt::subprocess_result run_aopt(const std::vector<std::string>& args) {
+aopt::subprocess_result run_aopt_json(const std::vector<std::string>& args) {
   aopt::subprocess_options o;
   o.argv = {AOPT_BINARY};
   o.argv.insert(o.argv.end(), args.begin(), args.end());
@@ -39,7 +39,7 @@ nlohmann::json one_document(const aopt::subprocess_result& r) {
 
 TEST_SUITE("runtime") {
   TEST_CASE("aopt eval --json on a missing package prints one JSON error document") {
-    const auto r = run_aopt({"eval", "/nonexistent-aopt-package", "--json"});
+    const auto r = run_aopt_json({"eval", "/nonexistent-aopt-package", "--json"});
     CHECK(r.exit_code == 2);
     const nlohmann::json j = one_document(r);
     CHECK(j.at("ok") == false);
@@ -55,7 +55,7 @@ TEST_SUITE("runtime") {
                                                {"no-such-command", "--json"},
                                                {"llm", "--json"}}) {
       CAPTURE(args.front());
-      const auto r = run_aopt(args);
+      const auto r = run_aopt_json(args);
       CHECK(r.exit_code != 0);
       const nlohmann::json j = one_document(r);
       CHECK(j.at("ok") == false);
@@ -87,7 +87,7 @@ TEST_SUITE("runtime") {
       args.push_back("--json");
       CAPTURE(args.front());
       CAPTURE(args.back());
-      const auto r = run_aopt(args);
+      const auto r = run_aopt_json(args);
       CHECK(r.exit_code == c.exit_code);
       const nlohmann::json j = one_document(r);
       CHECK(j.at("ok") == false);
@@ -99,7 +99,7 @@ TEST_SUITE("runtime") {
   }
 
   TEST_CASE("a refused number reads as a sentence, without CLI11's 309-digit bound") {
-    const auto r = run_aopt({"run", "x", "--budget", "-3"});
+    const auto r = run_aopt_json({"run", "x", "--budget", "-3"});
     CHECK(r.exit_code == 2);
     CHECK(r.stderr_text.find("'-3' is not a whole number of 0 or more") != std::string::npos);
     CHECK(r.stderr_text.find("1797693") == std::string::npos);
@@ -114,15 +114,15 @@ TEST_SUITE("runtime") {
     std::ofstream(config) << "[device]\nkind = \"cann\"\n[cann]\nbuild = \"false\"\n"
                              "run = \"false\"\nprofile = \"false\"\ninstall = \"\"\n"
                              "cann_version = \"false\"\ndriver_version = \"false\"\n";
-    const auto r =
-        run_aopt({"eval", (ops_dir / "add_tiled").string(), "--json", "--config", config.string()});
+    const auto r = run_aopt_json(
+        {"eval", (json_ops_dir / "add_tiled").string(), "--json", "--config", config.string()});
     const nlohmann::json j = one_document(r);
     CHECK_MESSAGE(j.contains("status"), r.stderr_text);
     CHECK(j.at("device") == "cann");
   }
 
   TEST_CASE("aopt eval --json on a good package is the result alone") {
-    const auto r = run_aopt({"eval", (ops_dir / "add_tiled").string(), "--json"});
+    const auto r = run_aopt_json({"eval", (json_ops_dir / "add_tiled").string(), "--json"});
     CHECK(r.exit_code == 0);
     const nlohmann::json j = one_document(r);
     CHECK(j.at("status") == "ok");

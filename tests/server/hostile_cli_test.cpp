@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 namespace net = boost::asio;
 
 const fs::path ops_dir = fs::path(AOPT_TEST_DATA_DIR) / "ops";
-const fs::path add_custom = fs::path(AOPT_SOURCE_DIR) / "corpus" / "level1" / "add_custom";
+const fs::path hostile_cli_op = fs::path(AOPT_SOURCE_DIR) / "corpus" / "level1" / "add_custom";
 const std::string replacement_char = "\xEF\xBF\xBD";
 
 aopt::subprocess_result run_aopt(const std::vector<std::string>& args, double limit_s = 180) {
@@ -43,20 +43,20 @@ aopt::subprocess_result run_aopt(const std::vector<std::string>& args, double li
   return std::move(r).value();
 }
 
-// add_custom copied under `root`, its kernel replaced by a link to `target`.
+// hostile_cli_op copied under `root`, its kernel replaced by a link to `target`.
 fs::path linked_package(const fs::path& root, const fs::path& target) {
   const fs::path pkg = root / "add_custom";
-  fs::copy(add_custom, pkg, fs::copy_options::recursive);
+  fs::copy(hostile_cli_op, pkg, fs::copy_options::recursive);
   fs::remove(pkg / "op_kernel/add_custom.cpp");
   fs::create_symlink(target, pkg / "op_kernel/add_custom.cpp");
   return pkg;
 }
 
-// add_custom copied under `root` with `edit` applied to its op.json.
+// hostile_cli_op copied under `root` with `edit` applied to its op.json.
 fs::path edited_package(const fs::path& root, const std::string& name,
                         const std::function<void(nlohmann::json&)>& edit) {
   const fs::path pkg = root / name;
-  fs::copy(add_custom, pkg, fs::copy_options::recursive);
+  fs::copy(hostile_cli_op, pkg, fs::copy_options::recursive);
   nlohmann::json spec = nlohmann::json::parse(std::ifstream(pkg / "op.json"));
   edit(spec);
   std::ofstream(pkg / "op.json", std::ios::trunc) << spec.dump(1);
@@ -122,7 +122,7 @@ TEST_CASE("a package file linking out of the package: aopt eval and submit --upl
 TEST_CASE("bad arguments, settings and op.json files exit 2 with a message naming them") {
   aopt::testing::temp_dir dir;
   const std::string db = (dir.path() / "db").string();
-  const std::string op = add_custom.string();
+  const std::string op = hostile_cli_op.string();
   const fs::path zero_dim = edited_package(dir.path(), "zero_dim", [](nlohmann::json& j) {
     j["inputs"][0]["shape"] = {8, 0};
   });
@@ -202,14 +202,15 @@ TEST_CASE(
   aopt::testing::temp_dir dir;
   aopt::testing::daemon_process daemon(
       {"--listen", "127.0.0.1:0", "--db", (dir.path() / "db").string(), "--set",
-       "server.roots=[\"" + add_custom.parent_path().string() + "\"]", "--set", "device.slots=1"},
+       "server.roots=[\"" + hostile_cli_op.parent_path().string() + "\"]", "--set",
+       "device.slots=1"},
       {}, 128);
   REQUIRE(daemon.wait_ready());
   auto url = aopt::server::parse_server_url(daemon.url());
   REQUIRE(url.ok());
   auto created = aopt::server::http_call(
       *url, "POST", "/api/v1/campaigns",
-      nlohmann::json{{"operators", {add_custom.string()}}, {"budget", 1}, {"campaign", "flood"}}
+      nlohmann::json{{"operators", {hostile_cli_op.string()}}, {"budget", 1}, {"campaign", "flood"}}
           .dump(),
       "");
   REQUIRE(created.ok());

@@ -25,12 +25,12 @@ namespace net = boost::asio;
 using aopt::testing::server_fixture;
 
 const std::string token = "fuzz-token";
-const fs::path add_custom = fs::path(aopt::testing::corpus_dir()) / "level1" / "add_custom";
+const fs::path hostile_input_op = fs::path(aopt::testing::corpus_dir()) / "level1" / "add_custom";
 
 using aopt::testing::request_fuzzer;
 
 std::string upload_body(const std::string& op_json) {
-  return request_fuzzer::upload_body(add_custom, op_json);
+  return request_fuzzer::upload_body(hostile_input_op, op_json);
 }
 
 using answer = aopt::testing::raw_answer;
@@ -75,7 +75,7 @@ TEST_CASE("requests with bytes that are not UTF-8 get a 4xx in UTF-8 JSON, and t
       {"0xFF in the body's campaign id",
        request_fuzzer::request(
            "POST", "/api/v1/campaigns",
-           "{\"operators\":[\"" + add_custom.string() + "\"],\"campaign\":\"\xff\"}", token)},
+           "{\"operators\":[\"" + hostile_input_op.string() + "\"],\"campaign\":\"\xff\"}", token)},
       {"0xFF in an upload's file name",
        request_fuzzer::request("POST", "/api/v1/operators",
                                "{\"files\":{\"op_host/\xff.cpp\":\"x\"}}", token)},
@@ -102,7 +102,7 @@ TEST_CASE("a package with a link out of it is refused with 403 naming the file, 
   std::ofstream(secret) << "TOP-SECRET-CONTENT";
   const fs::path pkg = root.path() / "ops" / "add_custom";
   fs::create_directories(pkg.parent_path());
-  fs::copy(add_custom, pkg, fs::copy_options::recursive);
+  fs::copy(hostile_input_op, pkg, fs::copy_options::recursive);
   fs::remove(pkg / "op_kernel/add_custom.cpp");
   fs::create_symlink(secret, pkg / "op_kernel/add_custom.cpp");
 
@@ -172,8 +172,8 @@ TEST_CASE("a seeded fuzz over the HTTP API and op.json finds no crash and no 500
   options.limits.max_body_bytes = 1 << 20;
   server_fixture f(options);
   const nlohmann::json op_json =
-      nlohmann::json::parse(request_fuzzer::read_text(add_custom / "op.json"));
-  const std::vector<std::string> templates = request_fuzzer::api_templates(add_custom, token);
+      nlohmann::json::parse(request_fuzzer::read_text(hostile_input_op / "op.json"));
+  const std::vector<std::string> templates = request_fuzzer::api_templates(hostile_input_op, token);
   request_fuzzer fuzz(20261124, templates, op_json);
   constexpr int http_requests = 1500;
   constexpr int uploads = 500;
@@ -201,7 +201,7 @@ TEST_CASE("a seeded fuzz over the HTTP API and op.json finds no crash and no 500
 
   // op.json mutants loaded directly: each loads or is refused with a reason, nothing throws.
   aopt::testing::temp_dir pkg_dir;
-  fs::copy(add_custom, pkg_dir.path(), fs::copy_options::recursive);
+  fs::copy(hostile_input_op, pkg_dir.path(), fs::copy_options::recursive);
   int loaded = 0, refused = 0;
   for (int i = 0; i < 2000; ++i) {
     std::ofstream(pkg_dir.path() / "op.json", std::ios::binary | std::ios::trunc)

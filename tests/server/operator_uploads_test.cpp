@@ -17,7 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace http = boost::beast::http;
 
-const fs::path corpus = fs::path(AOPT_SOURCE_DIR) / "corpus";
+const fs::path corpus_root = fs::path(AOPT_SOURCE_DIR) / "corpus";
 
 std::string read_text(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -27,10 +27,10 @@ std::string read_text(const fs::path& file) {
   return text.str();
 }
 
-// The files of a corpus package as an upload body.
+// The files of a corpus_root package as an upload body.
 nlohmann::json package_body(const std::string& op) {
   nlohmann::json files = nlohmann::json::object();
-  const fs::path dir = corpus / "level1" / op;
+  const fs::path dir = corpus_root / "level1" / op;
   for (const char* name : {"op.json", "reference.cpp"}) files[name] = read_text(dir / name);
   files["op_host/" + op + ".cpp"] = read_text(dir / "op_host" / (op + ".cpp"));
   files["op_host/" + op + "_tiling.h"] = read_text(dir / "op_host" / (op + "_tiling.h"));
@@ -50,7 +50,7 @@ struct router_fixture {
     ctx.db = db.get();
     ctx.campaigns = campaigns.get();
     ctx.hub = hub.get();
-    ctx.roots = aopt::server::path_roots({corpus});
+    ctx.roots = aopt::server::path_roots({corpus_root});
     ctx.uploads = aopt::server::operator_uploads(dir.path() / "db" / "uploads");
     ctx.load_config = [](const std::vector<std::string>& overrides) {
       return aopt::config::load_config("", overrides);

@@ -19,15 +19,19 @@
 #include <fmt/format.h>
 
 #include "base/content_hash.hpp"
+#include "base/libclang_handles.hpp"
 #include "base/scratch_dir.hpp"
 #include "npu/package_include.hpp"
-#include "npu/sim/device/libclang_handles.hpp"
 #include "npu/sim/device/screen_allow_lists.hpp"
 
 namespace aopt::npu {
 
 namespace fs = std::filesystem;
 namespace ch = clang_handles;
+
+// Outside the anonymous namespace: ast_screen::state, which has external linkage, keeps a PCH
+// per role.
+enum class unit_role { kernel, host };
 
 namespace {
 
@@ -38,8 +42,6 @@ constexpr size_t verdict_cache_entries = 512;
 // clang stores in 16 bits and computes in float, as GCC computes _Float16 in the shim.
 const char* const clang_only_flags[] = {"-D_Float16=__fp16", "-Xclang",
                                         "-fallow-half-arguments-and-returns"};
-
-enum class unit_role { kernel, host };
 
 bool aopt_named(const std::string& name) {
   if (name.size() < 4) return false;

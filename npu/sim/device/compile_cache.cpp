@@ -26,7 +26,8 @@ constexpr uint64_t prune_interval = 64;
 constexpr char trailer_magic[8] = {'a', 'o', 'p', 't', 'o', 'b', 'j', '1'};
 constexpr size_t trailer_size = 16 + sizeof(trailer_magic);
 
-std::string content_hash(std::string_view bytes) {
+// The raw 16 bytes of an object's XXH3-128, the trailer that marks an intact entry.
+std::string object_digest(std::string_view bytes) {
   XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
   std::string out(16, '\0');
   std::memcpy(out.data(), &h.high64, 8);
@@ -92,7 +93,7 @@ bool compile_cache::fetch(const std::string& key, const fs::path& destination, b
   const bool intact = data.size() >= trailer_size &&
                       data.substr(data.size() - sizeof(trailer_magic)) ==
                           std::string_view(trailer_magic, sizeof(trailer_magic)) &&
-                      content_hash(data.substr(0, data.size() - trailer_size)) ==
+                      object_digest(data.substr(0, data.size() - trailer_size)) ==
                           data.substr(data.size() - trailer_size, 16);
   std::error_code ec;
   if (!intact) {
@@ -123,7 +124,7 @@ status compile_cache::store(const std::string& key, const fs::path& object) {
     return internal_error(dir_.string() + ": cannot create the object cache: " + ec.message());
   std::optional<std::string> bytes = read_all(object);
   if (!bytes) return internal_error(object.string() + ": cannot read the compiled object");
-  std::string trailer = content_hash(*bytes);
+  std::string trailer = object_digest(*bytes);
   trailer.append(trailer_magic, sizeof(trailer_magic));
   fs::path temp = dir_ / fmt::format(".tmp-{}-{}-{}", ::getpid(), temp_counter_.fetch_add(1), key);
   if (!write_new_file(temp, *bytes, trailer,

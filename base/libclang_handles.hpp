@@ -1,5 +1,6 @@
 // Owning wrappers around libclang's C handles (index, translation unit, tokens, strings), so that
-// every early return of the AST screen releases what it parsed.
+// every early return of a reader of C++ (the AST screen, the tiling data flow, the token
+// sequence) releases what it parsed. Only the layers that link libclang include it.
 //
 // Thread-safety: a handle is used by one thread at a time; each screen creates its own index.
 #pragma once
@@ -9,7 +10,7 @@
 #include <memory>
 #include <string>
 
-namespace aopt::npu::clang_handles {
+namespace aopt::clang_handles {
 
 struct index_deleter {
   void operator()(void* index) const { clang_disposeIndex(index); }
@@ -63,4 +64,4 @@ class tokens {
   unsigned count_ = 0;
 };
 
-}  // namespace aopt::npu::clang_handles
+}  // namespace aopt::clang_handles
