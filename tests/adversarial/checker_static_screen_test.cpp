@@ -8,9 +8,7 @@
 
 #include <doctest/doctest.h>
 
-#include "base/scratch_dir.hpp"
 #include "npu/op_package.hpp"
-#include "npu/sim/device/ast_screen.hpp"
 
 namespace fs = std::filesystem;
 using aopt::npu::screen_source;
@@ -78,10 +76,9 @@ TEST_SUITE("adversarial") {
     CHECK(refused("auto r = R\"x(\n#include <fstream>\n)x\";\n") == "");
   }
 
-  TEST_CASE("every corpus operator's kernel and tiling program pass both screens") {
-    auto work = aopt::scratch_dir::create(fs::temp_directory_path(), "aopt-screen-test-");
-    REQUIRE(work.ok());
-    const aopt::npu::ast_screen screen(aopt::npu::default_sim_toolchain(), work->path());
+  // The AST screen's side of the same promise is the corpus tests' (tests/corpus): every package
+  // there is evaluated on a device that runs both screens, and ok requires passing them.
+  TEST_CASE("every corpus operator's kernel and tiling program pass the token screen") {
     size_t screened = 0;
     for (const auto& level : fs::directory_iterator(fs::path(AOPT_SOURCE_DIR) / "corpus")) {
       if (!level.is_directory()) continue;
@@ -95,8 +92,6 @@ TEST_SUITE("adversarial") {
           auto f = screen_source(file, text, files.tiling_header);
           CHECK_MESSAGE(!f, dir.path().string() << ": " << (f ? f->message() : ""));
         }
-        auto f = screen.screen(*op, op->host_source, &op->kernel_source);
-        CHECK_MESSAGE(!f, dir.path().string() << ": " << (f ? f->message() : ""));
         ++screened;
       }
     }

@@ -16,14 +16,14 @@ using namespace aopt::sim;
 namespace {
 
 // z = x for 64 float32 values on one core: the operator of the hand-made deliveries.
-driver_spec copy_spec(const char* category) {
+driver_spec copy_spec(const char* category, uint32_t input_sets = 1) {
   return parse_driver_spec(
       {{"op",
         {{"name", "copy"},
          {"category", category},
          {"inputs", {{{"name", "x"}, {"dtype", "float32"}, {"shape", {64}}}}},
          {"outputs", {{{"name", "z"}, {"dtype", "float32"}, {"shape", {64}}}}}}},
-       {"input_sets", 1}});
+       {"input_sets", input_sets}});
 }
 
 instruction dma(op_class cls, ub_range r) {
@@ -63,10 +63,10 @@ gm_write output_write(uint64_t offset, std::vector<uint8_t> data, uint64_t seq =
 }
 
 // x in, `middle` (if any), z out from `out_from`, with the GM write recorded.
-set_report honest_set(const driver_spec& spec, bool compute) {
+set_report honest_set(const driver_spec& spec, bool compute, uint32_t set = 0) {
   set_report s;
   s.block_dim = 1;
-  const auto inputs = make_inputs(spec.op, 0);
+  const auto inputs = make_inputs(spec.op, set);
   s.input_fingerprints = {fingerprint(inputs[0].data(), inputs[0].size())};
   s.outputs = {inputs[0]};
   core_trace t;
@@ -333,5 +333,28 @@ TEST_SUITE("adversarial") {
     run_report modified = report;
     modified.sets[0].input_fingerprints[0] ^= 1;
     CHECK(judge_run(spec, modified, expected).result.error_kind == "input_modified");
+  }
+
+  TEST_CASE("sets checked on several threads give the sequential verdict: the lowest failing set") {
+    const driver_spec spec = copy_spec("data_movement", 4);
+    const expected_outputs expected = compute_expected(
+        spec.op,
+        [](const aopt_ref::tensors& in, aopt_ref::tensors& out, const aopt_ref::attrs&) {
+          out[0].data = in[0].data;
+        },
+        4);
+    run_report report;
+    for (uint32_t set = 0; set < 4; ++set) report.sets.push_back(honest_set(spec, false, set));
+    for (uint32_t threads : {1u, 4u}) {
+      CHECK(judge_run(spec, report, expected, threads).result.status == aopt::npu::eval_status::ok);
+    }
+    report.sets[3].outputs[0][0] ^= 0x40;       // set 3: a wrong output
+    report.sets[1].input_fingerprints[0] ^= 1;  // set 1: a modified input
+    const aopt::npu::eval_result one = judge_run(spec, report, expected, 1).result;
+    const aopt::npu::eval_result four = judge_run(spec, report, expected, 4).result;
+    CHECK(one.error_kind == "input_modified");
+    CHECK(one.message.rfind("input set 1 ", 0) == 0);
+    CHECK(four.error_kind == one.error_kind);
+    CHECK(four.message == one.message);
   }
 }

@@ -535,7 +535,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     }
 
     r.phases.decode = phase_done();
-    eval_result judged = sim::judge_run(spec, report, *expected).result;
+    eval_result judged = sim::judge_run(spec, report, *expected, slot.threads()).result;
     // The judge timed its own two phases.
     r.phases.check = judged.phases.check;
     r.phases.timing = judged.phases.timing;

@@ -1,11 +1,14 @@
 #include "driver_judge.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core_context.hpp"
@@ -242,6 +245,38 @@ void check_set(const driver_spec& spec, const run_report& report, const expected
   }
 }
 
+// Checks every delivered set on up to `threads` threads. The sets are independent (only set 0
+// adds warnings), so the verdict is the sequential one: the failure of the lowest failing set.
+void check_sets(const driver_spec& spec, const run_report& report, const expected_outputs& expected,
+                uint32_t threads, std::vector<std::string>& warnings) {
+  const uint32_t sets = static_cast<uint32_t>(report.sets.size());
+  std::vector<std::exception_ptr> failures(sets);
+  std::atomic<uint32_t> next{0};
+  auto check_next_sets = [&] {
+    for (uint32_t set = next++; set < sets; set = next++) {
+      try {
+        check_set(spec, report, expected, set, warnings);
+      } catch (...) {
+        failures[set] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (uint32_t t = 1; t < std::min(threads, sets); ++t) helpers.emplace_back(check_next_sets);
+  check_next_sets();
+  for (std::thread& helper : helpers) helper.join();
+  for (uint32_t set = 0; set < sets; ++set) {
+    if (!failures[set]) continue;
+    try {
+      std::rethrow_exception(failures[set]);
+    } catch (const evaluation_failure& v) {
+      fail(v.status(), v.kind(),
+           "input set " + std::to_string(set) + " (seed " + std::to_string(spec.op.seed + set) +
+               "): " + v.what());
+    }
+  }
+}
+
 }  // namespace
 
 npu::eval_result failed_result(const driver_spec* spec, npu::eval_status status,
@@ -257,7 +292,7 @@ npu::eval_result failed_result(const driver_spec* spec, npu::eval_status status,
 }
 
 judgement judge_run(const driver_spec& spec, const run_report& report,
-                    const expected_outputs& expected) {
+                    const expected_outputs& expected, uint32_t check_threads) {
   judgement out;
   npu::eval_result& result = out.result;
   result = failed_result(&spec, npu::eval_status::infra_error, "", "");
@@ -266,7 +301,6 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
     if (diagnostics.size() == max_candidate_diagnostics) break;
     diagnostics.push_back(d.substr(0, max_diagnostic_chars));
   }
-  const npu::op_spec& op = spec.op;
   // The candidate's own (it can only add to them) and the checker's, each at most once.
   std::vector<std::string> warnings;
   for (const auto& w : report.warnings) {
@@ -298,19 +332,10 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
       fail("infra_error", "reference", "the reference computed fewer input sets than were run");
     }
     const auto check_start = std::chrono::steady_clock::now();
-    for (uint32_t set = 0; set < report.sets.size(); ++set) {
-      const set_report& s = report.sets[set];
-      if (set == 0) {
-        out.first_set_tiling = tiling_decision{s.block_dim, s.tiling_key, s.workspace_bytes};
-      }
-      try {
-        check_set(spec, report, expected, set, warnings);
-      } catch (const evaluation_failure& v) {
-        fail(v.status(), v.kind(),
-             "input set " + std::to_string(set) + " (seed " + std::to_string(op.seed + set) +
-                 "): " + v.what());
-      }
-    }
+    const set_report& delivered_first = report.sets[0];
+    out.first_set_tiling = tiling_decision{delivered_first.block_dim, delivered_first.tiling_key,
+                                           delivered_first.workspace_bytes};
+    check_sets(spec, report, expected, check_threads, warnings);
     const auto timing_start = std::chrono::steady_clock::now();
     result.phases.check = seconds_between(check_start, timing_start);
     const set_report& first = report.sets[0];

@@ -33,8 +33,10 @@ struct judgement {
   std::optional<tiling_decision> first_set_tiling;  // absent when no set was delivered
 };
 
+// The input sets are checked on up to `check_threads` threads (the cores the evaluation's run
+// had); the verdict, warnings and report do not depend on it.
 judgement judge_run(const driver_spec& spec, const run_report& report,
-                    const expected_outputs& expected);
+                    const expected_outputs& expected, uint32_t check_threads = 1);
 
 // The result of an evaluation that ended before a verdict: status, kind and message set.
 npu::eval_result failed_result(const driver_spec* spec, npu::eval_status status,
