@@ -46,6 +46,8 @@ TEST_SUITE("sim") {
     CHECK(far->message.find("first at index 0: expected 100, actual 100.2") != std::string::npos);
     CHECK(compare_output(z, encode(z, {100.0, 0.0, 1.0, -inf}).data(), expected, tol));
     CHECK(compare_output(z, encode(z, {100.0, 0.0, nan, inf}).data(), expected, tol));
+    // A finite value is infinitely far from an infinite one, however large the relative bound.
+    CHECK(compare_output(z, encode(z, {100.0, 0.0, nan, -1e30}).data(), expected, tol));
   }
 
   TEST_CASE("a few bad elements within max_error_ratio pass, unless one is not finite") {
