@@ -8,6 +8,8 @@
 // screened device and then the honest candidate at its true latency.
 #include "npu/sim/device/ast_screen.hpp"
 
+#include <fstream>
+
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -250,6 +252,32 @@ TEST_SUITE("adversarial") {
                        "spies(3);") == "spies");
     CHECK(host_refusal("#include <memory>\nvoid drop(int*) {}\n"
                        "static std::shared_ptr<int> p(nullptr, &drop);") == "p");
+  }
+
+  TEST_CASE("the build's screen PCHs are used; ones that do not load are rebuilt, not trusted") {
+    // The build's PCHs: a screen with them parses no shim header of its own.
+    auto& f = fixture();
+    CHECK_FALSE(f.run(f.op.host_source, f.op.kernel_source).has_value());
+    for (const auto& e : fs::recursive_directory_iterator(f.work.path())) {
+      CHECK_MESSAGE(e.path().extension() != ".pch", e.path().string());
+    }
+    // PCHs that are not what they claim (here not PCHs at all, as a stale one would not load
+    // either): the screen builds its own and judges as before.
+    const aopt::scratch_dir pchs = aopt::testing::checker_fixture::make_work_dir();
+    fs::create_directories(pchs.path() / "screen");
+    for (const char* name : {"kernel.pch", "host.pch", "shim_names.json"}) {
+      std::ofstream(pchs.path() / "screen" / name) << "{}";
+    }
+    aopt::npu::sim_toolchain toolchain = aopt::npu::default_sim_toolchain();
+    toolchain.pch_dir = pchs.path();
+    const aopt::scratch_dir work = aopt::testing::checker_fixture::make_work_dir();
+    const aopt::npu::ast_screen screen(toolchain, work.path());
+    CHECK_FALSE(screen.screen(f.op, f.op.host_source, &f.op.kernel_source).has_value());
+    const auto forged = screen.screen(
+        f.op, f.op.host_source + "\n#include <cstdlib>\nvoid forge() { std::system(\"id\"); }\n",
+        &f.op.kernel_source);
+    REQUIRE(forged.has_value());
+    CHECK(forged->construct == "system");
   }
 
   TEST_CASE("code the screen cannot parse is left to the compiler") {

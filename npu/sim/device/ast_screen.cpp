@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "base/content_hash.hpp"
 #include "base/libclang_handles.hpp"
@@ -206,8 +207,15 @@ struct ast_screen::state {
   std::deque<std::string> verdict_order;
   uint64_t parsed = 0;
 
-  // The PCH of the role's shim header (built on first use), "" when it cannot be built.
+  // The PCH of the role's shim header (the build's, else built on first use), "" when it
+  // cannot be built.
   std::string pch_for(unit_role role);
+  // Parses the role's shim header for serialisation, learns the shim's names from it and saves
+  // it to `out`; false when either fails.
+  bool build_pch(unit_role role, const fs::path& out);
+  // The build's PCH of the role (ast_screen::prebuild) when it exists, was built from the shim
+  // headers as they are now and its names file reads; the names are then learned from that file.
+  std::optional<std::string> prebuilt_pch(unit_role role);
   void learn_shim_names(CXTranslationUnit unit);
 
   std::vector<std::string> unit_args(unit_role role, const std::string& pch_file,
@@ -996,21 +1004,36 @@ std::vector<std::string> ast_screen::state::unit_args(unit_role role, const std:
   return args;
 }
 
+namespace {
+
+const char* pch_name(unit_role role) {
+  return role == unit_role::kernel ? "kernel.pch" : "host.pch";
+}
+constexpr char shim_names_file[] = "shim_names.json";
+
+}  // namespace
+
 std::string ast_screen::state::pch_for(unit_role role) {
   std::lock_guard<std::mutex> lock(pch_mutex);
   if (auto it = pch.find(role); it != pch.end()) return it->second;
   // Only a header that was built is remembered: a failure of the machine (no descriptors, a
   // full disk) must not refuse every later candidate of the process.
-  std::string file;
   if (!pch_dir) {
     // Under <work dir>/screen, beside the object cache: the device's own state, not an
-    // evaluation's scratch.
+    // evaluation's scratch. The units' files are written there too.
     std::error_code ec;
     fs::create_directories(work_dir / "screen", ec);
     auto dir = scratch_dir::create(work_dir / "screen", "ast-");
-    if (!dir.ok()) return file;
+    if (!dir.ok()) return {};
     pch_dir.emplace(std::move(dir).value());
   }
+  if (std::optional<std::string> built = prebuilt_pch(role)) return pch[role] = *built;
+  const fs::path out = pch_dir->path() / pch_name(role);
+  if (!build_pch(role, out)) return {};
+  return pch[role] = out.string();
+}
+
+bool ast_screen::state::build_pch(unit_role role, const fs::path& out) {
   const fs::path header = toolchain.include_dir /
                           (role == unit_role::kernel ? "kernel_operator.h" : "aopt_sim/host_api.h");
   std::vector<std::string> args = {"-x", "c++-header"};
@@ -1025,16 +1048,46 @@ std::string ast_screen::state::pch_for(unit_role role) {
                                   static_cast<int>(argv.size()), nullptr, 0,
                                   CXTranslationUnit_Incomplete | CXTranslationUnit_ForSerialization,
                                   &raw) != CXError_Success)
-    return file;
+    return false;
   ch::translation_unit unit(raw);
   learn_shim_names(unit.get());
-  const fs::path out = pch_dir->path() / (role == unit_role::kernel ? "kernel.pch" : "host.pch");
-  if (clang_saveTranslationUnit(unit.get(), out.c_str(), clang_defaultSaveOptions(unit.get())) ==
-      CXSaveError_None) {
-    file = out.string();
-    pch[role] = file;
+  return clang_saveTranslationUnit(unit.get(), out.c_str(), clang_defaultSaveOptions(unit.get())) ==
+         CXSaveError_None;
+}
+
+std::optional<std::string> ast_screen::state::prebuilt_pch(unit_role role) {
+  const fs::path dir = toolchain.pch_dir / "screen";
+  const fs::path file = dir / pch_name(role);
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) return std::nullopt;
+  // Parsed once with the PCH validated (every header it was built from unchanged), as the
+  // screen's own units are not.
+  std::vector<std::string> args = unit_args(role, file.string(), dir.string());
+  args.erase(std::find(args.begin(), args.end(), "-fno-validate-pch") - 1,
+             std::find(args.begin(), args.end(), "-fno-validate-pch") + 1);
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  static constexpr char probe_file[] = "aopt_pch_probe.cpp";
+  static constexpr char probe_text[] = "int aopt_pch_probe;\n";
+  CXUnsavedFile unsaved{probe_file, probe_text, sizeof(probe_text) - 1};
+  ch::index index(clang_createIndex(0, 0));
+  CXTranslationUnit raw = nullptr;
+  if (clang_parseTranslationUnit2(index.get(), probe_file, argv.data(),
+                                  static_cast<int>(argv.size()), &unsaved, 1,
+                                  CXTranslationUnit_None, &raw) != CXError_Success)
+    return std::nullopt;
+  ch::translation_unit unit(raw);
+  for (unsigned i = 0; i < clang_getNumDiagnostics(unit.get()); ++i) {
+    const ch::diagnostic d(clang_getDiagnostic(unit.get(), i));
+    if (clang_getDiagnosticSeverity(d.get()) >= CXDiagnostic_Error) return std::nullopt;
   }
-  return file;
+  std::ifstream in(dir / shim_names_file);
+  const nlohmann::json names = nlohmann::json::parse(in, nullptr, false);
+  if (!names.is_object() || !names.contains("internal") || !names.contains("public"))
+    return std::nullopt;
+  for (const auto& n : names["internal"]) internal_names.insert(n.get<std::string>());
+  for (const auto& n : names["public"]) public_names.insert(n.get<std::string>());
+  return file.string();
 }
 
 void ast_screen::state::learn_shim_names(CXTranslationUnit unit) {
@@ -1182,6 +1235,26 @@ ast_screen::ast_screen(const sim_toolchain& toolchain, const fs::path& work_dir)
 }
 
 ast_screen::~ast_screen() = default;
+
+status ast_screen::prebuild(const sim_toolchain& toolchain, const fs::path& dir) {
+  state s;
+  s.toolchain = toolchain;
+  s.include_prefix = toolchain.include_dir.string() + "/";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return internal_error("screen PCH: cannot create " + dir.string() + ": " + ec.message());
+  for (unit_role role : {unit_role::kernel, unit_role::host}) {
+    if (!s.build_pch(role, dir / pch_name(role))) {
+      return internal_error(std::string("screen PCH: libclang could not precompile the shim for ") +
+                            pch_name(role));
+    }
+  }
+  const nlohmann::json names = {{"internal", s.internal_names}, {"public", s.public_names}};
+  std::ofstream out(dir / shim_names_file);
+  out << names.dump();
+  if (!out) return internal_error("screen PCH: cannot write " + (dir / shim_names_file).string());
+  return status::ok_status();
+}
 
 std::optional<screen_finding> ast_screen::screen(const op_package& op,
                                                  const std::string& tiling_source,
