@@ -378,7 +378,17 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "profile's MACs per cycle per type"},
       {cube, "LoadData", part,
        "2D (LoadData2DParams, or LoadData2dParams) A1 -> A2 and B1 -> B2 on MTE1, ifTranspose for "
-       "16-bit types; the 3D (img2col) forms and GM sources are not simulated"},
+       "16-bit types; 3D (img2col) with LoadData3DParamsV2 (its row); the 3D v1 and v2Pro forms "
+       "and GM sources are not simulated"},
+      {cube, "LoadData3DParamsV2", part,
+       "img2col of an L1 feature map ([C1][H][W][C0]) into A2 (ZZ) on MTE1, timed by the bytes "
+       "written like the 2D form: padList, l1H/l1W, strides, filters, dilations, padValue, the "
+       "window kStartPt/kExtension (multiples of C0) and mStartPt/mExtension (multiples of 16, "
+       "inside the output positions); half/bfloat16_t/float/int8_t/uint8_t with channelSize a "
+       "multiple of C0. Unsupported (named in the message): B2 destinations, enTranspose, "
+       "enSmallK, filterSizeW/H, fMatrixCtrl, IsResetLoad3dConfig other than "
+       "IS_RESER_LOAD3D_DEFAULT_CONFIG, other channelSize, rows past the output positions"},
+      {cube, "LoadData3DParamsV1", no, "the 3D v1 form is not simulated (use LoadData3DParamsV2)"},
       {cube, "LoadDataWithTranspose", no,
        "not simulated (2D LoadData's ifTranspose covers 16-bit types)"},
       {cube, "Fixpipe", yes,

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 
 #include "aopt_sim/kernel/defs.h"
 #include "aopt_sim/kernel/dtypes.h"
@@ -57,6 +58,28 @@ struct load2d_geometry {
 };
 void cube_load_2d(const local_ref& dst, const local_ref& src, uint32_t elem_size,
                   const load2d_geometry& g, call_site site);
+
+// LoadData 3D (img2col) from a feature map in L1, laid out [C1][l1H][l1W][C0] (NC1HWC0 without
+// N), into A2 (ZZ). The img2col matrix has one row per output position (row-major over the
+// output height and width) and one column per (c1, filter row, filter column, c0), in that
+// order; the instruction writes its rows [m_start, m_start + m_ext) x columns [k_start,
+// k_start + k_ext). Positions in the padding read `pad_bits` (the element's bit pattern).
+struct load3d_geometry {
+  uint32_t pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;
+  uint32_t l1_h = 0, l1_w = 0;
+  uint32_t channels = 0;
+  uint32_t k_ext = 0, m_ext = 0;
+  uint32_t k_start = 0, m_start = 0;
+  uint32_t stride_w = 1, stride_h = 1;
+  uint32_t filter_w = 1, filter_h = 1;
+  uint32_t dilation_w = 1, dilation_h = 1;
+  uint64_t pad_bits = 0;
+  // Options the shim refuses as unsupported (named in the message) rather than guess at.
+  bool transpose = false, small_k = false, filter_size_w = false, filter_size_h = false,
+       fmatrix_ctrl = false, set_fmatrix = true, set_padding = true;
+};
+void cube_load_3d(const local_ref& dst, const local_ref& src, uint32_t elem_size,
+                  const load3d_geometry& g, call_site site);
 
 struct mmad_geometry {
   uint32_t m = 0;
@@ -143,6 +166,71 @@ struct LoadData2DParams {
   uint8_t addrMode = 0;
 };
 using LoadData2dParams = LoadData2DParams;
+
+// Whether LoadData 3D sets the feature-map geometry and the padding value itself (the
+// defaults); the shim simulates only the defaults (no SetFmatrix / SetLoadDataPaddingValue).
+struct IsResetLoad3dConfig {
+  bool isSetFMatrix = true;
+  bool isSetPadding = true;
+};
+constexpr IsResetLoad3dConfig IS_RESER_LOAD3D_DEFAULT_CONFIG = {true, true};
+
+// LoadData 3D, the v2 form: padList is {left, right, top, bottom}.
+template <typename T>
+struct LoadData3DParamsV2 {
+  LoadData3DParamsV2() {}
+  LoadData3DParamsV2(const uint8_t padListIn[4], const uint16_t l1HIn, const uint16_t l1WIn,
+                     const uint16_t channelSizeIn, const uint16_t kExtensionIn,
+                     const uint16_t mExtensionIn, const uint16_t kStartPtIn,
+                     const uint16_t mStartPtIn, const uint8_t strideWIn, const uint8_t strideHIn,
+                     const uint8_t filterWIn, const uint8_t filterHIn,
+                     const uint8_t dilationFilterWIn, const uint8_t dilationFilterHIn,
+                     const bool enTransposeIn, const bool enSmallKIn, const T padValueIn,
+                     const bool filterSizeWIn = false, const bool filterSizeHIn = false,
+                     const bool fMatrixCtrlIn = false)
+      : l1H(l1HIn),
+        l1W(l1WIn),
+        channelSize(channelSizeIn),
+        kExtension(kExtensionIn),
+        mExtension(mExtensionIn),
+        kStartPt(kStartPtIn),
+        mStartPt(mStartPtIn),
+        strideW(strideWIn),
+        strideH(strideHIn),
+        filterW(filterWIn),
+        filterH(filterHIn),
+        dilationFilterW(dilationFilterWIn),
+        dilationFilterH(dilationFilterHIn),
+        enTranspose(enTransposeIn),
+        enSmallK(enSmallKIn),
+        padValue(padValueIn),
+        filterSizeW(filterSizeWIn),
+        filterSizeH(filterSizeHIn),
+        fMatrixCtrl(fMatrixCtrlIn) {
+    for (int i = 0; i < 4; ++i) padList[i] = padListIn[i];
+  }
+
+  uint8_t padList[4] = {0, 0, 0, 0};
+  uint16_t l1H = 0;
+  uint16_t l1W = 0;
+  uint16_t channelSize = 0;
+  uint16_t kExtension = 0;
+  uint16_t mExtension = 0;
+  uint16_t kStartPt = 0;
+  uint16_t mStartPt = 0;
+  uint8_t strideW = 1;
+  uint8_t strideH = 1;
+  uint8_t filterW = 1;
+  uint8_t filterH = 1;
+  uint8_t dilationFilterW = 1;
+  uint8_t dilationFilterH = 1;
+  bool enTranspose = false;
+  bool enSmallK = false;
+  T padValue = 0;
+  bool filterSizeW = false;
+  bool filterSizeH = false;
+  bool fMatrixCtrl = false;
+};
 
 struct MmadParams {
   MmadParams() {}
@@ -263,6 +351,42 @@ void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadDa
   g.dst_gap = p.dstGap;
   g.transpose = p.ifTranspose;
   aopt_sim::rt::cube_load_2d(dst.aopt_ref(), src.aopt_ref(), static_cast<uint32_t>(sizeof(T)), g,
+                             site);
+}
+
+// L1 feature map -> A2 (3D: img2col), on MTE1.
+template <typename T, const IsResetLoad3dConfig& defaultConfig = IS_RESER_LOAD3D_DEFAULT_CONFIG,
+          typename U = T>
+void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData3DParamsV2<U>& p,
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  static_assert(sizeof(U) == sizeof(T), "LoadData3DParamsV2<U>: U is the element type of T");
+  aopt_sim::rt::load3d_geometry g;
+  g.pad_left = p.padList[0];
+  g.pad_right = p.padList[1];
+  g.pad_top = p.padList[2];
+  g.pad_bottom = p.padList[3];
+  g.l1_h = p.l1H;
+  g.l1_w = p.l1W;
+  g.channels = p.channelSize;
+  g.k_ext = p.kExtension;
+  g.m_ext = p.mExtension;
+  g.k_start = p.kStartPt;
+  g.m_start = p.mStartPt;
+  g.stride_w = p.strideW;
+  g.stride_h = p.strideH;
+  g.filter_w = p.filterW;
+  g.filter_h = p.filterH;
+  g.dilation_w = p.dilationFilterW;
+  g.dilation_h = p.dilationFilterH;
+  std::memcpy(&g.pad_bits, &p.padValue, sizeof(U));
+  g.transpose = p.enTranspose;
+  g.small_k = p.enSmallK;
+  g.filter_size_w = p.filterSizeW;
+  g.filter_size_h = p.filterSizeH;
+  g.fmatrix_ctrl = p.fMatrixCtrl;
+  g.set_fmatrix = defaultConfig.isSetFMatrix;
+  g.set_padding = defaultConfig.isSetPadding;
+  aopt_sim::rt::cube_load_3d(dst.aopt_ref(), src.aopt_ref(), static_cast<uint32_t>(sizeof(T)), g,
                              site);
 }
 
