@@ -197,6 +197,7 @@ struct ast_screen::state {
   std::set<std::string> shim_macros;     // every macro the shim's headers define
   std::set<std::string> internal_names;  // declared only as shim internals...
   std::set<std::string> public_names;    // ...or also publicly
+  bool prebuilt_names_read = false;      // the build's names file is in the two sets above
 
   struct verdict {
     std::map<std::string, std::string> read;  // package files the unit read -> text hash
@@ -218,8 +219,9 @@ struct ast_screen::state {
   std::optional<std::string> prebuilt_pch(unit_role role);
   void learn_shim_names(CXTranslationUnit unit);
 
+  // `validate_pch`: clang checks that every header the PCH was built from is unchanged.
   std::vector<std::string> unit_args(unit_role role, const std::string& pch_file,
-                                     const std::string& root) const;
+                                     const std::string& root, bool validate_pch = false) const;
   std::optional<screen_finding> screen_unit(const unit_sources& unit);
 };
 
@@ -974,7 +976,8 @@ class unit_walk {
 }  // namespace
 
 std::vector<std::string> ast_screen::state::unit_args(unit_role role, const std::string& pch_file,
-                                                      const std::string& root) const {
+                                                      const std::string& root,
+                                                      bool validate_pch) const {
   const std::vector<std::string> flags =
       role == unit_role::kernel ? kernel_unit_flags(toolchain) : host_unit_flags(toolchain);
   std::vector<std::string> args = {"-x", "c++"};
@@ -998,7 +1001,7 @@ std::vector<std::string> ast_screen::state::unit_args(unit_role role, const std:
   for (const char* a : clang_only_flags) args.emplace_back(a);
   // The PCH is the screen's own, built from the shim it was given: checking every header's time
   // stamp per unit is wasted work.
-  args.insert(args.end(), {"-Xclang", "-fno-validate-pch"});
+  if (!validate_pch) args.insert(args.end(), {"-Xclang", "-fno-validate-pch"});
   args.emplace_back("-include-pch");
   args.push_back(pch_file);
   return args;
@@ -1062,9 +1065,7 @@ std::optional<std::string> ast_screen::state::prebuilt_pch(unit_role role) {
   if (!fs::is_regular_file(file, ec)) return std::nullopt;
   // Parsed once with the PCH validated (every header it was built from unchanged), as the
   // screen's own units are not.
-  std::vector<std::string> args = unit_args(role, file.string(), dir.string());
-  args.erase(std::find(args.begin(), args.end(), "-fno-validate-pch") - 1,
-             std::find(args.begin(), args.end(), "-fno-validate-pch") + 1);
+  const std::vector<std::string> args = unit_args(role, file.string(), dir.string(), true);
   std::vector<const char*> argv;
   for (const std::string& a : args) argv.push_back(a.c_str());
   static constexpr char probe_file[] = "aopt_pch_probe.cpp";
@@ -1081,12 +1082,16 @@ std::optional<std::string> ast_screen::state::prebuilt_pch(unit_role role) {
     const ch::diagnostic d(clang_getDiagnostic(unit.get(), i));
     if (clang_getDiagnosticSeverity(d.get()) >= CXDiagnostic_Error) return std::nullopt;
   }
-  std::ifstream in(dir / shim_names_file);
-  const nlohmann::json names = nlohmann::json::parse(in, nullptr, false);
-  if (!names.is_object() || !names.contains("internal") || !names.contains("public"))
-    return std::nullopt;
-  for (const auto& n : names["internal"]) internal_names.insert(n.get<std::string>());
-  for (const auto& n : names["public"]) public_names.insert(n.get<std::string>());
+  // One file holds the names of both roles' headers: read for the first role only.
+  if (!prebuilt_names_read) {
+    std::ifstream in(dir / shim_names_file);
+    const nlohmann::json names = nlohmann::json::parse(in, nullptr, false);
+    if (!names.is_object() || !names.contains("internal") || !names.contains("public"))
+      return std::nullopt;
+    for (const auto& n : names["internal"]) internal_names.insert(n.get<std::string>());
+    for (const auto& n : names["public"]) public_names.insert(n.get<std::string>());
+    prebuilt_names_read = true;
+  }
   return file.string();
 }
 
