@@ -11,7 +11,7 @@ device_pool_slots::device_pool_slots(caf::actor_system& sys, device_pool_actor p
                                      std::shared_ptr<npu::device> device)
     : sys_(sys), pool_(std::move(pool)), device_(std::move(device)) {}
 
-result<npu::eval_result> device_pool_slots::evaluate(const npu::slot_job& job) {
+pool_work make_pool_work(std::shared_ptr<npu::device> device, const npu::slot_job& job) {
   auto sources = std::make_shared<const npu::package_sources>(npu::sources_of(*job.op));
   pool_work work;
   work.request.campaign = job.campaign;
@@ -20,18 +20,24 @@ result<npu::eval_result> device_pool_slots::evaluate(const npu::slot_job& job) {
   work.request.kernel = job.kernel;
   work.request.options = job.options;
   work.request.validation = job.validation;
-  work.sources = sources;
-  work.run_here = [device = device_, job] {
+  work.sources = std::move(sources);
+  work.run_here = [device = std::move(device), job] {
     return device->evaluate(*job.op, job.tiling, job.kernel, job.options);
   };
+  return work;
+}
+
+status pool_failure(const caf::error& e) {
+  const status failure = to_status(e);
+  return status{failure.code(), "device pool: " + failure.message()};
+}
+
+result<npu::eval_result> device_pool_slots::evaluate(const npu::slot_job& job) {
   std::optional<result<npu::eval_result>> out;
   caf::scoped_actor self{sys_};
-  self->request(pool_, caf::infinite, evaluate_atom_v, make_local(std::move(work)))
+  self->request(pool_, caf::infinite, evaluate_atom_v, make_local(make_pool_work(device_, job)))
       .receive([&](evaluation_reply& r) { out = std::move(r.result); },
-               [&](caf::error& e) {
-                 const status failure = to_status(e);
-                 out = status{failure.code(), "device pool: " + failure.message()};
-               });
+               [&](caf::error& e) { out = pool_failure(e); });
   return std::move(*out);
 }
 

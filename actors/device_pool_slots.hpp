@@ -16,6 +16,13 @@
 
 namespace aopt::actors {
 
+// The pool's request for `job`: the package's sources by content hash (for a remote worker), and
+// the call that runs it on `device` when a local slot takes it.
+pool_work make_pool_work(std::shared_ptr<npu::device> device, const npu::slot_job& job);
+
+// The status of a pool request that got no reply, its code kept.
+status pool_failure(const caf::error& e);
+
 class device_pool_slots final : public npu::device_slots {
  public:
   // `device`: this process's device, which the pool's local slots evaluate on (its profile is

@@ -98,7 +98,7 @@ void step(episode_self self);
 npu::eval_result evaluator_failure(const caf::error& e) {
   npu::eval_result r;
   r.status = npu::eval_status::infra_error;
-  r.message = "evaluator actor: " + to_status(e).message();
+  r.message = "evaluator actor: " + to_status(e).to_string();
   return r;
 }
 

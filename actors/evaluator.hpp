@@ -1,8 +1,9 @@
 // Evaluator role: a thin adapter of agent::evaluation_service (cache lookup, slot lease, device
 // call) to messages. Its slots are the device pool's (actors/device_pool_slots.hpp), which
-// leases each evaluation to a local slot or a remote worker. Each request waits for its result
-// on its own detached thread. A cold job (a confirmation) always goes to the device, built
-// afresh (eval_options::cold); so does a validation job.
+// leases each evaluation to a local slot or a remote worker. A request is answered from the
+// cache, or by the pool's reply, asked without blocking; a failure keeps its status code. A cold
+// job (a confirmation) always goes to the device, built afresh (eval_options::cold); so does a
+// validation job.
 //
 //   (evaluate_atom, evaluation_job) -> evaluation_done  an error when the pool gave no result
 //   (stats_atom)                    -> pool_stats  the device pool's counts, and the jobs this

@@ -40,24 +40,28 @@ evaluation_service::evaluation_service(std::shared_ptr<npu::device_slots> slots,
                                        std::shared_ptr<eval_cache> cache, npu::eval_options options)
     : slots_(std::move(slots)), cache_(std::move(cache)), options_(std::move(options)) {}
 
-result<evaluation> evaluation_service::evaluate(const evaluation_call& call) {
-  evaluation done;
-  done.cache_key =
+evaluation_plan evaluation_service::plan(const evaluation_call& call) {
+  evaluation_plan plan;
+  plan.cache_key =
       eval_cache_key(slots_->profile_id(), *call.op, call.tiling, call.kernel, options_);
   if (cache_ && !call.cold && !call.validation) {
-    if (std::optional<npu::eval_result> cached = cache_->lookup(done.cache_key)) {
-      done.result = std::move(*cached);
-      done.result.from_cache = true;
+    if ((plan.cached = cache_->lookup(plan.cache_key))) {
+      plan.cached->from_cache = true;
       ++cache_hits_;
-      return done;
+      return plan;
     }
   }
-  npu::slot_job job{call.op, call.tiling, call.kernel, options_, call.campaign, call.validation};
-  job.options.cold = call.cold;
-  result<npu::eval_result> r = slots_->evaluate(job);
+  plan.job = {call.op, call.tiling, call.kernel, options_, call.campaign, call.validation};
+  plan.job.options.cold = call.cold;
+  return plan;
+}
+
+result<evaluation> evaluation_service::evaluate(const evaluation_call& call) {
+  evaluation_plan planned = plan(call);
+  if (planned.cached) return evaluation{std::move(*planned.cached), std::move(planned.cache_key)};
+  result<npu::eval_result> r = slots_->evaluate(planned.job);
   if (!r.ok()) return r.error();
-  done.result = std::move(*r);
-  return done;
+  return evaluation{std::move(*r), std::move(planned.cache_key)};
 }
 
 }  // namespace aopt::agent

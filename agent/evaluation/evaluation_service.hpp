@@ -72,6 +72,15 @@ struct evaluation {
   std::string cache_key;    // the key of this (profile, op, T, K, options)
 };
 
+// What evaluating one candidate takes before any slot: its cache key, and either the cache's
+// answer or the job a slot must run. A caller that leases slots asynchronously (the evaluator
+// actor) runs `job` itself; evaluate() runs it on this service's slots.
+struct evaluation_plan {
+  std::string cache_key;
+  std::optional<npu::eval_result> cached;  // from_cache; when set, `job` is not to be run
+  npu::slot_job job;
+};
+
 class evaluation_service {
  public:
   // `slots` is not null; `cache` may be null (every evaluation goes to the device). `options`
@@ -82,6 +91,10 @@ class evaluation_service {
   // Answers from the cache when it can, otherwise on a leased slot. An error when no slot could
   // give a result (see npu::device_slots::evaluate); every candidate failure is a result.
   result<evaluation> evaluate(const evaluation_call& call);
+
+  // The cache lookup of evaluate() alone (a hit counts in cache_hits()); does not block on a
+  // slot.
+  evaluation_plan plan(const evaluation_call& call);
 
   // The evaluations answered from the cache so far.
   uint64_t cache_hits() const { return cache_hits_.load(); }
