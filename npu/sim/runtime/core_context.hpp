@@ -49,6 +49,8 @@ struct gm_region {
   // An output op.json gives no initial contents: it starts as poison, as on CANN it starts as
   // whatever its allocation held.
   bool starts_poisoned = false;
+  // The tiling data: its writes carry no bytes and its reads are not replayed (trace.hpp).
+  bool tiling_data = false;
 };
 
 // What the warning of an atomic accumulation into a starts_poisoned output says first: the judge

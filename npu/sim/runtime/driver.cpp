@@ -23,6 +23,7 @@
 #include "driver_spec.hpp"
 #include "element_codec.hpp"
 #include "exe_graph/runtime/tiling_context.h"
+#include "gm_allocation.hpp"
 #include "graph/types.h"
 #include "shared_inputs.hpp"
 #include "tensor_check.hpp"
@@ -30,25 +31,6 @@
 
 namespace aopt::sim {
 namespace {
-
-// Simulated GM allocations start on 512-byte boundaries, like the device allocator's, so the
-// timing model's alignment penalty reflects the kernel's offsets only.
-constexpr size_t gm_alignment = 512;
-constexpr uint8_t workspace_poison_byte = 0x5A;
-// What a read past a tensor's end finds: CANN's aclrtMalloc rounds every size up to 32 bytes
-// and adds 32, so reads up to there are legal; beyond it the hardware reads whatever allocation
-// follows. The simulator lets reads reach one more KiB past the padding, with a warning, over
-// poison (the UB poison: large finite values, so a value read there that reaches an output
-// mismatches). That holds the block-granular tail reads of real kernels (a 16-float read of a
-// 7-float box, a 64-RoI block) while a runaway index still stops at gm_out_of_bounds.
-constexpr uint64_t gm_padding_block = 32;
-constexpr uint64_t gm_over_read_bytes = 1024;
-constexpr uint8_t gm_tail_poison_byte = 0x7b;
-
-uint64_t cann_padding(uint64_t bytes) {
-  return (bytes + gm_padding_block - 1) / gm_padding_block * gm_padding_block + gm_padding_block -
-         bytes;
-}
 
 // One simulated GM allocation: the tensor's bytes, then its padding and over-read zone poisoned.
 class gm_buffer {
@@ -431,6 +413,7 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
     uint8_t* workspace = add_region("workspace", tiling.workspace_bytes, false, true);
     std::memset(workspace, workspace_poison_byte, tiling.workspace_bytes);
     uint8_t* tiling_gm = add_region("tiling", tiling.tiling_bytes.size());
+    launch.gm.back().tiling_data = true;
     if (tiling_gm != nullptr) {
       std::memcpy(tiling_gm, tiling.tiling_bytes.data(), tiling.tiling_bytes.size());
     }

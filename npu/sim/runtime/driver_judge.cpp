@@ -14,6 +14,7 @@
 #include "core_context.hpp"
 #include "driver_failure.hpp"
 #include "driver_trace_check.hpp"
+#include "gm_read_check.hpp"
 #include "hazard_detector.hpp"
 #include "roofline.hpp"
 #include "tensor_check.hpp"
@@ -48,6 +49,7 @@ uint64_t judge_work(const run_report& report) {
         }
       }
       for (const gm_write& w : t.gm_writes) work += 1 + w.data.size() / 8;
+      for (const gm_read& r : t.gm_reads) work += 1 + uint64_t{r.burst_bytes} * r.bursts / 8;
     }
   }
   return work;
@@ -242,6 +244,11 @@ void check_set(const driver_spec& spec, const run_report& report, const expected
   const auto initial = initial_outputs(op, set);
   if (auto f = check_set_trace(spec, s, set == 0, set == 0 ? &warnings : nullptr, &initial)) {
     fail("precision_error", f->kind, f->message);
+  }
+  if (has_gm_reads(s)) {
+    if (auto f = check_gm_reads(op, s, set, make_inputs(op, set), initial)) {
+      fail("precision_error", f->kind, f->message);
+    }
   }
 }
 

@@ -107,6 +107,16 @@ void put_trace(byte_writer& w, const core_trace& t, api_table& apis) {
     w.put(g.seq);
     w.put_bytes(g.data.data(), g.data.size());
   }
+  w.put<uint64_t>(t.gm_reads.size());
+  for (const gm_read& g : t.gm_reads) {
+    w.put(g.region);
+    w.put(g.offset);
+    w.put(g.stride);
+    w.put(g.burst_bytes);
+    w.put(g.bursts);
+    w.put(g.seq);
+    w.put(g.digest);
+  }
 }
 
 // API names are patched in once the table (at the end of the delivery) is read.
@@ -168,6 +178,16 @@ core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids
     g.bursts = r.get<uint32_t>("gm_write.bursts");
     g.seq = r.get<uint64_t>("gm_write.seq");
     g.data = r.get_bytes("gm_write.data");
+  }
+  t.gm_reads.resize(r.count("trace.gm_reads", 44));
+  for (gm_read& g : t.gm_reads) {
+    g.region = r.get<uint32_t>("gm_read.region");
+    g.offset = r.get<uint64_t>("gm_read.offset");
+    g.stride = r.get<uint64_t>("gm_read.stride");
+    g.burst_bytes = r.get<uint32_t>("gm_read.burst_bytes");
+    g.bursts = r.get<uint32_t>("gm_read.bursts");
+    g.seq = r.get<uint64_t>("gm_read.seq");
+    g.digest = r.get<uint64_t>("gm_read.digest");
   }
   return t;
 }

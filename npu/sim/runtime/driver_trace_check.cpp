@@ -18,10 +18,7 @@ std::optional<check_failure> malformed(const std::string& message) {
 }
 
 std::optional<check_failure> untraced(const std::string& message) {
-  return check_failure{"untraced_work",
-                       "the outputs are right but the trace does not account for them (work "
-                       "done outside the traced tensor API, e.g. through raw pointers): " +
-                           message};
+  return untraced_work(message);
 }
 
 // The outputs as the traced GM writes left them: every output write of every block applied in
@@ -190,6 +187,13 @@ std::optional<check_failure> check_records(const core_trace& t, uint32_t ub_byte
 
 }  // namespace
 
+check_failure untraced_work(const std::string& message) {
+  return check_failure{"untraced_work",
+                       "the outputs are right but the trace does not account for them (work "
+                       "done outside the traced tensor API, e.g. through raw pointers): " +
+                           message};
+}
+
 std::vector<std::vector<uint8_t>> initial_outputs(const npu::op_spec& op, uint32_t set) {
   std::vector<std::vector<uint8_t>> out(op.outputs.size());
   std::vector<std::vector<uint8_t>> inputs;
@@ -272,7 +276,8 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
       const uint64_t bytes = uint64_t{w.bursts} * w.burst_bytes;
       listed_write_bytes += bytes;
       const bool output = w.region >= first_output && w.region < first_output + op.outputs.size();
-      if (w.data.size() != (output ? bytes : 0)) {
+      const bool tiling_data = w.region + 1 == region_bytes.size();
+      if (w.data.size() != (tiling_data ? 0 : bytes)) {
         return malformed("block " + std::to_string(b) + ": a GM write of " + std::to_string(bytes) +
                          " bytes carries " + std::to_string(w.data.size()) + " bytes of data");
       }

@@ -40,6 +40,10 @@ std::optional<check_failure> check_set_trace(
     std::vector<std::string>* warnings = nullptr,
     const std::vector<std::vector<uint8_t>>* initial = nullptr);
 
+// The finding for outputs that are right while the trace does not account for them; `message`
+// says what the trace lacks.
+check_failure untraced_work(const std::string& message);
+
 // What each output of `op` holds before the kernel runs on input set `set` (op.json "init"), or
 // nothing for an output that starts as poison.
 std::vector<std::vector<uint8_t>> initial_outputs(const npu::op_spec& op, uint32_t set);

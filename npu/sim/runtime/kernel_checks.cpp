@@ -129,6 +129,11 @@ const gm_region* nearest_region(const state& s, const uint8_t* p) {
   return best;
 }
 
+// The place of a GM access among all of the launch's (trace.hpp gm_write, gm_read).
+uint64_t next_gm_seq(state& s) {
+  return s.launch.gm_write_seq != nullptr ? s.launch.gm_write_seq->fetch_add(1) : s.own_write_seq++;
+}
+
 }  // namespace
 
 std::string describe_gm(const state& s, const uint8_t* p) {
@@ -183,6 +188,17 @@ void check_gm_range(state& s, const uint8_t* p, uint64_t bytes, const char* api,
            ", outside every GM tensor the kernel was given", context));
 }
 
+void record_gm_read(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
+                    uint32_t bursts) {
+  if (!s.rec.on()) return;
+  flush_scalar_write(s);  // a store handed out earlier happened before this read
+  const gm_region& r = s.launch.gm[s.last_region];
+  if (r.tiling_data) return;  // not replayed: GET_TILING_DATA reads it untraced
+  const size_t region = s.last_region;
+  s.rec.gm_read_from(static_cast<uint32_t>(region), static_cast<uint64_t>(p - r.base), p, stride,
+                     burst_bytes, bursts, next_gm_seq(s));
+}
+
 void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
                      uint32_t bursts) {
   flush_scalar_write(s);  // a store handed out earlier happened before this write
@@ -193,9 +209,8 @@ void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst
   w.stride = stride;
   w.burst_bytes = burst_bytes;
   w.bursts = bursts;
-  w.seq =
-      s.launch.gm_write_seq != nullptr ? s.launch.gm_write_seq->fetch_add(1) : s.own_write_seq++;
-  if (r.output && burst_bytes != 0) {
+  w.seq = next_gm_seq(s);
+  if (!r.tiling_data && burst_bytes != 0) {
     w.data.reserve(uint64_t{burst_bytes} * bursts);
     for (uint32_t k = 0; k < bursts; ++k) {
       const uint8_t* run = p + stride * k;

@@ -226,6 +226,7 @@ void cube_copy_nd2nz(const local_ref& dst, const uint8_t* src, uint32_t elem_siz
   for (uint32_t i = 0; i < g.nd_num; ++i) {
     const uint64_t dst_nd = dst.addr + uint64_t{g.dst_nz_stride} * i * elem_size;
     const uint8_t* src_nd = src + uint64_t{g.src_nd_stride} * i * elem_size;
+    record_gm_read(s, src_nd, uint64_t{g.src_d} * elem_size, static_cast<uint32_t>(row_bytes), g.n);
     for (uint32_t r = 0; r < g.n; ++r) {
       const uint8_t* src_row = src_nd + uint64_t{g.src_d} * r * elem_size;
       uint8_t* dst_row = s.ub.get() + dst_nd + uint64_t{r} * g.dst_n_stride * c0_bytes;

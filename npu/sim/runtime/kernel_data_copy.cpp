@@ -107,6 +107,7 @@ void copy_gm_to_ub(const local_ref& dst, const uint8_t* src, dtype, uint32_t ele
   const uint32_t row = ub_row(g);
   check_ub_range(dst, dst.addr, ub_extent(g, g.ub_stride, row), api, site, "GM -> UB copy writes");
   check_gm_range(s, src, gm_extent(g), api, site, "GM -> UB copy reads", false);
+  record_gm_read(s, src, g.gm_stride, g.burst_bytes, g.bursts);
 
   const bool padded =
       g.ub_row != 0 && (pad.source == pad_source::value ||

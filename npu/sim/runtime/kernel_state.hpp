@@ -193,10 +193,16 @@ void check_gm_range(state& s, const uint8_t* p, uint64_t bytes, const char* api,
                     aopt_sim::rt::call_site site, const char* what, bool write);
 
 // Records a GM write at `p` for the trusted checker (trace.hpp gm_write), with the bytes the
-// runs hold now when the region is an output. REQUIRES: check_gm_range accepted the access just
-// before (it leaves the region in s.last_region) and the write has happened.
+// runs hold now unless the region is the tiling data. REQUIRES: check_gm_range accepted the
+// access just before (it leaves the region in s.last_region) and the write has happened.
 void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
                      uint32_t bursts);
+
+// Records a GM read at `p` for the trusted checker (trace.hpp gm_read) when the trace is on:
+// the fingerprint of the bytes the runs hold now, ordered among the launch's GM writes.
+// REQUIRES: as record_gm_write, the read about to happen or just done.
+void record_gm_read(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
+                    uint32_t bursts);
 
 // Records the GlobalTensor store gm_scalar handed out last, if any (it happens after gm_scalar
 // returns).

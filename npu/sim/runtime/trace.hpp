@@ -104,9 +104,10 @@ struct instruction {
 
 // GM bytes a traced operation wrote (DataCopy UB -> GM, GlobalTensor SetValue, InitGlobalMemory):
 // `bursts` runs of `burst_bytes`, one every `stride` bytes from `offset`, in GM region `region`
-// (the index of the kernel argument: inputs, outputs, workspace, tiling). For an output region
-// `data` holds the bytes the runs held right after the write (bursts concatenated; after an
-// atomic accumulation, the sums), and `seq` orders the writes of all blocks of the launch. The
+// (the index of the kernel argument: inputs, outputs, workspace, tiling). For every region but
+// the tiling data `data` holds the bytes the runs held right after the write (bursts
+// concatenated; after an atomic accumulation, the sums), and `seq` orders the writes of all
+// blocks of the launch. The
 // trusted checker replays these in `seq` order and requires the delivered outputs to equal what
 // they left: an output byte no traced write covers, or one changed after its last traced write,
 // was written behind the simulator's back.
@@ -118,6 +119,23 @@ struct gm_write {
   uint32_t bursts = 1;
   uint64_t seq = 0;
   std::vector<uint8_t> data;
+};
+
+// GM bytes a traced operation read (DataCopy GM -> UB, the ND -> NZ copy into L1, GlobalTensor
+// GetValue): runs like gm_write's, `seq` drawn from the same counter as the writes', and
+// `digest` the fingerprint (runs_fingerprint) of the bytes the runs held when read. A single
+// burst continuing the previous one, with no GM access of any block between, extends it. The
+// trusted checker rebuilds every GM buffer as the launch began and applies the traced writes in
+// `seq` order; a read that saw other bytes read what the kernel wrote behind the simulator's
+// back (raw pointers), so the work that made them is not in the trace.
+struct gm_read {
+  uint32_t region = 0;
+  uint64_t offset = 0;
+  uint64_t stride = 0;
+  uint32_t burst_bytes = 0;
+  uint32_t bursts = 1;
+  uint64_t seq = 0;
+  uint64_t digest = 0;
 };
 
 // One top-level carve of UB (TPipe::InitBuffer of a queue or a TBuf, TPipe::InitBufPool): the
@@ -138,6 +156,7 @@ struct core_trace {
   uint64_t gm_read_bytes = 0;
   uint64_t gm_write_bytes = 0;
   std::vector<gm_write> gm_writes;  // recorded even when instructions are not
+  std::vector<gm_read> gm_reads;    // recorded with the instructions only
 };
 
 }  // namespace aopt::sim

@@ -183,7 +183,38 @@ void trace_recorder::note_ub_carve(const ub_carve& carve) {
   trace_.ub_carves.push_back(carve);
 }
 
+void trace_recorder::gm_read_from(uint32_t region, uint64_t offset, const uint8_t* first,
+                                  uint64_t stride, uint32_t burst_bytes, uint32_t bursts,
+                                  uint64_t seq) {
+  if (!on_ || bursts == 0 || burst_bytes == 0) return;
+  std::vector<gm_read>& all = trace_.gm_reads;
+  if (read_open_ && bursts == 1) {
+    gm_read& last = all.back();
+    if (last.region == region && last.offset + last.burst_bytes == offset && last.seq + 1 == seq &&
+        uint64_t{last.burst_bytes} + burst_bytes <= UINT32_MAX) {
+      open_read_.add(first, 0, burst_bytes, 1);
+      last.burst_bytes += burst_bytes;
+      last.seq = seq;
+      last.digest = open_read_.value();
+      return;
+    }
+  }
+  gm_read r;
+  r.region = region;
+  r.offset = offset;
+  r.stride = stride;
+  r.burst_bytes = burst_bytes;
+  r.bursts = bursts;
+  r.seq = seq;
+  open_read_.reset();
+  open_read_.add(first, stride, burst_bytes, bursts);
+  r.digest = open_read_.value();
+  read_open_ = bursts == 1;
+  all.push_back(r);
+}
+
 core_trace trace_recorder::take() {
+  read_open_ = false;
   open_ub_ = no_index;
   open_gm_ = no_index;
   last_on_.fill(no_index);

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "runs_digest.hpp"
 #include "trace.hpp"
 
 namespace aopt::sim {
@@ -51,6 +52,12 @@ class trace_recorder {
   // same region, with no write of another block between, extends it, so an element-wise
   // SetValue loop stays one entry.
   void gm_written(gm_write w);
+  // Records (recording on only) a GM read of region `region` at `offset`: `bursts` runs of
+  // `burst_bytes` every `stride` bytes starting at `first`, hashed now. A single burst that
+  // continues the previous read with `seq` next after its own extends it, so an element-wise
+  // GetValue loop stays one entry.
+  void gm_read_from(uint32_t region, uint64_t offset, const uint8_t* first, uint64_t stride,
+                    uint32_t burst_bytes, uint32_t bursts, uint64_t seq);
   void note_ub_use(uint64_t end);
   void note_ub_carve(const ub_carve& carve);
 
@@ -65,6 +72,9 @@ class trace_recorder {
   std::array<uint32_t, pipe_count> last_on_;
   uint32_t open_ub_ = no_index;
   uint32_t open_gm_ = no_index;
+  // The digest of the last gm_reads entry while a later burst may still extend it.
+  runs_digest open_read_;
+  bool read_open_ = false;
 };
 
 // Adds `r` to the sorted, disjoint list `ranges`, merging touching ranges. Keeps at most

@@ -1,0 +1,124 @@
+#include "gm_read_check.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "driver_trace_check.hpp"
+#include "element_codec.hpp"
+#include "gm_allocation.hpp"
+#include "runs_digest.hpp"
+
+namespace aopt::sim {
+namespace {
+
+// One traced GM access of a block, in the launch's order.
+struct gm_access {
+  uint64_t seq = 0;
+  uint32_t block = 0;
+  const gm_write* write = nullptr;  // exactly one of write and read
+  const gm_read* read = nullptr;
+};
+
+struct gm_image {
+  std::string name;
+  std::vector<uint8_t> bytes;  // the tensor, then its padding and over-read zone
+};
+
+std::vector<gm_image> launch_images(const npu::op_spec& op, const set_report& set,
+                                    uint32_t set_index,
+                                    const std::vector<std::vector<uint8_t>>& inputs,
+                                    const std::vector<std::vector<uint8_t>>& initial) {
+  std::vector<gm_image> images;
+  auto add = [&](const std::string& name, uint64_t bytes) -> std::vector<uint8_t>& {
+    images.push_back(
+        {name, std::vector<uint8_t>(bytes + gm_tail_bytes(bytes), gm_tail_poison_byte)});
+    return images.back().bytes;
+  };
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    std::vector<uint8_t>& image = add("input " + op.inputs[i].name, op.inputs[i].bytes());
+    if (i < inputs.size() && inputs[i].size() == op.inputs[i].bytes()) {
+      std::copy(inputs[i].begin(), inputs[i].end(), image.begin());
+    }
+  }
+  for (size_t i = 0; i < op.outputs.size(); ++i) {
+    const npu::tensor_spec& t = op.outputs[i];
+    std::vector<uint8_t>& image = add("output " + t.name, t.bytes());
+    if (i < initial.size() && initial[i].size() == t.bytes() && t.bytes() != 0) {
+      std::copy(initial[i].begin(), initial[i].end(), image.begin());
+    } else if (t.bytes() != 0) {
+      fill_poison(image.data(), t.type, static_cast<size_t>(t.numel()), set_index);
+    }
+  }
+  std::vector<uint8_t>& workspace = add("the workspace", set.workspace_bytes);
+  std::fill_n(workspace.begin(), set.workspace_bytes, workspace_poison_byte);
+  return images;
+}
+
+// Whether the runs of `a` lie inside `image` (overflow-safe).
+bool runs_inside(uint64_t offset, uint64_t stride, uint32_t burst_bytes, uint32_t bursts,
+                 uint64_t size) {
+  if (bursts == 0) return true;
+  if (offset > size || burst_bytes > size) return false;
+  if (bursts > 1 && stride > (size - offset) / (bursts - 1)) return false;
+  const uint64_t last = offset + stride * (bursts - 1);
+  return last <= size && burst_bytes <= size - last;
+}
+
+}  // namespace
+
+bool has_gm_reads(const set_report& set) {
+  return std::any_of(set.traces.begin(), set.traces.end(),
+                     [](const core_trace& t) { return !t.gm_reads.empty(); });
+}
+
+std::optional<check_failure> check_gm_reads(const npu::op_spec& op, const set_report& set,
+                                            uint32_t set_index,
+                                            const std::vector<std::vector<uint8_t>>& inputs,
+                                            const std::vector<std::vector<uint8_t>>& initial) {
+  std::vector<gm_image> images = launch_images(op, set, set_index, inputs, initial);
+  std::vector<gm_access> order;
+  for (size_t b = 0; b < set.traces.size(); ++b) {
+    const core_trace& t = set.traces[b];
+    for (const gm_write& w : t.gm_writes) {
+      if (w.region < images.size()) order.push_back({w.seq, static_cast<uint32_t>(b), &w, nullptr});
+    }
+    for (const gm_read& r : t.gm_reads)
+      order.push_back({r.seq, static_cast<uint32_t>(b), nullptr, &r});
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const gm_access& a, const gm_access& b) { return a.seq < b.seq; });
+  for (const gm_access& a : order) {
+    if (a.write != nullptr) {
+      const gm_write& w = *a.write;
+      std::vector<uint8_t>& image = images[w.region].bytes;
+      for (uint32_t k = 0; k < w.bursts && w.data.size() == uint64_t{w.burst_bytes} * w.bursts;
+           ++k) {
+        std::memcpy(image.data() + w.offset + w.stride * k,
+                    w.data.data() + uint64_t{k} * w.burst_bytes, w.burst_bytes);
+      }
+      continue;
+    }
+    const gm_read& r = *a.read;
+    const std::string where = "block " + std::to_string(a.block);
+    if (r.region >= images.size() ||
+        !runs_inside(r.offset, r.stride, r.burst_bytes, r.bursts, images[r.region].bytes.size())) {
+      return check_failure{"malformed_trace", "the delivered trace is inconsistent: " + where +
+                                                  " reads GM outside every buffer it was given"};
+    }
+    const gm_image& image = images[r.region];
+    if (runs_fingerprint(image.bytes.data() + r.offset, r.stride, r.burst_bytes, r.bursts) ==
+        r.digest) {
+      continue;
+    }
+    return untraced_work(
+        where + " reads " + std::to_string(uint64_t{r.burst_bytes} * r.bursts) + " bytes of " +
+        image.name + " at byte " + std::to_string(r.offset) +
+        " that are neither what the operator was given nor what a traced write left there: "
+        "they were written behind the simulator's back, and the work that made them is not "
+        "in the trace");
+  }
+  return std::nullopt;
+}
+
+}  // namespace aopt::sim
