@@ -422,6 +422,13 @@ result<sandbox> sandbox::prepare(const sandbox_spec& spec) {
   sandbox box;
   box.allow_processes_ = spec.allow_processes;
   box.identity_ = spec.identity;
+  // Root switches to an identity of its own; anyone else gets a user namespace (sandbox.hpp).
+  box.user_namespace_ = ::geteuid() != 0;
+  if (box.user_namespace_) {
+    box.notes_.push_back(
+        "not root: the child runs in a user namespace of its own but keeps aopt's uid on the "
+        "file system; Landlock and the seccomp allow-list keep it off aopt's files");
+  }
   const seccomp_program& program = compiled_program(spec.allow_processes);
   if (!program.error.empty()) return internal_error("sandbox: " + program.error);
   box.seccomp_program_ = &program.fprog;
@@ -496,6 +503,7 @@ sandbox& sandbox::operator=(sandbox&& other) noexcept {
   if (this != &other) {
     close_fds();
     allow_processes_ = other.allow_processes_;
+    user_namespace_ = other.user_namespace_;
     identity_ = other.identity_;
     ruleset_fd_ = std::exchange(other.ruleset_fd_, -1);
     monitor_parent_fd_ = std::exchange(other.monitor_parent_fd_, -1);

@@ -29,6 +29,13 @@
 //     SIGSYS (no honest use; the signal names the attempt); without allow_processes, clone
 //     without CLONE_THREAD fails (clone3 fails with ENOSYS so that the C library falls back to
 //     clone, whose flags the filter can read).
+// When aopt is not root (issue 30 item 2), subprocess starts the child in a user namespace of its
+// own (CLONE_NEWUSER, no uid or gid mapped: inside, it is the overflow id 65534): it holds no
+// capability in aopt's namespaces, and gets its network (and, for a compiler, PID) namespace
+// without privilege. On the file system the kernel still knows it by aopt's uid (an unprivileged
+// process can map no other id without the setuid newuidmap and /etc/subuid ranges), so there
+// Landlock and the seccomp allow-list (no chmod/chown, no utimes, no xattrs) keep it off aopt's
+// files; notes() says so.
 // enter_network_namespace() moves the child into a new network namespace. With allow_processes,
 // subprocess starts the program as the init of a new PID namespace: when it ends, the kernel
 // kills every process it left behind (a compiler driver's cc1plus, as, ld).
@@ -58,8 +65,9 @@ struct sandbox_identity {
 };
 
 // The identity untrusted children take: 65534:65534 when this process is root (it can switch to
-// it; nothing is created on the system), none otherwise: they keep aopt's uid, and Landlock and
-// the seccomp allow-list (no chmod/chown, no utimes, no xattrs) are what keeps them off its files.
+// it; nothing is created on the system), none otherwise: they start in a user namespace of their
+// own (sandbox::user_namespace()) but keep aopt's uid on the file system, and Landlock and the
+// seccomp allow-list (no chmod/chown, no utimes, no xattrs) are what keeps them off its files.
 std::optional<sandbox_identity> untrusted_identity();
 
 // Gives `dir` and everything beneath it to `who` (lchown, no link followed), so that a child
@@ -104,6 +112,9 @@ class sandbox {
   ~sandbox();
 
   bool allows_processes() const { return allow_processes_; }
+  // Whether the child is to start in a user namespace of its own (aopt is not root): the caller
+  // of clone adds CLONE_NEWUSER, and reports when the kernel refused it.
+  bool user_namespace() const { return user_namespace_; }
   // Whether Landlock confines the file system of the child.
   bool filesystem_confined() const { return ruleset_fd_ >= 0; }
   const std::vector<std::string>& notes() const { return notes_; }
@@ -129,6 +140,7 @@ class sandbox {
   void close_fds() noexcept;
 
   bool allow_processes_ = false;
+  bool user_namespace_ = false;
   std::optional<sandbox_identity> identity_;
   int ruleset_fd_ = -1;
   int monitor_parent_fd_ = -1;  // a socket pair: the child sends the listener through it

@@ -271,12 +271,22 @@ class all_signals_blocked {
 // the calling thread waits until it has exec'd or ended (CLONE_VM | CLONE_VFORK, as
 // posix_spawn does). A compiler driver becomes the init of a new PID namespace (CLONE_NEWPID)
 // so that the kernel kills every helper it left behind when it ends; without the privilege for
-// that, `pid_namespace_error` gets the reason and the child starts without one.
-result<pid_t> clone_child(child_start& launch, bool new_pid_namespace, int& pid_namespace_error) {
+// that, `pid_namespace_error` gets the reason and the child starts without one. A sandboxed
+// child of a process that is not root starts in a new user namespace (sandbox.hpp), which also
+// gives it that PID namespace and its network namespace without privilege; when the kernel
+// refuses one, `user_namespace_error` gets the reason.
+result<pid_t> clone_child(child_start& launch, bool new_pid_namespace, bool new_user_namespace,
+                          int& pid_namespace_error, int& user_namespace_error) {
   child_stack stack;
   if (!stack.mapped()) return os_error("mmap of the child's stack", errno);
   all_signals_blocked blocked;
   constexpr int flags = CLONE_VM | CLONE_VFORK | SIGCHLD;
+  if (new_user_namespace) {
+    const int pid_flag = new_pid_namespace ? CLONE_NEWPID : 0;
+    pid_t pid = ::clone(child_main, stack.top(), flags | CLONE_NEWUSER | pid_flag, &launch);
+    if (pid >= 0) return pid;
+    user_namespace_error = errno;
+  }
   if (new_pid_namespace) {
     pid_t pid = ::clone(child_main, stack.top(), flags | CLONE_NEWPID, &launch);
     if (pid >= 0) return pid;
@@ -418,7 +428,10 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
                      dev_null.get(),     out_write.get(),       err_write.get(),
                      status_write.get(), box ? &*box : nullptr, ::getpid()};
   int pid_namespace_error = 0;
-  result<pid_t> cloned = clone_child(launch, box && box->allows_processes(), pid_namespace_error);
+  int user_namespace_error = 0;
+  const bool user_namespace = box && box->user_namespace();
+  result<pid_t> cloned = clone_child(launch, box && box->allows_processes(), user_namespace,
+                                     pid_namespace_error, user_namespace_error);
   if (!cloned.ok()) return cloned.error();
   const pid_t pid = cloned.value();
   // The child has set its own process group: the parent resumes only after its exec or end.
@@ -436,6 +449,11 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
   child.network_isolated_ = box.has_value();
   child.filesystem_confined_ = box && box->filesystem_confined();
   if (box) child.notes_ = box->notes();
+  child.own_user_namespace_ = user_namespace && user_namespace_error == 0;
+  if (user_namespace_error != 0) {
+    child.notes_.push_back("no user namespace (" + errno_text(user_namespace_error) +
+                           "): the child holds aopt's uid in aopt's own namespaces");
+  }
   if (pid_namespace_error != 0) {
     child.notes_.push_back("no PID namespace (" + errno_text(pid_namespace_error) +
                            "): helpers of the program are killed with its process group only");
@@ -496,6 +514,7 @@ subprocess& subprocess::operator=(subprocess&& other) noexcept {
     wall_seconds_ = other.wall_seconds_;
     network_isolated_ = other.network_isolated_;
     filesystem_confined_ = other.filesystem_confined_;
+    own_user_namespace_ = other.own_user_namespace_;
     monitor_ = std::move(other.monitor_);
     other.monitor_.reset();
     redact_ = std::move(other.redact_);
@@ -535,6 +554,7 @@ subprocess_result subprocess::wait() {
   subprocess_result result;
   result.network_isolated = network_isolated_;
   result.filesystem_confined = filesystem_confined_;
+  result.own_user_namespace = own_user_namespace_;
   result.notes = notes_;
   if (pid_ <= 0) return result;
 

@@ -93,6 +93,8 @@ struct subprocess_result {
   bool stderr_truncated = false;
   bool network_isolated = false;     // sandbox only: the child ran in its own network namespace
   bool filesystem_confined = false;  // sandbox only: Landlock confined the child's file system
+  // Sandbox, aopt not root: the child ran in a user namespace of its own (base/sandbox.hpp).
+  bool own_user_namespace = false;
   // Sandbox without sandbox_allows_processes only: the files it tried to open outside its
   // sandbox (refused by Landlock), first ones first.
   std::vector<access_denial> denied_access;
@@ -140,6 +142,7 @@ class subprocess {
   double wall_seconds_ = 0;
   bool network_isolated_ = false;
   bool filesystem_confined_ = false;
+  bool own_user_namespace_ = false;
   std::optional<access_monitor> monitor_;
   std::vector<std::string> redact_;
   std::vector<std::string> notes_;

@@ -75,11 +75,12 @@ struct eval_profile {
   std::map<std::string, double> latency_sensitivity;
 };
 
-// The time no implementation can beat (npu/sim/runtime/roofline.hpp computes it).
+// The time no implementation can beat (npu/sim/runtime/roofline.hpp computes it): a property of
+// the operator on the run's shapes, the same for every candidate (issue 30 item 4).
 struct roofline {
   double memory_bound_us = 0;    // minimal GM bytes (inputs + outputs) / aggregate HBM bandwidth
-  double vector_bound_us = 0;    // vector work of this run spread over every vector core at peak
-  double compute_bound_us = 0;   // cube (Mmad) work spread over every cube core at peak MAC rate
+  double vector_bound_us = 0;    // the operator's least vector work (op.json least_work) at peak
+  double compute_bound_us = 0;   // its least cube MACs (op.json least_work) at peak MAC rate
   double bound_us = 0;           // launch overhead of one core + max(memory, vector, compute)
   double achieved_fraction = 0;  // bound_us / latency_us; above 1 means faster than possible
 };

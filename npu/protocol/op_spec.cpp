@@ -450,12 +450,61 @@ status parse_include_dirs(const json& j, const reader& r, op_spec& s) {
   return {};
 }
 
+// op.json's "least_work" (op_spec.hpp), after the tensors it names.
+status parse_least_work(const json& j, const reader& r, op_spec& s) {
+  auto it = j.find("least_work");
+  if (it == j.end()) return {};
+  const reader lr(r.child("least_work"));
+  if (!it->is_object()) return r.error("least_work", "expected an object, got " + it->dump());
+  AOPT_RETURN_IF_ERROR(check_keys(*it, lr, {"vector_passes", "cube_macs"}));
+  least_work_spec& w = s.least_work;
+  if (auto v = it->find("vector_passes"); v != it->end()) {
+    // A bound far above any operator's needs would make honest kernels "suspicious".
+    if (!v->is_number() || v->get<double>() < 0 || v->get<double>() > 1000) {
+      return lr.error("vector_passes", "expected a number in [0, 1000], got " + v->dump());
+    }
+    w.vector_passes = v->get<double>();
+  }
+  if (auto c = it->find("cube_macs"); c != it->end()) {
+    const reader cr(lr.child("cube_macs"));
+    if (!c->is_object()) return lr.error("cube_macs", "expected an object, got " + c->dump());
+    AOPT_RETURN_IF_ERROR(check_keys(*c, cr, {"output", "reduce"}));
+    AOPT_RETURN_IF_ERROR(read_string(*c, cr, "output", true, w.cube_output));
+    const bool is_output =
+        std::any_of(s.outputs.begin(), s.outputs.end(),
+                    [&](const tensor_spec& t) { return t.name == w.cube_output; });
+    if (!is_output) return cr.error("output", "no output named '" + w.cube_output + "'");
+    auto red = c->find("reduce");
+    if (red == c->end()) return cr.error("reduce", "missing");
+    const reader rr(cr.child("reduce"));
+    if (!red->is_object()) return cr.error("reduce", "expected an object, got " + red->dump());
+    AOPT_RETURN_IF_ERROR(check_keys(*red, rr, {"input", "axis"}));
+    AOPT_RETURN_IF_ERROR(read_string(*red, rr, "input", true, w.cube_input));
+    const tensor_spec* input = nullptr;
+    for (const auto& t : s.inputs) {
+      if (t.name == w.cube_input) input = &t;
+    }
+    if (input == nullptr) return rr.error("input", "no input named '" + w.cube_input + "'");
+    auto axis = red->find("axis");
+    const auto rank = static_cast<int64_t>(input->shape.size());
+    if (axis == red->end() || !axis->is_number_integer() || axis->get<int64_t>() >= rank ||
+        axis->get<int64_t>() < -rank) {
+      return rr.error("axis", "expected an axis of " + w.cube_input + " (rank " +
+                                  std::to_string(rank) + "), got " +
+                                  (axis == red->end() ? std::string("nothing") : axis->dump()));
+    }
+    w.cube_axis = axis->get<int>();
+  }
+  return {};
+}
+
 status parse_spec(const json& j, const reader& r, op_spec& s) {
   if (!j.is_object()) return r.error("expected an object, got " + type_name(j));
-  AOPT_RETURN_IF_ERROR(check_keys(
-      j, r,
-      {"name", "level", "category", "kind", "kernel_entry", "tiling_func", "inputs", "outputs",
-       "attrs", "tolerance", "seed", "files", "description", "validation_shapes", "include_dirs"}));
+  AOPT_RETURN_IF_ERROR(
+      check_keys(j, r,
+                 {"name", "level", "category", "kind", "kernel_entry", "tiling_func", "inputs",
+                  "outputs", "attrs", "tolerance", "seed", "files", "description",
+                  "validation_shapes", "include_dirs", "least_work"}));
   AOPT_RETURN_IF_ERROR(read_string(j, r, "name", true, s.name));
   if (!is_identifier(s.name)) return r.error("name", "'" + s.name + "' is not an identifier");
   if (auto it = j.find("level"); it != j.end()) {
@@ -494,6 +543,7 @@ status parse_spec(const json& j, const reader& r, op_spec& s) {
   }
   AOPT_RETURN_IF_ERROR(parse_files(j, r, s));
   AOPT_RETURN_IF_ERROR(parse_include_dirs(j, r, s));
+  AOPT_RETURN_IF_ERROR(parse_least_work(j, r, s));
   return parse_validation_shapes(j, r, s);
 }
 
@@ -541,6 +591,36 @@ uint64_t op_spec::io_bytes() const {
   return total;
 }
 
+double op_spec::least_vector_passes() const {
+  if (least_work.vector_passes >= 0) return least_work.vector_passes;
+  return category == "data_movement" || !least_work.cube_output.empty() ? 0.0 : 1.0;
+}
+
+uint64_t op_spec::least_cube_macs() const {
+  const least_work_spec& w = least_work;
+  if (w.cube_output.empty()) return 0;
+  const tensor_spec* out = nullptr;
+  const tensor_spec* in = nullptr;
+  for (const auto& t : outputs) {
+    if (t.name == w.cube_output) out = &t;
+  }
+  for (const auto& t : inputs) {
+    if (t.name == w.cube_input) in = &t;
+  }
+  if (out == nullptr || in == nullptr || in->shape.empty()) return 0;
+  const auto rank = static_cast<int64_t>(in->shape.size());
+  const int64_t axis = w.cube_axis < 0 ? rank + w.cube_axis : w.cube_axis;
+  if (axis < 0 || axis >= rank) return 0;
+  return static_cast<uint64_t>(out->numel()) * static_cast<uint64_t>(in->shape[axis]);
+}
+
+dtype op_spec::least_cube_dtype() const {
+  for (const auto& t : inputs) {
+    if (t.name == least_work.cube_input) return t.type;
+  }
+  return dtype::int8;  // the fastest rate: a bound never above the truth
+}
+
 tolerance op_spec::tolerance_for(const tensor_spec& output) const {
   return has_tolerance ? tol : default_tolerance(output.type);
 }
@@ -581,6 +661,13 @@ void to_json(nlohmann::json& j, const op_spec& s) {
         {"rtol", s.tol.rtol}, {"atol", s.tol.atol}, {"max_error_ratio", s.tol.max_error_ratio}};
   }
   j["seed"] = s.seed;
+  // Only when declared: the spec of an operator without it reads (and hashes) as before.
+  const least_work_spec& w = s.least_work;
+  if (w.vector_passes >= 0) j["least_work"]["vector_passes"] = w.vector_passes;
+  if (!w.cube_output.empty()) {
+    j["least_work"]["cube_macs"] = {{"output", w.cube_output},
+                                    {"reduce", {{"input", w.cube_input}, {"axis", w.cube_axis}}}};
+  }
   j["files"] = {{"tiling_header", s.files.tiling_header},
                 {"host", s.files.host},
                 {"kernel", s.files.kernel},

@@ -19,7 +19,8 @@
 //   "files": {"tiling_header": "op_host/add_custom_tiling.h", "host": "op_host/add_custom.cpp",
 //             "kernel": "op_kernel/add_custom.cpp", "reference": "reference.cpp"},
 //   "kind": "baseline",                      // or "expert"
-//   "validation_shapes": [{"x": [1024, 2048], "z": [1024, 2048]}]  // optional
+//   "validation_shapes": [{"x": [1024, 2048], "z": [1024, 2048]}],  // optional
+//   "least_work": {"cube_macs": {"output": "z", "reduce": {"input": "x", "axis": -1}}}  // optional
 // }
 //
 // An output may say what it holds before the kernel runs (issue 34), as the framework
@@ -108,6 +109,27 @@ struct op_files {
   std::string reference;
 };
 
+// The least work the operator's outputs need (op.json "least_work", issue 30 item 4): what the
+// roofline's compute bounds are made of (npu/sim/runtime/roofline.hpp), a property of the
+// operator and never of a candidate's trace, so that no candidate can lower its own bound by
+// doing (or tracing) less.
+//   "least_work": {"vector_passes": 2,
+//                  "cube_macs": {"output": "c", "reduce": {"input": "a", "axis": -1}}}
+// vector_passes: passes of one simple vector repeat per 256 bytes over every output byte that
+//   any implementation needs. Default: 1 for an operator that computes its outputs (they must
+//   be computed, not filled or copied), 0 for a "data_movement" one or one with cube_macs (its
+//   outputs may come from the cube alone).
+// cube_macs: the multiply-accumulates of a matrix product on the cube: the output's elements
+//   times the length of `input`'s reduced axis (a matmul's K; negative counts from the last),
+//   at the MAC rate of that input's dtype. Evaluated on the shapes of the run, so a validation
+//   shape gets its own.
+struct least_work_spec {
+  double vector_passes = -1;  // < 0: not declared (the default above)
+  std::string cube_output;    // empty: no cube work declared
+  std::string cube_input;
+  int cube_axis = -1;
+};
+
 // Tensor name -> shape: one of op.json's "validation_shapes".
 using shape_set = std::map<std::string, std::vector<int64_t>>;
 
@@ -133,8 +155,14 @@ struct op_spec {
   // it is loaded (npu/package_include_dirs.hpp), so it is screened and laid out like one. Not
   // part of to_json(): the joined files are, through the package's file digest.
   std::vector<std::string> include_dirs;
+  least_work_spec least_work;
 
   uint64_t io_bytes() const;  // sum of input and output bytes: the minimal GM traffic
+  // least_work on the current shapes: vector passes over the outputs (the default applied), the
+  // cube's multiply-accumulates (0 when none are declared), and the dtype they run at.
+  double least_vector_passes() const;
+  uint64_t least_cube_macs() const;
+  dtype least_cube_dtype() const;
   tolerance tolerance_for(const tensor_spec& output) const;
 };
 

@@ -1,6 +1,7 @@
 // The trusted checker's reading of a delivery, on hand-made deliveries: a truncated or padded
 // one is malformed, a trace that does not account for correct outputs is untraced work, an
 // inconsistent record is a malformed trace; a consistent one passes.
+#include <cstdio>
 #include <cstring>
 
 #include <doctest/doctest.h>
@@ -10,6 +11,7 @@
 #include "npu/sim/runtime/driver_judge.hpp"
 #include "npu/sim/runtime/driver_report.hpp"
 #include "npu/sim/runtime/driver_trace_check.hpp"
+#include "npu/sim/runtime/roofline.hpp"
 
 using namespace aopt::sim;
 
@@ -356,5 +358,71 @@ TEST_SUITE("adversarial") {
     CHECK(one.message.rfind("input set 1 ", 0) == 0);
     CHECK(four.error_kind == one.error_kind);
     CHECK(four.message == one.message);
+  }
+
+  TEST_CASE("the judge's roofline is the operator's: more or less traced work cannot move it") {
+    const driver_spec spec = copy_spec("elementwise");
+    const expected_outputs expected = compute_expected(
+        spec.op,
+        [](const aopt_ref::tensors& in, aopt_ref::tensors& out, const aopt_ref::attrs&) {
+          out[0].data = in[0].data;
+        },
+        1);
+    run_report honest;
+    honest.sets.push_back(honest_set(spec, true));
+    const aopt::npu::eval_result base = judge_run(spec, honest, expected).result;
+    REQUIRE_MESSAGE(base.ok(), nlohmann::json(base).dump(1));
+    // 200 more vector instructions of 64 repeats each: far more vector work than the bound's.
+    run_report busy = honest;
+    auto& trace = busy.sets[0].traces[0];
+    for (int i = 0; i < 200; ++i) {
+      instruction extra = vec({0, 256}, {512, 768});
+      extra.repeats = 64;
+      extra.deps = {0};
+      trace.instructions.insert(trace.instructions.begin() + 2, extra);
+    }
+    trace.instructions.back().deps = {1};
+    const aopt::npu::eval_result more = judge_run(spec, busy, expected).result;
+    REQUIRE_MESSAGE(more.ok(), nlohmann::json(more).dump(1));
+    CHECK(more.latency_us > base.latency_us);
+    CHECK(more.roof.vector_bound_us == base.roof.vector_bound_us);
+    CHECK(more.roof.bound_us == base.roof.bound_us);
+    CHECK(more.roof.achieved_fraction < base.roof.achieved_fraction);
+    CHECK(base.roof.achieved_fraction <= 1);
+    // The same bound as the operator alone gives, whatever the run traced.
+    CHECK(base.roof.bound_us == compute_roofline(spec.op, base.latency_us, spec.hw).bound_us);
+  }
+
+  TEST_CASE(
+      "a delivery asking the judge for more work than its limit is the candidate's "
+      "judge_limit") {
+    const driver_spec spec = copy_spec("elementwise");
+    const expected_outputs expected = compute_expected(
+        spec.op,
+        [](const aopt_ref::tensors& in, aopt_ref::tensors& out, const aopt_ref::attrs&) {
+          out[0].data = in[0].data;
+        },
+        1);
+    run_report honest;
+    honest.sets.push_back(honest_set(spec, true));
+    const aopt::npu::eval_result ok = judge_run(spec, honest, expected).result;
+    REQUIRE(ok.ok());
+    // The honest delivery's checker work, in the diagnostics, is far below the limit.
+    uint64_t units = 0;
+    uint64_t limit = 0;
+    for (const std::string& d : ok.diagnostics) {
+      if (d.rfind("checker work ", 0) == 0) {
+        CHECK(std::sscanf(d.c_str(), "checker work %lu units (limit %lu)", &units, &limit) == 2);
+      }
+    }
+    CHECK(units > 0);
+    CHECK(units * 1000 < limit);
+    // One vector instruction claiming to read 4 GiB of UB ten times: refused before any replay.
+    run_report hostile = honest;
+    hostile.sets[0].traces[0].instructions[1].reads.assign(10, ub_range{0, 0xffffffffU});
+    const aopt::npu::eval_result r = judge_run(spec, hostile, expected).result;
+    CHECK(r.status == aopt::npu::eval_status::runtime_error);
+    CHECK(r.error_kind == "judge_limit");
+    CHECK(r.message.find("units of work") != std::string::npos);
   }
 }

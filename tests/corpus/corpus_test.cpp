@@ -128,6 +128,9 @@ void check_folder_passes(const std::string& folder) {
     CHECK(r.latency_is_simulated);
     // The corpus is sized so that each kernel's own work outlasts its launch overhead.
     CHECK(r.latency_us > 2 * r.profile.launch_overhead_us);
+    // The roofline bound is the operator's least work (issue 30): no honest kernel beats it.
+    CHECK(r.roof.achieved_fraction > 0);
+    CHECK(r.roof.achieved_fraction <= 1);
   }
 }
 

@@ -90,8 +90,6 @@ timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace
   timing_outcome out;
   npu::eval_profile& p = out.profile;
   uint64_t dma_bytes = 0;
-  double vector_work = 0;
-  double cube_work = 0;
   for (size_t i = 0; i < cores.size(); ++i) {
     if (i == 0 || traces[i].ub_high_water_bytes > p.ub_high_water_bytes) {
       p.ub_allocations.clear();
@@ -107,8 +105,6 @@ timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace
     dma_bytes += cores[i].dma_bytes;
     p.scalar_accesses += cores[i].scalar_accesses;
     p.vector_instructions += cores[i].vector_instructions;
-    vector_work += cores[i].vector_work_cycles;
-    cube_work += cores[i].cube_work_cycles;
   }
 
   out.raw_latency_us = kt.latency_us;
@@ -152,13 +148,14 @@ timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace
     p.latency_sensitivity[name] = slope;
   }
 
-  out.roof =
-      compute_roofline(spec.op.io_bytes(), vector_work, out.latency.median_us, hw, cube_work);
+  // The operator's bound, never the trace's (roofline.hpp): the same for every candidate.
+  out.roof = compute_roofline(spec.op, out.latency.median_us, hw);
   out.roof_summary = "roofline bound " + format_value(out.roof.bound_us) + " us (memory " +
                      format_value(out.roof.memory_bound_us) + " us, vector " +
                      format_value(out.roof.vector_bound_us) + " us" +
-                     (cube_work > 0 ? ", compute " + format_value(out.roof.compute_bound_us) + " us"
-                                    : std::string()) +
+                     (out.roof.compute_bound_us > 0
+                          ? ", compute " + format_value(out.roof.compute_bound_us) + " us"
+                          : std::string()) +
                      ")";
   return out;
 }
@@ -378,7 +375,8 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
       fail("precision_error", "suspicious",
            "simulated latency " + format_value(timing.raw_latency_us) + " us is below the " +
                timing.roof_summary +
-               ": the kernel moves less data or does less work than the operator needs");
+               ": the kernel moves less data or does less work than the operator needs (its inputs "
+               "and outputs once, and the least work op.json declares)");
     }
     result.status = npu::eval_status::ok;
   } catch (const evaluation_failure& v) {
