@@ -9,6 +9,7 @@
 #include "base/scratch_dir.hpp"
 #include "base/subprocess.hpp"
 #include "npu/op_package.hpp"
+#include "npu/optest_case.hpp"
 
 namespace aopt::npu {
 
@@ -46,72 +47,19 @@ std::string snake_case(const std::string& op_type) {
   return out;
 }
 
-// The first test case of a msOpST-style case file beside the operator (a JSON array of cases
-// with "input_desc" and "output_desc"), or null. Names the file in `source`.
-nlohmann::json first_test_case(const fs::path& package_dir, std::string& source) {
-  std::error_code ec;
-  std::vector<fs::path> candidates;
-  for (fs::directory_iterator it(package_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".json" && it->path().filename() != "op.json" &&
-        it->is_regular_file(ec) && !it->is_symlink(ec)) {
-      candidates.push_back(it->path());
-    }
-  }
-  std::sort(candidates.begin(), candidates.end());
-  for (const fs::path& file : candidates) {
-    std::ifstream in(file);
-    nlohmann::json cases = nlohmann::json::parse(in, nullptr, false);
-    if (!cases.is_array() || cases.empty() || !cases[0].is_object()) continue;
-    const nlohmann::json& c = cases[0];
-    if (!c.contains("input_desc") || !c["input_desc"].is_array()) continue;
-    source = file.filename().string() + " case " + c.value("case_name", std::string("1"));
-    return c;
-  }
-  return nullptr;
-}
-
-// A msOpST field that may be a value or a list of alternatives: the first.
-const nlohmann::json& first_of(const nlohmann::json& v) {
-  return v.is_array() && !v.empty() && !v[0].is_number() && !v[0].is_array() ? v[0] : v;
-}
-
-std::string op_json_dtype_of(const nlohmann::json& type) {
-  const nlohmann::json& t = first_of(type);
-  if (!t.is_string()) return "";
-  const std::string name = t.get<std::string>();
-  if (name == "float" || name == "float32") return "float32";
-  if (name == "bf16") return "bfloat16";
-  for (const char* known :
-       {"float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64", "bool"}) {
-    if (name == known) return known;
-  }
-  return "";
-}
-
 // Fills shapes (and value ranges, dtypes) of `tensors` from a case's descriptions, in order.
 void apply_test_case(nlohmann::json& tensors, const nlohmann::json& descs, bool inputs,
                      const std::string& source) {
   if (!descs.is_array()) return;
   for (size_t i = 0; i < tensors.size() && i < descs.size(); ++i) {
     const nlohmann::json& d = descs[i];
-    if (!d.is_object()) continue;
-    const nlohmann::json shape_field = d.value("shape", nlohmann::json());
-    const nlohmann::json& shape = first_of(shape_field);
-    const bool positive = shape.is_array() && !shape.empty() &&
-                          std::all_of(shape.begin(), shape.end(), [](const nlohmann::json& n) {
-                            return n.is_number_integer() && n.get<int64_t>() > 0;
-                          });
-    if (!positive) continue;
+    const nlohmann::json shape = optest_shape(d);
+    if (shape.is_null()) continue;
     tensors[i]["shape"] = shape;
-    const nlohmann::json type_field = d.value("type", nlohmann::json());
-    if (std::string dtype = op_json_dtype_of(type_field); !dtype.empty())
-      tensors[i]["dtype"] = dtype;
+    if (std::string dtype = optest_dtype(d); !dtype.empty()) tensors[i]["dtype"] = dtype;
     std::string note = "shape from " + source;
     if (inputs) {
-      nlohmann::json range = d.value("value_range", nlohmann::json());
-      if (range.is_array() && !range.empty() && range[0].is_array()) range = range[0];
-      if (range.is_array() && range.size() == 2 && range[0].is_number() && range[1].is_number() &&
-          range[0].get<double>() <= range[1].get<double>()) {
+      if (const nlohmann::json range = optest_range(d); !range.is_null()) {
         tensors[i]["range"] = range;
         note += " (value range too)";
       } else {
@@ -173,23 +121,31 @@ result<nlohmann::json> read_op_defs(const fs::path& package_dir, const sim_toolc
   return defs;
 }
 
+const nlohmann::json* find_op_def(const nlohmann::json& op_defs,
+                                  const std::vector<std::string>& names) {
+  if (!op_defs.is_array()) return nullptr;
+  for (const std::string& name : names) {
+    for (const auto& d : op_defs) {
+      if (!name.empty() && folded(d.value("op_type", "")) == folded(name)) return &d;
+    }
+  }
+  return op_defs.size() == 1 ? &op_defs[0] : nullptr;
+}
+
+std::string op_defs_listed(const nlohmann::json& op_defs) {
+  std::string listed;
+  for (const auto& d : op_defs) listed += (listed.empty() ? "" : ", ") + d.value("op_type", "");
+  return fmt::format("{} OpDefs ({}) and none named after the operator", op_defs.size(),
+                     listed.empty() ? "none" : listed);
+}
+
 result<nlohmann::json> op_json_skeleton(const fs::path& package_dir,
                                         const nlohmann::json& op_defs) {
   const std::string folder = fs::absolute(package_dir).lexically_normal().filename().string();
-  const nlohmann::json* chosen = nullptr;
-  std::vector<std::string> types;
-  for (const auto& d : op_defs) {
-    types.push_back(d.value("op_type", ""));
-    if (folded(d.value("op_type", "")) == folded(folder)) chosen = &d;
-  }
-  if (chosen == nullptr && op_defs.size() == 1) chosen = &op_defs[0];
+  const nlohmann::json* chosen = find_op_def(op_defs, {folder});
   if (chosen == nullptr) {
-    std::string listed;
-    for (const auto& t : types) listed += (listed.empty() ? "" : ", ") + t;
-    return invalid_argument(
-        fmt::format("{}: {} OpDefs ({}) and none named after the folder: rename the folder after "
-                    "the operator's op type",
-                    package_dir.string(), op_defs.size(), listed.empty() ? "none" : listed));
+    return invalid_argument(fmt::format("{}: {}: rename the folder after the operator's op type",
+                                        package_dir.string(), op_defs_listed(op_defs)));
   }
   const std::string op_type = chosen->value("op_type", "");
   const std::string name = snake_case(op_type);
@@ -242,11 +198,11 @@ result<nlohmann::json> op_json_skeleton(const fs::path& package_dir,
   nlohmann::json inputs = tensors("inputs", true);
   nlohmann::json outputs = tensors("outputs", false);
   // Shapes from a msOpST-style test-case file beside the operator, when there is one.
-  std::string case_source;
-  const nlohmann::json test_case = first_test_case(package_dir, case_source);
-  if (test_case.is_object()) {
-    apply_test_case(inputs, test_case["input_desc"], true, case_source);
-    apply_test_case(outputs, test_case.value("output_desc", nlohmann::json()), false, case_source);
+  const optest_case test_case = first_optest_case(package_dir);
+  if (test_case.data.is_object()) {
+    apply_test_case(inputs, test_case.data["input_desc"], true, test_case.source);
+    apply_test_case(outputs, test_case.data.value("output_desc", nlohmann::json()), false,
+                    test_case.source);
   }
   nlohmann::json skeleton = {
       {"name", name},

@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,14 @@ namespace aopt::npu {
 result<nlohmann::json> read_op_defs(const std::filesystem::path& package_dir,
                                     const sim_toolchain& toolchain,
                                     const std::filesystem::path& work_dir);
+
+// The OpDef among `op_defs` whose op type is one of `names` ignoring case and underscores
+// ("BoxIou" for "box_iou"), tried in order, else the only one; null when none is.
+const nlohmann::json* find_op_def(const nlohmann::json& op_defs,
+                                  const std::vector<std::string>& names);
+// Why find_op_def found none: "2 OpDefs (ScatterMean, ScatterMeanDiv) and none named after the
+// operator".
+std::string op_defs_listed(const nlohmann::json& op_defs);
 
 // op.json's skeleton for the package from its OpDefs: the OpDef whose op type is the folder's
 // name (ignoring case and underscores), else the only one; name and kernel entry in the
