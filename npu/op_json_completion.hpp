@@ -21,7 +21,11 @@
 //
 // An op.json that lists every tensor with its dtype and shape needs none of this: it is returned
 // unchanged without reading the OpDef (which compiles the host sources), so every existing
-// package loads as before.
+// package loads as before. One that is malformed (a field of the wrong type, an unknown key:
+// check_incomplete_op_spec) is refused as parse_op_spec would refuse it, before the OpDef is
+// read. No JSON (op.json, the OpDef, the test case) is read here but through json_fields
+// (npu/protocol/json_fields.hpp): a field of an unexpected type is an error naming it, never an
+// exception.
 #pragma once
 
 #include <filesystem>

@@ -292,7 +292,9 @@ TEST_SUITE("npu") {
       CHECK_MESSAGE(declared.count(a.name) == 0,
                     "marked not yet in docs/ascendc-api-coverage.md, but the shim declares it");
     }
-    CHECK(not_yet >= 5);
+    // The loop checks something: GetPhyAddr stays not yet for good (the screen refuses it), the
+    // other rows until the shim provides them. How many there are is the table's business.
+    CHECK(not_yet > 0);
   }
 
   TEST_CASE("docs/ascendc-api-coverage.md lists exactly the coverage table") {
