@@ -177,10 +177,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {sort, "GetMrgSortResult", yes, "pairs the last MrgSort took from each list"},
       {sort, "Sort", part,
        "the A2/A3 (score, index) layout, per repeat of 32 or full (isFullSort); the region "
-       "proposal layout of Atlas inference cores is not provided; Concat and GetSortTmpSize are "
-       "not yet"},
-      {sort, "Concat", no,
-       "the region proposal layout of Atlas inference cores; the A2/A3 layout needs no Concat"},
+       "proposal layout of Atlas inference cores is not provided; GetSortTmpSize is not yet"},
+      {sort, "Concat", yes,
+       "the A2/A3 layout: the repeatTime x 16 scores copied one to one into concat, as Sort "
+       "reads them; the region proposal layout of Atlas inference cores is not provided"},
       {sort, "Extract", yes,
        "repeats of 32 (score, index) pairs into scores and uint32 indexes (the A2/A3 layout)"},
       {mask, "SetMaskCount", yes, ""},
@@ -288,12 +288,23 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {mathlib, "Ceil", yes, "the tensor forms; Ceil(a, b) on integers is a / b rounded up"},
       {mathlib, "Round", yes, ""},
       {mathlib, "Trunc", yes, ""},
-      {mathlib, "Pad", no,
-       "the width padding of a 2-D tensor is not implemented (UnPad is; PadTiling is defined "
-       "for tiling data that carries it)"},
+      {mathlib, "Pad", yes,
+       "PadParams rightPad and padValue (leftPad 0) of a [height, width] tensor: each row's "
+       "first srcOriWidth elements, then padValue to the 32-byte aligned width; the shape comes "
+       "from the PadTiling that PadTilingFunc filled; with or without a sharedTmpBuffer"},
       {mathlib, "TopK", no, "not implemented; Sort32, MrgSort and Sort are"},
-      {mathlib, "SoftMax", no, "normalisation library not implemented"},
-      {mathlib, "LayerNorm", no, "normalisation library not implemented"},
+      {mathlib, "SoftMax", part,
+       "ND rows of an [m, k] tensor (k 32-byte aligned): dst with the row max and sum (one "
+       "32-byte block per row; half data with float max and sum too), or dst alone, with or "
+       "without a sharedTmpBuffer; the shape from SoftMaxShapeInfo (oriSrcK: the valid part of "
+       "padded rows) or the SoftMaxTiling; SoftmaxConfig and SOFTMAX_DEFAULT_CFG accepted. The "
+       "NZ format (isDataFormatNZ) is not yet"},
+      {mathlib, "SimpleSoftMax", part,
+       "dst = exp(src - inMax) / inSum per row, the forms and shapes of SoftMax; NZ not yet"},
+      {mathlib, "LayerNorm", part,
+       "the form with output, mean and variance of a [B, S, H] tensor (H 32-byte aligned, "
+       "originalHLength the valid part), with or without a sharedTmpBuffer, from the "
+       "LayerNormTiling; the rstd form (LayerNormPara, LayerNormConfig) is not yet"},
       {debug, "printf", yes, "to stderr; PRINTF too"},
       {debug, "assert", yes, "a failed check is runtime_error assertion; message args ignored"},
       {debug, "ASSERT", yes, ""},
@@ -320,7 +331,8 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {scalar, "PI", yes, "float pi"},
       {scalar, "kernel_utils.h", yes, "a thin header over kernel_operator.h"},
       {scalar, "kernel_tiling/kernel_tiling.h", yes,
-       "the library tiling structs UnPadTiling and PadTiling (aopt_sim/library_tiling.h)"},
+       "the library tiling structs UnPadTiling, PadTiling, SoftMaxTiling and LayerNormTiling "
+       "(aopt_sim/library_tiling.h)"},
       {scalar, "kernel_tpipe_impl.h", yes, "a thin header over kernel_operator.h"},
       {scalar, "kernel_operator_intf.h", yes,
        "thin, as are kernel_macros.h, kernel_tensor.h, kernel_common.h, kernel_event.h, "
@@ -436,6 +448,14 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {tiling, "InferShapeRangeContext", part, "compiles (registration only), never called"},
       {tiling, "GetUnPadMaxMinTmpSize", yes,
        "and UnPadTilingFunc; one 32-byte block, as the math library's helpers"},
+      {tiling, "GetPadMaxMinTmpSize", yes,
+       "and PadTilingFunc (srcShape, oriSrcShape); one 32-byte block"},
+      {tiling, "SoftMaxTilingFunc", yes,
+       "the [m, k] view of the shape into SoftMaxTiling (the documented fields); "
+       "GetSoftMaxMaxTmpSize and GetSoftMaxMinTmpSize: one 32-byte block"},
+      {tiling, "GetLayerNormNDTilingInfo", yes,
+       "[B, S, H] into LayerNormTiling (the documented fields), GetLayerNormNDTillingInfo too; "
+       "GetLayerNormMaxMinTmpSize: one 32-byte block"},
       {tiling, "GetSinMaxMinTmpSize", yes,
        "(srcShape, typeSize, isReuseSource, max, min) for Sin, Cos, Tan, Tanh, Asin, Acos, "
        "Atan, Sinh, Cosh, Atanh, Erf, Erfc, Sign, Frac, Floor, Ceil, Trunc, Log, Log2, Log10, "

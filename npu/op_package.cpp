@@ -9,7 +9,9 @@
 #include "base/file_beneath.hpp"
 #include "base/utf8.hpp"
 #include "npu/accumulated_outputs.hpp"
+#include "npu/op_json_completion.hpp"
 #include "npu/package_include_dirs.hpp"
+#include "npu/sim/device/opdef_reader.hpp"
 
 namespace aopt::npu {
 
@@ -115,7 +117,20 @@ result<op_package> load_op_package(const std::filesystem::path& dir,
   }
   op_package pkg;
   pkg.dir = dir;
-  auto spec = parse_op_spec(j, spec_path.string());
+  op_defs_reader read_defs;
+  if (options.read_op_def) {
+    read_defs = [&]() -> result<json> {
+      std::error_code tmp_ec;
+      const std::filesystem::path work =
+          options.op_def_work_dir.empty()
+              ? std::filesystem::temp_directory_path(tmp_ec) / "aopt-opdef"
+              : options.op_def_work_dir;
+      return read_op_defs(dir, default_sim_toolchain(), work);
+    };
+  }
+  auto completed = complete_op_json(j, dir, read_defs, spec_path.string(), pkg.assumptions);
+  if (!completed.ok()) return completed.error();
+  auto spec = parse_op_spec(*completed, spec_path.string());
   if (!spec.ok()) return spec.error();
   pkg.spec = std::move(spec).value();
   std::pair<const std::string*, std::string*> files[] = {
@@ -142,7 +157,8 @@ result<op_package> load_op_package(const std::filesystem::path& dir,
     if (!source.ok()) return source.error();
     pkg.other_files.emplace(rel, std::move(source).value());
   }
-  pkg.assumptions = assume_zero_init_of_accumulated_outputs(pkg);
+  const std::vector<std::string> zero_init = assume_zero_init_of_accumulated_outputs(pkg);
+  pkg.assumptions.insert(pkg.assumptions.end(), zero_init.begin(), zero_init.end());
   if (!pkg.spec.include_dirs.empty() && !options.allow_include_dirs) {
     return invalid_argument(spec_path.string() +
                             ": include_dirs: not allowed here (a package from elsewhere must "

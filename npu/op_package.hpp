@@ -43,6 +43,11 @@ struct package_load_options {
   // False where the package comes from someone the daemon does not trust with its file system
   // (an upload): an op.json naming include folders is then refused.
   bool allow_include_dirs = true;
+  // Where the OpDef is read (compiled and run in the sandbox) when op.json leaves out tensors,
+  // dtypes or shapes (npu/op_json_completion.hpp); empty: <temp>/aopt-opdef. read_op_def false
+  // makes such an op.json an error instead.
+  bool read_op_def = true;
+  std::filesystem::path op_def_work_dir;
 };
 
 // A content hash of other_files (paths and texts), empty for a package without any: what a cache
@@ -53,12 +58,14 @@ std::string other_files_digest(const op_package& op);
 // Whether `relative` (a path inside a package) names a C or C++ source or header by its extension.
 bool is_package_source_file(const std::string& relative);
 
-// Loads <dir>/op.json, the files it names and the package's other source files (anywhere under
-// <dir> but in hidden folders), each opened without following links (read_file_beneath) and
-// required to be UTF-8. Errors name the file and the reason; failed_precondition for a source
-// file or folder that is a link (out of the package or not); invalid_argument for a package of
-// more than 512 source files. Then joins the headers the sources include from the include folders
-// (op.json's and `options`'); errors name the folder or header.
+// Loads <dir>/op.json (completed from the package's OpDef and msOpST-style test case where it
+// leaves tensors, dtypes or shapes out, npu/op_json_completion.hpp), the files it names and the
+// package's other source files (anywhere under <dir> but in hidden folders), each opened without
+// following links (read_file_beneath) and required to be UTF-8. Errors name the file and the
+// reason; failed_precondition for a source file or folder that is a link (out of the package or
+// not); invalid_argument for a package of more than 512 source files. Then joins the headers the
+// sources include from the include folders (op.json's and `options`'); errors name the folder or
+// header.
 result<op_package> load_op_package(const std::filesystem::path& dir,
                                    const package_load_options& options = {});
 

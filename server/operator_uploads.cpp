@@ -107,6 +107,8 @@ result<upload_receipt> operator_uploads::store(const nlohmann::json& body) const
   npu::package_load_options load;
   load.allow_include_dirs =
       false;  // an upload carries its headers; the daemon's files stay its own
+  // Nor is its OpDef compiled while the request waits: an uploaded op.json says it all.
+  load.read_op_def = false;
   result<npu::op_package> package = npu::load_op_package(staging, load);
   if (!package.ok()) {
     // The staging folder's name means nothing to the client.

@@ -169,6 +169,13 @@ struct op_spec {
 // Parses op.json's object. Errors (invalid_argument) name the file, the field and the reason:
 // "op.json: inputs[1].shape: ...", "<file>: ..." for another `file`.
 result<op_spec> parse_op_spec(const nlohmann::json& j, const std::string& file = "op.json");
+// Checks op.json's object as parse_op_spec does, except that what loading completes from the
+// package's OpDef and test case (npu/op_json_completion.hpp) may be left out: the "inputs" and
+// "outputs" lists, a tensor's "dtype" and "shape". What depends on those (an in-place output or
+// an initial copy against its input, a validation shape's rank) is left to parse_op_spec after
+// completion. Errors as parse_op_spec's. Loading runs it before reading the OpDef, which compiles
+// the host sources: a malformed op.json is refused at once, never completed.
+status check_incomplete_op_spec(const nlohmann::json& j, const std::string& file = "op.json");
 // The same object under `key` of another document (the driver spec's "op"): errors name the
 // field from there ("op.inputs[1].shape: ...").
 result<op_spec> parse_nested_op_spec(const nlohmann::json& j, const std::string& key);

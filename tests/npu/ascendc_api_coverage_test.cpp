@@ -292,7 +292,9 @@ TEST_SUITE("npu") {
       CHECK_MESSAGE(declared.count(a.name) == 0,
                     "marked not yet in docs/ascendc-api-coverage.md, but the shim declares it");
     }
-    CHECK(not_yet >= 5);
+    // The loop checks something: GetPhyAddr stays not yet for good (the screen refuses it), the
+    // other rows until the shim provides them. How many there are is the table's business.
+    CHECK(not_yet > 0);
   }
 
   TEST_CASE("docs/ascendc-api-coverage.md lists exactly the coverage table") {
@@ -349,8 +351,8 @@ TEST_SUITE("npu") {
     CHECK(mistake.find("most likely a mistake in the operator") != std::string::npos);
     // A documented API the shim lacks is said to be one, naming its coverage row's group.
     const std::string norm =
-        explain_compile_error("k.cpp:146:26: error: 'LayerNorm' is not a member of 'AscendC'");
-    CHECK(norm.find("'LayerNorm' is an AscendC API the simulator does not provide yet") !=
+        explain_compile_error("k.cpp:146:26: error: 'TopK' is not a member of 'AscendC'");
+    CHECK(norm.find("'TopK' is an AscendC API the simulator does not provide yet") !=
           std::string::npos);
     CHECK(norm.find("\"Kernel: math library (advanced APIs)\"") != std::string::npos);
     CHECK(norm.find("mistake") == std::string::npos);

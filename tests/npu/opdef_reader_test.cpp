@@ -7,6 +7,7 @@
 
 #include "npu/op_package.hpp"
 #include "npu/protocol/op_spec.hpp"
+#include "npu/sim/device/compile_cache.hpp"
 #include "npu/sim/device/opdef_reader.hpp"
 #include "support/temp_dir.hpp"
 
@@ -32,6 +33,16 @@ TEST_SUITE("npu") {
     CHECK(def["attrs"][0]["type"] == "bool");
     CHECK(def["attrs"][0]["value"] == true);
 
+    // What was read is kept under the key of the sources, and read again from there.
+    auto key = aopt::npu::op_defs_cache_key(pkg, aopt::npu::default_sim_toolchain());
+    REQUIRE(key.ok());
+    aopt::npu::compile_cache cache(dir.path() / "opdef-cache");
+    CHECK(cache.fetch(*key, dir.path() / "cached.json"));
+    CHECK(nlohmann::json::parse(std::ifstream(dir.path() / "cached.json")) == *defs);
+    auto again = aopt::npu::read_op_defs(pkg, aopt::npu::default_sim_toolchain(), dir.path());
+    REQUIRE(again.ok());
+    CHECK(*again == *defs);
+
     auto skeleton = aopt::npu::op_json_skeleton(pkg, *defs);
     REQUIRE_MESSAGE(skeleton.ok(), skeleton.error().message());
     CHECK((*skeleton)["name"] == "team_layout_add");
@@ -54,7 +65,10 @@ TEST_SUITE("npu") {
         {"format": ["ND"], "type": ["float"], "shape": [8, 2048], "value_range": [[-3.0, 3.0]]},
         {"format": ["ND"], "type": ["float"], "shape": [8, 2048], "value_range": [[0.5, 1.0]]}],
       "output_desc": [{"format": ["ND"], "type": ["float"], "shape": [8, 2048]}]}])";
-    auto defs = aopt::npu::read_op_defs(pkg, aopt::npu::default_sim_toolchain(), dir.path());
+    // The work dir load_op_package reads OpDefs in: the sources are the first test's, so this
+    // reads what an earlier run or test cached rather than compiling them again.
+    auto defs = aopt::npu::read_op_defs(pkg, aopt::npu::default_sim_toolchain(),
+                                        fs::temp_directory_path() / "aopt-opdef");
     REQUIRE_MESSAGE(defs.ok(), defs.error().message());
     auto skeleton = aopt::npu::op_json_skeleton(pkg, *defs);
     REQUIRE(skeleton.ok());
@@ -62,6 +76,34 @@ TEST_SUITE("npu") {
     CHECK((*skeleton)["inputs"][1]["range"] == nlohmann::json({0.5, 1.0}));
     CHECK((*skeleton)["outputs"][0]["shape"] == nlohmann::json({8, 2048}));
     CHECK(aopt::npu::parse_op_spec(*skeleton).ok());
+  }
+
+  TEST_CASE("the OpDefs cached for a package's sources are read without compiling them") {
+    aopt::testing::temp_dir dir;
+    const fs::path pkg = dir.path() / "team_layout_add";
+    fs::copy(fs::path(AOPT_TEST_DATA_DIR) / "ops" / "team_layout_add", pkg,
+             fs::copy_options::recursive);
+    const aopt::npu::sim_toolchain toolchain = aopt::npu::default_sim_toolchain();
+    auto key = aopt::npu::op_defs_cache_key(pkg, toolchain);
+    REQUIRE(key.ok());
+    // An entry planted under the sources' key: read_op_defs answers with it, so it compiled
+    // nothing (the host registers TeamLayoutAdd).
+    const nlohmann::json planted = nlohmann::json::parse(
+        R"([{"op_type": "Planted", "inputs": [], "outputs": [], "attrs": []}])");
+    std::ofstream(dir.path() / "planted.json") << planted.dump();
+    aopt::npu::compile_cache cache(dir.path() / "work" / "opdef-cache");
+    REQUIRE(cache.store(*key, dir.path() / "planted.json").ok());
+    auto defs = aopt::npu::read_op_defs(pkg, toolchain, dir.path() / "work");
+    REQUIRE_MESSAGE(defs.ok(), defs.error().message());
+    CHECK(*defs == planted);
+    // Any change to a source of the package is another key; the toolchain's too.
+    std::ofstream(pkg / "op_kernel" / "team_layout_add_block.h", std::ios::app) << "// edited\n";
+    auto edited = aopt::npu::op_defs_cache_key(pkg, toolchain);
+    REQUIRE(edited.ok());
+    CHECK(*edited != *key);
+    aopt::npu::sim_toolchain other = toolchain;
+    other.candidate_flags.push_back("-DAOPT_OTHER");
+    CHECK(*aopt::npu::op_defs_cache_key(pkg, other) != *edited);
   }
 
   TEST_CASE("aopt init says why a package without host sources has no OpDef") {

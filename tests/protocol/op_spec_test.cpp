@@ -54,7 +54,7 @@ TEST_SUITE("protocol") {
     j = relu_op();
     j["validation_shapes"] = {{{"w", {2, 16}}}};
     CHECK(nested_error(j) == "op.validation_shapes[0].w: no input or output of that name");
-    CHECK(nested_error(json::array()) == "op: expected an object, got array");
+    CHECK(nested_error(json::array()) == "op: expected an object, got an array");
     j = relu_op();
     j["seed"] = -1;
     CHECK(nested_error(j) == "op.seed: expected a non-negative integer, got -1");

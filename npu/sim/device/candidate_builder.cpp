@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "base/content_hash.hpp"
 #include "base/scratch_dir.hpp"
 #include "base/subprocess.hpp"
 #include "npu/compile_error_explainer.hpp"
@@ -695,6 +696,22 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   }
   out.executable = scratch / executable_name;
   return finish(out);
+}
+
+std::string candidate_builder::opdef_reader_key(const std::map<std::string, std::string>& files,
+                                                const std::vector<std::string>& hosts) const {
+  // The version names what build_opdef_reader generates (its main and prelude): bump it when
+  // they change in a way the libraries' stamps do not show.
+  content_hasher key;
+  key.add("opdef-reader-v1").add(fingerprint_).add(join(host_unit_flags(toolchain_)));
+  key.add(join(toolchain_.link_flags));
+  for (const char* lib : {"libaopt_simrt.a", "libaopt_protocol.a"}) {
+    key.add(file_stamp(toolchain_.lib_dir / lib));
+  }
+  key.add(std::to_string(hosts.size()));
+  for (const std::string& host : hosts) key.add(host);
+  for (const auto& [path, text] : files) key.add(path).add(text);
+  return key.hex();
 }
 
 build_outcome candidate_builder::build_opdef_reader(const std::map<std::string, std::string>& files,

@@ -142,6 +142,13 @@ class candidate_builder {
                                    const std::filesystem::path& scratch,
                                    const build_limits& limits) const;
 
+  // What build_opdef_reader(files, hosts, ...) builds depends on, as a compile_cache key: the
+  // toolchain (compiler, flags, shim headers, the simulator libraries it links) and the files.
+  // read_op_defs caches the OpDefs read under it, so that loading a package again (or another
+  // op.json of it) does not compile its host sources again.
+  std::string opdef_reader_key(const std::map<std::string, std::string>& files,
+                               const std::vector<std::string>& hosts) const;
+
   const sim_toolchain& toolchain() const { return toolchain_; }
 
  private:

@@ -9,6 +9,8 @@
 #include "base/scratch_dir.hpp"
 #include "base/subprocess.hpp"
 #include "npu/op_package.hpp"
+#include "npu/optest_case.hpp"
+#include "npu/protocol/json_fields.hpp"
 
 namespace aopt::npu {
 
@@ -18,6 +20,8 @@ namespace {
 
 constexpr double opdef_compile_seconds = 120;
 constexpr double opdef_run_seconds = 20;
+// The OpDef JSON of a package is a few kilobytes: this holds thousands of packages' reads.
+constexpr uint64_t opdef_cache_bytes = 64ull << 20;
 
 std::string folded(const std::string& s) {
   std::string out;
@@ -46,46 +50,11 @@ std::string snake_case(const std::string& op_type) {
   return out;
 }
 
-// The first test case of a msOpST-style case file beside the operator (a JSON array of cases
-// with "input_desc" and "output_desc"), or null. Names the file in `source`.
-nlohmann::json first_test_case(const fs::path& package_dir, std::string& source) {
-  std::error_code ec;
-  std::vector<fs::path> candidates;
-  for (fs::directory_iterator it(package_dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().extension() == ".json" && it->path().filename() != "op.json" &&
-        it->is_regular_file(ec) && !it->is_symlink(ec)) {
-      candidates.push_back(it->path());
-    }
-  }
-  std::sort(candidates.begin(), candidates.end());
-  for (const fs::path& file : candidates) {
-    std::ifstream in(file);
-    nlohmann::json cases = nlohmann::json::parse(in, nullptr, false);
-    if (!cases.is_array() || cases.empty() || !cases[0].is_object()) continue;
-    const nlohmann::json& c = cases[0];
-    if (!c.contains("input_desc") || !c["input_desc"].is_array()) continue;
-    source = file.filename().string() + " case " + c.value("case_name", std::string("1"));
-    return c;
-  }
-  return nullptr;
-}
-
-// A msOpST field that may be a value or a list of alternatives: the first.
-const nlohmann::json& first_of(const nlohmann::json& v) {
-  return v.is_array() && !v.empty() && !v[0].is_number() && !v[0].is_array() ? v[0] : v;
-}
-
-std::string op_json_dtype_of(const nlohmann::json& type) {
-  const nlohmann::json& t = first_of(type);
-  if (!t.is_string()) return "";
-  const std::string name = t.get<std::string>();
-  if (name == "float" || name == "float32") return "float32";
-  if (name == "bf16") return "bfloat16";
-  for (const char* known :
-       {"float16", "bfloat16", "int8", "uint8", "int16", "int32", "int64", "bool"}) {
-    if (name == known) return known;
-  }
-  return "";
+// An OpDef's op type; "" when it has none (or one of another type: it then matches no name).
+std::string op_type_of(const nlohmann::json& def) {
+  std::string type;
+  if (!json_fields(def, "").read("op_type", type).ok()) return "";
+  return type;
 }
 
 // Fills shapes (and value ranges, dtypes) of `tensors` from a case's descriptions, in order.
@@ -94,24 +63,13 @@ void apply_test_case(nlohmann::json& tensors, const nlohmann::json& descs, bool 
   if (!descs.is_array()) return;
   for (size_t i = 0; i < tensors.size() && i < descs.size(); ++i) {
     const nlohmann::json& d = descs[i];
-    if (!d.is_object()) continue;
-    const nlohmann::json shape_field = d.value("shape", nlohmann::json());
-    const nlohmann::json& shape = first_of(shape_field);
-    const bool positive = shape.is_array() && !shape.empty() &&
-                          std::all_of(shape.begin(), shape.end(), [](const nlohmann::json& n) {
-                            return n.is_number_integer() && n.get<int64_t>() > 0;
-                          });
-    if (!positive) continue;
+    const nlohmann::json shape = optest_shape(d);
+    if (shape.is_null()) continue;
     tensors[i]["shape"] = shape;
-    const nlohmann::json type_field = d.value("type", nlohmann::json());
-    if (std::string dtype = op_json_dtype_of(type_field); !dtype.empty())
-      tensors[i]["dtype"] = dtype;
+    if (std::string dtype = optest_dtype(d); !dtype.empty()) tensors[i]["dtype"] = dtype;
     std::string note = "shape from " + source;
     if (inputs) {
-      nlohmann::json range = d.value("value_range", nlohmann::json());
-      if (range.is_array() && !range.empty() && range[0].is_array()) range = range[0];
-      if (range.is_array() && range.size() == 2 && range[0].is_number() && range[1].is_number() &&
-          range[0].get<double>() <= range[1].get<double>()) {
+      if (const nlohmann::json range = optest_range(d); !range.is_null()) {
         tensors[i]["range"] = range;
         note += " (value range too)";
       } else {
@@ -124,30 +82,69 @@ void apply_test_case(nlohmann::json& tensors, const nlohmann::json& descs, bool 
 
 }  // namespace
 
-result<nlohmann::json> read_op_defs(const fs::path& package_dir, const sim_toolchain& toolchain,
-                                    const fs::path& work_dir) {
+namespace {
+
+// What the OpDef reader compiles: the package's sources, and its host sources among them.
+struct opdef_sources {
+  std::map<std::string, std::string> files;
+  std::vector<std::string> hosts;
+};
+
+result<opdef_sources> read_opdef_sources(const fs::path& package_dir) {
   auto files = load_package_sources(package_dir);
   if (!files.ok()) return files.error();
-  std::vector<std::string> hosts;
-  for (const auto& [path, text] : *files) {
+  opdef_sources out;
+  out.files = std::move(files).value();
+  for (const auto& [path, text] : out.files) {
     if (path.rfind("op_host/", 0) == 0 && path.find('/', 8) == std::string::npos &&
         fs::path(path).extension() == ".cpp") {
-      hosts.push_back(path);
+      out.hosts.push_back(path);
     }
   }
-  if (hosts.empty()) {
+  if (out.hosts.empty()) {
     return invalid_argument(package_dir.string() + ": no host sources (op_host/*.cpp)");
   }
+  return out;
+}
+
+}  // namespace
+
+result<std::string> op_defs_cache_key(const fs::path& package_dir, const sim_toolchain& toolchain) {
+  auto sources = read_opdef_sources(package_dir);
+  if (!sources.ok()) return sources.error();
+  // The builder's fingerprint is all the key needs of it; its cache is never touched.
+  compile_cache unused(fs::path(), 0);
+  return candidate_builder(toolchain, unused).opdef_reader_key(sources->files, sources->hosts);
+}
+
+result<nlohmann::json> read_op_defs(const fs::path& package_dir, const sim_toolchain& toolchain,
+                                    const fs::path& work_dir) {
+  auto sources = read_opdef_sources(package_dir);
+  if (!sources.ok()) return sources.error();
+  const auto& files = sources->files;
+  const auto& hosts = sources->hosts;
   std::error_code ec;
   fs::create_directories(work_dir, ec);
+  // The OpDefs read before from the same sources with the same toolchain: compiling the host
+  // sources takes seconds, and a package is loaded again and again (each op.json it is tried
+  // with, each `aopt eval`). Entries are checked by their hash (compile_cache.hpp).
+  compile_cache cache(work_dir / "opdef-cache", opdef_cache_bytes);
+  candidate_builder builder(toolchain, cache);
+  const std::string key = builder.opdef_reader_key(files, hosts);
+  // Out of reach of the reader, which runs (sandboxed) in its own scratch dir below.
+  auto output = scratch_dir::create(work_dir, "opdef-out-");
+  if (!output.ok()) return output.error();
+  const fs::path defs_file = output->path() / "opdefs.json";
+  if (cache.fetch(key, defs_file)) {
+    std::ifstream in(defs_file, std::ios::binary);
+    nlohmann::json defs = nlohmann::json::parse(in, nullptr, false);
+    if (defs.is_array()) return defs;
+  }
   auto scratch = scratch_dir::create(work_dir, "opdef-");
   if (!scratch.ok()) return scratch.error();
-  // Nothing is cached, so the compile cache is never touched; the builder needs one.
-  compile_cache cache(scratch->path() / "objcache", 0);
-  candidate_builder builder(toolchain, cache);
   build_limits limits;
   limits.compile_timeout_seconds = opdef_compile_seconds;
-  build_outcome built = builder.build_opdef_reader(*files, hosts, scratch->path(), limits);
+  build_outcome built = builder.build_opdef_reader(files, hosts, scratch->path(), limits);
   if (built.result == build_outcome::kind::infra_error) return internal_error(built.message);
   if (built.result != build_outcome::kind::ok) {
     return invalid_argument(fmt::format("{}: the host sources do not compile with aopt's shim: {}",
@@ -170,60 +167,96 @@ result<nlohmann::json> read_op_defs(const fs::path& package_dir, const sim_toolc
   }
   nlohmann::json defs = nlohmann::json::parse(ran->stdout_text, nullptr, false);
   if (!defs.is_array()) return internal_error("the OpDef reader printed no JSON array");
+  // Only what read successfully is kept: a failure may be the machine's (a timeout under load).
+  {
+    std::ofstream out(defs_file, std::ios::binary | std::ios::trunc);
+    out << ran->stdout_text;
+  }
+  // A cache that cannot be written costs the next load a compile, nothing else.
+  (void)cache.store(key, defs_file);
   return defs;
+}
+
+const nlohmann::json* find_op_def(const nlohmann::json& op_defs,
+                                  const std::vector<std::string>& names) {
+  if (!op_defs.is_array()) return nullptr;
+  for (const std::string& name : names) {
+    for (const auto& d : op_defs) {
+      if (!name.empty() && folded(op_type_of(d)) == folded(name)) return &d;
+    }
+  }
+  return op_defs.size() == 1 ? &op_defs[0] : nullptr;
+}
+
+std::string op_defs_listed(const nlohmann::json& op_defs) {
+  std::string listed;
+  if (op_defs.is_array()) {
+    for (const auto& d : op_defs) listed += (listed.empty() ? "" : ", ") + op_type_of(d);
+  }
+  return fmt::format("{} OpDefs ({}) and none named after the operator",
+                     op_defs.is_array() ? op_defs.size() : 0, listed.empty() ? "none" : listed);
 }
 
 result<nlohmann::json> op_json_skeleton(const fs::path& package_dir,
                                         const nlohmann::json& op_defs) {
   const std::string folder = fs::absolute(package_dir).lexically_normal().filename().string();
-  const nlohmann::json* chosen = nullptr;
-  std::vector<std::string> types;
-  for (const auto& d : op_defs) {
-    types.push_back(d.value("op_type", ""));
-    if (folded(d.value("op_type", "")) == folded(folder)) chosen = &d;
-  }
-  if (chosen == nullptr && op_defs.size() == 1) chosen = &op_defs[0];
+  const nlohmann::json* chosen = find_op_def(op_defs, {folder});
   if (chosen == nullptr) {
-    std::string listed;
-    for (const auto& t : types) listed += (listed.empty() ? "" : ", ") + t;
-    return invalid_argument(
-        fmt::format("{}: {} OpDefs ({}) and none named after the folder: rename the folder after "
-                    "the operator's op type",
-                    package_dir.string(), op_defs.size(), listed.empty() ? "none" : listed));
+    return invalid_argument(fmt::format("{}: {}: rename the folder after the operator's op type",
+                                        package_dir.string(), op_defs_listed(op_defs)));
   }
-  const std::string op_type = chosen->value("op_type", "");
+  // Read through json_fields: the reader's output is the host code's, so nothing here throws
+  // on a field of another type; errors name the field.
+  const json_fields def(*chosen, "");
+  auto fail = [&](const status& st) {
+    return status(st.code(), package_dir.string() + ": the OpDef's " + st.message());
+  };
+  std::string op_type;
+  if (status st = def.read("op_type", op_type, true); !st.ok()) return fail(st);
   const std::string name = snake_case(op_type);
-  auto tensors = [&](const char* key, bool inputs) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& p : (*chosen)[key]) {
+  auto tensors = [&](const char* key, bool inputs, nlohmann::json& list) -> status {
+    list = nlohmann::json::array();
+    std::vector<json_fields> params;
+    AOPT_RETURN_IF_ERROR(def.read_elements(key, params));
+    for (const json_fields& p : params) {
+      std::string param_name, param_type;
+      AOPT_RETURN_IF_ERROR(p.read("name", param_name, true));
+      AOPT_RETURN_IF_ERROR(p.read("param_type", param_type));
+      std::vector<json_fields> dtypes;
+      AOPT_RETURN_IF_ERROR(p.read_elements("dtypes", dtypes));
       std::string dtype = "float32";
-      for (const auto& d : p["dtypes"]) {
-        if (d.is_string() && !d.get<std::string>().empty()) {
-          dtype = d.get<std::string>();
+      for (const json_fields& d : dtypes) {
+        if (d.value().is_string() && !d.value().get<std::string>().empty()) {
+          dtype = d.value().get<std::string>();
           break;
         }
       }
-      nlohmann::json t = {{"name", p.value("name", "")}, {"dtype", dtype}, {"shape", {1}}};
+      nlohmann::json t = {{"name", param_name}, {"dtype", dtype}, {"shape", {1}}};
       std::string note = "set the shape";
       if (inputs) note += " and the value range";
-      if (p.value("param_type", "") == "optional") note += " (an optional input in the OpDef)";
+      if (param_type == "optional") note += " (an optional input in the OpDef)";
       t["description"] = note;
       list.push_back(std::move(t));
     }
-    return list;
+    return {};
   };
   nlohmann::json attrs = nlohmann::json::array();
-  for (const auto& a : (*chosen)["attrs"]) {
-    const std::string type = a.value("type", "");
+  std::vector<json_fields> attr_defs;
+  if (status st = def.read_elements("attrs", attr_defs); !st.ok()) return fail(st);
+  for (const json_fields& a : attr_defs) {
+    std::string type, attr_name;
+    if (status st = a.read("type", type); !st.ok()) return fail(st);
+    if (status st = a.read("name", attr_name, true); !st.ok()) return fail(st);
     if (type.empty() || type == "list_list_int") continue;  // op.json cannot hold it
-    nlohmann::json value = a.contains("value") ? a["value"] : nlohmann::json();
+    const nlohmann::json* given = a.find("value");
+    nlohmann::json value = given != nullptr ? *given : nlohmann::json();
     if (value.is_null()) {
       value = type == "bool"                ? nlohmann::json(false)
               : type == "string"            ? nlohmann::json("")
               : type.rfind("list_", 0) == 0 ? nlohmann::json::array()
                                             : nlohmann::json(0);
     }
-    attrs.push_back({{"name", a.value("name", "")}, {"type", type}, {"value", value}});
+    attrs.push_back({{"name", attr_name}, {"type", type}, {"value", value}});
   }
   // The files CANN's layout names after the kernel, else the ones the package has.
   auto files = load_package_sources(package_dir);
@@ -239,14 +272,16 @@ result<nlohmann::json> op_json_skeleton(const fs::path& package_dir,
     }
     return preferred;
   };
-  nlohmann::json inputs = tensors("inputs", true);
-  nlohmann::json outputs = tensors("outputs", false);
+  nlohmann::json inputs, outputs;
+  if (status st = tensors("inputs", true, inputs); !st.ok()) return fail(st);
+  if (status st = tensors("outputs", false, outputs); !st.ok()) return fail(st);
   // Shapes from a msOpST-style test-case file beside the operator, when there is one.
-  std::string case_source;
-  const nlohmann::json test_case = first_test_case(package_dir, case_source);
-  if (test_case.is_object()) {
-    apply_test_case(inputs, test_case["input_desc"], true, case_source);
-    apply_test_case(outputs, test_case.value("output_desc", nlohmann::json()), false, case_source);
+  const optest_case test_case = first_optest_case(package_dir);
+  if (test_case.data.is_object()) {
+    apply_test_case(inputs, test_case.data.value("input_desc", nlohmann::json()), true,
+                    test_case.source);
+    apply_test_case(outputs, test_case.data.value("output_desc", nlohmann::json()), false,
+                    test_case.source);
   }
   nlohmann::json skeleton = {
       {"name", name},

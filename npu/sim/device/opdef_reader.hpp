@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,10 +21,25 @@ namespace aopt::npu {
 // The OpDefs the package's op_host/*.cpp register, as op_defs_json() prints them: an array of
 // {"op_type", "inputs", "outputs", "attrs"}. Errors: invalid_argument for a package without
 // host sources or one whose host does not compile (the first compiler error), internal for a
-// failure of the machine. `work_dir` holds the scratch dir.
+// failure of the machine. `work_dir` holds the scratch dirs and, in opdef-cache/, the OpDefs
+// read before, by a content hash of the package's sources and the toolchain
+// (candidate_builder::opdef_reader_key): a package read again is not compiled again.
 result<nlohmann::json> read_op_defs(const std::filesystem::path& package_dir,
                                     const sim_toolchain& toolchain,
                                     const std::filesystem::path& work_dir);
+
+// The key read_op_defs caches the package's OpDefs under in <work_dir>/opdef-cache (a
+// compile_cache): a content hash of its sources and the toolchain.
+result<std::string> op_defs_cache_key(const std::filesystem::path& package_dir,
+                                      const sim_toolchain& toolchain);
+
+// The OpDef among `op_defs` whose op type is one of `names` ignoring case and underscores
+// ("BoxIou" for "box_iou"), tried in order, else the only one; null when none is.
+const nlohmann::json* find_op_def(const nlohmann::json& op_defs,
+                                  const std::vector<std::string>& names);
+// Why find_op_def found none: "2 OpDefs (ScatterMean, ScatterMeanDiv) and none named after the
+// operator".
+std::string op_defs_listed(const nlohmann::json& op_defs);
 
 // op.json's skeleton for the package from its OpDefs: the OpDef whose op type is the folder's
 // name (ignoring case and underscores), else the only one; name and kernel entry in the

@@ -33,8 +33,10 @@
 // Helpers, constants and APIs real operators use beyond those (issue 34).
 #include "aopt_sim/kernel/scalar_utils.h"
 #include "aopt_sim/kernel/tensor_operators.h"
+#include "aopt_sim/kernel/vector_layernorm.h"
 #include "aopt_sim/kernel/vector_math.h"
 #include "aopt_sim/kernel/vector_quant.h"
+#include "aopt_sim/kernel/vector_softmax.h"
 #include "aopt_sim/library_tiling.h"
 // The cube unit (L1/L0 positions, LoadData, Mmad, Fixpipe).
 #include "aopt_sim/kernel/cube.h"

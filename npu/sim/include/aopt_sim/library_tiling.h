@@ -32,13 +32,72 @@ struct PadTiling {
   uint32_t typeSize = 0;
 };
 
+// SoftMax / SimpleSoftMax of an [srcM, srcK] tensor (SoftMaxTilingFunc fills it from the source
+// shape). The fields are the documented struct's; the simulator's kernel reads srcM and srcK and
+// fills the rest with the one split it computes in (the whole tensor, one 32-byte block of max
+// and sum per row).
+struct SoftMaxTiling {
+  uint32_t srcM = 0;
+  uint32_t srcK = 0;
+  uint32_t srcSize = 0;
+  uint32_t outMaxM = 0;
+  uint32_t outMaxK = 0;
+  uint32_t outMaxSize = 0;
+  uint32_t splitM = 0;
+  uint32_t splitK = 0;
+  uint32_t splitSize = 0;
+  uint32_t reduceM = 0;
+  uint32_t reduceK = 0;
+  uint32_t reduceSize = 0;
+  uint32_t rangeM = 0;
+  uint32_t tailM = 0;
+  uint32_t tailSplitSize = 0;
+  uint32_t tailReduceSize = 0;
+};
+
+// LayerNorm of a [B, S, H] tensor (GetLayerNormNDTilingInfo fills it from the source shape).
+// The fields are the documented struct's; the simulator's kernel reads bLength, sLength, hLength
+// and originalHLength, and the rest describes its one pass over the whole tensor.
+struct LayerNormTiling {
+  uint32_t bLength = 0;
+  uint32_t sLength = 0;
+  uint32_t hLength = 0;
+  uint32_t originalHLength = 0;
+  uint32_t inputXSize = 0;
+  uint32_t meanVarSize = 0;
+  uint32_t numberOfTmpBuf = 0;
+  uint32_t meanTmpTensorPos = 0;
+  uint32_t meanTmpTensorSize = 0;
+  uint32_t varianceTmpTensorPos = 0;
+  uint32_t varianceTmpTensorSize = 0;
+  uint32_t tmpBufSize = 0;
+  uint32_t oneTmpSize = 0;
+  uint32_t firstTmpStartPos = 0;
+  uint32_t secondTmpStartPos = 0;
+  uint32_t thirdTmpStartPos = 0;
+  uint32_t loopRound = 0;
+  uint32_t inputRoundSize = 0;
+  uint32_t inputTailSize = 0;
+  uint32_t inputTailPos = 0;
+  uint32_t meanVarRoundSize = 0;
+  uint32_t meanVarTailSize = 0;
+  uint32_t meanVarTailPos = 0;
+  uint32_t bshCurLength = 0;
+  uint32_t bsCurLength = 0;
+  uint32_t lastDimValueBack = 0;
+};
+
 }  // namespace tiling
 }  // namespace AscendC
 
+using AscendC::tiling::LayerNormTiling;
 using AscendC::tiling::PadTiling;
+using AscendC::tiling::SoftMaxTiling;
 using AscendC::tiling::UnPadTiling;
 
 namespace optiling {
+using AscendC::tiling::LayerNormTiling;
 using AscendC::tiling::PadTiling;
+using AscendC::tiling::SoftMaxTiling;
 using AscendC::tiling::UnPadTiling;
 }  // namespace optiling

@@ -12,7 +12,8 @@
 //   Mean (the same sum divided by n: MeanParams);
 //   BroadCast<T, dim, axis> (1-D from one element; 2-D along axis 0 or 1 from a size-1 axis);
 //   UnPad (drops the rightPad last columns of a [height, width] tensor; the shape comes from
-//   the UnPadTiling the host filled);
+//   the UnPadTiling the host filled), Pad (pads each row to 32 bytes with padValue, from the
+//   PadTiling);
 //   Extract (splits Sort32/Sort's 8-byte (score, index) pairs into scores and indexes).
 #pragma once
 
@@ -281,6 +282,58 @@ void UnPad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const UnPadPara
            detail::site_t site = detail::site_t()) {
   static_cast<void>(sharedTmpBuffer);
   UnPad(dst, src, unPadParams, tiling, site);
+}
+
+// ---- Pad
+// ------------------------------------------------------------------------------------------
+// Pads the rows of a [height, srcWidth] tensor to 32 bytes: the first srcOriWidth elements of
+// each row are copied and the rest of the padded row (rightPad elements: srcOriWidth + rightPad
+// is the padded width) is set to padValue. A width that is not 32-byte aligned grows (16 x 15
+// half -> 16 x 16); an aligned one with redundant last columns keeps its width and has them
+// filled. The shape comes from the PadTiling PadTilingFunc filled; leftPad is 0 (right padding
+// only, as UnPad).
+struct PadParams {
+  uint16_t leftPad = 0;
+  uint16_t rightPad = 0;
+  int32_t padValue = 0;
+};
+
+template <typename T>
+void Pad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, PadParams& padParams,
+         PadTiling& tiling, detail::site_t site = detail::site_t()) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Pad: 16- or 32-bit elements");
+  const uint64_t height = tiling.srcHeight;
+  const uint64_t width = tiling.srcWidth;
+  const uint64_t valid = tiling.srcOriWidth;
+  constexpr uint64_t block = 32 / sizeof(T);
+  const uint64_t padded = (width + block - 1) / block * block;
+  if (padParams.leftPad != 0)
+    aopt_sim::rt::kernel_assert_failed("padParams.leftPad == 0 (Pad pads on the right)", "Pad",
+                                       site.line);
+  if (valid > width || valid + padParams.rightPad != padded)
+    aopt_sim::rt::kernel_assert_failed(
+        "srcOriWidth <= srcWidth and srcOriWidth + rightPad is the 32-byte aligned width (Pad)",
+        "Pad", site.line);
+  if (height == 0 || padded == 0) return;
+  uint8_t* p[2];
+  detail::composite_call(
+      detail::vclass::simple,
+      {detail::writes(dstTensor, height * padded), detail::reads(srcTensor, height * width)}, p,
+      height * padded * sizeof(T), "Pad", site);
+  // Row by row from the last: dst may be the source, and its rows only grow.
+  const T fill = static_cast<T>(padParams.padValue);
+  for (uint64_t r = height; r-- > 0;) {
+    std::memmove(p[0] + r * padded * sizeof(T), p[1] + r * width * sizeof(T), valid * sizeof(T));
+    for (uint64_t c = valid; c < padded; ++c)
+      std::memcpy(p[0] + (r * padded + c) * sizeof(T), &fill, sizeof(T));
+  }
+}
+template <typename T>
+void Pad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, PadParams& padParams,
+         const LocalTensor<uint8_t>& sharedTmpBuffer, PadTiling& tiling,
+         detail::site_t site = detail::site_t()) {
+  static_cast<void>(sharedTmpBuffer);
+  Pad(dstTensor, srcTensor, padParams, tiling, site);
 }
 
 // ---- Extract

@@ -15,7 +15,7 @@
 // merges the next four lists into the next output span per repeat.
 //
 // Sort (the high-level API, A2/A3 layout): Sort32's pairs, per repeat of 32 or, with
-// isFullSort, over all the scores at once.
+// isFullSort, over all the scores at once; Concat prepares its scores (a copy on A2/A3).
 #pragma once
 
 #include <algorithm>
@@ -214,6 +214,26 @@ inline void GetMrgSortResult(uint16_t& mrgSortList1, uint16_t& mrgSortList2, uin
   mrgSortList2 = c[1];
   mrgSortList3 = c[2];
   mrgSortList4 = c[3];
+}
+
+// Concat, the preparation of the scores for Sort: on A2/A3, whose Sort reads the scores as they
+// are, the repeatTime * 16 elements of src go one to one into concat (a copy). tmp is the
+// documented scratch tensor: the simulator needs none and leaves it untouched. (The region
+// proposal layout of Atlas inference cores is not provided.)
+template <typename T>
+void Concat(LocalTensor<T>& concat, const LocalTensor<T>& src, const LocalTensor<T>& tmp,
+            const int32_t repeatTime, detail::site_t site = detail::site_t()) {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>, "Concat: half or float");
+  static_cast<void>(tmp);
+  if (repeatTime < 0 || repeatTime > 255)
+    aopt_sim::rt::kernel_assert_failed("Concat: repeatTime is 0..255", "Concat", site.line);
+  const uint64_t n = uint64_t{16} * static_cast<uint64_t>(repeatTime);
+  if (n == 0) return;
+  uint8_t* p[2];
+  detail::composite_call(aopt_sim::rt::vec_class::simple,
+                         {detail::writes(concat, n, "concat"), detail::reads(src, n, "src")}, p,
+                         n * sizeof(T), "Concat", site);
+  std::memmove(p[0], p[1], n * sizeof(T));
 }
 
 // The high-level sort (A2/A3 layout: 8-byte (score, index) pairs). Without isFullSort each
