@@ -11,6 +11,7 @@
 
 #include "agent/heuristics/heuristic_mutator.hpp"
 #include "agent/heuristics/template_synthesis.hpp"
+#include "agent/kernel_text/source_text.hpp"
 #include "agent/kernel_text/tiling_dataflow.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/op_package.hpp"
@@ -186,6 +187,24 @@ TEST_SUITE("agent") {
       }
     }
     CHECK(tiles == std::vector<std::string>{"maxUbTasks"});
+
+    // Synthesis quotes the two-line statement on one line (a note ends at its line) and sets the
+    // variable after the statement's last line.
+    result<synthesized_template> t = synthesize_template(kFloorAlignTiling);
+    REQUIRE(t.ok());
+    const tunable* cap = find_tunable(t->tunables, "TILE_CAP");
+    REQUIRE(cap != nullptr);
+    CHECK(cap->note.find("`uint32_t maxUbTasks = FloorAlign(Smaller(MAX_TASKS, DivFloor(ubSize, "
+                         "taskBytes)), static_cast<uint64_t>(TASK_ALIGN));`") != std::string::npos);
+    CHECK(t->source.find("        static_cast<uint64_t>(TASK_ALIGN));\n"
+                         "    if (TILE_CAP != 0 && maxUbTasks > ") != std::string::npos);
+    for (const std::string& line : split_lines(t->source)) {
+      if (line.find("// tunable:") != std::string::npos) {
+        CHECK_MESSAGE(line.find("constexpr uint32_t ") != std::string::npos, line);
+      }
+    }
+    CHECK(t->source.find("\n`") == std::string::npos);
+    CHECK(t->source.find("\n        static_cast<uint64_t>(TASK_ALIGN));`") == std::string::npos);
   }
 
   TEST_CASE("synthesis makes the computed tile, its block and the core split tunable") {
