@@ -280,6 +280,49 @@ TEST_SUITE("agent") {
     CHECK(t->source.find("ubLimit = ubSize - RESERVED_BYTES;\n") != std::string::npos);
   }
 
+  TEST_CASE("on real operators synthesis finds the computed tiles and leaves their splits") {
+    // Two packages of the wild set (../shared/wild, sources verbatim); skipped without it.
+    const fs::path wild = fs::path(AOPT_SOURCE_DIR).parent_path() / "shared" / "wild";
+    if (!fs::is_directory(wild / "ds_roiaware_avgpool3d_grad") ||
+        !fs::is_directory(wild / "ds_grid_sampler2d_v2")) {
+      MESSAGE("../shared/wild is absent: skipped");
+      return;
+    }
+    const auto synthesize = [&](const std::string& name) {
+      result<npu::op_package> op = npu::load_op_package(wild / name);
+      REQUIRE_MESSAGE(op.ok(), op.error().to_string());
+      synthesis_options o;
+      o.file_name = (op->dir / op->spec.files.host).string();
+      result<synthesized_template> t = synthesize_template(op->host_source, o, op->kernel_source);
+      REQUIRE_MESSAGE(t.ok(), t.error().to_string());
+      return *t;
+    };
+    // Two quotients of the UB handed to the kernel (tasks in, points out); the per-core share
+    // feeds offsets while SetBlockDim takes the core count: no split lever.
+    const synthesized_template roi = synthesize("ds_roiaware_avgpool3d_grad");
+    const tunable* in = find_tunable(roi.tunables, "TILE_CAP");
+    const tunable* out = find_tunable(roi.tunables, "TILE_CAP2");
+    REQUIRE(in != nullptr);
+    REQUIRE(out != nullptr);
+    CHECK(in->note.find("caps `singleLoopTask` of `uint32_t singleLoopTask = (ubSize * "
+                        "INPUT_UB_RATIO) / BUFFER_NUM /") != std::string::npos);
+    CHECK(out->note.find("caps `outputLoopTask`") != std::string::npos);
+    CHECK(find_tunable(roi.tunables, "SPLIT_GRAIN") == nullptr);
+    bool named = false;
+    for (const std::string& l : roi.looked_at) {
+      if (l.rfind("singleCoreTask = `(totalTask + aivNum - 1) / aivNum` (a per-core share", 0) == 0)
+        named = true;
+    }
+    CHECK(named);
+    // Tasks per loop rounded down to whole blocks: the block is a tunable multiple.
+    const synthesized_template grid = synthesize("ds_grid_sampler2d_v2");
+    const tunable* mult = find_tunable(grid.tunables, "TILE_ALIGN_MULT");
+    REQUIRE(mult != nullptr);
+    CHECK(mult->note.find("rounds `alignedTaskNumPerLoop` down to a multiple of TILE_ALIGN_MULT x "
+                          "`B32_DATA_NUM_PER_BLOCK`") != std::string::npos);
+    REQUIRE(find_tunable(grid.tunables, "TILE_CAP") != nullptr);
+  }
+
   TEST_CASE("the computed levers keep the operator's results over their ranges (simulator)") {
     result<npu::op_package> op = npu::load_op_package(kAffineDir);
     REQUIRE_MESSAGE(op.ok(), op.error().to_string());
