@@ -102,6 +102,12 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
       synthesis_options synthesis = options_.synthesis;
       if (request.op != nullptr && !request.op->spec.files.host.empty())
         synthesis.file_name = (request.op->dir / request.op->spec.files.host).string();
+      // The package's include folders (op.json's, `--include-dir`): helpers such as `Ceil` or
+      // `FloorAlign` the tiling calls come from there, and an unresolved call is no lever.
+      if (request.op != nullptr) {
+        for (const auto& dir : request.op->include_dirs)
+          synthesis.include_dirs.push_back(dir.string());
+      }
       result<synthesized_template> t =
           synthesize_template(request.tiling, synthesis, request.kernel);
       if (!t.ok()) return failed_precondition("no tunables: " + t.error().message());

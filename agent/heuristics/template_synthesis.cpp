@@ -344,12 +344,30 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
       const bool core_capped = has_lever(tiling_role::block_dim);
       const bool ub_sized = has_lever(tiling_role::ub_size);
       const bool depth_set = has_lever(tiling_role::buffer_num);
+      const bool tile_set = has_lever(tiling_role::tile_size);
       for (const computed_lever& c : *computed) {
-        const bool bounded = c.kind == computed_lever_kind::core_count ? core_capped
-                             : c.kind == computed_lever_kind::ub_bytes ? ub_sized
-                                                                       : depth_set;
+        // A statement over several lines is quoted on one: a note ends at its line.
+        const auto one_line = [](const std::string& text) {
+          std::string out;
+          for (char ch : text) {
+            const bool space = ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+            if (!space) out += ch;
+            if (space && !out.empty() && out.back() != ' ') out += ' ';
+          }
+          return out;
+        };
+        const std::string said = one_line(c.expression);
+        if (c.kind == computed_lever_kind::not_lever) {
+          looked_at.push_back(c.variable + " = `" + said + "` (" + c.why_not + ")");
+          continue;
+        }
+        const bool bounded = c.kind == computed_lever_kind::core_count      ? core_capped
+                             : c.kind == computed_lever_kind::ub_bytes      ? ub_sized
+                             : c.kind == computed_lever_kind::buffer_depth  ? depth_set
+                             : c.kind == computed_lever_kind::tile_elements ? tile_set
+                                                                            : false;
         if (bounded) {
-          looked_at.push_back("`" + c.expression + "` (already bounded by a constant lever)");
+          looked_at.push_back("`" + said + "` (already bounded by a constant lever)");
           continue;
         }
         const size_t first = line_number(masked, c.statement_begin) - 1;
@@ -359,7 +377,64 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
         rewrite r;
         std::string name;
         std::string why;
-        if (c.kind == computed_lever_kind::core_count) {
+        if (c.kind == computed_lever_kind::tile_elements ||
+            c.kind == computed_lever_kind::core_split) {
+          // Tunables declared before the variable's last write, lines setting it after it.
+          const std::string v = c.variable;
+          const auto as_v = [&](const std::string& x) {
+            return "static_cast<decltype(" + v + ")>(" + x + ")";
+          };
+          std::vector<std::string> after;
+          if (c.kind == computed_lever_kind::tile_elements) {
+            name = fresh_identifier(working_text, "TILE_CAP");
+            why = "elements per loop: caps `" + v + "` of `" + said +
+                  "` (a quotient of the UB size the kernel is given) at " + name +
+                  ", within the UB bound it computes; 0 keeps it";
+            r.lines_before.push_back(indent + "constexpr uint32_t " + name +
+                                     " = 0;  // tunable: choice {0, 64, 128, 256, 512, 1024, "
+                                     "2048, 4096, 8192}  " +
+                                     why);
+            std::string cond = name + " != 0 && " + v + " > " + as_v(name);
+            if (!c.alignment.empty()) cond += " && " + as_v(name) + " >= " + as_v(c.alignment);
+            after.push_back("if (" + cond + ") " + v + " = " + as_v(name) + ";");
+            levers.push_back({name, tiling_role::tile_size, why, said});
+            if (!c.alignment.empty()) {
+              working_text += "\n" + name;
+              const std::string mult = fresh_identifier(working_text, "TILE_ALIGN_MULT");
+              const std::string why_mult =
+                  "alignment block: rounds `" + v + "` down to a multiple of " + mult + " x `" +
+                  one_line(c.alignment) + "`, 1 keeping the function's own block";
+              r.lines_before.push_back(indent + "constexpr uint32_t " + mult +
+                                       " = 1;  // tunable: choice {1, 2, 4, 8}  " + why_mult);
+              const std::string block = as_v(mult + " * (" + c.alignment + ")");
+              after.push_back("if (" + v + " >= " + block + ") " + v + " = " + v + " / " + block +
+                              " * " + block + ";");
+              levers.push_back({mult, tiling_role::none, why_mult, said});
+              name = mult;  // reserved below
+            }
+          } else {
+            name = fresh_identifier(working_text, "SPLIT_GRAIN");
+            why = "core split: rounds the per-core share `" + v + "` of `" + said +
+                  "` up to a multiple of " + name +
+                  " (the cores used follow it, the last core takes the rest); 1 keeps it";
+            r.lines_before.push_back(indent + "constexpr uint32_t " + name +
+                                     " = 1;  // tunable: choice {1, 2, 4, 8, 16, 32, 64, 128}  " +
+                                     why);
+            after.push_back(v + " = (" + v + " + " + as_v(name) + " - 1) / " + as_v(name) + " * " +
+                            as_v(name) + ";");
+            levers.push_back({name, tiling_role::none, why, said});
+          }
+          std::string tail = lines[last];
+          for (const std::string& a : after) tail += "\n" + indent + a;
+          if (first == last) {
+            r.line = tail;
+          } else {
+            r.line = lines[first];
+            rewrite closing;
+            closing.line = tail;
+            rewrites[last] = std::move(closing);
+          }
+        } else if (c.kind == computed_lever_kind::core_count) {
           // The call must sit on one line to be rewritten in place.
           if (line_number(masked, c.begin) - 1 != first ||
               line_number(masked, c.end - 1) - 1 != first) {

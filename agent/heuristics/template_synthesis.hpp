@@ -38,6 +38,22 @@
 //               hands to a tiling field the kernel passes as InitBuffer's num, the line
 //               `if (BUFFER_DEPTH != 0) doubleBuffer = BUFFER_DEPTH;` with BUFFER_DEPTH = 0,
 //               choice {0, 1, 2}: 0 keeps the computed depth, 1 or 2 overrides it.
+//   elements per loop  after the last write of a quotient of the UB size the kernel is
+//               given (`alignedTaskNumPerLoop = taskNumPerLoop / B * B;`), the line `if (TILE_CAP
+//               != 0 && v > TILE_CAP [&& TILE_CAP >= B]) v = TILE_CAP;` with TILE_CAP = 0, choice
+//               {0, 64, ..., 8192}: powers of two (multiples of any power-of-two block up to 64)
+//               that only lower the value the function bounds by the UB; 0 keeps it;
+//   alignment block  where that quotient is rounded down to a block B (`x / B * B`,
+//               `FloorAlign(x, B)`), the line `if (v >= TILE_ALIGN_MULT * B) v = v /
+//               (TILE_ALIGN_MULT
+//               * B) * (TILE_ALIGN_MULT * B);`, TILE_ALIGN_MULT = 1, choice {1, 2, 4, 8}: a
+//               multiple of B never above the bound;
+//   core split  after the last write of the work per core (`perCore = Ceil(total, coreNum);`)
+//               whose quotient the block dim is (`SetBlockDim(Ceil(total, perCore))`), the line
+//               `perCore = (perCore + SPLIT_GRAIN - 1) / SPLIT_GRAIN * SPLIT_GRAIN;`, SPLIT_GRAIN =
+//               1, choice {1, 2, ..., 128}: the share grows to whole grains, the cores used and
+//               the last core's rest follow. A share the block dim does not follow (the
+//               bigCore/smallCore style) is not made one; looked_at says why.
 // Each such tunable's note names the expression it came from ("core count: caps
 // `ascendcPlatform.GetCoreNumAiv()`").
 // Deterministic: the same source always gives the same template.

@@ -1,6 +1,9 @@
 #include "agent/kernel_text/tiling_dataflow.hpp"
 
+#include <algorithm>
+#include <map>
 #include <memory>
+#include <optional>
 
 #include "base/libclang_handles.hpp"
 
@@ -43,12 +46,490 @@ CXCursor named_variable(CXCursor arg) {
   return found;
 }
 
+std::vector<CXCursor> children_of(CXCursor c) {
+  std::vector<CXCursor> out;
+  clang_visitChildren(
+      c,
+      [](CXCursor child, CXCursor, CXClientData data) {
+        static_cast<std::vector<CXCursor>*>(data)->push_back(child);
+        return CXChildVisit_Continue;
+      },
+      &out);
+  return out;
+}
+
+// Strips parentheses and implicit conversions (UnexposedExpr) around an expression.
+CXCursor stripped(CXCursor c) {
+  for (;;) {
+    const CXCursorKind k = clang_getCursorKind(c);
+    if (k != CXCursor_ParenExpr && k != CXCursor_UnexposedExpr) return c;
+    const std::vector<CXCursor> kids = children_of(c);
+    if (kids.size() != 1) return c;
+    c = kids.front();
+  }
+}
+
+bool integer_cursor_type(CXType t) {
+  switch (clang_getCanonicalType(t).kind) {
+    case CXType_UShort:
+    case CXType_UInt:
+    case CXType_ULong:
+    case CXType_ULongLong:
+    case CXType_Short:
+    case CXType_Int:
+    case CXType_Long:
+    case CXType_LongLong:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_core_query(const std::string& name) {
+  return name == "GetCoreNumAiv" || name == "GetCoreNum" || name == "GetCoreNumAic";
+}
+
+// The data flow of one function body, over its local integer variables: which writes define
+// each, what they are computed from, and where each is read. Enough to tell a quotient of the
+// UB size or of the core count from a quantity that merely passes through.
+class function_flow {
+ public:
+  function_flow(const std::string& source, CXCursor body) : source_(source), body_(body) {}
+
+  std::vector<computed_lever> levers() {
+    walk(body_);
+    close();
+    std::vector<computed_lever> out;
+    tile_levers(out);
+    split_levers(out);
+    return out;
+  }
+
+ private:
+  struct write {
+    CXCursor rhs;
+    size_t statement_begin = 0;
+    size_t statement_end = 0;
+    bool top_level = false;
+  };
+  struct variable {
+    std::string name;
+    std::string type;
+    bool candidate = false;  // a non-const local integer
+    std::vector<write> writes;
+    std::set<size_t> deps;  // variables its writes read
+    std::vector<size_t> reads;
+    bool ub_root = false;
+    bool ub = false;          // computed from the UB size
+    bool ub_count = false;    // a quotient of it
+    bool core = false;        // computed from the core count
+    bool core_count = false;  // a count of cores: the query, or a cap or min of it (no quotient)
+    bool to_kernel = false;
+  };
+
+  const std::string& source_;
+  CXCursor body_;
+  std::vector<variable> vars_;
+  std::map<unsigned, size_t> by_offset_;  // a VarDecl's offset -> its index
+  std::set<size_t> write_refs_;           // offsets of references that are written
+  std::vector<CXCursor> block_dims_;      // SetBlockDim's arguments
+  std::vector<CXCursor> stack_;
+
+  std::string text(CXCursor c) const {
+    size_t b = 0;
+    size_t e = 0;
+    if (!extent_of(c, b, e) || e > source_.size()) return {};
+    return source_.substr(b, e - b);
+  }
+
+  std::optional<size_t> variable_of(CXCursor ref) const {
+    ref = stripped(ref);
+    if (clang_getCursorKind(ref) != CXCursor_DeclRefExpr) return std::nullopt;
+    CXCursor decl = clang_getCursorReferenced(ref);
+    if (clang_getCursorKind(decl) != CXCursor_VarDecl) return std::nullopt;
+    unsigned off = 0;
+    clang_getFileLocation(clang_getCursorLocation(decl), nullptr, nullptr, nullptr, &off);
+    auto it = by_offset_.find(off);
+    if (it == by_offset_.end()) return std::nullopt;
+    return it->second;
+  }
+
+  // The operator of a binary expression: the token after its left operand.
+  std::string binary_operator(CXCursor op, CXCursor lhs) const {
+    size_t b = 0;
+    size_t e = 0;
+    size_t ob = 0;
+    size_t oe = 0;
+    if (!extent_of(lhs, b, e) || !extent_of(op, ob, oe)) return {};
+    size_t at = source_.find_first_not_of(" \t\r\n", e);
+    std::string out;
+    while (at < oe && at < source_.size() &&
+           std::string("=+-*/%<>&|^!").find(source_[at]) != std::string::npos) {
+      out += source_[at++];
+    }
+    return out;
+  }
+
+  // The statement holding the cursor being visited: the ancestor right below a compound.
+  bool statement(size_t& begin, size_t& end, bool& top_level) const {
+    for (size_t i = stack_.size(); i-- > 1;) {
+      if (clang_getCursorKind(stack_[i - 1]) != CXCursor_CompoundStmt) continue;
+      if (!extent_of(stack_[i], begin, end) || end == 0 || end > source_.size()) return false;
+      if (source_[end - 1] != ';') {
+        size_t next = source_.find_first_not_of(" \t\r\n", end);
+        if (next == std::string::npos || source_[next] != ';') return false;
+        end = next + 1;
+      }
+      top_level = clang_equalCursors(stack_[i - 1], body_) != 0;
+      return true;
+    }
+    return false;
+  }
+
+  void add_write(size_t var, CXCursor rhs) {
+    write w{rhs};
+    if (!statement(w.statement_begin, w.statement_end, w.top_level)) w.top_level = false;
+    vars_[var].writes.push_back(w);
+  }
+
+  void walk(CXCursor c) {
+    stack_.push_back(c);
+    const CXCursorKind kind = clang_getCursorKind(c);
+    if (kind == CXCursor_VarDecl) {
+      variable v;
+      v.name = take(clang_getCursorSpelling(c));
+      const CXType type = clang_getCursorType(c);
+      v.type = take(clang_getTypeSpelling(type));
+      v.candidate = integer_cursor_type(type) && clang_isConstQualifiedType(type) == 0 &&
+                    clang_getCursorKind(clang_getCursorSemanticParent(c)) != CXCursor_Namespace;
+      unsigned off = 0;
+      clang_getFileLocation(clang_getCursorLocation(c), nullptr, nullptr, nullptr, &off);
+      by_offset_[off] = vars_.size();
+      vars_.push_back(std::move(v));
+      const std::vector<CXCursor> kids = children_of(c);
+      if (!kids.empty() && clang_isExpression(clang_getCursorKind(kids.back())) != 0) {
+        add_write(vars_.size() - 1, kids.back());
+      }
+    } else if (kind == CXCursor_BinaryOperator || kind == CXCursor_CompoundAssignOperator) {
+      const std::vector<CXCursor> kids = children_of(c);
+      if (kids.size() == 2) {
+        const std::string op = binary_operator(c, kids[0]);
+        const bool assigns = kind == CXCursor_CompoundAssignOperator || op == "=";
+        if (std::optional<size_t> var = variable_of(kids[0]); assigns && var) {
+          add_write(*var, kids[1]);
+          // A plain `=` does not read its target; `x op= y` does, and is itself a write.
+          size_t b = 0;
+          size_t e = 0;
+          if (op == "=" && extent_of(stripped(kids[0]), b, e)) write_refs_.insert(b);
+        }
+      }
+    } else if (kind == CXCursor_DeclRefExpr) {
+      if (std::optional<size_t> var = variable_of(c)) {
+        size_t b = 0;
+        size_t e = 0;
+        if (extent_of(c, b, e)) vars_[*var].reads.push_back(b);
+      }
+    } else if (kind == CXCursor_CallExpr) {
+      const std::string name = take(clang_getCursorSpelling(c));
+      const int args = clang_Cursor_getNumArguments(c);
+      if (name == "GetCoreMemSize" && args == 2 &&
+          text(clang_Cursor_getArgument(c, 0)).find("UB") != std::string::npos) {
+        if (std::optional<size_t> var = variable_of(clang_Cursor_getArgument(c, 1))) {
+          vars_[*var].ub_root = true;
+          size_t b = 0;
+          size_t e = 0;
+          if (extent_of(stripped(clang_Cursor_getArgument(c, 1)), b, e)) write_refs_.insert(b);
+        }
+      } else if (name.rfind("set_", 0) == 0 && args == 1) {
+        for (size_t var : references(clang_Cursor_getArgument(c, 0))) vars_[var].to_kernel = true;
+      } else if (name == "SetBlockDim" && args == 1) {
+        block_dims_.push_back(clang_Cursor_getArgument(c, 0));
+      }
+    }
+    for (CXCursor child : children_of(c)) {
+      if (clang_Location_isFromMainFile(clang_getCursorLocation(child))) walk(child);
+    }
+    stack_.pop_back();
+  }
+
+  // The variables an expression reads.
+  std::set<size_t> references(CXCursor expr) const {
+    std::set<size_t> out;
+    if (std::optional<size_t> v = variable_of(expr)) out.insert(*v);
+    std::vector<CXCursor> todo = children_of(expr);
+    while (!todo.empty()) {
+      CXCursor c = todo.back();
+      todo.pop_back();
+      if (std::optional<size_t> v = variable_of(c)) out.insert(*v);
+      for (CXCursor k : children_of(c)) todo.push_back(k);
+    }
+    return out;
+  }
+
+  // Every sub-expression of `expr` (itself included) that `pred` accepts.
+  template <typename F>
+  void each_node(CXCursor expr, F&& f) const {
+    std::vector<CXCursor> todo{expr};
+    while (!todo.empty()) {
+      CXCursor c = todo.back();
+      todo.pop_back();
+      f(c);
+      for (CXCursor k : children_of(c)) todo.push_back(k);
+    }
+  }
+
+  // The divisions in an expression: (dividend, divisor) of `a / b` and of the division
+  // helpers real tiling programs call (Ceil, DivCeil, CeilDiv, DivFloor, ...).
+  std::vector<std::pair<CXCursor, CXCursor>> divisions(CXCursor expr) const {
+    static const std::set<std::string> helpers = {
+        "Ceil",     "CeilDiv",  "DivCeil",    "CeilDivision", "DivRoundUp",
+        "FloorDiv", "DivFloor", "CeilDivide", "CeilA2B",      "DivUp"};
+    std::vector<std::pair<CXCursor, CXCursor>> out;
+    each_node(expr, [&](CXCursor c) {
+      const CXCursorKind k = clang_getCursorKind(c);
+      if (k == CXCursor_BinaryOperator) {
+        const std::vector<CXCursor> kids = children_of(c);
+        if (kids.size() == 2 && binary_operator(c, kids[0]) == "/") {
+          out.emplace_back(kids[0], kids[1]);
+        }
+      } else if (k == CXCursor_CallExpr && clang_Cursor_getNumArguments(c) == 2 &&
+                 helpers.count(take(clang_getCursorSpelling(c))) != 0) {
+        out.emplace_back(clang_Cursor_getArgument(c, 0), clang_Cursor_getArgument(c, 1));
+      }
+    });
+    return out;
+  }
+
+  bool calls_core_query(CXCursor expr) const {
+    bool found = false;
+    each_node(expr, [&](CXCursor c) {
+      if (clang_getCursorKind(c) == CXCursor_CallExpr &&
+          is_core_query(take(clang_getCursorSpelling(c)))) {
+        found = true;
+      }
+    });
+    return found;
+  }
+
+  bool reads_where(CXCursor expr, bool variable::*flag) const {
+    if ((flag == &variable::core || flag == &variable::core_count) && calls_core_query(expr)) {
+      return true;
+    }
+    for (size_t v : references(expr)) {
+      if (vars_[v].*flag) return true;
+    }
+    return false;
+  }
+
+  // Closes the properties over the writes, to a fixed point.
+  void close() {
+    for (variable& v : vars_) {
+      v.ub = v.ub_root;
+      for (const write& w : v.writes) {
+        for (size_t d : references(w.rhs)) v.deps.insert(d);
+        if (calls_core_query(w.rhs)) v.core = v.core_count = true;
+      }
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (variable& v : vars_) {
+        const bool ub = v.ub || std::any_of(v.deps.begin(), v.deps.end(),
+                                            [&](size_t d) { return vars_[d].ub; });
+        const bool core = v.core || std::any_of(v.deps.begin(), v.deps.end(),
+                                                [&](size_t d) { return vars_[d].core; });
+        bool count = v.ub_count || std::any_of(v.deps.begin(), v.deps.end(),
+                                               [&](size_t d) { return vars_[d].ub_count; });
+        for (const write& w : v.writes) {
+          for (const auto& [dividend, divisor] : divisions(w.rhs)) {
+            if (reads_where(dividend, &variable::ub)) count = true;
+          }
+        }
+        bool cores = v.core_count;
+        if (!cores) {
+          bool quotient = false;
+          bool reads_cores = false;
+          for (const write& w : v.writes) {
+            if (!divisions(w.rhs).empty()) quotient = true;
+            if (reads_where(w.rhs, &variable::core_count)) reads_cores = true;
+          }
+          cores = reads_cores && !quotient;
+        }
+        if (ub != v.ub || core != v.core || count != v.ub_count || cores != v.core_count) {
+          changed = true;
+        }
+        v.ub = ub;
+        v.core = core;
+        v.ub_count = count;
+        v.core_count = cores;
+      }
+    }
+  }
+
+  bool depends_on(size_t v, size_t on) const {
+    std::set<size_t> seen;
+    std::vector<size_t> todo(vars_[v].deps.begin(), vars_[v].deps.end());
+    while (!todo.empty()) {
+      const size_t d = todo.back();
+      todo.pop_back();
+      if (d == on) return true;
+      if (!seen.insert(d).second) continue;
+      todo.insert(todo.end(), vars_[d].deps.begin(), vars_[d].deps.end());
+    }
+    return false;
+  }
+
+  // A lever for `v` at its last write, when a line after that write can set it: every write
+  // is a statement of the body and no read comes before the last one ends.
+  std::optional<computed_lever> at_last_write(size_t index, computed_lever_kind kind) const {
+    const variable& v = vars_[index];
+    if (v.writes.empty()) return std::nullopt;
+    for (const write& w : v.writes) {
+      if (!w.top_level) return std::nullopt;
+    }
+    const write& last = v.writes.back();
+    for (size_t r : v.reads) {
+      if (write_refs_.count(r) != 0) continue;
+      const bool in_write = std::any_of(v.writes.begin(), v.writes.end(), [&](const write& w) {
+        return r >= w.statement_begin && r < w.statement_end;
+      });
+      if (!in_write && r < last.statement_end) return std::nullopt;
+    }
+    // The ';' must end its line: the line after it is the function's own.
+    const size_t rest = source_.find_first_not_of(" \t\r", last.statement_end);
+    if (rest != std::string::npos && source_[rest] != '\n' && source_.compare(rest, 2, "//") != 0) {
+      return std::nullopt;
+    }
+    computed_lever lever;
+    lever.kind = kind;
+    lever.variable = v.name;
+    lever.variable_type = v.type;
+    lever.statement_begin = last.statement_begin;
+    lever.statement_end = last.statement_end;
+    lever.begin = last.statement_begin;
+    lever.end = last.statement_end;
+    lever.expression = source_.substr(lever.begin, lever.end - lever.begin);
+    return lever;
+  }
+
+  // The block the last write of `v` rounds down to: its whole right-hand side (through casts)
+  // is `x / A * A` or `FloorAlign(x, A)`. A rounding inside a larger expression (`min(x / A * A,
+  // n)`, `x / A * A / size`) says nothing of the result.
+  std::string alignment_of(const variable& v) const {
+    static const std::set<std::string> floor_align = {"FloorAlign", "AlignDown", "FloorAlignA2B",
+                                                      "RoundDown"};
+    CXCursor c = stripped(v.writes.back().rhs);
+    for (CXCursorKind k = clang_getCursorKind(c);
+         k == CXCursor_CStyleCastExpr || k == CXCursor_CXXStaticCastExpr ||
+         k == CXCursor_CXXFunctionalCastExpr;
+         k = clang_getCursorKind(c)) {
+      const std::vector<CXCursor> kids = children_of(c);
+      if (kids.empty() || clang_isExpression(clang_getCursorKind(kids.back())) == 0) break;
+      c = stripped(kids.back());
+    }
+    const CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_CallExpr && clang_Cursor_getNumArguments(c) == 2 &&
+        floor_align.count(take(clang_getCursorSpelling(c))) != 0) {
+      return text(clang_Cursor_getArgument(c, 1));
+    }
+    if (k != CXCursor_BinaryOperator) return {};
+    const std::vector<CXCursor> kids = children_of(c);
+    if (kids.size() != 2 || binary_operator(c, kids[0]) != "*") return {};
+    const CXCursor q = stripped(kids[0]);
+    if (clang_getCursorKind(q) != CXCursor_BinaryOperator) return {};
+    const std::vector<CXCursor> qk = children_of(q);
+    if (qk.size() == 2 && binary_operator(q, qk[0]) == "/" && !text(qk[1]).empty() &&
+        text(qk[1]) == text(kids[1])) {
+      return text(kids[1]);
+    }
+    return {};
+  }
+
+  // Elements per loop: quotients of the UB size the kernel is given, the first of a chain.
+  void tile_levers(std::vector<computed_lever>& out) const {
+    std::vector<size_t> taken;
+    for (size_t i = 0; i < vars_.size(); ++i) {
+      const variable& v = vars_[i];
+      if (v.candidate && v.ub_count && v.to_kernel && !v.ub_root) taken.push_back(i);
+    }
+    for (size_t i : taken) {
+      const bool derived = std::any_of(taken.begin(), taken.end(),
+                                       [&](size_t j) { return j != i && depends_on(i, j); });
+      if (derived) continue;
+      std::optional<computed_lever> lever = at_last_write(i, computed_lever_kind::tile_elements);
+      if (!lever) continue;
+      lever->alignment = alignment_of(vars_[i]);
+      out.push_back(std::move(*lever));
+    }
+  }
+
+  // Per-core shares: quotients of the work by the core count, which the cores used follow.
+  void split_levers(std::vector<computed_lever>& out) const {
+    for (size_t i = 0; i < vars_.size(); ++i) {
+      const variable& v = vars_[i];
+      if (!v.candidate || !v.to_kernel || v.core_count) continue;
+      bool by_cores = false;
+      for (const write& w : v.writes) {
+        for (const auto& [dividend, divisor] : divisions(w.rhs)) {
+          if (reads_where(divisor, &variable::core_count)) {
+            by_cores = true;
+          }
+        }
+      }
+      if (!by_cores) continue;
+      // The cores used: SetBlockDim's argument, or what it is computed from, divides by v.
+      bool followed = false;
+      auto divides_by_v = [&](CXCursor expr) {
+        for (const auto& [dividend, divisor] : divisions(expr)) {
+          if (references(divisor).count(i) != 0) return true;
+        }
+        return false;
+      };
+      for (CXCursor arg : block_dims_) {
+        if (divides_by_v(arg)) followed = true;
+        for (size_t u : references(arg)) {
+          std::set<size_t> closure{u};
+          std::vector<size_t> todo{u};
+          while (!todo.empty()) {
+            const size_t d = todo.back();
+            todo.pop_back();
+            for (size_t e : vars_[d].deps) {
+              if (closure.insert(e).second) todo.push_back(e);
+            }
+          }
+          for (size_t d : closure) {
+            for (const write& w : vars_[d].writes) {
+              if (d != i && divides_by_v(w.rhs)) followed = true;
+            }
+          }
+        }
+      }
+      if (!followed) {
+        computed_lever no;
+        no.kind = computed_lever_kind::not_lever;
+        no.variable = v.name;
+        no.expression = text(v.writes.back().rhs);
+        no.why_not = block_dims_.empty()
+                         ? "a per-core share, but the function sets no block dim"
+                         : "a per-core share the cores used do not follow (SetBlockDim gets `" +
+                               text(block_dims_.front()) +
+                               "`): the kernel's offsets depend on it, so it stays";
+        out.push_back(std::move(no));
+        continue;
+      }
+      if (std::optional<computed_lever> lever = at_last_write(i, computed_lever_kind::core_split)) {
+        out.push_back(std::move(*lever));
+      }
+    }
+  }
+};
+
 struct walker {
   const std::string& source;
   const std::set<std::string>& depth_fields;
   std::vector<computed_lever> found;
-  std::set<std::string> depth_variables;  // each computed depth once
-  std::vector<CXCursor> stack;            // ancestors of the cursor being visited, outermost first
+  std::set<std::string> depth_variables;   // each computed depth once
+  std::vector<CXCursor> stack;             // ancestors of the cursor being visited, outermost first
+  std::vector<computed_lever> flow_found;  // tile and split levers, after the calls'
 
   // The statement holding the cursor: the outermost ancestor below the nearest compound
   // statement (or the translation unit, for a namespace-scope declaration).
@@ -134,6 +615,17 @@ struct walker {
         clang_Location_isFromMainFile(clang_getCursorLocation(c))) {
       call(c);
     }
+    const CXCursorKind kind = clang_getCursorKind(c);
+    if ((kind == CXCursor_FunctionDecl || kind == CXCursor_CXXMethod ||
+         kind == CXCursor_FunctionTemplate) &&
+        clang_isCursorDefinition(c) != 0) {
+      for (CXCursor child : children_of(c)) {
+        if (clang_getCursorKind(child) != CXCursor_CompoundStmt) continue;
+        for (computed_lever& l : function_flow(source, child).levers()) {
+          flow_found.push_back(std::move(l));
+        }
+      }
+    }
     clang_visitChildren(
         c,
         [](CXCursor child, CXCursor, CXClientData data) {
@@ -168,8 +660,9 @@ result<std::vector<computed_lever>> find_computed_levers(
     return invalid_argument("libclang could not parse " + file_name + " (error " +
                             std::to_string(static_cast<int>(rc)) + ")");
   }
-  walker w{source, depth_fields, {}, {}, {}};
+  walker w{source, depth_fields, {}, {}, {}, {}};
   w.visit(clang_getTranslationUnitCursor(unit.get()));
+  for (computed_lever& l : w.flow_found) w.found.push_back(std::move(l));
   return std::move(w.found);
 }
 

@@ -18,7 +18,25 @@
 //               kernel passes as InitBuffer's num: tiling_usage.hpp, buffer_depth_sources):
 //               `variable` is it, `expression` and [statement_begin, statement_end) its
 //               declaration (alone on its statement; the ';' ends its line).
+//   tile_elements  a local integer the function divides out of the UB size (a quotient whose
+//               dividend comes from GetCoreMemSize's variable, directly or through locals) and
+//               hands to a tiling setter: the elements (or rows, tasks) one loop of the kernel
+//               takes. `alignment` is the block it is rounded down to when the function does
+//               so (`x / A * A`, `FloorAlign(x, A)`: A's text), empty otherwise. Of such
+//               quotients derived from one another only the first is taken.
+//   core_split  a local integer the function divides the work by the core count into
+//               (`Ceil(total, coreNum)`, `(total + coreNum - 1) / coreNum`, `total / coreNum`)
+//               and hands to a tiling setter, where the cores used are in turn derived from
+//               it (SetBlockDim gets a quotient by it): the per-core share is free to grow.
+//               A share the cores used do not follow (the bigCore/smallCore style, where
+//               SetBlockDim gets the core count and the kernel computes offsets from
+//               `total % coreNum`) is reported as `not_lever` with the reason.
+// For tile_elements and core_split, every write of `variable` is a statement of the function's
+// body (not nested in a branch) and none follows a read of it: [statement_begin,
+// statement_end) is the last write, after which a line can set the variable; `expression` is
+// that statement's text.
 //
+
 // Offsets are bytes into `source`. Thread-safety: pure function (each call has its own index).
 #pragma once
 
@@ -31,7 +49,14 @@
 
 namespace aopt::agent {
 
-enum class computed_lever_kind { core_count, ub_bytes, buffer_depth };
+enum class computed_lever_kind {
+  core_count,
+  ub_bytes,
+  buffer_depth,
+  tile_elements,
+  core_split,
+  not_lever
+};
 
 struct computed_lever {
   computed_lever_kind kind = computed_lever_kind::core_count;
@@ -42,6 +67,8 @@ struct computed_lever {
   size_t statement_end = 0;    // just past its ';'
   std::string variable;        // ub_bytes: the variable the UB size is written to
   std::string variable_type;   // ub_bytes: its type as clang spells it, e.g. "uint64_t"
+  std::string alignment;       // tile_elements: the block it is rounded down to, or empty
+  std::string why_not;         // not_lever: why the quantity is not made a lever
 };
 
 // invalid_argument when libclang cannot parse at all (no translation unit).

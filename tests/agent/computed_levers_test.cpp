@@ -154,7 +154,9 @@ TEST_SUITE("agent") {
     result<std::vector<computed_lever>> found =
         find_computed_levers(kUbBudgetTiling, synthesis_options::default_tiling_include_dirs());
     REQUIRE(found.ok());
-    REQUIRE(found->size() == 2);
+    // Core count, UB size, and the rows per tile divided out of the UB (tile_split_levers_test).
+    REQUIRE(found->size() == 3);
+    CHECK((*found)[2].kind == computed_lever_kind::tile_elements);
     CHECK((*found)[0].kind == computed_lever_kind::core_count);
     CHECK((*found)[0].expression == "ascendcPlatform.GetCoreNumAiv()");
     CHECK((*found)[1].kind == computed_lever_kind::ub_bytes);
@@ -199,7 +201,7 @@ TEST_SUITE("agent") {
     o.cores = 40;
     result<synthesized_template> t = synthesize_template(kUbBudgetTiling, o);
     REQUIRE(t.ok());
-    REQUIRE(t->tunables.size() == 2);
+    REQUIRE(t->tunables.size() == 3);  // and TILE_CAP on the rows per tile
     const tunable& share = t->tunables[1];
     CHECK(share.name == "UB_SHARE_64THS");
     CHECK(share.value == 64);
