@@ -9,6 +9,7 @@ uint64_t expected_bytes(const sim::expected_outputs& e) {
   for (const auto& s : e.sets) {
     for (const auto& o : s.outputs) bytes += o.size() * sizeof(double);
   }
+  for (const auto& input : e.first_set_inputs) bytes += input.size();
   return bytes;
 }
 

@@ -322,8 +322,9 @@ sim_device::reference_outcome sim_device::expected_outputs_of(const op_package& 
     return out;
   }
   try {
-    out.expected = std::make_shared<const sim::expected_outputs>(
-        sim::decode_expected(reference->stdout_text, spec.op));
+    sim::expected_outputs decoded = sim::decode_expected(reference->stdout_text, spec.op);
+    decoded.first_set_inputs = sim::make_inputs(spec.op, 0);
+    out.expected = std::make_shared<const sim::expected_outputs>(std::move(decoded));
   } catch (const sim::malformed_delivery& e) {
     out.message = std::string("the reference's delivery is malformed: ") + e.what();
     return out;
