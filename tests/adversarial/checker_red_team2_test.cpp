@@ -13,7 +13,10 @@
 //   scalar laundering the kernel reads x and y through raw pointers (free), adds them in C++ and
 //                    stores the sums with 1024 SetValue of uint64 per core, then one Adds of zero
 //                    made them "constants" of the vector unit (11.85 us against 19.00 us before
-//                    a vector result of such scalar results stayed underived);
+//                    a vector result of such scalar results stayed underived); and the same
+//                    with one GetValue of a loaded byte among the stores, which made every
+//                    store of the coalesced scalar instruction "derived" (11.85 us before the
+//                    scalar unit's stores counted as derived only as far as it read GM data);
 //   timing edges     no synchronisation at all, or a SetFlag issued before the copies it should
 //                    follow: the timing model would overlap the copies and the add;
 //   DMA as compute   the add done by the DMA's atomic accumulation instead of the vector unit
@@ -104,7 +107,7 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context) {
 
 // Raw reads of x and y, the sums packed four halves to a uint64 and stored with SetValue into
 // UB, an Adds of zero, one DataCopy out: the work is the untraced C++ loop.
-const char* const scalar_laundering_kernel = R"(#include "kernel_operator.h"
+const std::string scalar_laundering_kernel = R"(#include "kernel_operator.h"
 #include <cstring>
 extern "C" __global__ __aicore__ void add_tiled(GM_ADDR x, GM_ADDR y, GM_ADDR z,
                                                 GM_ADDR workspace, GM_ADDR tiling) {
@@ -249,11 +252,25 @@ TEST_SUITE("adversarial") {
   TEST_CASE("red team 2: scalar results of raw reads never become vector constants") {
     checker_fixture f;
     const auto& op = f.op;
-    for (auto* device : {&f.screened, &f.unscreened}) {
-      const eval_result r = device->evaluate(op, op.host_source, scalar_laundering_kernel, {});
-      CHECK_MESSAGE(r.status == eval_status::precision_error, f.describe(r));
-      CHECK(r.error_kind == "untraced_work");
-      CHECK(r.message.find("depend on no GM read") != std::string::npos);
+    // The same with 32 bytes of x loaded and one of them read by GetValue just before the
+    // stores, so that the coalesced scalar instruction reads a byte that derives from GM.
+    const std::string one_derived_read = aopt::testing::checker_fixture::replace(
+        scalar_laundering_kernel, "  auto words = in.ReinterpretCast<uint64_t>();\n",
+        "  AscendC::GlobalTensor<DTYPE_X> xg;\n"
+        "  xg.SetGlobalBuffer(a, 16);\n"
+        "  AscendC::DataCopy(in, xg, 16);\n"
+        "  inQueue.EnQue(in);\n"
+        "  in = inQueue.DeQue<DTYPE_Z>();\n"
+        "  const DTYPE_Z seen = in.GetValue(0);\n"
+        "  (void)seen;\n"
+        "  auto words = in.ReinterpretCast<uint64_t>();\n");
+    for (const std::string* kernel : {&scalar_laundering_kernel, &one_derived_read}) {
+      for (auto* device : {&f.screened, &f.unscreened}) {
+        const eval_result r = device->evaluate(op, op.host_source, *kernel, {});
+        CHECK_MESSAGE(r.status == eval_status::precision_error, f.describe(r));
+        CHECK(r.error_kind == "untraced_work");
+        CHECK(r.message.find("depend on no GM read") != std::string::npos);
+      }
     }
     f.check_honest_still_ok();
   }

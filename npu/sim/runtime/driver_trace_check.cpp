@@ -130,6 +130,21 @@ void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
         }
       }
       flags |= any & derived;
+      // The scalar unit's accesses coalesce into one instruction: one GetValue of a loaded byte
+      // must not make every byte it stores derived. Its stores count as derived only as far as
+      // it read derived bytes (a store can carry no more of the GM data than was read).
+      if (in.cls == op_class::scalar_ub && (flags & derived) != 0) {
+        uint64_t derived_read = 0, stored = 0;
+        for (const ub_range& r : in.reads) {
+          const auto [b, e] = clamp(r);
+          for (uint32_t k = b; k < e; ++k) derived_read += (ub[k] & derived) != 0;
+        }
+        for (const ub_range& r : in.writes) {
+          const auto [b, e] = clamp(r);
+          stored += e - b;
+        }
+        if (derived_read < stored) flags = static_cast<uint8_t>((flags & ~derived) | opaque);
+      }
       // A scalar result may hold anything the program computed (opaque, and so is a vector
       // result of one); only a vector result of initialised bytes that neither depend on a GM
       // read nor are opaque is a constant.
