@@ -166,12 +166,15 @@ status parse_tensor(const json& j, const reader& r, const std::vector<tensor_spe
   if (!j.is_object()) return r.error("expected an object, got " + type_name(j));
   AOPT_RETURN_IF_ERROR(check_keys(j, r,
                                   {"name", "dtype", "shape", "range", "init", "distribution",
-                                   "description", "absent", "scratch", "inplace"}));
+                                   "description", "absent", "scratch", "inplace", "value_depend"}));
   AOPT_RETURN_IF_ERROR(read_string(j, r, "name", true, t.name));
   if (!is_identifier(t.name)) return r.error("name", "'" + t.name + "' is not an identifier");
   AOPT_RETURN_IF_ERROR(read_flag(j, r, "absent", is_input, t.absent));
   AOPT_RETURN_IF_ERROR(read_flag(j, r, "scratch", is_input, t.scratch));
   if (t.absent && t.scratch) return r.error("scratch", "an absent input holds nothing to update");
+  AOPT_RETURN_IF_ERROR(read_flag(j, r, "value_depend", is_input, t.value_depend));
+  if (t.absent && t.value_depend)
+    return r.error("value_depend", "an absent input holds no values to depend on");
   const bool inplace = j.contains("inplace");
   if (inplace && is_input) return r.error("inplace", "only outputs update an input in place");
   std::string dtype_text;
@@ -589,6 +592,7 @@ json tensor_json(const tensor_spec& t, bool with_range) {
     j["absent"] = true;
   }
   if (t.scratch) j["scratch"] = true;
+  if (t.value_depend) j["value_depend"] = true;
   if (!t.inplace_of.empty()) {
     j["inplace"] = t.inplace_of;
     return j;

@@ -35,6 +35,9 @@
 //     reference an empty tensor;
 //   an input with "scratch": true is one the kernel may update (a buffer the caller passes and
 //     does not read back): its contents after the run are not checked;
+//   an input with "value_depend": true is one whose values the tiling function may read (CANN's
+//     OpDef ValueDepend: a shape or index tensor); the tiling function of any other input sees
+//     its shape and dtype only, so host code cannot compute outputs from the data;
 //   an output with "inplace": "<input>" is that input updated in place (a ref output, as
 //     ScatterAdd's var): the kernel has no argument of its own for it, its input's argument
 //     points to the output, which starts as the input's contents; dtype and shape are the
@@ -89,6 +92,7 @@ struct tensor_spec {
   // (op.json "scratch").
   bool absent = false;
   bool scratch = false;
+  bool value_depend = false;  // inputs: the tiling function may read the data (op.json)
   // Outputs: the input this output updates in place (op.json "inplace"); init is then a copy of
   // it, so every reader of initial contents handles the output unchanged.
   std::string inplace_of{};

@@ -86,6 +86,8 @@ TEST_SUITE("protocol") {
     j["inputs"].push_back({{"name", "bias"}, {"dtype", "half"}, {"absent", true}});
     j["inputs"].push_back(
         {{"name", "stage"}, {"dtype", "float32"}, {"shape", {4}}, {"scratch", true}});
+    j["inputs"].push_back(
+        {{"name", "sizes"}, {"dtype", "int32"}, {"shape", {2}}, {"value_depend", true}});
     j["outputs"].push_back({{"name", "x_out"}, {"inplace", "x"}});
     auto daemon = parse_op_spec(j);
     REQUIRE_MESSAGE(daemon.ok(), daemon.error().message());
@@ -94,6 +96,8 @@ TEST_SUITE("protocol") {
     CHECK(daemon->inputs[1].bytes() == 0);
     CHECK(daemon->inputs[2].scratch);
     CHECK_FALSE(daemon->inputs[0].scratch);
+    CHECK(daemon->inputs[3].value_depend);
+    CHECK_FALSE(daemon->inputs[0].value_depend);
     // The in-place output is its input: dtype, shape and initial contents.
     const tensor_spec& updated = daemon->outputs[1];
     CHECK(updated.inplace_of == "x");
@@ -108,7 +112,7 @@ TEST_SUITE("protocol") {
     CHECK(json(*driver) == written);
     // Without the keys nothing is written: an existing operator's spec reads as before.
     const json plain = *parse_op_spec(relu_op());
-    for (const char* key : {"absent", "scratch", "inplace"}) {
+    for (const char* key : {"absent", "scratch", "inplace", "value_depend"}) {
       CHECK_FALSE(plain["inputs"][0].contains(key));
       CHECK_FALSE(plain["outputs"][0].contains(key));
     }
@@ -125,6 +129,14 @@ TEST_SUITE("protocol") {
     j = relu_op();
     j["outputs"][0]["scratch"] = true;
     CHECK(file_error(j) == "op.json: outputs[0].scratch: only inputs can be declared so");
+    j = relu_op();
+    j["outputs"][0]["value_depend"] = true;
+    CHECK(file_error(j) == "op.json: outputs[0].value_depend: only inputs can be declared so");
+    j = relu_op();
+    j["inputs"].push_back(
+        {{"name", "bias"}, {"dtype", "half"}, {"absent", true}, {"value_depend", true}});
+    CHECK(file_error(j) ==
+          "op.json: inputs[1].value_depend: an absent input holds no values to depend on");
     j = relu_op();
     j["inputs"][0]["absent"] = "yes";
     CHECK(file_error(j) == "op.json: inputs[0].absent: expected true or false, got \"yes\"");

@@ -181,7 +181,10 @@ tiling_call call_tiling(const driver_spec& spec, uint32_t (*tiling)(gert::Tiling
     if (op.inputs[i].absent) {
       ctx.add_absent_input(to_ge(op.inputs[i].type));
     } else {
-      ctx.add_input(to_ge(op.inputs[i].type), to_shape(op.inputs[i]), inputs[i].data());
+      // The data only of an input declared value-depending, as CANN hands a TilingFunc: host
+      // code that saw every input could compute the outputs and pass them in the tiling data.
+      ctx.add_input(to_ge(op.inputs[i].type), to_shape(op.inputs[i]),
+                    op.inputs[i].value_depend ? inputs[i].data() : nullptr);
     }
   }
   for (const auto& out : op.outputs) ctx.add_output(to_ge(out.type), to_shape(out));
@@ -346,6 +349,7 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
     report.tiling_key = tiling.tiling_key;
     report.workspace_bytes = tiling.workspace_bytes;
     report.tiling_data_size = tiling.tiling_data_size;
+    report.tiling_bytes = tiling.tiling_bytes;
 
     std::vector<gm_buffer> gm;
     std::vector<uint8_t*> args;

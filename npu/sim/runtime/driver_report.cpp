@@ -219,6 +219,7 @@ std::string encode_report(const run_report& report) {
     w.put(s.tiling_key);
     w.put(s.workspace_bytes);
     w.put(s.tiling_data_size);
+    w.put_bytes(s.tiling_bytes.data(), s.tiling_bytes.size());
     w.put<uint64_t>(s.outputs.size());
     for (const auto& o : s.outputs) w.put_bytes(o.data(), o.size());
     w.put<uint64_t>(s.input_fingerprints.size());
@@ -255,6 +256,7 @@ run_report decode_report(const std::string& bytes) {
     s.tiling_key = r.get<uint64_t>("set.tiling_key");
     s.workspace_bytes = r.get<uint64_t>("set.workspace_bytes");
     s.tiling_data_size = r.get<uint64_t>("set.tiling_data_size");
+    s.tiling_bytes = r.get_bytes("set.tiling_bytes");
     s.outputs.resize(r.count("set.outputs", 8));
     for (auto& o : s.outputs) o = r.get_bytes("set.output");
     s.input_fingerprints.resize(r.count("set.input_fingerprints", 8));

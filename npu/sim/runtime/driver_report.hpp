@@ -30,6 +30,9 @@ struct set_report {
   uint64_t tiling_key = 0;
   uint64_t workspace_bytes = 0;
   uint64_t tiling_data_size = 0;
+  // The kernel's tiling argument as the tiling function left it (its full capacity, poisoned
+  // past tiling_data_size): what the checker replays the kernel's reads of it against.
+  std::vector<uint8_t> tiling_bytes;
   std::vector<std::vector<uint8_t>> outputs;  // op.json order, the GM bytes after the run
   std::vector<uint64_t> input_fingerprints;   // of each input's GM bytes after the run
   // The GM bytes after the run of each input the kernel changed (empty for the others): what

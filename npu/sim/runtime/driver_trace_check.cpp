@@ -41,8 +41,10 @@ size_t first_changed(const output_replay& r, const std::vector<uint8_t>& deliver
 // Per UB byte: written by a traced operation, computed (last written by the vector or scalar
 // unit rather than copied in from GM), derived (depends on some GM read), constant (a vector
 // result of initialised bytes none of which depends on a GM read: a Duplicate fill, an index
-// ramp, a default value computed from them).
-constexpr uint8_t written = 1, computed = 2, derived = 4, constant = 8;
+// ramp, a default value computed from them), opaque (a scalar result that depends on no GM
+// read in the trace, or a vector result of one: the scalar unit may hold anything the program
+// computed, e.g. from GM it read through raw pointers, so it never becomes a constant).
+constexpr uint8_t written = 1, computed = 2, derived = 4, constant = 8, opaque = 16;
 constexpr size_t max_uninitialised_warnings = 5;
 
 struct dataflow_totals {
@@ -128,10 +130,27 @@ void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
         }
       }
       flags |= any & derived;
-      // A scalar result may hold anything the program computed; only a vector one of
-      // initialised, underived bytes is a constant.
-      if (in.cls != op_class::scalar_ub && (any & derived) == 0 && (all & written) != 0)
-        flags |= constant;
+      // The scalar unit's accesses coalesce into one instruction: one GetValue of a loaded byte
+      // must not make every byte it stores derived. Its stores count as derived only as far as
+      // it read derived bytes (a store can carry no more of the GM data than was read).
+      if (in.cls == op_class::scalar_ub && (flags & derived) != 0) {
+        uint64_t derived_read = 0, stored = 0;
+        for (const ub_range& r : in.reads) {
+          const auto [b, e] = clamp(r);
+          for (uint32_t k = b; k < e; ++k) derived_read += (ub[k] & derived) != 0;
+        }
+        for (const ub_range& r : in.writes) {
+          const auto [b, e] = clamp(r);
+          stored += e - b;
+        }
+        if (derived_read < stored) flags = static_cast<uint8_t>((flags & ~derived) | opaque);
+      }
+      // A scalar result may hold anything the program computed (opaque, and so is a vector
+      // result of one); only a vector result of initialised bytes that neither depend on a GM
+      // read nor are opaque is a constant.
+      const bool scalar = in.cls == op_class::scalar_ub;
+      if ((any & derived) == 0 && (scalar || (any & opaque) != 0)) flags |= opaque;
+      if (!scalar && (any & (derived | opaque)) == 0 && (all & written) != 0) flags |= constant;
       // Coalesced scalar reads are approximate ranges: only vector reads are named.
       if (unwritten != 0) {
         totals.uninitialised.push_back(
@@ -276,8 +295,7 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
       const uint64_t bytes = uint64_t{w.bursts} * w.burst_bytes;
       listed_write_bytes += bytes;
       const bool output = w.region >= first_output && w.region < first_output + op.outputs.size();
-      const bool tiling_data = w.region + 1 == region_bytes.size();
-      if (w.data.size() != (tiling_data ? 0 : bytes)) {
+      if (w.data.size() != bytes) {
         return malformed("block " + std::to_string(b) + ": a GM write of " + std::to_string(bytes) +
                          " bytes carries " + std::to_string(w.data.size()) + " bytes of data");
       }

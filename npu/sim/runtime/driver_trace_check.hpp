@@ -13,7 +13,9 @@
 //   * for a computing operator (category other than data_movement), at most half of the bytes
 //     copied to GM are input bytes passed through unchanged (a raw in-place computation looks
 //     like that), and at most half neither derive from any GM read nor are a constant the
-//     vector unit computed (a default fill, the rest of a block around a scalar result).
+//     vector unit computed (a default fill, the rest of a block around a scalar result; never
+//     a vector result of scalar results that read no GM, which may hold anything the program
+//     computed, e.g. from raw reads of the inputs).
 // An operator needs not read all of its inputs (a kernel reading the rows it needs); the
 // roofline's memory bound still counts them.
 // Vector instructions reading UB that nothing traced wrote are named as warnings.

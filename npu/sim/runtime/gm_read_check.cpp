@@ -52,6 +52,10 @@ std::vector<gm_image> launch_images(const npu::op_spec& op, const set_report& se
   }
   std::vector<uint8_t>& workspace = add("the workspace", set.workspace_bytes);
   std::fill_n(workspace.begin(), set.workspace_bytes, workspace_poison_byte);
+  // The tiling argument as the tiling function left it: a kernel that wrote it through a raw
+  // pointer and loads it back has computed behind the simulator's back like any other buffer.
+  std::vector<uint8_t>& tiling = add("the tiling data", set.tiling_bytes.size());
+  std::copy(set.tiling_bytes.begin(), set.tiling_bytes.end(), tiling.begin());
   return images;
 }
 

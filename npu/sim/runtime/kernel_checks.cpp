@@ -193,7 +193,6 @@ void record_gm_read(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_
   if (!s.rec.on()) return;
   flush_scalar_write(s);  // a store handed out earlier happened before this read
   const gm_region& r = s.launch.gm[s.last_region];
-  if (r.tiling_data) return;  // not replayed: GET_TILING_DATA reads it untraced
   const size_t region = s.last_region;
   s.rec.gm_read_from(static_cast<uint32_t>(region), static_cast<uint64_t>(p - r.base), p, stride,
                      burst_bytes, bursts, next_gm_seq(s));
@@ -210,7 +209,7 @@ void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst
   w.burst_bytes = burst_bytes;
   w.bursts = bursts;
   w.seq = next_gm_seq(s);
-  if (!r.tiling_data && burst_bytes != 0) {
+  if (burst_bytes != 0) {
     w.data.reserve(uint64_t{burst_bytes} * bursts);
     for (uint32_t k = 0; k < bursts; ++k) {
       const uint8_t* run = p + stride * k;

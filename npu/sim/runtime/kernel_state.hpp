@@ -193,7 +193,7 @@ void check_gm_range(state& s, const uint8_t* p, uint64_t bytes, const char* api,
                     aopt_sim::rt::call_site site, const char* what, bool write);
 
 // Records a GM write at `p` for the trusted checker (trace.hpp gm_write), with the bytes the
-// runs hold now unless the region is the tiling data. REQUIRES: check_gm_range accepted the
+// runs hold now. REQUIRES: check_gm_range accepted the
 // access just before (it leaves the region in s.last_region) and the write has happened.
 void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
                      uint32_t bursts);

@@ -104,13 +104,12 @@ struct instruction {
 
 // GM bytes a traced operation wrote (DataCopy UB -> GM, GlobalTensor SetValue, InitGlobalMemory):
 // `bursts` runs of `burst_bytes`, one every `stride` bytes from `offset`, in GM region `region`
-// (the index of the kernel argument: inputs, outputs, workspace, tiling). For every region but
-// the tiling data `data` holds the bytes the runs held right after the write (bursts
-// concatenated; after an atomic accumulation, the sums), and `seq` orders the writes of all
-// blocks of the launch. The
-// trusted checker replays these in `seq` order and requires the delivered outputs to equal what
-// they left: an output byte no traced write covers, or one changed after its last traced write,
-// was written behind the simulator's back.
+// (the index of the kernel argument: inputs, outputs, workspace, tiling). `data` holds the bytes
+// the runs held right after the write (bursts concatenated; after an atomic accumulation, the
+// sums), and `seq` orders the writes of all blocks of the launch. The trusted checker replays these
+// in `seq` order and requires the delivered outputs to equal what they left: an output byte no
+// traced write covers, or one changed after its last traced write, was written behind the
+// simulator's back.
 struct gm_write {
   uint32_t region = 0;
   uint64_t offset = 0;

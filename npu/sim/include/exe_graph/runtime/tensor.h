@@ -44,7 +44,8 @@ class Tensor {
   ge::Format GetOriginFormat() const { return ge::FORMAT_ND; }
   ge::Format GetStorageFormat() const { return ge::FORMAT_ND; }
 
-  // Host data of an input (the exact values of this run); nullptr for outputs.
+  // Host data of an input declared value-depending (op.json "value_depend", CANN's
+  // ValueDepend): the exact values of this run; nullptr for any other input and for outputs.
   template <typename T>
   const T* GetData() const {
     return static_cast<const T*>(data_);
