@@ -18,6 +18,24 @@ constexpr size_t magic_size = 8;
 constexpr uint64_t max_ranges = 1u << 20;
 constexpr uint64_t max_ub_carves = 1u << 16;
 
+void put_runs(byte_writer& w, const gm_runs& g) {
+  w.put(g.region);
+  w.put(g.offset);
+  w.put(g.stride);
+  w.put(g.burst_bytes);
+  w.put(g.bursts);
+  w.put(g.seq);
+}
+
+void get_runs(byte_reader& r, gm_runs& g) {
+  g.region = r.get<uint32_t>("gm_runs.region");
+  g.offset = r.get<uint64_t>("gm_runs.offset");
+  g.stride = r.get<uint64_t>("gm_runs.stride");
+  g.burst_bytes = r.get<uint32_t>("gm_runs.burst_bytes");
+  g.bursts = r.get<uint32_t>("gm_runs.bursts");
+  g.seq = r.get<uint64_t>("gm_runs.seq");
+}
+
 void put_ranges(byte_writer& w, const std::vector<ub_range>& ranges) {
   w.put<uint64_t>(ranges.size());
   for (const ub_range& r : ranges) {
@@ -99,22 +117,12 @@ void put_trace(byte_writer& w, const core_trace& t, api_table& apis) {
   }
   w.put<uint64_t>(t.gm_writes.size());
   for (const gm_write& g : t.gm_writes) {
-    w.put(g.region);
-    w.put(g.offset);
-    w.put(g.stride);
-    w.put(g.burst_bytes);
-    w.put(g.bursts);
-    w.put(g.seq);
+    put_runs(w, g);
     w.put_bytes(g.data.data(), g.data.size());
   }
   w.put<uint64_t>(t.gm_reads.size());
   for (const gm_read& g : t.gm_reads) {
-    w.put(g.region);
-    w.put(g.offset);
-    w.put(g.stride);
-    w.put(g.burst_bytes);
-    w.put(g.bursts);
-    w.put(g.seq);
+    put_runs(w, g);
     w.put(g.digest);
   }
 }
@@ -171,22 +179,12 @@ core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids
   }
   t.gm_writes.resize(r.count("trace.gm_writes", 44));
   for (gm_write& g : t.gm_writes) {
-    g.region = r.get<uint32_t>("gm_write.region");
-    g.offset = r.get<uint64_t>("gm_write.offset");
-    g.stride = r.get<uint64_t>("gm_write.stride");
-    g.burst_bytes = r.get<uint32_t>("gm_write.burst_bytes");
-    g.bursts = r.get<uint32_t>("gm_write.bursts");
-    g.seq = r.get<uint64_t>("gm_write.seq");
+    get_runs(r, g);
     g.data = r.get_bytes("gm_write.data");
   }
   t.gm_reads.resize(r.count("trace.gm_reads", 44));
   for (gm_read& g : t.gm_reads) {
-    g.region = r.get<uint32_t>("gm_read.region");
-    g.offset = r.get<uint64_t>("gm_read.offset");
-    g.stride = r.get<uint64_t>("gm_read.stride");
-    g.burst_bytes = r.get<uint32_t>("gm_read.burst_bytes");
-    g.bursts = r.get<uint32_t>("gm_read.bursts");
-    g.seq = r.get<uint64_t>("gm_read.seq");
+    get_runs(r, g);
     g.digest = r.get<uint64_t>("gm_read.digest");
   }
   return t;

@@ -285,10 +285,7 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
         return malformed("a GM write names no buffer the kernel was given");
       }
       const uint64_t limit = region_bytes[w.region];
-      const uint64_t span_start = w.offset;
-      const bool fits = w.bursts == 1 || w.stride <= limit;
-      const uint64_t last = fits ? span_start + w.stride * (w.bursts - 1) : limit;
-      if (!fits || span_start > limit || last > limit || w.burst_bytes > limit - last) {
+      if (!w.inside(limit)) {
         return malformed("block " + std::to_string(b) + " writes GM outside buffer " +
                          std::to_string(w.region) + " (" + std::to_string(limit) + " bytes)");
       }

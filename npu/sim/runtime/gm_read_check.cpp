@@ -59,16 +59,6 @@ std::vector<gm_image> launch_images(const npu::op_spec& op, const set_report& se
   return images;
 }
 
-// Whether the runs of `a` lie inside `image` (overflow-safe).
-bool runs_inside(uint64_t offset, uint64_t stride, uint32_t burst_bytes, uint32_t bursts,
-                 uint64_t size) {
-  if (bursts == 0) return true;
-  if (offset > size || burst_bytes > size) return false;
-  if (bursts > 1 && stride > (size - offset) / (bursts - 1)) return false;
-  const uint64_t last = offset + stride * (bursts - 1);
-  return last <= size && burst_bytes <= size - last;
-}
-
 }  // namespace
 
 bool has_gm_reads(const set_report& set) {
@@ -105,8 +95,7 @@ std::optional<check_failure> check_gm_reads(const npu::op_spec& op, const set_re
     }
     const gm_read& r = *a.read;
     const std::string where = "block " + std::to_string(a.block);
-    if (r.region >= images.size() ||
-        !runs_inside(r.offset, r.stride, r.burst_bytes, r.bursts, images[r.region].bytes.size())) {
+    if (r.region >= images.size() || !r.inside(images[r.region].bytes.size())) {
       return check_failure{"malformed_trace", "the delivered trace is inconsistent: " + where +
                                                   " reads GM outside every buffer it was given"};
     }

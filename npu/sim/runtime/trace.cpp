@@ -54,4 +54,12 @@ bool is_cube_class(op_class c) {
          c == op_class::cube_fixpipe_local;
 }
 
+bool gm_runs::inside(uint64_t size) const {
+  if (bursts == 0) return true;
+  if (offset > size || burst_bytes > size) return false;
+  if (bursts > 1 && stride > (size - offset) / (bursts - 1)) return false;
+  const uint64_t last = offset + stride * (bursts - 1);
+  return burst_bytes <= size - last;
+}
+
 }  // namespace aopt::sim

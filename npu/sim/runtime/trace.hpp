@@ -102,38 +102,37 @@ struct instruction {
   std::vector<uint64_t> signals;  // cross_set / cross_wait only
 };
 
-// GM bytes a traced operation wrote (DataCopy UB -> GM, GlobalTensor SetValue, InitGlobalMemory):
-// `bursts` runs of `burst_bytes`, one every `stride` bytes from `offset`, in GM region `region`
-// (the index of the kernel argument: inputs, outputs, workspace, tiling). `data` holds the bytes
-// the runs held right after the write (bursts concatenated; after an atomic accumulation, the
-// sums), and `seq` orders the writes of all blocks of the launch. The trusted checker replays these
-// in `seq` order and requires the delivered outputs to equal what they left: an output byte no
-// traced write covers, or one changed after its last traced write, was written behind the
-// simulator's back.
-struct gm_write {
+// Where a traced GM access went: `bursts` runs of `burst_bytes`, one every `stride` bytes from
+// `offset`, in GM region `region` (the index of the kernel argument: inputs, outputs, workspace,
+// tiling), and `seq` its place among the GM writes and reads of all blocks of the launch.
+struct gm_runs {
   uint32_t region = 0;
   uint64_t offset = 0;
   uint64_t stride = 0;
   uint32_t burst_bytes = 0;
   uint32_t bursts = 1;
   uint64_t seq = 0;
+
+  // Whether every run lies inside a buffer of `size` bytes (overflow-safe; no runs always do).
+  bool inside(uint64_t size) const;
+};
+
+// GM bytes a traced operation wrote (DataCopy UB -> GM, GlobalTensor SetValue, InitGlobalMemory).
+// `data` holds the bytes the runs held right after the write (bursts concatenated; after an
+// atomic accumulation, the sums). The trusted checker replays these in `seq` order and requires
+// the delivered outputs to equal what they left: an output byte no traced write covers, or one
+// changed after its last traced write, was written behind the simulator's back.
+struct gm_write : gm_runs {
   std::vector<uint8_t> data;
 };
 
 // GM bytes a traced operation read (DataCopy GM -> UB, the ND -> NZ copy into L1, GlobalTensor
-// GetValue): runs like gm_write's, `seq` drawn from the same counter as the writes', and
-// `digest` the fingerprint (runs_fingerprint) of the bytes the runs held when read. A single
-// burst continuing the previous one, with no GM access of any block between, extends it. The
+// GetValue), `digest` the fingerprint (runs_fingerprint) of the bytes the runs held when read. A
+// single burst continuing the previous one, with no GM access of any block between, extends it. The
 // trusted checker rebuilds every GM buffer as the launch began and applies the traced writes in
 // `seq` order; a read that saw other bytes read what the kernel wrote behind the simulator's
 // back (raw pointers), so the work that made them is not in the trace.
-struct gm_read {
-  uint32_t region = 0;
-  uint64_t offset = 0;
-  uint64_t stride = 0;
-  uint32_t burst_bytes = 0;
-  uint32_t bursts = 1;
-  uint64_t seq = 0;
+struct gm_read : gm_runs {
   uint64_t digest = 0;
 };
 
