@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "actors/actor_error.hpp"
+#include "actors/actor_system_setup.hpp"
 #include "actors/device_pool.hpp"
 #include "actors/shut_down.hpp"
 
@@ -52,15 +53,9 @@ class map_eval_cache final : public agent::eval_cache {
   std::map<std::string, npu::eval_result> entries_;
 };
 
-caf::actor_system_config& evaluator_test_types(caf::actor_system_config& cfg) {
-  cfg.add_message_types<caf::id_block::aopt>();
-  actors::add_aopt_error_category(cfg);
-  return cfg;
-}
-
 struct evaluator_fixture {
   caf::actor_system_config cfg;
-  caf::actor_system sys{evaluator_test_types(cfg)};
+  caf::actor_system sys{(actors::configure_actor_system(cfg), cfg)};
   std::shared_ptr<fixed_latency_device> device = std::make_shared<fixed_latency_device>();
   std::shared_ptr<map_eval_cache> cache = std::make_shared<map_eval_cache>();
   actors::device_pool_actor pool =
