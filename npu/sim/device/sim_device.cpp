@@ -20,6 +20,7 @@
 #include "npu/sim/runtime/driver_judge.hpp"
 #include "npu/sim/runtime/driver_report.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
+#include "npu/sim/runtime/shared_inputs.hpp"
 #include "npu/sim/runtime/tiling_crash_guard.hpp"
 #include "npu/sim/runtime/tiling_probe_report.hpp"
 
@@ -270,7 +271,8 @@ sim::driver_spec sim_device::driver_spec(const op_package& op, const eval_option
 
 sim_device::reference_outcome sim_device::expected_outputs_of(const op_package& op,
                                                               const sim::driver_spec& spec,
-                                                              const eval_options& options) {
+                                                              const eval_options& options,
+                                                              const shared_input_sets& inputs) {
   reference_outcome out;
   // The expected outputs depend on the operator, its reference and the number of input sets only.
   const std::string key = content_hash(
@@ -323,7 +325,10 @@ sim_device::reference_outcome sim_device::expected_outputs_of(const op_package& 
   }
   try {
     sim::expected_outputs decoded = sim::decode_expected(reference->stdout_text, spec.op);
-    decoded.first_set_inputs = sim::make_inputs(spec.op, 0);
+    // The bytes the store drew once for the candidates, not a second draw.
+    decoded.first_set_inputs = inputs.held.empty()
+                                   ? sim::make_inputs(spec.op, 0)
+                                   : sim::read_shared_inputs(inputs.held.front()->get(), spec.op);
     out.expected = std::make_shared<const sim::expected_outputs>(std::move(decoded));
   } catch (const sim::malformed_delivery& e) {
     out.message = std::string("the reference's delivery is malformed: ") + e.what();
@@ -391,7 +396,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     }
     // The expected outputs come first, from the reference in a process and directory of its
     // own: no candidate of this operator and shape has run when they are made (issue 30).
-    reference_outcome reference = expected_outputs_of(op, spec, options);
+    reference_outcome reference = expected_outputs_of(op, spec, options, *inputs);
     r.phases.reference = phase_done();
     if (reference.expected == nullptr) {
       fail(eval_status::infra_error, "reference", reference.message);

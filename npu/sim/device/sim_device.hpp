@@ -150,9 +150,11 @@ class sim_device : public device, public tiling_prober {
   };
   // From the expected cache, or made now: the reference builds alone in a scratch dir of its own
   // and runs there, reading its spec from a sealed memfd, before any candidate of the operator
-  // (and shape) runs; nothing of a candidate is ever in that directory (issue 30).
+  // (and shape) runs; nothing of a candidate is ever in that directory (issue 30). Input set 0
+  // is kept beside them as `inputs` shares it (sim::expected_outputs::first_set_inputs).
   reference_outcome expected_outputs_of(const op_package& op, const sim::driver_spec& spec,
-                                        const eval_options& options);
+                                        const eval_options& options,
+                                        const shared_input_sets& inputs);
   // Input sets 0..sets-1 of `op` from the store, named in spec.input_fds.
   result<shared_input_sets> share_inputs(const op_package& op, uint32_t sets,
                                          sim::driver_spec& spec);
