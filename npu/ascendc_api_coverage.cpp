@@ -177,7 +177,7 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {sort, "GetMrgSortResult", yes, "pairs the last MrgSort took from each list"},
       {sort, "Sort", part,
        "the A2/A3 (score, index) layout, per repeat of 32 or full (isFullSort); the region "
-       "proposal layout of Atlas inference cores is not provided; GetSortTmpSize is not yet"},
+       "proposal layout of Atlas inference cores is not provided"},
       {sort, "Concat", yes,
        "the A2/A3 layout: the repeatTime x 16 scores copied one to one into concat, as Sort "
        "reads them; the region proposal layout of Atlas inference cores is not provided"},
@@ -278,6 +278,9 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {mathlib, "Sum", yes, "SumParams {outter, inner, n}: the sum of each row's first n elements"},
       {mathlib, "Mean", yes, "MeanParams {outter, inner, n}; accType widens the sum"},
       {mathlib, "BroadCast", yes, "dim 1 and 2, axis 0 or 1, from a size-1 axis"},
+      {mathlib, "Broadcast", yes, "the later name of BroadCast: the same forms and results"},
+      {mathlib, "ArithProgression", yes,
+       "dst[i] = firstValue + i * diffValue for count elements; half, float, int16_t, int32_t"},
       {mathlib, "UnPad", yes,
        "UnPadParams rightPad (leftPad 0) of a [height, width] tensor; the shape comes from the "
        "UnPadTiling that UnPadTilingFunc filled"},
@@ -308,6 +311,7 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {debug, "printf", yes, "to stderr; PRINTF too"},
       {debug, "assert", yes, "a failed check is runtime_error assertion; message args ignored"},
       {debug, "ASSERT", yes, ""},
+      {debug, "ASCENDC_ASSERT", yes, "as assert; the message argument is ignored"},
       {debug, "DumpTensor", part, "accepted, prints nothing"},
       {debug, "cout", yes, "std::cout reachable through kernel_operator.h"},
       {debug, "sqrt", yes, "C/C++ scalar math (sqrt, exp, abs, ...) and min/max in AscendC"},
@@ -408,6 +412,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "SetOrgShape/SetTail, Iterate/IterateAll/GetTensorC into GM or a local tensor; a "
        "transposed A, L1/UB inputs and enAtomic end the run as unsupported"},
       {cube, "lib/matmul_intf.h", yes, "the header of the Matmul high-level API"},
+      {cube, "MatmulConfig", yes,
+       "an AscendC name (and matmul::); Matmul accepts every config and computes the same "
+       "product"},
+      {cube, "GetNormalConfig", yes, "returns CFG_NORM; its option arguments are accepted"},
       {cube, "REGIST_MATMUL_OBJ", yes,
        "initialises each Matmul with its TCubeTiling on the calling core; in a MIX kernel the "
        "AIC's kernel ends there (it serves its AIVs' Matmul objects, whose cube work is timed on "
@@ -423,6 +431,9 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {tiling, "GetAttrPointer", yes, ""},
       {tiling, "SetBlockDim", yes, "1..65535"},
       {tiling, "SetTilingKey", yes, ""},
+      {tiling, "SetLocalMemorySize", yes,
+       "recorded (GetLocalMemorySize reads it back); the simulated cores have no SIMT data cache "
+       "to size"},
       {tiling, "GetRawTilingData", yes, ""},
       {tiling, "GetWorkspaceSizes", yes, "at most 1 GiB"},
       {tiling, "BEGIN_TILING_DATA_DEF", yes, "TILING_DATA_FIELD_DEF(_ARR), END_TILING_DATA_DEF"},
@@ -470,6 +481,7 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {tiling, "GetSumMaxMinTmpSize", yes, "n, typeSize; 32 and 32"},
       {tiling, "GetMeanMaxMinTmpSize", yes, "n, srcTypeSize, accTypeSize; 32 and 32"},
       {tiling, "GetBroadCastMaxMinTmpSize", yes, "with the platform and both shapes; 32 and 32"},
+      {tiling, "GetSortTmpSize", yes, "with the platform, the element count and size; 32"},
       {tiling, "GetGeluMaxMinTmpSize", yes, "and GetGeluMaxTmpSize, GetGeluMinTmpSize: 32"},
       {tiling, "MultiCoreMatmulTiling", yes,
        "MatmulApiTiling too: SetDim, SetA/B/C/BiasType, SetShape, SetOrgShape, SetBias, "

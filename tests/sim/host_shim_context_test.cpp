@@ -213,6 +213,9 @@ TEST_SUITE("sim") {
     CHECK(ctx.workspace_bytes() == 5120);
     CHECK(ctx.GetWorkspaceSizes(100) == nullptr);
     CHECK(ctx.GetRawTilingData()->GetCapacity() == gert::TilingContext::kDefaultTilingCapacity);
+    CHECK(ctx.GetLocalMemorySize() == 0);
+    CHECK(ctx.SetLocalMemorySize(32 * 1024) == ge::GRAPH_SUCCESS);
+    CHECK(ctx.GetLocalMemorySize() == 32 * 1024);
   }
 
   TEST_CASE("PlatformAscendC reports the profile's cores, memories and SoC family") {

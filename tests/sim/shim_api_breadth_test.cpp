@@ -340,6 +340,8 @@ TEST_SUITE("sim") {
     GetUnPadMaxMinTmpSize(platform, ge::Shape(std::vector<int64_t>{4, 64}), sizeof(float), maxValue,
                           minValue);
     sizes.emplace_back(maxValue, minValue);
+    const uint32_t sortTmp = GetSortTmpSize(platform, 1024, sizeof(float));
+    sizes.emplace_back(sortTmp, sortTmp);
     for (const auto& [max, min] : sizes) {
       CHECK(min <= max);
       CHECK(min == 32);  // one data block: the kernels use none, InitBuffer refuses 0 bytes

@@ -18,6 +18,8 @@ namespace {
 using namespace AscendC;  // NOLINT(google-build-using-namespace): kernels are written this way
 using testing::shim_run;
 
+constexpr MatmulConfig kNormalConfig = GetNormalConfig();
+
 optiling::TCubeTiling host_tiling(int32_t m, int32_t n, int32_t k, int32_t dim, bool bias) {
   fe::PlatFormInfos info;
   platform_ascendc::PlatformAscendC platform(&info);
@@ -94,7 +96,8 @@ TEST_SUITE("sim") {
           using AT = matmul::MatmulType<TPosition::GM, CubeFormat::ND, half>;
           using CT = matmul::MatmulType<TPosition::GM, CubeFormat::ND, float>;
           TPipe pipe;
-          matmul::Matmul<AT, AT, CT, CT> mm;
+          // The config as kernels declare it (an AscendC name built by GetNormalConfig).
+          matmul::Matmul<AT, AT, CT, CT, kNormalConfig> mm;
           REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
           GlobalTensor<half> ag, bgm;
           GlobalTensor<float> cg, biasg;

@@ -35,6 +35,7 @@ namespace aopt::sim {
 namespace {
 
 using namespace AscendC;  // NOLINT(google-build-using-namespace): kernels are written this way
+using testing::error_kind;
 using testing::shim_run;
 
 constexpr uint32_t N = 256;  // elements per operand
@@ -296,6 +297,76 @@ TEST_SUITE("sim") {
       check_traced(trace, "BroadCast", op_class::vec_simple);
       check_traced(trace, "UnPad", op_class::vec_simple);
     }
+  }
+
+  TEST_CASE("Broadcast (BroadCast's later name) and ArithProgression against plain C++") {
+    constexpr uint32_t rows = 4, inner = 64;
+    for (uint64_t seed : {31, 32, 33}) {
+      const std::vector<float> x = draw<float>(seed, -4.0, 4.0);
+      const std::vector<float> y = draw<float>(seed + 100, -4.0, 4.0);
+      // The progression's first value and step from the seed; the step >= 0 as documented.
+      const float first = x[1];
+      const float step = std::fabs(y[2]);
+      const int32_t count = static_cast<int32_t>(100 + seed);  // not a whole block
+      core_trace trace;
+      const std::vector<float> z = run_tile<float, 3>(
+          x, y,
+          [&](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            const uint32_t dstShape[2] = {rows, inner};
+            const uint32_t rowShape[2] = {1, inner};
+            const uint32_t colShape[2] = {rows, 1};
+            Broadcast<float, 2, 0>(z, y, dstShape, rowShape);  // y[0..inner) per row
+            LocalTensor<uint8_t> tmp = x.ReinterpretCast<uint8_t>();
+            Broadcast<float, 2, 1>(z[N], x, dstShape, colShape, tmp);  // x[r] across row r
+            ArithProgression<float>(z[2 * N], first, step, count);
+          },
+          &trace);
+      for (uint32_t r = 0; r < rows; ++r) {
+        for (uint32_t c = 0; c < inner; ++c) {
+          CHECK(z[r * inner + c] == y[c]);
+          CHECK(z[N + r * inner + c] == x[r]);
+        }
+      }
+      for (int32_t i = 0; i < count; ++i)
+        CHECK(z[2 * N + i] == doctest::Approx(first + static_cast<float>(i) * step).epsilon(1e-6));
+      check_traced(trace, "BroadCast", op_class::vec_simple);
+      const instruction* ap = find_api(trace, "ArithProgression");
+      REQUIRE(ap != nullptr);
+      CHECK(ap->on == pipe::v);
+      CHECK(ap->cls == op_class::vec_simple);
+      CHECK(ap->bytes == static_cast<uint64_t>(count) * sizeof(float));
+      CHECK_FALSE(ap->writes.empty());
+    }
+    // Integer progressions, exact.
+    for (int32_t first : {-7, 0, 1000}) {
+      shim_run run;
+      int32_t* out = run.gm<int32_t>("out", N);
+      run.run([&] {
+        TPipe pipe;
+        TQue<QuePosition::VECOUT, 1> q;
+        pipe.InitBuffer(q, 1, N * sizeof(int32_t));
+        GlobalTensor<int32_t> outGm;
+        outGm.SetGlobalBuffer((__gm__ int32_t*)out, N);
+        LocalTensor<int32_t> t = q.AllocTensor<int32_t>();
+        ArithProgression<int32_t>(t, first, 3, static_cast<int32_t>(N));
+        q.EnQue(t);
+        t = q.DeQue<int32_t>();
+        DataCopy(outGm, t, N);
+        q.FreeTensor(t);
+      });
+      for (uint32_t i = 0; i < N; ++i) CHECK(out[i] == first + 3 * static_cast<int32_t>(i));
+    }
+  }
+
+  TEST_CASE("ASCENDC_ASSERT reports a failed condition and passes a true one") {
+    shim_run run;
+    std::string message;
+    CHECK(error_kind([&] { run.run([] { ASCENDC_ASSERT(GetBlockNum() > 4, "few blocks"); }); },
+                     &message) == "assertion");
+    CHECK(message.find("GetBlockNum() > 4") != std::string::npos);
+    CHECK(error_kind([&] {
+            run.run([] { ASCENDC_ASSERT(GetBlockNum() >= 1, { printf("never"); }); });
+          }) == "");
   }
 
   TEST_CASE("UnPadTilingFunc fills the UnPadTiling a tiling class saves and UnPad reads") {

@@ -111,6 +111,12 @@ inline void GetBroadCastMaxMinTmpSize(const platform_ascendc::PlatformAscendC&, 
   detail::sim_tmp_size(maxValue, minValue);
 }
 
+// Sort's temporary buffer for elemCount elements of dataTypeSize bytes (one value).
+inline uint32_t GetSortTmpSize(const platform_ascendc::PlatformAscendC&, const uint32_t,
+                               const uint32_t) {
+  return detail::sim_tmp_buffer_bytes;
+}
+
 // Gelu has no isReuseSource, and separate max and min queries.
 inline void GetGeluMaxMinTmpSize(const ge::Shape&, const uint32_t, uint32_t& maxValue,
                                  uint32_t& minValue) {

@@ -46,6 +46,11 @@ struct MatmulConfig {
 };
 constexpr MatmulConfig CFG_NORM = {true};
 constexpr MatmulConfig CFG_MDL = {true};
+// The documented config builder; the simulated Matmul computes the same product under each.
+template <typename... Options>
+constexpr MatmulConfig GetNormalConfig(Options...) {
+  return CFG_NORM;
+}
 
 template <class A_TYPE, class B_TYPE, class C_TYPE, class BIAS_TYPE = C_TYPE,
           const MatmulConfig& MM_CFG = CFG_NORM>
@@ -333,6 +338,14 @@ class Matmul {
 };
 
 }  // namespace matmul
+
+// The Matmul config and its builders are AscendC names: kernels write
+// `using namespace AscendC; constexpr MatmulConfig CFG = GetNormalConfig();` and then
+// `matmul::Matmul<A, B, C, C, CFG>`.
+namespace AscendC {
+using matmul::GetNormalConfig;
+using matmul::MatmulConfig;
+}  // namespace AscendC
 
 // REGIST_MATMUL_OBJ(&pipe, workspace, mm1, &tiling1 [, mm2, &tiling2 ...]): initialises each
 // Matmul object with its tiling (the simulator runs the cube work on the calling core).

@@ -29,6 +29,8 @@
        : ::aopt_sim::rt::kernel_assert_failed(#cond, __FILE__, static_cast<uint32_t>(__LINE__)))
 #define assert(...) AOPT_SIM_KERNEL_ASSERT(__VA_ARGS__, 0)
 #define ASSERT(...) AOPT_SIM_KERNEL_ASSERT(__VA_ARGS__, 0)
+// ASCENDC_ASSERT(cond, message-or-statement): a failed condition is a kernel assertion.
+#define ASCENDC_ASSERT(cond, ...) AOPT_SIM_KERNEL_ASSERT(cond, 0)
 
 namespace AscendC {
 

@@ -247,6 +247,47 @@ void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint3
   BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, site);
 }
 
+// ---- Broadcast: the name later CANN releases give BroadCast (same signatures, same results).
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+void Broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
+               const uint32_t srcShape[dim], detail::site_t site = detail::site_t()) {
+  BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, site);
+}
+template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
+void Broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
+               const uint32_t srcShape[dim], const LocalTensor<uint8_t>& sharedTmpBuffer,
+               detail::site_t site = detail::site_t()) {
+  static_cast<void>(sharedTmpBuffer);
+  BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, site);
+}
+
+// ---- ArithProgression: dst[i] = firstValue + i * diffValue for i < count (half, float,
+// int16_t, int32_t). The documentation builds it on the vector unit (SetValue of the first
+// eight, then Adds doubling the run): one simple V instruction over the count elements here.
+template <typename T>
+void ArithProgression(const LocalTensor<T>& dst, const T firstValue, const T diffValue,
+                      const int32_t count, detail::site_t site = detail::site_t()) {
+  static_assert(std::is_same_v<T, half> || std::is_same_v<T, float> || std::is_same_v<T, int16_t> ||
+                    std::is_same_v<T, int32_t>,
+                "ArithProgression: half, float, int16_t or int32_t");
+  if (count <= 0) {
+    aopt_sim::rt::kernel_assert_failed("count > 0 (ArithProgression)", "ArithProgression",
+                                       site.line);
+  }
+  const uint64_t n = static_cast<uint64_t>(count);
+  uint8_t* p[1];
+  detail::composite_call(detail::vclass::simple, {detail::writes(dst, n)}, p, n * sizeof(T),
+                         "ArithProgression", site);
+  // Computed in the type's arithmetic (float for half), as each Adds step of the library is.
+  using calc = std::conditional_t<std::is_same_v<T, half>, float, T>;
+  for (uint64_t i = 0; i < n; ++i) {
+    const T v =
+        static_cast<T>(static_cast<calc>(firstValue) +
+                       static_cast<calc>(static_cast<calc>(i) * static_cast<calc>(diffValue)));
+    std::memcpy(p[0] + i * sizeof(T), &v, sizeof(T));
+  }
+}
+
 // ---- UnPad
 // ------------------------------------------------------------------------------------------
 struct UnPadParams {

@@ -149,6 +149,13 @@ class TilingContext {
     return ge::GRAPH_SUCCESS;
   }
   bool NeedAtomic() const { return need_atomic_; }
+  // The local memory (the SIMT data cache) the kernel asks for; recorded, the simulated cores
+  // have no such cache to size.
+  ge::graphStatus SetLocalMemorySize(uint32_t bytes) {
+    local_memory_size_ = bytes;
+    return ge::GRAPH_SUCCESS;
+  }
+  uint32_t GetLocalMemorySize() const { return local_memory_size_; }
   int32_t GetDeterministic() const { return 1; }
 
   // What the op's registered TilingParse function filled (run on the first call), or nullptr
@@ -219,6 +226,7 @@ class TilingContext {
   uint32_t block_dim_ = 0;
   uint64_t tiling_key_ = 0;
   uint32_t schedule_mode_ = 0;
+  uint32_t local_memory_size_ = 0;
   bool need_atomic_ = false;
   mutable bool compile_info_parsed_ = false;
   mutable std::shared_ptr<void> compile_info_;
