@@ -38,6 +38,9 @@ TEST_SUITE("npu") {
   TEST_CASE("normalisation in the public style: rms_norm_custom (half, tiling key by dtype)") {
     check_evaluates_ok("rms_norm_custom");
   }
+  TEST_CASE("normalisation in the public style: group_norm_custom (Brcb, block-stride-0 Mul)") {
+    check_evaluates_ok("group_norm_custom");
+  }
   TEST_CASE("softmax in the public style: softmax_custom (SoftMaxTiling in the tiling class)") {
     check_evaluates_ok("softmax_custom");
   }
