@@ -47,6 +47,9 @@ TEST_SUITE("npu") {
   TEST_CASE("reduction in the public style: row_argmax_custom (ReduceMax with its index)") {
     check_evaluates_ok("row_argmax_custom");
   }
+  TEST_CASE("top-k in the public style: sort_topk_custom (full Sort, Extract, GetSortTmpSize)") {
+    check_evaluates_ok("sort_topk_custom");
+  }
   TEST_CASE("type conversion in the public style: cast_round_custom (round mode as tiling key)") {
     check_evaluates_ok("cast_round_custom");
   }
