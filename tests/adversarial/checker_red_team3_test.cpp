@@ -35,7 +35,8 @@ using aopt::testing::checker_fixture;
 namespace {
 
 // add_tiled's kernel with `prelude` after its include and `call` in place of `op.Run();`.
-std::string exploit(const checker_fixture& f, const std::string& prelude, const std::string& call) {
+std::string add_tiled_with(const checker_fixture& f, const std::string& prelude,
+                           const std::string& call) {
   const std::string include = "#include \"kernel_operator.h\"\n";
   std::string kernel = checker_fixture::replace(f.op.kernel_source, include, include + prelude);
   return checker_fixture::replace(kernel, "  op.Run();\n", call);
@@ -110,9 +111,9 @@ int Deep(volatile int* p, int n) {
 TEST_SUITE("adversarial") {
   TEST_CASE("red team 3: no descriptor of the candidate holds the expected outputs") {
     checker_fixture f;
-    const std::string stealing =
-        exploit(f, steal_prelude,
-                "  if (AscendC::GetBlockIdx() == 0) StealExpected(z, tilingData.totalLength);\n");
+    const std::string stealing = add_tiled_with(
+        f, steal_prelude,
+        "  if (AscendC::GetBlockIdx() == 0) StealExpected(z, tilingData.totalLength);\n");
     const eval_result r = f.unscreened.evaluate(f.op, f.op.host_source, stealing, {});
     CHECK_MESSAGE(r.status == eval_status::precision_error, f.describe(r));
     CHECK(r.error_kind == "unwritten_output");
@@ -122,7 +123,8 @@ TEST_SUITE("adversarial") {
 
   TEST_CASE("red team 3: raw work done after the kernel, by a signal handler or a thread") {
     checker_fixture f;
-    const std::string by_alarm = exploit(f, alarm_prelude, R"(  if (AscendC::GetBlockIdx() == 0) {
+    const std::string by_alarm =
+        add_tiled_with(f, alarm_prelude, R"(  if (AscendC::GetBlockIdx() == 0) {
     g_x = x; g_y = y; g_z = z; g_n = tilingData.totalLength;
     ::signal(SIGALRM, Late);
     struct itimerval t = {};
@@ -136,7 +138,8 @@ TEST_SUITE("adversarial") {
     CHECK(r.latency_us == 0);
     f.check_honest_still_ok();
 
-    const std::string by_thread = exploit(f, thread_prelude, R"(  if (AscendC::GetBlockIdx() == 0) {
+    const std::string by_thread =
+        add_tiled_with(f, thread_prelude, R"(  if (AscendC::GetBlockIdx() == 0) {
     const uint32_t n = tilingData.totalLength;
     std::thread([x, y, z, n] {
       for (;;)
@@ -153,12 +156,12 @@ TEST_SUITE("adversarial") {
 
   TEST_CASE("red team 3: SIGKILL to the parent and to every process reaches neither") {
     checker_fixture f;
-    const std::string killing = exploit(f, kill_prelude,
-                                        "  if (AscendC::GetBlockIdx() == 0) {\n"
-                                        "    ::kill(::getppid(), SIGKILL);\n"
-                                        "    ::kill(-1, SIGKILL);\n"
-                                        "  }\n"
-                                        "  op.Run();\n");
+    const std::string killing = add_tiled_with(f, kill_prelude,
+                                               "  if (AscendC::GetBlockIdx() == 0) {\n"
+                                               "    ::kill(::getppid(), SIGKILL);\n"
+                                               "    ::kill(-1, SIGKILL);\n"
+                                               "  }\n"
+                                               "  op.Run();\n");
     const eval_result r = f.unscreened.evaluate(f.op, f.op.host_source, killing, {});
     // This process is alive to look: the candidate's signals reached nothing outside it.
     CHECK_MESSAGE(r.ok(), f.describe(r));
@@ -169,10 +172,10 @@ TEST_SUITE("adversarial") {
   TEST_CASE("red team 3: exhausting the stack is the candidate's crash") {
     checker_fixture f;
     const std::string deep =
-        exploit(f, stack_prelude,
-                "  op.Run();\n"
-                "  volatile int zero = 0;\n"
-                "  if (AscendC::GetBlockIdx() == 0) (void)Deep(&zero, 1 << 20);\n");
+        add_tiled_with(f, stack_prelude,
+                       "  op.Run();\n"
+                       "  volatile int zero = 0;\n"
+                       "  if (AscendC::GetBlockIdx() == 0) (void)Deep(&zero, 1 << 20);\n");
     const eval_result r = f.unscreened.evaluate(f.op, f.op.host_source, deep, {});
     CHECK_MESSAGE(r.status == eval_status::runtime_error, f.describe(r));
     CHECK(r.error_kind == "signal");
@@ -181,7 +184,7 @@ TEST_SUITE("adversarial") {
 
   TEST_CASE("red team 3: a candidate that floods its stderr does not make aopt hold it") {
     checker_fixture f;
-    const std::string flooding = exploit(
+    const std::string flooding = add_tiled_with(
         f, flood_prelude,
         "  if (AscendC::GetBlockIdx() == 0) {\n"
         "    std::string line(1 << 20, 'x');\n"
