@@ -28,6 +28,9 @@ namespace aopt {
 
 namespace {
 
+// What a child's stderr may hold in the parent, whatever its output limit (see wait()).
+constexpr size_t error_output_limit_bytes = 4u << 20;
+
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -561,10 +564,17 @@ subprocess_result subprocess::wait() {
   const double deadline = wall_seconds_ > 0 ? start_time_ + wall_seconds_ : 0;
   char buffer[65536];
   auto drain = [&](int& fd, std::string& out, bool& truncated) {
+    // The limit is the caller's for stdout (a candidate's delivery channel may be hundreds of
+    // MiB); stderr is diagnostics, read for its first lines, and a candidate that floods it must
+    // not make the parent hold as much again (issue 30's red team: 512 MiB of stderr took aopt
+    // to 1.1 GB resident).
+    const size_t cap = &out == &result.stderr_text
+                           ? std::min(output_limit_bytes_, error_output_limit_bytes)
+                           : output_limit_bytes_;
     for (;;) {
       ssize_t n = ::read(fd, buffer, sizeof(buffer));
       if (n > 0) {
-        append_capped(out, buffer, static_cast<size_t>(n), output_limit_bytes_, truncated);
+        append_capped(out, buffer, static_cast<size_t>(n), cap, truncated);
         continue;
       }
       if (n < 0 && errno == EINTR) continue;

@@ -14,6 +14,7 @@
 
 #include "app/cli_config.hpp"
 #include "npu/dropin_survey.hpp"
+#include "npu/sim/device/sim_device.hpp"
 #include "runtime/device_factory.hpp"
 
 namespace fs = std::filesystem;
@@ -60,5 +61,11 @@ int main(int argc, char** argv) {
                  ? ""
                  : ", include folders " + fmt::format("{}", fmt::join(include_dirs, ", ")),
              aopt::npu::dropin_table(rows));
+  // The judge's costliest evaluation of the survey: what its limits are set against (issue 30).
+  if (const auto* sim = dynamic_cast<const aopt::npu::sim_device*>(device->get())) {
+    const aopt::npu::judge_cost peak = sim->peak_judge_cost();
+    fmt::print("\nJudge peak: {:.3f} s CPU, {:.1f} MiB resident\n", peak.cpu_seconds,
+               static_cast<double>(peak.max_rss_bytes) / (1 << 20));
+  }
   return 0;
 }

@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include "adversarial/checker_fixture.hpp"
+#include "npu/validation_shapes.hpp"
 
 using aopt::npu::eval_status;
 using aopt::testing::checker_fixture;
@@ -94,9 +95,9 @@ TEST_SUITE("adversarial") {
     for (aopt::npu::sim_device* device : {&fresh, &f.unscreened}) {
       r = device->evaluate(op, op.host_source, forging, {});
       // Judged wrong (precision_error), or stopped by the sandbox first: never ok.
-      CHECK_MESSAGE((r.status == eval_status::precision_error ||
-                     r.status == eval_status::runtime_error),
-                    f.describe(r));
+      CHECK_MESSAGE(
+          (r.status == eval_status::precision_error || r.status == eval_status::runtime_error),
+          f.describe(r));
       CHECK(r.latency_us == 0);
       f.check_honest_still_ok();
     }
@@ -104,9 +105,9 @@ TEST_SUITE("adversarial") {
     aopt::npu::eval_options two_sets;
     two_sets.input_sets = 2;
     r = fresh.evaluate(op, op.host_source, forging, two_sets);
-    CHECK_MESSAGE((r.status == eval_status::precision_error ||
-                   r.status == eval_status::runtime_error),
-                  f.describe(r));
+    CHECK_MESSAGE(
+        (r.status == eval_status::precision_error || r.status == eval_status::runtime_error),
+        f.describe(r));
     CHECK(r.latency_us == 0);
     f.check_honest_still_ok();
   }
@@ -133,5 +134,37 @@ TEST_SUITE("adversarial") {
     CHECK_MESSAGE(r.status == eval_status::runtime_error, f.describe(r));
     CHECK(r.error_kind == "signal");
     f.check_honest_still_ok();
+  }
+
+  TEST_CASE("every validation shape's expected outputs exist before the first candidate builds") {
+    checker_fixture f;
+    aopt::npu::op_package op = f.op;
+    op.spec.validation_shapes = {{{"x", {4, 4096}}, {"y", {4, 4096}}, {"z", {4, 4096}}},
+                                 {{"x", {16, 4096}}, {"y", {16, 4096}}, {"z", {16, 4096}}}};
+    aopt::npu::sim_device fresh{aopt::testing::checker_profile(),
+                                aopt::testing::checker_options(f.work.path(), false)};
+    // The first candidate of the operator never compiles: by then the reference has run for the
+    // tuning shape and for both validation shapes, each in a process of its own.
+    auto r = fresh.evaluate(op, op.host_source, "this is not C++\n", {});
+    CHECK_MESSAGE(r.status == eval_status::compile_error, f.describe(r));
+    CHECK(fresh.references_run() == 3);
+    // The final best's checks on the validation shapes run no reference: they were made first.
+    for (const auto& shapes : op.spec.validation_shapes) {
+      const aopt::npu::op_package shaped = aopt::npu::with_shapes(op, shapes);
+      r = fresh.evaluate(shaped, shaped.host_source, shaped.kernel_source, {});
+      CHECK_MESSAGE(r.ok(), f.describe(r));
+    }
+    CHECK(fresh.references_run() == 3);
+    // Candidates of the tuning shape neither.
+    r = fresh.evaluate(op, op.host_source, op.kernel_source, {});
+    CHECK_MESSAGE(r.ok(), f.describe(r));
+    CHECK(r.latency_us == f.honest_latency);
+    CHECK(fresh.references_run() == 3);
+    // Another number of input sets is another set of expected outputs, all made up front again.
+    aopt::npu::eval_options two_sets;
+    two_sets.input_sets = 2;
+    r = fresh.evaluate(op, op.host_source, "this is not C++ either\n", two_sets);
+    CHECK_MESSAGE(r.status == eval_status::compile_error, f.describe(r));
+    CHECK(fresh.references_run() == 6);
   }
 }

@@ -330,6 +330,7 @@ sim_toolchain default_sim_toolchain() {
   t.include_dir = AOPT_SIM_INCLUDE_DIR;
   t.pch_dir = AOPT_SIM_PCH_DIR;
   t.lib_dir = AOPT_SIM_LIB_DIR;
+  t.judge = AOPT_SIM_JUDGE;
   return t;
 }
 

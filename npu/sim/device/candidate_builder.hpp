@@ -59,6 +59,7 @@ struct sim_toolchain {
   std::filesystem::path pch_dir;             // kernel_operator.h.gch, host/aopt_sim/host_api.h.gch
   std::filesystem::path lib_dir;  // libaopt_simdriver.a, libaopt_simprobe.a, libaopt_simrt.a,
                                   // libaopt_protocol.a
+  std::filesystem::path judge;    // the judge executable (judge_process.hpp)
 };
 
 // The toolchain of this build of aopt (compile definitions from npu/sim/CMakeLists.txt).

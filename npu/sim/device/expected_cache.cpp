@@ -16,14 +16,20 @@ uint64_t expected_bytes(const sim::expected_outputs& e) {
 std::shared_ptr<const sim::expected_outputs> expected_cache::find(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto* found = entries_.find(key);
-  return found == nullptr ? nullptr : *found;
+  return found == nullptr ? nullptr : found->decoded;
 }
 
-void expected_cache::put(const std::string& key,
-                         std::shared_ptr<const sim::expected_outputs> value) {
-  const uint64_t size = expected_bytes(*value);
+std::shared_ptr<const unique_fd> expected_cache::find_encoded(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  entries_.put(key, std::move(value), size);
+  const auto* found = entries_.find(key);
+  return found == nullptr ? nullptr : found->encoded;
+}
+
+void expected_cache::put(const std::string& key, std::shared_ptr<const sim::expected_outputs> value,
+                         std::shared_ptr<const unique_fd> encoded, uint64_t encoded_bytes) {
+  const uint64_t size = expected_bytes(*value) + encoded_bytes;
+  std::lock_guard<std::mutex> lock(mutex_);
+  entries_.put(key, entry{std::move(value), std::move(encoded)}, size);
 }
 
 }  // namespace aopt::npu

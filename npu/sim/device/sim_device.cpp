@@ -23,6 +23,7 @@
 #include "npu/sim/runtime/shared_inputs.hpp"
 #include "npu/sim/runtime/tiling_crash_guard.hpp"
 #include "npu/sim/runtime/tiling_probe_report.hpp"
+#include "npu/validation_shapes.hpp"
 
 namespace aopt::npu {
 
@@ -269,20 +270,17 @@ sim::driver_spec sim_device::driver_spec(const op_package& op, const eval_option
   return spec;
 }
 
-sim_device::reference_outcome sim_device::expected_outputs_of(const op_package& op,
-                                                              const sim::driver_spec& spec,
-                                                              const eval_options& options,
-                                                              const shared_input_sets& inputs) {
-  reference_outcome out;
+std::string sim_device::expected_key(const op_package& op, const sim::driver_spec& spec) {
   // The expected outputs depend on the operator, its reference and the number of input sets only.
-  const std::string key = content_hash(
+  return content_hash(
       {nlohmann::json(spec.op).dump(), op.reference_source, std::to_string(spec.input_sets)});
-  if ((out.expected = expected_->find(key)) != nullptr) return out;
+}
 
+result<sim_device::built_reference> sim_device::build_reference(const op_package& op,
+                                                                const eval_options& options) {
   auto scratch = scratch_dir::create(options_.work_dir, op.spec.name + "-reference-");
   if (!scratch.ok()) {
-    out.message = "the reference's scratch directory: " + scratch.error().message();
-    return out;
+    return internal_error("the reference's scratch directory: " + scratch.error().message());
   }
   build_limits limits;
   limits.compile_timeout_seconds = options.compile_timeout_seconds;
@@ -292,11 +290,21 @@ sim_device::reference_outcome sim_device::expected_outputs_of(const op_package& 
   limits.identity = options_.identity;
   limits.reference_only = true;
   // The package's own sources: no text of a candidate enters the reference's directory.
-  build_outcome built =
-      builder_->build(op, op.host_source, op.kernel_source, scratch->path(), limits);
+  built_reference out{std::move(scratch).value(), {}};
+  out.built = builder_->build(op, op.host_source, op.kernel_source, out.dir.path(), limits);
+  return out;
+}
+
+sim_device::reference_outcome sim_device::run_reference(const op_package& op,
+                                                        const sim::driver_spec& spec,
+                                                        const eval_options& options,
+                                                        const shared_input_sets& inputs,
+                                                        const built_reference& reference_build) {
+  reference_outcome out;
+  const build_outcome& built = reference_build.built;
   if (built.result != build_outcome::kind::ok) {
     out.message = "building the reference failed: " + built.message;
-    out.diagnostics = std::move(built.diagnostics);
+    out.diagnostics = built.diagnostics;
     return out;
   }
   sim::driver_spec reference_spec = spec;
@@ -308,13 +316,14 @@ sim_device::reference_outcome sim_device::expected_outputs_of(const op_package& 
   }
   const run_descriptors fds{{}, spec_fd->get()};
   subprocess_options run = process_options(
-      options_, options, scratch->path(),
+      options_, options, reference_build.dir.path(),
       {built.reference_executable.string(), fds.spec_argument(), std::to_string(spec.input_sets)},
       channel_limit(spec));
   // The run limit (device.timeout_s) bounds candidates; the reference is aopt's own judge and
   // runs before them, so a limit no kernel can meet must not make it fail in their place.
   run.limits.wall_seconds = std::max(run.limits.wall_seconds, reference_wall_seconds);
   run.pass_fds = fds.passed;
+  references_run_.fetch_add(1);
   auto reference = run_subprocess(run);
   if (!reference.ok() || !reference->succeeded()) {
     out.message = reference.ok() ? "the reference process failed (" + reference->describe() + ")"
@@ -334,8 +343,63 @@ sim_device::reference_outcome sim_device::expected_outputs_of(const op_package& 
     out.message = std::string("the reference's delivery is malformed: ") + e.what();
     return out;
   }
-  expected_->put(key, out.expected);
+  // As delivered, for the judge process: sealed once, read by every judgement of the operator.
+  const std::string& encoded = reference->stdout_text;
+  result<unique_fd> sealed = sealed_memfd("aopt-expected", {{encoded.data(), encoded.size()}});
+  expected_->put(
+      expected_key(op, spec), out.expected,
+      sealed.ok() ? std::make_shared<const unique_fd>(std::move(sealed).value()) : nullptr,
+      sealed.ok() ? encoded.size() : 0);
   return out;
+}
+
+sim_device::reference_outcome sim_device::expected_outputs_of(const op_package& op,
+                                                              const sim::driver_spec& spec,
+                                                              const eval_options& options,
+                                                              const shared_input_sets& inputs) {
+  reference_outcome out;
+  if ((out.expected = expected_->find(expected_key(op, spec))) != nullptr) return out;
+  result<built_reference> built = build_reference(op, options);
+  if (!built.ok()) {
+    out.message = built.error().message();
+    return out;
+  }
+  return run_reference(op, spec, options, inputs, *built);
+}
+
+void sim_device::prepare_validation_shapes(const op_package& op, const eval_options& options) {
+  // A validation-shaped package (with_shapes) keeps the list; its tuning package made them.
+  for (const shape_set& shapes : op.spec.validation_shapes) {
+    if (nlohmann::json(with_shapes(op, shapes).spec) == nlohmann::json(op.spec)) return;
+  }
+  const std::string key = content_hash(
+      {nlohmann::json(op.spec).dump(), op.reference_source, std::to_string(options.input_sets)});
+  {
+    const std::lock_guard lock(prepared_mutex_);
+    if (prepared_.count(key) != 0) return;
+  }
+  // The reference executable reads its shapes from its spec: built once for every shape.
+  std::optional<built_reference> built;
+  for (const shape_set& shapes : op.spec.validation_shapes) {
+    const op_package shaped = with_shapes(op, shapes);
+    sim::driver_spec spec = driver_spec(shaped, options);
+    try {
+      sim::check_settings(spec);
+    } catch (const std::invalid_argument&) {
+      continue;  // its own evaluation says why
+    }
+    if (expected_->find(expected_key(shaped, spec)) != nullptr) continue;
+    if (!built) {
+      result<built_reference> made = build_reference(op, options);
+      if (!made.ok()) break;  // each shape's own evaluation reports it
+      built.emplace(std::move(made).value());
+    }
+    // No shared sets: the reference keeps input set 0 drawn from the seed, the same bytes the
+    // store draws when a candidate runs on this shape.
+    run_reference(shaped, spec, options, shared_input_sets{}, *built);
+  }
+  const std::lock_guard lock(prepared_mutex_);
+  prepared_.insert(key);
 }
 
 eval_result sim_device::evaluate(const op_package& op, const std::string& tiling_source,
@@ -404,6 +468,8 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       return finish();
     }
     const std::shared_ptr<const sim::expected_outputs> expected = std::move(reference.expected);
+    prepare_validation_shapes(op, options);
+    r.phases.reference += phase_done();
 
     build_limits limits;
     limits.compile_timeout_seconds = options.compile_timeout_seconds;
@@ -530,18 +596,36 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       return failed_run(eval_status::runtime_error, "malformed_delivery",
                         fmt::format("the candidate delivered more than {} bytes", limit));
     }
-    sim::run_report report;
-    try {
-      report = sim::decode_report(ran->stdout_text);
-    } catch (const sim::malformed_delivery& e) {
-      return failed_run(eval_status::runtime_error, "malformed_delivery",
-                        std::string("the candidate's delivery of outputs and trace is "
-                                    "malformed: ") +
-                            e.what());
+    // The judge runs in a process of its own, bounded (judge_process.hpp); it decodes too.
+    auto judge_dir = scratch_dir::create(options_.work_dir, op.spec.name + "-judge-");
+    if (!judge_dir.ok()) {
+      fail(eval_status::infra_error, "scratch", judge_dir.error().message());
+      return finish();
     }
-
-    r.phases.decode = phase_done();
-    eval_result judged = sim::judge_run(spec, report, *expected, slot.threads()).result;
+    judge_request request;
+    request.spec = &spec;
+    request.delivery = &ran->stdout_text;
+    request.expected = expected.get();
+    request.first_inputs_fd = inputs->held.front()->get();
+    const std::shared_ptr<const unique_fd> encoded_expected =
+        expected_->find_encoded(expected_key(op, spec));
+    if (encoded_expected) request.expected_fd = encoded_expected->get();
+    request.check_threads = slot.threads();
+    judge_limits bounds;
+    bounds.cpu_seconds = options_.judge_cpu_seconds;
+    bounds.address_space_bytes = options_.judge_address_space_bytes;
+    bounds.wall_seconds = 4.0 * static_cast<double>(options_.judge_cpu_seconds) + 10;
+    judge_cost cost;
+    eval_result judged =
+        judge_in_child(options_.toolchain.judge, request, bounds,
+                       process_options(options_, options, judge_dir->path(), {}, 0), &cost);
+    {
+      const std::lock_guard lock(judge_cost_mutex_);
+      peak_judge_cost_.cpu_seconds = std::max(peak_judge_cost_.cpu_seconds, cost.cpu_seconds);
+      peak_judge_cost_.max_rss_bytes = std::max(peak_judge_cost_.max_rss_bytes, cost.max_rss_bytes);
+    }
+    const double judge_wall = phase_done();
+    r.phases.decode = std::max(0.0, judge_wall - judged.phases.check - judged.phases.timing);
     // The judge timed its own two phases.
     r.phases.check = judged.phases.check;
     r.phases.timing = judged.phases.timing;

@@ -18,10 +18,13 @@
 //      input sets and its spec from sealed memfds (input_store.hpp, sealed_memfd.hpp). Whether
 //      the machine failed it is decided from aopt's own state (the scratch dir checked before the
 //      run, free space and descriptors after it), never from the scratch dir it may have broken;
-//   5. this process judges (driver_judge.hpp): comparison, trace validation, timing model, hazard
-//      detector, roofline. An exit 0 without a delivery is runtime_error "no_delivery", a broken
-//      one "malformed_delivery"; a crash, a signal, a timeout or a compiler failure is classified
-//      as before.
+//   5. the judge process (judge_process.hpp, driver_judge.hpp) decodes and judges the delivery
+//      under a CPU-time and memory limit (runtime_error "judge_limit" when reached): comparison,
+//      trace validation, GM replay, timing model, hazard detector, roofline. An exit 0 without a
+//      delivery is runtime_error "no_delivery", a broken one "malformed_delivery"; a crash, a
+//      signal, a timeout or a compiler failure is classified as before.
+//   Before the first candidate of an operator runs, the expected outputs of every validation
+//   shape are made too (prepare_validation_shapes).
 // probe_tiling (npu/tiling_prober.hpp) builds the host unit alone (cached: the evaluation that
 // follows fetches the same object), links it with the probe's main and runs `probe fd:<n>`
 // under the same sandbox and limits as a candidate (input set 0 shared the same way), with the
@@ -37,6 +40,7 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -45,12 +49,14 @@
 #include <nlohmann/json.hpp>
 
 #include "base/sandbox.hpp"
+#include "base/scratch_dir.hpp"
 #include "npu/device.hpp"
 #include "npu/sim/device/ast_screen.hpp"
 #include "npu/sim/device/candidate_builder.hpp"
 #include "npu/sim/device/compile_cache.hpp"
 #include "npu/sim/device/expected_cache.hpp"
 #include "npu/sim/device/input_store.hpp"
+#include "npu/sim/device/judge_process.hpp"
 #include "npu/sim/device/static_screen.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
 #include "npu/sim/runtime/hw_profile.hpp"
@@ -74,6 +80,14 @@ struct sim_device_options {
   uint64_t file_size_bytes = 256ull << 20;
   uint64_t max_processes = 0;  // RLIMIT_NPROC; 0: leave it (the sandbox blocks fork anyway)
   bool sandbox = true;         // network namespace + seccomp (no fork, no sockets)
+  // Limits of the judge process (judge_process.hpp): reaching one is the candidate's
+  // runtime_error "judge_limit". The costliest honest judgements measured (issue 30 item 6):
+  // corpus level 1 1.17 s of CPU and 950 MiB resident (8M-element operators, three input sets),
+  // the wild operators 0.54 s and 210 MiB; the CPU limit is 50 times that, the address space
+  // (which counts mappings, stacks and arenas beyond what is resident) the candidate's own. A
+  // trace an attacker pads reaches the bound instead of holding aopt.
+  uint64_t judge_cpu_seconds = 60;
+  uint64_t judge_address_space_bytes = 8ull << 30;
   // The identity candidates, references, probes and compilers run as when sandboxed: by default
   // 65534:65534 when aopt is root, aopt's own otherwise (base/sandbox.hpp). The work dir is made
   // searchable by it; inside a directory it cannot search (a private 0700 parent), children keep
@@ -121,6 +135,14 @@ class sim_device : public device, public tiling_prober {
   // How many input sets this device drew (input_store.hpp): once per operator and set while the
   // store holds them, however many candidates run on them.
   uint64_t input_sets_drawn() const { return inputs_->drawn(); }
+  // The largest judge CPU time and memory of this device's evaluations so far (judge_process.hpp):
+  // what the judge limits are measured against.
+  judge_cost peak_judge_cost() const {
+    const std::lock_guard lock(judge_cost_mutex_);
+    return peak_judge_cost_;
+  }
+  // How many reference processes this device ran (each makes one shape's expected outputs).
+  uint64_t references_run() const { return references_run_.load(); }
 
  private:
   // The first finding of the token screen of the includes in the tiling program, the kernel
@@ -155,6 +177,24 @@ class sim_device : public device, public tiling_prober {
   reference_outcome expected_outputs_of(const op_package& op, const sim::driver_spec& spec,
                                         const eval_options& options,
                                         const shared_input_sets& inputs);
+  // The reference executable of `op`, built in a scratch dir of its own; it reads its shapes from
+  // its spec, so one build serves every shape of the operator.
+  struct built_reference {
+    scratch_dir dir;
+    build_outcome built;
+  };
+  result<built_reference> build_reference(const op_package& op, const eval_options& options);
+  // Runs `reference` for `spec` and keeps what it delivered in the expected cache.
+  reference_outcome run_reference(const op_package& op, const sim::driver_spec& spec,
+                                  const eval_options& options, const shared_input_sets& inputs,
+                                  const built_reference& reference);
+  static std::string expected_key(const op_package& op, const sim::driver_spec& spec);
+  // The expected outputs of every validation shape of `op` (op.json's validation_shapes), made
+  // once per operator, shape and number of input sets before the first candidate of `op` runs
+  // on this device (issue 30 item 1): a validation shape's reference never runs after a
+  // candidate of its operator, even the first time the final best is checked on it. A shape
+  // whose reference fails is left to its own evaluation, which reports it (infra_error).
+  void prepare_validation_shapes(const op_package& op, const eval_options& options);
   // Input sets 0..sets-1 of `op` from the store, named in spec.input_fds.
   result<shared_input_sets> share_inputs(const op_package& op, uint32_t sets,
                                          sim::driver_spec& spec);
@@ -168,6 +208,11 @@ class sim_device : public device, public tiling_prober {
   std::unique_ptr<expected_cache> expected_;
   std::unique_ptr<input_store> inputs_;
   std::atomic<uint32_t> running_{0};  // candidate processes running (and being judged)
+  std::atomic<uint64_t> references_run_{0};
+  mutable std::mutex judge_cost_mutex_;
+  judge_cost peak_judge_cost_;
+  std::mutex prepared_mutex_;
+  std::set<std::string> prepared_;  // operators whose validation shapes' outputs were made
 };
 
 }  // namespace aopt::npu

@@ -1,0 +1,100 @@
+// main() of the judge process (issue 30 item 6): `<exe> <spec> <check threads>`. The trusted
+// parent (npu/sim/device/judge_process.hpp) runs it under a CPU-time and address-space limit, so
+// that the kernel, not a count of ours, bounds what judging a hostile delivery can cost. It
+// reads, as the parent hands them over in sealed memfds:
+//   3  the candidate's delivery (driver_report.hpp), undecoded: decoding is judging too;
+//   4  the reference's expected outputs (driver_expected.hpp);
+//   5  input set 0 as the input store shares it (shared_inputs.hpp), for the GM read replay;
+// and delivers the judgement's eval_result as JSON on its channel (stdout). It runs nothing of
+// any candidate. Exits 0 once delivered (a rejected delivery is a judgement too), 2 for unusable
+// arguments or hand-over, 3 when the channel is gone, judge_memory_exit_code when an allocation
+// failed (its address-space limit).
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "driver_channel.hpp"
+#include "driver_codec.hpp"
+#include "driver_expected.hpp"
+#include "driver_judge.hpp"
+#include "driver_judge_process.hpp"
+#include "driver_report.hpp"
+#include "shared_inputs.hpp"
+
+namespace {
+
+// All bytes of descriptor `fd` from offset 0 (pread: the offset is shared with the parent's copy).
+// A sealed memfd cannot change size, so one allocation of fstat's size holds it all.
+std::string read_all(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    throw std::runtime_error("cannot stat descriptor " + std::to_string(fd));
+  std::string bytes(static_cast<size_t>(st.st_size), '\0');
+  for (size_t at = 0; at < bytes.size();) {
+    const ssize_t n = ::pread(fd, bytes.data() + at, bytes.size() - at, static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error("cannot read descriptor " + std::to_string(fd));
+    at += static_cast<size_t>(n);
+  }
+  return bytes;
+}
+
+// What judging cost this process, for whoever sets the limits (the parent logs nothing of it).
+void report_cost() {
+  rusage used{};
+  if (::getrusage(RUSAGE_SELF, &used) != 0) return;
+  const double cpu = static_cast<double>(used.ru_utime.tv_sec + used.ru_stime.tv_sec) +
+                     static_cast<double>(used.ru_utime.tv_usec + used.ru_stime.tv_usec) / 1e6;
+  std::cerr << "judge cost: cpu_s=" << cpu << " max_rss_kib=" << used.ru_maxrss << '\n';
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  aopt::sim::delivery_channel channel;
+  if (argc != 3) {
+    std::cerr << "usage: " << (argc > 0 ? argv[0] : "judge") << " <spec> <check threads>\n";
+    return 2;
+  }
+  using aopt::sim::judge_fd;
+  nlohmann::json verdict;
+  try {
+    const auto spec = aopt::sim::read_driver_spec(argv[1]);
+    const auto threads = static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 10));
+    aopt::sim::expected_outputs expected =
+        aopt::sim::decode_expected(read_all(judge_fd::expected), spec.op);
+    expected.first_set_inputs = aopt::sim::read_shared_inputs(judge_fd::first_inputs, spec.op);
+    aopt::npu::eval_result result;
+    try {
+      const aopt::sim::run_report report = aopt::sim::decode_report(read_all(judge_fd::delivery));
+      result = aopt::sim::judge_run(spec, report, expected, threads).result;
+    } catch (const aopt::sim::malformed_delivery& e) {
+      result = aopt::sim::failed_result(
+          &spec, aopt::npu::eval_status::runtime_error, "malformed_delivery",
+          std::string("the candidate's delivery of outputs and trace is malformed: ") + e.what());
+    }
+    verdict = result;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "judge: out of memory\n";
+    return aopt::sim::judge_memory_exit_code;
+  } catch (const std::exception& e) {
+    std::cerr << "judge: " << e.what() << '\n';
+    return 2;
+  }
+  report_cost();
+  if (!channel.deliver(verdict.dump())) {
+    std::cerr << "judge: the delivery channel is gone\n";
+    return 3;
+  }
+  return 0;
+}
