@@ -34,6 +34,17 @@ struct operator_outcome {
   double best_fraction = 0;
   std::string repaired_from;                 // baseline repair, when one happened
   std::map<std::string, uint32_t> rejected;  // before the device, by reason
+  // Issue 35: what the search worked with. The tunables of Stage I's template (synthesized ones
+  // name the source expression they came from in their note), the Stage II candidates by origin
+  // (the motifs or tuples the refiner applied) and the origins of accepted candidates.
+  struct tunable_summary {
+    std::string name;
+    int64_t value = 0;  // in the baseline
+    std::string note;
+  };
+  std::vector<tunable_summary> tunables;
+  std::map<std::string, uint32_t> stage2_by_origin;
+  std::map<std::string, uint32_t> accepted_by_origin;
 };
 
 operator_outcome outcome_of(const episode_state& s);
