@@ -8,7 +8,8 @@
 // aopt itself recorded (`aopt run --json`: its report's operator entry), never re-derived.
 // Printed per operator: baseline and best latency, speedup, roofline fraction before and after,
 // the evaluations, the infeasible candidates (failed on the device) and those rejected before
-// it, the tunables Stage I searched with the expression each came from, the Stage II rewrites
+// it, the tunables Stage I searched with the expression each came from (NAME=value: the value
+// its latest generation started from, the best tiling's then), the Stage II rewrites
 // by origin (motifs, tuples), and the reason aopt gave; then the GM speedup and how many
 // improved (beyond the measurement's resolution, as aopt judged it). Latencies are simulated.
 //

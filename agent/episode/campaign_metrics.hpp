@@ -39,7 +39,10 @@ struct operator_outcome {
   // (the motifs or tuples the refiner applied) and the origins of accepted candidates.
   struct tunable_summary {
     std::string name;
-    int64_t value = 0;  // in the baseline
+    // Its value in the template the mutator's latest generation started from: the baseline's in
+    // the first generation, the best tiling's at the time in a later one (after Stage II changed
+    // the kernel).
+    int64_t value = 0;
     std::string note;
   };
   std::vector<tunable_summary> tunables;
