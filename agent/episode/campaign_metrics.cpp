@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "agent/episode/outcome_reason.hpp"
+#include "agent/kernel_text/tunables.hpp"
 
 namespace aopt::agent {
 
@@ -27,6 +28,16 @@ operator_outcome outcome_of(const episode_state& s) {
   }
   o.repaired_from = s.repaired_from;
   o.rejected = s.rejected;
+  // The heuristic mutator keeps the template it searches (synthesized or the source's own) as
+  // its state's "base"; other mutators keep none and report no tunables.
+  if (s.mutator_state.is_object()) {
+    const std::string base = s.mutator_state.value("base", std::string());
+    if (result<std::vector<tunable>> parsed = parse_tunables(base); parsed.ok()) {
+      for (const tunable& t : *parsed) o.tunables.push_back({t.name, t.value, t.note});
+    }
+  }
+  o.stage2_by_origin = s.stage2_by_origin;
+  o.accepted_by_origin = s.accepted_by_origin;
   return o;
 }
 
@@ -92,7 +103,13 @@ void to_json(nlohmann::json& j, const operator_outcome& o) {
          {"baseline_fraction", o.baseline_fraction},
          {"best_fraction", o.best_fraction}}},
        {"repaired_from", o.repaired_from},
-       {"rejected", o.rejected}};
+       {"rejected", o.rejected},
+       {"stage2_by_origin", o.stage2_by_origin},
+       {"accepted_by_origin", o.accepted_by_origin}};
+  nlohmann::json tunables = nlohmann::json::array();
+  for (const operator_outcome::tunable_summary& t : o.tunables)
+    tunables.push_back({{"name", t.name}, {"value", t.value}, {"note", t.note}});
+  j["tunables"] = tunables;
 }
 
 void to_json(nlohmann::json& j, const campaign_metrics& m) {

@@ -34,6 +34,20 @@ struct operator_outcome {
   double best_fraction = 0;
   std::string repaired_from;                 // baseline repair, when one happened
   std::map<std::string, uint32_t> rejected;  // before the device, by reason
+  // Issue 35: what the search worked with. The tunables of Stage I's template (synthesized ones
+  // name the source expression they came from in their note), the Stage II candidates by origin
+  // (the motifs or tuples the refiner applied) and the origins of accepted candidates.
+  struct tunable_summary {
+    std::string name;
+    // Its value in the template the mutator's latest generation started from: the baseline's in
+    // the first generation, the best tiling's at the time in a later one (after Stage II changed
+    // the kernel).
+    int64_t value = 0;
+    std::string note;
+  };
+  std::vector<tunable_summary> tunables;
+  std::map<std::string, uint32_t> stage2_by_origin;
+  std::map<std::string, uint32_t> accepted_by_origin;
 };
 
 operator_outcome outcome_of(const episode_state& s);

@@ -613,6 +613,7 @@ candidate_record episode_engine::record_evaluation(const npu::eval_result& resul
   const bool repaired = state_.repairing && result.ok();
   const bool faster = result.ok() && (repaired || npu::improves_on(result, state_.best_us));
   if (!result.ok()) state_.failures[failure_key(result)]++;
+  if (request.role == "refiner") state_.stage2_by_origin[request.origin]++;
   std::optional<program> previous_best;
   if (walks_frontier() && faster) {
     previous_best =

@@ -109,6 +109,7 @@ void to_json(nlohmann::json& j, const episode_state& s) {
       {"failures", s.failures},
       {"trajectory", trajectory},
       {"accepted_by_origin", s.accepted_by_origin},
+      {"stage2_by_origin", s.stage2_by_origin},
       {"notes", s.notes},
       {"repairing", s.repairing},
       {"repaired_from", s.repaired_from},
@@ -189,6 +190,7 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
       s.trajectory.push_back({p.at(0).get<uint32_t>(), p.at(1).get<double>(), p.at(2).get<int>()});
     }
     s.accepted_by_origin = j.at("accepted_by_origin").get<std::map<std::string, uint32_t>>();
+    s.stage2_by_origin = j.value("stage2_by_origin", std::map<std::string, uint32_t>{});
     s.notes = j.value("notes", std::map<std::string, std::string>{});
     s.repairing = j.value("repairing", false);
     s.repaired_from = j.value("repaired_from", std::string());

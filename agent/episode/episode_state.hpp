@@ -93,6 +93,9 @@ struct episode_state {
   std::map<std::string, uint32_t> failures;  // by status or error kind
   std::vector<trajectory_point> trajectory;
   std::map<std::string, uint32_t> accepted_by_origin;  // which roles/tuples produced speedups
+  // Stage II candidates evaluated, by origin (the motifs or tuples the refiner applied), accepted
+  // or not: what Stage II tried on the operator (issue 35; absent from older states).
+  std::map<std::string, uint32_t> stage2_by_origin;
 
   // Why operators end as they do (issue 16; all absent from older states).
   // Why a stage ended without spending its steps: "stage1", "stage2"; "stage1_error": the

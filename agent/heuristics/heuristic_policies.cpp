@@ -142,6 +142,12 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
         generation_seed(options_.mutator.seed, op_name,
                         state.is_object() ? std::to_string(generation)
                                           : "first-" + std::to_string(request.sample_index));
+    // A later generation (Stage II changed the kernel) starts from the best tiling the earlier
+    // ones found: the space was explored already, and which regions are fast rarely changes with
+    // a kernel rewrite, so its steps refine around that start instead of sampling the whole
+    // space again (issue 35: on real operators the second round's space-filling samples threw
+    // away the core count the first round had found, 37 of 40, for 25, 8, 28, 16 and 4).
+    if (state.is_object()) mopts.initial_samples = 0;
     mutator.emplace(tunables, mopts, check);
     // Repairing a failed baseline: its values are infeasible, not the reference; the moves
     // that reduce what failed come first, one tunable at a time, then together.

@@ -288,4 +288,53 @@ TEST_SUITE("agent") {
           0);
     CHECK(reason.find("roofline bound") == std::string::npos);  // said once
   }
+  TEST_CASE("an operator's outcome names its tunables and what Stage II applied, by origin") {
+    npu::op_package op = test_op();
+    episode_config cfg;
+    cfg.strat = strategy::stage2;
+    cfg.budget = 3;
+    episode_engine e(op, initial_episode_state("c", op, cfg));
+    // The refiner offers two rewrites; the first is faster and accepted, the second is not.
+    for (int i = 0; i < 100; ++i) {
+      episode_action a = e.next();
+      if (std::holds_alternative<episode_finished>(a)) break;
+      if (std::get_if<need_diagnosis>(&a)) {
+        e.on_diagnosis(diagnosis{"mte2 bound", {"mte2_bound"}});
+      } else if (std::get_if<need_retrieval>(&a)) {
+        e.on_retrieval(std::vector<tuple_ref>{});
+      } else if (auto* r = std::get_if<need_refinement>(&a)) {
+        std::vector<kernel_candidate> c;
+        if (r->request.kernel == "K0") {
+          c = {{"K1", "tuple:a+rule:double_buffer", {"a"}}, {"K2", "tuple:b", {"b"}}};
+        }
+        e.on_refinement(c, "scripted-refiner");
+      } else if (auto* ev = std::get_if<need_evaluation>(&a)) {
+        e.on_evaluation(ok_result(ev->request.kernel == "K1" ? 10 : 20));
+      } else {
+        FAIL("unexpected action");
+      }
+    }
+    episode_state s = e.state();
+    // The heuristic mutator's template: a synthesized tunable whose note names its expression.
+    s.mutator_state = {
+        {"base",
+         "// EVOLVE-BLOCK-START\nconstexpr uint32_t CORE_COUNT = 40;  // tunable: range "
+         "[1, 40]  core count: caps `p.GetCoreNumAiv()`\n// EVOLVE-BLOCK-END\n"}};
+    const operator_outcome o = outcome_of(s);
+    CHECK(o.stage2_by_origin.at("tuple:a+rule:double_buffer") == 1);
+    CHECK(o.stage2_by_origin.at("tuple:b") == 1);
+    CHECK(o.accepted_by_origin.at("tuple:a+rule:double_buffer") == 1);
+    CHECK(o.accepted_by_origin.count("tuple:b") == 0);
+    REQUIRE(o.tunables.size() == 1);
+    CHECK(o.tunables[0].name == "CORE_COUNT");
+    CHECK(o.tunables[0].value == 40);
+    CHECK(o.tunables[0].note.find("GetCoreNumAiv") != std::string::npos);
+    // Both survive the episode's storage and reach the report's operator entry.
+    result<episode_state> back = episode_state_from_json(nlohmann::json(s));
+    REQUIRE(back.ok());
+    CHECK(back->stage2_by_origin == s.stage2_by_origin);
+    const nlohmann::json j = o;
+    CHECK(j["tunables"][0]["name"] == "CORE_COUNT");
+    CHECK(j["stage2_by_origin"]["tuple:b"] == 1);
+  }
 }

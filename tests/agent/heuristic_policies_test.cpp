@@ -114,6 +114,34 @@ TEST_SUITE("agent") {
     CHECK(request.policy_state.at("generation") == 1);
   }
 
+  TEST_CASE("a later generation refines around the best tiling instead of sampling the space") {
+    npu::op_package op = half_op();
+    heuristic_mutator_policy policy;
+    mutation_request request;
+    request.op = &op;
+    request.tiling = kTiling;
+    request.kernel = kQueueKernel;
+    request.best_latency_us = 100;
+    // The first generation explores: its first proposals are space-filling samples.
+    result<mutation_reply> first = policy.mutate(request);
+    REQUIRE(first.ok());
+    CHECK(first->origin.find("space-filling sample") != std::string::npos);
+    run_stage(policy, op, request, 6);
+    // Stage II changed the kernel: the next generation starts from the best tiling so far and
+    // moves one or two tunables from it, never a space-filling sample.
+    const std::string best = request.tiling;
+    request.kernel = kBarrierKernel;
+    for (int i = 0; i < 4; ++i) {
+      result<mutation_reply> reply = policy.mutate(request);
+      REQUIRE(reply.ok());
+      CHECK(reply->origin.find("space-filling sample") == std::string::npos);
+      request.history.push_back({reply->tiling, latency_of(reply->tiling), reply->origin});
+      request.policy_state = nlohmann::json::parse(reply->policy_state.dump());
+    }
+    CHECK(request.policy_state.at("generation") == 1);
+    CHECK(request.tiling == best);
+  }
+
   TEST_CASE("the heuristic mutator policy has nothing to propose without tunables") {
     heuristic_mutator_policy policy;
     mutation_request request;
