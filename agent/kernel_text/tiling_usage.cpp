@@ -197,9 +197,33 @@ std::map<std::string, constant_usage> classify_by_usage(const std::string& tilin
   }
   const id_set buffer_num_sources = buffer_depth_sources(kernel);
 
+  // The constants a tiling program picks its inputs, outputs and attributes by: an index into
+  // the operator's signature (`context->GetInputShape(POS_INPUT_BOXES_B)`), however it is
+  // named. Changing one reads another tensor's shape: never a lever.
+  std::map<std::string, std::string> index_uses;  // constant -> the call it indexes
+  for (const char* accessor :
+       {"GetInputShape", "GetInputTensor", "GetInputDesc", "GetOptionalInputShape",
+        "GetOptionalInputTensor", "GetOptionalInputDesc", "GetRequiredInputShape",
+        "GetRequiredInputTensor", "GetOutputShape", "GetOutputDesc", "GetAttrPointer", "GetInt",
+        "GetFloat", "GetBool", "GetStr", "GetListInt", "GetDynamicInputShape"}) {
+    for (const call_site& call : find_calls(tiling, masked, accessor, {0, masked.size()})) {
+      if (call.arguments.empty()) continue;
+      for (const std::string& id : identifiers(mask_comments_and_strings(call.arguments[0]))) {
+        index_uses.emplace(id, call.arguments[0] == id ? std::string(accessor) + "(" + id + ")"
+                                                       : std::string(accessor));
+      }
+    }
+  }
+
   std::map<std::string, constant_usage> out;
   for (const std::string& name : names) {
     constant_usage& u = out[name];
+    // The use decides before the name: an index is named as one even when its name also reads
+    // as a fixed quantity (ATTR_MODE).
+    if (auto it = index_uses.find(name); it != index_uses.end()) {
+      u.why = "an index into the operator's signature: " + it->second;
+      continue;
+    }
     if (never_tunable_name(name)) {
       u.why = "the name says it is a fixed quantity";
       continue;

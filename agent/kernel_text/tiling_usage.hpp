@@ -17,8 +17,10 @@
 //   UB budget    C sits in a statement with the UB capacity (the variable GetCoreMemSize fills)
 //                and is named like a UB size or limit.
 // Otherwise the name decides (classify_tiling_name). A name that says the constant is fixed
-// (alignment, reserve, element size, ...; see never_tunable_name) vetoes every usage role. Each
-// role comes with the reason, quoting the statement that gave it.
+// (alignment, reserve, element size, ...; see never_tunable_name) vetoes every usage role, and so
+// does the first argument of a context accessor (GetInputShape, GetInputTensor, GetOutputShape,
+// GetAttrPointer, ...): an index into the operator's signature, however it is named. Each role
+// comes with the reason, quoting the statement that gave it.
 //
 // Thread-safety: pure functions.
 #pragma once

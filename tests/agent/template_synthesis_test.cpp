@@ -218,6 +218,38 @@ static ge::graphStatus TilingFunc(gert::TilingContext* context)
     CHECK(t.error().message().find("unused (not used by the tiling program)") != std::string::npos);
   }
 
+  TEST_CASE("an input or attribute index is no lever, however it is named") {
+    // The public style: named positions into the signature, and a quantity derived from the
+    // shape one of them selects reaching a tiling field.
+    const std::string tiling = R"(
+const uint32_t POS_INPUT_BOXES_B = 1;
+const uint32_t ATTR_MODE = 2;
+static ge::graphStatus TilingFunc(gert::TilingContext* context)
+{
+    auto boxesBShape = context->GetInputShape(POS_INPUT_BOXES_B);
+    auto attrs = context->GetAttrs();
+    const int32_t* mode = attrs->GetAttrPointer<int32_t>(ATTR_MODE);
+    uint32_t outerLoopCnt = boxesBShape->GetStorageShape().GetDim(0) * POS_INPUT_BOXES_B;
+    tiling.set_outerLoopCnt(outerLoopCnt + *mode);
+    return ge::GRAPH_SUCCESS;
+}
+)";
+    result<synthesized_template> t = synthesize_template(tiling, {40}, "");
+    REQUIRE_FALSE(t.ok());
+    const std::string why = t.error().message();
+    CHECK(why.find("POS_INPUT_BOXES_B (an index into the operator's signature: "
+                   "GetInputShape(POS_INPUT_BOXES_B))") != std::string::npos);
+    CHECK(why.find("ATTR_MODE (an index into the operator's signature: "
+                   "GetAttrPointer(ATTR_MODE))") != std::string::npos);
+    // The same constant used as a quantity only is still taken.
+    std::string quantity = tiling;
+    quantity.replace(quantity.find("GetInputShape(POS_INPUT_BOXES_B)"),
+                     std::string("GetInputShape(POS_INPUT_BOXES_B)").size(), "GetInputShape(0)");
+    result<synthesized_template> q = synthesize_template(quantity, {40}, "");
+    REQUIRE(q.ok());
+    CHECK(find(*q, "POS_INPUT_BOXES_B") != nullptr);
+  }
+
   TEST_CASE("template synthesis marks tiling constants and leaves the rest alone") {
     result<synthesized_template> t = synthesize_template(kPlainTiling, {40});
     REQUIRE(t.ok());

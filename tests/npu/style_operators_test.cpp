@@ -56,4 +56,9 @@ TEST_SUITE("npu") {
   TEST_CASE("broadcast in the public style: scale_bias_broadcast_custom (Broadcast both axes)") {
     check_evaluates_ok("scale_bias_broadcast_custom");
   }
+  TEST_CASE("AscendC templates called unqualified with explicit arguments: explicit_args_add") {
+    // `DataCopy<T>(...)`, `Add<T>(...)` with no `using namespace AscendC`: found by
+    // argument-dependent lookup, which candidates get by compiling as C++20.
+    check_evaluates_ok("explicit_args_add");
+  }
 }
