@@ -32,6 +32,21 @@ std::string repeated_passes(const checker_fixture& f, int repeats) {
       "  for (int pass = 0; pass < " + std::to_string(repeats) + "; ++pass) op.Run();\n");
 }
 
+// `repeats` passes on a device with `options`' lowered bounds are judge_limit; then the bounded
+// device's honest verdict is the unbounded one's, and so is the fixture's own.
+void check_judge_limit_then_honest(checker_fixture& f, const aopt::npu::sim_device_options& options,
+                                   int repeats) {
+  aopt::npu::sim_device bounded{aopt::testing::checker_profile(), options};
+  auto r = bounded.evaluate(f.op, f.op.host_source, repeated_passes(f, repeats), {});
+  CHECK_MESSAGE(r.status == eval_status::runtime_error, f.describe(r));
+  CHECK(r.error_kind == "judge_limit");
+  CHECK(r.latency_us == 0);
+  r = bounded.evaluate(f.op, f.op.host_source, f.op.kernel_source, {});
+  CHECK_MESSAGE(r.ok(), f.describe(r));
+  CHECK(r.latency_us == f.honest_latency);
+  f.check_honest_still_ok();
+}
+
 }  // namespace
 
 TEST_SUITE("adversarial") {
@@ -39,32 +54,13 @@ TEST_SUITE("adversarial") {
     checker_fixture f;
     auto options = aopt::testing::checker_options(f.work.path(), false);
     options.judge_cpu_seconds = 1;
-    aopt::npu::sim_device bounded{aopt::testing::checker_profile(), options};
-    auto r =
-        bounded.evaluate(f.op, f.op.host_source, repeated_passes(f, passes_past_cpu_bound), {});
-    CHECK_MESSAGE(r.status == eval_status::runtime_error, f.describe(r));
-    CHECK(r.error_kind == "judge_limit");
-    CHECK(r.latency_us == 0);
-    // The bounded device's honest verdict is the unbounded one's.
-    r = bounded.evaluate(f.op, f.op.host_source, f.op.kernel_source, {});
-    CHECK_MESSAGE(r.ok(), f.describe(r));
-    CHECK(r.latency_us == f.honest_latency);
-    f.check_honest_still_ok();
+    check_judge_limit_then_honest(f, options, passes_past_cpu_bound);
   }
 
   TEST_CASE("a trace that makes the judge reach its memory limit is judge_limit") {
     checker_fixture f;
     auto options = aopt::testing::checker_options(f.work.path(), false);
     options.judge_address_space_bytes = test_judge_memory;
-    aopt::npu::sim_device bounded{aopt::testing::checker_profile(), options};
-    auto r =
-        bounded.evaluate(f.op, f.op.host_source, repeated_passes(f, passes_past_memory_bound), {});
-    CHECK_MESSAGE(r.status == eval_status::runtime_error, f.describe(r));
-    CHECK(r.error_kind == "judge_limit");
-    CHECK(r.latency_us == 0);
-    r = bounded.evaluate(f.op, f.op.host_source, f.op.kernel_source, {});
-    CHECK_MESSAGE(r.ok(), f.describe(r));
-    CHECK(r.latency_us == f.honest_latency);
-    f.check_honest_still_ok();
+    check_judge_limit_then_honest(f, options, passes_past_memory_bound);
   }
 }
