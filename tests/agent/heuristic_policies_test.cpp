@@ -39,6 +39,17 @@ double latency_of(const std::string& tiling) {
          2 * std::abs(std::log2(v.at("TILE_LENGTH") / 8192.0));
 }
 
+// The request for the baseline of `op`: kTiling with kQueueKernel at 100 us (the baseline has no
+// EVOLVE-BLOCK, so latency_of cannot price it).
+mutation_request baseline_request(const npu::op_package& op) {
+  mutation_request request;
+  request.op = &op;
+  request.tiling = kTiling;
+  request.kernel = kQueueKernel;
+  request.best_latency_us = 100;
+  return request;
+}
+
 // Plays Stage I: every proposal is evaluated with latency_of and enters the history.
 std::vector<std::string> run_stage(heuristic_mutator_policy& policy, const npu::op_package& op,
                                    mutation_request& request, int steps) {
@@ -68,12 +79,7 @@ TEST_SUITE("agent") {
     npu::op_package op = half_op();
     heuristic_mutator_policy policy;
     CHECK(policy.name() == "heuristic-mutator");
-    mutation_request request;
-    request.op = &op;
-    request.tiling = kTiling;
-    request.kernel = kQueueKernel;
-    request.best_latency_us =
-        100;  // the baseline (no EVOLVE-BLOCK, so not parseable by latency_of)
+    mutation_request request = baseline_request(op);
     std::vector<std::string> proposed = run_stage(policy, op, request, 25);
     std::set<std::string> unique(proposed.begin(), proposed.end());
     CHECK(unique.size() == proposed.size());
@@ -86,11 +92,7 @@ TEST_SUITE("agent") {
     npu::op_package op = half_op();
     heuristic_mutator_policy a;
     heuristic_mutator_policy b;
-    mutation_request ra;
-    ra.op = &op;
-    ra.tiling = kTiling;
-    ra.kernel = kQueueKernel;
-    ra.best_latency_us = 100;
+    mutation_request ra = baseline_request(op);
     mutation_request rb = ra;
     std::vector<std::string> first = run_stage(a, op, ra, 6);
     CHECK(run_stage(b, op, rb, 6) == first);
@@ -103,11 +105,7 @@ TEST_SUITE("agent") {
   TEST_CASE("a new kernel starts a new generation of the heuristic mutator") {
     npu::op_package op = half_op();
     heuristic_mutator_policy policy;
-    mutation_request request;
-    request.op = &op;
-    request.tiling = kTiling;
-    request.kernel = kQueueKernel;
-    request.best_latency_us = 100;
+    mutation_request request = baseline_request(op);
     run_stage(policy, op, request, 3);
     request.kernel = kBarrierKernel;
     run_stage(policy, op, request, 1);
@@ -117,11 +115,7 @@ TEST_SUITE("agent") {
   TEST_CASE("a later generation refines around the best tiling instead of sampling the space") {
     npu::op_package op = half_op();
     heuristic_mutator_policy policy;
-    mutation_request request;
-    request.op = &op;
-    request.tiling = kTiling;
-    request.kernel = kQueueKernel;
-    request.best_latency_us = 100;
+    mutation_request request = baseline_request(op);
     // The first generation explores: its first proposals are space-filling samples.
     result<mutation_reply> first = policy.mutate(request);
     REQUIRE(first.ok());
