@@ -106,6 +106,17 @@ int Deep(volatile int* p, int n) {
 }  // namespace
 )";
 
+// Raw work running after the kernel races the runtime's own teardown: the untraced
+// writes leave the outputs unwritten, or the race corrupts the candidate's heap and it
+// dies by a signal first. Which one comes first is the scheduler's choice; both are the
+// candidate's failure, never a latency and never the infrastructure's fault.
+bool rejected_as_candidates_fault(const eval_result& r) {
+  const bool unwritten =
+      r.status == eval_status::precision_error && r.error_kind == "unwritten_output";
+  const bool crashed = r.status == eval_status::runtime_error && r.error_kind == "signal";
+  return unwritten || crashed;
+}
+
 }  // namespace
 
 TEST_SUITE("adversarial") {
@@ -134,7 +145,7 @@ TEST_SUITE("adversarial") {
   }
 )");
     eval_result r = f.unscreened.evaluate(f.op, f.op.host_source, by_alarm, {});
-    CHECK_MESSAGE(r.status == eval_status::precision_error, f.describe(r));
+    CHECK_MESSAGE(rejected_as_candidates_fault(r), f.describe(r));
     CHECK(r.latency_us == 0);
     f.check_honest_still_ok();
 
@@ -149,7 +160,7 @@ TEST_SUITE("adversarial") {
   }
 )");
     r = f.unscreened.evaluate(f.op, f.op.host_source, by_thread, {});
-    CHECK_MESSAGE(r.status == eval_status::precision_error, f.describe(r));
+    CHECK_MESSAGE(rejected_as_candidates_fault(r), f.describe(r));
     CHECK(r.latency_us == 0);
     f.check_honest_still_ok();
   }
