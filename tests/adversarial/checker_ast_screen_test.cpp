@@ -201,7 +201,8 @@ TEST_SUITE("adversarial") {
     // <string> declares the C stdio functions on the way: declared is not allowed.
     CHECK(host_refusal("#include <string>\nvoid forge() { std::fopen(\"result.json\", \"w\"); }") ==
           "fopen");
-    CHECK(host_refusal("#include <string>\nvoid forge() { std::puts(\"x\"); }") == "puts");
+    CHECK(host_refusal("#include <cstdio>\nvoid forge() { std::fputs(\"x\", nullptr); }") ==
+          "fputs");
     // Reading the environment is harmless: a candidate runs without aopt's.
     CHECK(host_refusal(
               "#include <cstdlib>\nbool f() { return std::getenv(\"LOG\") != nullptr; }") == "");
@@ -237,6 +238,39 @@ TEST_SUITE("adversarial") {
               "  m[\"x\"] = 1;\n  assert(n > 0);\n"
               "  const long tid = syscall(SYS_gettid) + getpid();\n"
               "  return c[n % c.size()] + static_cast<uint32_t>(m.size() + tid * 0);\n}\n}") == "");
+  }
+
+  TEST_CASE("honest wild code: a string attribute compared and joined") {
+    // DrivingSDK's dynamic_scatter host: the reduce type as a string, tested with != and looked
+    // up in a map; the library's non-member operators compute on memory only.
+    CHECK(host_refusal("#include <map>\n#include <string>\n#include <utility>\n"
+                       "const std::map<std::string, int> kReduce = {{\"sum\", 0}, {\"max\", 2}};\n"
+                       "int Key(const char* p) {\n  std::string reduceType(p);\n"
+                       "  if (reduceType != \"sum\" && reduceType != \"max\") return -1;\n"
+                       "  const std::string tag = \"reduce_\" + reduceType + \"_\";\n"
+                       "  const bool ordered = std::make_pair(1, 2) < std::make_pair(1, 3);\n"
+                       "  return kReduce.at(reduceType) + (tag == \"x\") + ordered;\n}") == "");
+    // What the C library does to the outside world stays refused beside them.
+    CHECK(host_refusal("#include <string>\n#include <cstdlib>\nint f(const std::string& s) { "
+                       "return s == \"x\" ? std::system(s.c_str()) : 0; }") == "system");
+  }
+
+  TEST_CASE("honest wild code: a debug line printed by the tiling function") {
+    // DrivingSDK's fake_tensor_quant tiling prints its tile sizes; the driver points the
+    // standard output at the capped stderr before any package code runs.
+    CHECK(host_refusal("#include <cstdio>\nvoid Log(unsigned n) {\n"
+                       "  printf(\"tiles %u\\n\", n);\n  puts(\"done\");\n  putchar('\\n');\n}") ==
+          "");
+    CHECK(host_refusal("#include <iostream>\nvoid Log(unsigned n) { std::cout << \"tiles \" << n "
+                       "<< std::endl; std::cerr << n << '\\n'; }") == "");
+    // A narrowing in braces, which GCC (the candidate's compiler, and CANN's host build) warns
+    // of and clang refuses: gert::Shape{dim, n} with a uint64_t n.
+    CHECK(host_refusal("#include <cstdint>\n#include <initializer_list>\n"
+                       "struct Dims { Dims(std::initializer_list<int64_t>) {} };\n"
+                       "void Make(uint64_t n) { Dims d{n, 4}; (void)d; }") == "");
+    // A call that takes a FILE* could write through a forged one: refused.
+    CHECK(host_refusal("#include <cstdio>\nvoid Log(unsigned n) { fprintf(stderr, \"%u\", n); }") ==
+          "fprintf");
   }
 
   TEST_CASE("honest wild code: a table of sizes by dtype, a log helper's thread id") {
