@@ -134,8 +134,14 @@ status parse_shape(const json& shape, const reader& r, std::vector<int64_t>& out
 
 // An in-place output: what it takes from its input (dtype, shape) and its initial contents.
 status parse_inplace(const json& j, const reader& r, const std::vector<tensor_spec>& inputs,
-                     tensor_spec& t, const leeway& lw) {
-  AOPT_RETURN_IF_ERROR(read_string(j, r, "inplace", true, t.inplace_of));
+                     tensor_spec& t, const leeway& lw, bool ref_by_name) {
+  AOPT_RETURN_IF_ERROR(read_string(j, r, "inplace", !ref_by_name, t.inplace_of));
+  if (ref_by_name && t.inplace_of.empty()) t.inplace_of = t.name;
+  if (ref_by_name && t.inplace_of != t.name) {
+    return r.error("inplace", "an output named like input '" + t.name +
+                                  "' is that input's ref output; it cannot update '" +
+                                  t.inplace_of + "'");
+  }
   if (j.contains("init")) {
     return r.error("init", "an in-place output starts as its input; it takes no init");
   }
@@ -175,7 +181,10 @@ status parse_tensor(const json& j, const reader& r, const std::vector<tensor_spe
   AOPT_RETURN_IF_ERROR(read_flag(j, r, "value_depend", is_input, t.value_depend));
   if (t.absent && t.value_depend)
     return r.error("value_depend", "an absent input holds no values to depend on");
-  const bool inplace = j.contains("inplace");
+  const bool ref_by_name =
+      !is_input && std::any_of(inputs->begin(), inputs->end(),
+                               [&](const tensor_spec& in) { return in.name == t.name; });
+  const bool inplace = j.contains("inplace") || ref_by_name;
   if (inplace && is_input) return r.error("inplace", "only outputs update an input in place");
   std::string dtype_text;
   const bool dtype_given = j.contains("dtype");
@@ -232,7 +241,7 @@ status parse_tensor(const json& j, const reader& r, const std::vector<tensor_spe
       return r.error("distribution", "a permutation is of integers, not " + dtype_text);
     }
   }
-  if (inplace) return parse_inplace(j, r, *inputs, t, lw);
+  if (inplace) return parse_inplace(j, r, *inputs, t, lw, ref_by_name);
   if (auto init = j.find("init"); init != j.end()) {
     if (is_input) return r.error("init", "only outputs have initial contents");
     if (init->is_string() && init->get<std::string>() == "zeros") {
@@ -361,7 +370,10 @@ status check_unique_names(const op_spec& s, const reader& r) {
   for (const auto& [key, list] :
        {std::pair{"inputs", &s.inputs}, std::pair{"outputs", &s.outputs}}) {
     for (size_t i = 0; i < list->size(); ++i) {
-      if (!tensors.insert((*list)[i].name).second) {
+      const tensor_spec& t = (*list)[i];
+      // A ref output carries its input's name (check_inplace_once: once).
+      if (!t.inplace_of.empty() && t.inplace_of == t.name) continue;
+      if (!tensors.insert(t.name).second) {
         return reader(r.child(key, i))
             .error("name", "tensor name '" + (*list)[i].name + "' is used twice");
       }

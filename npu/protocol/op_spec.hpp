@@ -42,6 +42,9 @@
 //     ScatterAdd's var): the kernel has no argument of its own for it, its input's argument
 //     points to the output, which starts as the input's contents; dtype and shape are the
 //     input's (given, they must equal them). An operator may have only such outputs.
+//     An output named like an input is that input's ref output as CANN's OpDef declares one
+//     (Input("x") ... Output("x")): "inplace" is implied, and the kernel has an argument for it
+//     too (add_relu(x, y, x_ref, workspace, tiling)), pointing at the same memory.
 //
 // "validation_shapes" (issue 17 item 6): shapes the tuning never sees, checked for correctness
 // only on an operator's final best. Each entry maps tensor names (inputs and outputs) to a shape
@@ -96,6 +99,11 @@ struct tensor_spec {
   // Outputs: the input this output updates in place (op.json "inplace"); init is then a copy of
   // it, so every reader of initial contents handles the output unchanged.
   std::string inplace_of{};
+  // Whether the kernel has an argument for this tensor. An output named like the input it
+  // updates is CANN's ref output (every modified input needs an output of its name in the
+  // OpDef): the kernel has an argument for it, pointing at the input's memory. An "inplace"
+  // output of another name has none (its input's argument points at it).
+  bool has_own_argument() const { return inplace_of.empty() || inplace_of == name; }
   int64_t numel() const;
   uint64_t bytes() const;
 };

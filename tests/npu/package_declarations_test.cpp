@@ -84,4 +84,40 @@ TEST_SUITE("npu") {
     CHECK(r.status == aopt::npu::eval_status::precision_error);
     CHECK_MESSAGE(r.message.find("var_out") != std::string::npos, r.message);
   }
+
+  TEST_CASE("an output named like an input is CANN's ref output, with an argument of its own") {
+    // tests/data/ops/hypot: Output("x") beside Input("x"), the kernel hypot(x, y, x_ref, ...)
+    // (an entry named like the C library's hypot, which the shim's headers declare).
+    const auto op = load_declared(fs::path(AOPT_TEST_DATA_DIR) / "ops" / "hypot");
+    REQUIRE(op.spec.outputs.size() == 1);
+    CHECK(op.spec.outputs[0].inplace_of == "x");
+    CHECK(op.spec.outputs[0].has_own_argument());
+    CHECK(op.spec.outputs[0].shape == op.spec.inputs[0].shape);
+    const auto r = aopt::testing::evaluate_on_simulator(op);
+    CHECK_MESSAGE(r.ok(), nlohmann::json(r).dump(1));
+    CHECK(r.latency_us > 0);
+
+    // The output is judged: a kernel that leaves x as it was mismatches.
+    aopt::testing::temp_dir dir;
+    const fs::path copy = dir.path() / "hypot";
+    fs::copy(fs::path(AOPT_TEST_DATA_DIR) / "ops" / "hypot", copy, fs::copy_options::recursive);
+    const fs::path kernel = copy / "op_kernel" / "hypot.cpp";
+    std::stringstream text;
+    text << std::ifstream(kernel).rdbuf();
+    std::string source = text.str();
+    const std::string add = "Add(c, a, b, tileLength_);";
+    REQUIRE(source.find(add) != std::string::npos);
+    source.replace(source.find(add), add.size(), "Adds(c, a, 0.0f, tileLength_);");
+    std::ofstream(kernel) << source;
+    const auto wrong = aopt::testing::evaluate_on_simulator(load_declared(copy));
+    CHECK(wrong.status == aopt::npu::eval_status::precision_error);
+
+    // A ref output names only its own input.
+    nlohmann::json spec = nlohmann::json::parse(std::ifstream(copy / "op.json"));
+    spec["outputs"][0]["inplace"] = "y";
+    std::ofstream(copy / "op.json") << spec.dump(1);
+    const auto refused = aopt::npu::load_op_package(copy);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message().find("ref output") != std::string::npos);
+  }
 }

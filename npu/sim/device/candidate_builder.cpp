@@ -100,10 +100,10 @@ std::string upper(std::string s) {
 }  // namespace
 
 std::string kernel_unit_text(const op_spec& spec) {
-  // An output updated in place has no argument of its own (op_spec.hpp "inplace").
+  // An output updated in place may have no argument of its own (op_spec.hpp "inplace").
   const size_t in_place = static_cast<size_t>(
       std::count_if(spec.outputs.begin(), spec.outputs.end(),
-                    [](const tensor_spec& t) { return !t.inplace_of.empty(); }));
+                    [](const tensor_spec& t) { return !t.has_own_argument(); }));
   const size_t tensors = spec.inputs.size() + spec.outputs.size() - in_place;
   const size_t args = tensors + 2;  // + workspace + tiling
   std::string params, call;
@@ -129,13 +129,20 @@ std::string kernel_unit_text(const op_spec& spec) {
       "{defines}"
       "#include \"{tiling_header}\"\n"
       "#include \"aopt_sim/driver_entry.h\"\n"
+      "#define {entry} {symbol}\n"
       "#include \"{file}\"\n"
-      "extern \"C\" __global__ __aicore__ void {entry}({params});\n"
-      "void aopt_kernel_entry(uint8_t* const* args) {{ {entry}({call}); }}\n",
+      "#undef {entry}\n"
+      "extern \"C\" __global__ __aicore__ void {symbol}({params});\n"
+      "void aopt_kernel_entry(uint8_t* const* args) {{ {symbol}({call}); }}\n",
       fmt::arg("no_alias", no_tiling_alias), fmt::arg("name", spec.name),
       fmt::arg("defines", defines), fmt::arg("tiling_header", spec.files.tiling_header),
       fmt::arg("file", spec.files.kernel), fmt::arg("entry", spec.kernel_entry),
-      fmt::arg("params", params), fmt::arg("call", call));
+      fmt::arg("symbol", kernel_entry_symbol(spec)), fmt::arg("params", params),
+      fmt::arg("call", call));
+}
+
+std::string kernel_entry_symbol(const op_spec& spec) {
+  return "ascendc_kernel_entry_" + spec.kernel_entry;
 }
 
 // The tiling function the launch calls: the one op.json names (default TilingFunc) when it is
@@ -629,7 +636,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     const double symbols_start = now_seconds();
     std::vector<symbol_checker::object> objects;
     if (!limits.probe_only)
-      objects.push_back({kernel.object, kernel_unit_allowance(spec.kernel_entry)});
+      objects.push_back({kernel.object, kernel_unit_allowance(kernel_entry_symbol(spec))});
     objects.push_back({host.object, host_unit_allowance(spec.tiling_func)});
     result<std::string> forbidden =
         symbols_.check(objects, compiler_run(toolchain_, scratch, limits));

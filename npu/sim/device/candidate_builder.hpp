@@ -76,6 +76,10 @@ std::vector<std::string> host_unit_flags(const sim_toolchain& t);
 // parses, so that it judges exactly what the compiler compiles.
 std::string kernel_unit_text(const op_spec& spec);
 std::string host_unit_text(const op_spec& spec);
+// The symbol the kernel unit gives the operator's kernel entry: never the entry's own name, which
+// may be a C library function's the shim's headers declare (a kernel named hypot, exp or round
+// would conflict with it, while CANN's device compiler declares no such function).
+std::string kernel_entry_symbol(const op_spec& spec);
 inline constexpr const char* kernel_unit_file = "aopt_kernel.cpp";
 inline constexpr const char* host_unit_file = "aopt_host.cpp";
 

@@ -381,11 +381,12 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
       args.push_back(gm.back().data());
       return gm.back().data();
     };
-    // An output updated in place (op.json "inplace") has no argument of its own: its input's
-    // argument points to it. The input's own region stays as it was given (nothing addresses
-    // it), so the regions keep their order and the input its fingerprint.
+    // An output updated in place (op.json "inplace"): its input's argument points to it, and
+    // so does its own when it has one (CANN's ref output). The input's own region stays as it
+    // was given (nothing addresses it), so the regions keep their order and the input its
+    // fingerprint.
     const auto pass_in_place = [&](const npu::tensor_spec& out, uint8_t* buffer) {
-      args.pop_back();
+      if (!out.has_own_argument()) args.pop_back();
       for (size_t i = 0; i < op.inputs.size(); ++i) {
         if (op.inputs[i].name == out.inplace_of) args[i] = buffer;
       }
