@@ -1,13 +1,16 @@
-// `aopt init <op-dir> [--force] [--json]`: writes the op.json skeleton of an operator package
-// from what its own OpDef declares (npu/sim/device/opdef_reader.hpp: inputs, outputs, dtypes,
-// attributes with defaults, the file names), for the user to add shapes, value ranges and the
-// reference (issue 34). An existing op.json is kept unless --force.
+// `aopt init <op-dir> [--force] [--json] [--include-dir DIR]... [--op-type TYPE]`: writes the
+// op.json skeleton of an operator package from what its own OpDef declares
+// (npu/sim/device/opdef_reader.hpp: inputs, outputs, dtypes, attributes with defaults, the file
+// names), for the user to add shapes, value ranges and the reference (issue 34). An existing
+// op.json is kept unless --force.
 //
 // Exit status: 0 written; 2 bad input (no package, no host sources, host code the shim cannot
 // compile, an op.json already there); 3 aopt's own failure.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -27,6 +30,8 @@ struct init_args {
   std::string op_dir;
   bool force = false;
   bool json = false;
+  std::vector<std::string> include_dirs;
+  std::string op_type;
 };
 
 int run_init(const init_args& args) {
@@ -40,10 +45,20 @@ int run_init(const init_args& args) {
     return fail(invalid_argument(spec_path.string() + " exists (--force replaces it)"));
   }
   const fs::path work = fs::temp_directory_path(ec) / "aopt-init";
-  auto defs = npu::read_op_defs(args.op_dir, npu::default_sim_toolchain(), work);
+  // Absolute, so that op.json names the same folders from wherever it is read.
+  std::vector<fs::path> include_dirs;
+  for (const std::string& d : args.include_dirs) {
+    include_dirs.push_back(fs::absolute(d, ec).lexically_normal());
+  }
+  auto defs = npu::read_op_defs(args.op_dir, npu::default_sim_toolchain(), work, include_dirs);
   if (!defs.ok()) return fail(defs.error());
-  auto skeleton = npu::op_json_skeleton(args.op_dir, *defs);
+  auto skeleton = npu::op_json_skeleton(args.op_dir, *defs, args.op_type);
   if (!skeleton.ok()) return fail(skeleton.error());
+  if (!include_dirs.empty()) {
+    nlohmann::json listed = nlohmann::json::array();
+    for (const fs::path& d : include_dirs) listed.push_back(d.string());
+    (*skeleton)["include_dirs"] = listed;
+  }
   std::ofstream out(spec_path, std::ios::trunc);
   out << skeleton->dump(2) << "\n";
   out.close();
@@ -73,6 +88,13 @@ void add_init_command(CLI::App& app, cli_context& ctx) {
       ->required();
   cmd->add_flag("--force", args->force, "Replace an existing op.json");
   cmd->add_flag("--json", args->json, "Print one JSON object (the skeleton written)");
+  cmd->add_option("--include-dir", args->include_dirs,
+                  "A folder of the operator's repository its sources include headers from "
+                  "(repeatable; written into op.json's include_dirs)")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_option("--op-type", args->op_type,
+                  "The OpDef to write, when the host registers several (by op type, as OP_ADD "
+                  "names it)");
   cmd->callback([args, &ctx] { ctx.exit_code = run_init(*args); });
 }
 

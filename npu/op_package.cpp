@@ -1,6 +1,9 @@
 #include "npu/op_package.hpp"
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -10,6 +13,7 @@
 #include "base/utf8.hpp"
 #include "npu/accumulated_outputs.hpp"
 #include "npu/op_json_completion.hpp"
+#include "npu/package_include.hpp"
 #include "npu/package_include_dirs.hpp"
 #include "npu/sim/device/opdef_reader.hpp"
 
@@ -100,6 +104,27 @@ bool is_package_source_file(const std::string& relative) {
                      [&](const char* e) { return ext == e; });
 }
 
+namespace {
+
+// The include folders the OpDef is read with, before op.json is parsed: its include_dirs
+// (strings; anything else is the parse's to refuse later) where the loader allows them, then the
+// loader's own.
+std::vector<std::filesystem::path> opdef_include_dirs(const json& j,
+                                                      const std::filesystem::path& dir,
+                                                      const package_load_options& options) {
+  std::vector<std::filesystem::path> dirs;
+  const auto listed = j.find("include_dirs");
+  if (options.allow_include_dirs && listed != j.end() && listed->is_array()) {
+    for (const json& folder : *listed) {
+      if (folder.is_string()) dirs.push_back((dir / folder.get<std::string>()).lexically_normal());
+    }
+  }
+  dirs.insert(dirs.end(), options.include_dirs.begin(), options.include_dirs.end());
+  return dirs;
+}
+
+}  // namespace
+
 result<op_package> load_op_package(const std::filesystem::path& dir,
                                    const package_load_options& options) {
   std::error_code ec;
@@ -125,7 +150,7 @@ result<op_package> load_op_package(const std::filesystem::path& dir,
           options.op_def_work_dir.empty()
               ? std::filesystem::temp_directory_path(tmp_ec) / "aopt-opdef"
               : options.op_def_work_dir;
-      return read_op_defs(dir, default_sim_toolchain(), work);
+      return read_op_defs(dir, default_sim_toolchain(), work, opdef_include_dirs(j, dir, options));
     };
   }
   auto completed = complete_op_json(j, dir, read_defs, spec_path.string(), pkg.assumptions);
@@ -148,14 +173,24 @@ result<op_package> load_op_package(const std::filesystem::path& dir,
   }
   auto sources = list_package_sources(dir);
   if (!sources.ok()) return sources.error();
+  std::map<std::string, std::string> package_files;
   for (const std::string& rel : *sources) {
-    if (rel == pkg.spec.files.tiling_header || rel == pkg.spec.files.host ||
-        rel == pkg.spec.files.kernel || rel == pkg.spec.files.reference) {
-      continue;
-    }
     auto source = read_package_file(dir, rel);
     if (!source.ok()) return source.error();
-    pkg.other_files.emplace(rel, std::move(source).value());
+    package_files.emplace(rel, std::move(source).value());
+  }
+  for (auto& [name, target] : files) package_files.insert_or_assign(*name, *target);
+  // Only what the operator's own files include belongs to it: a folder as teams lay it out also
+  // holds a framework binding, tests or another operator's kernel, which CANN's build of this
+  // operator never reads, so neither does aopt's (nor screens them, nor hashes them).
+  const std::optional<std::set<std::string>> reached =
+      reached_package_files(package_files, {pkg.spec.files.tiling_header, pkg.spec.files.host,
+                                            pkg.spec.files.kernel, pkg.spec.files.reference});
+  for (auto& [rel, text] : package_files) {
+    const bool named = rel == pkg.spec.files.tiling_header || rel == pkg.spec.files.host ||
+                       rel == pkg.spec.files.kernel || rel == pkg.spec.files.reference;
+    if (named || (reached && reached->count(rel) == 0)) continue;
+    pkg.other_files.emplace(rel, std::move(text));
   }
   const std::vector<std::string> zero_init = assume_zero_init_of_accumulated_outputs(pkg);
   pkg.assumptions.insert(pkg.assumptions.end(), zero_init.begin(), zero_init.end());
@@ -184,7 +219,8 @@ result<op_package> load_op_package(const std::filesystem::path& dir,
   return pkg;
 }
 
-result<std::map<std::string, std::string>> load_package_sources(const std::filesystem::path& dir) {
+result<std::map<std::string, std::string>> load_package_sources(
+    const std::filesystem::path& dir, const std::vector<std::filesystem::path>& include_dirs) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {
     return not_found(dir.string() + ": not an operator directory (no such directory)");
@@ -197,6 +233,10 @@ result<std::map<std::string, std::string>> load_package_sources(const std::files
     if (!source.ok()) return source.error();
     files.emplace(rel, std::move(source).value());
   }
+  auto joined =
+      join_include_dirs(files, include_dirs, max_package_file_bytes, max_package_source_files);
+  if (!joined.ok()) return joined.error();
+  files.merge(joined->files);
   return files;
 }
 

@@ -70,7 +70,9 @@ result<op_package> load_op_package(const std::filesystem::path& dir,
                                    const package_load_options& options = {});
 
 // Every C/C++ source file of the package under `dir` by its relative path, read as
-// load_op_package reads them (no op.json needed: what `aopt init` reads).
-result<std::map<std::string, std::string>> load_package_sources(const std::filesystem::path& dir);
+// load_op_package reads them (no op.json needed: what `aopt init` reads), with the headers they
+// include from `include_dirs` joined as load_op_package joins them.
+result<std::map<std::string, std::string>> load_package_sources(
+    const std::filesystem::path& dir, const std::vector<std::filesystem::path>& include_dirs = {});
 
 }  // namespace aopt::npu

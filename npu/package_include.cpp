@@ -1,6 +1,7 @@
 #include "npu/package_include.hpp"
 
 #include <cctype>
+#include <deque>
 #include <filesystem>
 #include <sstream>
 
@@ -90,6 +91,32 @@ std::optional<std::string> resolve_package_include(const std::string& including,
     if (package_files.count(*candidate) != 0) return candidate;
   }
   return std::nullopt;
+}
+
+std::optional<std::set<std::string>> reached_package_files(
+    const std::map<std::string, std::string>& files, const std::vector<std::string>& roots) {
+  std::set<std::string> known;
+  for (const auto& [path, text] : files) known.insert(path);
+  std::set<std::string> reached;
+  std::deque<std::string> pending;
+  auto reach = [&](const std::string& path) {
+    if (known.count(path) != 0 && reached.insert(path).second) pending.push_back(path);
+  };
+  for (const std::string& root : roots) reach(root);
+  while (!pending.empty()) {
+    const std::string including = pending.front();
+    pending.pop_front();
+    for (const include_directive& d : include_directives(files.at(including))) {
+      if (d.path.empty()) return std::nullopt;
+      if (d.angled) {
+        if (const std::optional<std::string> from_root = inside("", d.path)) reach(*from_root);
+      } else if (const std::optional<std::string> file =
+                     resolve_package_include(including, d.path, known)) {
+        reach(*file);
+      }
+    }
+  }
+  return reached;
 }
 
 }  // namespace aopt::npu

@@ -10,6 +10,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -40,5 +41,14 @@ const std::vector<std::string>& package_quote_dirs();
 std::optional<std::string> resolve_package_include(const std::string& including,
                                                    const std::string& path,
                                                    const std::set<std::string>& package_files);
+
+// The files of a package (`files`: path -> text) that the files `roots` reach through their
+// includes, directly or through each other, the roots among them: all a build of the roots can
+// read. A quoted include resolves as resolve_package_include says, an angled one from the package
+// root; a directive inside a false #if counts too (a superset is safe, a file missing is not).
+// Nothing when a reached file has a computed include (#include MACRO): only the preprocessor
+// knows which file that names, so every file may be reached.
+std::optional<std::set<std::string>> reached_package_files(
+    const std::map<std::string, std::string>& files, const std::vector<std::string>& roots);
 
 }  // namespace aopt::npu

@@ -4,6 +4,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <string>
 
 #include "npu/op_package.hpp"
 #include "npu/protocol/op_spec.hpp"
@@ -51,6 +53,47 @@ TEST_SUITE("npu") {
     CHECK_FALSE(skeleton->contains("tiling_func"));  // the registration names it
     auto spec = aopt::npu::parse_op_spec(*skeleton);
     CHECK_MESSAGE(spec.ok(), spec.error().message());
+  }
+
+  TEST_CASE("aopt init writes a ref output, and finds files named otherwise by what they hold") {
+    // tests/data/ops/hypot laid out as a team might: its tiling header not named *_tiling.h, and
+    // another operator's host and kernel sorted before its own.
+    aopt::testing::temp_dir dir;
+    const fs::path pkg = dir.path() / "hypot";
+    fs::copy(fs::path(AOPT_TEST_DATA_DIR) / "ops" / "hypot", pkg, fs::copy_options::recursive);
+    fs::remove(pkg / "op.json");
+    fs::rename(pkg / "op_host" / "hypot_tiling.h", pkg / "op_host" / "hypot_defs.h");
+    fs::rename(pkg / "op_host" / "hypot.cpp", pkg / "op_host" / "impl.cpp");
+    fs::rename(pkg / "op_kernel" / "hypot.cpp", pkg / "op_kernel" / "impl.cpp");
+    {
+      std::ifstream in(pkg / "op_host" / "impl.cpp");
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      text.replace(text.find("hypot_tiling.h"), 14, "hypot_defs.h");
+      std::ofstream(pkg / "op_host" / "impl.cpp") << text;
+    }
+    std::ofstream(pkg / "op_host" / "a_helpers.h") << "#pragma once\n";
+    std::ofstream(pkg / "op_kernel" / "a_grad.cpp") << "// another operator's kernel\n";
+    auto defs = aopt::npu::read_op_defs(pkg, aopt::npu::default_sim_toolchain(), dir.path());
+    REQUIRE_MESSAGE(defs.ok(), defs.error().message());
+    auto skeleton = aopt::npu::op_json_skeleton(pkg, *defs);
+    REQUIRE_MESSAGE(skeleton.ok(), skeleton.error().message());
+    CHECK((*skeleton)["files"]["tiling_header"] == "op_host/hypot_defs.h");
+    CHECK((*skeleton)["files"]["host"] == "op_host/impl.cpp");
+    CHECK((*skeleton)["files"]["kernel"] == "op_kernel/impl.cpp");
+    const auto& out = (*skeleton)["outputs"][0];
+    CHECK(out["name"] == "x");
+    CHECK(out["inplace"] == "x");
+    CHECK_FALSE(out.contains("shape"));  // the input's
+    auto spec = aopt::npu::parse_op_spec(*skeleton);
+    REQUIRE_MESSAGE(spec.ok(), spec.error().message());
+    CHECK(spec->outputs[0].has_own_argument());
+    // The OpDef chosen by its op type (`aopt init --op-type`), and one the host lacks refused.
+    auto named = aopt::npu::op_json_skeleton(pkg, *defs, "Hypot");
+    REQUIRE_MESSAGE(named.ok(), named.error().message());
+    CHECK((*named)["name"] == "hypot");
+    auto missing = aopt::npu::op_json_skeleton(pkg, *defs, "HypotGrad");
+    REQUIRE_FALSE(missing.ok());
+    CHECK(missing.error().message().find("no OpDef of op type HypotGrad") != std::string::npos);
   }
 
   TEST_CASE("aopt init takes shapes and value ranges from a msOpST-style case file") {

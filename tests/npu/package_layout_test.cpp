@@ -5,6 +5,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -51,6 +54,51 @@ TEST_SUITE("npu") {
     const auto plain = load_layout(ops_dir / "add_tiled");
     CHECK(plain.other_files.empty());
     CHECK(aopt::npu::other_files_digest(plain).empty());
+  }
+
+  TEST_CASE("a file none of the operator's files includes is not the operator's") {
+    aopt::testing::temp_dir dir;
+    const fs::path pkg = dir.path() / "team_layout_add";
+    copy_package(ops_dir / "team_layout_add", pkg);
+    const auto before = load_layout(pkg);
+    // What a team's operator folder holds beside the operator: a framework binding and a test,
+    // neither of which a kernel may include.
+    fs::create_directories(pkg / "csrc");
+    std::ofstream(pkg / "csrc" / "binding.cpp") << "#include <torch/extension.h>\n";
+    fs::create_directories(pkg / "tests");
+    std::ofstream(pkg / "tests" / "test_add.cpp")
+        << "#include <gtest/gtest.h>\n#include <fstream>\n";
+    const auto after = load_layout(pkg);
+    CHECK(after.other_files == before.other_files);
+    CHECK(aopt::npu::other_files_digest(after) == aopt::npu::other_files_digest(before));
+    const auto ok = evaluate_on_simulator(after);
+    CHECK_MESSAGE(ok.ok(), nlohmann::json(ok).dump(1));
+    // A helper the kernel does include is screened as before.
+    std::ofstream(pkg / "op_kernel" / "team_layout_add_block.h", std::ios::app)
+        << "#include <fstream>\n";
+    const auto refused = evaluate_on_simulator(load_layout(pkg));
+    CHECK(refused.status == aopt::npu::eval_status::compile_error);
+    CHECK(refused.error_kind == "forbidden");
+    CHECK(refused.message.find("team_layout_add_block.h") != std::string::npos);
+  }
+
+  TEST_CASE("the files a package's roots reach through their includes") {
+    using aopt::npu::reached_package_files;
+    const std::map<std::string, std::string> files = {
+        {"op_kernel/k.cpp", "#include \"k.h\"\n#include <common/util.h>\n"},
+        {"op_kernel/k.h", "#if 0\n#include \"../op_host/old.h\"\n#endif\n"},
+        {"op_host/old.h", ""},
+        {"common/util.h", ""},
+        {"op_kernel/other_op.cpp", "#include \"k.h\"\n"},
+        {"csrc/binding.cpp", "#include <torch/extension.h>\n"}};
+    const auto reached = reached_package_files(files, {"op_kernel/k.cpp"});
+    REQUIRE(reached);
+    CHECK(*reached == std::set<std::string>{"op_kernel/k.cpp", "op_kernel/k.h", "op_host/old.h",
+                                            "common/util.h"});
+    // A computed include could name any file: all of them may be reached.
+    auto computed = files;
+    computed["op_kernel/k.h"] = "#define HELPER \"x.h\"\n#include HELPER\n";
+    CHECK_FALSE(reached_package_files(computed, {"op_kernel/k.cpp"}));
   }
 
   TEST_CASE("a linked helper header or folder in a package is refused") {

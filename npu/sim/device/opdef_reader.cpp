@@ -90,8 +90,9 @@ struct opdef_sources {
   std::vector<std::string> hosts;
 };
 
-result<opdef_sources> read_opdef_sources(const fs::path& package_dir) {
-  auto files = load_package_sources(package_dir);
+result<opdef_sources> read_opdef_sources(const fs::path& package_dir,
+                                         const std::vector<fs::path>& include_dirs) {
+  auto files = load_package_sources(package_dir, include_dirs);
   if (!files.ok()) return files.error();
   opdef_sources out;
   out.files = std::move(files).value();
@@ -109,8 +110,9 @@ result<opdef_sources> read_opdef_sources(const fs::path& package_dir) {
 
 }  // namespace
 
-result<std::string> op_defs_cache_key(const fs::path& package_dir, const sim_toolchain& toolchain) {
-  auto sources = read_opdef_sources(package_dir);
+result<std::string> op_defs_cache_key(const fs::path& package_dir, const sim_toolchain& toolchain,
+                                      const std::vector<fs::path>& include_dirs) {
+  auto sources = read_opdef_sources(package_dir, include_dirs);
   if (!sources.ok()) return sources.error();
   // The builder's fingerprint is all the key needs of it; its cache is never touched.
   compile_cache unused(fs::path(), 0);
@@ -118,8 +120,9 @@ result<std::string> op_defs_cache_key(const fs::path& package_dir, const sim_too
 }
 
 result<nlohmann::json> read_op_defs(const fs::path& package_dir, const sim_toolchain& toolchain,
-                                    const fs::path& work_dir) {
-  auto sources = read_opdef_sources(package_dir);
+                                    const fs::path& work_dir,
+                                    const std::vector<fs::path>& include_dirs) {
+  auto sources = read_opdef_sources(package_dir, include_dirs);
   if (!sources.ok()) return sources.error();
   const auto& files = sources->files;
   const auto& hosts = sources->hosts;
@@ -197,13 +200,21 @@ std::string op_defs_listed(const nlohmann::json& op_defs) {
                      op_defs.is_array() ? op_defs.size() : 0, listed.empty() ? "none" : listed);
 }
 
-result<nlohmann::json> op_json_skeleton(const fs::path& package_dir,
-                                        const nlohmann::json& op_defs) {
+result<nlohmann::json> op_json_skeleton(const fs::path& package_dir, const nlohmann::json& op_defs,
+                                        const std::string& wanted_type) {
   const std::string folder = fs::absolute(package_dir).lexically_normal().filename().string();
-  const nlohmann::json* chosen = find_op_def(op_defs, {folder});
+  if (!wanted_type.empty()) {
+    const nlohmann::json* named = find_op_def(op_defs, {wanted_type});
+    if (named == nullptr || folded(op_type_of(*named)) != folded(wanted_type)) {
+      return invalid_argument(fmt::format("{}: no OpDef of op type {} ({})", package_dir.string(),
+                                          wanted_type, op_defs_listed(op_defs)));
+    }
+  }
+  const nlohmann::json* chosen = find_op_def(op_defs, {wanted_type.empty() ? folder : wanted_type});
   if (chosen == nullptr) {
-    return invalid_argument(fmt::format("{}: {}: rename the folder after the operator's op type",
-                                        package_dir.string(), op_defs_listed(op_defs)));
+    return invalid_argument(fmt::format(
+        "{}: {}: name one with --op-type, or rename the folder after the operator's op type",
+        package_dir.string(), op_defs_listed(op_defs)));
   }
   // Read through json_fields: the reader's output is the host code's, so nothing here throws
   // on a field of another type; errors name the field.
@@ -261,16 +272,23 @@ result<nlohmann::json> op_json_skeleton(const fs::path& package_dir,
   // The files CANN's layout names after the kernel, else the ones the package has.
   auto files = load_package_sources(package_dir);
   if (!files.ok()) return files.error();
+  // The file named as CANN's layout names it; else the first of the folder with the suffix
+  // whose text holds `marker` (the tiling data's definition, the OpDef's registration), else the
+  // first with the suffix: a folder may hold another operator's files too (hypot_grad.cpp
+  // beside hypot.cpp), or the tiling header under another name (cartesian_to_frenet1.h).
   auto pick = [&](const std::string& preferred, const std::string& folder_prefix,
-                  const std::string& suffix) {
+                  const std::string& suffix, const std::string& marker) {
     if (files->count(preferred) != 0) return preferred;
+    std::string first;
     for (const auto& [path, text] : *files) {
-      if (path.rfind(folder_prefix, 0) == 0 && path.size() >= suffix.size() &&
-          path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
-        return path;
+      if (path.rfind(folder_prefix, 0) != 0 || path.size() < suffix.size() ||
+          path.compare(path.size() - suffix.size(), suffix.size(), suffix) != 0) {
+        continue;
       }
+      if (!marker.empty() && text.find(marker) != std::string::npos) return path;
+      if (first.empty()) first = path;
     }
-    return preferred;
+    return first.empty() ? preferred : first;
   };
   nlohmann::json inputs, outputs;
   if (status st = tensors("inputs", true, inputs); !st.ok()) return fail(st);
@@ -282,6 +300,27 @@ result<nlohmann::json> op_json_skeleton(const fs::path& package_dir,
                     test_case.source);
     apply_test_case(outputs, test_case.data.value("output_desc", nlohmann::json()), false,
                     test_case.source);
+  }
+  // An output named like an input is CANN's ref output of it (op_spec.hpp): its dtype and
+  // shape are the input's, so the skeleton leaves them to it.
+  for (nlohmann::json& out : outputs) {
+    const std::string out_name = out.value("name", std::string());
+    for (const nlohmann::json& in : inputs) {
+      if (in.value("name", std::string()) != out_name) continue;
+      out = {{"name", out_name},
+             {"inplace", out_name},
+             {"description", "input " + out_name +
+                                 " updated in place (the OpDef's ref output: the kernel has an "
+                                 "argument for it, at the input's memory)"}};
+    }
+  }
+  const std::string tiling_marker = "BEGIN_TILING_DATA_DEF";
+  std::string tiling_header =
+      pick("op_host/" + name + "_tiling.h", "op_host/", "_tiling.h", tiling_marker);
+  if (files->count(tiling_header) == 0) {
+    const std::string other = pick(tiling_header, "op_host/", ".h", tiling_marker);
+    if (files->count(other) != 0 && files->at(other).find(tiling_marker) != std::string::npos)
+      tiling_header = other;
   }
   nlohmann::json skeleton = {
       {"name", name},
@@ -295,9 +334,9 @@ result<nlohmann::json> op_json_skeleton(const fs::path& package_dir,
       {"attrs", attrs},
       {"seed", 1},
       {"files",
-       {{"tiling_header", pick("op_host/" + name + "_tiling.h", "op_host/", "_tiling.h")},
-        {"host", pick("op_host/" + name + ".cpp", "op_host/", ".cpp")},
-        {"kernel", pick("op_kernel/" + name + ".cpp", "op_kernel/", ".cpp")},
+       {{"tiling_header", tiling_header},
+        {"host", pick("op_host/" + name + ".cpp", "op_host/", ".cpp", "OP_ADD(" + op_type + ")")},
+        {"kernel", pick("op_kernel/" + name + ".cpp", "op_kernel/", ".cpp", "void " + name + "(")},
         {"reference", "reference.cpp"}}}};
   return skeleton;
 }

@@ -24,14 +24,18 @@ namespace aopt::npu {
 // failure of the machine. `work_dir` holds the scratch dirs and, in opdef-cache/, the OpDefs
 // read before, by a content hash of the package's sources and the toolchain
 // (candidate_builder::opdef_reader_key): a package read again is not compiled again.
+// `include_dirs`: the repository's folders its helper headers come from (op.json's
+// include_dirs, `aopt init --include-dir`), joined as load_op_package joins them.
 result<nlohmann::json> read_op_defs(const std::filesystem::path& package_dir,
                                     const sim_toolchain& toolchain,
-                                    const std::filesystem::path& work_dir);
+                                    const std::filesystem::path& work_dir,
+                                    const std::vector<std::filesystem::path>& include_dirs = {});
 
 // The key read_op_defs caches the package's OpDefs under in <work_dir>/opdef-cache (a
 // compile_cache): a content hash of its sources and the toolchain.
 result<std::string> op_defs_cache_key(const std::filesystem::path& package_dir,
-                                      const sim_toolchain& toolchain);
+                                      const sim_toolchain& toolchain,
+                                      const std::vector<std::filesystem::path>& include_dirs = {});
 
 // The OpDef among `op_defs` whose op type is one of `names` ignoring case and underscores
 // ("BoxIou" for "box_iou"), tried in order, else the only one; null when none is.
@@ -48,7 +52,10 @@ std::string op_defs_listed(const nlohmann::json& op_defs);
 // come from the first case of a msOpST-style test-case file beside the operator (a *.json array
 // of cases with input_desc/output_desc), else are [1] with a description saying to set them;
 // tiling_func is left out (the registration names it).
+// `wanted_type`, when given, chooses the OpDef instead (a host registering several, none named
+// after the folder: ScatterMaxV1 and ScatterMaxArgmaxV1 in scatter_max/).
 result<nlohmann::json> op_json_skeleton(const std::filesystem::path& package_dir,
-                                        const nlohmann::json& op_defs);
+                                        const nlohmann::json& op_defs,
+                                        const std::string& wanted_type = "");
 
 }  // namespace aopt::npu
