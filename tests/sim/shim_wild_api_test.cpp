@@ -532,6 +532,28 @@ TEST_SUITE("sim") {
       CHECK(find_api(trace, "DataCopyPad") != nullptr);
     }
   }
+
+  TEST_CASE("InitOutput, InitGlobalMemory's earlier name, fills GM as plain C++ does") {
+    for (uint64_t seed : {61, 62, 63}) {
+      std::mt19937_64 rng(seed);
+      const uint32_t count = 8 + static_cast<uint32_t>(rng() % (N - 16));
+      const auto value = static_cast<int32_t>(rng() % 2000) - 1000;
+      shim_run run;
+      int32_t* zg = run.gm<int32_t>("z", N);
+      std::vector<int32_t> expected(N, 7);
+      std::fill(zg, zg + N, 7);
+      const core_trace trace = run.run([&] {
+        GlobalTensor<int32_t> zGm;
+        zGm.SetGlobalBuffer((__gm__ int32_t*)zg, N);
+        InitOutput<int32_t>(zGm, count, value);
+        InitOutput<int32_t>(zGm[count], 4);  // the value defaults to zero
+      });
+      std::fill(expected.begin(), expected.begin() + count, value);
+      std::fill(expected.begin() + count, expected.begin() + count + 4, 0);
+      CHECK(std::vector<int32_t>(zg, zg + N) == expected);
+      CHECK(find_api(trace, "InitOutput") != nullptr);
+    }
+  }
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 #include "kernel_operator.h"
 
 enum class CubeFormat : int32_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR };
+enum class LayoutMode : int32_t { NONE = 0, BSNGD, SBNGD, BNGS1S2, NORMAL };
 
 namespace aopt_sim::mm {
 // The cube work of one Matmul call: on an AIV of a MIX launch it is a request to the group's AIC.
@@ -33,12 +34,21 @@ struct cube_request {
 
 namespace matmul {
 
-template <AscendC::TPosition POSITION, CubeFormat FORMAT, typename TYPE, bool ISTRANS = false>
+// The documented parameters in full: the batch layouts (LAYOUT) reorder a batched product's
+// operands, which the simulated object does not, so a kernel naming one fails to compile rather
+// than compute another product; IBSHARE (operands shared in L1 between cores) changes no result.
+template <AscendC::TPosition POSITION, CubeFormat FORMAT, typename TYPE, bool ISTRANS = false,
+          LayoutMode LAYOUT = LayoutMode::NONE, bool IBSHARE = false>
 struct MatmulType {
+  static_assert(LAYOUT == LayoutMode::NONE || LAYOUT == LayoutMode::NORMAL,
+                "aopt simulator: MatmulType's batch layouts (BSNGD, SBNGD, BNGS1S2) are not "
+                "simulated (docs/ascendc-api-coverage.md, Matmul)");
   constexpr static AscendC::TPosition pos = POSITION;
   constexpr static CubeFormat format = FORMAT;
   using T = TYPE;
   constexpr static bool isTrans = ISTRANS;
+  constexpr static LayoutMode layout = LAYOUT;
+  constexpr static bool ibShare = IBSHARE;
 };
 
 struct MatmulConfig {
@@ -344,7 +354,9 @@ class Matmul {
 // `matmul::Matmul<A, B, C, C, CFG>`.
 namespace AscendC {
 using matmul::GetNormalConfig;
+using matmul::Matmul;
 using matmul::MatmulConfig;
+using matmul::MatmulType;
 }  // namespace AscendC
 
 // REGIST_MATMUL_OBJ(&pipe, workspace, mm1, &tiling1 [, mm2, &tiling2 ...]): initialises each

@@ -2,8 +2,8 @@
 //   ASSERT / assert (a failed check ends the block as runtime_error "assertion"), the scalar
 //   math of the C and C++ libraries (sqrt, exp, abs, ...; min/max in AscendC), printf and
 //   std::cout, the workspace APIs (GetUserWorkspace, SetSysWorkspace, GetSysWorkSpacePtr),
-//   InitGlobalMemory, DataCacheCleanAndInvalid, GetSystemCycle, GetDataBlockSizeInBytes,
-//   SyncAll (blocks really synchronise: block_runner.hpp) and TQueSync.
+//   InitGlobalMemory (and its earlier name InitOutput), DataCacheCleanAndInvalid, GetSystemCycle,
+//   GetDataBlockSizeInBytes, SyncAll (blocks really synchronise: block_runner.hpp) and TQueSync.
 #pragma once
 
 #include <math.h>    // NOLINT(modernize-deprecated-headers): puts the overloaded abs/sqrt in ::
@@ -66,6 +66,15 @@ void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, con
                       aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
   aopt_sim::rt::gm_fill(reinterpret_cast<uint8_t*>(gmWorkspaceAddr.GetPhyAddr()), size * sizeof(T),
                         &value, sizeof(T), "InitGlobalMemory", site);
+}
+
+// InitGlobalMemory's earlier name, which kernels written for earlier CANN releases still call:
+// the same fill, `value` defaulting to zero.
+template <typename T>
+void InitOutput(GlobalTensor<T> gmWorkspaceAddr, const uint64_t size, const T value = 0,
+                aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  aopt_sim::rt::gm_fill(reinterpret_cast<uint8_t*>(gmWorkspaceAddr.GetPhyAddr()), size * sizeof(T),
+                        &value, sizeof(T), "InitOutput", site);
 }
 
 // Simulated GM is coherent; the flush costs one uncached scalar GM access.
