@@ -61,6 +61,15 @@ class byte_reader {
     }
     return n;
   }
+  // `n` values of T, copied at once (the delivery is in this machine's layout).
+  template <typename T>
+  void get_array(T* out, size_t n, const char* field) {
+    if (n > remaining() / sizeof(T)) {
+      throw malformed_delivery(std::string(field) + ": the delivery ends early (truncated)");
+    }
+    if (n != 0) std::memcpy(out, p_, n * sizeof(T));
+    p_ += n * sizeof(T);
+  }
   std::string get_string(const char* field) {
     const uint64_t n = count(field, 1);
     std::string s(p_, n);

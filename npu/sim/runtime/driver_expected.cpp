@@ -103,7 +103,7 @@ std::string encode_expected(const expected_outputs& e) {
   return std::move(w.text());
 }
 
-expected_outputs decode_expected(const std::string& bytes, const npu::op_spec& op) {
+expected_outputs decode_expected(std::string_view bytes, const npu::op_spec& op) {
   byte_reader r(bytes.data(), bytes.size());
   r.expect(expected_magic, magic_size, "expected outputs header");
   expected_outputs e;
@@ -118,7 +118,7 @@ expected_outputs decode_expected(const std::string& bytes, const npu::op_spec& o
         throw malformed_delivery("expected output " + op.outputs[i].name + ": wrong size");
       }
       std::vector<double> v(op.outputs[i].numel());
-      for (double& x : v) x = r.get<double>("expected value");
+      r.get_array(v.data(), v.size(), "expected values");
       s.outputs.push_back(std::move(v));
     }
     s.input_fingerprints.resize(r.count("input fingerprints", 8));

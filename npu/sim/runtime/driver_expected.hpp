@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "aopt/reference.h"
@@ -43,6 +44,6 @@ expected_outputs compute_expected(const npu::op_spec& op, reference_fn reference
 
 std::string encode_expected(const expected_outputs& e);
 // Throws malformed_delivery naming the field.
-expected_outputs decode_expected(const std::string& bytes, const npu::op_spec& op);
+expected_outputs decode_expected(std::string_view bytes, const npu::op_spec& op);
 
 }  // namespace aopt::sim

@@ -29,25 +29,10 @@
 #include "driver_judge.hpp"
 #include "driver_judge_process.hpp"
 #include "driver_report.hpp"
+#include "read_mapping.hpp"
 #include "shared_inputs.hpp"
 
 namespace {
-
-// All bytes of descriptor `fd` from offset 0 (pread: the offset is shared with the parent's copy).
-// A sealed memfd cannot change size, so one allocation of fstat's size holds it all.
-std::string read_all(int fd) {
-  struct stat st {};
-  if (::fstat(fd, &st) != 0)
-    throw std::runtime_error("cannot stat descriptor " + std::to_string(fd));
-  std::string bytes(static_cast<size_t>(st.st_size), '\0');
-  for (size_t at = 0; at < bytes.size();) {
-    const ssize_t n = ::pread(fd, bytes.data() + at, bytes.size() - at, static_cast<off_t>(at));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw std::runtime_error("cannot read descriptor " + std::to_string(fd));
-    at += static_cast<size_t>(n);
-  }
-  return bytes;
-}
 
 // What judging cost this process, for whoever sets the limits (the parent logs nothing of it).
 void report_cost() {
@@ -71,12 +56,13 @@ int main(int argc, char** argv) {
   try {
     const auto spec = aopt::sim::read_driver_spec(argv[1]);
     const auto threads = static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 10));
-    aopt::sim::expected_outputs expected =
-        aopt::sim::decode_expected(read_all(judge_fd::expected), spec.op);
+    aopt::sim::expected_outputs expected = aopt::sim::decode_expected(
+        aopt::sim::read_mapping::whole(judge_fd::expected).view(), spec.op);
     expected.first_set_inputs = aopt::sim::read_shared_inputs(judge_fd::first_inputs, spec.op);
     aopt::npu::eval_result result;
     try {
-      const aopt::sim::run_report report = aopt::sim::decode_report(read_all(judge_fd::delivery));
+      const aopt::sim::run_report report =
+          aopt::sim::decode_report(aopt::sim::read_mapping::whole(judge_fd::delivery).view());
       result = aopt::sim::judge_run(spec, report, expected, threads).result;
     } catch (const aopt::sim::malformed_delivery& e) {
       result = aopt::sim::failed_result(

@@ -233,7 +233,7 @@ std::string encode_report(const run_report& report) {
   return std::move(w.text());
 }
 
-run_report decode_report(const std::string& bytes) {
+run_report decode_report(std::string_view bytes) {
   byte_reader r(bytes.data(), bytes.size());
   r.expect(report_magic, magic_size, "report header");
   run_report out;

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "trace.hpp"
@@ -54,6 +55,6 @@ struct run_report {
 
 std::string encode_report(const run_report& report);
 // Throws malformed_delivery naming the field that is missing or inconsistent.
-run_report decode_report(const std::string& bytes);
+run_report decode_report(std::string_view bytes);
 
 }  // namespace aopt::sim

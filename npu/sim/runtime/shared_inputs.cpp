@@ -1,6 +1,5 @@
 #include "shared_inputs.hpp"
 
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <cstring>
@@ -8,36 +7,9 @@
 #include <string>
 
 #include "driver_expected.hpp"
+#include "read_mapping.hpp"
 
 namespace aopt::sim {
-
-namespace {
-
-// A read-only mapping of a whole descriptor, unmapped when it goes.
-class read_mapping {
- public:
-  read_mapping(int fd, uint64_t bytes) : bytes_(bytes) {
-    if (bytes_ == 0) return;
-    void* p = ::mmap(nullptr, bytes_, PROT_READ, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED) {
-      throw std::runtime_error("input descriptor " + std::to_string(fd) +
-                               ": cannot map it: " + std::strerror(errno));
-    }
-    data_ = static_cast<const uint8_t*>(p);
-  }
-  read_mapping(const read_mapping&) = delete;
-  read_mapping& operator=(const read_mapping&) = delete;
-  ~read_mapping() {
-    if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), bytes_);
-  }
-  const uint8_t* data() const { return data_; }
-
- private:
-  const uint8_t* data_ = nullptr;
-  uint64_t bytes_ = 0;
-};
-
-}  // namespace
 
 std::vector<std::vector<uint8_t>> read_shared_inputs(int fd, const npu::op_spec& op) {
   uint64_t want = 0;
