@@ -1,8 +1,11 @@
 #include "agent/heuristics/heuristic_refiner.hpp"
 
 #include <algorithm>
-#include <optional>
+#include <map>
 #include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "agent/kernel_text/code_diff.hpp"
 #include "agent/motifs/optimization_rules.hpp"
@@ -44,71 +47,95 @@ std::vector<const kernel_rule*> transfer_rules(const experience_tuple& t) {
 
 struct transfer {
   std::string kernel;
-  std::string origin;
   const kernel_rule* rule = nullptr;  // null for a diff transfer
 };
 
-// Every way the tuple changes `kernel`: its diff, then each transfer rule that applies; the
-// first is the tuple's primary transfer.
-std::vector<transfer> transfers_of(const experience_tuple& t, const std::string& kernel,
-                                   size_t max_fuzz) {
-  std::vector<transfer> out;
-  if (!t.code_diff.empty()) {
-    result<patch_outcome> patched = apply_unified_diff(kernel, t.code_diff, {max_fuzz});
-    if (patched.ok() && patched->applied && patched->text != kernel) {
-      out.push_back({std::move(patched->text), "tuple:" + t.id, nullptr});
-    }
-  }
-  for (const kernel_rule* r : transfer_rules(t)) {
-    if (!r->applies(kernel)) continue;
-    result<std::string> k = r->apply(kernel);
-    if (k.ok() && *k != kernel)
-      out.push_back({std::move(*k), "tuple:" + t.id + "+rule:" + r->name, r});
-  }
-  return out;
+std::string origin_of(const experience_tuple& t, const transfer& done) {
+  return "tuple:" + t.id + (done.rule == nullptr ? "" : "+rule:" + done.rule->name);
 }
 
-std::optional<transfer> primary_transfer(const experience_tuple& t, const std::string& kernel,
-                                         size_t max_fuzz) {
-  std::vector<transfer> all = transfers_of(t, kernel, max_fuzz);
-  if (all.empty()) return std::nullopt;
-  return std::move(all.front());
-}
+// Every way a tuple changes a kernel: its diff, then each transfer rule that applies; the first
+// is the tuple's primary transfer. What a tuple makes of a kernel depends only on its diff and
+// its transfer rules, never on its id, and tuples of one motif share both; so within one
+// refine() each (kernel, diff, rules) is worked out once. The pairs of step 3 would otherwise
+// match every rule again for every partner: on a real 20 KB kernel (DrivingSDK's
+// multi_scale_deformable_attn) with 43 tuples retrieved, one refine took over half an hour.
+class transfer_memo {
+ public:
+  explicit transfer_memo(size_t max_fuzz) : max_fuzz_(max_fuzz) {}
+
+  const std::vector<transfer>& of(const experience_tuple& t, const std::string& kernel) {
+    std::vector<const kernel_rule*> rules = transfer_rules(t);
+    key k{kernel, t.code_diff, rules};
+    auto it = memo_.find(k);
+    if (it == memo_.end()) {
+      it = memo_.emplace(std::move(k), compute(t.code_diff, rules, kernel)).first;
+    }
+    return it->second;
+  }
+
+ private:
+  using key = std::tuple<std::string, std::string, std::vector<const kernel_rule*>>;
+
+  std::vector<transfer> compute(const std::string& code_diff,
+                                const std::vector<const kernel_rule*>& rules,
+                                const std::string& kernel) const {
+    std::vector<transfer> out;
+    if (!code_diff.empty()) {
+      result<patch_outcome> patched = apply_unified_diff(kernel, code_diff, {max_fuzz_});
+      if (patched.ok() && patched->applied && patched->text != kernel) {
+        out.push_back({std::move(patched->text), nullptr});
+      }
+    }
+    for (const kernel_rule* r : rules) {
+      if (!r->applies(kernel)) continue;
+      result<std::string> k = r->apply(kernel);
+      if (k.ok() && *k != kernel) out.push_back({std::move(*k), r});
+    }
+    return out;
+  }
+
+  size_t max_fuzz_;
+  std::map<key, std::vector<transfer>> memo_;
+};
 
 }  // namespace
 
 heuristic_refiner::heuristic_refiner(refiner_options options) : options_(options) {}
 
 std::vector<kernel_candidate> heuristic_refiner::refine(const refinement_input& input) const {
+  transfer_memo transfers(options_.max_fuzz);
   // Each tuple's transfers, in retrieval order; tuples that do not transfer are left out.
   struct tuple_transfers {
     const experience_tuple* tuple;
-    std::vector<transfer> all;
+    const std::vector<transfer>* all;
   };
   std::vector<tuple_transfers> per_tuple;
   for (const experience_tuple& t : input.tuples) {
-    std::vector<transfer> all = transfers_of(t, input.kernel, options_.max_fuzz);
-    if (!all.empty()) per_tuple.push_back({&t, std::move(all)});
+    const std::vector<transfer>& all = transfers.of(t, input.kernel);
+    if (!all.empty()) per_tuple.push_back({&t, &all});
   }
 
   std::vector<kernel_candidate> out;
   std::set<std::string> seen = {input.kernel};
+  const auto full = [&] { return out.size() >= options_.max_candidates; };
   auto offer = [&](std::string kernel, std::string origin, std::vector<std::string> ids) {
-    if (out.size() >= options_.max_candidates || !seen.insert(kernel).second) return;
+    if (full() || !seen.insert(kernel).second) return;
     out.push_back({std::move(kernel), std::move(origin), std::move(ids)});
   };
   // The tuples applied one after another, each transferred again onto the kernel the earlier
   // ones produced, since its diff or rule may need the other's edits in place (or may no longer
   // apply: then skipped). Offered when at least two contributed.
   auto combine = [&](const std::vector<const experience_tuple*>& tuples) {
+    if (full()) return;
     std::string kernel = input.kernel;
     std::string origin;
     std::vector<std::string> ids;
     for (const experience_tuple* t : tuples) {
-      std::optional<transfer> done = primary_transfer(*t, kernel, options_.max_fuzz);
-      if (!done) continue;
-      kernel = std::move(done->kernel);
-      origin += (origin.empty() ? "" : " & ") + done->origin;
+      const std::vector<transfer>& done = transfers.of(*t, kernel);
+      if (done.empty()) continue;
+      origin += (origin.empty() ? "" : " & ") + origin_of(*t, done.front());
+      kernel = done.front().kernel;
       ids.push_back(t->id);
     }
     if (ids.size() >= 2) offer(std::move(kernel), std::move(origin), std::move(ids));
@@ -122,24 +149,25 @@ std::vector<kernel_candidate> heuristic_refiner::refine(const refinement_input& 
   }
   // 2. Each alone.
   for (const tuple_transfers& p : per_tuple) {
-    offer(p.all.front().kernel, p.all.front().origin, {p.tuple->id});
+    offer(p.all->front().kernel, origin_of(*p.tuple, p.all->front()), {p.tuple->id});
   }
   // 3. Each pair (all pairs already covered by 1 when there are only two).
   if (per_tuple.size() >= 3) {
-    for (size_t i = 0; i < per_tuple.size(); ++i) {
-      for (size_t j = i + 1; j < per_tuple.size(); ++j) {
+    for (size_t i = 0; i < per_tuple.size() && !full(); ++i) {
+      for (size_t j = i + 1; j < per_tuple.size() && !full(); ++j) {
         combine({per_tuple[i].tuple, per_tuple[j].tuple});
       }
     }
   }
   // 4. Free parameters varied and alternative rules, tuple by tuple.
   for (const tuple_transfers& p : per_tuple) {
-    for (size_t k = 0; k < p.all.size(); ++k) {
-      const transfer& t = p.all[k];
-      if (k > 0) offer(t.kernel, t.origin, {p.tuple->id});
+    for (size_t k = 0; k < p.all->size(); ++k) {
+      const transfer& t = (*p.all)[k];
+      const std::string origin = origin_of(*p.tuple, t);
+      if (k > 0) offer(t.kernel, origin, {p.tuple->id});
       if (t.rule == nullptr || !t.rule->variants) continue;
       for (rule_variant& v : t.rule->variants(input.kernel)) {
-        offer(std::move(v.kernel), t.origin + "[" + v.label + "]", {p.tuple->id});
+        offer(std::move(v.kernel), origin + "[" + v.label + "]", {p.tuple->id});
       }
     }
   }
