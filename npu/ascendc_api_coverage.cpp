@@ -243,6 +243,8 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {system, "SetSysWorkspace", yes, ""},
       {system, "GetSysWorkSpacePtr", yes, ""},
       {system, "InitGlobalMemory", yes, "one MTE3 transfer of the filled bytes"},
+      {system, "InitOutput", yes,
+       "InitGlobalMemory's earlier name (value defaults to 0): the same transfer"},
       {system, "DataCacheCleanAndInvalid", yes,
        "GM is coherent in the simulator; costs one scalar GM access"},
       {system, "TILING_KEY_IS", yes, ""},
@@ -412,6 +414,13 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "SetOrgShape/SetTail, Iterate/IterateAll/GetTensorC into GM or a local tensor; a "
        "transposed A, L1/UB inputs and enAtomic end the run as unsupported"},
       {cube, "lib/matmul_intf.h", yes, "the header of the Matmul high-level API"},
+      {cube, "MatmulType", part,
+       "an AscendC name (and matmul::) with the documented parameters: POSITION, FORMAT, TYPE, "
+       "ISTRANS, LAYOUT, IBSHARE; LAYOUT NONE or NORMAL (a batch layout fails to compile, naming "
+       "this row); IBSHARE changes no result"},
+      {cube, "LayoutMode", part,
+       "NONE, BSNGD, SBNGD, BNGS1S2, NORMAL: the values exist, only NONE and NORMAL are "
+       "simulated"},
       {cube, "MatmulConfig", yes,
        "an AscendC name (and matmul::); Matmul accepts every config and computes the same "
        "product"},

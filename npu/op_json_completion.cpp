@@ -519,9 +519,31 @@ status fill_attrs(json& spec, const op_def& def, const optest_case& test_case,
   return {};
 }
 
+// An output named like an input is CANN's ref output of it (op_spec.hpp): "inplace" to
+// completion as to the parse, so its dtype and shape are the input's, never the OpDef's to fill.
+json with_ref_outputs_marked(json spec) {
+  if (!spec.is_object()) return spec;
+  const auto inputs = spec.find("inputs");
+  const auto outputs = spec.find("outputs");
+  if (inputs == spec.end() || outputs == spec.end() || !inputs->is_array() || !outputs->is_array())
+    return spec;
+  std::set<std::string> input_names;
+  for (const json& t : *inputs) {
+    if (t.is_object() && t.contains("name") && t["name"].is_string())
+      input_names.insert(t["name"].get<std::string>());
+  }
+  for (json& t : *outputs) {
+    if (t.is_object() && !t.contains("inplace") && t.contains("name") && t["name"].is_string() &&
+        input_names.count(t["name"].get<std::string>()) != 0)
+      t["inplace"] = t["name"];
+  }
+  return spec;
+}
+
 }  // namespace
 
-bool op_json_needs_op_def(const json& op_json) {
+bool op_json_needs_op_def(const json& original) {
+  const json op_json = with_ref_outputs_marked(original);
   if (!op_json.is_object()) return false;
   for (const char* list : tensor_lists) {
     const auto it = op_json.find(list);
@@ -537,9 +559,10 @@ bool op_json_needs_op_def(const json& op_json) {
   return false;
 }
 
-result<json> complete_op_json(const json& op_json, const std::filesystem::path& package_dir,
+result<json> complete_op_json(const json& original, const std::filesystem::path& package_dir,
                               const op_defs_reader& read_defs, const std::string& file,
                               std::vector<std::string>& assumptions) {
+  const json op_json = with_ref_outputs_marked(original);
   if (!op_json_needs_op_def(op_json)) return op_json;
   // A malformed op.json is refused as it is, before the OpDef (a compile of the host sources)
   // is read for it: nothing below reads a field of a type it does not expect.

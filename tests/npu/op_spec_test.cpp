@@ -95,9 +95,14 @@ TEST_SUITE("npu") {
       CHECK(parse_error(j) == "op.json: inputs[0].shape[0]: expected a positive integer, got 0");
     }
     SUBCASE("a tensor name used twice") {
-      j["outputs"][0]["name"] = j["inputs"][0]["name"];
-      CHECK(parse_error(j).find("op.json: outputs[0].name: tensor name") == 0);
+      j["inputs"][1]["name"] = j["inputs"][0]["name"];
+      CHECK(parse_error(j).find("op.json: inputs[1].name: tensor name") == 0);
       CHECK(parse_error(j).find("is used twice") != std::string::npos);
+    }
+    SUBCASE("a ref output (named like its input) of another shape") {
+      j["outputs"][0]["name"] = j["inputs"][0]["name"];
+      j["outputs"][0]["shape"] = {8, 1024};
+      CHECK(parse_error(j).find("op.json: outputs[0].shape: differs from input 'x'") == 0);
     }
     SUBCASE("level out of range") {
       j["level"] = 7;
