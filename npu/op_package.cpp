@@ -183,13 +183,12 @@ result<op_package> load_op_package(const std::filesystem::path& dir,
   // Only what the operator's own files include belongs to it: a folder as teams lay it out also
   // holds a framework binding, tests or another operator's kernel, which CANN's build of this
   // operator never reads, so neither does aopt's (nor screens them, nor hashes them).
-  const std::optional<std::set<std::string>> reached =
-      reached_package_files(package_files, {pkg.spec.files.tiling_header, pkg.spec.files.host,
-                                            pkg.spec.files.kernel, pkg.spec.files.reference});
+  const std::vector<std::string> named = {pkg.spec.files.tiling_header, pkg.spec.files.host,
+                                          pkg.spec.files.kernel, pkg.spec.files.reference};
+  const std::optional<std::set<std::string>> reached = reached_package_files(package_files, named);
   for (auto& [rel, text] : package_files) {
-    const bool named = rel == pkg.spec.files.tiling_header || rel == pkg.spec.files.host ||
-                       rel == pkg.spec.files.kernel || rel == pkg.spec.files.reference;
-    if (named || (reached && reached->count(rel) == 0)) continue;
+    const bool is_named = std::find(named.begin(), named.end(), rel) != named.end();
+    if (is_named || (reached && reached->count(rel) == 0)) continue;
     pkg.other_files.emplace(rel, std::move(text));
   }
   const std::vector<std::string> zero_init = assume_zero_init_of_accumulated_outputs(pkg);

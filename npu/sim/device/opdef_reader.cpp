@@ -203,14 +203,13 @@ std::string op_defs_listed(const nlohmann::json& op_defs) {
 result<nlohmann::json> op_json_skeleton(const fs::path& package_dir, const nlohmann::json& op_defs,
                                         const std::string& wanted_type) {
   const std::string folder = fs::absolute(package_dir).lexically_normal().filename().string();
-  if (!wanted_type.empty()) {
-    const nlohmann::json* named = find_op_def(op_defs, {wanted_type});
-    if (named == nullptr || folded(op_type_of(*named)) != folded(wanted_type)) {
-      return invalid_argument(fmt::format("{}: no OpDef of op type {} ({})", package_dir.string(),
-                                          wanted_type, op_defs_listed(op_defs)));
-    }
-  }
   const nlohmann::json* chosen = find_op_def(op_defs, {wanted_type.empty() ? folder : wanted_type});
+  // find_op_def falls back to the only OpDef; a type asked for by name must be that type.
+  if (!wanted_type.empty() &&
+      (chosen == nullptr || folded(op_type_of(*chosen)) != folded(wanted_type))) {
+    return invalid_argument(fmt::format("{}: no OpDef of op type {} ({})", package_dir.string(),
+                                        wanted_type, op_defs_listed(op_defs)));
+  }
   if (chosen == nullptr) {
     return invalid_argument(fmt::format(
         "{}: {}: name one with --op-type, or rename the folder after the operator's op type",
