@@ -167,7 +167,8 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "figure: read as element j of source blocks 0..7 into destination block 2j and of 8..15 "
        "into 2j + 1"},
       {arrange, "Brcb", yes, "BrcbRepeatParams strides"},
-      {arrange, "CreateVecIndex", yes, "count form"},
+      {arrange, "CreateVecIndex", yes,
+       "count form; lane-mask forms (continuous and bit mask) with block and repeat strides"},
       {arrange, "Transpose", part, "the 16 x 16 two-byte form only; TransposeParamsExt missing"},
       {sort, "Sort32", yes, "half/float scores, 8-byte (score, index) pairs, stable"},
       {sort, "MrgSort", yes,

@@ -273,6 +273,31 @@ TEST_SUITE("adversarial") {
           "fprintf");
   }
 
+  TEST_CASE("honest wild code: a class template's member another operator's kernel defines") {
+    // DrivingSDK's bev_pool.h: BEVPoolGradKernel<T>::DoProcess is declared in the shared header,
+    // called by the template's own Process and defined only in the grad operator's kernel file;
+    // this operator never instantiates the grad class.
+    CHECK(kernel_refusal("template <typename T>\nclass GradKernel {\npublic:\n"
+                         "  __aicore__ inline void Process() { DoProcess(); }\n"
+                         "private:\n  __aicore__ inline void DoProcess();\n};") == "");
+    // Called from outside the template, the specialisation's member is still judged.
+    CHECK(kernel_refusal("template <typename T>\nstruct GradKernel {\n  void DoProcess();\n};\n"
+                         "void forge() { GradKernel<float> k; k.DoProcess(); }") == "DoProcess");
+    // A class template reopened in the standard library's namespace could be instantiated
+    // into a name libstdc++ exports: its undefined members stay refused.
+    CHECK(kernel_refusal("namespace std {\ntemplate <typename T>\nstruct forged_buf {\n"
+                         "  void release();\n  void run() { release(); }\n};\n}") == "release");
+  }
+
+  TEST_CASE("honest wild code: the CANN compiler's no-synchronisation hint on a loop") {
+    // DrivingSDK's scatter_mean_grad and deformable_conv2d; a pragma of that compiler the list
+    // does not hold stays refused.
+    CHECK(kernel_refusal("__aicore__ inline int Sum(int n) {\n  int s = 0;\n"
+                         "#pragma bisheng auto_sync parallel\n"
+                         "  for (int i = 0; i < n; ++i) s += i;\n  return s;\n}") == "");
+    CHECK(kernel_refusal("#pragma bisheng fake_option on") == "#pragma bisheng fake_option on");
+  }
+
   TEST_CASE("honest wild code: a table of sizes by dtype, a log helper's thread id") {
     // DrivingSDK's common.h: a namespace-scope std::map built from constants runs the library
     // only. fbgemm-ascend's log_base.h: the thread id through a cast.

@@ -36,6 +36,17 @@ TEST_SUITE("adversarial") {
         f->message() ==
         "op_host/h.cpp:2: `<sys/socket.h>` is forbidden: only the AscendC and tiling headers, the "
         "package's own files and the C++ standard headers a kernel needs may be included");
+    // A header neither the system nor CANN has, included in angles as DrivingSDK includes its
+    // <log/log.h>, is a repository's helper: the message says how to bring it, as for quotes.
+    auto helper = screen_source("op_host/h.cpp", "#include <log/log.h>\n", "op_host/h_tiling.h");
+    REQUIRE(helper);
+    CHECK(helper->construct == "<log/log.h>");
+    CHECK(helper->message().find("neither in the package nor a CANN header aopt provides") !=
+          std::string::npos);
+    CHECK(helper->message().find("include_dirs") != std::string::npos);
+    auto system = screen_source("op_host/h.cpp", "#include <fstream>\n", "op_host/h_tiling.h");
+    REQUIRE(system);
+    CHECK(system->message().find("neither in the package") == std::string::npos);
   }
 
   TEST_CASE("the screen allows only the AscendC, tiling and plain standard headers") {

@@ -554,6 +554,51 @@ TEST_SUITE("sim") {
       CHECK(find_api(trace, "InitOutput") != nullptr);
     }
   }
+
+  TEST_CASE("CreateVecIndex by lane mask with block and repeat strides, against plain C++") {
+    // Three (first value, mask, strides) draws over float lanes (64 a repeat) and one int16_t
+    // bit mask over 128 lanes; lanes the mask leaves off keep the output's earlier contents.
+    for (uint64_t seed : {71, 72, 73}) {
+      std::mt19937_64 rng(seed);
+      const auto first = static_cast<float>(static_cast<int>(rng() % 200) - 100);
+      const uint64_t mask = 1 + rng() % 64;
+      const auto blk = static_cast<uint16_t>(1 + rng() % 2);
+      const auto rep = static_cast<uint8_t>(8 * blk);
+      const uint8_t repeats = static_cast<uint8_t>(N * 4 / 256 / blk / 2);  // within z
+      std::vector<float> expected(N * 4, -1.0f);
+      for (uint32_t r = 0; r < repeats; ++r)
+        for (uint32_t lane = 0; lane < mask; ++lane)
+          expected[(r * rep + lane / 8 * blk) * 8 + lane % 8] =
+              first + static_cast<float>(r * 64 + lane);
+      const std::vector<float> none(N, 0.0f);
+      core_trace trace;
+      const auto out = run_tile<float, 4>(
+          none, none,
+          [&](LocalTensor<float>& z, LocalTensor<float>&, LocalTensor<float>&) {
+            Duplicate(z, -1.0f, N * 4);
+            CreateVecIndex(z, first, mask, repeats, blk, rep);
+          },
+          &trace);
+      CHECK(out == expected);
+      const instruction* in = find_api(trace, "CreateVecIndex");
+      REQUIRE(in != nullptr);
+      CHECK(in->on == pipe::v);
+      CHECK_FALSE(in->writes.empty());
+    }
+    const uint64_t bits[2] = {0xF0F0F0F0F0F0F0F0ull, 0x1ull};
+    std::vector<int16_t> expected(N * 2, 3);
+    for (uint32_t r = 0; r < 2; ++r)
+      for (uint32_t lane = 0; lane < 128; ++lane)
+        if (lane < 64 ? (bits[0] >> lane) & 1u : (bits[1] >> (lane - 64)) & 1u)
+          expected[r * 128 + lane] = static_cast<int16_t>(5 + r * 128 + lane);
+    const std::vector<int16_t> none(N, 0);
+    const auto out = run_tile<int16_t, 2>(
+        none, none, [&](LocalTensor<int16_t>& z, LocalTensor<int16_t>&, LocalTensor<int16_t>&) {
+          Duplicate(z, static_cast<int16_t>(3), N * 2);
+          CreateVecIndex(z, static_cast<int16_t>(5), bits, 2, 1, 8);
+        });
+    CHECK(out == expected);
+  }
 }
 
 }  // namespace

@@ -852,12 +852,34 @@ class unit_walk {
     return judge_target(target, f, e);
   }
 
+  // A member of one of the package's class templates, named by the template's own code (its
+  // pattern, not an instantiation): a use from outside the template names the specialisation's
+  // member and is judged there, and an instantiation only the template's code would ask for is
+  // a symbol of the package's class (another operator's kernel file defines it upstream).
+  // Only in the package's own namespaces: a class template reopened in a library's namespace
+  // could be instantiated into a name the library defines.
+  bool own_class_template_member(CXCursor d) {
+    const CXCursor owner = clang_getCursorSemanticParent(d);
+    const CXCursorKind ok = clang_getCursorKind(owner);
+    if (ok != CXCursor_ClassTemplate && ok != CXCursor_ClassTemplatePartialSpecialization)
+      return false;
+    for (CXCursor s = clang_getCursorSemanticParent(owner);
+         !clang_Cursor_isNull(s) && clang_getCursorKind(s) != CXCursor_TranslationUnit;
+         s = clang_getCursorSemanticParent(s)) {
+      if (clang_getCursorKind(s) == CXCursor_Namespace &&
+          place_of(clang_getCanonicalCursor(s)) != place::package)
+        return false;
+    }
+    return true;
+  }
+
   bool needs_definition(CXCursor d) {
     const CXCursorKind k = clang_getCursorKind(d);
     if (k != CXCursor_FunctionDecl && k != CXCursor_CXXMethod && k != CXCursor_VarDecl &&
         k != CXCursor_ConversionFunction)
       return false;
     if (!clang_Cursor_isNull(clang_getCursorDefinition(d))) return false;
+    if (own_class_template_member(d)) return false;
     if (k == CXCursor_CXXMethod && clang_CXXMethod_isPureVirtual(d)) return false;
     if (k == CXCursor_VarDecl) {
       if (function_like(clang_getCursorKind(clang_getCursorSemanticParent(d)))) return false;

@@ -258,6 +258,22 @@ bool is_shim_internal(const std::string& name) {
   return lower_starts_with(name, "aopt/") || lower_starts_with(name, "aopt_sim/");
 }
 
+// Whether this machine's C and C++ headers hold `name` (<sys/socket.h>): refused for what it
+// is, not mistaken for a repository's helper that did not travel with the operator (<log/log.h>).
+bool system_header(const std::string& name) {
+  static constexpr const char* system_include_dirs[] = {"/usr/include", "/usr/local/include",
+                                                        "/usr/include/x86_64-linux-gnu",
+                                                        "/usr/include/aarch64-linux-gnu"};
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const char* dir : system_include_dirs)
+    if (fs::exists(fs::path(dir) / name, ec)) return true;
+  // The C++ library's, one folder a GCC version (/usr/include/c++/12/fstream).
+  for (const auto& version : fs::directory_iterator("/usr/include/c++", ec))
+    if (fs::exists(version.path() / name, ec)) return true;
+  return false;
+}
+
 class screener {
  public:
   screener(std::string file, const screen_includes& includes)
@@ -300,7 +316,8 @@ class screener {
       }
       if (includes_.shim_headers.count(name) != 0 && !is_shim_internal(name)) return std::nullopt;
     }
-    if (!angled && name.find("..") == std::string::npos && !is_shim_internal(name)) {
+    if (name.find("..") == std::string::npos && !is_shim_internal(name) &&
+        (!angled || !system_header(name))) {
       const size_t slash = file_.rfind('/');
       const std::string beside =
           slash == std::string::npos ? name : file_.substr(0, slash + 1) + name;
@@ -308,7 +325,9 @@ class screener {
                    "this header is neither in the package nor a CANN header aopt provides: a "
                    "repository's private helper must travel with the operator (put it in the "
                    "package as " +
-                       beside + " or, from the package root, " + name + ")");
+                       beside + " or, from the package root, " + name +
+                       "; or name the repository's include folder in op.json's include_dirs, "
+                       "as aopt eval --include-dir does)");
     }
     return found(inc.line, inc.header,
                  "only the AscendC and tiling headers, the package's own files and the C++ "

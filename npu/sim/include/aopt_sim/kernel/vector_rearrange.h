@@ -2,8 +2,9 @@
 // one V instruction (costed as a simple vector op over the bytes it writes):
 //   Copy (UB -> UB with a lane mask and CopyRepeatParams strides), Gather (element offsets in
 //   bytes), Brcb (each of 8 elements broadcast to a 32-byte block), CreateVecIndex
-//   (first, first + 1, ...), Transpose (the 16 x 16 two-byte form), TransDataTo5HD (the NCHW ->
-//   NC1HWC0 transpose over lists of 16 source and 16 destination blocks).
+//   (first, first + 1, ...; by count, or by lane mask with block and repeat strides), Transpose
+//   (the 16 x 16 two-byte form), TransDataTo5HD (the NCHW -> NC1HWC0 transpose over lists of 16
+//   source and 16 destination blocks).
 #pragma once
 
 #include <algorithm>
@@ -40,6 +41,30 @@ struct BrcbRepeatParams {
 
 namespace detail {
 
+// The lanes of one repeat a mask selects: bit l of lo (l < 64) or of hi (l >= 64).
+struct lane_set {
+  uint64_t lo = 0;
+  uint64_t hi = 0;
+  bool on(uint32_t lane) const {
+    return lane < 64 ? ((lo >> lane) & 1u) != 0 : ((hi >> (lane - 64)) & 1u) != 0;
+  }
+  // One past the highest selected lane below `lanes`, 0 when none is.
+  uint32_t end(uint32_t lanes) const {
+    uint32_t last = 0;
+    for (uint32_t lane = 0; lane < lanes; ++lane)
+      if (on(lane)) last = lane + 1;
+    return last;
+  }
+};
+
+// The continuous mask form: the first `mask` lanes.
+inline lane_set first_lanes(uint64_t mask) {
+  return {mask >= 64 ? ~uint64_t{0} : (uint64_t{1} << mask) - 1,
+          mask <= 64    ? 0
+          : mask >= 128 ? ~uint64_t{0}
+                        : (uint64_t{1} << (mask - 64)) - 1};
+}
+
 // The lane offsets (in bytes from the operand start) of repeat r, block j, element k.
 inline uint64_t strided_offset(uint32_t r, uint32_t j, uint32_t k, uint32_t elem, uint16_t blk,
                                uint16_t rep) {
@@ -47,17 +72,11 @@ inline uint64_t strided_offset(uint32_t r, uint32_t j, uint32_t k, uint32_t elem
 }
 
 template <typename T>
-void copy_lanes(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t lo, uint64_t hi,
+void copy_lanes(const LocalTensor<T>& dst, const LocalTensor<T>& src, lane_set mask,
                 uint8_t repeats, const CopyRepeatParams& p, site_t site) {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Copy: 16- or 32-bit element types only");
   constexpr uint32_t per_block = 32 / sizeof(T);
-  constexpr uint32_t lanes = 8 * per_block;
-  auto active = [&](uint32_t lane) {
-    return lane < 64 ? ((lo >> lane) & 1u) != 0 : ((hi >> (lane - 64)) & 1u) != 0;
-  };
-  uint32_t last_lane = 0;
-  for (uint32_t lane = 0; lane < lanes; ++lane)
-    if (active(lane)) last_lane = lane + 1;
+  const uint32_t last_lane = mask.end(8 * per_block);
   if (repeats == 0 || last_lane == 0) return;
   const uint32_t last_block = (last_lane - 1) / per_block;
   auto hull = [&](uint16_t blk, uint16_t rep) {
@@ -70,7 +89,7 @@ void copy_lanes(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t l
                  ptr, uint64_t{repeats} * 256, "Copy", site);
   for (uint32_t r = 0; r < repeats; ++r)
     for (uint32_t lane = 0; lane < last_lane; ++lane) {
-      if (!active(lane)) continue;
+      if (!mask.on(lane)) continue;
       const uint32_t j = lane / per_block;
       const uint32_t k = lane % per_block;
       std::memcpy(ptr[0] + strided_offset(r, j, k, sizeof(T), p.dstStride, p.dstRepeatSize),
@@ -85,17 +104,13 @@ template <typename T, bool isSetMask = true>
 void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask,
           const uint8_t repeatTime, const CopyRepeatParams& repeatParams,
           detail::site_t site = detail::site_t()) {
-  const uint64_t lo = mask >= 64 ? ~uint64_t{0} : (uint64_t{1} << mask) - 1;
-  const uint64_t hi = mask <= 64    ? 0
-                      : mask >= 128 ? ~uint64_t{0}
-                                    : (uint64_t{1} << (mask - 64)) - 1;
-  detail::copy_lanes(dst, src, lo, hi, repeatTime, repeatParams, site);
+  detail::copy_lanes(dst, src, detail::first_lanes(mask), repeatTime, repeatParams, site);
 }
 template <typename T, bool isSetMask = true>
 void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
           const uint8_t repeatTime, const CopyRepeatParams& repeatParams,
           detail::site_t site = detail::site_t()) {
-  detail::copy_lanes(dst, src, mask[0], mask[1], repeatTime, repeatParams, site);
+  detail::copy_lanes(dst, src, {mask[0], mask[1]}, repeatTime, repeatParams, site);
 }
 
 // dst[i] = the element at src + srcBaseAddr + srcOffset[i] bytes, for i < count. The
@@ -158,6 +173,55 @@ void CreateVecIndex(LocalTensor<T> dst, const T& firstValue, uint32_t calCount,
   for (uint32_t i = 0; i < calCount; ++i)
     detail::store<T>(p[0], i,
                      static_cast<detail::calc_t<T>>(first + static_cast<detail::calc_t<T>>(i)));
+}
+
+namespace detail {
+
+// The masked forms: lane l of repeat r (l counted over the repeat's 256 bytes) holds
+// firstValue + r * lanes + l, written at the strided address; lanes the mask leaves off keep
+// their contents.
+template <typename T>
+void vec_index_lanes(LocalTensor<T>& dst, const T& firstValue, lane_set mask, uint8_t repeats,
+                     uint16_t dstBlkStride, uint8_t dstRepStride, site_t site) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4,
+                "CreateVecIndex: int16_t, half, int32_t or float elements only");
+  constexpr uint32_t per_block = 32 / sizeof(T);
+  constexpr uint32_t lanes = 8 * per_block;
+  const uint32_t last_lane = mask.end(lanes);
+  if (repeats == 0 || last_lane == 0) return;
+  const uint16_t blk = dstBlkStride == 0 ? 1 : dstBlkStride;
+  const uint64_t hull = strided_offset(repeats - 1u, (last_lane - 1) / per_block, per_block,
+                                       sizeof(T), blk, dstRepStride) /
+                        sizeof(T);
+  uint8_t* ptr[1];
+  composite_call(aopt_sim::rt::vec_class::simple, {writes(dst, hull)}, ptr, uint64_t{repeats} * 256,
+                 "CreateVecIndex", site);
+  const auto first = static_cast<calc_t<T>>(firstValue);
+  for (uint32_t r = 0; r < repeats; ++r)
+    for (uint32_t lane = 0; lane < last_lane; ++lane) {
+      if (!mask.on(lane)) continue;
+      const uint64_t at =
+          strided_offset(r, lane / per_block, lane % per_block, sizeof(T), blk, dstRepStride);
+      store<T>(ptr[0], at / sizeof(T),
+               static_cast<calc_t<T>>(first + static_cast<calc_t<T>>(uint64_t{r} * lanes + lane)));
+    }
+}
+
+}  // namespace detail
+
+template <typename T>
+void CreateVecIndex(LocalTensor<T>& dst, const T& firstValue, uint64_t mask, uint8_t repeatTime,
+                    uint16_t dstBlkStride, uint8_t dstRepStride,
+                    detail::site_t site = detail::site_t()) {
+  detail::vec_index_lanes(dst, firstValue, detail::first_lanes(mask), repeatTime, dstBlkStride,
+                          dstRepStride, site);
+}
+template <typename T>
+void CreateVecIndex(LocalTensor<T>& dst, const T& firstValue, const uint64_t mask[],
+                    uint8_t repeatTime, uint16_t dstBlkStride, uint8_t dstRepStride,
+                    detail::site_t site = detail::site_t()) {
+  detail::vec_index_lanes(dst, firstValue, {mask[0], mask[1]}, repeatTime, dstBlkStride,
+                          dstRepStride, site);
 }
 
 // The 16 x 16 matrix of two-byte elements at src, transposed into dst.
