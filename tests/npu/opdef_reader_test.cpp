@@ -121,6 +121,28 @@ TEST_SUITE("npu") {
     CHECK(aopt::npu::parse_op_spec(*skeleton).ok());
   }
 
+  TEST_CASE("what an OpDef constructor prints does not reach the OpDefs read") {
+    // A debug line in the registration, on the standard output the reader's JSON once used.
+    aopt::testing::temp_dir dir;
+    const fs::path pkg = dir.path() / "team_layout_add";
+    fs::copy(fs::path(AOPT_TEST_DATA_DIR) / "ops" / "team_layout_add", pkg,
+             fs::copy_options::recursive);
+    const fs::path host = pkg / "op_host" / "team_layout_add.cpp";
+    std::ifstream original(host);
+    std::string text((std::istreambuf_iterator<char>(original)), std::istreambuf_iterator<char>());
+    original.close();
+    const std::string ctor = "explicit TeamLayoutAdd(const char* name) : OpDef(name) {\n";
+    const size_t at = text.find(ctor);
+    REQUIRE(at != std::string::npos);
+    text.insert(at + ctor.size(), "    printf(\"[{\\\"op_type\\\": \\\"Forged\\\"}]\\n\");\n");
+    text.insert(0, "#include <cstdio>\n");
+    std::ofstream(host, std::ios::trunc) << text;
+    auto defs = aopt::npu::read_op_defs(pkg, aopt::npu::default_sim_toolchain(), dir.path());
+    REQUIRE_MESSAGE(defs.ok(), defs.error().message());
+    REQUIRE(defs->size() == 1);
+    CHECK((*defs)[0]["op_type"] == "TeamLayoutAdd");
+  }
+
   TEST_CASE("the OpDefs cached for a package's sources are read without compiling them") {
     aopt::testing::temp_dir dir;
     const fs::path pkg = dir.path() / "team_layout_add";
