@@ -294,6 +294,58 @@ TEST_SUITE("sim") {
     CHECK(run.warnings.empty());
   }
 
+  TEST_CASE("a tensor freed through another queue of its positions is a warning; of others not") {
+    // DrivingSDK's points_in_box frees its two VECIN tensors through each other's queues.
+    shim_run run;
+    CHECK(error_kind([&] {
+            run.run([] {
+              TPipe pipe;
+              TQue<QuePosition::VECIN, 1> a, b;
+              pipe.InitBuffer(a, 1, 256);
+              pipe.InitBuffer(b, 1, 256);
+              LocalTensor<float> ta = a.AllocTensor<float>();
+              LocalTensor<float> tb = b.AllocTensor<float>();
+              a.FreeTensor(tb);
+              b.FreeTensor(ta);
+              // Each buffer is free again: its own queue hands it out once more.
+              a.FreeTensor(a.AllocTensor<float>());
+              b.FreeTensor(b.AllocTensor<float>());
+            });
+          }) == "");
+    REQUIRE(run.warnings.size() == 2);
+    CHECK(contains(run.warnings[0], "allocated from another TQue<VECIN>"));
+    // A VECOUT tensor freed through a VECIN queue would signal the wrong pipes: refused.
+    std::string message;
+    CHECK(error_kind(
+              [&] {
+                run.run([] {
+                  TPipe pipe;
+                  TQue<QuePosition::VECIN, 1> in;
+                  TQue<QuePosition::VECOUT, 1> out;
+                  pipe.InitBuffer(in, 1, 256);
+                  pipe.InitBuffer(out, 1, 256);
+                  in.FreeTensor(out.AllocTensor<float>());
+                });
+              },
+              &message) == "bad_argument");
+    CHECK(contains(message, "was not allocated from this TQue<VECIN>"));
+    // A tensor freed twice, the second time through the other queue, is still a double free.
+    CHECK(error_kind(
+              [&] {
+                run.run([] {
+                  TPipe pipe;
+                  TQue<QuePosition::VECIN, 1> a, b;
+                  pipe.InitBuffer(a, 1, 256);
+                  pipe.InitBuffer(b, 1, 256);
+                  LocalTensor<float> ta = a.AllocTensor<float>();
+                  a.FreeTensor(ta);
+                  b.FreeTensor(ta);
+                });
+              },
+              &message) == "bad_argument");
+    CHECK(contains(message, "already freed"));
+  }
+
   TEST_CASE("GM reads may reach CANN's allocation padding, beyond it with a warning; writes not") {
     shim_run run;
     float* x = run.gm<float>("x", 7);  // 28 bytes: aclrtMalloc gives 32 + 32

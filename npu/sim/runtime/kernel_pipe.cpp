@@ -131,6 +131,27 @@ ub_buffer& buffer_of(state& s, int32_t queue_id, const tensor_queue& q,
   return s.buffers[static_cast<size_t>(t.buffer)];
 }
 
+// The buffer FreeTensor releases. A tensor of another queue between the same positions, freed
+// through this one (DrivingSDK's points_in_box frees its two VECIN tensors through each other's
+// queues at the end), is released by the buffer the tensor names, with the same flags, and
+// reported as a warning; between other positions its release would signal the wrong pipes.
+ub_buffer& freed_buffer(state& s, int32_t queue_id, const tensor_queue& q,
+                        const aopt_sim::rt::local_ref& t, aopt_sim::rt::call_site site) {
+  if (t.buffer >= 0 && static_cast<size_t>(t.buffer) < s.buffers.size()) {
+    ub_buffer& b = s.buffers[static_cast<size_t>(t.buffer)];
+    if (b.queue >= 0 && b.queue != queue_id && b.begin == t.buf_begin) {
+      const tensor_queue& owner = s.queues[static_cast<size_t>(b.queue)];
+      if (owner.src == q.src && owner.dst == q.dst) {
+        warn(s, cat(where("FreeTensor", site), ": the tensor (UB ", t.buf_begin,
+                    ") was allocated from another ", queue_name(owner),
+                    " and freed through this one; its buffer is released all the same"));
+        return b;
+      }
+    }
+  }
+  return buffer_of(s, queue_id, q, t, "FreeTensor", site);
+}
+
 aopt_sim::rt::local_ref ref_of(const ub_buffer& b, int32_t index) {
   aopt_sim::rt::local_ref r;
   r.addr = b.begin;
@@ -350,7 +371,7 @@ local_ref queue_deque(const queue_handle& h, call_site site) {
 void queue_free(const queue_handle& h, const local_ref& t, call_site site) {
   state& s = current();
   tensor_queue& q = lookup(s, h, "FreeTensor", site);
-  ub_buffer& b = buffer_of(s, h.id, q, t, "FreeTensor", site);
+  ub_buffer& b = freed_buffer(s, h.id, q, t, site);
   if (b.st == ub_buffer::state::queued) {
     fail("bad_argument", cat(where("FreeTensor", site), ": the tensor (UB ", t.buf_begin,
                              ") is still in the queue (EnQue without DeQue)"));
