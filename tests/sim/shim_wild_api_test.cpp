@@ -555,6 +555,16 @@ TEST_SUITE("sim") {
     }
   }
 
+  TEST_CASE("kernels see the Atlas A2 architecture macros CANN's compiler defines for them") {
+    // A kernel choosing its A2 path (`#if __CCE_AICORE__ == 220`, `#elif __NPU_ARCH__ == 2201`).
+#if __CCE_AICORE__ == 220 && __NPU_ARCH__ == 2201
+    constexpr bool a2_path = true;
+#else
+    constexpr bool a2_path = false;
+#endif
+    CHECK(a2_path);
+  }
+
   TEST_CASE("CreateVecIndex by lane mask with block and repeat strides, against plain C++") {
     // Three (first value, mask, strides) draws over float lanes (64 a repeat) and one int16_t
     // bit mask over 128 lanes; lanes the mask leaves off keep the output's earlier contents.

@@ -34,6 +34,17 @@
 #define __CCE_KT_TEST__ 1
 #endif
 
+// The architecture the kernel is compiled for, as CANN's compiler defines it for an Atlas A2
+// (arch 2201): every simulated profile (config/hardware) is one. Kernels choose their A2 paths
+// by these (`#if __CCE_AICORE__ == 220` selects a bfloat16 variant or a header; the other branch
+// may include files of another architecture the package does not carry).
+#ifndef __NPU_ARCH__
+#define __NPU_ARCH__ 2201
+#endif
+#ifndef __CCE_AICORE__
+#define __CCE_AICORE__ 220
+#endif
+
 // Which unit the code runs on. A kernel declared MIX runs as groups of one AIC and its AIVs
 // (KERNEL_TASK_TYPE_DEFAULT below); any other kernel runs on cores that count as AIVs.
 #define ASCEND_IS_AIV (::aopt_sim::rt::core_is_aiv())
