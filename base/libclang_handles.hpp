@@ -57,6 +57,13 @@ class tokens {
                               nullptr);
     return line;
   }
+  // The byte offset in its file where token i was spelled.
+  unsigned offset(unsigned i) const {
+    unsigned offset = 0;
+    clang_getSpellingLocation(clang_getTokenLocation(unit_, tokens_[i]), nullptr, nullptr, nullptr,
+                              &offset);
+    return offset;
+  }
 
  private:
   CXTranslationUnit unit_;

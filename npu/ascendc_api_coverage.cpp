@@ -70,8 +70,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "operators dst = a + b (also -, *, /, bitwise and, bitwise or) and dst = a < b (also >, "
        "<=, >=, ==, !=) run "
        "Add/Sub/Mul/Div/And/Or and Compare over a.GetSize() elements"},
-      {tensors, "GetPhyAddr", no,
-       "the shim defines it, but the AST screen refuses it: a raw pointer into GM or UB "
+      {tensors, "GetPhyAddr", part,
+       "only as the address another GlobalTensor is set to (y.SetGlobalBuffer((__gm__ T*)"
+       "x.GetPhyAddr() + n, len): casts, parentheses and pointer + or - in between), in "
+       "templates too; anywhere else the AST screen refuses it: a raw pointer into GM or UB "
        "bypasses the traced tensor API (use DataCopy, the vector API, GetValue/SetValue)"},
       {tensors, "SetGlobalBuffer", yes, "pointer and element count"},
       {tensors, "GetValue", yes, "scalar pipe; ordered by auto-sync when device.auto_sync"},
@@ -163,7 +165,8 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "the LocalTensor list form (NCHW_CONV_ADDR_LIST_SIZE = 16 destination and source "
        "tensors, TransDataTo5HDParams) for 8, 16 and 32-bit types, repeat strides in 32-byte "
        "blocks; the uint64_t address-list form is not provided (its addresses come from "
-       "GetPhyAddr, which the screen refuses). The documentation gives the 32-bit rule as a "
+       "GetPhyAddr, which the screen allows only as a GlobalTensor's address). The documentation "
+       "gives the 32-bit rule as a "
        "figure: read as element j of source blocks 0..7 into destination block 2j and of 8..15 "
        "into 2j + 1"},
       {arrange, "Brcb", yes, "BrcbRepeatParams strides"},

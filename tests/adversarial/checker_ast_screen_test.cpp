@@ -289,6 +289,48 @@ TEST_SUITE("adversarial") {
                          "  void release();\n  void run() { release(); }\n};\n}") == "release");
   }
 
+  TEST_CASE("GetPhyAddr only as the address a GlobalTensor is set to, in templates too") {
+    // fbgemm-ascend's dense_to_jagged, segment_sum_csr and jagged_to_padded_dense view a tail of
+    // GM as uint16_t to pad it: the address goes straight into another GlobalTensor.
+    CHECK(
+        kernel_refusal(
+            "__aicore__ inline void View(const AscendC::GlobalTensor<uint8_t>& gt, uint32_t n) {\n"
+            "  AscendC::GlobalTensor<uint16_t> u;\n"
+            "  u.SetGlobalBuffer((__gm__ uint16_t*)gt.GetPhyAddr(), n / 2);\n"
+            "  u.SetGlobalBuffer(reinterpret_cast<__gm__ uint16_t*>(gt.GetPhyAddr()) + 4, n);\n"
+            "}") == "");
+    CHECK(kernel_refusal(
+              "template <typename T>\n"
+              "__aicore__ inline void View(const AscendC::GlobalTensor<T>& gt, uint32_t n) {\n"
+              "  AscendC::GlobalTensor<int32_t> i32;\n"
+              "  i32.SetGlobalBuffer((__gm__ int32_t*)(gt[8].GetPhyAddr()), n * sizeof(T) / 4);\n"
+              "}") == "");
+    // Anywhere else the raw pointer escapes the traced API: refused, in templates as well.
+    CHECK(kernel_refusal("__aicore__ inline float Peek(AscendC::GlobalTensor<float>& g) {\n"
+                         "  return *(float*)g.GetPhyAddr();\n}") == "GetPhyAddr");
+    CHECK(kernel_refusal("template <typename T>\n"
+                         "__aicore__ inline T Peek(AscendC::GlobalTensor<T>& g) {\n"
+                         "  return *g.GetPhyAddr();\n}") == "GetPhyAddr");
+    // Inside SetGlobalBuffer's argument, but read, kept or handed to other code on the way.
+    CHECK(kernel_refusal("__aicore__ inline void Peek(AscendC::GlobalTensor<float>& g) {\n"
+                         "  AscendC::GlobalTensor<float> h;\n"
+                         "  h.SetGlobalBuffer((__gm__ float*)*(uint64_t*)g.GetPhyAddr());\n}") ==
+          "GetPhyAddr");
+    CHECK(kernel_refusal("float* kept;\n"
+                         "__aicore__ inline void Keep(AscendC::GlobalTensor<float>& g) {\n"
+                         "  AscendC::GlobalTensor<float> h;\n"
+                         "  h.SetGlobalBuffer(kept = g.GetPhyAddr());\n}") == "GetPhyAddr");
+    CHECK(kernel_refusal("__aicore__ inline float* Pass(float* p) { return p; }\n"
+                         "__aicore__ inline void Keep(AscendC::GlobalTensor<float>& g) {\n"
+                         "  AscendC::GlobalTensor<float> h;\n"
+                         "  h.SetGlobalBuffer(Pass(g.GetPhyAddr()));\n}") == "GetPhyAddr");
+    // A SetGlobalBuffer of the package's own is no GlobalTensor.
+    CHECK(kernel_refusal(
+              "struct Sink { void SetGlobalBuffer(float* p) { kept = p; } float* kept; };\n"
+              "__aicore__ inline void Keep(AscendC::GlobalTensor<float>& g, Sink& s) {\n"
+              "  s.SetGlobalBuffer(g.GetPhyAddr());\n}") == "GetPhyAddr");
+  }
+
   TEST_CASE("honest wild code: the CANN compiler's no-synchronisation hint on a loop") {
     // DrivingSDK's scatter_mean_grad and deformable_conv2d; a pragma of that compiler the list
     // does not hold stays refused.

@@ -256,7 +256,7 @@ TEST_SUITE("npu") {
         {"-fsyntax-only"},
         "#include \"kernel_operator.h\"\n" + probe_line("NoSuchAscendcApi") + "\n", "");
     CHECK_FALSE(bad.succeeded());
-    // GetPhyAddr compiles but the AST screen refuses it
+    // GetPhyAddr compiles; the AST screen allows it only as a GlobalTensor's address
     // (tests/adversarial/checker_ast_screen_test).
   }
 
@@ -283,7 +283,7 @@ TEST_SUITE("npu") {
       CHECK_MESSAGE(false, "the shim declares it, docs/ascendc-api-coverage.md does not list it");
     }
     // The other direction: a kernel API the page calls missing is one the shim does not declare
-    // (GetPhyAddr, a member the AST screen refuses, is no namespace-scope name).
+    // (a member, such as TBuf's, is no namespace-scope name).
     size_t not_yet = 0;
     for (const ascendc_api& a : ascendc_api_coverage()) {
       if (a.support != api_support::not_yet || !kernel_group(a.group)) continue;
@@ -292,8 +292,8 @@ TEST_SUITE("npu") {
       CHECK_MESSAGE(declared.count(a.name) == 0,
                     "marked not yet in docs/ascendc-api-coverage.md, but the shim declares it");
     }
-    // The loop checks something: GetPhyAddr stays not yet for good (the screen refuses it), the
-    // other rows until the shim provides them. How many there are is the table's business.
+    // The loop checks something: Scatter stays not yet (the profiles' chips lack it), the other
+    // rows until the shim provides them. How many there are is the table's business.
     CHECK(not_yet > 0);
   }
 

@@ -502,8 +502,136 @@ class unit_walk {
         (clang_Cursor_hasVarDeclGlobalStorage(c) == 1 || clang_getCursorTLSKind(c) != CXTLS_None)) {
       if (auto found = judge_variable(c, f, e)) return found;
     }
+    if (k == CXCursor_CallExpr) approve_phy_addr_in(c);
     if (clang_isReference(k) || clang_isExpression(k)) return judge_reference(c, f, e);
     return std::nullopt;
+  }
+
+  // GetPhyAddr only as the address a GlobalTensor is set to: `y.SetGlobalBuffer((__gm__
+  // uint16_t*)x.GetPhyAddr() + n, len)` views the same GM through another element type, the
+  // idiom of public kernels. The raw pointer reaches nothing but the traced GlobalTensor: from
+  // the GetPhyAddr call to SetGlobalBuffer's first argument there are only casts, parentheses and
+  // pointer addition or subtraction. Everywhere else it stays refused (judge_shim).
+  void approve_phy_addr_in(CXCursor call) {
+    if (callee_name(call) != "SetGlobalBuffer" || !global_tensor_member_call(call) ||
+        clang_Cursor_getNumArguments(call) < 1)
+      return;
+    approve_on_value_path(clang_Cursor_getArgument(call, 0));
+  }
+
+  void approve_on_value_path(CXCursor c) {
+    const CXCursorKind k = clang_getCursorKind(c);
+    if (k == CXCursor_CallExpr && callee_name(c) == "GetPhyAddr") {
+      const CXSourceRange r = clang_getCursorExtent(c);
+      const file_pos begin = expansion_of(clang_getRangeStart(r));
+      approved_phy_addrs_.push_back(
+          {begin.file, begin.offset, expansion_of(clang_getRangeEnd(r)).offset});
+      return;
+    }
+    const bool passes_value = k == CXCursor_CStyleCastExpr || k == CXCursor_CXXStaticCastExpr ||
+                              k == CXCursor_CXXReinterpretCastExpr || k == CXCursor_ParenExpr ||
+                              (k == CXCursor_UnexposedExpr && expression_children(c) == 1) ||
+                              (k == CXCursor_BinaryOperator && additive(c));
+    if (!passes_value) return;
+    clang_visitChildren(
+        c,
+        [](CXCursor child, CXCursor, CXClientData data) {
+          if (clang_isExpression(clang_getCursorKind(child)))
+            static_cast<unit_walk*>(data)->approve_on_value_path(child);
+          return CXChildVisit_Continue;
+        },
+        this);
+  }
+
+  bool approved_phy_addr(const file_pos& at) const {
+    return std::any_of(approved_phy_addrs_.begin(), approved_phy_addrs_.end(), [&](const auto& r) {
+      return r.file == at.file && at.offset >= r.begin && at.offset <= r.end;
+    });
+  }
+
+  static unsigned expression_children(CXCursor c) {
+    unsigned n = 0;
+    clang_visitChildren(
+        c,
+        [](CXCursor child, CXCursor, CXClientData data) {
+          if (clang_isExpression(clang_getCursorKind(child))) ++*static_cast<unsigned*>(data);
+          return CXChildVisit_Continue;
+        },
+        &n);
+    return n;
+  }
+
+  // The operator of a binary expression is + or -: the token right after its left operand.
+  bool additive(CXCursor c) {
+    CXCursor lhs = clang_getNullCursor();
+    clang_visitChildren(
+        c,
+        [](CXCursor child, CXCursor, CXClientData data) {
+          *static_cast<CXCursor*>(data) = child;
+          return CXChildVisit_Break;
+        },
+        &lhs);
+    if (clang_Cursor_isNull(lhs)) return false;
+    unsigned lhs_end = 0;
+    clang_getSpellingLocation(clang_getRangeEnd(clang_getCursorExtent(lhs)), nullptr, nullptr,
+                              nullptr, &lhs_end);
+    const ch::tokens toks(unit_, clang_getCursorExtent(c));
+    for (unsigned i = 0; i < toks.size(); ++i) {
+      if (toks.offset(i) < lhs_end) continue;
+      const std::string op = toks.spelling(i);
+      return op == "+" || op == "-";
+    }
+    return false;
+  }
+
+  // The name a call calls: its spelling, or for a member call in a template the member's name.
+  std::string callee_name(CXCursor call) {
+    std::string name = ch::take(clang_getCursorSpelling(call));
+    if (!name.empty()) return name;
+    CXCursor callee = clang_getNullCursor();
+    clang_visitChildren(
+        call,
+        [](CXCursor child, CXCursor, CXClientData data) {
+          *static_cast<CXCursor*>(data) = child;
+          return CXChildVisit_Break;
+        },
+        &callee);
+    if (clang_Cursor_isNull(callee) || clang_getCursorKind(callee) != CXCursor_MemberRefExpr)
+      return "";
+    return last_identifier(callee);
+  }
+
+  // Whether `call` calls a member of the shim's GlobalTensor on an object of that type (also
+  // where the element type is a template's parameter).
+  bool global_tensor_member_call(CXCursor call) {
+    CXCursor callee = clang_getNullCursor();
+    clang_visitChildren(
+        call,
+        [](CXCursor child, CXCursor, CXClientData data) {
+          *static_cast<CXCursor*>(data) = child;
+          return CXChildVisit_Break;
+        },
+        &callee);
+    if (clang_Cursor_isNull(callee) || clang_getCursorKind(callee) != CXCursor_MemberRefExpr)
+      return false;
+    CXCursor object = clang_getNullCursor();
+    clang_visitChildren(
+        callee,
+        [](CXCursor child, CXCursor, CXClientData data) {
+          *static_cast<CXCursor*>(data) = child;
+          return CXChildVisit_Break;
+        },
+        &object);
+    if (clang_Cursor_isNull(object)) return false;
+    CXType t = clang_getCanonicalType(clang_getCursorType(object));
+    if (t.kind == CXType_Pointer || t.kind == CXType_LValueReference)
+      t = clang_getCanonicalType(clang_getPointeeType(t));
+    CXCursor d = clang_getTypeDeclaration(t);
+    if (clang_Cursor_isNull(d)) return false;
+    const CXCursor from = clang_getSpecializedCursorTemplate(d);
+    if (!clang_Cursor_isNull(from)) d = from;
+    return ch::take(clang_getCursorSpelling(d)) == "GlobalTensor" &&
+           place_of(clang_getCanonicalCursor(d)) == place::shim;
   }
 
   std::optional<screen_finding> judge_attribute(CXCursor c, const package_file& f,
@@ -809,6 +937,7 @@ class unit_walk {
   std::optional<screen_finding> judge_unresolved(const std::string& name, const package_file& f,
                                                  const file_pos& e) {
     if (name.empty()) return std::nullopt;
+    if (name == "GetPhyAddr" && !approved_phy_addr(e)) return raw_pointer_finding(f, e);
     if (aopt_named(name) || (internal_names_.count(name) != 0 && public_names_.count(name) == 0))
       return finding(f, e.line, name,
                      "a name left for a template's instantiation to resolve that only the "
@@ -950,11 +1079,15 @@ class unit_walk {
                      "an internal of the simulator: only the shim's public API may be used");
     if (clang_getCXXAccessSpecifier(d) == CX_CXXPrivate)
       return finding(f, e.line, qualified_name(d), "a private member of the shim");
-    if (name == "GetPhyAddr")
-      return finding(f, e.line, name,
-                     "raw-pointer access to GM/UB bypasses the traced tensor API (use DataCopy, "
-                     "the vector API, GetValue/SetValue)");
+    if (name == "GetPhyAddr" && !approved_phy_addr(e)) return raw_pointer_finding(f, e);
     return std::nullopt;
+  }
+
+  std::optional<screen_finding> raw_pointer_finding(const package_file& f, const file_pos& e) {
+    return finding(f, e.line, "GetPhyAddr",
+                   "raw-pointer access to GM/UB bypasses the traced tensor API (use DataCopy, "
+                   "the vector API, GetValue/SetValue; a GlobalTensor may be set to another's "
+                   "address: y.SetGlobalBuffer((__gm__ T*)x.GetPhyAddr(), n))");
   }
 
   std::optional<screen_finding> judge_system(CXCursor d, const std::string& name,
@@ -993,7 +1126,8 @@ class unit_walk {
     unsigned begin, end;  // offsets, both in the call
   };
   std::vector<approved_call> approved_syscalls_;
-  std::set<std::string> package_macros_;  // defined in the package's files (check_tokens)
+  std::vector<approved_call> approved_phy_addrs_;  // GetPhyAddr calls setting a GlobalTensor
+  std::set<std::string> package_macros_;           // defined in the package's files (check_tokens)
   std::optional<screen_finding> found_;
 };
 
