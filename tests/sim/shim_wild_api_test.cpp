@@ -555,6 +555,16 @@ TEST_SUITE("sim") {
     }
   }
 
+  TEST_CASE("float32_t, the NPU compiler's 32-bit float, is float to every API") {
+    // fbgemm-ascend's embedding kernels declare GlobalTensor<float32_t>.
+    const std::vector<float32_t> x = draw<float32_t>(81, -4.0, 4.0);
+    const std::vector<float32_t> y = draw<float32_t>(82, -4.0, 4.0);
+    const auto z = run_tile<float32_t, 1>(x, y,
+                                          [](LocalTensor<float32_t>& zl, LocalTensor<float32_t>& xl,
+                                             LocalTensor<float32_t>& yl) { Add(zl, xl, yl, N); });
+    for (uint32_t i = 0; i < N; ++i) CHECK(z[i] == x[i] + y[i]);
+  }
+
   TEST_CASE("kernels see the Atlas A2 architecture macros CANN's compiler defines for them") {
     // A kernel choosing its A2 path (`#if __CCE_AICORE__ == 220`, `#elif __NPU_ARCH__ == 2201`).
 #if __CCE_AICORE__ == 220 && __NPU_ARCH__ == 2201

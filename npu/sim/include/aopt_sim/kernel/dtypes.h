@@ -10,6 +10,8 @@
 #include <cstring>
 
 using half = _Float16;
+// The NPU compiler's name for a 32-bit float beside half (kernels declare GlobalTensor<float32_t>).
+using float32_t = float;
 
 namespace aopt_sim {
 
