@@ -56,6 +56,11 @@ TEST_SUITE("npu") {
   TEST_CASE("broadcast in the public style: scale_bias_broadcast_custom (Broadcast both axes)") {
     check_evaluates_ok("scale_bias_broadcast_custom");
   }
+  TEST_CASE("a lookup in the public style: embedding_gather_custom (a row's GM by GetPhyAddr)") {
+    // float32_t rows, GlobalTensor views set to tableGm[row * dim].GetPhyAddr(), the A2 copy
+    // chosen by __CCE_AICORE__, a loop marked `#pragma bisheng auto_sync parallel`.
+    check_evaluates_ok("embedding_gather_custom");
+  }
   TEST_CASE("AscendC templates called unqualified with explicit arguments: explicit_args_add") {
     // `DataCopy<T>(...)`, `Add<T>(...)` with no `using namespace AscendC`: found by
     // argument-dependent lookup, which candidates get by compiling as C++20.
