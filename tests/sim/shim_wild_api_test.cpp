@@ -555,6 +555,29 @@ TEST_SUITE("sim") {
     }
   }
 
+  TEST_CASE("LocalTensor::operator() reads, writes, copies and updates single elements") {
+    // DrivingSDK's roipoint_pool3d repeats its first cnt sampled indices: t(i) = t(i % cnt).
+    for (uint64_t seed : {91, 92, 93}) {
+      std::mt19937_64 rng(seed);
+      const uint32_t cnt = 1 + static_cast<uint32_t>(rng() % 40);
+      const std::vector<int32_t> x = draw<int32_t>(seed, -1000, 1000);
+      std::vector<int32_t> expected = x;
+      for (uint32_t i = cnt; i < N; ++i) expected[i] = expected[i % cnt];
+      expected[0] += 7;
+      expected[1] -= 3;
+      const auto z = run_tile<int32_t, 1>(
+          x, x, [&](LocalTensor<int32_t>& zl, LocalTensor<int32_t>& xl, LocalTensor<int32_t>&) {
+            DataCopy(zl, xl, N);  // UB -> UB on MTE, ordered before the scalar reads by a flag
+            SetFlag<HardEvent::MTE3_S>(EVENT_ID0);
+            WaitFlag<HardEvent::MTE3_S>(EVENT_ID0);
+            for (uint32_t i = cnt; i < N; ++i) zl(i) = zl(i % cnt);
+            zl(0) += 7;
+            zl[1](0) -= 3;  // through a temporary sub-tensor
+          });
+      CHECK(z == expected);
+    }
+  }
+
   TEST_CASE("float32_t, the NPU compiler's 32-bit float, is float to every API") {
     // fbgemm-ascend's embedding kernels declare GlobalTensor<float32_t>.
     const std::vector<float32_t> x = draw<float32_t>(81, -4.0, 4.0);

@@ -122,9 +122,17 @@ class local_element {
     tensor_.SetValue(index_, v, site_);
     return *this;
   }
+  // `t(i) = t(j)` copies the element (DrivingSDK's roipoint_pool3d repeats sampled indices so).
+  local_element& operator=(const local_element& other) { return *this = static_cast<T>(other); }
+  local_element& operator+=(const T& v) {
+    return *this = static_cast<T>(static_cast<T>(*this) + v);
+  }
+  local_element& operator-=(const T& v) {
+    return *this = static_cast<T>(static_cast<T>(*this) - v);
+  }
 
  private:
-  const LocalTensor<T>& tensor_;
+  LocalTensor<T> tensor_;  // a copy (a reference and a size): the proxy may outlive a temporary
   uint32_t index_;
   aopt_sim::rt::call_site site_;
 };
