@@ -57,7 +57,7 @@ TEST_SUITE("npu") {
 
   TEST_CASE("aopt init writes a ref output, and finds files named otherwise by what they hold") {
     // tests/data/ops/hypot laid out as a team might: its tiling header not named *_tiling.h, and
-    // another operator's host and kernel sorted before its own.
+    // another operator's tiling header, host and kernel sorted before its own.
     aopt::testing::temp_dir dir;
     const fs::path pkg = dir.path() / "hypot";
     fs::copy(fs::path(AOPT_TEST_DATA_DIR) / "ops" / "hypot", pkg, fs::copy_options::recursive);
@@ -72,6 +72,12 @@ TEST_SUITE("npu") {
       std::ofstream(pkg / "op_host" / "impl.cpp") << text;
     }
     std::ofstream(pkg / "op_host" / "a_helpers.h") << "#pragma once\n";
+    // Another operator's tiling header, named as CANN's layout names one: the header that
+    // registers Hypot's tiling class is still the one chosen.
+    std::ofstream(pkg / "op_host" / "a_grad_tiling.h")
+        << "#pragma once\n#include \"register/tilingdata_base.h\"\nnamespace optiling {\n"
+           "BEGIN_TILING_DATA_DEF(HypotGradTilingData)\nTILING_DATA_FIELD_DEF(uint32_t, n);\n"
+           "END_TILING_DATA_DEF;\nREGISTER_TILING_DATA_CLASS(HypotGrad, HypotGradTilingData)\n}\n";
     std::ofstream(pkg / "op_kernel" / "a_grad.cpp") << "// another operator's kernel\n";
     auto defs = aopt::npu::read_op_defs(pkg, aopt::npu::default_sim_toolchain(), dir.path());
     REQUIRE_MESSAGE(defs.ok(), defs.error().message());

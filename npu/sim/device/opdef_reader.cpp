@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <regex>
 
 #include <fmt/format.h>
 
@@ -22,6 +23,16 @@ constexpr double opdef_compile_seconds = 120;
 constexpr double opdef_run_seconds = 20;
 // The OpDef JSON of a package is a few kilobytes: this holds thousands of packages' reads.
 constexpr uint64_t opdef_cache_bytes = 64ull << 20;
+
+// Whether a header's text registers a tiling class for `op_type`:
+// REGISTER_TILING_DATA_CLASS(OpType, TilingDataClass).
+bool registers_tiling_of(const std::string& text, const std::string& op_type) {
+  if (op_type.empty() || text.find("REGISTER_TILING_DATA_CLASS") == std::string::npos) return false;
+  for (char c : op_type)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  const std::regex registration("REGISTER_TILING_DATA_CLASS\\s*\\(\\s*" + op_type + "\\s*,");
+  return std::regex_search(text, registration);
+}
 
 std::string folded(const std::string& s) {
   std::string out;
@@ -313,9 +324,20 @@ result<nlohmann::json> op_json_skeleton(const fs::path& package_dir, const nlohm
                                  "argument for it, at the input's memory)"}};
     }
   }
+  // The tiling header: the one registering a tiling class for this operator type (a folder may
+  // hold another operator's, as scatter_mean holds scatter_mean_grad_tiling.h beside the
+  // scatter_mean.h that registers ScatterMean), else by name and content as the others.
   const std::string tiling_marker = "BEGIN_TILING_DATA_DEF";
-  std::string tiling_header =
-      pick("op_host/" + name + "_tiling.h", "op_host/", "_tiling.h", tiling_marker);
+  std::string tiling_header;
+  for (const auto& [path, text] : *files) {
+    if (path.rfind("op_host/", 0) == 0 && path.size() > 2 &&
+        path.compare(path.size() - 2, 2, ".h") == 0 && registers_tiling_of(text, op_type)) {
+      tiling_header = path;
+      break;
+    }
+  }
+  if (tiling_header.empty())
+    tiling_header = pick("op_host/" + name + "_tiling.h", "op_host/", "_tiling.h", tiling_marker);
   if (files->count(tiling_header) == 0) {
     const std::string other = pick(tiling_header, "op_host/", ".h", tiling_marker);
     if (files->count(other) != 0 && files->at(other).find(tiling_marker) != std::string::npos)
