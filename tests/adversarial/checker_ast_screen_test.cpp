@@ -381,6 +381,32 @@ TEST_SUITE("adversarial") {
     CHECK(forged->construct == "system");
   }
 
+  TEST_CASE("a PCH that stops loading while the screen runs is rebuilt, and the unit judged") {
+    // The build's PCHs, copied: loaded by the first screen, then replaced under it (as an
+    // upgrade replaces the shim's headers and PCHs under a running daemon).
+    auto& f = fixture();
+    const aopt::scratch_dir pchs = aopt::testing::checker_fixture::make_work_dir();
+    fs::create_directories(pchs.path() / "screen");
+    aopt::npu::sim_toolchain toolchain = aopt::npu::default_sim_toolchain();
+    for (const char* name : {"kernel.pch", "host.pch", "shim_names.json"})
+      fs::copy_file(toolchain.pch_dir / "screen" / name, pchs.path() / "screen" / name);
+    toolchain.pch_dir = pchs.path();
+    const aopt::scratch_dir work = aopt::testing::checker_fixture::make_work_dir();
+    const aopt::npu::ast_screen screen(toolchain, work.path());
+    CHECK_FALSE(screen.screen(f.op, f.op.host_source, &f.op.kernel_source).has_value());
+    for (const char* name : {"kernel.pch", "host.pch"})
+      std::ofstream(pchs.path() / "screen" / name, std::ios::trunc) << "replaced";
+    // Units not screened before (the verdict cache cannot answer): judged, not unparsed.
+    const auto forged = screen.screen(
+        f.op, f.op.host_source + "\n#include <cstdlib>\nvoid forge() { std::system(\"id\"); }\n",
+        &f.op.kernel_source);
+    REQUIRE(forged.has_value());
+    CHECK_FALSE(forged->unjudged);
+    CHECK(forged->construct == "system");
+    CHECK_FALSE(screen.screen(f.op, f.op.host_source + "\n// another unit\n", &f.op.kernel_source)
+                    .has_value());
+  }
+
   TEST_CASE("code the screen cannot parse is left to the compiler") {
     screen_finding found;
     const std::string r = kernel_refusal("void f() { this is not C++; }", &found);

@@ -196,6 +196,7 @@ struct ast_screen::state {
   std::mutex pch_mutex;  // guards the members up to the next blank line
   std::optional<scratch_dir> pch_dir;
   std::map<unit_role, std::string> pch;  // role -> PCH file ("" when it failed)
+  unsigned pch_builds = 0;               // names each PCH built here apart
   std::set<std::string> shim_macros;     // every macro the shim's headers define
   std::set<std::string> internal_names;  // declared only as shim internals...
   std::set<std::string> public_names;    // ...or also publicly
@@ -224,7 +225,13 @@ struct ast_screen::state {
   // `validate_pch`: clang checks that every header the PCH was built from is unchanged.
   std::vector<std::string> unit_args(unit_role role, const std::string& pch_file,
                                      const std::string& root, bool validate_pch = false) const;
-  std::optional<screen_finding> screen_unit(const unit_sources& unit);
+  // `retried`: the unit is parsed again after a stale PCH was dropped (drop_stale_pch).
+  std::optional<screen_finding> screen_unit(const unit_sources& unit, bool retried = false);
+  // Whether `file` is a PCH of the role that loads with every header it was built from unchanged.
+  bool pch_loads(unit_role role, const fs::path& file);
+  // Forgets the role's PCH when it no longer loads (the shim's headers changed under a running
+  // process, as an upgrade does), so that the next unit builds a fresh one; false when it loads.
+  bool drop_stale_pch(unit_role role);
 };
 
 namespace {
@@ -1189,7 +1196,7 @@ std::string ast_screen::state::pch_for(unit_role role) {
     pch_dir.emplace(std::move(dir).value());
   }
   if (std::optional<std::string> built = prebuilt_pch(role)) return pch[role] = *built;
-  const fs::path out = pch_dir->path() / pch_name(role);
+  const fs::path out = pch_dir->path() / (std::to_string(pch_builds++) + "-" + pch_name(role));
   if (!build_pch(role, out)) return {};
   return pch[role] = out.string();
 }
@@ -1220,26 +1227,7 @@ std::optional<std::string> ast_screen::state::prebuilt_pch(unit_role role) {
   const fs::path dir = toolchain.pch_dir / "screen";
   const fs::path file = dir / pch_name(role);
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return std::nullopt;
-  // Parsed once with the PCH validated (every header it was built from unchanged), as the
-  // screen's own units are not.
-  const std::vector<std::string> args = unit_args(role, file.string(), dir.string(), true);
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  static constexpr char probe_file[] = "aopt_pch_probe.cpp";
-  static constexpr char probe_text[] = "int aopt_pch_probe;\n";
-  CXUnsavedFile unsaved{probe_file, probe_text, sizeof(probe_text) - 1};
-  ch::index index(clang_createIndex(0, 0));
-  CXTranslationUnit raw = nullptr;
-  if (clang_parseTranslationUnit2(index.get(), probe_file, argv.data(),
-                                  static_cast<int>(argv.size()), &unsaved, 1,
-                                  CXTranslationUnit_None, &raw) != CXError_Success)
-    return std::nullopt;
-  ch::translation_unit unit(raw);
-  for (unsigned i = 0; i < clang_getNumDiagnostics(unit.get()); ++i) {
-    const ch::diagnostic d(clang_getDiagnostic(unit.get(), i));
-    if (clang_getDiagnosticSeverity(d.get()) >= CXDiagnostic_Error) return std::nullopt;
-  }
+  if (!fs::is_regular_file(file, ec) || !pch_loads(role, file)) return std::nullopt;
   // One file holds the names of both roles' headers: read for the first role only.
   if (!prebuilt_names_read) {
     std::ifstream in(dir / shim_names_file);
@@ -1251,6 +1239,38 @@ std::optional<std::string> ast_screen::state::prebuilt_pch(unit_role role) {
     prebuilt_names_read = true;
   }
   return file.string();
+}
+
+bool ast_screen::state::pch_loads(unit_role role, const fs::path& file) {
+  // Parsed with the PCH validated (every header it was built from unchanged), as the screen's
+  // own units are not.
+  const std::vector<std::string> args =
+      unit_args(role, file.string(), file.parent_path().string(), true);
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  static constexpr char probe_file[] = "aopt_pch_probe.cpp";
+  static constexpr char probe_text[] = "int aopt_pch_probe;\n";
+  CXUnsavedFile unsaved{probe_file, probe_text, sizeof(probe_text) - 1};
+  ch::index index(clang_createIndex(0, 0));
+  CXTranslationUnit raw = nullptr;
+  if (clang_parseTranslationUnit2(index.get(), probe_file, argv.data(),
+                                  static_cast<int>(argv.size()), &unsaved, 1,
+                                  CXTranslationUnit_None, &raw) != CXError_Success)
+    return false;
+  ch::translation_unit unit(raw);
+  for (unsigned i = 0; i < clang_getNumDiagnostics(unit.get()); ++i) {
+    const ch::diagnostic d(clang_getDiagnostic(unit.get(), i));
+    if (clang_getDiagnosticSeverity(d.get()) >= CXDiagnostic_Error) return false;
+  }
+  return true;
+}
+
+bool ast_screen::state::drop_stale_pch(unit_role role) {
+  std::lock_guard<std::mutex> lock(pch_mutex);
+  const auto it = pch.find(role);
+  if (it == pch.end() || it->second.empty() || pch_loads(role, it->second)) return false;
+  pch.erase(it);
+  return true;
 }
 
 void ast_screen::state::learn_shim_names(CXTranslationUnit unit) {
@@ -1285,7 +1305,8 @@ void ast_screen::state::learn_shim_names(CXTranslationUnit unit) {
       &cx);
 }
 
-std::optional<screen_finding> ast_screen::state::screen_unit(const unit_sources& unit) {
+std::optional<screen_finding> ast_screen::state::screen_unit(const unit_sources& unit,
+                                                             bool retried) {
   content_hasher key;
   key.add(unit.role == unit_role::kernel ? "kernel" : "host").add(unit.main_text);
   for (const package_file& f : unit.files) key.add(f.path);
@@ -1369,6 +1390,8 @@ std::optional<screen_finding> ast_screen::state::screen_unit(const unit_sources&
     finding = walk.run();
     for (const auto& [path, file] : walk.files_read()) v.read[path] = content_hash({*file->text});
   }
+  if (finding && finding->unjudged && !retried && drop_stale_pch(unit.role))
+    return screen_unit(unit, true);
   std::lock_guard<std::mutex> lock(verdict_mutex);
   ++parsed;
   if (parsed_ok == CXError_Success && verdicts.count(unit_key) == 0) {
