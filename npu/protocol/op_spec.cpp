@@ -221,7 +221,8 @@ status parse_tensor(const json& j, const reader& r, const std::vector<tensor_spe
         {"normal", tensor_spec::distribution::normal},
         {"sorted", tensor_spec::distribution::sorted},
         {"permutation", tensor_spec::distribution::permutation},
-        {"mask", tensor_spec::distribution::mask}};
+        {"mask", tensor_spec::distribution::mask},
+        {"offsets", tensor_spec::distribution::offsets}};
     bool known = false;
     for (const auto& [name, value] : names) {
       if (draw->is_string() && draw->get<std::string>() == name) {
@@ -231,8 +232,8 @@ status parse_tensor(const json& j, const reader& r, const std::vector<tensor_spe
     }
     if (!known) {
       return r.error("distribution",
-                     "expected \"uniform\", \"normal\", \"sorted\", \"permutation\" or "
-                     "\"mask\", got " +
+                     "expected \"uniform\", \"normal\", \"sorted\", \"offsets\", "
+                     "\"permutation\" or \"mask\", got " +
                          draw->dump());
     }
     const bool floating =
@@ -594,7 +595,8 @@ json tensor_json(const tensor_spec& t, bool with_range) {
   json j = {{"name", t.name}, {"dtype", to_string(t.type)}, {"shape", t.shape}};
   if (with_range) j["range"] = {t.range_lo, t.range_hi};
   // Only when not the default: the spec of an existing operator reads (and hashes) as before.
-  static const char* const draw_names[] = {"uniform", "normal", "sorted", "permutation", "mask"};
+  static const char* const draw_names[] = {"uniform",     "normal", "sorted",
+                                           "permutation", "mask",   "offsets"};
   if (t.draw != tensor_spec::distribution::uniform) {
     j["distribution"] = draw_names[static_cast<int>(t.draw)];
   }

@@ -9,7 +9,7 @@
 //   "tiling_func": "TilingFunc",             // optional, function in namespace optiling
 //   "inputs":  [{"name": "x", "dtype": "float16", "shape": [8, 2048], "range": [-1, 1]}],
 //              (and optionally "distribution": "uniform" | "normal" | "sorted" |
-//              "permutation" | "mask")
+//              "offsets" | "permutation" | "mask")
 //   "outputs": [{"name": "z", "dtype": "float16", "shape": [8, 2048]}],
 //   "attrs":   [{"name": "alpha", "type": "float", "value": 0.5}],
 //               // type: float|int|bool|list_int|list_float|string
@@ -79,7 +79,9 @@ struct tensor_spec {
   //   sorted       uniform in the range, each row (the last axis) ascending: offsets, bounds
   //   permutation  each row a shuffle of 0 .. n-1 (n the last axis): indices, the range unused
   //   mask         0 or 1, each with probability one half: a boolean mask, the range unused
-  enum class distribution { uniform, normal, sorted, permutation, mask };
+  //   offsets      sorted as above, each row starting at the range's low end and ending at its
+  //                high end: CSR / jagged offsets (0, ..., total) that partition [lo, hi]
+  enum class distribution { uniform, normal, sorted, permutation, mask, offsets };
   distribution draw = distribution::uniform;
   // Outputs: what the output holds before the kernel runs, as the framework allocates it.
   //   none     poison (the default: an element the kernel never writes is caught), unless the

@@ -191,6 +191,15 @@ TEST_SUITE("npu") {
     CHECK(second->attrs.at(1).value == json({0, 1}));
     CHECK(second->kind == "expert");
     CHECK(second->inputs.at(0).draw == aopt::npu::tensor_spec::distribution::normal);
+    // Each distribution is written back under its own name (the enum's order is no name's).
+    for (const char* name : {"sorted", "offsets", "permutation", "mask"}) {
+      json k = minimal_spec();
+      k["inputs"][0]["dtype"] = "int32";
+      k["inputs"][0]["distribution"] = name;
+      auto parsed = aopt::npu::parse_op_spec(k);
+      REQUIRE_MESSAGE(parsed.ok(), parsed.error().to_string());
+      CHECK(json(*parsed)["inputs"][0]["distribution"] == name);
+    }
     // The default is not written: an existing operator's spec (and its cache keys) reads as before.
     CHECK(json(*second)["inputs"][0].contains("distribution"));
     CHECK_FALSE(

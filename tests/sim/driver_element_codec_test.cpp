@@ -123,7 +123,7 @@ TEST_SUITE("sim") {
     }
   }
 
-  TEST_CASE("inputs that are not noise: sorted rows, permutations, masks and normal values") {
+  TEST_CASE("inputs that are not noise: sorted rows, offsets, permutations, masks, normals") {
     using draw = npu::tensor_spec::distribution;
     std::mt19937_64 rng(7);
     npu::tensor_spec offsets = tensor(npu::dtype::int32, {3, 50}, 0, 1000);
@@ -134,6 +134,19 @@ TEST_SUITE("sim") {
                            sorted.begin() + static_cast<long>(r * 50 + 50)));
     }
     CHECK_FALSE(std::is_sorted(sorted.begin(), sorted.end()));  // rows, not the whole tensor
+
+    // CSR offsets: each row ascending from the range's low end to its high end, so that row
+    // r's segments partition [lo, hi] (fbgemm-ascend's offsets_range, segment_sum_csr).
+    npu::tensor_spec csr = tensor(npu::dtype::int64, {3, 9}, 0, 640);
+    csr.draw = draw::offsets;
+    const auto bounds = decode_tensor(csr, generate_input(csr, rng).data());
+    for (size_t r = 0; r < 3; ++r) {
+      CHECK(bounds[r * 9] == 0);
+      CHECK(bounds[r * 9 + 8] == 640);
+      CHECK(std::is_sorted(bounds.begin() + static_cast<long>(r * 9),
+                           bounds.begin() + static_cast<long>(r * 9 + 9)));
+    }
+    CHECK(bounds[4] != bounds[13]);  // the rows are drawn, not a fixed split
 
     npu::tensor_spec index = tensor(npu::dtype::int64, {4, 32}, -5, 5);
     index.draw = draw::permutation;

@@ -28,6 +28,8 @@ std::vector<uint8_t> generate_input(const npu::tensor_spec& input, std::mt19937_
   const uint32_t size = npu::dtype_size(input.type);
   const uint64_t row = input.shape.empty() ? 1 : static_cast<uint64_t>(input.shape.back());
   std::vector<double> values(n);
+  double drawn_lo = 0.0;  // the range the values were drawn from, as drawn (offsets' ends)
+  double drawn_hi = 0.0;
   if (input.draw == draw::permutation) {
     for (uint64_t i = 0; i < n; ++i) values[i] = static_cast<double>(i % row);
     for (uint64_t r = 0; r < n; r += row) {
@@ -41,6 +43,8 @@ std::vector<uint8_t> generate_input(const npu::tensor_spec& input, std::mt19937_
     const double limit = max_finite(input.type);
     const double lo = std::clamp(input.range_lo, -limit, limit);
     const double hi = std::clamp(input.range_hi, lo, limit);
+    drawn_lo = lo;
+    drawn_hi = hi;
     if (input.draw == draw::normal) {
       std::normal_distribution<double> dist((lo + hi) / 2, (hi - lo) / 6);
       for (double& v : values) v = std::clamp(dist(rng), lo, hi);
@@ -57,6 +61,8 @@ std::vector<uint8_t> generate_input(const npu::tensor_spec& input, std::mt19937_
       // A range holding no integer ([0.2, 0.7]): its nearest integer.
       lo = hi = std::clamp(std::round((input.range_lo + input.range_hi) / 2), type_lo, type_hi);
     }
+    drawn_lo = lo;
+    drawn_hi = hi;
     if (input.draw == draw::normal) {
       std::normal_distribution<double> dist((lo + hi) / 2, (hi - lo) / 6);
       for (double& v : values) v = std::clamp(std::round(dist(rng)), lo, hi);
@@ -66,10 +72,18 @@ std::vector<uint8_t> generate_input(const npu::tensor_spec& input, std::mt19937_
       for (double& v : values) v = static_cast<double>(dist(rng));
     }
   }
-  if (input.draw == draw::sorted) {
+  if (input.draw == draw::sorted || input.draw == draw::offsets) {
     for (uint64_t r = 0; r < n; r += row) {
       std::sort(values.begin() + static_cast<std::ptrdiff_t>(r),
                 values.begin() + static_cast<std::ptrdiff_t>(r + row));
+    }
+  }
+  // Offsets partition the range: each row from its low end to its high end (a row of one holds
+  // the low end), ascending in between.
+  if (input.draw == draw::offsets && row > 0) {
+    for (uint64_t r = 0; r < n; r += row) {
+      values[r] = drawn_lo;
+      if (row > 1) values[r + row - 1] = drawn_hi;
     }
   }
   std::vector<uint8_t> bytes(n * size);
