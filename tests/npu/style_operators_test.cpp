@@ -61,6 +61,11 @@ TEST_SUITE("npu") {
     // chosen by __CCE_AICORE__, a loop marked `#pragma bisheng auto_sync parallel`.
     check_evaluates_ok("embedding_gather_custom");
   }
+  TEST_CASE("a sparse reduction in the public style: segment_sum_custom (CSR offsets drawn)") {
+    // "distribution": "offsets" (0 first, the value count last, empty segments among them),
+    // chunked ReduceSum per segment with the partial sums added on the scalar unit.
+    check_evaluates_ok("segment_sum_custom");
+  }
   TEST_CASE("AscendC templates called unqualified with explicit arguments: explicit_args_add") {
     // `DataCopy<T>(...)`, `Add<T>(...)` with no `using namespace AscendC`: found by
     // argument-dependent lookup, which candidates get by compiling as C++20.
