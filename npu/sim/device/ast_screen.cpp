@@ -568,16 +568,23 @@ class unit_walk {
     return n;
   }
 
-  // The operator of a binary expression is + or -: the token right after its left operand.
-  bool additive(CXCursor c) {
-    CXCursor lhs = clang_getNullCursor();
+  // A cursor's first child (a call's callee, a member reference's object, a binary
+  // expression's left operand); the null cursor when it has none.
+  static CXCursor first_child(CXCursor c) {
+    CXCursor first = clang_getNullCursor();
     clang_visitChildren(
         c,
         [](CXCursor child, CXCursor, CXClientData data) {
           *static_cast<CXCursor*>(data) = child;
           return CXChildVisit_Break;
         },
-        &lhs);
+        &first);
+    return first;
+  }
+
+  // The operator of a binary expression is + or -: the token right after its left operand.
+  bool additive(CXCursor c) {
+    const CXCursor lhs = first_child(c);
     if (clang_Cursor_isNull(lhs)) return false;
     unsigned lhs_end = 0;
     clang_getSpellingLocation(clang_getRangeEnd(clang_getCursorExtent(lhs)), nullptr, nullptr,
@@ -595,14 +602,7 @@ class unit_walk {
   std::string callee_name(CXCursor call) {
     std::string name = ch::take(clang_getCursorSpelling(call));
     if (!name.empty()) return name;
-    CXCursor callee = clang_getNullCursor();
-    clang_visitChildren(
-        call,
-        [](CXCursor child, CXCursor, CXClientData data) {
-          *static_cast<CXCursor*>(data) = child;
-          return CXChildVisit_Break;
-        },
-        &callee);
+    const CXCursor callee = first_child(call);
     if (clang_Cursor_isNull(callee) || clang_getCursorKind(callee) != CXCursor_MemberRefExpr)
       return "";
     return last_identifier(callee);
@@ -611,24 +611,10 @@ class unit_walk {
   // Whether `call` calls a member of the shim's GlobalTensor on an object of that type (also
   // where the element type is a template's parameter).
   bool global_tensor_member_call(CXCursor call) {
-    CXCursor callee = clang_getNullCursor();
-    clang_visitChildren(
-        call,
-        [](CXCursor child, CXCursor, CXClientData data) {
-          *static_cast<CXCursor*>(data) = child;
-          return CXChildVisit_Break;
-        },
-        &callee);
+    const CXCursor callee = first_child(call);
     if (clang_Cursor_isNull(callee) || clang_getCursorKind(callee) != CXCursor_MemberRefExpr)
       return false;
-    CXCursor object = clang_getNullCursor();
-    clang_visitChildren(
-        callee,
-        [](CXCursor child, CXCursor, CXClientData data) {
-          *static_cast<CXCursor*>(data) = child;
-          return CXChildVisit_Break;
-        },
-        &object);
+    const CXCursor object = first_child(callee);
     if (clang_Cursor_isNull(object)) return false;
     CXType t = clang_getCanonicalType(clang_getCursorType(object));
     if (t.kind == CXType_Pointer || t.kind == CXType_LValueReference)
