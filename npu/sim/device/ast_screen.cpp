@@ -550,11 +550,7 @@ class unit_walk {
         this);
   }
 
-  bool approved_phy_addr(const file_pos& at) const {
-    return std::any_of(approved_phy_addrs_.begin(), approved_phy_addrs_.end(), [&](const auto& r) {
-      return r.file == at.file && at.offset >= r.begin && at.offset <= r.end;
-    });
-  }
+  bool approved_phy_addr(const file_pos& at) const { return inside(approved_phy_addrs_, at); }
 
   static unsigned expression_children(CXCursor c) {
     unsigned n = 0;
@@ -919,11 +915,7 @@ class unit_walk {
     return std::nullopt;
   }
 
-  bool approved_syscall(const file_pos& at) const {
-    return std::any_of(approved_syscalls_.begin(), approved_syscalls_.end(), [&](const auto& r) {
-      return r.file == at.file && at.offset >= r.begin && at.offset <= r.end;
-    });
-  }
+  bool approved_syscall(const file_pos& at) const { return inside(approved_syscalls_, at); }
 
   // A name a template leaves unresolved until it is instantiated (an ADL call, a dependent
   // member): refused when only the shim's internals declare it.
@@ -1118,6 +1110,12 @@ class unit_walk {
     CXFile file;
     unsigned begin, end;  // offsets, both in the call
   };
+  // Whether `at` lies in one of the approved calls.
+  static bool inside(const std::vector<approved_call>& calls, const file_pos& at) {
+    return std::any_of(calls.begin(), calls.end(), [&](const approved_call& r) {
+      return r.file == at.file && at.offset >= r.begin && at.offset <= r.end;
+    });
+  }
   std::vector<approved_call> approved_syscalls_;
   std::vector<approved_call> approved_phy_addrs_;  // GetPhyAddr calls setting a GlobalTensor
   std::set<std::string> package_macros_;           // defined in the package's files (check_tokens)
