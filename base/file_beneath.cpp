@@ -10,28 +10,12 @@
 
 #include <fmt/format.h>
 
+#include "base/unique_fd.hpp"
+
 namespace aopt {
 namespace fs = std::filesystem;
 
 namespace {
-
-class unique_fd {
- public:
-  explicit unique_fd(int fd = -1) : fd_(fd) {}
-  ~unique_fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  unique_fd(const unique_fd&) = delete;
-  unique_fd& operator=(const unique_fd&) = delete;
-  unique_fd& operator=(unique_fd&& other) noexcept {
-    std::swap(fd_, other.fd_);
-    return *this;
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // The error for a component `name` (inside the folder `parent_fd`) that could not be opened with
 // O_NOFOLLOW; `shown` is the path named in messages.

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -69,6 +70,13 @@ class fd_guard {
  private:
   int fd_;
 };
+
+// An empty memory file the child writes its standard output into (stdout_to_memory_file).
+result<int> memory_output_file() {
+  const int file = ::memfd_create("aopt-stdout", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (file < 0) return os_error("memfd_create", errno);
+  return file;
+}
 
 // What the child reports through the status pipe before exec. Only netns is not fatal.
 enum class child_stage : int { netns = 1, chdir, rlimit, sandbox, exec, dup };
@@ -390,6 +398,11 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
   if (options.argv.empty() || options.argv[0].empty()) {
     return invalid_argument("subprocess: empty argv");
   }
+  if (options.stdout_to_memory_file &&
+      options.limits.file_size_bytes <= options.output_limit_bytes) {
+    return invalid_argument(
+        "subprocess: a standard output in memory needs a file-size limit above its output limit");
+  }
   if (options.pass_fds.size() > max_pass_fds) {
     return invalid_argument("subprocess: " + std::to_string(options.pass_fds.size()) +
                             " descriptors to pass; at most " + std::to_string(max_pass_fds));
@@ -418,8 +431,18 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
   fd_guard dev_null(::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (dev_null.get() < 0) return os_error("open /dev/null", errno);
   int out_pipe[2], err_pipe[2], status_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return os_error("pipe", errno);
-  fd_guard out_read(out_pipe[0]), out_write(out_pipe[1]);
+  fd_guard out_read, out_write, out_file;
+  if (options.stdout_to_memory_file) {
+    result<int> file = memory_output_file();
+    if (!file.ok()) return file.error();
+    out_file.reset(*file);
+    out_write.reset(::fcntl(out_file.get(), F_DUPFD_CLOEXEC, 0));
+    if (out_write.get() < 0) return os_error("dup", errno);
+  } else {
+    if (::pipe2(out_pipe, O_CLOEXEC) != 0) return os_error("pipe", errno);
+    out_read.reset(out_pipe[0]);
+    out_write.reset(out_pipe[1]);
+  }
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) return os_error("pipe", errno);
   fd_guard err_read(err_pipe[0]), err_write(err_pipe[1]);
   if (::pipe2(status_pipe, O_CLOEXEC) != 0) return os_error("pipe", errno);
@@ -494,8 +517,9 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
 
   child.pidfd_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
   child.stdout_fd_ = out_read.release();
+  child.stdout_file_ = out_file.release();
   child.stderr_fd_ = err_read.release();
-  ::fcntl(child.stdout_fd_, F_SETFL, O_NONBLOCK);
+  if (child.stdout_fd_ >= 0) ::fcntl(child.stdout_fd_, F_SETFL, O_NONBLOCK);
   ::fcntl(child.stderr_fd_, F_SETFL, O_NONBLOCK);
   return child;
 }
@@ -511,6 +535,7 @@ subprocess& subprocess::operator=(subprocess&& other) noexcept {
     pid_ = std::exchange(other.pid_, -1);
     pidfd_ = std::exchange(other.pidfd_, -1);
     stdout_fd_ = std::exchange(other.stdout_fd_, -1);
+    stdout_file_ = std::exchange(other.stdout_file_, -1);
     stderr_fd_ = std::exchange(other.stderr_fd_, -1);
     start_time_ = other.start_time_;
     output_limit_bytes_ = other.output_limit_bytes_;
@@ -546,8 +571,29 @@ void subprocess::finish_monitor(subprocess_result& result) {
   monitor_.reset();
 }
 
+void subprocess::take_memory_output(subprocess_result& result) {
+  unique_fd file(std::exchange(stdout_file_, -1));
+  // The child and its group are gone: nothing can write to the file or map it any more.
+  struct stat st {};
+  uint64_t bytes = ::fstat(file.get(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  if (bytes > output_limit_bytes_) {
+    result.stdout_truncated = true;
+    bytes = output_limit_bytes_;
+  }
+  if (::ftruncate(file.get(), static_cast<off_t>(bytes)) != 0 ||
+      ::fcntl(file.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) !=
+          0 ||
+      ::lseek(file.get(), 0, SEEK_SET) != 0) {
+    result.notes.push_back("the standard output's memory file could not be sealed: " +
+                           errno_text(errno));
+    return;
+  }
+  result.stdout_file = std::move(file);
+  result.stdout_file_bytes = bytes;
+}
+
 void subprocess::close_fds() noexcept {
-  for (int* fd : {&pidfd_, &stdout_fd_, &stderr_fd_}) {
+  for (int* fd : {&pidfd_, &stdout_fd_, &stdout_file_, &stderr_fd_}) {
     if (*fd >= 0) ::close(*fd);
     *fd = -1;
   }
@@ -652,6 +698,7 @@ subprocess_result subprocess::wait() {
   // write is gone, so this cannot block.
   if (stdout_fd_ >= 0) drain(stdout_fd_, result.stdout_text, result.stdout_truncated);
   if (stderr_fd_ >= 0) drain(stderr_fd_, result.stderr_text, result.stderr_truncated);
+  if (stdout_file_ >= 0) take_memory_output(result);
   finish_monitor(result);
   close_fds();
   redact(result.stdout_text, redact_);

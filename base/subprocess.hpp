@@ -36,6 +36,7 @@
 #include "base/access_monitor.hpp"
 #include "base/sandbox.hpp"
 #include "base/status.hpp"
+#include "base/unique_fd.hpp"
 
 namespace aopt {
 
@@ -64,6 +65,14 @@ struct subprocess_options {
   // Output beyond this many bytes per stream is dropped (the child keeps running) and the
   // stream is marked truncated.
   size_t output_limit_bytes = 1 << 20;
+  // The child's standard output is a memory file instead of a pipe: sealed against every change
+  // once the child is gone, cut to output_limit_bytes (stdout_truncated when it held more) and
+  // handed back as subprocess_result::stdout_file, never copied into stdout_text. A delivery of
+  // hundreds of MiB so reaches its reader without passing through the parent. What the child can
+  // write into it is bounded by limits.file_size_bytes (the kernel applies it to this file too),
+  // which must be set above output_limit_bytes (invalid_argument otherwise). It is not redacted: it
+  // is for a binary delivery that a trusted reader decodes.
+  bool stdout_to_memory_file = false;
   subprocess_limits limits;
   bool sandbox = false;
   bool sandbox_allows_processes = false;      // a compiler driver; candidate code may not fork
@@ -89,6 +98,11 @@ struct subprocess_result {
   double cpu_seconds = 0;  // user + system time of the child
   std::string stdout_text;
   std::string stderr_text;
+  // stdout_to_memory_file only: the sealed file, read from offset 0, and its size. Invalid when
+  // it could not be sealed (`notes` says why). stdout_truncated: the child wrote, or tried to
+  // write, beyond output_limit_bytes.
+  unique_fd stdout_file;
+  uint64_t stdout_file_bytes = 0;
   bool stdout_truncated = false;
   bool stderr_truncated = false;
   bool network_isolated = false;     // sandbox only: the child ran in its own network namespace
@@ -132,10 +146,12 @@ class subprocess {
   void kill_and_reap() noexcept;
   void close_fds() noexcept;
   void finish_monitor(subprocess_result& result);
+  void take_memory_output(subprocess_result& result);
 
   pid_t pid_ = -1;  // -1 once reaped
   int pidfd_ = -1;
   int stdout_fd_ = -1;
+  int stdout_file_ = -1;  // stdout_to_memory_file: the parent's descriptor of the child's stdout
   int stderr_fd_ = -1;
   double start_time_ = 0;
   size_t output_limit_bytes_ = 0;

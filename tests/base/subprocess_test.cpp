@@ -106,6 +106,48 @@ TEST_SUITE("base") {
     CHECK(r.stdout_truncated);
   }
 
+  TEST_CASE("a standard output in memory comes back sealed, whole and never copied") {
+    aopt::subprocess_options o;
+    o.argv = {"/bin/sh", "-c", "printf 'delivered'; echo diagnostics >&2"};
+    o.stdout_to_memory_file = true;
+    o.output_limit_bytes = 1000;
+    o.limits.file_size_bytes = 2000;
+    o.limits.wall_seconds = 20;
+    auto r = run_checked(o);
+    CHECK(r.succeeded());
+    CHECK(r.stdout_text.empty());
+    CHECK(r.stderr_text == "diagnostics\n");
+    REQUIRE(r.stdout_file.valid());
+    CHECK(r.stdout_file_bytes == 9);
+    CHECK_FALSE(r.stdout_truncated);
+    char bytes[16] = {};
+    CHECK(::pread(r.stdout_file.get(), bytes, sizeof bytes, 0) == 9);
+    CHECK(std::string(bytes) == "delivered");
+    // Nobody can change it now: writing, growing and shrinking are refused.
+    CHECK(::pwrite(r.stdout_file.get(), "X", 1, 0) < 0);
+    CHECK(::ftruncate(r.stdout_file.get(), 100) != 0);
+    CHECK(::ftruncate(r.stdout_file.get(), 1) != 0);
+  }
+
+  TEST_CASE("a standard output in memory beyond its limit is cut and marked truncated") {
+    aopt::subprocess_options o;
+    o.argv = {"/bin/sh", "-c", "head -c 1500 /dev/zero"};
+    o.stdout_to_memory_file = true;
+    o.output_limit_bytes = 1000;
+    o.limits.file_size_bytes = 2000;
+    o.limits.wall_seconds = 20;
+    auto r = run_checked(o);
+    CHECK(r.succeeded());
+    REQUIRE(r.stdout_file.valid());
+    CHECK(r.stdout_file_bytes == 1000);
+    CHECK(r.stdout_truncated);
+    // Without a file-size limit above the output limit the child could fill memory: refused.
+    o.limits.file_size_bytes = 0;
+    auto refused = aopt::run_subprocess(o);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message().find("file-size limit") != std::string::npos);
+  }
+
   TEST_CASE("the working directory and environment are the ones given") {
     temp_dir dir;
     aopt::subprocess_options o;

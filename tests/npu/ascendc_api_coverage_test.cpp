@@ -205,7 +205,7 @@ subprocess_result compile_probe(const std::vector<std::string>& flags, const std
   o.output_limit_bytes = 64 << 20;
   auto r = run_subprocess(o);
   REQUIRE(r.ok());
-  subprocess_result result = *r;
+  subprocess_result result = std::move(r).value();
   if (!out_file.empty()) {
     std::ifstream in(dir / out_file, std::ios::binary);
     std::ostringstream os;

@@ -34,7 +34,7 @@ aopt::subprocess_result aopt_cli(const std::vector<std::string>& args) {
   o.limits.wall_seconds = 120;
   auto r = aopt::run_subprocess(o);
   REQUIRE_MESSAGE(r.ok(), r.error().to_string());
-  return *r;
+  return std::move(r).value();
 }
 
 // Waits on the event stream for the campaign's next status among `wanted`.

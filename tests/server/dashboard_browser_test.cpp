@@ -43,7 +43,7 @@ aopt::subprocess_result run_chromium(const std::string& chromium, const fs::path
   o.output_limit_bytes = 8 << 20;
   auto r = aopt::run_subprocess(o);
   REQUIRE_MESSAGE(r.ok(), r.error().to_string());
-  return *r;
+  return std::move(r).value();
 }
 
 }  // namespace

@@ -191,6 +191,58 @@ TEST_SUITE("sim") {
     std::mt19937_64 a(5), b(5);
     CHECK(generate_input(plain, a) == generate_input(explicit_uniform, b));
   }
+
+  TEST_CASE("inputs drawn in chunks are the bytes of one draw per element over the whole tensor") {
+    // The definition (input_generator.hpp): one distribution, one draw per element in order,
+    // rounded to the dtype. 3 chunks and an odd tail, so that a normal draw's second value of a
+    // pair crosses a chunk boundary.
+    using draw = npu::tensor_spec::distribution;
+    const int64_t n = 3 * 4096 + 7;
+    auto encoded = [](const npu::tensor_spec& t, const std::vector<double>& values) {
+      std::vector<uint8_t> bytes(values.size() * npu::dtype_size(t.type));
+      for (size_t i = 0; i < values.size(); ++i) {
+        encode_element(values[i], t.type, bytes.data() + i * npu::dtype_size(t.type));
+      }
+      return bytes;
+    };
+    auto definition = [&](const npu::tensor_spec& t, std::mt19937_64& rng) {
+      std::vector<double> v(static_cast<size_t>(n));
+      const bool real = t.type == npu::dtype::float16 || t.type == npu::dtype::float32;
+      const double lo = real ? t.range_lo : std::ceil(t.range_lo);
+      const double hi = real ? t.range_hi : std::floor(t.range_hi);
+      std::normal_distribution<double> normal((lo + hi) / 2, (hi - lo) / 6);
+      std::uniform_real_distribution<double> uniform(lo, hi);
+      std::uniform_int_distribution<int64_t> integer(static_cast<int64_t>(lo),
+                                                     static_cast<int64_t>(hi));
+      std::bernoulli_distribution coin(0.5);
+      for (double& x : v) {
+        if (t.draw == draw::mask) {
+          x = coin(rng) ? 1.0 : 0.0;
+        } else if (t.draw == draw::normal) {
+          x = real ? std::clamp(normal(rng), lo, hi) : std::clamp(std::round(normal(rng)), lo, hi);
+        } else {
+          x = real ? uniform(rng) : static_cast<double>(integer(rng));
+        }
+      }
+      return encoded(t, v);
+    };
+    for (const auto& [type, distribution] :
+         std::vector<std::pair<npu::dtype, draw>>{{npu::dtype::float16, draw::uniform},
+                                                  {npu::dtype::float32, draw::normal},
+                                                  {npu::dtype::int32, draw::uniform},
+                                                  {npu::dtype::int32, draw::normal},
+                                                  {npu::dtype::uint8, draw::mask}}) {
+      npu::tensor_spec t = tensor(type, {n}, -7.5, 20.25);
+      if (type == npu::dtype::uint8) t.range_lo = 0;
+      t.draw = distribution;
+      INFO(npu::to_string(type), " distribution ", static_cast<int>(distribution));
+      std::mt19937_64 a(11), b(11);
+      std::vector<uint8_t> into(t.bytes());
+      generate_input_into(t, a, into.data());
+      CHECK(into == definition(t, b));
+      CHECK(a() == b());  // the same number of draws: the next input continues in step
+    }
+  }
 }
 
 }  // namespace aopt::sim

@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "npu/sim/device/sealed_memfd.hpp"
-#include "npu/sim/runtime/driver_expected.hpp"
 #include "npu/sim/runtime/driver_judge.hpp"
 #include "npu/sim/runtime/driver_judge_process.hpp"
 
@@ -37,20 +36,11 @@ eval_result judge_in_child(const std::filesystem::path& judge, const judge_reque
     sim::driver_spec judge_spec = *spec;
     judge_spec.input_fds.clear();  // the judge reads input set 0 from its own descriptor
     const std::string spec_text = nlohmann::json(judge_spec).dump();
-    result<unique_fd> delivery =
-        sealed_memfd("aopt-delivery", {{request.delivery->data(), request.delivery->size()}});
-    result<unique_fd> expected = unique_fd();
-    if (request.expected_fd < 0) {
-      const std::string expected_text = sim::encode_expected(*request.expected);
-      expected = sealed_memfd("aopt-expected", {{expected_text.data(), expected_text.size()}});
-    }
     result<unique_fd> spec_fd = sealed_memfd("aopt-spec", {{spec_text.data(), spec_text.size()}});
-    for (const auto* made : {&delivery, &expected, &spec_fd}) {
-      if (!made->ok()) return infra("handing the judge its inputs: " + made->error().message());
-    }
+    if (!spec_fd.ok()) return infra("handing the judge its spec: " + spec_fd.error().message());
     // pass_fds keeps this order: 3, 4, 5, 6 (driver_judge_process.hpp).
-    const int expected_fd = request.expected_fd >= 0 ? request.expected_fd : expected->get();
-    base.pass_fds = {delivery->get(), expected_fd, request.first_inputs_fd, spec_fd->get()};
+    base.pass_fds = {request.delivery_fd, request.expected_fd, request.first_inputs_fd,
+                     spec_fd->get()};
     base.argv = {judge.string(), sim::spec_fd_argument(sim::judge_fd::spec),
                  std::to_string(request.check_threads)};
     base.output_limit_bytes = verdict_limit_bytes;

@@ -35,11 +35,8 @@ struct judge_limits {
 
 struct judge_request {
   const sim::driver_spec* spec = nullptr;  // as the candidate ran (input_fds ignored)
-  const std::string* delivery = nullptr;   // the candidate's stdout, undecoded
-  const sim::expected_outputs* expected = nullptr;
-  // The same outputs encoded in a sealed memfd (expected_cache::find_encoded), or -1: then they
-  // are encoded for this judgement.
-  int expected_fd = -1;
+  int delivery_fd = -1;      // the candidate's stdout, undecoded, in a sealed memory file
+  int expected_fd = -1;      // the reference's delivery, sealed (expected_cache.hpp)
   int first_inputs_fd = -1;  // the input store's memfd of input set 0
   uint32_t check_threads = 1;
 };

@@ -15,6 +15,13 @@ status errno_error(const char* name, const std::string& what) {
   return internal_error(std::string(name) + ": " + what + ": " + std::strerror(errno));
 }
 
+status seal(const char* name, int fd) {
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) != 0) {
+    return errno_error(name, "sealing");
+  }
+  return {};
+}
+
 }  // namespace
 
 result<unique_fd> sealed_memfd(const char* name, const std::vector<byte_span>& parts) {
@@ -30,10 +37,27 @@ result<unique_fd> sealed_memfd(const char* name, const std::vector<byte_span>& p
       written += static_cast<size_t>(n);
     }
   }
-  if (::fcntl(fd.get(), F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) !=
-      0) {
-    return errno_error(name, "sealing");
+  if (status sealed = seal(name, fd.get()); !sealed.ok()) return sealed;
+  return fd;
+}
+
+result<unique_fd> sealed_memfd_filled(const char* name, uint64_t bytes,
+                                      const std::function<void(uint8_t*)>& fill) {
+  unique_fd fd(::memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING));
+  if (!fd.valid()) return errno_error(name, "memfd_create");
+  if (::ftruncate(fd.get(), static_cast<off_t>(bytes)) != 0) return errno_error(name, "sizing");
+  if (bytes != 0) {
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+    if (p == MAP_FAILED) return errno_error(name, "mapping");
+    // Unmapped however fill ends: a writable mapping left behind would keep the seal from holding.
+    struct unmap {
+      void* p;
+      uint64_t bytes;
+      ~unmap() { ::munmap(p, bytes); }
+    } mapped{p, bytes};
+    fill(static_cast<uint8_t*>(p));
   }
+  if (status sealed = seal(name, fd.get()); !sealed.ok()) return sealed;
   return fd;
 }
 

@@ -20,6 +20,7 @@
 #include "npu/sim/runtime/driver_judge.hpp"
 #include "npu/sim/runtime/driver_report.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
+#include "npu/sim/runtime/read_mapping.hpp"
 #include "npu/sim/runtime/shared_inputs.hpp"
 #include "npu/sim/runtime/tiling_crash_guard.hpp"
 #include "npu/sim/runtime/tiling_probe_report.hpp"
@@ -84,6 +85,15 @@ subprocess_options process_options(const sim_device_options& device, const eval_
   if (device.sandbox) run.sandbox_user = device.identity;
   run.redact = device.redact;
   return run;
+}
+
+// The process delivers on its standard output into a sealed memory file (subprocess.hpp) that
+// the next reader maps, instead of a pipe the parent copies. The file-size limit, which the
+// kernel applies to that file too, bounds it and leaves room for the whole channel.
+void deliver_to_memory_file(subprocess_options& run) {
+  run.stdout_to_memory_file = true;
+  run.limits.file_size_bytes =
+      std::max<uint64_t>(run.limits.file_size_bytes, run.output_limit_bytes + 1);
 }
 
 // What a candidate the sandbox caught was after, for the error message: its first attempt to
@@ -307,14 +317,16 @@ sim_device::reference_outcome sim_device::run_reference(const op_package& op,
     out.diagnostics = built.diagnostics;
     return out;
   }
+  // The reference reads the sealed input sets the candidates read (none for a validation shape:
+  // it draws them from the seed, as the store would).
   sim::driver_spec reference_spec = spec;
-  reference_spec.input_fds.clear();  // the reference draws its own inputs
+  if (inputs.held.empty()) reference_spec.input_fds.clear();
   result<unique_fd> spec_fd = sealed_spec(reference_spec);
   if (!spec_fd.ok()) {
     out.message = spec_fd.error().message();
     return out;
   }
-  const run_descriptors fds{{}, spec_fd->get()};
+  const run_descriptors fds{inputs.descriptors(), spec_fd->get()};
   subprocess_options run = process_options(
       options_, options, reference_build.dir.path(),
       {built.reference_executable.string(), fds.spec_argument(), std::to_string(spec.input_sets)},
@@ -323,8 +335,15 @@ sim_device::reference_outcome sim_device::run_reference(const op_package& op,
   // runs before them, so a limit no kernel can meet must not make it fail in their place.
   run.limits.wall_seconds = std::max(run.limits.wall_seconds, reference_wall_seconds);
   run.pass_fds = fds.passed;
+  deliver_to_memory_file(run);
   references_run_.fetch_add(1);
   auto reference = run_subprocess(run);
+  if (reference.ok() && reference->succeeded() && !reference->stdout_file.valid()) {
+    out.message =
+        "the reference's delivery could not be kept: " +
+        (reference->notes.empty() ? std::string("no reason given") : reference->notes.back());
+    return out;
+  }
   if (!reference.ok() || !reference->succeeded()) {
     out.message = reference.ok() ? "the reference process failed (" + reference->describe() + ")"
                                  : "cannot run the reference: " + reference.error().message();
@@ -332,24 +351,21 @@ sim_device::reference_outcome sim_device::run_reference(const op_package& op,
         output_lines(reference.ok() ? reference->stderr_text : "", runtime_diagnostic_lines);
     return out;
   }
+  // Checked as it will be read, and kept as delivered, for the judge process: sealed once, read
+  // by every judgement of the operator.
   try {
-    sim::expected_outputs decoded = sim::decode_expected(reference->stdout_text, spec.op);
-    // The bytes the store drew once for the candidates, not a second draw.
-    decoded.first_set_inputs = inputs.held.empty()
-                                   ? sim::make_inputs(spec.op, 0)
-                                   : sim::read_shared_inputs(inputs.held.front()->get(), spec.op);
-    out.expected = std::make_shared<const sim::expected_outputs>(std::move(decoded));
+    const sim::read_mapping delivered(reference->stdout_file.get(), reference->stdout_file_bytes);
+    // A reference that failed delivers its message, which the judge reports (reference_failed).
+    sim::check_expected(delivered.view(), spec.op);
   } catch (const sim::malformed_delivery& e) {
     out.message = std::string("the reference's delivery is malformed: ") + e.what();
     return out;
+  } catch (const std::runtime_error& e) {
+    out.message = std::string("the reference's delivery cannot be read: ") + e.what();
+    return out;
   }
-  // As delivered, for the judge process: sealed once, read by every judgement of the operator.
-  const std::string& encoded = reference->stdout_text;
-  result<unique_fd> sealed = sealed_memfd("aopt-expected", {{encoded.data(), encoded.size()}});
-  expected_->put(
-      expected_key(op, spec), out.expected,
-      sealed.ok() ? std::make_shared<const unique_fd>(std::move(sealed).value()) : nullptr,
-      sealed.ok() ? encoded.size() : 0);
+  out.expected = std::make_shared<const unique_fd>(std::move(reference->stdout_file));
+  expected_->put(expected_key(op, spec), out.expected, reference->stdout_file_bytes);
   return out;
 }
 
@@ -467,7 +483,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       r.diagnostics = std::move(reference.diagnostics);
       return finish();
     }
-    const std::shared_ptr<const sim::expected_outputs> expected = std::move(reference.expected);
+    const std::shared_ptr<const unique_fd> expected = std::move(reference.expected);
     prepare_validation_shapes(op, options);
     r.phases.reference += phase_done();
 
@@ -526,6 +542,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
         process_options(options_, options, scratch->path(),
                         {built.executable.string(), fds.spec_argument()}, limit);
     run.pass_fds = fds.passed;
+    deliver_to_memory_file(run);
     auto ran = run_subprocess(run);
     if (!ran.ok()) {
       fail(eval_status::infra_error, "sandbox",
@@ -586,7 +603,13 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
                         fmt::format("the candidate exited with code {}", ran->exit_code));
     }
     // The candidate ended with exit code 0: only its delivery counts, never a claim of its own.
-    if (ran->stdout_text.empty()) {
+    if (!ran->stdout_file.valid()) {
+      fail(eval_status::infra_error, "sandbox",
+           "the candidate's delivery could not be kept: " +
+               (ran->notes.empty() ? std::string("no reason given") : ran->notes.back()));
+      return finish();
+    }
+    if (ran->stdout_file_bytes == 0) {
       return failed_run(
           eval_status::runtime_error, "no_delivery",
           "the candidate exited with code 0 without delivering its outputs and trace (an early "
@@ -604,12 +627,9 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     }
     judge_request request;
     request.spec = &spec;
-    request.delivery = &ran->stdout_text;
-    request.expected = expected.get();
+    request.delivery_fd = ran->stdout_file.get();
+    request.expected_fd = expected->get();
     request.first_inputs_fd = inputs->held.front()->get();
-    const std::shared_ptr<const unique_fd> encoded_expected =
-        expected_->find_encoded(expected_key(op, spec));
-    if (encoded_expected) request.expected_fd = encoded_expected->get();
     request.check_threads = slot.threads();
     judge_limits bounds;
     bounds.cpu_seconds = options_.judge_cpu_seconds;

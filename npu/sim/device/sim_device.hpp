@@ -166,14 +166,15 @@ class sim_device : public device, public tiling_prober {
   };
   // The expected outputs of `op` for spec.input_sets sets, or why there are none (infra).
   struct reference_outcome {
-    std::shared_ptr<const sim::expected_outputs> expected;  // null on failure
+    // The reference's delivery, sealed (expected_cache.hpp); null on failure.
+    std::shared_ptr<const unique_fd> expected;
     std::string message;
     std::vector<std::string> diagnostics;
   };
   // From the expected cache, or made now: the reference builds alone in a scratch dir of its own
   // and runs there, reading its spec from a sealed memfd, before any candidate of the operator
-  // (and shape) runs; nothing of a candidate is ever in that directory (issue 30). Input set 0
-  // is kept beside them as `inputs` shares it (sim::expected_outputs::first_set_inputs).
+  // (and shape) runs; nothing of a candidate is ever in that directory (issue 30). It reads
+  // the input sets `inputs` shares, the very bytes the candidates read.
   reference_outcome expected_outputs_of(const op_package& op, const sim::driver_spec& spec,
                                         const eval_options& options,
                                         const shared_input_sets& inputs);

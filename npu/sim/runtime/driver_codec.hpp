@@ -33,6 +33,7 @@ class byte_writer {
   }
   void put_string(const std::string& s) { put_bytes(s.data(), s.size()); }
   void put_raw(const char* p, size_t n) { out_.append(p, n); }
+  void reserve(size_t n) { out_.reserve(n); }
 
   std::string& text() { return out_; }
 
@@ -68,6 +69,14 @@ class byte_reader {
       throw malformed_delivery(std::string(field) + ": the delivery ends early (truncated)");
     }
     if (n != 0) std::memcpy(out, p_, n * sizeof(T));
+    p_ += n * sizeof(T);
+  }
+  // Passes over `n` values of T without reading them.
+  template <typename T>
+  void skip_array(size_t n, const char* field) {
+    if (n > remaining() / sizeof(T)) {
+      throw malformed_delivery(std::string(field) + ": the delivery ends early (truncated)");
+    }
     p_ += n * sizeof(T);
   }
   std::string get_string(const char* field) {

@@ -1,6 +1,7 @@
 // The reference side of an evaluation (issue 17): the operator's reference.cpp runs in its own
 // process (driver_reference_main.cpp), never in the candidate's, so a candidate cannot read the
-// expected outputs. Per input set it regenerates the inputs from the seed (input_generator.hpp),
+// expected outputs. Per input set it reads the inputs aopt drew for the candidates, or draws them
+// from the seed (input_generator.hpp),
 // computes the expected outputs and fingerprints the inputs; driver_judge.hpp compares the
 // candidate's delivery with this.
 //
@@ -8,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,14 +38,25 @@ using reference_fn = void (*)(const aopt_ref::tensors& in, aopt_ref::tensors& ou
 
 // Input set `set` of `op`: the GM bytes of every input (seed op.seed + set).
 std::vector<std::vector<uint8_t>> make_inputs(const npu::op_spec& op, uint32_t set);
+// The same bytes, every input back to back in op.json order (shared_inputs.hpp's layout).
+void make_inputs_into(const npu::op_spec& op, uint32_t set, uint8_t* out);
 
 aopt_ref::attrs reference_attrs(const npu::op_spec& op);
 
-// Runs the reference on input sets 0..sets-1. Never throws for a failing reference: `failure`.
-expected_outputs compute_expected(const npu::op_spec& op, reference_fn reference, uint32_t sets);
+// Input set `set`'s GM bytes as a process received them (inputs_of, shared_inputs.hpp).
+using input_source = std::function<std::vector<std::vector<uint8_t>>(uint32_t set)>;
+
+// Runs the reference on input sets 0..sets-1, drawn by make_inputs unless `inputs` gives them
+// (the input store's sealed sets, the very bytes the candidates read). Never throws for a
+// failing reference: `failure`.
+expected_outputs compute_expected(const npu::op_spec& op, reference_fn reference, uint32_t sets,
+                                  const input_source& inputs = nullptr);
 
 std::string encode_expected(const expected_outputs& e);
 // Throws malformed_delivery naming the field.
 expected_outputs decode_expected(std::string_view bytes, const npu::op_spec& op);
+// Checks every field of a delivery as decode_expected does, without copying the values out (the
+// parent keeps the delivery as it is, for the judge). Throws malformed_delivery naming the field.
+void check_expected(std::string_view bytes, const npu::op_spec& op);
 
 }  // namespace aopt::sim

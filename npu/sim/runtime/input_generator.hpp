@@ -13,6 +13,9 @@
 namespace aopt::sim {
 
 std::vector<uint8_t> generate_input(const npu::tensor_spec& input, std::mt19937_64& rng);
+// The same bytes, written to `out` (input.bytes() of room), without a copy of the tensor's values
+// as doubles for the common draws.
+void generate_input_into(const npu::tensor_spec& input, std::mt19937_64& rng, uint8_t* out);
 
 // The values of a tensor's bytes, as the reference receives them.
 std::vector<double> decode_tensor(const npu::tensor_spec& t, const uint8_t* bytes);

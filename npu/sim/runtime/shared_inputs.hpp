@@ -1,10 +1,10 @@
-// Input sets the parent draws once and hands to candidate and probe processes, instead of every
-// process drawing them again: drawing (input_generator.hpp) took about two thirds of a
-// candidate's run. The parent (npu/sim/device/input_store.hpp) keeps each input set of an
+// Input sets the parent draws once and hands to the reference, candidate and probe processes,
+// instead of every process drawing them again: drawing (input_generator.hpp) took about two thirds
+// of a candidate's run. The parent (npu/sim/device/input_store.hpp) keeps each input set of an
 // operator in a memfd sealed against writing and resizing, and passes it as a descriptor named in
 // spec.json's "input_fds" (driver_spec.hpp); the process maps it read-only and copies out each
 // input. The seals keep a hostile candidate from changing the shared copy, and what it delivers
-// is judged against the reference's own inputs (input fingerprints) either way.
+// is judged against the inputs the reference read (input fingerprints) either way.
 //
 // Layout of one set: the GM bytes of every input of the operator, in op.json order, back to back
 // (npu::tensor_spec::bytes() each, nothing between).
