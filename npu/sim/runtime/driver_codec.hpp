@@ -34,6 +34,10 @@ class byte_writer {
   void put_string(const std::string& s) { put_bytes(s.data(), s.size()); }
   void put_raw(const char* p, size_t n) { out_.append(p, n); }
   void reserve(size_t n) { out_.reserve(n); }
+  // Zero bytes up to the next multiple of `alignment` from the start.
+  void pad_to(size_t alignment) {
+    out_.resize((out_.size() + alignment - 1) / alignment * alignment);
+  }
 
   std::string& text() { return out_; }
 
@@ -43,7 +47,7 @@ class byte_writer {
 
 class byte_reader {
  public:
-  byte_reader(const char* data, size_t size) : p_(data), end_(data + size) {}
+  byte_reader(const char* data, size_t size) : begin_(data), p_(data), end_(data + size) {}
 
   template <typename T>
   T get(const char* field) {
@@ -70,6 +74,27 @@ class byte_reader {
     }
     if (n != 0) std::memcpy(out, p_, n * sizeof(T));
     p_ += n * sizeof(T);
+  }
+  // Passes over the padding byte_writer::pad_to wrote.
+  void skip_to(size_t alignment, const char* field) {
+    const size_t at = static_cast<size_t>(p_ - begin_);
+    const size_t padding = (alignment - at % alignment) % alignment;
+    need(padding, field);
+    p_ += padding;
+  }
+  // `n` values of T where they are, without a copy. REQUIRES: the bytes stay mapped while the
+  // pointer is used. Throws malformed_delivery when they are not aligned for T.
+  template <typename T>
+  const T* view_array(size_t n, const char* field) {
+    if (n > remaining() / sizeof(T)) {
+      throw malformed_delivery(std::string(field) + ": the delivery ends early (truncated)");
+    }
+    if (reinterpret_cast<uintptr_t>(p_) % alignof(T) != 0) {
+      throw malformed_delivery(std::string(field) + ": not aligned");
+    }
+    const T* values = reinterpret_cast<const T*>(p_);
+    p_ += n * sizeof(T);
+    return values;
   }
   // Passes over `n` values of T without reading them.
   template <typename T>
@@ -105,6 +130,7 @@ class byte_reader {
       throw malformed_delivery(std::string(field) + ": the delivery ends early (truncated)");
     }
   }
+  const char* begin_;
   const char* p_;
   const char* end_;
 };

@@ -8,7 +8,7 @@
 namespace aopt::sim {
 namespace {
 
-constexpr char expected_magic[] = "AOPTEXP1";
+constexpr char expected_magic[] = "AOPTEXP2";
 constexpr char end_magic[] = "AOPTEND1";
 constexpr size_t magic_size = 8;
 
@@ -100,7 +100,7 @@ expected_outputs compute_expected(const npu::op_spec& op, reference_fn reference
 std::string encode_expected(const expected_outputs& e) {
   // Sized once: the outputs are hundreds of MiB for a large operator, and growing the text by
   // doubling would copy them again at every step.
-  size_t bytes = 2 * magic_size + 3 * sizeof(uint64_t) + e.failure.size();
+  size_t bytes = 2 * magic_size + 3 * sizeof(uint64_t) + e.failure.size() + sizeof(double);
   for (const expected_set& s : e.sets) {
     bytes += 2 * sizeof(uint64_t) + s.input_fingerprints.size() * sizeof(uint64_t);
     for (const auto& o : s.outputs) bytes += sizeof(uint64_t) + o.size() * sizeof(double);
@@ -109,6 +109,7 @@ std::string encode_expected(const expected_outputs& e) {
   w.reserve(bytes);
   w.put_raw(expected_magic, magic_size);
   w.put_string(e.failure);
+  w.pad_to(sizeof(double));
   w.put<uint64_t>(e.sets.size());
   for (const expected_set& s : e.sets) {
     w.put<uint64_t>(s.outputs.size());
@@ -122,12 +123,15 @@ std::string encode_expected(const expected_outputs& e) {
 
 namespace {
 
-// Reads (or, without `keep_values`, only checks) an encoded delivery.
-expected_outputs read_expected(std::string_view bytes, const npu::op_spec& op, bool keep_values) {
+// What reading a delivery does with the values: copies them, points at them, or only checks.
+enum class values_read { copy, view, check };
+
+expected_outputs read_expected(std::string_view bytes, const npu::op_spec& op, values_read mode) {
   byte_reader r(bytes.data(), bytes.size());
   r.expect(expected_magic, magic_size, "expected outputs header");
   expected_outputs e;
   e.failure = r.get_string("failure");
+  r.skip_to(sizeof(double), "padding");
   e.sets.resize(r.count("sets", 16));
   for (expected_set& s : e.sets) {
     const uint64_t outputs = r.count("outputs", 8);
@@ -137,8 +141,12 @@ expected_outputs read_expected(std::string_view bytes, const npu::op_spec& op, b
       if (n != static_cast<uint64_t>(op.outputs[i].numel()) * sizeof(double)) {
         throw malformed_delivery("expected output " + op.outputs[i].name + ": wrong size");
       }
-      if (!keep_values) {
+      if (mode == values_read::check) {
         r.skip_array<double>(op.outputs[i].numel(), "expected values");
+        continue;
+      }
+      if (mode == values_read::view) {
+        s.viewed.push_back(r.view_array<double>(op.outputs[i].numel(), "expected values"));
         continue;
       }
       std::vector<double> v(op.outputs[i].numel());
@@ -155,11 +163,15 @@ expected_outputs read_expected(std::string_view bytes, const npu::op_spec& op, b
 }  // namespace
 
 expected_outputs decode_expected(std::string_view bytes, const npu::op_spec& op) {
-  return read_expected(bytes, op, true);
+  return read_expected(bytes, op, values_read::copy);
+}
+
+expected_outputs view_expected(std::string_view bytes, const npu::op_spec& op) {
+  return read_expected(bytes, op, values_read::view);
 }
 
 void check_expected(std::string_view bytes, const npu::op_spec& op) {
-  read_expected(bytes, op, false);
+  read_expected(bytes, op, values_read::check);
 }
 
 }  // namespace aopt::sim

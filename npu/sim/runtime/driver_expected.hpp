@@ -5,7 +5,8 @@
 // computes the expected outputs and fingerprints the inputs; driver_judge.hpp compares the
 // candidate's delivery with this.
 //
-// Wire format (driver_codec.hpp): "AOPTEXP1", failure message ("" when none), sets, "AOPTEND1".
+// Wire format (driver_codec.hpp): "AOPTEXP2", failure message ("" when none), zeros to a
+// multiple of 8 bytes (so that a mapped delivery's doubles are aligned), sets, "AOPTEND1".
 #pragma once
 
 #include <cstdint>
@@ -20,8 +21,13 @@
 namespace aopt::sim {
 
 struct expected_set {
-  std::vector<std::vector<double>> outputs;  // op.json order
+  std::vector<std::vector<double>> outputs;  // op.json order; empty when viewed
+  // view_expected only: each output's values where the mapped delivery holds them.
+  std::vector<const double*> viewed;
   std::vector<uint64_t> input_fingerprints;
+
+  // Output i's values (op.json's numel of them), wherever they are.
+  const double* values(size_t i) const { return viewed.empty() ? outputs[i].data() : viewed[i]; }
 };
 
 struct expected_outputs {
@@ -55,6 +61,9 @@ expected_outputs compute_expected(const npu::op_spec& op, reference_fn reference
 std::string encode_expected(const expected_outputs& e);
 // Throws malformed_delivery naming the field.
 expected_outputs decode_expected(std::string_view bytes, const npu::op_spec& op);
+// The same, with each output's values left where `bytes` holds them (expected_set::viewed): no
+// copy of what is hundreds of MiB for a large operator. REQUIRES: `bytes` outlives the result.
+expected_outputs view_expected(std::string_view bytes, const npu::op_spec& op);
 // Checks every field of a delivery as decode_expected does, without copying the values out (the
 // parent keeps the delivery as it is, for the judge). Throws malformed_delivery naming the field.
 void check_expected(std::string_view bytes, const npu::op_spec& op);

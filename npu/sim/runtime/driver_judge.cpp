@@ -225,10 +225,9 @@ void check_set(const driver_spec& spec, const run_report& report, const expected
            "output " + t.name + ": " + std::to_string(s.outputs[i].size()) +
                " bytes delivered, the tensor holds " + std::to_string(t.bytes()));
     }
-    if (auto f =
-            compare_output(t, s.outputs[i].data(), want.outputs[i], op.tolerance_for(t), set)) {
+    if (auto f = compare_output(t, s.outputs[i].data(), want.values(i), op.tolerance_for(t), set)) {
       const bool stale =
-          set > 0 && !compare_output(t, s.outputs[i].data(), expected.sets[set - 1].outputs[i],
+          set > 0 && !compare_output(t, s.outputs[i].data(), expected.sets[set - 1].values(i),
                                      op.tolerance_for(t), set);
       if (stale) {
         fail("precision_error", "stale_output",

@@ -58,10 +58,9 @@ bool all_within(const uint8_t* actual, const double* expected, uint64_t n, doubl
   return outside == 0;
 }
 
-bool all_within_tolerance(const npu::tensor_spec& output, const uint8_t* actual,
-                          const std::vector<double>& expected, const npu::tolerance& tol) {
+bool all_within_tolerance(const npu::tensor_spec& output, const uint8_t* actual, const double* e,
+                          const npu::tolerance& tol) {
   const uint64_t n = output.numel();
-  const double* e = expected.data();
   const auto value = [](auto raw) { return static_cast<double>(raw); };
   switch (output.type) {
     case npu::dtype::float32:
@@ -94,6 +93,12 @@ bool all_within_tolerance(const npu::tensor_spec& output, const uint8_t* actual,
 std::optional<check_failure> compare_output(const npu::tensor_spec& output, const uint8_t* actual,
                                             const std::vector<double>& expected,
                                             const npu::tolerance& tol, uint32_t poison_variant) {
+  return compare_output(output, actual, expected.data(), tol, poison_variant);
+}
+
+std::optional<check_failure> compare_output(const npu::tensor_spec& output, const uint8_t* actual,
+                                            const double* expected, const npu::tolerance& tol,
+                                            uint32_t poison_variant) {
   if (all_within_tolerance(output, actual, expected, tol)) return std::nullopt;
   const uint64_t n = output.numel();
   const uint32_t size = npu::dtype_size(output.type);

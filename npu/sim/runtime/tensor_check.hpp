@@ -24,6 +24,10 @@ struct check_failure {
 std::optional<check_failure> compare_output(const npu::tensor_spec& output, const uint8_t* actual,
                                             const std::vector<double>& expected,
                                             const npu::tolerance& tol, uint32_t poison_variant = 0);
+// The same, against output.numel() expected values at `expected` (a mapped delivery's).
+std::optional<check_failure> compare_output(const npu::tensor_spec& output, const uint8_t* actual,
+                                            const double* expected, const npu::tolerance& tol,
+                                            uint32_t poison_variant = 0);
 
 // Compares an input's bytes after the run with the bytes the kernel was given.
 std::optional<check_failure> check_input_unchanged(const npu::tensor_spec& input,
