@@ -34,5 +34,5 @@ int main(int argc, char** argv) {
     std::cerr << "driver: the delivery channel is gone\n";
     return 3;
   }
-  return 0;
+  aopt::sim::delivery_channel::exit_delivered();
 }

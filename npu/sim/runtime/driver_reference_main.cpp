@@ -36,5 +36,5 @@ int main(int argc, char** argv) {
     std::cerr << "reference: the delivery channel is gone\n";
     return 3;
   }
-  return 0;
+  aopt::sim::delivery_channel::exit_delivered();
 }
