@@ -106,15 +106,17 @@ int Deep(volatile int* p, int n) {
 }  // namespace
 )";
 
-// Raw work running after the kernel races the runtime's own teardown: the untraced
-// writes leave the outputs unwritten, or the race corrupts the candidate's heap and it
-// dies by a signal first. Which one comes first is the scheduler's choice; both are the
+// Raw work running beside and after the kernel races the runtime: the untraced writes
+// leave the outputs unwritten, or land before the outputs are delivered and are caught as
+// work the trace does not account for, or the race corrupts the candidate's heap and it
+// dies by a signal first. Which one comes first is the scheduler's choice; each is the
 // candidate's failure, never a latency and never the infrastructure's fault.
 bool rejected_as_candidates_fault(const eval_result& r) {
   const bool unwritten =
       r.status == eval_status::precision_error && r.error_kind == "unwritten_output";
+  const bool untraced = r.status == eval_status::precision_error && r.error_kind == "untraced_work";
   const bool crashed = r.status == eval_status::runtime_error && r.error_kind == "signal";
-  return unwritten || crashed;
+  return unwritten || untraced || crashed;
 }
 
 }  // namespace

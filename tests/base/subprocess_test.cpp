@@ -48,6 +48,17 @@ aopt::subprocess_result run_shell(const std::string& script, double wall_seconds
   return run_checked(o);
 }
 
+// `script` under /bin/sh, its standard output in a memory file of 1000 bytes at most.
+aopt::subprocess_options memory_output(const std::string& script) {
+  aopt::subprocess_options o;
+  o.argv = {"/bin/sh", "-c", script};
+  o.stdout_to_memory_file = true;
+  o.output_limit_bytes = 1000;
+  o.limits.file_size_bytes = 2000;
+  o.limits.wall_seconds = 20;
+  return o;
+}
+
 std::string compile_c(const temp_dir& dir, const std::string& name, const std::string& source) {
   return aopt::testing::compile_c_program(dir.path(), name, source);
 }
@@ -107,13 +118,7 @@ TEST_SUITE("base") {
   }
 
   TEST_CASE("a standard output in memory comes back sealed, whole and never copied") {
-    aopt::subprocess_options o;
-    o.argv = {"/bin/sh", "-c", "printf 'delivered'; echo diagnostics >&2"};
-    o.stdout_to_memory_file = true;
-    o.output_limit_bytes = 1000;
-    o.limits.file_size_bytes = 2000;
-    o.limits.wall_seconds = 20;
-    auto r = run_checked(o);
+    auto r = run_checked(memory_output("printf 'delivered'; echo diagnostics >&2"));
     CHECK(r.succeeded());
     CHECK(r.stdout_text.empty());
     CHECK(r.stderr_text == "diagnostics\n");
@@ -130,12 +135,7 @@ TEST_SUITE("base") {
   }
 
   TEST_CASE("a standard output in memory beyond its limit is cut and marked truncated") {
-    aopt::subprocess_options o;
-    o.argv = {"/bin/sh", "-c", "head -c 1500 /dev/zero"};
-    o.stdout_to_memory_file = true;
-    o.output_limit_bytes = 1000;
-    o.limits.file_size_bytes = 2000;
-    o.limits.wall_seconds = 20;
+    aopt::subprocess_options o = memory_output("head -c 1500 /dev/zero");
     auto r = run_checked(o);
     CHECK(r.succeeded());
     REQUIRE(r.stdout_file.valid());
