@@ -96,6 +96,13 @@ void deliver_to_memory_file(subprocess_options& run) {
       std::max<uint64_t>(run.limits.file_size_bytes, run.output_limit_bytes + 1);
 }
 
+// Why a process's delivery is not there to read: its memory file could not be sealed
+// (subprocess_result::stdout_file, whose notes say why).
+std::string unkept_delivery(const char* whose, const subprocess_result& ran) {
+  return std::string(whose) + " delivery could not be kept: " +
+         (ran.notes.empty() ? std::string("no reason given") : ran.notes.back());
+}
+
 // What a candidate the sandbox caught was after, for the error message: its first attempt to
 // write outside its scratch dir or to reach another process. Empty when there was none.
 std::string sandbox_violation(const subprocess_result& ran, const fs::path& cache_dir) {
@@ -339,9 +346,7 @@ sim_device::reference_outcome sim_device::run_reference(const op_package& op,
   references_run_.fetch_add(1);
   auto reference = run_subprocess(run);
   if (reference.ok() && reference->succeeded() && !reference->stdout_file.valid()) {
-    out.message =
-        "the reference's delivery could not be kept: " +
-        (reference->notes.empty() ? std::string("no reason given") : reference->notes.back());
+    out.message = unkept_delivery("the reference's", *reference);
     return out;
   }
   if (!reference.ok() || !reference->succeeded()) {
@@ -604,9 +609,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     }
     // The candidate ended with exit code 0: only its delivery counts, never a claim of its own.
     if (!ran->stdout_file.valid()) {
-      fail(eval_status::infra_error, "sandbox",
-           "the candidate's delivery could not be kept: " +
-               (ran->notes.empty() ? std::string("no reason given") : ran->notes.back()));
+      fail(eval_status::infra_error, "sandbox", unkept_delivery("the candidate's", *ran));
       return finish();
     }
     if (ran->stdout_file_bytes == 0) {

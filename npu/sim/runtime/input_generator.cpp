@@ -46,7 +46,9 @@ class element_draw {
       }
       kind_ = input.draw == draw::normal ? kind::int_normal : kind::int_uniform;
     }
-    normal_ = std::normal_distribution<double>((lo + hi) / 2, (hi - lo) / 6);
+    if (kind_ == kind::real_normal || kind_ == kind::int_normal) {
+      normal_ = std::normal_distribution<double>((lo + hi) / 2, (hi - lo) / 6);
+    }
     if (kind_ == kind::real_uniform) real_ = std::uniform_real_distribution<double>(lo, hi);
     if (kind_ == kind::int_uniform) {
       integer_ = std::uniform_int_distribution<int64_t>(static_cast<int64_t>(lo),
