@@ -81,6 +81,11 @@ constexpr system_path system_paths[] = {
     {"/dev/null", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE},
     {"/dev/urandom", LANDLOCK_ACCESS_FS_READ_FILE},
     {"/dev/random", LANDLOCK_ACCESS_FS_READ_FILE},
+    // Which huge-page mode the kernel runs in and its page size: glibc's malloc reads both before
+    // it asks for huge pages (GLIBC_TUNABLES=glibc.malloc.hugetlb=1), and asks for none when it
+    // cannot.
+    {"/sys/kernel/mm/transparent_hugepage/enabled", LANDLOCK_ACCESS_FS_READ_FILE},
+    {"/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", LANDLOCK_ACCESS_FS_READ_FILE},
 };
 
 class fd_closer {

@@ -16,6 +16,7 @@
 #include "base/subprocess.hpp"
 #include "npu/compile_error_explainer.hpp"
 #include "npu/package_include.hpp"
+#include "npu/sim/device/process_environment.hpp"
 
 namespace aopt::npu {
 
@@ -217,7 +218,9 @@ struct unit {
 // The environment of every compiler and linker run: nothing of aopt's (secrets), temporary
 // files in the scratch dir (the only place the sandbox lets it write).
 std::vector<std::string> compiler_environment(const fs::path& scratch) {
-  return {"PATH=/usr/bin:/bin", "LC_ALL=C", "TMPDIR=" + scratch.string()};
+  std::vector<std::string> environment = sandboxed_process_environment();
+  environment.push_back("TMPDIR=" + scratch.string());
+  return environment;
 }
 
 subprocess_options compiler_run(const sim_toolchain& toolchain, const fs::path& scratch,

@@ -12,6 +12,7 @@
 #include "npu/op_package.hpp"
 #include "npu/optest_case.hpp"
 #include "npu/protocol/json_fields.hpp"
+#include "npu/sim/device/process_environment.hpp"
 
 namespace aopt::npu {
 
@@ -168,7 +169,7 @@ result<nlohmann::json> read_op_defs(const fs::path& package_dir, const sim_toolc
   run.argv = {built.executable.string()};
   run.working_dir = scratch->path().string();
   run.inherit_environment = false;
-  run.environment = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
+  run.environment = sandboxed_process_environment();
   run.limits.wall_seconds = opdef_run_seconds;
   run.limits.cpu_seconds = static_cast<uint64_t>(opdef_run_seconds);
   run.output_limit_bytes = 1 << 20;

@@ -13,6 +13,7 @@
 #include "base/scratch_dir.hpp"
 #include "base/subprocess.hpp"
 #include "npu/sim/device/expected_cache.hpp"
+#include "npu/sim/device/process_environment.hpp"
 #include "npu/sim/device/sealed_memfd.hpp"
 #include "npu/sim/device/static_screen.hpp"
 #include "npu/sim/runtime/driver_codec.hpp"
@@ -74,7 +75,7 @@ subprocess_options process_options(const sim_device_options& device, const eval_
   run.argv = std::move(argv);
   run.working_dir = scratch.string();
   run.inherit_environment = false;
-  run.environment = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
+  run.environment = sandboxed_process_environment();
   run.output_limit_bytes = output_limit;
   run.limits.wall_seconds = eval.timeout_seconds > 0 ? eval.timeout_seconds : 60;
   run.limits.cpu_seconds = device.cpu_seconds;

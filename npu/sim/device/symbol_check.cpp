@@ -1,4 +1,5 @@
 #include "npu/sim/device/symbol_check.hpp"
+#include "npu/sim/device/process_environment.hpp"
 
 #include <sstream>
 
@@ -162,7 +163,7 @@ result<const link_namespace*> symbol_checker::trusted() const {
   link_namespace names;
   subprocess_options nm;
   nm.inherit_environment = false;
-  nm.environment = {"PATH=/usr/bin:/bin", "LC_ALL=C"};
+  nm.environment = sandboxed_process_environment();
   nm.limits.wall_seconds = 120;
   nm.argv = {nm_, "-P", "-A"};
   for (const auto& lib : libraries_) nm.argv.push_back(lib.string());
