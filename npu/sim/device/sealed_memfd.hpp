@@ -24,8 +24,9 @@ struct byte_span {
 // A sealed memfd named `name` (seen in /proc/<pid>/fd only) holding `parts` back to back,
 // close-on-exec. internal error when it cannot be made, filled or sealed.
 result<unique_fd> sealed_memfd(const char* name, const std::vector<byte_span>& parts);
-// A sealed memfd of `bytes` bytes that `fill` writes first, through a mapping of the memfd
-// itself: the bytes are made where they are kept, with no buffer of the caller's to copy.
+// A sealed memfd of `bytes` bytes that `fill` writes first, into a buffer on huge pages that is
+// then written to the memfd at once (filling the memfd's own pages through a mapping costs a
+// fault per 4 KiB page).
 result<unique_fd> sealed_memfd_filled(const char* name, uint64_t bytes,
                                       const std::function<void(uint8_t*)>& fill);
 

@@ -174,7 +174,7 @@ struct tiling_outcome {
 }  // namespace
 
 tiling_call call_tiling(const driver_spec& spec, uint32_t (*tiling)(gert::TilingContext*),
-                        const std::vector<std::vector<uint8_t>>& inputs) {
+                        const std::vector<const uint8_t*>& inputs) {
   const npu::op_spec& op = spec.op;
   gert::TilingContext ctx(op.name, camel_case(op.name));
   for (size_t i = 0; i < op.inputs.size(); ++i) {
@@ -184,7 +184,7 @@ tiling_call call_tiling(const driver_spec& spec, uint32_t (*tiling)(gert::Tiling
       // The data only of an input declared value-depending, as CANN hands a TilingFunc: host
       // code that saw every input could compute the outputs and pass them in the tiling data.
       ctx.add_input(to_ge(op.inputs[i].type), to_shape(op.inputs[i]),
-                    op.inputs[i].value_depend ? inputs[i].data() : nullptr);
+                    op.inputs[i].value_depend ? inputs[i] : nullptr);
     }
   }
   for (const auto& out : op.outputs) ctx.add_output(to_ge(out.type), to_shape(out));
@@ -218,7 +218,7 @@ tiling_call call_tiling(const driver_spec& spec, uint32_t (*tiling)(gert::Tiling
 namespace {
 
 tiling_outcome run_tiling(const driver_spec& spec, const candidate_entries& entries,
-                          const std::vector<std::vector<uint8_t>>& inputs,
+                          const std::vector<const uint8_t*>& inputs,
                           std::vector<std::string>& diagnostics, bool first_set) {
   const npu::op_spec& op = spec.op;
   const tiling_call call = call_tiling(spec, entries.tiling, inputs);
@@ -343,8 +343,8 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
   const npu::op_spec& op = spec.op;
   set_report report;
   try {
-    const std::vector<std::vector<uint8_t>> inputs = inputs_of(spec, set);
-    tiling_outcome tiling = run_tiling(spec, entries, inputs, diagnostics, set == 0);
+    const input_set inputs(spec, set);
+    tiling_outcome tiling = run_tiling(spec, entries, inputs.data(), diagnostics, set == 0);
     report.block_dim = tiling.block_dim;
     report.tiling_key = tiling.tiling_key;
     report.workspace_bytes = tiling.workspace_bytes;
@@ -393,8 +393,9 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
     };
     gm.reserve(op.inputs.size() + op.outputs.size() + 2);
     for (size_t i = 0; i < op.inputs.size(); ++i) {
-      uint8_t* p = add_region(op.inputs[i].name, inputs[i].size());
-      if (!inputs[i].empty()) std::memcpy(p, inputs[i].data(), inputs[i].size());
+      const uint64_t bytes = op.inputs[i].bytes();
+      uint8_t* p = add_region(op.inputs[i].name, bytes);
+      if (bytes != 0) std::memcpy(p, inputs.data(i), bytes);
     }
     for (const auto& t : op.outputs) {
       uint8_t* p = add_region(t.name, t.bytes(), true);
@@ -408,7 +409,7 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
         }
       } else if (t.init == npu::tensor_spec::initial::copy) {
         for (size_t i = 0; i < op.inputs.size(); ++i) {
-          if (op.inputs[i].name == t.init_source) std::memcpy(p, inputs[i].data(), t.bytes());
+          if (op.inputs[i].name == t.init_source) std::memcpy(p, inputs.data(i), t.bytes());
         }
       } else {
         fill_poison(p, t.type, t.numel(), set);
@@ -429,7 +430,7 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
       const uint8_t* after = gm[i].data();
       const uint64_t bytes = op.inputs[i].bytes();
       report.input_fingerprints.push_back(fingerprint(after, bytes));
-      const bool changed = bytes != 0 && std::memcmp(after, inputs[i].data(), bytes) != 0;
+      const bool changed = bytes != 0 && std::memcmp(after, inputs.data(i), bytes) != 0;
       report.changed_inputs.push_back(changed ? std::vector<uint8_t>(after, after + bytes)
                                               : std::vector<uint8_t>());
     }

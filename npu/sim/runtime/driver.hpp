@@ -48,9 +48,10 @@ struct tiling_call {
 };
 
 // Builds the operator's TilingContext (shapes, dtypes, attrs, the profile's platform) and calls
-// `tiling` once. Never throws for what the tiling function does.
+// `tiling` once; `inputs` holds each input's bytes in op.json order. Never throws for what the
+// tiling function does.
 tiling_call call_tiling(const driver_spec& spec, uint32_t (*tiling)(gert::TilingContext*),
-                        const std::vector<std::vector<uint8_t>>& inputs);
+                        const std::vector<const uint8_t*>& inputs);
 
 // The candidate side: runs input sets 0.. until one fails or all ran (the sets after a failed
 // one are left out of the report, whether or not a thread already ran them).

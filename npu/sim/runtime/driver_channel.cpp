@@ -15,18 +15,22 @@ delivery_channel::delivery_channel() {
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
 }
 
-bool delivery_channel::deliver(const std::string& bytes) {
+bool delivery_channel::deliver(const char* data, size_t size) {
   if (fd_ < 0) return false;
-  // A memory file takes its pages at once: written page by page, a shared-memory file costs a
-  // fault per page, ten times the copy (docs/architecture.md). A pipe refuses, and is written.
-  if (!bytes.empty()) ::fallocate(fd_, 0, 0, static_cast<off_t>(bytes.size()));
+  // A memory file takes the part's pages at once: written page by page, a shared-memory file
+  // costs a fault per page, ten times the copy (docs/architecture.md). A pipe refuses, and is
+  // written.
+  if (size != 0) {
+    ::fallocate(fd_, 0, static_cast<off_t>(delivered_), static_cast<off_t>(size));
+  }
   size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+  while (done < size) {
+    const ssize_t n = ::write(fd_, data + done, size - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     done += static_cast<size_t>(n);
   }
+  delivered_ += size;
   return true;
 }
 

@@ -6,6 +6,8 @@
 // anyway can only deliver something the trusted checker then rejects or judges.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace aopt::sim {
@@ -15,7 +17,9 @@ class delivery_channel {
   // Takes over fd 1. REQUIRES: called once, first thing in main().
   delivery_channel();
   // Writes all of `bytes`; false when the channel is gone.
-  bool deliver(const std::string& bytes);
+  bool deliver(const std::string& bytes) { return deliver(bytes.data(), bytes.size()); }
+  // Writes `size` bytes after those delivered before: a delivery may come in parts.
+  bool deliver(const char* data, size_t size);
   // Ends the process with exit code 0 once the delivery is written, without destructors:
   // freeing an operator's outputs and traces piece by piece costs more than the kernel's
   // teardown of the whole process, and nothing after the delivery counts.
@@ -23,6 +27,7 @@ class delivery_channel {
 
  private:
   int fd_ = -1;
+  uint64_t delivered_ = 0;
 };
 
 }  // namespace aopt::sim

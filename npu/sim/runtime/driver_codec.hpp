@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,30 +19,67 @@ class malformed_delivery : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Appends values to a text, or streams them: with a sink, the bytes go to it in order whenever
+// `flush_at` of them are buffered, and a large block (an operator's output) goes straight from
+// where it is, so a delivery of hundreds of MiB is never copied whole into memory.
 class byte_writer {
  public:
+  using sink = std::function<bool(const char* data, size_t size)>;
+
+  byte_writer() = default;
+  explicit byte_writer(sink to, size_t flush_at = size_t{1} << 20)
+      : sink_(std::move(to)), flush_at_(flush_at) {}
+
   template <typename T>
   void put(T v) {
     static_assert(std::is_trivially_copyable<T>::value, "plain values only");
     const size_t at = out_.size();
     out_.resize(at + sizeof(T));
     std::memcpy(&out_[at], &v, sizeof(T));
+    if (sink_ && out_.size() >= flush_at_) flush();
   }
   void put_bytes(const void* p, size_t n) {
     put<uint64_t>(n);
-    out_.append(static_cast<const char*>(p), n);
+    put_raw(static_cast<const char*>(p), n);
   }
   void put_string(const std::string& s) { put_bytes(s.data(), s.size()); }
-  void put_raw(const char* p, size_t n) { out_.append(p, n); }
+  void put_raw(const char* p, size_t n) {
+    if (sink_ && out_.size() + n >= flush_at_) {
+      flush();
+      if (n >= flush_at_) {
+        send(p, n);
+        return;
+      }
+    }
+    out_.append(p, n);
+  }
   void reserve(size_t n) { out_.reserve(n); }
   // Zero bytes up to the next multiple of `alignment` from the start.
   void pad_to(size_t alignment) {
-    out_.resize((out_.size() + alignment - 1) / alignment * alignment);
+    const size_t at = sent_ + out_.size();
+    out_.resize(out_.size() + (alignment - at % alignment) % alignment);
+  }
+  // Sends what is buffered; false once the sink refused any bytes (a streaming writer).
+  bool flush() {
+    if (sink_ && !out_.empty()) {
+      send(out_.data(), out_.size());
+      out_.clear();
+    }
+    return ok_;
   }
 
+  // Everything put, without a sink.
   std::string& text() { return out_; }
 
  private:
+  void send(const char* p, size_t n) {
+    if (ok_) ok_ = sink_(p, n);
+    sent_ += n;
+  }
+  sink sink_;
+  size_t flush_at_ = 0;
+  size_t sent_ = 0;
+  bool ok_ = true;
   std::string out_;
 };
 

@@ -11,6 +11,8 @@
 #include "aopt_sim/driver_entry.h"
 #include "driver.hpp"
 #include "driver_channel.hpp"
+#include "driver_codec.hpp"
+#include "driver_report.hpp"
 
 int main(int argc, char** argv) {
   aopt::sim::delivery_channel channel;
@@ -30,7 +32,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::cout.flush();
-  if (!channel.deliver(aopt::sim::encode_report(report))) {
+  // Streamed: the outputs go from where the run left them, never copied into one text.
+  aopt::sim::byte_writer delivery(
+      [&](const char* data, size_t size) { return channel.deliver(data, size); });
+  aopt::sim::encode_report(report, delivery);
+  if (!delivery.flush()) {
     std::cerr << "driver: the delivery channel is gone\n";
     return 3;
   }

@@ -199,17 +199,7 @@ uint64_t fingerprint(const uint8_t* data, size_t n) {
   return XXH3_64bits(data, n);
 }
 
-std::string encode_report(const run_report& report) {
-  // Reserved once, generously: the outputs alone are hundreds of MiB for a large operator, and
-  // growing the text by doubling would copy them at every step (untouched room costs nothing).
-  size_t bytes = 1 << 16;
-  for (const set_report& s : report.sets) {
-    for (const auto& o : s.outputs) bytes += o.size() + sizeof(uint64_t);
-    for (const auto& c : s.changed_inputs) bytes += c.size() + sizeof(uint64_t);
-    for (const core_trace& t : s.traces) bytes += 256 * (t.instructions.size() + 1);
-  }
-  byte_writer w;
-  w.reserve(bytes);
+void encode_report(const run_report& report, byte_writer& w) {
   api_table apis;
   w.put_raw(report_magic, magic_size);
   w.put<uint64_t>(report.diagnostics.size());
@@ -239,6 +229,20 @@ std::string encode_report(const run_report& report) {
   w.put<uint64_t>(apis.names().size());
   for (const auto& name : apis.names()) w.put_string(name);
   w.put_raw(end_magic, magic_size);
+}
+
+std::string encode_report(const run_report& report) {
+  // Reserved once, generously: the outputs alone are hundreds of MiB for a large operator, and
+  // growing the text by doubling would copy them at every step (untouched room costs nothing).
+  size_t bytes = 1 << 16;
+  for (const set_report& s : report.sets) {
+    for (const auto& o : s.outputs) bytes += o.size() + sizeof(uint64_t);
+    for (const auto& c : s.changed_inputs) bytes += c.size() + sizeof(uint64_t);
+    for (const core_trace& t : s.traces) bytes += 256 * (t.instructions.size() + 1);
+  }
+  byte_writer w;
+  w.reserve(bytes);
+  encode_report(report, w);
   return std::move(w.text());
 }
 

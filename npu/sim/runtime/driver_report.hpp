@@ -53,7 +53,11 @@ struct run_report {
   std::deque<std::string> api_names;
 };
 
+class byte_writer;
+
 std::string encode_report(const run_report& report);
+// The same bytes, put to `w` (a streaming writer sends them as they come).
+void encode_report(const run_report& report, byte_writer& w);
 // Throws malformed_delivery naming the field that is missing or inconsistent.
 run_report decode_report(std::string_view bytes);
 

@@ -11,7 +11,10 @@
 
 namespace aopt::sim {
 
-std::vector<std::vector<uint8_t>> read_shared_inputs(int fd, const npu::op_spec& op) {
+namespace {
+
+// The mapping of descriptor `fd` once its size is checked against the operator's input bytes.
+read_mapping map_shared_inputs(int fd, const npu::op_spec& op) {
   uint64_t want = 0;
   for (const auto& t : op.inputs) want += t.bytes();
   struct stat st {};
@@ -24,13 +27,29 @@ std::vector<std::vector<uint8_t>> read_shared_inputs(int fd, const npu::op_spec&
                              std::to_string(st.st_size) + " bytes; the operator's inputs take " +
                              std::to_string(want));
   }
-  const read_mapping mapped(fd, want);
-  std::vector<std::vector<uint8_t>> inputs;
+  return read_mapping(fd, want);
+}
+
+// Where each input starts in a set's bytes (null when the set is empty).
+std::vector<const uint8_t*> input_starts(const uint8_t* set, const npu::op_spec& op) {
+  std::vector<const uint8_t*> starts;
   uint64_t offset = 0;
   for (const auto& t : op.inputs) {
-    const uint8_t* begin = mapped.data() == nullptr ? nullptr : mapped.data() + offset;
-    inputs.emplace_back(begin, begin == nullptr ? nullptr : begin + t.bytes());
+    starts.push_back(set == nullptr ? nullptr : set + offset);
     offset += t.bytes();
+  }
+  return starts;
+}
+
+}  // namespace
+
+std::vector<std::vector<uint8_t>> read_shared_inputs(int fd, const npu::op_spec& op) {
+  const read_mapping mapped = map_shared_inputs(fd, op);
+  const std::vector<const uint8_t*> starts = input_starts(mapped.data(), op);
+  std::vector<std::vector<uint8_t>> inputs;
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    const uint8_t* begin = starts[i];
+    inputs.emplace_back(begin, begin == nullptr ? nullptr : begin + op.inputs[i].bytes());
   }
   return inputs;
 }
@@ -38,6 +57,16 @@ std::vector<std::vector<uint8_t>> read_shared_inputs(int fd, const npu::op_spec&
 std::vector<std::vector<uint8_t>> inputs_of(const driver_spec& spec, uint32_t set) {
   if (set < spec.input_fds.size()) return read_shared_inputs(spec.input_fds[set], spec.op);
   return make_inputs(spec.op, set);
+}
+
+input_set::input_set(const driver_spec& spec, uint32_t set) {
+  if (set < spec.input_fds.size()) {
+    mapped_.emplace(map_shared_inputs(spec.input_fds[set], spec.op));
+    data_ = input_starts(mapped_->data(), spec.op);
+    return;
+  }
+  drawn_ = make_inputs(spec.op, set);
+  for (const auto& input : drawn_) data_.push_back(input.empty() ? nullptr : input.data());
 }
 
 }  // namespace aopt::sim

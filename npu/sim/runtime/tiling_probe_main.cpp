@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
   aopt::sim::tiling_call call;
   try {
     const auto spec = aopt::sim::read_driver_spec(argv[1]);
-    call = aopt::sim::call_tiling(spec, &aopt_tiling_entry, aopt::sim::inputs_of(spec, 0));
+    const aopt::sim::input_set inputs(spec, 0);
+    call = aopt::sim::call_tiling(spec, &aopt_tiling_entry, inputs.data());
   } catch (const std::exception& e) {
     std::cerr << "probe: " << e.what() << '\n';
     return 2;
