@@ -55,33 +55,19 @@ result<unique_fd> sealed_memfd(const char* name, const std::vector<byte_span>& p
 
 result<unique_fd> sealed_memfd_filled(const char* name, uint64_t bytes,
                                       const std::function<void(uint8_t*)>& fill) {
-  unique_fd fd(::memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING));
-  if (!fd.valid()) return errno_error(name, "memfd_create");
-  if (bytes != 0) {
-    // Made in anonymous memory on huge pages, then written at once: a memory file's own pages
-    // cannot be huge here (shmem), and filled through a mapping they cost a fault each.
-    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return errno_error(name, "allocating a buffer");
-    struct unmap {
-      void* p;
-      uint64_t bytes;
-      ~unmap() { ::munmap(p, bytes); }
-    } buffer{p, bytes};
-    ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint: without huge pages it is only slower
-    fill(static_cast<uint8_t*>(p));
-    if (status taken = take_pages(name, fd.get(), bytes); !taken.ok()) return taken;
-    const auto* data = static_cast<const char*>(p);
-    uint64_t written = 0;
-    while (written < bytes) {
-      const ssize_t n =
-          ::pwrite(fd.get(), data + written, bytes - written, static_cast<off_t>(written));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return errno_error(name, "writing");
-      written += static_cast<uint64_t>(n);
-    }
-  }
-  if (status sealed = seal(name, fd.get()); !sealed.ok()) return sealed;
-  return fd;
+  if (bytes == 0) return sealed_memfd(name, {});
+  // Made in anonymous memory on huge pages, then written at once: a memory file's own pages
+  // cannot be huge here (shmem), and filled through a mapping they cost a fault each.
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return errno_error(name, "allocating a buffer");
+  struct unmap {
+    void* p;
+    uint64_t bytes;
+    ~unmap() { ::munmap(p, bytes); }
+  } buffer{p, bytes};
+  ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint: without huge pages it is only slower
+  fill(static_cast<uint8_t*>(p));
+  return sealed_memfd(name, {{p, static_cast<size_t>(bytes)}});
 }
 
 }  // namespace aopt::npu

@@ -1,9 +1,10 @@
 #include "npu/sim/device/symbol_check.hpp"
-#include "npu/sim/device/process_environment.hpp"
 
 #include <sstream>
 
 #include <fmt/format.h>
+
+#include "npu/sim/device/process_environment.hpp"
 
 namespace aopt::npu {
 

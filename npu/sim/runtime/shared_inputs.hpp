@@ -34,7 +34,6 @@ std::vector<std::vector<uint8_t>> inputs_of(const driver_spec& spec, uint32_t se
 class input_set {
  public:
   input_set(const driver_spec& spec, uint32_t set);
-  input_set(input_set&&) = default;
 
   // Input i's bytes (op.json order, tensor_spec::bytes() of them; null for an empty input).
   const uint8_t* data(size_t i) const { return data_[i]; }
