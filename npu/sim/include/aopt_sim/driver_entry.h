@@ -8,12 +8,12 @@
 //     add_custom(args[0], args[1], args[2], args[3], args[4]);   // op.json "kernel_entry"
 //   }
 //
-// and the operator's reference.cpp defines aopt_reference (aopt/reference.h).
+// and the operator's reference.cpp defines aopt_reference (aopt/reference.h, not included here:
+// the kernel unit includes this header, and the reference's standard headers (<map> among them)
+// are not in the kernel's precompiled header, so parsing them cost a third of a kernel compile).
 #pragma once
 
 #include <cstdint>
-
-#include "aopt/reference.h"
 
 namespace gert {
 class TilingContext;
