@@ -53,7 +53,7 @@ instruction vec(ub_range read, ub_range write) {
 }
 
 // A traced write of `data` to z (region 1) at `offset`, the seq-th write of the launch.
-gm_write output_write(uint64_t offset, std::vector<uint8_t> data, uint64_t seq = 0) {
+gm_write output_write(uint64_t offset, byte_block data, uint64_t seq = 0) {
   gm_write w;
   w.region = 1;
   w.offset = offset;
@@ -132,7 +132,7 @@ TEST_SUITE("adversarial") {
 
     set_report partial = honest_set(compute, true);  // half of z written by a raw pointer
     partial.traces[0].gm_writes[0].burst_bytes = 128;
-    partial.traces[0].gm_writes[0].data.resize(128);
+    partial.traces[0].gm_writes[0].data.mutable_bytes().resize(128);
     partial.traces[0].gm_write_bytes = 128;
     CHECK(kind_of(compute, partial) == "untraced_work");
 
@@ -196,7 +196,7 @@ TEST_SUITE("adversarial") {
     const driver_spec compute = copy_spec("elementwise");
     // A raw store after the traced write changes one byte: untraced work naming the byte.
     set_report changed = honest_set(compute, true);
-    changed.outputs[0][17] ^= 0x40;
+    changed.outputs[0].mutable_bytes()[17] ^= 0x40;
     auto f = check_set_trace(compute, changed, true);
     REQUIRE(f.has_value());
     CHECK(f->kind == "untraced_work");
@@ -221,7 +221,7 @@ TEST_SUITE("adversarial") {
 
     // A write whose data does not match its size is a malformed record.
     set_report short_data = honest_set(compute, true);
-    short_data.traces[0].gm_writes[0].data.resize(100);
+    short_data.traces[0].gm_writes[0].data.mutable_bytes().resize(100);
     CHECK(kind_of(compute, short_data) == "malformed_trace");
   }
 
@@ -280,7 +280,8 @@ TEST_SUITE("adversarial") {
          {"input_sets", 1}});
     // The kernel accumulates into the first half only; the second half stays zero.
     set_report half = honest_set(zeros, true);
-    std::fill(half.outputs[0].begin() + 128, half.outputs[0].end(), uint8_t{0});
+    std::fill(half.outputs[0].mutable_bytes().begin() + 128, half.outputs[0].mutable_bytes().end(),
+              uint8_t{0});
     half.traces[0].gm_writes = {output_write(
         0, std::vector<uint8_t>(half.outputs[0].begin(), half.outputs[0].begin() + 128))};
     half.traces[0].gm_write_bytes = 128;
@@ -291,7 +292,7 @@ TEST_SUITE("adversarial") {
     // Without the initial contents, the second half was written by nothing traced.
     CHECK(kind_of(zeros, half) == "untraced_work");
     // A raw store into the untouched half is a change outside the trace.
-    half.outputs[0][200] = 1;
+    half.outputs[0].mutable_bytes()[200] = 1;
     auto f = check_set_trace(zeros, half, true, nullptr, &initial);
     REQUIRE(f.has_value());
     CHECK(f->message.find("byte 200") != std::string::npos);
@@ -350,8 +351,8 @@ TEST_SUITE("adversarial") {
     for (uint32_t threads : {1u, 4u}) {
       CHECK(judge_run(spec, report, expected, threads).result.status == aopt::npu::eval_status::ok);
     }
-    report.sets[3].outputs[0][0] ^= 0x40;       // set 3: a wrong output
-    report.sets[1].input_fingerprints[0] ^= 1;  // set 1: a modified input
+    report.sets[3].outputs[0].mutable_bytes()[0] ^= 0x40;  // set 3: a wrong output
+    report.sets[1].input_fingerprints[0] ^= 1;             // set 1: a modified input
     const aopt::npu::eval_result one = judge_run(spec, report, expected, 1).result;
     const aopt::npu::eval_result four = judge_run(spec, report, expected, 4).result;
     CHECK(one.error_kind == "input_modified");

@@ -1,5 +1,7 @@
 // The byte writer streams a delivery in parts (driver_codec.hpp): the parts, put together, are
 // the bytes the writer without a sink assembles, padding included; a refused part is reported.
+// Decoded with bulk_bytes::viewed, the report's bulk bytes are views into the delivery, equal to
+// the copied ones, and changing one copies it instead of writing into the delivery.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -28,6 +30,11 @@ aopt::sim::run_report sample_report() {
     aopt::sim::core_trace trace;
     trace.block_idx = set;
     trace.gm_write_bytes = 64;
+    aopt::sim::gm_write write;
+    write.region = 2;
+    write.burst_bytes = 64;
+    write.data = aopt::sim::byte_block(64, static_cast<uint8_t>(20 + set));
+    trace.gm_writes.push_back(write);
     s.traces.push_back(trace);
     report.sets.push_back(s);
   }
@@ -98,5 +105,42 @@ TEST_SUITE("sim") {
     refused.put<uint32_t>(2);
     CHECK_FALSE(refused.flush());
     CHECK(calls == 1);  // nothing more is offered once a part was refused
+  }
+
+  TEST_CASE("a viewed decode points into the delivery; a change copies, never writes into it") {
+    const aopt::sim::run_report report = sample_report();
+    const std::string delivery = aopt::sim::encode_report(report);
+    const auto inside = [&](const aopt::sim::byte_block& b) {
+      const auto* at = reinterpret_cast<const char*>(b.data());
+      return b.is_view() && at >= delivery.data() &&
+             at + b.size() <= delivery.data() + delivery.size();
+    };
+    const aopt::sim::run_report copied = aopt::sim::decode_report(delivery);
+    aopt::sim::run_report viewed =
+        aopt::sim::decode_report(delivery, aopt::sim::bulk_bytes::viewed);
+    REQUIRE(viewed.sets.size() == 2);
+    for (size_t set = 0; set < 2; ++set) {
+      CAPTURE(set);
+      const auto& v = viewed.sets[set];
+      const auto& c = copied.sets[set];
+      REQUIRE(v.outputs.size() == 2);
+      for (size_t i = 0; i < 2; ++i) {
+        CHECK(inside(v.outputs[i]));
+        CHECK_FALSE(c.outputs[i].is_view());
+        CHECK(v.outputs[i] == c.outputs[i]);
+        CHECK(v.outputs[i] == report.sets[set].outputs[i]);
+      }
+      REQUIRE(v.traces.size() == 1);
+      REQUIRE(v.traces[0].gm_writes.size() == 1);
+      CHECK(inside(v.traces[0].gm_writes[0].data));
+      CHECK(v.traces[0].gm_writes[0].data == report.sets[set].traces[0].gm_writes[0].data);
+    }
+    const std::string before = delivery;
+    aopt::sim::byte_block& output = viewed.sets[0].outputs[0];
+    output.mutable_bytes()[0] ^= 0xFF;
+    CHECK_FALSE(output.is_view());
+    CHECK(output[0] == (7 ^ 0xFF));
+    CHECK(delivery == before);
+    CHECK_FALSE(output == copied.sets[0].outputs[0]);
   }
 }

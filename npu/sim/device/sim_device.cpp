@@ -40,9 +40,6 @@ constexpr uint64_t input_store_bytes = 512ull << 20;
 // A probe delivers a few scalars and the tiling data (CANN caps it at 64 KiB; the shim's raw
 // buffer is no larger).
 constexpr size_t probe_delivery_limit = 1ull << 20;
-// The channel carries the outputs of every input set and the traces; anything beyond this is
-// not a delivery an honest candidate makes.
-constexpr size_t trace_allowance_bytes = 256ull << 20;
 
 std::vector<std::string> output_lines(const std::string& text, size_t max_lines) {
   std::vector<std::string> lines;
@@ -58,11 +55,11 @@ std::vector<std::string> output_lines(const std::string& text, size_t max_lines)
 }
 
 // Bytes an honest delivery of `spec` stays below: outputs (and expected doubles) of every set
-// plus the traces.
-size_t channel_limit(const sim::driver_spec& spec) {
+// plus `trace_bytes` for the traces.
+size_t channel_limit(const sim::driver_spec& spec, uint64_t trace_bytes) {
   uint64_t per_set = 0;
   for (const auto& t : spec.op.outputs) per_set += t.numel() * sizeof(double);
-  return static_cast<size_t>(per_set * spec.input_sets + trace_allowance_bytes);
+  return static_cast<size_t>(per_set * spec.input_sets + trace_bytes);
 }
 
 // The wall-clock limit of a reference run, whatever the candidates' limit is.
@@ -338,7 +335,7 @@ sim_device::reference_outcome sim_device::run_reference(const op_package& op,
   subprocess_options run = process_options(
       options_, options, reference_build.dir.path(),
       {built.reference_executable.string(), fds.spec_argument(), std::to_string(spec.input_sets)},
-      channel_limit(spec));
+      channel_limit(spec, options_.delivery_trace_bytes));
   // The run limit (device.timeout_s) bounds candidates; the reference is aopt's own judge and
   // runs before them, so a limit no kernel can meet must not make it fail in their place.
   run.limits.wall_seconds = std::max(run.limits.wall_seconds, reference_wall_seconds);
@@ -542,7 +539,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     const uint64_t free_before = free_bytes(options_.work_dir);
 
     const auto started = std::chrono::steady_clock::now();
-    const size_t limit = channel_limit(spec);
+    const size_t limit = channel_limit(spec, options_.delivery_trace_bytes);
     run_descriptors fds{inputs->descriptors(), spec_fd->get()};
     subprocess_options run =
         process_options(options_, options, scratch->path(),

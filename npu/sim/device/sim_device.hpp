@@ -78,6 +78,9 @@ struct sim_device_options {
   uint64_t cpu_seconds = 300;
   uint64_t address_space_bytes = 8ull << 30;
   uint64_t file_size_bytes = 256ull << 20;
+  // What a delivery may carry beyond its outputs' size (the traces); a larger one is not what an
+  // honest candidate delivers (runtime_error "malformed_delivery"), and the judge never reads it.
+  uint64_t delivery_trace_bytes = 256ull << 20;
   uint64_t max_processes = 0;  // RLIMIT_NPROC; 0: leave it (the sandbox blocks fork anyway)
   bool sandbox = true;         // network namespace + seccomp (no fork, no sockets)
   // Limits of the judge process (judge_process.hpp): reaching one is the candidate's

@@ -62,8 +62,10 @@ int main(int argc, char** argv) {
     expected.first_set_inputs = aopt::sim::read_shared_inputs(judge_fd::first_inputs, spec.op);
     aopt::npu::eval_result result;
     try {
+      // Judged where the mapping holds it: outputs and GM write data are never copied.
+      const auto delivery = aopt::sim::read_mapping::whole(judge_fd::delivery);
       const aopt::sim::run_report report =
-          aopt::sim::decode_report(aopt::sim::read_mapping::whole(judge_fd::delivery).view());
+          aopt::sim::decode_report(delivery.view(), aopt::sim::bulk_bytes::viewed);
       result = aopt::sim::judge_run(spec, report, expected, threads).result;
     } catch (const aopt::sim::malformed_delivery& e) {
       result = aopt::sim::failed_result(

@@ -128,7 +128,13 @@ void put_trace(byte_writer& w, const core_trace& t, api_table& apis) {
 }
 
 // API names are patched in once the table (at the end of the delivery) is read.
-core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids) {
+byte_block get_block(byte_reader& r, const char* field, bulk_bytes bulk) {
+  const uint64_t n = r.count(field, 1);
+  const uint8_t* bytes = r.view_array<uint8_t>(n, field);
+  return bulk == bulk_bytes::viewed ? byte_block::view(bytes, n) : byte_block(bytes, bytes + n);
+}
+
+core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids, bulk_bytes bulk) {
   core_trace t;
   t.block_idx = r.get<uint32_t>("trace.block_idx");
   const auto kind = r.get<uint8_t>("trace.kind");
@@ -180,7 +186,7 @@ core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids
   t.gm_writes.resize(r.count("trace.gm_writes", 44));
   for (gm_write& g : t.gm_writes) {
     get_runs(r, g);
-    g.data = r.get_bytes("gm_write.data");
+    g.data = get_block(r, "gm_write.data", bulk);
   }
   t.gm_reads.resize(r.count("trace.gm_reads", 44));
   for (gm_read& g : t.gm_reads) {
@@ -246,7 +252,7 @@ std::string encode_report(const run_report& report) {
   return std::move(w.text());
 }
 
-run_report decode_report(std::string_view bytes) {
+run_report decode_report(std::string_view bytes, bulk_bytes bulk) {
   byte_reader r(bytes.data(), bytes.size());
   r.expect(report_magic, magic_size, "report header");
   run_report out;
@@ -269,13 +275,13 @@ run_report decode_report(std::string_view bytes) {
     s.tiling_data_size = r.get<uint64_t>("set.tiling_data_size");
     s.tiling_bytes = r.get_bytes("set.tiling_bytes");
     s.outputs.resize(r.count("set.outputs", 8));
-    for (auto& o : s.outputs) o = r.get_bytes("set.output");
+    for (auto& o : s.outputs) o = get_block(r, "set.output", bulk);
     s.input_fingerprints.resize(r.count("set.input_fingerprints", 8));
     for (uint64_t& f : s.input_fingerprints) f = r.get<uint64_t>("set.input_fingerprint");
     s.changed_inputs.resize(r.count("set.changed_inputs", 8));
-    for (auto& c : s.changed_inputs) c = r.get_bytes("set.changed_input");
+    for (auto& c : s.changed_inputs) c = get_block(r, "set.changed_input", bulk);
     s.traces.resize(r.count("set.traces", 40));
-    for (core_trace& t : s.traces) t = get_trace(r, api_ids);
+    for (core_trace& t : s.traces) t = get_trace(r, api_ids, bulk);
     for (core_trace& t : s.traces) traces.push_back(&t);
   }
   const uint64_t names = r.count("api names", 8);

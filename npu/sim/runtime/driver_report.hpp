@@ -34,11 +34,11 @@ struct set_report {
   // The kernel's tiling argument as the tiling function left it (its full capacity, poisoned
   // past tiling_data_size): what the checker replays the kernel's reads of it against.
   std::vector<uint8_t> tiling_bytes;
-  std::vector<std::vector<uint8_t>> outputs;  // op.json order, the GM bytes after the run
-  std::vector<uint64_t> input_fingerprints;   // of each input's GM bytes after the run
+  std::vector<byte_block> outputs;           // op.json order, the GM bytes after the run
+  std::vector<uint64_t> input_fingerprints;  // of each input's GM bytes after the run
   // The GM bytes after the run of each input the kernel changed (empty for the others): what
   // the checker names in its input_modified message.
-  std::vector<std::vector<uint8_t>> changed_inputs;
+  std::vector<byte_block> changed_inputs;
   std::vector<core_trace> traces;  // one per core of the launch's layout
 };
 
@@ -58,7 +58,13 @@ class byte_writer;
 std::string encode_report(const run_report& report);
 // The same bytes, put to `w` (a streaming writer sends them as they come).
 void encode_report(const run_report& report, byte_writer& w);
+// How a decoded report holds its outputs, changed inputs and GM write data.
+enum class bulk_bytes {
+  copied,  // owned by the report
+  viewed,  // views into `bytes`, which must then outlive the report (byte_block.hpp)
+};
+
 // Throws malformed_delivery naming the field that is missing or inconsistent.
-run_report decode_report(std::string_view bytes);
+run_report decode_report(std::string_view bytes, bulk_bytes bulk = bulk_bytes::copied);
 
 }  // namespace aopt::sim

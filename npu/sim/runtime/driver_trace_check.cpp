@@ -30,10 +30,22 @@ struct output_replay {
 };
 
 // The first byte of `delivered` that differs from the replay, or npos.
-size_t first_changed(const output_replay& r, const std::vector<uint8_t>& delivered) {
+size_t first_changed(const output_replay& r, const byte_block& delivered) {
   const size_t n = std::min(r.image.size(), delivered.size());
-  for (size_t b = 0; b < n; ++b) {
-    if (r.written[b] != 0 && r.image[b] != delivered[b]) return b;
+  // Chunks the compiler vectorises without a branch per byte; the byte is found in the first
+  // chunk that holds one.
+  constexpr size_t chunk = 4096;
+  for (size_t start = 0; start < n; start += chunk) {
+    const size_t stop = std::min(n, start + chunk);
+    unsigned changed = 0;
+    for (size_t b = start; b < stop; ++b) {
+      changed |= static_cast<unsigned>(r.written[b] != 0) &
+                 static_cast<unsigned>(r.image[b] != delivered[b]);
+    }
+    if (changed == 0) continue;
+    for (size_t b = start; b < stop; ++b) {
+      if (r.written[b] != 0 && r.image[b] != delivered[b]) return b;
+    }
   }
   return std::string::npos;
 }

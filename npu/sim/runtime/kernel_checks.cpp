@@ -210,10 +210,11 @@ void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst
   w.bursts = bursts;
   w.seq = next_gm_seq(s);
   if (burst_bytes != 0) {
-    w.data.reserve(uint64_t{burst_bytes} * bursts);
+    std::vector<uint8_t>& data = w.data.mutable_bytes();
+    data.reserve(uint64_t{burst_bytes} * bursts);
     for (uint32_t k = 0; k < bursts; ++k) {
       const uint8_t* run = p + stride * k;
-      w.data.insert(w.data.end(), run, run + burst_bytes);
+      data.insert(data.end(), run, run + burst_bytes);
     }
   }
   s.rec.gm_written(std::move(w));

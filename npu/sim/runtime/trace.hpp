@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "byte_block.hpp"
+
 namespace aopt::sim {
 
 // MTE1 (L1 -> L0A/L0B), M (the cube's Mmad) and FIX (L0C -> GM/UB/L1) exist on cube cores only
@@ -123,7 +125,7 @@ struct gm_runs {
 // the delivered outputs to equal what they left: an output byte no traced write covers, or one
 // changed after its last traced write, was written behind the simulator's back.
 struct gm_write : gm_runs {
-  std::vector<uint8_t> data;
+  byte_block data;
 };
 
 // GM bytes a traced operation read (DataCopy GM -> UB, the ND -> NZ copy into L1, GlobalTensor

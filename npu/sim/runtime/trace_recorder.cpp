@@ -168,7 +168,8 @@ void trace_recorder::gm_written(gm_write w) {
         uint64_t{last.burst_bytes} + w.burst_bytes <= UINT32_MAX) {
       last.burst_bytes += w.burst_bytes;
       last.seq = w.seq;
-      last.data.insert(last.data.end(), w.data.begin(), w.data.end());
+      std::vector<uint8_t>& data = last.data.mutable_bytes();
+      data.insert(data.end(), w.data.begin(), w.data.end());
       return;
     }
   }
