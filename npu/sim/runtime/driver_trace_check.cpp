@@ -9,6 +9,7 @@
 #include "driver_expected.hpp"
 #include "element_codec.hpp"
 #include "launch_layout.hpp"
+#include "output_replay.hpp"
 
 namespace aopt::sim {
 namespace {
@@ -19,35 +20,6 @@ std::optional<check_failure> malformed(const std::string& message) {
 
 std::optional<check_failure> untraced(const std::string& message) {
   return untraced_work(message);
-}
-
-// The outputs as the traced GM writes left them: every output write of every block applied in
-// `seq` order (trace.hpp gm_write). Kept per byte because the delivered outputs are compared
-// per byte; the writes themselves stay ranges.
-struct output_replay {
-  std::vector<uint8_t> image;
-  std::vector<uint8_t> written;  // 1 where some traced write covered the byte
-};
-
-// The first byte of `delivered` that differs from the replay, or npos.
-size_t first_changed(const output_replay& r, const byte_block& delivered) {
-  const size_t n = std::min(r.image.size(), delivered.size());
-  // Chunks the compiler vectorises without a branch per byte; the byte is found in the first
-  // chunk that holds one.
-  constexpr size_t chunk = 4096;
-  for (size_t start = 0; start < n; start += chunk) {
-    const size_t stop = std::min(n, start + chunk);
-    unsigned changed = 0;
-    for (size_t b = start; b < stop; ++b) {
-      changed |= static_cast<unsigned>(r.written[b] != 0) &
-                 static_cast<unsigned>(r.image[b] != delivered[b]);
-    }
-    if (changed == 0) continue;
-    for (size_t b = start; b < stop; ++b) {
-      if (r.written[b] != 0 && r.image[b] != delivered[b]) return b;
-    }
-  }
-  return std::string::npos;
 }
 
 // Per UB byte: written by a traced operation, computed (last written by the vector or scalar
@@ -269,18 +241,10 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
   region_bytes.push_back(set.tiling_data_size);
   const size_t first_output = op.inputs.size();
 
-  std::vector<output_replay> replays(op.outputs.size());
+  std::vector<output_replay> replays;
+  replays.reserve(op.outputs.size());
   for (size_t i = 0; i < op.outputs.size(); ++i) {
-    const bool starts_set = initial != nullptr && i < initial->size() &&
-                            (*initial)[i].size() == op.outputs[i].bytes() &&
-                            op.outputs[i].bytes() != 0;
-    if (starts_set) {
-      replays[i].image = (*initial)[i];
-      replays[i].written.assign(op.outputs[i].bytes(), 1);
-    } else {
-      replays[i].image.assign(op.outputs[i].bytes(), 0);
-      replays[i].written.assign(op.outputs[i].bytes(), 0);
-    }
+    replays.emplace_back(op.outputs[i].bytes(), i < set.outputs.size() ? &set.outputs[i] : nullptr);
   }
   std::vector<const gm_write*> output_writes;
   uint64_t write_bytes = 0, listed_write_bytes = 0;
@@ -318,38 +282,35 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
     return malformed("its GM writes add up to " + std::to_string(listed_write_bytes) +
                      " bytes, its byte count says " + std::to_string(write_bytes));
   }
-  // Replay in the order the writes happened over all blocks; a block's own writes keep theirs.
+  // The order the writes happened in over all blocks (a block's own writes keep theirs),
+  // replayed backwards so that the last write of a byte settles it (output_replay.hpp).
   std::stable_sort(output_writes.begin(), output_writes.end(),
                    [](const gm_write* a, const gm_write* b) { return a->seq < b->seq; });
-  for (const gm_write* w : output_writes) {
-    output_replay& r = replays[w->region - first_output];
-    for (uint32_t k = 0; k < w->bursts; ++k) {
-      const uint64_t at = w->offset + w->stride * k;
-      std::memcpy(r.image.data() + at, w->data.data() + uint64_t{k} * w->burst_bytes,
-                  w->burst_bytes);
-      std::fill_n(r.written.begin() + static_cast<std::ptrdiff_t>(at), w->burst_bytes, 1);
+  for (auto w = output_writes.rbegin(); w != output_writes.rend(); ++w) {
+    output_replay& r = replays[(*w)->region - first_output];
+    for (uint32_t k = (*w)->bursts; k-- > 0;) {
+      r.settle_write((*w)->offset + (*w)->stride * k,
+                     (*w)->data.data() + uint64_t{k} * (*w)->burst_bytes, (*w)->burst_bytes);
     }
   }
   for (size_t i = 0; i < replays.size(); ++i) {
-    const auto& written_bytes = replays[i].written;
-    const auto count =
-        static_cast<uint64_t>(std::count(written_bytes.begin(), written_bytes.end(), 0));
-    if (count != 0) {
-      const auto first = static_cast<uint64_t>(
-          std::find(written_bytes.begin(), written_bytes.end(), 0) - written_bytes.begin());
+    // Where no write went, the output holds what it held as the kernel started, when known.
+    if (initial != nullptr && i < initial->size() &&
+        (*initial)[i].size() == op.outputs[i].bytes() && op.outputs[i].bytes() != 0) {
+      replays[i].settle_initial((*initial)[i]);
+    }
+    if (const uint64_t count = replays[i].uncovered_bytes(); count != 0) {
       return untraced("output " + op.outputs[i].name + ": " + std::to_string(count) +
-                      " bytes (the first at byte " + std::to_string(first) +
+                      " bytes (the first at byte " + std::to_string(replays[i].first_uncovered()) +
                       ") were written by no traced operation");
     }
-    if (i >= set.outputs.size()) continue;
-    const size_t changed = first_changed(replays[i], set.outputs[i]);
-    if (changed != std::string::npos) {
-      return untraced("output " + op.outputs[i].name + ": byte " + std::to_string(changed) +
-                      " holds " + std::to_string(set.outputs[i][changed]) +
-                      " as delivered, but the last traced write of it left " +
-                      std::to_string(replays[i].image[changed]) +
-                      ": the output was changed after the traced API wrote it");
-    }
+    const uint64_t changed = replays[i].first_changed();
+    if (changed == output_replay::none) continue;
+    return untraced("output " + op.outputs[i].name + ": byte " + std::to_string(changed) +
+                    " holds " + std::to_string(set.outputs[i][changed]) +
+                    " as delivered, but the last traced write of it left " +
+                    std::to_string(replays[i].replayed_value()) +
+                    ": the output was changed after the traced API wrote it");
   }
   if (!fully_traced) return std::nullopt;
 
