@@ -20,10 +20,14 @@ void register_tiling_function(const std::string& op_type,
 }
 
 void construct_op_defs() {
-  tiling_function_registry& r = tiling_functions();
-  if (r.op_defs_constructed) return;
-  r.op_defs_constructed = true;
-  for (const auto& construct : r.op_defs) construct();
+  // Input sets run on several threads (driver.hpp): the first lookup constructs every OpDef and
+  // the others wait until it is done (a flag set before constructing let a second set's lookup
+  // find no tiling function while the first was still registering it).
+  static const bool constructed = [] {
+    for (const auto& construct : tiling_functions().op_defs) construct();
+    return true;
+  }();
+  static_cast<void>(constructed);
 }
 
 // The tiling function registered for the operator `op_name` (its op type matched ignoring case

@@ -31,7 +31,6 @@ struct tiling_function_entry {
 struct tiling_function_registry {
   std::vector<tiling_function_entry> functions;
   std::vector<void (*)()> op_defs;  // OP_ADD: constructs the OpDef (which registers)
-  bool op_defs_constructed = false;
 };
 
 // The process's registry (runtime/host_registry.cpp).
