@@ -127,13 +127,14 @@ void put_trace(byte_writer& w, const core_trace& t, api_table& apis) {
   }
 }
 
-// API names are patched in once the table (at the end of the delivery) is read.
+// A length-prefixed run of bytes, copied or viewed where the delivery holds it.
 byte_block get_block(byte_reader& r, const char* field, bulk_bytes bulk) {
   const uint64_t n = r.count(field, 1);
   const uint8_t* bytes = r.view_array<uint8_t>(n, field);
   return bulk == bulk_bytes::viewed ? byte_block::view(bytes, n) : byte_block(bytes, bytes + n);
 }
 
+// API names are patched in once the table (at the end of the delivery) is read.
 core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids, bulk_bytes bulk) {
   core_trace t;
   t.block_idx = r.get<uint32_t>("trace.block_idx");
