@@ -5,6 +5,7 @@
 #include "agent/kernel_text/kernel_edits.hpp"
 #include "agent/kernel_text/kernel_facts.hpp"
 #include "agent/motifs/bottleneck_phrases.hpp"
+#include "agent/motifs/core_split_edits.hpp"
 #include "agent/motifs/index_fill_edits.hpp"
 #include "agent/motifs/invariant_hoisting_edits.hpp"
 #include "agent/motifs/optimization_edits.hpp"
@@ -273,6 +274,25 @@ std::vector<motif> build_library() {
        "Give the first formerNum cores formerLength elements and the others tailLength instead "
        "of leaving the whole remainder to the last core.",
        balanced_split_edits},
+      {"grid_core_split",
+       "multicore",
+       "Spread a grid of tiles over the cores tile by tile",
+       "Walk the tile grid (a matmul's baseM x baseN tiles of c, rows x tiles of a vector "
+       "kernel) as one flattened index that the cores take round-robin: every core gets "
+       "tiles / cores of them, rounded up. Handing out whole columns (or rows) of the grid "
+       "instead leaves cores idle when the grid has fewer columns than there are cores, and "
+       "each busy core runs a whole column.",
+       {"core_imbalance", "core_underuse"},
+       "The cores take whole columns of the tile grid, fewer columns than cores.",
+       "a core-strided loop over a flattened tile grid that reads the tile's line and column "
+       "as t / D and t % D",
+       "a core-strided loop whose whole body is a counted loop over the other grid axis",
+       "grid_to_line_split",
+       line_split_edits,
+       "line_to_grid_split",
+       "Flatten the core-strided loop and its inner loop into one core-strided loop over the "
+       "whole tile grid.",
+       grid_split_edits},
       {"fine_grained_sync",
        "synchronization",
        "Fine-grained SetFlag/WaitFlag instead of full barriers",

@@ -494,6 +494,73 @@ status parse_include_dirs(const json& j, const reader& r, op_spec& s) {
   return {};
 }
 
+const tensor_spec* find_tensor(const std::vector<tensor_spec>& tensors, const std::string& name) {
+  for (const auto& t : tensors) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+// {"input" or "output": name, "axis": i}: an axis of a tensor the spec declares (`outputs`
+// null: inputs only).
+status parse_tensor_axis(const json& j, const reader& r, const op_spec& s, bool outputs,
+                         tensor_axis& out) {
+  if (!j.is_object()) return r.error("expected an object, got " + j.dump());
+  AOPT_RETURN_IF_ERROR(outputs ? check_keys(j, r, {"input", "output", "axis"})
+                               : check_keys(j, r, {"input", "axis"}));
+  const tensor_spec* t = nullptr;
+  if (j.contains("output") && outputs) {
+    AOPT_RETURN_IF_ERROR(read_string(j, r, "output", true, out.tensor));
+    t = find_tensor(s.outputs, out.tensor);
+    if (t == nullptr) return r.error("output", "no output named '" + out.tensor + "'");
+  } else {
+    AOPT_RETURN_IF_ERROR(read_string(j, r, "input", true, out.tensor));
+    t = find_tensor(s.inputs, out.tensor);
+    if (t == nullptr) return r.error("input", "no input named '" + out.tensor + "'");
+  }
+  auto axis = j.find("axis");
+  const auto rank = static_cast<int64_t>(t->shape.size());
+  if (axis == j.end() || !axis->is_number_integer() || axis->get<int64_t>() >= rank ||
+      axis->get<int64_t>() < -rank) {
+    return r.error("axis", "expected an axis of " + out.tensor + " (rank " + std::to_string(rank) +
+                               "), got " +
+                               (axis == j.end() ? std::string("nothing") : axis->dump()));
+  }
+  out.axis = axis->get<int>();
+  return {};
+}
+
+// One product of "cube_macs" (op_spec.hpp): its result (an output, or extents) and its K.
+status parse_cube_product(const json& j, const reader& r, const op_spec& s, cube_product& p) {
+  if (!j.is_object()) return r.error("expected an object, got " + j.dump());
+  AOPT_RETURN_IF_ERROR(check_keys(j, r, {"output", "result", "reduce"}));
+  if (j.contains("output") == j.contains("result")) {
+    return r.error(
+        "expected either \"output\" (the product's result is an output) or \"result\" "
+        "(its extents), not " +
+        std::string(j.contains("output") ? "both" : "neither"));
+  }
+  if (j.contains("output")) {
+    AOPT_RETURN_IF_ERROR(read_string(j, r, "output", true, p.output));
+    if (find_tensor(s.outputs, p.output) == nullptr) {
+      return r.error("output", "no output named '" + p.output + "'");
+    }
+  } else {
+    const json& extents = j.at("result");
+    if (!extents.is_array() || extents.empty()) {
+      return r.error("result", "expected a non-empty array of tensor axes, got " + extents.dump());
+    }
+    for (size_t i = 0; i < extents.size(); ++i) {
+      tensor_axis a;
+      AOPT_RETURN_IF_ERROR(parse_tensor_axis(extents[i], reader(r.child("result", i)), s, true, a));
+      p.result.push_back(std::move(a));
+    }
+  }
+  auto red = j.find("reduce");
+  if (red == j.end()) return r.error("reduce", "missing");
+  return parse_tensor_axis(*red, reader(r.child("reduce")), s, false, p.reduce);
+}
+
 // op.json's "least_work" (op_spec.hpp), after the tensors it names.
 status parse_least_work(const json& j, const reader& r, op_spec& s) {
   auto it = j.find("least_work");
@@ -510,34 +577,18 @@ status parse_least_work(const json& j, const reader& r, op_spec& s) {
     w.vector_passes = v->get<double>();
   }
   if (auto c = it->find("cube_macs"); c != it->end()) {
-    const reader cr(lr.child("cube_macs"));
-    if (!c->is_object()) return lr.error("cube_macs", "expected an object, got " + c->dump());
-    AOPT_RETURN_IF_ERROR(check_keys(*c, cr, {"output", "reduce"}));
-    AOPT_RETURN_IF_ERROR(read_string(*c, cr, "output", true, w.cube_output));
-    const bool is_output =
-        std::any_of(s.outputs.begin(), s.outputs.end(),
-                    [&](const tensor_spec& t) { return t.name == w.cube_output; });
-    if (!is_output) return cr.error("output", "no output named '" + w.cube_output + "'");
-    auto red = c->find("reduce");
-    if (red == c->end()) return cr.error("reduce", "missing");
-    const reader rr(cr.child("reduce"));
-    if (!red->is_object()) return cr.error("reduce", "expected an object, got " + red->dump());
-    AOPT_RETURN_IF_ERROR(check_keys(*red, rr, {"input", "axis"}));
-    AOPT_RETURN_IF_ERROR(read_string(*red, rr, "input", true, w.cube_input));
-    const tensor_spec* input = nullptr;
-    for (const auto& t : s.inputs) {
-      if (t.name == w.cube_input) input = &t;
+    if (c->is_array()) {
+      if (c->empty()) return lr.error("cube_macs", "expected at least one product");
+      for (size_t i = 0; i < c->size(); ++i) {
+        cube_product p;
+        AOPT_RETURN_IF_ERROR(parse_cube_product((*c)[i], reader(lr.child("cube_macs", i)), s, p));
+        w.cube_products.push_back(std::move(p));
+      }
+    } else {
+      cube_product p;
+      AOPT_RETURN_IF_ERROR(parse_cube_product(*c, reader(lr.child("cube_macs")), s, p));
+      w.cube_products.push_back(std::move(p));
     }
-    if (input == nullptr) return rr.error("input", "no input named '" + w.cube_input + "'");
-    auto axis = red->find("axis");
-    const auto rank = static_cast<int64_t>(input->shape.size());
-    if (axis == red->end() || !axis->is_number_integer() || axis->get<int64_t>() >= rank ||
-        axis->get<int64_t>() < -rank) {
-      return rr.error("axis", "expected an axis of " + w.cube_input + " (rank " +
-                                  std::to_string(rank) + "), got " +
-                                  (axis == red->end() ? std::string("nothing") : axis->dump()));
-    }
-    w.cube_axis = axis->get<int>();
   }
   return {};
 }
@@ -639,32 +690,45 @@ uint64_t op_spec::io_bytes() const {
 
 double op_spec::least_vector_passes() const {
   if (least_work.vector_passes >= 0) return least_work.vector_passes;
-  return category == "data_movement" || !least_work.cube_output.empty() ? 0.0 : 1.0;
+  return category == "data_movement" || !least_work.cube_products.empty() ? 0.0 : 1.0;
+}
+
+namespace {
+
+// The length of a tensor's axis on the current shapes; 0 when it names nothing.
+uint64_t extent(const op_spec& op, const tensor_axis& a) {
+  const tensor_spec* t = find_tensor(op.inputs, a.tensor);
+  if (t == nullptr) t = find_tensor(op.outputs, a.tensor);
+  if (t == nullptr || t->shape.empty()) return 0;
+  const auto rank = static_cast<int64_t>(t->shape.size());
+  const int64_t axis = a.axis < 0 ? rank + a.axis : a.axis;
+  if (axis < 0 || axis >= rank) return 0;
+  return static_cast<uint64_t>(t->shape[axis]);
+}
+
+}  // namespace
+
+std::vector<cube_work> op_spec::least_cube_work() const {
+  std::vector<cube_work> out;
+  for (const cube_product& p : least_work.cube_products) {
+    uint64_t result_elements = 1;
+    if (!p.output.empty()) {
+      const tensor_spec* t = find_tensor(outputs, p.output);
+      result_elements = t == nullptr ? 0 : static_cast<uint64_t>(t->numel());
+    }
+    for (const tensor_axis& a : p.result) result_elements *= extent(*this, a);
+    const tensor_spec* k_source = find_tensor(inputs, p.reduce.tensor);
+    // Without the input, the fastest rate: a bound never above the truth.
+    out.push_back({result_elements * extent(*this, p.reduce),
+                   k_source == nullptr ? dtype::int8 : k_source->type});
+  }
+  return out;
 }
 
 uint64_t op_spec::least_cube_macs() const {
-  const least_work_spec& w = least_work;
-  if (w.cube_output.empty()) return 0;
-  const tensor_spec* out = nullptr;
-  const tensor_spec* in = nullptr;
-  for (const auto& t : outputs) {
-    if (t.name == w.cube_output) out = &t;
-  }
-  for (const auto& t : inputs) {
-    if (t.name == w.cube_input) in = &t;
-  }
-  if (out == nullptr || in == nullptr || in->shape.empty()) return 0;
-  const auto rank = static_cast<int64_t>(in->shape.size());
-  const int64_t axis = w.cube_axis < 0 ? rank + w.cube_axis : w.cube_axis;
-  if (axis < 0 || axis >= rank) return 0;
-  return static_cast<uint64_t>(out->numel()) * static_cast<uint64_t>(in->shape[axis]);
-}
-
-dtype op_spec::least_cube_dtype() const {
-  for (const auto& t : inputs) {
-    if (t.name == least_work.cube_input) return t.type;
-  }
-  return dtype::int8;  // the fastest rate: a bound never above the truth
+  uint64_t total = 0;
+  for (const cube_work& w : least_cube_work()) total += w.macs;
+  return total;
 }
 
 tolerance op_spec::tolerance_for(const tensor_spec& output) const {
@@ -698,6 +762,27 @@ result<op_spec> parse_nested_op_spec(const nlohmann::json& j, const std::string&
   return s;
 }
 
+namespace {
+
+json tensor_axis_json(const tensor_axis& a, const op_spec& s) {
+  const char* role = find_tensor(s.inputs, a.tensor) != nullptr ? "input" : "output";
+  return {{role, a.tensor}, {"axis", a.axis}};
+}
+
+json cube_product_json(const cube_product& p, const op_spec& s) {
+  json j = json::object();
+  if (!p.output.empty()) {
+    j["output"] = p.output;
+  } else {
+    j["result"] = json::array();
+    for (const tensor_axis& a : p.result) j["result"].push_back(tensor_axis_json(a, s));
+  }
+  j["reduce"] = tensor_axis_json(p.reduce, s);
+  return j;
+}
+
+}  // namespace
+
 void to_json(nlohmann::json& j, const op_spec& s) {
   j = json::object();
   j["name"] = s.name;
@@ -722,9 +807,11 @@ void to_json(nlohmann::json& j, const op_spec& s) {
   // Only when declared: the spec of an operator without it reads (and hashes) as before.
   const least_work_spec& w = s.least_work;
   if (w.vector_passes >= 0) j["least_work"]["vector_passes"] = w.vector_passes;
-  if (!w.cube_output.empty()) {
-    j["least_work"]["cube_macs"] = {{"output", w.cube_output},
-                                    {"reduce", {{"input", w.cube_input}, {"axis", w.cube_axis}}}};
+  // One product reads (and hashes) as the single object it was before arrays were accepted.
+  if (!w.cube_products.empty()) {
+    json products = json::array();
+    for (const cube_product& p : w.cube_products) products.push_back(cube_product_json(p, s));
+    j["least_work"]["cube_macs"] = products.size() == 1 ? products[0] : products;
   }
   j["files"] = {{"tiling_header", s.files.tiling_header},
                 {"host", s.files.host},

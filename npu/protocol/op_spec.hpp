@@ -133,15 +133,33 @@ struct op_files {
 //   any implementation needs. Default: 1 for an operator that computes its outputs (they must
 //   be computed, not filled or copied), 0 for a "data_movement" one or one with cube_macs (its
 //   outputs may come from the cube alone).
-// cube_macs: the multiply-accumulates of a matrix product on the cube: the output's elements
-//   times the length of `input`'s reduced axis (a matmul's K; negative counts from the last),
-//   at the MAC rate of that input's dtype. Evaluated on the shapes of the run, so a validation
-//   shape gets its own.
+// cube_macs: the multiply-accumulates of the operator's matrix products on the cube, one product
+//   or an array of them. A product's result is an output ("output": its elements) or, for a
+//   result the operator keeps inside (attention's QK^T), the extents of axes of its tensors
+//   ("result": [{"input": "q", "axis": -2}, {"input": "k", "axis": -2}]); it is multiplied by
+//   the length of `input`'s reduced axis (a matmul's K; negative counts from the last), at the
+//   MAC rate of that input's dtype. Evaluated on the shapes of the run, so a validation shape
+//   gets its own.
+struct tensor_axis {
+  std::string tensor;  // an input or an output
+  int axis = -1;       // negative counts from the last
+};
+
+struct cube_product {
+  std::string output;               // the result is this output, or else ...
+  std::vector<tensor_axis> result;  // ... has these extents
+  tensor_axis reduce;               // K: an axis of an input, whose dtype sets the MAC rate
+};
+
 struct least_work_spec {
-  double vector_passes = -1;  // < 0: not declared (the default above)
-  std::string cube_output;    // empty: no cube work declared
-  std::string cube_input;
-  int cube_axis = -1;
+  double vector_passes = -1;                // < 0: not declared (the default above)
+  std::vector<cube_product> cube_products;  // empty: no cube work declared
+};
+
+// One product's least work on the current shapes.
+struct cube_work {
+  uint64_t macs = 0;
+  dtype type = dtype::int8;
 };
 
 // Tensor name -> shape: one of op.json's "validation_shapes".
@@ -172,11 +190,11 @@ struct op_spec {
   least_work_spec least_work;
 
   uint64_t io_bytes() const;  // sum of input and output bytes: the minimal GM traffic
-  // least_work on the current shapes: vector passes over the outputs (the default applied), the
-  // cube's multiply-accumulates (0 when none are declared), and the dtype they run at.
+  // least_work on the current shapes: vector passes over the outputs (the default applied), and
+  // each product's multiply-accumulates with the dtype they run at (none when none are declared).
   double least_vector_passes() const;
-  uint64_t least_cube_macs() const;
-  dtype least_cube_dtype() const;
+  std::vector<cube_work> least_cube_work() const;
+  uint64_t least_cube_macs() const;  // summed over the products
   tolerance tolerance_for(const tensor_spec& output) const;
 };
 

@@ -16,7 +16,7 @@ using aopt::agent::testing::kQueueKernel;
 
 namespace {
 
-const char* kTiling = R"(namespace optiling {
+const char* kPolicyTiling = R"(namespace optiling {
 constexpr uint32_t BLOCK_DIM = 8;
 constexpr uint32_t TILE_LENGTH = 2048;
 constexpr uint32_t ALIGN_NUM = 16;
@@ -39,12 +39,12 @@ double latency_of(const std::string& tiling) {
          2 * std::abs(std::log2(v.at("TILE_LENGTH") / 8192.0));
 }
 
-// The request for the baseline of `op`: kTiling with kQueueKernel at 100 us (the baseline has no
-// EVOLVE-BLOCK, so latency_of cannot price it).
+// The request for the baseline of `op`: kPolicyTiling with kQueueKernel at 100 us (the baseline has
+// no EVOLVE-BLOCK, so latency_of cannot price it).
 mutation_request baseline_request(const npu::op_package& op) {
   mutation_request request;
   request.op = &op;
-  request.tiling = kTiling;
+  request.tiling = kPolicyTiling;
   request.kernel = kQueueKernel;
   request.best_latency_us = 100;
   return request;

@@ -105,6 +105,63 @@ TEST_SUITE("sim") {
     CHECK(bad_axis.error().message().find("least_work.cube_macs.reduce.axis") != std::string::npos);
   }
 
+  TEST_CASE("an attention's two products are summed, one of them kept inside the operator") {
+    // out[s, d] = softmax(q k^T) v with q, k, v [s, d] half: q k^T is s x s x d MACs (its s x s
+    // result is never an output), the product with v s x d x s.
+    const auto attention = [](int64_t s, int64_t d, const nlohmann::json& cube) {
+      return npu::parse_op_spec(
+          {{"name", "attn"},
+           {"inputs",
+            {{{"name", "q"}, {"dtype", "float16"}, {"shape", {s, d}}},
+             {{"name", "k"}, {"dtype", "float16"}, {"shape", {s, d}}},
+             {{"name", "v"}, {"dtype", "float32"}, {"shape", {s, d}}}}},
+           {"outputs", {{{"name", "out"}, {"dtype", "float32"}, {"shape", {s, d}}}}},
+           {"least_work", {{"cube_macs", cube}}}});
+    };
+    const nlohmann::json scores = {
+        {"result", {{{"input", "q"}, {"axis", -2}}, {{"input", "k"}, {"axis", 0}}}},
+        {"reduce", {{"input", "q"}, {"axis", -1}}}};
+    const nlohmann::json values = {{"output", "out"}, {"reduce", {{"input", "v"}, {"axis", -2}}}};
+    const auto spec = attention(256, 64, {scores, values});
+    REQUIRE_MESSAGE(spec.ok(), spec.error().to_string());
+    const std::vector<npu::cube_work> work = spec->least_cube_work();
+    REQUIRE(work.size() == 2);
+    CHECK(work[0].macs == 256u * 256 * 64);
+    CHECK(work[0].type == npu::dtype::float16);
+    CHECK(work[1].macs == 256u * 64 * 256);
+    CHECK(work[1].type == npu::dtype::float32);
+    CHECK(spec->least_cube_macs() == 2u * 256 * 256 * 64);
+    // Each product at its own dtype's rate: half at 4096 MACs a cycle, float at 1024.
+    const hw_profile hw;
+    const npu::roofline r = compute_roofline(*spec, 1000, hw);
+    CHECK(r.compute_bound_us ==
+          doctest::Approx(hw.cycles_to_us((256.0 * 256 * 64 / hw.cube_f16_macs_per_cycle +
+                                           256.0 * 64 * 256 / hw.cube_f32_macs_per_cycle) /
+                                          hw.cube_cores)));
+    // The spec reads back as it was written, and one product still as a single object.
+    const auto again = npu::parse_op_spec(nlohmann::json(*spec));
+    REQUIRE(again.ok());
+    CHECK(again->least_cube_macs() == spec->least_cube_macs());
+    CHECK(nlohmann::json(*attention(256, 64, values))["least_work"]["cube_macs"].is_object());
+    // A product is an output or extents, K an axis of an input, each named as it exists.
+    CHECK_FALSE(attention(8, 8, nlohmann::json::array()).ok());
+    CHECK_FALSE(attention(8, 8,
+                          {{"output", "out"},
+                           {"result", {{{"input", "q"}, {"axis", 0}}}},
+                           {"reduce", {{"input", "q"}, {"axis", -1}}}})
+                    .ok());
+    CHECK_FALSE(attention(8, 8, {{"reduce", {{"input", "q"}, {"axis", -1}}}}).ok());
+    CHECK_FALSE(
+        attention(8, 8, {{"output", "out"}, {"reduce", {{"output", "out"}, {"axis", 0}}}}).ok());
+    const auto bad = attention(
+        8, 8,
+        {values,
+         {{"result", {{{"input", "s"}, {"axis", 0}}}}, {"reduce", {{"input", "q"}, {"axis", 1}}}}});
+    REQUIRE_FALSE(bad.ok());
+    CHECK(bad.error().message().find("least_work.cube_macs[1].result[0].input") !=
+          std::string::npos);
+  }
+
   TEST_CASE(
       "a latency below the bound shows as an achieved fraction above 1, and no latency as 0") {
     const hw_profile hw;

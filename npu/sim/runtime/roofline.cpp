@@ -36,8 +36,10 @@ npu::roofline compute_roofline(const npu::op_spec& op, double latency_us, const 
                                hw.vec_simple_cycles_per_repeat;
   r.vector_bound_us = hw.cycles_to_us(vector_cycles / hw.vector_cores);
   // Multiply-accumulates over the peak cube throughput of every AIC core.
-  const double cube_cycles =
-      static_cast<double>(op.least_cube_macs()) / cube_macs_per_cycle(op.least_cube_dtype(), hw);
+  double cube_cycles = 0;
+  for (const npu::cube_work& w : op.least_cube_work()) {
+    cube_cycles += static_cast<double>(w.macs) / cube_macs_per_cycle(w.type, hw);
+  }
   r.compute_bound_us = hw.cycles_to_us(cube_cycles / hw.cube_cores);
   // The best kernel may use one core if that suffices, so the cheapest launch is the floor.
   r.bound_us = hw.launch_overhead_us(1) +

@@ -1,0 +1,158 @@
+// The tile-grid core split motif (agent/motifs/core_split_edits.hpp), both ways: as text on
+// kernels written in two styles, and on the simulator with the cube expert it is rewound from,
+// where handing the cores whole columns of the tile grid must be correct and slower, and
+// flattening the grid again must be correct and as fast as the expert.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "agent/evaluation/evaluation_service.hpp"
+#include "agent/motifs/optimization_rules.hpp"
+#include "agent/motifs/rewind_rules.hpp"
+#include "npu/hardware_profile.hpp"
+#include "npu/local_device_slots.hpp"
+#include "npu/op_package.hpp"
+#include "npu/sim/device/sim_device.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace aopt;
+using namespace aopt::agent;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kTileLoop = R"(class K {
+    __aicore__ inline void Process()
+    {
+        uint32_t tilesN = n / baseN;
+        uint32_t tiles = (m / baseM) * tilesN;
+        for (uint32_t t = GetBlockIdx(); t < tiles; t += GetBlockNum()) {
+            uint32_t row = (t / tilesN) * baseM;
+            uint32_t col = (t % tilesN) * baseN;
+            Tile(row, col);
+        }
+    }
+};
+)";
+
+std::string apply(const std::string& rule, const std::string& kernel, bool rewind) {
+  const kernel_rule* r = rewind ? find_rewind_rule(rule) : find_optimization_rule(rule);
+  REQUIRE(r != nullptr);
+  REQUIRE_MESSAGE(r->applies(kernel), rule << " does not apply to:\n" << kernel);
+  result<std::string> out = r->apply(kernel);
+  REQUIRE_MESSAGE(out.ok(), out.error().to_string());
+  return *out;
+}
+
+}  // namespace
+
+TEST_SUITE("agent") {
+  TEST_CASE("grid_core_split: the rewind hands out columns, the optimization flattens them back") {
+    const std::string lines = apply("grid_to_line_split", kTileLoop, true);
+    CHECK(lines.find("for (uint32_t tColumn = GetBlockIdx(); tColumn < tilesN; tColumn += "
+                     "GetBlockNum()) {") != std::string::npos);
+    CHECK(lines.find("for (uint32_t tLine = 0; tLine < (tiles) / tilesN; tLine++) {") !=
+          std::string::npos);
+    CHECK(lines.find("uint32_t t = tLine * tilesN + tColumn;") != std::string::npos);
+    // The body is kept as it was, one level deeper inside both loops.
+    CHECK(lines.find("\n                Tile(row, col);\n            }\n        }") !=
+          std::string::npos);
+    // The rewound kernel no longer walks the flat grid, so the rewind does not apply again.
+    CHECK_FALSE(find_rewind_rule("grid_to_line_split")->applies(lines));
+
+    const std::string grid = apply("line_to_grid_split", lines, false);
+    CHECK(grid.find("for (uint32_t tColumntLine = GetBlockIdx(); tColumntLine < (tilesN) * "
+                    "((tiles) / tilesN); tColumntLine += GetBlockNum()) {") != std::string::npos);
+    CHECK(grid.find("uint32_t tColumn = tColumntLine / ((tiles) / tilesN);") != std::string::npos);
+    CHECK(grid.find("uint32_t tLine = tColumntLine % ((tiles) / tilesN);") != std::string::npos);
+    CHECK(grid.find("for (uint32_t tLine = 0;") == std::string::npos);
+    // One loop is left: its braces balance and the flat kernel is not nested again.
+    CHECK(std::count(grid.begin(), grid.end(), '{') == std::count(grid.begin(), grid.end(), '}'));
+    CHECK_FALSE(find_optimization_rule("line_to_grid_split")->applies(grid));
+  }
+
+  TEST_CASE("grid_core_split: a vector kernel's rows-per-core loop is flattened too") {
+    const char* rows = R"(class K {
+    __aicore__ inline void Process()
+    {
+        for (int32_t row = AscendC::GetBlockIdx(); row < rowCount; row += AscendC::GetBlockNum()) {
+            for (int32_t i = 0; i < tilesPerRow; ++i) {
+                CopyIn(row, i);
+                Compute();
+                CopyOut(row, i);
+            }
+        }
+    }
+};
+)";
+    const std::string flat = apply("line_to_grid_split", rows, false);
+    CHECK(flat.find("for (int32_t rowi = GetBlockIdx(); rowi < (rowCount) * (tilesPerRow); rowi "
+                    "+= GetBlockNum()) {") != std::string::npos);
+    CHECK(flat.find("int32_t row = rowi / (tilesPerRow);") != std::string::npos);
+    CHECK(flat.find("int32_t i = rowi % (tilesPerRow);") != std::string::npos);
+    // The inner body moves up a level and closes the one loop left.
+    CHECK(flat.find("\n            CopyOut(row, i);\n        }\n    }") != std::string::npos);
+  }
+
+  TEST_CASE("grid_core_split: neither way applies where the structure is not there") {
+    const kernel_rule* flatten = find_optimization_rule("line_to_grid_split");
+    const kernel_rule* rewind = find_rewind_rule("grid_to_line_split");
+    // The inner loop's bound depends on the core's line: the grid is not rectangular.
+    CHECK_FALSE(flatten->applies(R"(void P() {
+    for (uint32_t r = GetBlockIdx(); r < rows; r += GetBlockNum()) {
+        for (uint32_t c = 0; c < r + 1; c++) { Tile(r, c); }
+    }
+})"));
+    // More than the inner loop in the body: work per line the flattening would repeat.
+    CHECK_FALSE(flatten->applies(R"(void P() {
+    for (uint32_t r = GetBlockIdx(); r < rows; r += GetBlockNum()) {
+        LoadRow(r);
+        for (uint32_t c = 0; c < cols; c++) { Tile(r, c); }
+    }
+})"));
+    // A core-strided loop that is not over a grid (no t / D and t % D) has no columns to hand out.
+    CHECK_FALSE(rewind->applies(R"(void P() {
+    for (uint32_t t = GetBlockIdx(); t < tiles; t += GetBlockNum()) { Tile(t * 64); }
+})"));
+    // A loop that is not core-strided is left alone both ways.
+    CHECK_FALSE(rewind->applies(R"(void P() {
+    for (uint32_t t = 0; t < tiles; t++) { Tile(t / d, t % d); }
+})"));
+  }
+
+  TEST_CASE(
+      "grid_core_split on the simulator: columns are slower and the flat grid is the expert's "
+      "speed") {
+    testing::temp_dir work;
+    result<sim::hw_profile> hw =
+        npu::find_hardware_profile("ascend910b4", fs::path(AOPT_SOURCE_DIR) / "config/hardware");
+    REQUIRE_MESSAGE(hw.ok(), hw.error().to_string());
+    npu::sim_device_options options;
+    options.work_dir = work.path();
+    npu::eval_options eval;
+    eval.input_sets = 1;
+    evaluation_service service(std::make_shared<npu::local_device_slots>(
+                                   std::make_shared<npu::sim_device>(*hw, options), 1),
+                               nullptr, eval);
+    result<npu::op_package> loaded =
+        npu::load_op_package(fs::path(AOPT_SOURCE_DIR) / "corpus/experts/matmul_fused_relu_custom");
+    REQUIRE_MESSAGE(loaded.ok(), loaded.error().to_string());
+    auto op = std::make_shared<const npu::op_package>(std::move(*loaded));
+    const auto run = [&](const std::string& kernel) {
+      result<evaluation> e = service.evaluate({op, op->host_source, kernel, "test", false, false});
+      REQUIRE_MESSAGE(e.ok(), e.error().to_string());
+      REQUIRE_MESSAGE(e->result.status == npu::eval_status::ok, e->result.message);
+      return e->result.latency_us;
+    };
+    const double expert = run(op->kernel_source);
+    const std::string lines = apply("grid_to_line_split", op->kernel_source, true);
+    const double columns = run(lines);
+    // 16 x 4 tiles of c on 20 cores: 4 a core either way when spread, 16 a core on the 4 cores
+    // that get a column.
+    CHECK(columns > 2 * expert);
+    const double flat = run(apply("line_to_grid_split", lines, false));
+    CHECK(flat < columns / 2);
+    CHECK(flat == doctest::Approx(expert).epsilon(0.05));
+  }
+}
