@@ -226,7 +226,7 @@ TEST_SUITE("LoadData 3D (img2col): what is refused") {
     CHECK(message.find("isSetFMatrix") != std::string::npos);
   }
 
-  TEST_CASE("a partial last fractal runs; whole fractals past the output positions do not") {
+  TEST_CASE("a partial last fractal runs, and whole fractals past the output positions do not") {
     std::string message;
     // 3 x 4 = 12 positions of a 3 x 4 map: mExtension 12 and 16 end in its only fractal.
     for (uint16_t rows : {12, 16}) {

@@ -81,29 +81,29 @@ void check_conv_v1(const conv_shape& s, float pad_value) {
 }
 
 TEST_SUITE("LoadData 3D (img2col), v1 form") {
-  TEST_CASE("half: a 3 x 3 filter with padding 1 over a 4 x 4 map equals plain C++ img2col") {
+  TEST_CASE("v1: half: a 3 x 3 filter with padding 1 over a 4 x 4 map equals plain C++ img2col") {
     check_conv_v1<half, float>({16, 4, 4, 3, 3, {1, 1, 1, 1}}, 0.0f);
   }
 
-  TEST_CASE("half: two channel blocks, stride 2, asymmetric padding and a nonzero pad value") {
+  TEST_CASE("v1: half: two channel blocks, stride 2, asymmetric padding and a nonzero pad value") {
     conv_shape s{32, 9, 8, 3, 3, {1, 0, 2, 1}};  // out 5 x 4 = 20 positions: ragged
     s.stride_h = s.stride_w = 2;
     check_conv_v1<half, float>(s, 1.0f);
   }
 
-  TEST_CASE("half: a ragged 7 x 7 output, the last fractal's rows past position 49 unused") {
+  TEST_CASE("v1: half: a ragged 7 x 7 output, the last fractal's rows past position 49 unused") {
     check_conv_v1<half, float>({16, 7, 7, 3, 3, {1, 1, 1, 1}}, 0.0f);
   }
 
-  TEST_CASE("int8: two channel blocks of 32 into int32, a 2 x 2 filter, 8 x 4 positions") {
+  TEST_CASE("v1: int8: two channel blocks of 32 into int32, a 2 x 2 filter, 8 x 4 positions") {
     check_conv_v1<int8_t, int32_t>({64, 9, 4, 2, 2, {0, 1, 0, 0}}, 0.0f);
   }
 
-  TEST_CASE("int8: a ragged 5 x 3 output") {
+  TEST_CASE("v1: int8: a ragged 5 x 3 output") {
     check_conv_v1<int8_t, int32_t>({32, 5, 3, 3, 3, {1, 1, 1, 1}}, 0.0f);
   }
 
-  TEST_CASE("the v1 load read by the Mmad without a flag is a data race on MTE1") {
+  TEST_CASE("v1: the load read by the Mmad without a flag is a data race on MTE1") {
     shim_run run;
     const core_trace t = run.run([&] {
       TPipe pipe;
@@ -165,12 +165,12 @@ std::string refused(const Edit& edit, std::string* message, bool into_b2 = false
 constexpr IsResetLoad3dConfig no_padding_config = {true, false};
 
 TEST_SUITE("LoadData 3D (img2col), v1 form: what is refused") {
-  TEST_CASE("the honest baseline load runs") {
+  TEST_CASE("v1: the honest baseline load runs") {
     std::string message;
     CHECK(refused([](LoadData3DParamsV1<half>&) {}, &message) == "");
   }
 
-  TEST_CASE("open semantics are unsupported, naming the parameter and the coverage row") {
+  TEST_CASE("v1: open semantics are unsupported, naming the parameter and the coverage row") {
     const std::vector<std::pair<std::function<void(LoadData3DParamsV1<half>&)>, std::string>>
         cases = {
             {[](LoadData3DParamsV1<half>& p) { p.repeatTime = 2; }, "repeatTime 2"},
@@ -196,7 +196,7 @@ TEST_SUITE("LoadData 3D (img2col), v1 form: what is refused") {
     CHECK(message.find("isSetPadding") != std::string::npos);
   }
 
-  TEST_CASE("wrong arguments are errors of the kernel") {
+  TEST_CASE("v1: wrong arguments are errors of the kernel") {
     std::string message;
     CHECK(refused<float>([](LoadData3DParamsV1<float>&) {}, &message) == "bad_argument");
     CHECK(message.find("documented for uint8_t, int8_t and half") != std::string::npos);
