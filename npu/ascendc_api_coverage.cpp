@@ -387,18 +387,33 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "cmatrixInitVal (or isBias) false accumulates; the bias form reads C2; on pipe M at the "
        "profile's MACs per cycle per type"},
       {cube, "LoadData", part,
-       "2D (LoadData2DParams, or LoadData2dParams) A1 -> A2 and B1 -> B2 on MTE1, ifTranspose for "
-       "16-bit types; 3D (img2col) with LoadData3DParamsV2 (its row); the 3D v1 and v2Pro forms "
-       "and GM sources are not simulated"},
+       "2D (LoadData2DParams, or LoadData2dParams) A1 -> A2 and B1 -> B2 on MTE1, ifTranspose "
+       "for 16-bit types; 3D (img2col) with LoadData3DParamsV2 and LoadData3DParamsV1 (their "
+       "rows); the 3D v2Pro form and GM sources are not simulated"},
       {cube, "LoadData3DParamsV2", part,
        "img2col of an L1 feature map ([C1][H][W][C0]) into A2 (ZZ) on MTE1, timed by the bytes "
        "written like the 2D form: padList, l1H/l1W, strides, filters, dilations, padValue, the "
-       "window kStartPt/kExtension (multiples of C0) and mStartPt/mExtension (multiples of 16, "
-       "inside the output positions); half/bfloat16_t/float/int8_t/uint8_t with channelSize a "
-       "multiple of C0. Unsupported (named in the message): B2 destinations, enTranspose, "
-       "enSmallK, filterSizeW/H, fMatrixCtrl, IsResetLoad3dConfig other than "
-       "IS_RESER_LOAD3D_DEFAULT_CONFIG, other channelSize, rows past the output positions"},
-      {cube, "LoadData3DParamsV1", no, "the 3D v1 form is not simulated (use LoadData3DParamsV2)"},
+       "window kStartPt/kExtension (multiples of C0) and mStartPt (a multiple of 16, an output "
+       "position)/mExtension (any length up to the end of the fractal that holds the last output "
+       "position); half/bfloat16_t/float/int8_t/uint8_t with channelSize a multiple of C0. When "
+       "Hout x Wout is not a multiple of 16, the rows past the last output position hold "
+       "unspecified values (the documentation does not say what the hardware writes; the shim "
+       "writes the uninitialised-memory byte), so Mmad may multiply the whole fractal and a "
+       "Fixpipe of the valid rows is the convolution. Unsupported (named in the message): B2 "
+       "destinations, enTranspose, enSmallK, filterSizeW/H, fMatrixCtrl, IsResetLoad3dConfig "
+       "other than IS_RESER_LOAD3D_DEFAULT_CONFIG, other channelSize, mStartPt not a multiple of "
+       "16, whole fractals past the output positions"},
+      {cube, "LoadData3DParamsV1", part,
+       "img2col with the img2col core of LoadData3DParamsV2 (same layouts, padding and "
+       "unspecified rows past the output positions), one 16 x C0 fractal per call: the 16 output "
+       "positions from the one whose window corner is leftTopH/leftTopW (negative: in the "
+       "padding), channel block c1Index at filter point fetchFilterH/fetchFilterW; padList, "
+       "l1H/l1W, strides, filters, dilations, padValue; half/int8_t/uint8_t (the documented v1 "
+       "types; the Load3D page lists them for Atlas training and inference products, not A2); "
+       "timed by the 512 bytes written. Unsupported (named in the message): repeatTime other "
+       "than 1 (so repeatMode and jumpStride have no effect), cSize 1, a window corner off the "
+       "stride grid, B2 destinations, IsResetLoad3dConfig other than "
+       "IS_RESER_LOAD3D_DEFAULT_CONFIG"},
       {cube, "LoadDataWithTranspose", no,
        "not simulated (2D LoadData's ifTranspose covers 16-bit types)"},
       {cube, "Fixpipe", yes,

@@ -356,14 +356,14 @@ TEST_SUITE("npu") {
           std::string::npos);
     CHECK(norm.find("\"Kernel: math library (advanced APIs)\"") != std::string::npos);
     CHECK(norm.find("mistake") == std::string::npos);
-    // The 3D LoadData's v1 parameters: a cube row marked not yet (v2 is simulated).
-    const std::string load3d_v1 = explain_compile_error(
-        "k.cpp:40:9: error: 'LoadData3DParamsV1' was not declared in this scope");
-    CHECK(load3d_v1.find("does not provide yet") != std::string::npos);
-    CHECK(load3d_v1.find("\"Kernel: cube (matrix) path\"") != std::string::npos);
-    // IBWait and CrossCoreWaitFlag, the examples here before, are the shim's now: no longer
-    // explained as missing.
-    for (const char* now : {"IBWait", "CrossCoreWaitFlag"}) {
+    // LoadDataWithTranspose: a cube row marked not yet (2D LoadData's ifTranspose is simulated).
+    const std::string with_transpose = explain_compile_error(
+        "k.cpp:40:9: error: 'LoadDataWithTranspose' was not declared in this scope");
+    CHECK(with_transpose.find("does not provide yet") != std::string::npos);
+    CHECK(with_transpose.find("\"Kernel: cube (matrix) path\"") != std::string::npos);
+    // IBWait, CrossCoreWaitFlag and LoadData3DParamsV1, the examples here before, are the shim's
+    // now: no longer explained as missing.
+    for (const char* now : {"IBWait", "CrossCoreWaitFlag", "LoadData3DParamsV1"}) {
       INFO(now);
       CHECK(explain_compile_error(std::string("k.h:218:13: error: '") + now +
                                   "' was not declared in this scope")

@@ -1,7 +1,8 @@
 // LoadData 3D (img2col, LoadData3DParamsV2) against plain C++: a convolution computed on the cube
 // (feature map GM -> A1 in NC1HWC0, img2col into A2, the weights as B, Mmad, Fixpipe) equals a
 // plain C++ img2col times the weights, for half, float and int8 with padding, stride,
-// dilation, a second channel block and a window of the img2col matrix; the load is one MTE1
+// dilation, a second channel block, a window of the img2col matrix and ragged outputs (Hout x Wout
+// not a multiple of 16, on 3 input sets); the load is one MTE1
 // instruction timed by the bytes it writes; a load the Mmad reads without a flag is a race; and
 // what the documentation leaves open is refused as unsupported, naming the parameter.
 #include <doctest/doctest.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "npu/sim/runtime/hazard_detector.hpp"
+#include "sim/cube_conv_fixture.hpp"
 #include "sim/shim_fixture.hpp"
 
 namespace aopt::sim {
@@ -22,95 +24,19 @@ using namespace AscendC;  // NOLINT(google-build-using-namespace): kernels are w
 using testing::error_kind;
 using testing::shim_run;
 
-// A convolution of one image: `channels` input channels (a multiple of c0), an h x w map, a
-// filter_h x filter_w filter with n (16) output channels, padding {left, right, top, bottom},
-// strides and dilations. The img2col window is rows [m_start, m_start + m_ext) and columns
-// [k_start, k_start + k_ext) (m_ext 0: all rows; k_ext 0: all columns).
-struct conv_shape {
-  uint32_t channels, h, w, filter_h, filter_w;
-  uint8_t pad[4];
-  uint32_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
-  uint32_t m_start = 0, m_ext = 0, k_start = 0, k_ext = 0;
-  static constexpr uint32_t n = 16;
+using testing::conv_shape;
 
-  uint32_t out_h() const {
-    return (h + pad[2] + pad[3] - dilation_h * (filter_h - 1) - 1) / stride_h + 1;
-  }
-  uint32_t out_w() const {
-    return (w + pad[0] + pad[1] - dilation_w * (filter_w - 1) - 1) / stride_w + 1;
-  }
-  uint32_t k_all() const { return channels * filter_h * filter_w; }
-  uint32_t rows() const { return m_ext != 0 ? m_ext : out_h() * out_w(); }
-  uint32_t cols() const { return k_ext != 0 ? k_ext : k_all(); }
-};
-
-// Plain C++: the img2col matrix entry (m, k) of the feature map `fm` given as [C][H][W], with
-// k ordered (c1, filter row, filter column, c0) for channel blocks of c0.
+// The v2 load of the window into A2: mExtension is the rows the shape loads.
 template <typename In>
-double img2col_at(const conv_shape& s, const std::vector<In>& fm, uint32_t c0, uint32_t m,
-                  uint32_t k, double pad_value) {
-  const uint32_t oh = m / s.out_w(), ow = m % s.out_w();
-  const uint32_t c1 = k / (s.filter_h * s.filter_w * c0);
-  const uint32_t kh = k / (s.filter_w * c0) % s.filter_h;
-  const uint32_t kw = k / c0 % s.filter_w;
-  const uint32_t c = c1 * c0 + k % c0;
-  const int ih = static_cast<int>(oh * s.stride_h + kh * s.dilation_h) - s.pad[2];
-  const int iw = static_cast<int>(ow * s.stride_w + kw * s.dilation_w) - s.pad[0];
-  if (ih < 0 || iw < 0 || ih >= static_cast<int>(s.h) || iw >= static_cast<int>(s.w))
-    return pad_value;
-  return static_cast<double>(fm[(c * s.h + static_cast<uint32_t>(ih)) * s.w + iw]);
-}
-
-// Runs the cube convolution: the feature map (given [C][H][W]) goes to GM as [C1][H][W][C0],
-// the weights `wt` (n x cols, the img2col window's columns) as B transposed; out = rows x n.
-template <typename In, typename Acc>
-core_trace cube_conv(shim_run& run, const conv_shape& s, const std::vector<In>& fm,
-                     const std::vector<In>& wt, In pad_value, std::vector<Acc>& out) {
-  constexpr uint32_t c0 = 32 / sizeof(In);
-  const uint32_t fm_elems = s.channels * s.h * s.w;
-  In* fm_gm = run.gm<In>("fm", fm_elems);
-  for (uint32_t c = 0; c < s.channels; ++c)
-    for (uint32_t y = 0; y < s.h; ++y)
-      for (uint32_t x = 0; x < s.w; ++x)
-        fm_gm[(((c / c0) * s.h + y) * s.w + x) * c0 + c % c0] = fm[(c * s.h + y) * s.w + x];
-  const uint32_t m = s.rows(), k = s.cols(), n = conv_shape::n;
-  In* wt_gm = run.gm<In>("wt", n * k);
-  for (uint32_t i = 0; i < n * k; ++i) wt_gm[i] = wt[i];
-  Acc* out_gm = run.gm<Acc>("out", m * n);
-  const core_trace t = run.run([&] {
-    TPipe pipe;
-    TQue<TPosition::A1, 1> inA1;
-    TQue<TPosition::B1, 1> inB1;
-    TQue<TPosition::A2, 1> inA2;
-    TQue<TPosition::B2, 1> inB2;
-    TQue<TPosition::CO1, 1> outCO1;
-    pipe.InitBuffer(inA1, 1, fm_elems * sizeof(In));
-    pipe.InitBuffer(inB1, 1, n * k * sizeof(In));
-    pipe.InitBuffer(inA2, 1, m * k * sizeof(In));
-    pipe.InitBuffer(inB2, 1, n * k * sizeof(In));
-    pipe.InitBuffer(outCO1, 1, m * n * sizeof(Acc));
-    GlobalTensor<In> fmg, wg;
-    GlobalTensor<Acc> og;
-    fmg.SetGlobalBuffer(reinterpret_cast<__gm__ In*>(fm_gm), fm_elems);
-    wg.SetGlobalBuffer(reinterpret_cast<__gm__ In*>(wt_gm), n * k);
-    og.SetGlobalBuffer(reinterpret_cast<__gm__ Acc*>(out_gm), m * n);
-
-    LocalTensor<In> a1 = inA1.AllocTensor<In>();
-    DataCopy(a1, fmg, fm_elems);
-    inA1.EnQue(a1);
-    LocalTensor<In> b1 = inB1.AllocTensor<In>();
-    DataCopy(b1, wg, Nd2NzParams(1, n, k, 0, k, n, 1, 0));
-    inB1.EnQue(b1);
-
-    a1 = inA1.DeQue<In>();
-    LocalTensor<In> a2 = inA2.AllocTensor<In>();
+testing::a2_load<In> v2_load(const conv_shape& s, In pad_value) {
+  return [s, pad_value](LocalTensor<In>& a2, LocalTensor<In>& a1) {
     LoadData3DParamsV2<In> p;
     for (int i = 0; i < 4; ++i) p.padList[i] = s.pad[i];
     p.l1H = static_cast<uint16_t>(s.h);
     p.l1W = static_cast<uint16_t>(s.w);
     p.channelSize = static_cast<uint16_t>(s.channels);
-    p.kExtension = static_cast<uint16_t>(k);
-    p.mExtension = static_cast<uint16_t>(m);
+    p.kExtension = static_cast<uint16_t>(s.cols());
+    p.mExtension = static_cast<uint16_t>(s.loaded_rows());
     p.kStartPt = static_cast<uint16_t>(s.k_start);
     p.mStartPt = static_cast<uint16_t>(s.m_start);
     p.strideW = static_cast<uint8_t>(s.stride_w);
@@ -121,61 +47,23 @@ core_trace cube_conv(shim_run& run, const conv_shape& s, const std::vector<In>& 
     p.dilationFilterH = static_cast<uint8_t>(s.dilation_h);
     p.padValue = pad_value;
     LoadData(a2, a1, p);
-    inA2.EnQue(a2);
-    inA1.FreeTensor(a1);
-
-    b1 = inB1.DeQue<In>();
-    LocalTensor<In> b2 = inB2.AllocTensor<In>();
-    // NZ of B^T (n x k) is ZN of B: one 2D load of every fractal.
-    LoadData(b2, b1,
-             LoadData2DParams(0, static_cast<uint8_t>(k / c0 * (n / 16)), 1, 0, 0, false, 0));
-    inB2.EnQue(b2);
-    inB1.FreeTensor(b1);
-
-    a2 = inA2.DeQue<In>();
-    b2 = inB2.DeQue<In>();
-    LocalTensor<Acc> co1 = outCO1.AllocTensor<Acc>();
-    Mmad(co1, a2, b2,
-         MmadParams(static_cast<uint16_t>(m), n, static_cast<uint16_t>(k), false, 0, false, false,
-                    false));
-    outCO1.EnQue(co1);
-    inA2.FreeTensor(a2);
-    inB2.FreeTensor(b2);
-    co1 = outCO1.DeQue<Acc>();
-    FixpipeParamsV220 fp(n, static_cast<uint16_t>(m), static_cast<uint16_t>(m), n, false);
-    Fixpipe(og, co1, fp);
-    outCO1.FreeTensor(co1);
-  });
-  out.assign(out_gm, out_gm + m * n);
-  return t;
-}
-
-// Small integers: every product and sum is exact in half, float and int8/int32.
-template <typename In>
-std::vector<In> ramp(uint32_t count, int seed) {
-  std::vector<In> v(count);
-  for (uint32_t i = 0; i < count; ++i)
-    v[i] = static_cast<In>(static_cast<float>((static_cast<int>(i) * 7 + seed) % 5 - 2));
-  return v;
+  };
 }
 
 template <typename In, typename Acc>
-void check_conv(const conv_shape& s, float pad_value) {
-  constexpr uint32_t c0 = 32 / sizeof(In);
-  const std::vector<In> fm = ramp<In>(s.channels * s.h * s.w, 3);
-  const std::vector<In> wt = ramp<In>(conv_shape::n * s.cols(), 1);
+void check_conv(const conv_shape& s, float pad_value, int seed = 0) {
+  const std::vector<In> fm = testing::ramp<In>(s.channels * s.h * s.w, 3 + seed);
+  const std::vector<In> wt = testing::ramp<In>(conv_shape::n * s.cols(), 1 + 2 * seed);
   shim_run run;
   std::vector<Acc> out;
-  const core_trace t = cube_conv<In, Acc>(run, s, fm, wt, static_cast<In>(pad_value), out);
+  const core_trace t =
+      testing::cube_conv<In, Acc>(run, s, fm, wt, v2_load<In>(s, static_cast<In>(pad_value)), out);
   CHECK_FALSE(find_first_race(t).has_value());
-  for (uint32_t i = 0; i < s.rows(); ++i)
-    for (uint32_t j = 0; j < conv_shape::n; ++j) {
-      double want = 0;
-      for (uint32_t kk = 0; kk < s.cols(); ++kk)
-        want += img2col_at(s, fm, c0, s.m_start + i, s.k_start + kk, pad_value) *
-                static_cast<double>(wt[j * s.cols() + kk]);
-      REQUIRE(static_cast<double>(out[i * conv_shape::n + j]) == want);
-    }
+  const std::vector<double> want = testing::plain_conv(s, fm, wt, pad_value);
+  for (size_t i = 0; i < want.size(); ++i) {
+    INFO("row ", i / conv_shape::n, ", column ", i % conv_shape::n);
+    REQUIRE(static_cast<double>(out[i]) == want[i]);
+  }
   // One MTE1 instruction for the img2col load, costed by the bytes it writes into L0A.
   uint32_t loads = 0;
   for (const instruction& in : t.instructions)
@@ -183,7 +71,7 @@ void check_conv(const conv_shape& s, float pad_value) {
       ++loads;
       CHECK(in.on == pipe::mte1);
       CHECK(in.cls == op_class::cube_load);
-      CHECK(in.bytes == uint64_t{s.rows()} * s.cols() * sizeof(In));
+      CHECK(in.bytes == uint64_t{s.loaded_rows()} * s.cols() * sizeof(In));
     }
   CHECK(loads == 1);
 }
@@ -214,6 +102,36 @@ TEST_SUITE("LoadData 3D (img2col)") {
     s.m_start = 16;  // the second half of the output positions
     s.k_start = 128;
     check_conv<int8_t, int32_t>(s, 0.0f);
+  }
+
+  // Hout x Wout not a multiple of 16: the last fractal of A2 is partial. Its rows past the output
+  // positions hold unspecified values (the shim's poison), which a Mmad over the whole tile
+  // carries into the same rows of CO1 only; a Fixpipe of the valid rows is the convolution.
+  TEST_CASE("half: a ragged 7 x 7 output, loaded and multiplied as a whole 64-row tile") {
+    conv_shape s{16, 7, 7, 3, 3, {1, 1, 1, 1}};  // 49 positions
+    s.load_rows = s.mmad_rows = 64;
+    for (int seed = 0; seed < 3; ++seed) check_conv<half, float>(s, 0.0f, seed);
+  }
+
+  TEST_CASE("half: a ragged 7 x 7 output, loaded and multiplied as its 49 rows") {
+    conv_shape s{32, 7, 7, 3, 3, {1, 1, 1, 1}};
+    for (int seed = 0; seed < 3; ++seed) check_conv<half, float>(s, 1.0f, seed);
+  }
+
+  TEST_CASE("float and int8: a ragged 5 x 3 output (15 positions), whole tile and 15 rows") {
+    conv_shape s{8, 5, 3, 3, 3, {1, 1, 1, 1}};
+    s.load_rows = s.mmad_rows = 16;
+    for (int seed = 0; seed < 3; ++seed) check_conv<float, float>(s, 0.0f, seed);
+    conv_shape q{32, 5, 3, 3, 3, {1, 1, 1, 1}};
+    for (int seed = 0; seed < 3; ++seed) check_conv<int8_t, int32_t>(q, 0.0f, seed);
+  }
+
+  TEST_CASE("a ragged output's second fractal (mStartPt 16 of 21 positions)") {
+    conv_shape s{16, 7, 3, 1, 1, {0, 0, 0, 0}};  // 7 x 3 = 21 positions, a 1 x 1 filter
+    s.m_start = 16;
+    s.m_ext = 5;
+    s.load_rows = s.mmad_rows = 16;
+    for (int seed = 0; seed < 3; ++seed) check_conv<half, float>(s, 0.0f, seed);
   }
 
   TEST_CASE("the img2col load read by the Mmad without a flag is a data race") {
@@ -292,7 +210,7 @@ TEST_SUITE("LoadData 3D (img2col): what is refused") {
             {[](LoadData3DParamsV2<half>& p) { p.filterSizeW = true; }, "filterSizeW"},
             {[](LoadData3DParamsV2<half>& p) { p.channelSize = 8; }, "channelSize"},
             {[](LoadData3DParamsV2<half>& p) { p.mExtension = 32; }, "mExtension"},
-            {[](LoadData3DParamsV2<half>& p) { p.mExtension = 8; }, "mExtension"},
+            {[](LoadData3DParamsV2<half>& p) { p.mStartPt = 8; }, "mStartPt"},
             {[](LoadData3DParamsV2<half>& p) { p.kExtension = 8; }, "kExtension"},
         };
     for (const auto& [edit, name] : cases) {
@@ -308,8 +226,32 @@ TEST_SUITE("LoadData 3D (img2col): what is refused") {
     CHECK(message.find("isSetFMatrix") != std::string::npos);
   }
 
+  TEST_CASE("a partial last fractal runs, and whole fractals past the output positions do not") {
+    std::string message;
+    // 3 x 4 = 12 positions of a 3 x 4 map: mExtension 12 and 16 end in its only fractal.
+    for (uint16_t rows : {12, 16}) {
+      CHECK(refused(
+                [rows](LoadData3DParamsV2<half>& p) {
+                  p.l1H = 3;
+                  p.mExtension = rows;
+                },
+                &message) == "");
+    }
+    CHECK(refused(
+              [](LoadData3DParamsV2<half>& p) {
+                p.l1H = 3;
+                p.mExtension = 17;
+              },
+              &message) == "unsupported");
+    CHECK(message.find("the fractal (row 16) that holds the last of the 12 output positions") !=
+          std::string::npos);
+  }
+
   TEST_CASE("wrong arguments are errors of the kernel") {
     std::string message;
+    CHECK(refused([](LoadData3DParamsV2<half>& p) { p.mStartPt = 16; }, &message) ==
+          "bad_argument");
+    CHECK(message.find("mStartPt 16 is past the 16 output positions") != std::string::npos);
     CHECK(refused([](LoadData3DParamsV2<half>& p) { p.kExtension = 160; }, &message) ==
           "bad_argument");
     CHECK(message.find("kStartPt + kExtension") != std::string::npos);

@@ -1,5 +1,6 @@
 // The cube instructions of the kernel API shim (aopt_sim/kernel/cube.h): GM -> L1 with the ND -> NZ
-// conversion on MTE2, LoadData L1 -> L0A/L0B on MTE1, Mmad on M and Fixpipe L0C -> GM/L1 on FIX.
+// conversion on MTE2, LoadData 2D L1 -> L0A/L0B on MTE1, Mmad on M and Fixpipe L0C -> GM/L1 on FIX
+// (the 3D LoadData, img2col, is kernel_cube_img2col.cpp).
 // Each checks that its operands are in the memories the documentation allows and inside their
 // buffers, computes, and records one instruction with its footprint (bounding ranges per operand)
 // for the timing model and the hazard detector.
@@ -11,23 +12,15 @@
 
 #include "aopt_sim/kernel/cube.h"
 #include "kernel_cube.hpp"
+#include "kernel_cube_operands.hpp"
 #include "kernel_numeric.hpp"
 #include "kernel_state.hpp"
 
 namespace aopt::sim::kernel {
-namespace {
 
 using aopt_sim::rt::call_site;
 using aopt_sim::rt::dtype;
 using aopt_sim::rt::local_ref;
-
-constexpr uint32_t fractal_bytes = 512;
-constexpr uint32_t c0_bytes = 32;
-constexpr uint32_t cube_rows = 16;  // rows of an A fractal, columns of a B fractal
-
-uint32_t ceil_div(uint32_t a, uint32_t b) {
-  return (a + b - 1) / b;
-}
 
 mem_space space_of_ref(const state& s, const local_ref& t) {
   return s.mem.space_at(t.buf_begin);
@@ -46,10 +39,20 @@ void require_space(const state& s, const local_ref& t, std::initializer_list<mem
                            "; the documentation allows ", positions));
 }
 
-// Offset of `t` in its memory, for messages.
 uint32_t local_offset(const state& s, const local_ref& t) {
   return t.addr - s.mem.base[static_cast<size_t>(space_of_ref(s, t))];
 }
+
+instruction cube_instruction(pipe on, op_class cls, const char* api, call_site site) {
+  instruction in;
+  in.on = on;
+  in.cls = cls;
+  in.api = api;
+  in.line = site.line;
+  return in;
+}
+
+namespace {
 
 float load_float(const uint8_t* p, dtype t) {
   switch (t) {
@@ -91,15 +94,6 @@ aopt::sim::cube_dtype cube_class(dtype t) {
     default:
       return cube_dtype::f32;
   }
-}
-
-instruction make(pipe on, op_class cls, const char* api, call_site site) {
-  instruction in;
-  in.on = on;
-  in.cls = cls;
-  in.api = api;
-  in.line = site.line;
-  return in;
 }
 
 // Rounds `v` to `t` (the fixpipe's output conversions) and stores it.
@@ -242,7 +236,7 @@ void cube_copy_nd2nz(const local_ref& dst, const uint8_t* src, uint32_t elem_siz
   const uint64_t moved = uint64_t{g.nd_num} * g.n * row_bytes;
   s.rec.count_gm(moved, 0);
   if (!s.rec.on()) return;
-  instruction in = make(pipe::mte2, op_class::dma_in, api, site);
+  instruction in = cube_instruction(pipe::mte2, op_class::dma_in, api, site);
   // One DMA descriptor per ND matrix walks its rows (the ND -> NZ engine), so the rows are not
   // separate bursts; rows shorter than 512 bytes, or starting off a 512-byte boundary, read at
   // the unaligned efficiency instead.
@@ -300,129 +294,10 @@ void cube_load_2d(const local_ref& dst, const local_ref& src, uint32_t elem_size
     std::memcpy(to, tmp, fractal_bytes);
   }
   if (!s.rec.on()) return;
-  instruction in = make(pipe::mte1, op_class::cube_load, api, site);
+  instruction in = cube_instruction(pipe::mte1, op_class::cube_load, api, site);
   in.bytes = uint64_t{g.repeats} * fractal_bytes;
   in.reads.push_back({static_cast<uint32_t>(src_lo), static_cast<uint32_t>(src_last)});
   in.writes.push_back({dst.addr, static_cast<uint32_t>(dst_last)});
-  s.rec.add(std::move(in));
-}
-
-void cube_load_3d(const local_ref& dst, const local_ref& src, uint32_t elem_size,
-                  const load3d_geometry& g, call_site site) {
-  const char* api = "LoadData (LoadData3DParamsV2)";
-  state& s = current();
-  require_space(s, src, {mem_space::l1}, api, site, "the source", "A1/B1 (L1)");
-  require_space(s, dst, {mem_space::l0a, mem_space::l0b}, api, site, "the destination",
-                "A2 (L0A) or B2 (L0B)");
-  // What the public documentation leaves open is refused by name, not guessed.
-  auto refuse = [&](const char* what) {
-    fail("unsupported", cat(where(api, site), ": ", what,
-                            " is not simulated (docs/ascendc-api-coverage.md, row "
-                            "\"LoadData3DParamsV2\")"));
-  };
-  if (space_of_ref(s, dst) != mem_space::l0a) refuse("the B1 -> B2 path (its B2 layout)");
-  if (g.transpose) refuse("enTranspose");
-  if (g.small_k) refuse("enSmallK");
-  if (g.filter_size_w || g.filter_size_h) refuse("filterSizeW/filterSizeH (filters past 255)");
-  if (g.fmatrix_ctrl) refuse("fMatrixCtrl (the right matrix's FMatrix)");
-  if (!g.set_fmatrix) refuse("IsResetLoad3dConfig::isSetFMatrix = false (SetFmatrix)");
-  if (!g.set_padding) refuse("IsResetLoad3dConfig::isSetPadding = false (SetLoadDataPaddingValue)");
-  if (elem_size == 0 || c0_bytes % elem_size != 0)
-    fail("bad_argument", cat(where(api, site), ": elements of ", elem_size, " bytes"));
-  const uint32_t c0 = c0_bytes / elem_size;
-  if (g.stride_w == 0 || g.stride_h == 0 || g.filter_w == 0 || g.filter_h == 0 ||
-      g.dilation_w == 0 || g.dilation_h == 0)
-    fail("bad_argument", cat(where(api, site),
-                             ": strideW/strideH, filterW/filterH and dilationFilterW/H must be "
-                             "at least 1"));
-  if (g.channels == 0 || g.channels % c0 != 0)
-    refuse(cat("channelSize ", g.channels, " (not a multiple of C0 = ", c0, ")").c_str());
-  if (g.k_ext % c0 != 0 || g.k_start % c0 != 0)
-    refuse(
-        cat("kExtension ", g.k_ext, " / kStartPt ", g.k_start, " (not multiples of C0 = ", c0, ")")
-            .c_str());
-  if (g.m_ext % cube_rows != 0 || g.m_start % cube_rows != 0)
-    refuse(
-        cat("mExtension ", g.m_ext, " / mStartPt ", g.m_start, " (not multiples of 16)").c_str());
-  if (g.k_ext == 0 || g.m_ext == 0) return;
-  const uint64_t span_w = uint64_t{g.dilation_w} * (g.filter_w - 1) + 1;
-  const uint64_t span_h = uint64_t{g.dilation_h} * (g.filter_h - 1) + 1;
-  const uint64_t padded_w = uint64_t{g.l1_w} + g.pad_left + g.pad_right;
-  const uint64_t padded_h = uint64_t{g.l1_h} + g.pad_top + g.pad_bottom;
-  if (g.l1_w == 0 || g.l1_h == 0 || padded_w < span_w || padded_h < span_h)
-    fail("bad_argument",
-         cat(where(api, site), ": the filter (", g.filter_h, " x ", g.filter_w, ", dilation ",
-             g.dilation_h, " x ", g.dilation_w, ") does not fit the padded feature map (l1H ",
-             g.l1_h, ", l1W ", g.l1_w, ")"));
-  const uint64_t out_w = (padded_w - span_w) / g.stride_w + 1;
-  const uint64_t out_h = (padded_h - span_h) / g.stride_h + 1;
-  const uint64_t k_total = uint64_t{g.channels} * g.filter_h * g.filter_w;
-  if (uint64_t{g.k_start} + g.k_ext > k_total)
-    fail("bad_argument", cat(where(api, site), ": kStartPt + kExtension = ", g.k_start + g.k_ext,
-                             " is past the img2col matrix's ", k_total,
-                             " columns (channelSize x filterH x filterW)"));
-  // Rows past the last output position: what the hardware writes there is not documented.
-  if (uint64_t{g.m_start} + g.m_ext > out_h * out_w)
-    refuse(cat("mStartPt + mExtension = ", g.m_start + g.m_ext, " past the ", out_h * out_w,
-               " output positions (", out_h, " x ", out_w, ")")
-               .c_str());
-  if (dst.addr % fractal_bytes != 0)
-    fail("misaligned", cat(where(api, site), ": the L0 destination at ", local_offset(s, dst),
-                           " is not 512-byte aligned"));
-  if (src.addr % c0_bytes != 0)
-    fail("misaligned", cat(where(api, site), ": the L1 source at ", local_offset(s, src),
-                           " is not 32-byte aligned"));
-  const uint32_t kb = g.k_ext / c0;
-  // The source element of img2col entry (m, k), or -1 in the padding.
-  auto source_of = [&](uint64_t m, uint64_t k) -> int64_t {
-    const uint64_t oh = m / out_w, ow = m % out_w;
-    const uint64_t c1 = k / (uint64_t{g.filter_h} * g.filter_w * c0);
-    const uint64_t kh = (k / (uint64_t{g.filter_w} * c0)) % g.filter_h;
-    const uint64_t kw = (k / c0) % g.filter_w;
-    const int64_t ih = static_cast<int64_t>(oh * g.stride_h + kh * g.dilation_h) - g.pad_top;
-    const int64_t iw = static_cast<int64_t>(ow * g.stride_w + kw * g.dilation_w) - g.pad_left;
-    if (ih < 0 || iw < 0 || ih >= g.l1_h || iw >= g.l1_w) return -1;
-    return static_cast<int64_t>(
-        ((c1 * g.l1_h + static_cast<uint64_t>(ih)) * g.l1_w + static_cast<uint64_t>(iw)) * c0 +
-        k % c0);
-  };
-  // Checks every read and write before moving anything; reads go by c0 runs.
-  int64_t lo = -1, hi = -1;
-  for (uint64_t m = g.m_start; m < uint64_t{g.m_start} + g.m_ext; ++m)
-    for (uint64_t k = g.k_start; k < uint64_t{g.k_start} + g.k_ext; k += c0) {
-      const int64_t e = source_of(m, k);
-      if (e < 0) continue;
-      if (lo < 0 || e < lo) lo = e;
-      hi = std::max(hi, e + static_cast<int64_t>(c0));
-    }
-  const uint64_t dst_bytes = uint64_t{g.m_ext} * g.k_ext * elem_size;
-  check_ub_range(dst, dst.addr, dst_bytes, api, site, "the destination writes");
-  uint64_t src_lo = src.addr, src_hi = src.addr;
-  if (lo >= 0) {
-    src_lo = src.addr + static_cast<uint64_t>(lo) * elem_size;
-    src_hi = src.addr + static_cast<uint64_t>(hi) * elem_size;
-    check_ub_range(src, src_lo, src_hi - src_lo, api, site, "the feature-map reads");
-  }
-  uint8_t* base = s.ub.get();
-  for (uint32_t mi = 0; mi < g.m_ext; ++mi)
-    for (uint32_t ki = 0; ki < g.k_ext; ki += c0) {
-      // ZZ: 16 x c0 fractals in row-major order, each row-major.
-      uint8_t* to =
-          base + dst.addr +
-          ((uint64_t{mi / cube_rows} * kb + ki / c0) * cube_rows + mi % cube_rows) * c0_bytes;
-      const int64_t e = source_of(uint64_t{g.m_start} + mi, uint64_t{g.k_start} + ki);
-      if (e >= 0) {
-        std::memcpy(to, base + src.addr + static_cast<uint64_t>(e) * elem_size, c0_bytes);
-        continue;
-      }
-      for (uint32_t j = 0; j < c0; ++j) std::memcpy(to + j * elem_size, &g.pad_bits, elem_size);
-    }
-  if (!s.rec.on()) return;
-  // Timed like the 2D form: by the bytes written into L0.
-  instruction in = make(pipe::mte1, op_class::cube_load, api, site);
-  in.bytes = dst_bytes;
-  if (lo >= 0) in.reads.push_back({static_cast<uint32_t>(src_lo), static_cast<uint32_t>(src_hi)});
-  in.writes.push_back({dst.addr, static_cast<uint32_t>(dst.addr + dst_bytes)});
   s.rec.add(std::move(in));
 }
 
@@ -528,7 +403,7 @@ void cube_mmad(const local_ref& c, dtype c_t, const local_ref& a, dtype a_t, con
     }
   }
   if (!s.rec.on()) return;
-  instruction in = make(pipe::m, op_class::cube_mmad, api, site);
+  instruction in = cube_instruction(pipe::m, op_class::cube_mmad, api, site);
   in.count = uint64_t{mb} * cube_rows * nb * cube_rows * kb * c0;
   in.repeats = static_cast<uint32_t>(cube_class(a_t));
   in.bytes = a_bytes + b_bytes;
@@ -644,9 +519,9 @@ void cube_fixpipe(uint8_t* dst_gm, const local_ref* dst_local, dtype dst_t, cons
     }
   }
   if (!s.rec.on()) return;
-  instruction in =
-      make(pipe::fix, dst_gm != nullptr ? op_class::cube_fixpipe : op_class::cube_fixpipe_local,
-           api, site);
+  instruction in = cube_instruction(
+      pipe::fix, dst_gm != nullptr ? op_class::cube_fixpipe : op_class::cube_fixpipe_local, api,
+      site);
   in.bytes = written;
   in.bursts = g.nd_num * g.m;
   in.min_burst_bytes = g.n * out_size;

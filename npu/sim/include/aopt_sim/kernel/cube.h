@@ -63,7 +63,9 @@ void cube_load_2d(const local_ref& dst, const local_ref& src, uint32_t elem_size
 // N), into A2 (ZZ). The img2col matrix has one row per output position (row-major over the
 // output height and width) and one column per (c1, filter row, filter column, c0), in that
 // order; the instruction writes its rows [m_start, m_start + m_ext) x columns [k_start,
-// k_start + k_ext). Positions in the padding read `pad_bits` (the element's bit pattern).
+// k_start + k_ext). Positions in the padding read `pad_bits` (the element's bit pattern). Rows
+// past the last output position (the tail of the last fractal when Hout x Wout is not a multiple
+// of 16) hold unspecified values: the documentation does not say what the hardware writes there.
 struct load3d_geometry {
   uint32_t pad_left = 0, pad_right = 0, pad_top = 0, pad_bottom = 0;
   uint32_t l1_h = 0, l1_w = 0;
@@ -80,6 +82,19 @@ struct load3d_geometry {
 };
 void cube_load_3d(const local_ref& dst, const local_ref& src, uint32_t elem_size,
                   const load3d_geometry& g, call_site site);
+
+// The v1 form's window: one 16 x C0 fractal per repeat, from channel block `c1_index` at filter
+// point (`fetch_h`, `fetch_w`), for 16 consecutive output positions from the one whose window's
+// top-left corner is (`left_top_h`, `left_top_w`) in feature-map coordinates (negative: in the
+// padding). `g` gives the feature map, filter and padding; its window fields are unused.
+struct load3d_v1_window {
+  uint16_t c1_index = 0;
+  uint8_t fetch_w = 0, fetch_h = 0;
+  int16_t left_top_w = 0, left_top_h = 0;
+  uint8_t jump_stride = 1, repeat_mode = 0, repeat_time = 1, c_size = 0;
+};
+void cube_load_3d_v1(const local_ref& dst, const local_ref& src, dtype t, const load3d_geometry& g,
+                     const load3d_v1_window& w, call_site site);
 
 struct mmad_geometry {
   uint32_t m = 0;
@@ -174,6 +189,62 @@ struct IsResetLoad3dConfig {
   bool isSetPadding = true;
 };
 constexpr IsResetLoad3dConfig IS_RESER_LOAD3D_DEFAULT_CONFIG = {true, true};
+
+// LoadData 3D, the v1 form: padList is {left, right, top, bottom}. Each repeat writes one
+// 16 x C0 fractal of the img2col matrix (aopt_sim::rt::load3d_v1_window). The defaults of
+// jumpStride and repeatTime (1) are the shim's: a default-constructed struct moves one fractal.
+template <typename T>
+struct LoadData3DParamsV1 {
+  LoadData3DParamsV1() {}
+  LoadData3DParamsV1(const uint8_t padListIn[4], const uint16_t l1HIn, const uint16_t l1WIn,
+                     const uint16_t c1IndexIn, const uint8_t fetchFilterWIn,
+                     const uint8_t fetchFilterHIn, const int16_t leftTopWIn,
+                     const int16_t leftTopHIn, const uint8_t strideWIn, const uint8_t strideHIn,
+                     const uint8_t filterWIn, const uint8_t filterHIn,
+                     const uint8_t dilationFilterWIn, const uint8_t dilationFilterHIn,
+                     const uint8_t jumpStrideIn, const uint8_t repeatModeIn,
+                     const uint8_t repeatTimeIn, const uint8_t cSizeIn, const T padValueIn)
+      : l1H(l1HIn),
+        l1W(l1WIn),
+        c1Index(c1IndexIn),
+        fetchFilterW(fetchFilterWIn),
+        fetchFilterH(fetchFilterHIn),
+        leftTopW(leftTopWIn),
+        leftTopH(leftTopHIn),
+        strideW(strideWIn),
+        strideH(strideHIn),
+        filterW(filterWIn),
+        filterH(filterHIn),
+        dilationFilterW(dilationFilterWIn),
+        dilationFilterH(dilationFilterHIn),
+        jumpStride(jumpStrideIn),
+        repeatMode(repeatModeIn),
+        repeatTime(repeatTimeIn),
+        cSize(cSizeIn),
+        padValue(padValueIn) {
+    for (int i = 0; i < 4; ++i) padList[i] = padListIn[i];
+  }
+
+  uint8_t padList[4] = {0, 0, 0, 0};
+  uint16_t l1H = 0;
+  uint16_t l1W = 0;
+  uint16_t c1Index = 0;
+  uint8_t fetchFilterW = 0;
+  uint8_t fetchFilterH = 0;
+  int16_t leftTopW = 0;
+  int16_t leftTopH = 0;
+  uint8_t strideW = 1;
+  uint8_t strideH = 1;
+  uint8_t filterW = 1;
+  uint8_t filterH = 1;
+  uint8_t dilationFilterW = 1;
+  uint8_t dilationFilterH = 1;
+  uint8_t jumpStride = 1;
+  uint8_t repeatMode = 0;
+  uint8_t repeatTime = 1;
+  uint8_t cSize = 0;
+  T padValue = 0;
+};
 
 // LoadData 3D, the v2 form: padList is {left, right, top, bottom}.
 template <typename T>
@@ -354,12 +425,11 @@ void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadDa
                              site);
 }
 
-// L1 feature map -> A2 (3D: img2col), on MTE1.
-template <typename T, const IsResetLoad3dConfig& defaultConfig = IS_RESER_LOAD3D_DEFAULT_CONFIG,
-          typename U = T>
-void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData3DParamsV2<U>& p,
-              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
-  static_assert(sizeof(U) == sizeof(T), "LoadData3DParamsV2<U>: U is the element type of T");
+namespace detail {
+
+// The feature map, filter and padding both 3D forms describe alike.
+template <typename P, typename U>
+aopt_sim::rt::load3d_geometry load3d_map_of(const P& p, const IsResetLoad3dConfig& config) {
   aopt_sim::rt::load3d_geometry g;
   g.pad_left = p.padList[0];
   g.pad_right = p.padList[1];
@@ -367,11 +437,6 @@ void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadDa
   g.pad_bottom = p.padList[3];
   g.l1_h = p.l1H;
   g.l1_w = p.l1W;
-  g.channels = p.channelSize;
-  g.k_ext = p.kExtension;
-  g.m_ext = p.mExtension;
-  g.k_start = p.kStartPt;
-  g.m_start = p.mStartPt;
   g.stride_w = p.strideW;
   g.stride_h = p.strideH;
   g.filter_w = p.filterW;
@@ -379,13 +444,52 @@ void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadDa
   g.dilation_w = p.dilationFilterW;
   g.dilation_h = p.dilationFilterH;
   std::memcpy(&g.pad_bits, &p.padValue, sizeof(U));
+  g.set_fmatrix = config.isSetFMatrix;
+  g.set_padding = config.isSetPadding;
+  return g;
+}
+
+}  // namespace detail
+
+// L1 feature map -> A2 (3D: img2col, v1 form: one fractal per repeat), on MTE1.
+template <typename T, const IsResetLoad3dConfig& defaultConfig = IS_RESER_LOAD3D_DEFAULT_CONFIG,
+          typename U = T>
+void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData3DParamsV1<U>& p,
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  static_assert(sizeof(U) == sizeof(T), "LoadData3DParamsV1<U>: U is the element type of T");
+  const aopt_sim::rt::load3d_geometry g =
+      detail::load3d_map_of<LoadData3DParamsV1<U>, U>(p, defaultConfig);
+  aopt_sim::rt::load3d_v1_window w;
+  w.c1_index = p.c1Index;
+  w.fetch_w = p.fetchFilterW;
+  w.fetch_h = p.fetchFilterH;
+  w.left_top_w = p.leftTopW;
+  w.left_top_h = p.leftTopH;
+  w.jump_stride = p.jumpStride;
+  w.repeat_mode = p.repeatMode;
+  w.repeat_time = p.repeatTime;
+  w.c_size = p.cSize;
+  aopt_sim::rt::cube_load_3d_v1(dst.aopt_ref(), src.aopt_ref(), detail::cube_type<T>(), g, w, site);
+}
+
+// L1 feature map -> A2 (3D: img2col), on MTE1.
+template <typename T, const IsResetLoad3dConfig& defaultConfig = IS_RESER_LOAD3D_DEFAULT_CONFIG,
+          typename U = T>
+void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData3DParamsV2<U>& p,
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  static_assert(sizeof(U) == sizeof(T), "LoadData3DParamsV2<U>: U is the element type of T");
+  aopt_sim::rt::load3d_geometry g =
+      detail::load3d_map_of<LoadData3DParamsV2<U>, U>(p, defaultConfig);
+  g.channels = p.channelSize;
+  g.k_ext = p.kExtension;
+  g.m_ext = p.mExtension;
+  g.k_start = p.kStartPt;
+  g.m_start = p.mStartPt;
   g.transpose = p.enTranspose;
   g.small_k = p.enSmallK;
   g.filter_size_w = p.filterSizeW;
   g.filter_size_h = p.filterSizeH;
   g.fmatrix_ctrl = p.fMatrixCtrl;
-  g.set_fmatrix = defaultConfig.isSetFMatrix;
-  g.set_padding = defaultConfig.isSetPadding;
   aopt_sim::rt::cube_load_3d(dst.aopt_ref(), src.aopt_ref(), static_cast<uint32_t>(sizeof(T)), g,
                              site);
 }
