@@ -314,6 +314,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "the form with output, mean and variance of a [B, S, H] tensor (H 32-byte aligned, "
        "originalHLength the valid part), with or without a sharedTmpBuffer, from the "
        "LayerNormTiling; the rstd form (LayerNormPara, LayerNormConfig) is not yet"},
+      {mathlib, "RmsNorm", yes,
+       "dst = src * rstd * gamma per row of a [B, S, H] tensor (H 32-byte aligned, "
+       "originalHLength the valid part), half or float, with or without a sharedTmpBuffer, from "
+       "the RmsNormTiling; isBasicBlock changes no result"},
       {debug, "printf", yes, "to stderr; PRINTF too"},
       {debug, "assert", yes, "a failed check is runtime_error assertion; message args ignored"},
       {debug, "ASSERT", yes, ""},
@@ -341,7 +345,8 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {scalar, "PI", yes, "float pi"},
       {scalar, "kernel_utils.h", yes, "a thin header over kernel_operator.h"},
       {scalar, "kernel_tiling/kernel_tiling.h", yes,
-       "the library tiling structs UnPadTiling, PadTiling, SoftMaxTiling and LayerNormTiling "
+       "the library tiling structs UnPadTiling, PadTiling, SoftMaxTiling, LayerNormTiling and "
+       "RmsNormTiling "
        "(aopt_sim/library_tiling.h)"},
       {scalar, "kernel_tpipe_impl.h", yes, "a thin header over kernel_operator.h"},
       {scalar, "kernel_operator_intf.h", yes,
@@ -480,6 +485,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {tiling, "GetLayerNormNDTilingInfo", yes,
        "[B, S, H] into LayerNormTiling (the documented fields), GetLayerNormNDTillingInfo too; "
        "GetLayerNormMaxMinTmpSize: one 32-byte block"},
+      {tiling, "GetRmsNormTilingInfo", yes,
+       "[B, S, H] and the valid length of its rows (originSrcShape's last axis) into "
+       "RmsNormTiling (the documented fields); false when H is not 32-byte aligned; "
+       "GetRmsNormMaxMinTmpSize: one 32-byte block"},
       {tiling, "GetSinMaxMinTmpSize", yes,
        "(srcShape, typeSize, isReuseSource, max, min) for Sin, Cos, Tan, Tanh, Asin, Acos, "
        "Atan, Sinh, Cosh, Atanh, Erf, Erfc, Sign, Frac, Floor, Ceil, Trunc, Log, Log2, Log10, "
