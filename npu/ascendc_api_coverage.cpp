@@ -172,7 +172,11 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {arrange, "Brcb", yes, "BrcbRepeatParams strides"},
       {arrange, "CreateVecIndex", yes,
        "count form; lane-mask forms (continuous and bit mask) with block and repeat strides"},
-      {arrange, "Transpose", part, "the 16 x 16 two-byte form only; TransposeParamsExt missing"},
+      {arrange, "Transpose", yes,
+       "the 16 x 16 two-byte form; the enhanced form with TransposeParamsExt: "
+       "TRANSPOSE_ND2ND_B16 (the 16 x 16 form), TRANSPOSE_NCHW2NHWC and TRANSPOSE_NHWC2NCHW of 1, "
+       "2 and 4-byte types (dst must not overlap src); the reserved types are refused; priced as "
+       "one simple pass over the bytes written (the library's steps are not documented)"},
       {sort, "Sort32", yes, "half/float scores, 8-byte (score, index) pairs, stable"},
       {sort, "MrgSort", yes,
        "2 to 4 lists of 8-byte (score, index) pairs, largest first, ties keep list order, "
@@ -383,6 +387,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {types, "GatherRepeatParams", yes, ""},
       {types, "TransDataTo5HDParams", yes,
        "dstHighHalf, srcHighHalf (8-bit types), repeatTimes, dstRepStride, srcRepStride"},
+      {types, "TransposeParamsExt", yes, "nSize, cSize, hSize, wSize, transposeType"},
+      {types, "TransposeType", yes,
+       "the documented names; ND2ND_B16, NCHW2NHWC and NHWC2NCHW transpose, the rest are "
+       "reserved"},
       {types, "MrgSort4Info", yes, ""},
       {types, "MrgSortSrcList", yes, ""},
       {types, "CumSumInfo", yes, ""},
