@@ -303,6 +303,17 @@ TEST_SUITE("adversarial") {
     CHECK(f->message.find("depend on no GM read") != std::string::npos);
   }
 
+  TEST_CASE("input bytes copied out unchanged by a computing operator name the category") {
+    const driver_spec gather = copy_spec("gather");
+    auto f = check_set_trace(gather, honest_set(gather, false), true);
+    REQUIRE(f.has_value());
+    CHECK(f->kind == "untraced_work");
+    CHECK(f->message.find("category is \"gather\"") != std::string::npos);
+    CHECK(f->message.find("\"category\": \"data_movement\"") != std::string::npos);
+    const driver_spec moved = copy_spec("data_movement");
+    CHECK(kind_of(moved, honest_set(moved, false)) == "");
+  }
+
   TEST_CASE("an output that starts with contents keeps them where no traced write touched it") {
     driver_spec zeros = parse_driver_spec(
         {{"op",

@@ -334,7 +334,11 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
       return untraced(std::to_string(totals.passthrough_bytes) + " of the " +
                       std::to_string(totals.out_bytes) +
                       " bytes it copies to GM are input bytes no traced operation computed on, "
-                      "yet the operator computes its outputs");
+                      "yet the operator computes its outputs (its op.json category is \"" +
+                      op.category +
+                      "\"; an operator whose outputs are its input bytes moved, gathered or "
+                      "rearranged, such as a gather, embedding, index_select, transpose, concat, "
+                      "slice or pad, declares \"category\": \"data_movement\")");
     }
     if (totals.underived_bytes * 2 > totals.out_bytes) {
       return untraced(std::to_string(totals.underived_bytes) + " of the " +
