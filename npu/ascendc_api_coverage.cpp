@@ -314,6 +314,9 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "NZ format (isDataFormatNZ) is not yet"},
       {mathlib, "SimpleSoftMax", part,
        "dst = exp(src - inMax) / inSum per row, the forms and shapes of SoftMax; NZ not yet"},
+      {mathlib, "LogSoftMax", no,
+       "not implemented; SoftMax and SimpleSoftMax are, and a log-softmax written with "
+       "ReduceMax/WholeReduceMax, Sub, Exp, ReduceSum/BlockReduceSum and Ln runs"},
       {mathlib, "LayerNorm", part,
        "the form with output, mean and variance of a [B, S, H] tensor (H 32-byte aligned, "
        "originalHLength the valid part), with or without a sharedTmpBuffer, from the "
@@ -512,6 +515,12 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {tiling, "GetMeanMaxMinTmpSize", yes, "n, srcTypeSize, accTypeSize; 32 and 32"},
       {tiling, "GetBroadCastMaxMinTmpSize", yes, "with the platform and both shapes; 32 and 32"},
       {tiling, "GetSortTmpSize", yes, "with the platform, the element count and size; 32"},
+      {tiling, "TopkTiling", no,
+       "the TopK library's tiling struct (TopKTilingFunc, GetTopKMaxMinTmpSize): TopK is not "
+       "implemented"},
+      {tiling, "LogSoftMaxTiling", no,
+       "the LogSoftMax library's tiling struct (LogSoftMaxTilingFunc, GetLogSoftMaxMaxTmpSize): "
+       "LogSoftMax is not implemented"},
       {tiling, "GetGeluMaxMinTmpSize", yes, "and GetGeluMaxTmpSize, GetGeluMinTmpSize: 32"},
       {tiling, "MultiCoreMatmulTiling", yes,
        "MatmulApiTiling too: SetDim, SetA/B/C/BiasType, SetShape, SetOrgShape, SetBias, "
