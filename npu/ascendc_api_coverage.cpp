@@ -172,7 +172,11 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {arrange, "Brcb", yes, "BrcbRepeatParams strides"},
       {arrange, "CreateVecIndex", yes,
        "count form; lane-mask forms (continuous and bit mask) with block and repeat strides"},
-      {arrange, "Transpose", part, "the 16 x 16 two-byte form only; TransposeParamsExt missing"},
+      {arrange, "Transpose", yes,
+       "the 16 x 16 two-byte form; the enhanced form with TransposeParamsExt: "
+       "TRANSPOSE_ND2ND_B16 (the 16 x 16 form), TRANSPOSE_NCHW2NHWC and TRANSPOSE_NHWC2NCHW of 1, "
+       "2 and 4-byte types (dst must not overlap src); the reserved types are refused; priced as "
+       "one simple pass over the bytes written (the library's steps are not documented)"},
       {sort, "Sort32", yes, "half/float scores, 8-byte (score, index) pairs, stable"},
       {sort, "MrgSort", yes,
        "2 to 4 lists of 8-byte (score, index) pairs, largest first, ties keep list order, "
@@ -310,10 +314,17 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "NZ format (isDataFormatNZ) is not yet"},
       {mathlib, "SimpleSoftMax", part,
        "dst = exp(src - inMax) / inSum per row, the forms and shapes of SoftMax; NZ not yet"},
+      {mathlib, "LogSoftMax", no,
+       "not implemented; SoftMax and SimpleSoftMax are, and a log-softmax written with "
+       "ReduceMax/WholeReduceMax, Sub, Exp, ReduceSum/BlockReduceSum and Ln runs"},
       {mathlib, "LayerNorm", part,
        "the form with output, mean and variance of a [B, S, H] tensor (H 32-byte aligned, "
        "originalHLength the valid part), with or without a sharedTmpBuffer, from the "
        "LayerNormTiling; the rstd form (LayerNormPara, LayerNormConfig) is not yet"},
+      {mathlib, "RmsNorm", yes,
+       "dst = src * rstd * gamma per row of a [B, S, H] tensor (H 32-byte aligned, "
+       "originalHLength the valid part), half or float, with or without a sharedTmpBuffer, from "
+       "the RmsNormTiling; isBasicBlock changes no result"},
       {debug, "printf", yes, "to stderr; PRINTF too"},
       {debug, "assert", yes, "a failed check is runtime_error assertion; message args ignored"},
       {debug, "ASSERT", yes, ""},
@@ -341,7 +352,8 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {scalar, "PI", yes, "float pi"},
       {scalar, "kernel_utils.h", yes, "a thin header over kernel_operator.h"},
       {scalar, "kernel_tiling/kernel_tiling.h", yes,
-       "the library tiling structs UnPadTiling, PadTiling, SoftMaxTiling and LayerNormTiling "
+       "the library tiling structs UnPadTiling, PadTiling, SoftMaxTiling, LayerNormTiling and "
+       "RmsNormTiling "
        "(aopt_sim/library_tiling.h)"},
       {scalar, "kernel_tpipe_impl.h", yes, "a thin header over kernel_operator.h"},
       {scalar, "kernel_operator_intf.h", yes,
@@ -378,6 +390,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {types, "GatherRepeatParams", yes, ""},
       {types, "TransDataTo5HDParams", yes,
        "dstHighHalf, srcHighHalf (8-bit types), repeatTimes, dstRepStride, srcRepStride"},
+      {types, "TransposeParamsExt", yes, "nSize, cSize, hSize, wSize, transposeType"},
+      {types, "TransposeType", yes,
+       "the documented names; ND2ND_B16, NCHW2NHWC and NHWC2NCHW transpose, the rest are "
+       "reserved"},
       {types, "MrgSort4Info", yes, ""},
       {types, "MrgSortSrcList", yes, ""},
       {types, "CumSumInfo", yes, ""},
@@ -495,6 +511,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {tiling, "GetLayerNormNDTilingInfo", yes,
        "[B, S, H] into LayerNormTiling (the documented fields), GetLayerNormNDTillingInfo too; "
        "GetLayerNormMaxMinTmpSize: one 32-byte block"},
+      {tiling, "GetRmsNormTilingInfo", yes,
+       "[B, S, H] and the valid length of its rows (originSrcShape's last axis) into "
+       "RmsNormTiling (the documented fields); false when H is not 32-byte aligned; "
+       "GetRmsNormMaxMinTmpSize: one 32-byte block"},
       {tiling, "GetSinMaxMinTmpSize", yes,
        "(srcShape, typeSize, isReuseSource, max, min) for Sin, Cos, Tan, Tanh, Asin, Acos, "
        "Atan, Sinh, Cosh, Atanh, Erf, Erfc, Sign, Frac, Floor, Ceil, Trunc, Log, Log2, Log10, "
@@ -510,6 +530,12 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {tiling, "GetMeanMaxMinTmpSize", yes, "n, srcTypeSize, accTypeSize; 32 and 32"},
       {tiling, "GetBroadCastMaxMinTmpSize", yes, "with the platform and both shapes; 32 and 32"},
       {tiling, "GetSortTmpSize", yes, "with the platform, the element count and size; 32"},
+      {tiling, "TopkTiling", no,
+       "the TopK library's tiling struct (TopKTilingFunc, GetTopKMaxMinTmpSize): TopK is not "
+       "implemented"},
+      {tiling, "LogSoftMaxTiling", no,
+       "the LogSoftMax library's tiling struct (LogSoftMaxTilingFunc, GetLogSoftMaxMaxTmpSize): "
+       "LogSoftMax is not implemented"},
       {tiling, "GetGeluMaxMinTmpSize", yes, "and GetGeluMaxTmpSize, GetGeluMinTmpSize: 32"},
       {tiling, "MultiCoreMatmulTiling", yes,
        "MatmulApiTiling too: SetDim, SetA/B/C/BiasType, SetShape, SetOrgShape, SetBias, "

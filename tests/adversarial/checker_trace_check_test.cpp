@@ -269,6 +269,51 @@ TEST_SUITE("adversarial") {
     CHECK(f->message.find("252 of the 256 bytes") != std::string::npos);
   }
 
+  TEST_CASE("scalar stores widening the derived values they read derive from GM; more do not") {
+    const driver_spec compute = copy_spec("elementwise");
+    // An argmax: a vector reduction leaves `derived_bytes` bytes of indices, the scalar unit
+    // reads them and stores z's 256 bytes (uint16_t -> int32_t is twice the bytes it read).
+    auto widened = [&](uint32_t derived_bytes) {
+      set_report s = honest_set(compute, true);
+      core_trace& t = s.traces[0];
+      instruction reduce = vec({0, 256}, {256, 256 + derived_bytes});
+      reduce.api = "WholeReduceMax";
+      reduce.cls = op_class::vec_reduce;
+      instruction scalar;
+      scalar.on = pipe::s;
+      scalar.cls = op_class::scalar_ub;
+      scalar.api = "LocalTensor::SetValue";
+      scalar.count = 128;
+      scalar.bytes = 256 + derived_bytes;
+      scalar.reads = {{256, 256 + derived_bytes}};
+      scalar.writes = {{512, 768}};
+      t.instructions = {dma(op_class::dma_in, {0, 256}), reduce, scalar,
+                        dma(op_class::dma_out, {512, 768})};
+      t.instructions[1].deps = {0};
+      t.instructions[2].deps = {1};
+      t.instructions[3].deps = {2};
+      return s;
+    };
+    CHECK(kind_of(compute, widened(128)) == "");
+    CHECK(kind_of(compute, widened(32)) == "");  // int8_t -> int64_t, the widest store
+    // Four bytes read cannot carry 256 bytes of GM data: the rest is the scalar unit's own.
+    auto f = check_set_trace(compute, widened(4), true);
+    REQUIRE(f.has_value());
+    CHECK(f->kind == "untraced_work");
+    CHECK(f->message.find("depend on no GM read") != std::string::npos);
+  }
+
+  TEST_CASE("input bytes copied out unchanged by a computing operator name the category") {
+    const driver_spec gather = copy_spec("gather");
+    auto f = check_set_trace(gather, honest_set(gather, false), true);
+    REQUIRE(f.has_value());
+    CHECK(f->kind == "untraced_work");
+    CHECK(f->message.find("category is \"gather\"") != std::string::npos);
+    CHECK(f->message.find("\"category\": \"data_movement\"") != std::string::npos);
+    const driver_spec moved = copy_spec("data_movement");
+    CHECK(kind_of(moved, honest_set(moved, false)) == "");
+  }
+
   TEST_CASE("an output that starts with contents keeps them where no traced write touched it") {
     driver_spec zeros = parse_driver_spec(
         {{"op",

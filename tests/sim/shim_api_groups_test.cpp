@@ -292,6 +292,66 @@ TEST_SUITE("sim") {
     }
   }
 
+  TEST_CASE("the enhanced Transpose: NCHW <-> NHWC for 4-byte data, ND2ND_B16, reserved types") {
+    // x as 2 images of 4 channels x (4 x 8) positions; the result moved there and back.
+    constexpr uint16_t images = 2, channels = 4, height = 4, width = 8;
+    constexpr uint32_t plane = height * width;
+    static_assert(images * channels * plane == N);
+    for (uint64_t seed : {31, 32, 33}) {
+      const std::vector<float> x = draw<float>(seed, -5, 5);
+      const std::vector<float> y = draw<float>(seed + 100, 0, 1);
+      const std::vector<float> z = run_tile<float, 3>(
+          x, y, [&](LocalTensor<float>& z, LocalTensor<float>& in, LocalTensor<float>& spare) {
+            LocalTensor<uint8_t> tmp = spare.ReinterpretCast<uint8_t>();  // left untouched
+            TransposeParamsExt params;
+            params.nSize = images;
+            params.cSize = channels;
+            params.hSize = height;
+            params.wSize = width;
+            params.transposeType = TransposeType::TRANSPOSE_NCHW2NHWC;
+            Transpose(z, in, tmp, params);
+            Transpose(z[N], z, tmp,
+                      {images, channels, height, width, TransposeType::TRANSPOSE_NHWC2NCHW});
+            // ND2ND_B16 is the 16 x 16 transpose of two-byte words, in place.
+            LocalTensor<uint16_t> words = z[2 * N].ReinterpretCast<uint16_t>();
+            DataCopy(z[2 * N], in, N);
+            PipeBarrier<PIPE_V>();
+            Transpose(words, words, tmp, {1, 1, 16, 16, TransposeType::TRANSPOSE_ND2ND_B16});
+          });
+      for (uint32_t b = 0; b < images; ++b)
+        for (uint32_t c = 0; c < channels; ++c)
+          for (uint32_t i = 0; i < plane; ++i)
+            CHECK(z[(b * plane + i) * channels + c] == x[(b * channels + c) * plane + i]);
+      for (uint32_t i = 0; i < N; ++i) CHECK(z[N + i] == x[i]);
+      std::vector<uint16_t> words(N * 2), t(N * 2);
+      std::memcpy(words.data(), x.data(), N * 4);
+      std::memcpy(t.data(), z.data() + 2 * N, N * 4);
+      for (uint32_t r = 0; r < 16; ++r)
+        for (uint32_t c = 0; c < 16; ++c) CHECK(t[c * 16 + r] == words[r * 16 + c]);
+    }
+    // A reserved type, and NCHW2NHWC in place, are refused naming the rule.
+    const std::vector<float> x = draw<float>(34, -5, 5);
+    for (const TransposeType type :
+         {TransposeType::TRANSPOSE_NZ2ND_0213, TransposeType::TRANSPOSE_NCHW2NHWC}) {
+      std::string message;
+      CHECK(error_kind(
+                [&] {
+                  run_tile<float, 1>(
+                      x, x,
+                      [&](LocalTensor<float>& z, LocalTensor<float>& in, LocalTensor<float>&) {
+                        DataCopy(z, in, N);
+                        PipeBarrier<PIPE_V>();
+                        Transpose(z, z, in.ReinterpretCast<uint8_t>(),
+                                  {1, channels, height, width, type});
+                      });
+                },
+                &message) != "");
+      CHECK(message.find(type == TransposeType::TRANSPOSE_NCHW2NHWC
+                             ? "do not overlap"
+                             : "reserved") != std::string::npos);
+    }
+  }
+
   TEST_CASE("Sort32 sorts each group of 32 scores, largest first, with their indexes") {
     for (uint64_t seed : {19, 20, 21}) {
       std::vector<float> x = draw<float>(seed, -4, 4);

@@ -2,7 +2,8 @@
 // with SoftMaxTilingFunc and the documented SoftMaxTiling on the host side) and LayerNorm (with
 // GetLayerNormNDTilingInfo): each checked against plain C++ on three seeded input sets, and
 // traced as the documented V steps (SoftMax: row max, subtraction, exp, row sum, division;
-// LayerNorm: mean, squared deviations, variance, normalisation, scale and shift), each with its
+// LayerNorm: mean, squared deviations, variance, normalisation, scale and shift) and RmsNorm (with
+// GetRmsNormTilingInfo; squares, their sums, normalisation, scale), each with its
 // operands' UB reads and writes and priced over the row data in float.
 #include <doctest/doctest.h>
 
@@ -29,6 +30,11 @@ END_TILING_DATA_DEF;
 BEGIN_TILING_DATA_DEF(LayerNormSampleTilingData)
 TILING_DATA_FIELD_DEF(float, epsilon);
 TILING_DATA_FIELD_DEF_STRUCT(LayerNormTiling, layernormTilingData);
+END_TILING_DATA_DEF;
+
+BEGIN_TILING_DATA_DEF(RmsNormSampleTilingData)
+TILING_DATA_FIELD_DEF(float, epsilon);
+TILING_DATA_FIELD_DEF_STRUCT(RmsNormTiling, rmsnormTilingData);
 END_TILING_DATA_DEF;
 }  // namespace optiling
 
@@ -60,6 +66,22 @@ reference_rows softmax_reference(const std::vector<T>& x, uint32_t m, uint32_t k
     r.sum[row] = total;
   }
   return r;
+}
+
+// Plain C++: x * rstd * gamma per row, rstd over the first `valid` of `h` elements.
+template <typename T>
+std::vector<double> rms_norm_reference(const std::vector<T>& in, uint32_t rows, uint32_t h,
+                                       uint32_t valid, double epsilon) {
+  std::vector<double> y(size_t{rows} * h);
+  for (uint32_t r = 0; r < rows; ++r) {
+    double squares = 0;
+    for (uint32_t c = 0; c < valid; ++c)
+      squares += double(float(in[r * h + c])) * float(in[r * h + c]);
+    const double rstd = 1.0 / std::sqrt(squares / valid + epsilon);
+    for (uint32_t c = 0; c < h; ++c)
+      y[r * h + c] = double(float(in[r * h + c])) * rstd * float(in[rows * h + c]);
+  }
+  return y;
 }
 
 // The call ran as the documented V steps, in order, each reading UB.
@@ -291,6 +313,80 @@ TEST_SUITE("sim") {
         }
       }
     }
+  }
+
+  TEST_CASE("RmsNorm per row, from the tiling GetRmsNormTilingInfo filled") {
+    constexpr uint32_t b = 2, s = 3, h = 64, rows = b * s, n = rows * h;
+    optiling::RmsNormSampleTilingData host;
+    host.set_epsilon(1e-6f);
+    const ge::Shape shape(std::vector<int64_t>{b, s, h});
+    uint32_t maxValue = 0, minValue = 0;
+    CHECK(GetRmsNormMaxMinTmpSize(shape, sizeof(float), maxValue, minValue));
+    CHECK(minValue == 32);
+    CHECK(GetRmsNormTilingInfo(shape, shape, minValue, sizeof(float), host.rmsnormTilingData));
+    CHECK(host.rmsnormTilingData.bLength == b);
+    CHECK(host.rmsnormTilingData.sLength == s);
+    CHECK(host.rmsnormTilingData.hLength == h);
+    CHECK(host.rmsnormTilingData.originalHLength == h);
+    CHECK(host.rmsnormTilingData.reciprocalOfHLength == doctest::Approx(1.0 / h));
+    std::vector<uint8_t> saved(host.GetDataSize());
+    host.SaveToBuffer(saved.data(), saved.size());
+    for (uint64_t seed : {91, 92, 93}) {
+      // x, then gamma, in one input tile.
+      const std::vector<float> in = draw<float>(seed, n + h, -2.0, 2.0);
+      core_trace trace;
+      const std::vector<uint8_t> z = run_rows<float>(
+          in, n * 4,
+          [&](LocalTensor<float>& z, LocalTensor<float>& in) {
+            GET_TILING_DATA_WITH_STRUCT(optiling::RmsNormSampleTilingData, tiling, saved.data());
+            LocalTensor<uint8_t> tmp = in.ReinterpretCast<uint8_t>();  // left untouched
+            RmsNorm<float, false>(z, in, in[n], tmp, tiling.epsilon, tiling.rmsnormTilingData);
+          },
+          &trace);
+      const std::vector<double> ref = rms_norm_reference(in, rows, h, h, 1e-6);
+      for (uint32_t i = 0; i < n; ++i)
+        CHECK(at<float>(z, 0, i) == doctest::Approx(ref[i]).epsilon(1e-5));
+      check_steps(trace, "RmsNorm",
+                  {op_class::vec_mul, op_class::vec_reduce, op_class::vec_div_transcendental,
+                   op_class::vec_mul},
+                  n * 4);
+    }
+  }
+
+  TEST_CASE("RmsNorm of half data over the valid part of padded rows; unaligned H is refused") {
+    constexpr uint32_t rows = 2, h = 32, valid = 27, n = rows * h;
+    RmsNormTiling tiling;
+    const ge::Shape padded(std::vector<int64_t>{1, rows, h});
+    const ge::Shape origin(std::vector<int64_t>{1, rows, valid});
+    CHECK(GetRmsNormTilingInfo(padded, origin, 32, sizeof(half), tiling));
+    CHECK(tiling.originalHLength == valid);
+    for (uint64_t seed : {94, 95, 96}) {
+      const std::vector<half> in = draw<half>(seed, n + h, -2.0, 2.0);
+      const std::vector<uint8_t> z =
+          run_rows<half>(in, n * 2, [&](LocalTensor<half>& z, LocalTensor<half>& in) {
+            RmsNorm<half>(z, in, in[n], half(1e-5f), tiling);
+          });
+      const std::vector<double> ref = rms_norm_reference(in, rows, h, valid, 1e-5);
+      for (uint32_t i = 0; i < n; ++i)
+        CHECK(at<half>(z, 0, i) == doctest::Approx(ref[i]).epsilon(4e-3).scale(1));
+    }
+    // 20 halves are 40 bytes: the library needs H 32-byte aligned.
+    const ge::Shape unaligned(std::vector<int64_t>{1, rows, 20});
+    CHECK_FALSE(GetRmsNormTilingInfo(unaligned, unaligned, 32, sizeof(half), tiling));
+    std::string message;
+    CHECK(error_kind(
+              [&] {
+                const std::vector<half> in = draw<half>(97, 64, -1.0, 1.0);
+                run_rows<half>(in, 64 * 2, [&](LocalTensor<half>& z, LocalTensor<half>& in) {
+                  RmsNormTiling bad;
+                  bad.bLength = 1;
+                  bad.sLength = 2;
+                  bad.hLength = 20;
+                  RmsNorm<half>(z, in, in, half(1e-5f), bad);
+                });
+              },
+              &message) != "");
+    CHECK(message.find("32-byte aligned") != std::string::npos);
   }
 }
 

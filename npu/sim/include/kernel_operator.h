@@ -36,6 +36,7 @@
 #include "aopt_sim/kernel/vector_layernorm.h"
 #include "aopt_sim/kernel/vector_math.h"
 #include "aopt_sim/kernel/vector_quant.h"
+#include "aopt_sim/kernel/vector_rmsnorm.h"
 #include "aopt_sim/kernel/vector_softmax.h"
 #include "aopt_sim/library_tiling.h"
 // The cube unit (L1/L0 positions, LoadData, Mmad, Fixpipe).

@@ -30,6 +30,8 @@ std::optional<check_failure> untraced(const std::string& message) {
 // computed, e.g. from GM it read through raw pointers, so it never becomes a constant).
 constexpr uint8_t written = 1, computed = 2, derived = 4, constant = 8, opaque = 16;
 constexpr size_t max_uninitialised_warnings = 5;
+// The most bytes a scalar store writes per byte of the value it was read as (int8_t -> int64_t).
+constexpr uint64_t max_scalar_widening = 8;
 
 struct dataflow_totals {
   uint64_t out_bytes = 0;                  // UB bytes DMA'd to GM
@@ -116,7 +118,9 @@ void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
       flags |= any & derived;
       // The scalar unit's accesses coalesce into one instruction: one GetValue of a loaded byte
       // must not make every byte it stores derived. Its stores count as derived only as far as
-      // it read derived bytes (a store can carry no more of the GM data than was read).
+      // it read derived bytes: a value it read is stored at most once, widened at most from one
+      // byte to a 64-bit scalar (an argmax reads the uint16_t index WholeReduceMax left and
+      // stores it as int32_t), so a store can carry no more of the GM data than that.
       if (in.cls == op_class::scalar_ub && (flags & derived) != 0) {
         uint64_t derived_read = 0, stored = 0;
         for (const ub_range& r : in.reads) {
@@ -127,7 +131,8 @@ void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
           const auto [b, e] = clamp(r);
           stored += e - b;
         }
-        if (derived_read < stored) flags = static_cast<uint8_t>((flags & ~derived) | opaque);
+        if (derived_read * max_scalar_widening < stored)
+          flags = static_cast<uint8_t>((flags & ~derived) | opaque);
       }
       // A scalar result may hold anything the program computed (opaque, and so is a vector
       // result of one); only a vector result of initialised bytes that neither depend on a GM
@@ -329,7 +334,11 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
       return untraced(std::to_string(totals.passthrough_bytes) + " of the " +
                       std::to_string(totals.out_bytes) +
                       " bytes it copies to GM are input bytes no traced operation computed on, "
-                      "yet the operator computes its outputs");
+                      "yet the operator computes its outputs (its op.json category is \"" +
+                      op.category +
+                      "\"; an operator whose outputs are its input bytes moved, gathered or "
+                      "rearranged, such as a gather, embedding, index_select, transpose, concat, "
+                      "slice or pad, declares \"category\": \"data_movement\")");
     }
     if (totals.underived_bytes * 2 > totals.out_bytes) {
       return untraced(std::to_string(totals.underived_bytes) + " of the " +

@@ -20,6 +20,12 @@
 //   GetLayerNormNDTilingInfo(srcShape, stackBufferSize, typeSize, isReuseSource, tiling)  the
 //       [B, S, H] source shape for the kernel's LayerNorm, in one pass (GetLayerNormNDTillingInfo,
 //       the older spelling, too)
+//   GetRmsNormMaxMinTmpSize(srcShape, typeSize, max, min, isBasicBlock)  the temporary UB
+//       RmsNorm needs: one 32-byte block, as above; true
+//   GetRmsNormTilingInfo(srcShape, originSrcShape, stackBufferByteSize, typeSize, tiling,
+//       isBasicBlock)  the [B, S, H] source shape and the valid length of its rows
+//       (originSrcShape's last axis) for the kernel's RmsNorm, in one pass; false when H is not
+//       32-byte aligned or the valid length exceeds it
 #pragma once
 
 #include <cstdint>
@@ -147,6 +153,46 @@ inline void GetLayerNormNDTillingInfo(const ge::Shape& srcShape, const uint32_t 
                                       const uint32_t typeSize, const bool isReuseSource,
                                       tiling::LayerNormTiling& tiling) {
   GetLayerNormNDTilingInfo(srcShape, stackBufferSize, typeSize, isReuseSource, tiling);
+}
+
+inline bool GetRmsNormMaxMinTmpSize(const ge::Shape& srcShape, const uint32_t typeSize,
+                                    uint32_t& maxValue, uint32_t& minValue,
+                                    const bool isBasicBlock = false) {
+  static_cast<void>(srcShape);
+  static_cast<void>(typeSize);
+  static_cast<void>(isBasicBlock);
+  detail::sim_tmp_size(maxValue, minValue);
+  return true;
+}
+
+inline bool GetRmsNormTilingInfo(const ge::Shape& srcShape, const ge::Shape& originSrcShape,
+                                 const uint32_t stackBufferByteSize, const uint32_t typeSize,
+                                 tiling::RmsNormTiling& tiling, const bool isBasicBlock = false) {
+  static_cast<void>(stackBufferByteSize);
+  static_cast<void>(isBasicBlock);
+  const size_t dims = srcShape.GetDimNum();
+  // [B, S, H]; a shorter shape is read with the missing leading axes as 1.
+  auto dim = [&](size_t from_end) {
+    return from_end < dims ? static_cast<uint32_t>(srcShape.GetDim(dims - 1 - from_end)) : 1u;
+  };
+  tiling = tiling::RmsNormTiling{};
+  tiling.bLength = dims >= 3 ? dim(2) : 1;
+  tiling.sLength = dims >= 2 ? dim(1) : 1;
+  tiling.hLength = dims >= 1 ? dim(0) : 0;
+  const size_t origin_dims = originSrcShape.GetDimNum();
+  tiling.originalHLength = origin_dims >= 1
+                               ? static_cast<uint32_t>(originSrcShape.GetDim(origin_dims - 1))
+                               : tiling.hLength;
+  if (tiling.hLength == 0 || typeSize == 0 || uint64_t{tiling.hLength} * typeSize % 32 != 0 ||
+      tiling.originalHLength == 0 || tiling.originalHLength > tiling.hLength) {
+    return false;
+  }
+  tiling.reciprocalOfHLength = 1.0f / static_cast<float>(tiling.originalHLength);
+  tiling.mainBsLength = tiling.bLength * tiling.sLength;
+  tiling.mainBsLengthAlign = tiling.mainBsLength;
+  tiling.mainBshLength = tiling.mainBsLength * tiling.hLength;
+  tiling.loopRound = 1;
+  return true;
 }
 
 }  // namespace AscendC

@@ -87,17 +87,37 @@ struct LayerNormTiling {
   uint32_t lastDimValueBack = 0;
 };
 
+// RmsNorm of a [B, S, H] tensor (GetRmsNormTilingInfo fills it from the source shape and the
+// original shape). The fields are the documented struct's; the simulator's kernel reads bLength,
+// sLength, hLength and originalHLength, and the rest describes its one pass over the whole tensor.
+struct RmsNormTiling {
+  uint32_t bLength = 0;
+  uint32_t sLength = 0;
+  uint32_t hLength = 0;
+  uint32_t originalHLength = 0;
+  float reciprocalOfHLength = 0;
+  uint32_t mainBshLength = 0;
+  uint32_t mainBsLength = 0;
+  uint32_t mainBsLengthAlign = 0;
+  uint32_t loopRound = 0;
+  uint32_t inputTailPos = 0;
+  uint32_t tailBshLength = 0;
+  uint32_t tailBsLength = 0;
+};
+
 }  // namespace tiling
 }  // namespace AscendC
 
 using AscendC::tiling::LayerNormTiling;
 using AscendC::tiling::PadTiling;
+using AscendC::tiling::RmsNormTiling;
 using AscendC::tiling::SoftMaxTiling;
 using AscendC::tiling::UnPadTiling;
 
 namespace optiling {
 using AscendC::tiling::LayerNormTiling;
 using AscendC::tiling::PadTiling;
+using AscendC::tiling::RmsNormTiling;
 using AscendC::tiling::SoftMaxTiling;
 using AscendC::tiling::UnPadTiling;
 }  // namespace optiling

@@ -1,9 +1,10 @@
 // aopt simulator: host-side CANN API shim (clean-room, from public documentation).
 // The host tiling API umbrella: tiling data classes, the tiling context and the platform.
-// Library tiling helpers: UnPad, Pad, SoftMax and LayerNorm (aopt_sim/host_library_tiling.h) and
-// the math library's temporary-buffer sizes (aopt_sim/host_math_tmp_size.h); the Matmul tiling API
-// (matmul_tiling::MultiCoreMatmulTiling, TCubeTiling) is in aopt_sim/matmul_tiling.h; other
-// library tiling helpers (TopK, ...) are not simulated.
+// Library tiling helpers: UnPad, Pad, SoftMax, LayerNorm and RmsNorm
+// (aopt_sim/host_library_tiling.h) and the math library's temporary-buffer sizes
+// (aopt_sim/host_math_tmp_size.h); the Matmul tiling API (matmul_tiling::MultiCoreMatmulTiling,
+// TCubeTiling) is in aopt_sim/matmul_tiling.h; other library tiling helpers (TopK, ...) are not
+// simulated.
 #pragma once
 
 #include "aopt_sim/matmul_tiling.h"

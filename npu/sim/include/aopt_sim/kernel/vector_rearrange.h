@@ -3,8 +3,8 @@
 //   Copy (UB -> UB with a lane mask and CopyRepeatParams strides), Gather (element offsets in
 //   bytes), Brcb (each of 8 elements broadcast to a 32-byte block), CreateVecIndex
 //   (first, first + 1, ...; by count, or by lane mask with block and repeat strides), Transpose
-//   (the 16 x 16 two-byte form), TransDataTo5HD (the NCHW -> NC1HWC0 transpose over lists of 16
-//   source and 16 destination blocks).
+//   (the 16 x 16 two-byte form; the enhanced form with TransposeParamsExt), TransDataTo5HD (the
+//   NCHW -> NC1HWC0 transpose over lists of 16 source and 16 destination blocks).
 #pragma once
 
 #include <algorithm>
@@ -238,6 +238,84 @@ void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
     for (uint32_t c = 0; c < 16; ++c)
       std::memcpy(staged + (c * 16 + r) * 2, p[1] + (r * 16 + c) * 2, 2);
   std::memcpy(p[0], staged, sizeof(staged));
+}
+
+// ---- Transpose, the enhanced form
+// The documented transposeType values: ND2ND_B16, NCHW2NHWC and NHWC2NCHW transpose, NONE and
+// the NZ and ND_ONLY types are reserved (refused here). Their numeric values are not documented.
+enum class TransposeType : uint8_t {
+  TRANSPOSE_TYPE_NONE,
+  TRANSPOSE_NZ2ND_0213,
+  TRANSPOSE_NZ2NZ_0213,
+  TRANSPOSE_NZ2NZ_012_WITH_N,
+  TRANSPOSE_NZ2ND_012_WITH_N,
+  TRANSPOSE_NZ2ND_012_WITHOUT_N,
+  TRANSPOSE_NZ2NZ_012_WITHOUT_N,
+  TRANSPOSE_ND2ND_ONLY,
+  TRANSPOSE_ND2ND_B16,
+  TRANSPOSE_NCHW2NHWC,
+  TRANSPOSE_NHWC2NCHW,
+};
+
+struct TransposeParamsExt {
+  uint16_t nSize = 0;
+  uint16_t cSize = 0;
+  uint16_t hSize = 0;
+  uint16_t wSize = 0;
+  TransposeType transposeType = TransposeType::TRANSPOSE_TYPE_NONE;
+};
+
+// TRANSPOSE_ND2ND_B16: the 16 x 16 matrix of two-byte elements, as the basic form (dst may be
+// src). TRANSPOSE_NCHW2NHWC / TRANSPOSE_NHWC2NCHW: nSize images of cSize x (hSize * wSize)
+// elements of 1, 2 or 4 bytes, each image's channel axis moved last / first (dst must not overlap
+// src, as documented). One V instruction over the bytes it writes, like the basic form: the
+// library's own instruction sequence is not documented. The temporary buffer is not needed and
+// left untouched.
+template <typename T>
+void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+               const LocalTensor<uint8_t>& sharedTmpBuffer,
+               const TransposeParamsExt& transposeParams, detail::site_t site = detail::site_t()) {
+  static_cast<void>(sharedTmpBuffer);
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
+                "Transpose: 1, 2 or 4-byte elements");
+  const char* api = "Transpose";
+  const TransposeType type = transposeParams.transposeType;
+  if (type == TransposeType::TRANSPOSE_ND2ND_B16) {
+    if constexpr (sizeof(T) == 2) {
+      Transpose(dst, src, site);
+      return;
+    } else {
+      aopt_sim::rt::kernel_assert_failed("TRANSPOSE_ND2ND_B16 takes two-byte elements", api,
+                                         site.line);
+    }
+  }
+  const bool to_nhwc = type == TransposeType::TRANSPOSE_NCHW2NHWC;
+  if (!to_nhwc && type != TransposeType::TRANSPOSE_NHWC2NCHW)
+    aopt_sim::rt::kernel_assert_failed(
+        "transposeType is TRANSPOSE_ND2ND_B16, TRANSPOSE_NCHW2NHWC or TRANSPOSE_NHWC2NCHW (the "
+        "others are reserved)",
+        api, site.line);
+  const uint64_t images = transposeParams.nSize, channels = transposeParams.cSize;
+  const uint64_t plane = uint64_t{transposeParams.hSize} * transposeParams.wSize;
+  const uint64_t n = images * channels * plane;
+  if (n == 0) return;
+  uint8_t* p[2];
+  detail::composite_call(aopt_sim::rt::vec_class::simple,
+                         {detail::writes(dst, n), detail::reads(src, n)}, p, n * sizeof(T), api,
+                         site);
+  if (p[0] < p[1] + n * sizeof(T) && p[1] < p[0] + n * sizeof(T))
+    aopt_sim::rt::kernel_assert_failed(
+        "dst and src do not overlap (TRANSPOSE_NCHW2NHWC and TRANSPOSE_NHWC2NCHW)", api, site.line);
+  for (uint64_t b = 0; b < images; ++b) {
+    const uint64_t base = b * channels * plane;
+    for (uint64_t c = 0; c < channels; ++c) {
+      for (uint64_t i = 0; i < plane; ++i) {
+        const uint64_t nchw = base + c * plane + i, nhwc = base + i * channels + c;
+        std::memcpy(p[0] + (to_nhwc ? nhwc : nchw) * sizeof(T),
+                    p[1] + (to_nhwc ? nchw : nhwc) * sizeof(T), sizeof(T));
+      }
+    }
+  }
 }
 
 // ---- TransDataTo5HD
