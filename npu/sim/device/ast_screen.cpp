@@ -22,8 +22,10 @@
 #include "base/content_hash.hpp"
 #include "base/libclang_handles.hpp"
 #include "base/scratch_dir.hpp"
+#include "base/subprocess.hpp"
 #include "npu/package_include.hpp"
 #include "npu/sim/device/screen_allow_lists.hpp"
+#include "npu/sim/device/screen_conditionals.hpp"
 
 namespace aopt::npu {
 
@@ -201,6 +203,9 @@ struct ast_screen::state {
   std::set<std::string> internal_names;  // declared only as shim internals...
   std::set<std::string> public_names;    // ...or also publicly
   bool prebuilt_names_read = false;      // the build's names file is in the two sets above
+  // What clang (the screen) and the compiler predefine, learned on first use; nothing until the
+  // compiler answered.
+  std::optional<predefined_macros> predefines;
 
   struct verdict {
     std::map<std::string, std::string> read;  // package files the unit read -> text hash
@@ -221,6 +226,9 @@ struct ast_screen::state {
   // headers as they are now and its names file reads; the names are then learned from that file.
   std::optional<std::string> prebuilt_pch(unit_role role);
   void learn_shim_names(CXTranslationUnit unit);
+  // The predefined macros of both preprocessors (screen_conditionals.hpp); nothing when the
+  // compiler could not be asked.
+  std::optional<predefined_macros> predefined();
 
   // `validate_pch`: clang checks that every header the PCH was built from is unchanged.
   std::vector<std::string> unit_args(unit_role role, const std::string& pch_file,
@@ -243,12 +251,14 @@ class unit_walk {
  public:
   unit_walk(CXTranslationUnit unit, const unit_sources& sources, std::string root,
             const std::string& include_prefix, const std::set<std::string>& shim_macros,
-            const std::set<std::string>& internal_names, const std::set<std::string>& public_names)
+            const std::set<std::string>& internal_names, const std::set<std::string>& public_names,
+            const predefined_macros& predefined)
       : unit_(unit),
         sources_(sources),
         root_(std::move(root)),
         include_prefix_(include_prefix),
         shim_macros_(shim_macros),
+        predefined_(predefined),
         internal_names_(internal_names),
         public_names_(public_names) {}
 
@@ -269,6 +279,10 @@ class unit_walk {
   }
 
   std::optional<screen_finding> run() {
+    // First, because the rest judges only the code clang's preprocessor kept.
+    std::vector<package_text> texts;
+    for (const package_file& f : sources_.files) texts.push_back({f.path, f.text});
+    if (auto f = check_conditionals(texts, predefined_, shim_macros_)) return f;
     if (auto f = check_diagnostics()) return f;
     if (auto f = check_inclusions()) return f;
     for (const auto& [path, file] : files_read()) {
@@ -1103,6 +1117,7 @@ class unit_walk {
   std::string root_;  // the folder the unit's files were written to, with a trailing '/'
   const std::string& include_prefix_;
   const std::set<std::string>& shim_macros_;
+  const predefined_macros& predefined_;
   const std::set<std::string>& internal_names_;
   const std::set<std::string>& public_names_;
   std::unordered_map<CXFile, const package_file*> package_files_;
@@ -1289,6 +1304,69 @@ void ast_screen::state::learn_shim_names(CXTranslationUnit unit) {
       &cx);
 }
 
+namespace {
+
+// The macros clang predefines for the screen's arguments (its -D flags included): the macro
+// definitions of an empty unit's preprocessing record.
+macro_table clang_predefines(const sim_toolchain& toolchain) {
+  std::vector<std::string> args = {"-x", "c++"};
+  args.insert(args.end(), toolchain.candidate_flags.begin(), toolchain.candidate_flags.end());
+  for (const char* a : clang_only_flags) args.emplace_back(a);
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  static constexpr char empty_file[] = "aopt_predefines.cpp";
+  CXUnsavedFile unsaved{empty_file, "", 0};
+  ch::index index(clang_createIndex(0, 0));
+  CXTranslationUnit raw = nullptr;
+  macro_table macros;
+  if (clang_parseTranslationUnit2(
+          index.get(), empty_file, argv.data(), static_cast<int>(argv.size()), &unsaved, 1,
+          CXTranslationUnit_DetailedPreprocessingRecord, &raw) != CXError_Success)
+    return macros;
+  ch::translation_unit unit(raw);
+  struct walk {
+    CXTranslationUnit unit;
+    macro_table* macros;
+  } w{unit.get(), &macros};
+  clang_visitChildren(
+      clang_getTranslationUnitCursor(unit.get()),
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* w = static_cast<walk*>(data);
+        if (clang_getCursorKind(c) != CXCursor_MacroDefinition) return CXChildVisit_Continue;
+        const ch::tokens toks(w->unit, clang_getCursorExtent(c));
+        std::string replacement;
+        for (unsigned i = 1; i < toks.size(); ++i) replacement += toks.spelling(i) + " ";
+        (*w->macros)[ch::take(clang_getCursorSpelling(c))] = replacement;
+        return CXChildVisit_Continue;
+      },
+      &w);
+  return macros;
+}
+
+// The macros the compiler predefines for the candidate flags (`g++ -dM -E` of an empty unit);
+// nothing when it cannot be run. A trusted run: no candidate text is involved.
+std::optional<macro_table> compiler_predefines(const sim_toolchain& toolchain) {
+  subprocess_options o;
+  o.argv = {toolchain.compiler};
+  o.argv.insert(o.argv.end(), toolchain.candidate_flags.begin(), toolchain.candidate_flags.end());
+  o.argv.insert(o.argv.end(), {"-dM", "-E", "-x", "c++", "/dev/null"});
+  o.limits.wall_seconds = 60;
+  auto r = run_subprocess(o);
+  if (!r.ok() || !r->exited || r->exit_code != 0) return std::nullopt;
+  return parse_macro_dump(r->stdout_text);
+}
+
+}  // namespace
+
+std::optional<predefined_macros> ast_screen::state::predefined() {
+  std::lock_guard<std::mutex> lock(pch_mutex);
+  if (predefines) return predefines;
+  const std::optional<macro_table> compiler = compiler_predefines(toolchain);
+  if (!compiler) return std::nullopt;
+  predefines = compare_predefines(clang_predefines(toolchain), *compiler);
+  return predefines;
+}
+
 std::optional<screen_finding> ast_screen::state::screen_unit(const unit_sources& unit,
                                                              bool retried) {
   content_hasher key;
@@ -1368,9 +1446,16 @@ std::optional<screen_finding> ast_screen::state::screen_unit(const unit_sources&
     s.reason = "libclang could not parse the unit";
     s.unjudged = true;
     finding = s;
+  } else if (const std::optional<predefined_macros> macros = predefined(); !macros) {
+    screen_finding s;
+    s.file = main_file;
+    s.construct = "unparsed code";
+    s.reason = "the screen could not ask the compiler for its predefined macros";
+    s.unjudged = true;
+    finding = s;
   } else {
     unit_walk walk(tu.get(), unit, root + "/", include_prefix, shim_macros, internal_names,
-                   public_names);
+                   public_names, *macros);
     finding = walk.run();
     for (const auto& [path, file] : walk.files_read()) v.read[path] = content_hash({*file->text});
   }
