@@ -7,7 +7,10 @@
 
 #include <doctest/doctest.h>
 
+#include <fstream>
 #include <string>
+
+#include "support/temp_dir.hpp"
 
 using aopt::npu::check_conditionals;
 using aopt::npu::compare_predefines;
@@ -32,11 +35,14 @@ predefined_macros stand_in_predefines() {
   return compare_predefines(clang, gcc);
 }
 
-// The construct refused in `text` (a kernel file), "" when it passes.
-std::string refused(const std::string& text) {
+// The construct refused in `text` (a kernel file), "" when it passes; `own_headers` stands in
+// for a compiler's own include directory.
+std::string refused(const std::string& text, const std::string& own_headers = "") {
   const std::set<std::string> shim = {"__CCE_KT_TEST__", "__CCE_AICORE__", "ASCEND_IS_AIV",
                                       "KERNEL_TASK_TYPE_DEFAULT"};
-  const auto found = check_conditionals({{"op_kernel/k.cpp", &text}}, stand_in_predefines(), shim);
+  predefined_macros predefined = stand_in_predefines();
+  if (!own_headers.empty()) predefined.private_include_dirs.push_back(own_headers);
+  const auto found = check_conditionals({{"op_kernel/k.cpp", &text}}, predefined, shim);
   return found ? found->construct : "";
 }
 
@@ -96,5 +102,24 @@ TEST_SUITE("npu") {
     // Comments, strings and raw strings holding a directive's text.
     CHECK(refused("// #if __clang__\nconst char* s = \"#if __clang__\";\n") == "");
     CHECK(refused("const char* r = R\"x(\n#if __clang__\n)x\";\n") == "");
+  }
+
+  TEST_CASE("__has_include may ask only for a header neither compiler holds on its own") {
+    aopt::testing::temp_dir clang_own;
+    std::ofstream(clang_own.path() / "opencl-c.h") << "\n";
+    const std::string dir = clang_own.path().string();
+    // CANN's logging headers pick their log API by what the package carries.
+    CHECK(
+        refused("#if __has_include(\"toolchain/slog.h\")\n#elif __has_include(<base/dlog_pub.h>)\n"
+                "#endif\n",
+                dir) == "");
+    CHECK(refused("#if defined(__has_include)\n#endif\n", dir) == "");
+    // A header only clang's resource directory holds: clang says yes, g++ no.
+    CHECK(refused("#if __has_include(<opencl-c.h>)\n#endif\n", dir) == "#if __has_include(");
+    // A name the screen cannot read plainly (a macro, a climb out of the search path).
+    CHECK(refused("#define H <opencl-c.h>\n#if __has_include(H)\n#endif\n", dir) ==
+          "#if __has_include(");
+    CHECK(refused("#if __has_include(\"../include/opencl-c.h\")\n#endif\n", dir) ==
+          "#if __has_include(");
   }
 }

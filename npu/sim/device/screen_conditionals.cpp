@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 
 namespace aopt::npu {
@@ -35,6 +36,7 @@ struct pp_token {
   std::string text;
   bool identifier = false;
   bool spaced = false;  // blanks (or a comment) before it
+  bool header = false;  // the operand of __has_include: a header name ("" when unreadable)
 };
 
 struct logical_line {
@@ -104,7 +106,24 @@ std::vector<logical_line> logical_lines(const std::string& text) {
         i = end == std::string::npos ? s.size() : end + close.size();
         push("\"", false);
       } else {
+        const bool has_include = word == "__has_include" || word == "__has_include_next";
         push(std::move(word), true);
+        // Its operand is a header name, read raw: <a/b.h> or "a/b.h" (the name, no delimiters).
+        size_t open = i;
+        while (open < s.size() && (s[open] == ' ' || s[open] == '\t')) ++open;
+        const size_t close = has_include && open < s.size() && s[open] == '(' ? s.find(')', open)
+                                                                              : std::string::npos;
+        if (close != std::string::npos && s.find('\n', open) > close) {
+          std::string name = s.substr(open + 1, close - open - 1);
+          const size_t b = name.find_first_of("<\""), e = name.find_last_of(">\"");
+          name = b != std::string::npos && e != std::string::npos && e > b
+                     ? name.substr(b + 1, e - b - 1)
+                     : std::string();
+          push("(", false);
+          cur.tokens.push_back({name, false, false, true});
+          push(")", false);
+          i = close + 1;
+        }
       }
     } else if (std::isdigit(static_cast<unsigned char>(c)) ||
                (c == '.' && i + 1 < s.size() &&
@@ -185,7 +204,13 @@ class condition_judge {
       const pp_token& t = tokens[k];
       if (!t.identifier || t.text == "defined" || skip.count(t.text) != 0) continue;
       const bool call = k + 1 < tokens.size() && tokens[k + 1].text == "(";
-      std::string why = judge_name(t.text, call);
+      const bool has_include = t.text == "__has_include" || t.text == "__has_include_next";
+      // `defined(__has_include)` asks whether the query exists: both compilers have it.
+      if (has_include && !call) continue;
+      std::string why = has_include ? judge_header(k + 2 < tokens.size() && tokens[k + 2].header
+                                                       ? tokens[k + 2].text
+                                                       : std::string())
+                                    : judge_name(t.text, call);
       if (!why.empty()) {
         offender_ = offender_.empty() ? t.text + (call ? "(" : "") : offender_;
         return why;
@@ -197,6 +222,20 @@ class condition_judge {
   const std::string& offender() const { return offender_; }
 
  private:
+  // Both compilers search the package, the shim and the system's headers alike; only their own
+  // include directories differ (clang's resource headers, GCC's).
+  std::string judge_header(const std::string& name) {
+    if (name.empty() || name.find("..") != std::string::npos)
+      return "a __has_include whose header name the screen cannot read plainly";
+    for (const std::string& dir : predefined_.private_include_dirs) {
+      std::error_code ec;
+      if (std::filesystem::exists(std::filesystem::path(dir) / name, ec))
+        return "a __has_include of a header that one compiler's own include directory holds (" +
+               dir + "): the two compilers answer it differently";
+    }
+    return "";
+  }
+
   std::string judge_name(const std::string& name, bool call) {
     const auto def = defs_.find(name);
     const bool own = def != defs_.end();

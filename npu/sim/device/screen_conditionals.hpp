@@ -15,8 +15,11 @@
 //     predefine it with the same replacement (__cplusplus), or the package defines it and
 //     neither compiler predefines it (an include guard such as __ADD_CUSTOM_H__);
 //   * an identifier followed by `(` only if it is a function-like macro of the package or the
-//     shim: __has_builtin(...), __has_include(...) and the other queries are the compiler's own
-//     and answer differently.
+//     shim: __has_builtin(...), __has_attribute(...) and the other queries are the compiler's own
+//     and answer differently;
+//   * __has_include(<name>) or ("name") only of a header that neither compiler's own include
+//     directory holds: both then search the package, the shim and the system alike (CANN's
+//     logging headers pick their log API so; `__has_include(<opencl-c.h>)` is clang's alone).
 // Everything else (__clang__, __GNUC__, _Float16, which the screen defines for clang, __COUNTER__
 // and the other dynamic macros) is refused, naming the file, the line and the identifier.
 #pragma once
@@ -42,6 +45,9 @@ macro_table parse_macro_dump(const std::string& text);
 struct predefined_macros {
   std::set<std::string> any;    // predefined by either
   std::set<std::string> alike;  // predefined by both with the same replacement (blanks ignored)
+  // The compilers' own include directories (clang's resource headers, GCC's): a header there is
+  // one the other compiler may lack.
+  std::vector<std::string> private_include_dirs;
 };
 predefined_macros compare_predefines(const macro_table& screen, const macro_table& compiler);
 
