@@ -285,9 +285,11 @@ class unit_walk {
   }
 
   std::optional<screen_finding> run() {
-    // First, because the rest judges only the code clang's preprocessor kept.
+    // First, because the rest judges only the code clang's preprocessor kept. The files the
+    // unit read, as the verdict cache keys them: when every conditional of those agrees, g++
+    // reads the same files.
     std::vector<package_text> texts;
-    for (const package_file& f : sources_.files) texts.push_back({f.path, f.text});
+    for (const auto& [path, file] : files_read()) texts.push_back({path, file->text});
     if (auto f = check_conditionals(texts, predefined_, shim_macros_)) return f;
     if (auto f = check_diagnostics()) return f;
     if (auto f = check_inclusions()) return f;
