@@ -1,9 +1,13 @@
 #include "npu/sim/device/ast_screen.hpp"
+#include "npu/sim/device/ast_screen_unit.hpp"
 
+#include <signal.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <fstream>
@@ -22,8 +26,12 @@
 #include "base/content_hash.hpp"
 #include "base/libclang_handles.hpp"
 #include "base/scratch_dir.hpp"
+#include "base/subprocess.hpp"
+#include "base/text_trim.hpp"
 #include "npu/package_include.hpp"
 #include "npu/sim/device/screen_allow_lists.hpp"
+#include "npu/sim/device/screen_conditionals.hpp"
+#include "npu/sim/device/sealed_memfd.hpp"
 
 namespace aopt::npu {
 
@@ -201,6 +209,9 @@ struct ast_screen::state {
   std::set<std::string> internal_names;  // declared only as shim internals...
   std::set<std::string> public_names;    // ...or also publicly
   bool prebuilt_names_read = false;      // the build's names file is in the two sets above
+  // What clang (the screen) and the compiler predefine, learned on first use; nothing until the
+  // compiler answered.
+  std::optional<predefined_macros> predefines;
 
   struct verdict {
     std::map<std::string, std::string> read;  // package files the unit read -> text hash
@@ -221,6 +232,9 @@ struct ast_screen::state {
   // headers as they are now and its names file reads; the names are then learned from that file.
   std::optional<std::string> prebuilt_pch(unit_role role);
   void learn_shim_names(CXTranslationUnit unit);
+  // The predefined macros of both preprocessors (screen_conditionals.hpp); nothing when the
+  // compiler could not be asked.
+  std::optional<predefined_macros> predefined();
 
   // `validate_pch`: clang checks that every header the PCH was built from is unchanged.
   std::vector<std::string> unit_args(unit_role role, const std::string& pch_file,
@@ -243,12 +257,14 @@ class unit_walk {
  public:
   unit_walk(CXTranslationUnit unit, const unit_sources& sources, std::string root,
             const std::string& include_prefix, const std::set<std::string>& shim_macros,
-            const std::set<std::string>& internal_names, const std::set<std::string>& public_names)
+            const std::set<std::string>& internal_names, const std::set<std::string>& public_names,
+            const predefined_macros& predefined)
       : unit_(unit),
         sources_(sources),
         root_(std::move(root)),
         include_prefix_(include_prefix),
         shim_macros_(shim_macros),
+        predefined_(predefined),
         internal_names_(internal_names),
         public_names_(public_names) {}
 
@@ -269,6 +285,12 @@ class unit_walk {
   }
 
   std::optional<screen_finding> run() {
+    // First, because the rest judges only the code clang's preprocessor kept. The files the
+    // unit read, as the verdict cache keys them: when every conditional of those agrees, g++
+    // reads the same files.
+    std::vector<package_text> texts;
+    for (const auto& [path, file] : files_read()) texts.push_back({path, file->text});
+    if (auto f = check_conditionals(texts, predefined_, shim_macros_)) return f;
     if (auto f = check_diagnostics()) return f;
     if (auto f = check_inclusions()) return f;
     for (const auto& [path, file] : files_read()) {
@@ -1103,6 +1125,7 @@ class unit_walk {
   std::string root_;  // the folder the unit's files were written to, with a trailing '/'
   const std::string& include_prefix_;
   const std::set<std::string>& shim_macros_;
+  const predefined_macros& predefined_;
   const std::set<std::string>& internal_names_;
   const std::set<std::string>& public_names_;
   std::unordered_map<CXFile, const package_file*> package_files_;
@@ -1289,6 +1312,192 @@ void ast_screen::state::learn_shim_names(CXTranslationUnit unit) {
       &cx);
 }
 
+namespace {
+
+// The macros clang predefines for the screen's arguments (its -D flags included): the macro
+// definitions of an empty unit's preprocessing record.
+macro_table clang_predefines(const sim_toolchain& toolchain) {
+  std::vector<std::string> args = {"-x", "c++"};
+  args.insert(args.end(), toolchain.candidate_flags.begin(), toolchain.candidate_flags.end());
+  for (const char* a : clang_only_flags) args.emplace_back(a);
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  static constexpr char empty_file[] = "aopt_predefines.cpp";
+  CXUnsavedFile unsaved{empty_file, "", 0};
+  ch::index index(clang_createIndex(0, 0));
+  CXTranslationUnit raw = nullptr;
+  macro_table macros;
+  if (clang_parseTranslationUnit2(
+          index.get(), empty_file, argv.data(), static_cast<int>(argv.size()), &unsaved, 1,
+          CXTranslationUnit_DetailedPreprocessingRecord, &raw) != CXError_Success)
+    return macros;
+  ch::translation_unit unit(raw);
+  struct walk {
+    CXTranslationUnit unit;
+    macro_table* macros;
+  } w{unit.get(), &macros};
+  clang_visitChildren(
+      clang_getTranslationUnitCursor(unit.get()),
+      [](CXCursor c, CXCursor, CXClientData data) {
+        auto* w = static_cast<walk*>(data);
+        if (clang_getCursorKind(c) != CXCursor_MacroDefinition) return CXChildVisit_Continue;
+        const ch::tokens toks(w->unit, clang_getCursorExtent(c));
+        std::string replacement;
+        for (unsigned i = 1; i < toks.size(); ++i) replacement += toks.spelling(i) + " ";
+        (*w->macros)[ch::take(clang_getCursorSpelling(c))] = replacement;
+        return CXChildVisit_Continue;
+      },
+      &w);
+  return macros;
+}
+
+// What the compiler prints for the candidate flags and `extra` (trusted runs: no candidate text
+// is involved); nothing when it cannot be run.
+std::optional<std::string> compiler_output(const sim_toolchain& toolchain,
+                                           std::initializer_list<const char*> extra) {
+  subprocess_options o;
+  o.argv = {toolchain.compiler};
+  o.argv.insert(o.argv.end(), toolchain.candidate_flags.begin(), toolchain.candidate_flags.end());
+  o.argv.insert(o.argv.end(), extra.begin(), extra.end());
+  o.limits.wall_seconds = 60;
+  auto r = run_subprocess(o);
+  if (!r.ok() || !r->exited || r->exit_code != 0) return std::nullopt;
+  return r->stdout_text;
+}
+
+// The include directory of clang's own headers: where its <stddef.h> resolves.
+std::optional<std::string> clang_resource_headers(const sim_toolchain& toolchain) {
+  std::vector<std::string> args = {"-x", "c++"};
+  args.insert(args.end(), toolchain.candidate_flags.begin(), toolchain.candidate_flags.end());
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  static constexpr char probe_file[] = "aopt_resource_probe.cpp";
+  static constexpr char probe_text[] = "#include <stddef.h>\n";
+  CXUnsavedFile unsaved{probe_file, probe_text, sizeof(probe_text) - 1};
+  ch::index index(clang_createIndex(0, 0));
+  CXTranslationUnit raw = nullptr;
+  if (clang_parseTranslationUnit2(index.get(), probe_file, argv.data(),
+                                  static_cast<int>(argv.size()), &unsaved, 1,
+                                  CXTranslationUnit_None, &raw) != CXError_Success)
+    return std::nullopt;
+  ch::translation_unit unit(raw);
+  std::optional<std::string> dir;
+  clang_getInclusions(
+      unit.get(),
+      [](CXFile file, CXSourceLocation*, unsigned depth, CXClientData data) {
+        const std::string name = ch::take(clang_getFileName(file));
+        auto* found = static_cast<std::optional<std::string>*>(data);
+        if (depth == 1 && !*found && fs::path(name).filename() == "stddef.h")
+          *found = fs::path(name).parent_path().string();
+      },
+      &dir);
+  return dir;
+}
+
+// The unit's parse and walk run in a child of their own (aopt_screen_unit) under these bounds:
+// libclang instantiates whatever the package's templates ask for, and a template instantiated
+// 2^30 times held aopt at 2 GB and growing after 9 minutes when the parse ran in aopt's process.
+// Far above an honest unit (every wild operator's units screen within them: bench_dropin); a unit
+// past them is refused as code the screen cannot bound, never as aopt's failure.
+constexpr uint64_t parse_cpu_seconds = 60;
+constexpr uint64_t parse_address_space_bytes = 4ull << 30;
+constexpr double parse_wall_seconds = 600;
+
+screen_finding unjudged(const std::string& file, std::string reason) {
+  screen_finding s;
+  s.file = file;
+  s.construct = "unparsed code";
+  s.reason = std::move(reason);
+  s.unjudged = true;
+  return s;
+}
+
+// What the child answered: its finding, the package files the unit read, and whether the parser
+// answered at all (a verdict worth keeping).
+struct child_verdict {
+  std::optional<screen_finding> finding;
+  std::vector<std::string> read;
+  bool judged = false;
+};
+
+child_verdict parse_in_child(const fs::path& program, const std::string& request,
+                             const std::string& main_file) {
+  child_verdict out;
+  result<unique_fd> fd = sealed_memfd("aopt-screen-unit", {{request.data(), request.size()}});
+  if (!fd.ok()) {
+    out.finding = unjudged(
+        main_file, "the screen could not hand its parser the unit: " + fd.error().message());
+    return out;
+  }
+  subprocess_options o;
+  o.argv = {program.string()};
+  o.pass_fds = {fd->get()};
+  o.limits.cpu_seconds = parse_cpu_seconds;
+  o.limits.address_space_bytes = parse_address_space_bytes;
+  o.limits.wall_seconds = parse_wall_seconds;
+  auto ran = run_subprocess(o);
+  if (!ran.ok()) {
+    out.finding =
+        unjudged(main_file, "the screen could not start its parser: " + ran.error().message());
+    return out;
+  }
+  const bool out_of_memory = !ran->exited && ran->term_signal == SIGABRT &&
+                             (ran->stderr_text.find("out of memory") != std::string::npos ||
+                              ran->stderr_text.find("bad_alloc") != std::string::npos);
+  if (ran->timed_out || out_of_memory ||
+      (!ran->exited && (ran->term_signal == SIGXCPU || ran->term_signal == SIGKILL))) {
+    screen_finding s;
+    s.file = main_file;
+    s.construct = "code the screen cannot parse within its bounds";
+    s.reason = fmt::format(
+        "parsing the unit took more than {} s of CPU time or {} MiB of memory (a template or "
+        "macro explosion); no honest unit comes near",
+        parse_cpu_seconds, parse_address_space_bytes >> 20);
+    out.finding = s;
+    return out;
+  }
+  const nlohmann::json verdict = nlohmann::json::parse(ran->stdout_text, nullptr, false);
+  if (!ran->succeeded() || verdict.is_discarded() || !verdict.is_object()) {
+    out.finding = unjudged(main_file, "the screen's parser failed (" + ran->describe() + ")");
+    return out;
+  }
+  out.judged = verdict.value("parsed", false);
+  out.read = verdict.value("read", std::vector<std::string>{});
+  if (const auto f = verdict.find("finding"); f != verdict.end() && f->is_object()) {
+    screen_finding s;
+    s.file = f->value("file", "");
+    s.line = f->value("line", 0u);
+    s.construct = f->value("construct", "");
+    s.reason = f->value("reason", "");
+    s.unjudged = f->value("unjudged", false);
+    out.finding = s;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<predefined_macros> ast_screen::state::predefined() {
+  std::lock_guard<std::mutex> lock(pch_mutex);
+  if (predefines) return predefines;
+  const std::optional<std::string> dump =
+      compiler_output(toolchain, {"-dM", "-E", "-x", "c++", "/dev/null"});
+  const std::optional<std::string> resource = clang_resource_headers(toolchain);
+  if (!dump || !resource) return std::nullopt;
+  predefined_macros p = compare_predefines(clang_predefines(toolchain), parse_macro_dump(*dump));
+  p.private_include_dirs.push_back(*resource);
+  for (const char* gcc_dir : {"-print-file-name=include", "-print-file-name=include-fixed"}) {
+    const std::optional<std::string> printed = compiler_output(toolchain, {gcc_dir});
+    if (!printed) return std::nullopt;
+    const std::string dir = trim(*printed);
+    std::error_code ec;
+    if (fs::path(dir).is_absolute() && fs::is_directory(dir, ec))
+      p.private_include_dirs.push_back(dir);
+  }
+  predefines = std::move(p);
+  return predefines;
+}
+
 std::optional<screen_finding> ast_screen::state::screen_unit(const unit_sources& unit,
                                                              bool retried) {
   content_hasher key;
@@ -1349,36 +1558,38 @@ std::optional<screen_finding> ast_screen::state::screen_unit(const unit_sources&
     s.unjudged = true;
     return s;
   }
-  const std::vector<std::string> args = unit_args(unit.role, pch_file, root);
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  const std::string main_path = root + "/" + main_file;
-  ch::index index(clang_createIndex(0, 0));
-  CXTranslationUnit raw = nullptr;
-  const CXErrorCode parsed_ok = clang_parseTranslationUnit2(
-      index.get(), main_path.c_str(), argv.data(), static_cast<int>(argv.size()), nullptr, 0,
-      CXTranslationUnit_None, &raw);
-  ch::translation_unit tu(raw);
   std::optional<screen_finding> finding;
   verdict v;
-  if (parsed_ok != CXError_Success) {
-    screen_finding s;
-    s.file = unit.role == unit_role::kernel ? kernel_unit_file : host_unit_file;
-    s.construct = "unparsed code";
-    s.reason = "libclang could not parse the unit";
-    s.unjudged = true;
-    finding = s;
+  bool judged = false;  // the parser answered: the verdict may be kept
+  if (const std::optional<predefined_macros> macros = predefined(); !macros) {
+    finding =
+        unjudged(main_file, "the screen could not ask the compiler for its predefined macros");
   } else {
-    unit_walk walk(tu.get(), unit, root + "/", include_prefix, shim_macros, internal_names,
-                   public_names);
-    finding = walk.run();
-    for (const auto& [path, file] : walk.files_read()) v.read[path] = content_hash({*file->text});
+    nlohmann::json request = {{"role", unit.role == unit_role::kernel ? "kernel" : "host"},
+                              {"root", root},
+                              {"include_prefix", include_prefix},
+                              {"args", unit_args(unit.role, pch_file, root)},
+                              {"package_macros", unit.package_macros},
+                              {"shim_macros", shim_macros},
+                              {"internal_names", internal_names},
+                              {"public_names", public_names},
+                              {"predefined_any", macros->any},
+                              {"predefined_alike", macros->alike},
+                              {"private_include_dirs", macros->private_include_dirs}};
+    for (const package_file& f : unit.files) request["files"].push_back(f.path);
+    const child_verdict c = parse_in_child(AOPT_SIM_SCREEN, request.dump(), main_file);
+    finding = c.finding;
+    judged = c.judged;
+    for (const std::string& path : c.read) {
+      for (const package_file& f : unit.files)
+        if (f.path == path) v.read[path] = content_hash({*f.text});
+    }
   }
   if (finding && finding->unjudged && !retried && drop_stale_pch(unit.role))
     return screen_unit(unit, true);
   std::lock_guard<std::mutex> lock(verdict_mutex);
   ++parsed;
-  if (parsed_ok == CXError_Success && verdicts.count(unit_key) == 0) {
+  if (judged && verdicts.count(unit_key) == 0) {
     v.finding = finding;
     verdicts.emplace(unit_key, std::move(v));
     verdict_order.push_back(unit_key);
@@ -1388,6 +1599,61 @@ std::optional<screen_finding> ast_screen::state::screen_unit(const unit_sources&
     }
   }
   return finding;
+}
+
+int run_screen_unit(int request_fd) {
+  std::string text;
+  char buf[1 << 16];
+  for (ssize_t n; (n = ::pread(request_fd, buf, sizeof buf, static_cast<off_t>(text.size()))) > 0;)
+    text.append(buf, static_cast<size_t>(n));
+  const nlohmann::json r = nlohmann::json::parse(text, nullptr, false);
+  if (!r.is_object()) return 2;
+  unit_sources unit{r.value("role", "") == "kernel" ? unit_role::kernel : unit_role::host,
+                    "",
+                    {},
+                    r.value("package_macros", std::set<std::string>{})};
+  const std::string root = r.value("root", "");
+  std::deque<std::string> texts;
+  for (const std::string& path : r.value("files", std::vector<std::string>{})) {
+    texts.push_back(read_file(fs::path(root) / path));
+    unit.files.push_back({path, &texts.back()});
+  }
+  const auto args = r.value("args", std::vector<std::string>{});
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  const std::string main_file = unit.role == unit_role::kernel ? kernel_unit_file : host_unit_file;
+  const std::string main_path = root + "/" + main_file;
+  ch::index index(clang_createIndex(0, 0));
+  CXTranslationUnit raw = nullptr;
+  const CXErrorCode parsed = clang_parseTranslationUnit2(index.get(), main_path.c_str(),
+                                                         argv.data(), static_cast<int>(argv.size()),
+                                                         nullptr, 0, CXTranslationUnit_None, &raw);
+  ch::translation_unit tu(raw);
+  nlohmann::json out = {{"parsed", parsed == CXError_Success}, {"read", nlohmann::json::array()}};
+  std::optional<screen_finding> finding;
+  if (parsed != CXError_Success) {
+    finding = unjudged(main_file, "libclang could not parse the unit");
+  } else {
+    const auto shim = r.value("shim_macros", std::set<std::string>{});
+    const auto internal = r.value("internal_names", std::set<std::string>{});
+    const auto publics = r.value("public_names", std::set<std::string>{});
+    const predefined_macros predefined{r.value("predefined_any", std::set<std::string>{}),
+                                       r.value("predefined_alike", std::set<std::string>{}),
+                                       r.value("private_include_dirs", std::vector<std::string>{})};
+    const std::string include_prefix = r.value("include_prefix", "");
+    unit_walk walk(tu.get(), unit, root + "/", include_prefix, shim, internal, publics, predefined);
+    finding = walk.run();
+    for (const auto& entry : walk.files_read()) out["read"].push_back(entry.first);
+  }
+  if (finding) {
+    out["finding"] = {{"file", finding->file},
+                      {"line", finding->line},
+                      {"construct", finding->construct},
+                      {"reason", finding->reason},
+                      {"unjudged", finding->unjudged}};
+  }
+  const std::string verdict = out.dump();
+  return std::fwrite(verdict.data(), 1, verdict.size(), stdout) == verdict.size() ? 0 : 1;
 }
 
 ast_screen::ast_screen(const sim_toolchain& toolchain, const fs::path& work_dir)
