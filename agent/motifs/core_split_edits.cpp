@@ -128,6 +128,34 @@ std::vector<text_edit> grid_split_edits(const kernel_facts& f) {
         mentions(columns->bound, lines->variable)) {
       continue;
     }
+    // The rewind's own form (line_split_edits): give the expert's flat loop back, as it was.
+    const std::vector<text_range> inner_statements = split_statements(masked, inner->body);
+    const std::string inner_body = inside(text, inner->body);
+    const std::string tile_decl =
+        inner_statements.empty()
+            ? std::string()
+            : trim(text.substr(inner_statements[0].begin,
+                               inner_statements[0].end - inner_statements[0].begin));
+    static const std::regex rewound_decl(
+        R"(^((?:[\w:]+\s+)+)([A-Za-z_]\w*)\s*=\s*(\w+)\s*\*\s*(\w+)\s*\+\s*(\w+)\s*;$)");
+    std::smatch decl;
+    const std::string flat_bound_suffix = ")/" + lines->bound;
+    const std::string bound_shape = shape_of(columns->bound);
+    if (std::regex_match(tile_decl, decl, rewound_decl) && decl[3] == columns->variable &&
+        decl[4] == lines->bound && decl[5] == lines->variable && bound_shape.size() > 1 &&
+        bound_shape[0] == '(' && bound_shape.size() > flat_bound_suffix.size() &&
+        bound_shape.compare(bound_shape.size() - flat_bound_suffix.size(), flat_bound_suffix.size(),
+                            flat_bound_suffix) == 0) {
+      const std::string variable = decl[2];
+      const std::string bound = unwrap(trim(columns->bound.substr(0, columns->bound.rfind('/'))));
+      const size_t after_decl = text.find('\n', inner_statements[0].end);
+      const std::string rest = inner_body.substr(after_decl - (inner->body.begin + 1));
+      edits.push_back({{outer.keyword, outer.body.end},
+                       "for (" + lines->type + " " + variable + " = GetBlockIdx(); " + variable +
+                           " < " + bound + "; " + variable + " += GetBlockNum()) {" +
+                           shifted(rest, false) + "}"});
+      continue;
+    }
     const std::string cell = fresh_identifier(text, lines->variable + columns->variable);
     const std::string indent = line_indent(text, outer.keyword) + kIndentUnit;
     const std::string& c = columns->bound;
