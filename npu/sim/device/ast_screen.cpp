@@ -1248,23 +1248,43 @@ std::optional<std::string> ast_screen::state::prebuilt_pch(unit_role role) {
   return file.string();
 }
 
+namespace {
+
+// A unit parsed from one in-memory file, with the index it lives in (a unit must not outlive
+// its index: members are destroyed in reverse order).
+struct memory_unit {
+  ch::index index;
+  ch::translation_unit unit;
+};
+
+// `text` parsed as `file` with `args`; nothing when libclang cannot parse it at all.
+std::optional<memory_unit> parse_in_memory(const std::vector<std::string>& args, const char* file,
+                                           const char* text, unsigned long length,
+                                           unsigned options) {
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  CXUnsavedFile unsaved{file, text, length};
+  memory_unit out{ch::index(clang_createIndex(0, 0)), nullptr};
+  CXTranslationUnit raw = nullptr;
+  if (clang_parseTranslationUnit2(out.index.get(), file, argv.data(), static_cast<int>(argv.size()),
+                                  &unsaved, 1, options, &raw) != CXError_Success)
+    return std::nullopt;
+  out.unit.reset(raw);
+  return out;
+}
+
+}  // namespace
+
 bool ast_screen::state::pch_loads(unit_role role, const fs::path& file) {
   // Parsed with the PCH validated (every header it was built from unchanged), as the screen's
   // own units are not.
   const std::vector<std::string> args =
       unit_args(role, file.string(), file.parent_path().string(), true);
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  static constexpr char probe_file[] = "aopt_pch_probe.cpp";
   static constexpr char probe_text[] = "int aopt_pch_probe;\n";
-  CXUnsavedFile unsaved{probe_file, probe_text, sizeof(probe_text) - 1};
-  ch::index index(clang_createIndex(0, 0));
-  CXTranslationUnit raw = nullptr;
-  if (clang_parseTranslationUnit2(index.get(), probe_file, argv.data(),
-                                  static_cast<int>(argv.size()), &unsaved, 1,
-                                  CXTranslationUnit_None, &raw) != CXError_Success)
-    return false;
-  ch::translation_unit unit(raw);
+  const std::optional<memory_unit> parsed = parse_in_memory(
+      args, "aopt_pch_probe.cpp", probe_text, sizeof(probe_text) - 1, CXTranslationUnit_None);
+  if (!parsed) return false;
+  const ch::translation_unit& unit = parsed->unit;
   for (unsigned i = 0; i < clang_getNumDiagnostics(unit.get()); ++i) {
     const ch::diagnostic d(clang_getDiagnostic(unit.get(), i));
     if (clang_getDiagnosticSeverity(d.get()) >= CXDiagnostic_Error) return false;
@@ -1320,18 +1340,11 @@ macro_table clang_predefines(const sim_toolchain& toolchain) {
   std::vector<std::string> args = {"-x", "c++"};
   args.insert(args.end(), toolchain.candidate_flags.begin(), toolchain.candidate_flags.end());
   for (const char* a : clang_only_flags) args.emplace_back(a);
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  static constexpr char empty_file[] = "aopt_predefines.cpp";
-  CXUnsavedFile unsaved{empty_file, "", 0};
-  ch::index index(clang_createIndex(0, 0));
-  CXTranslationUnit raw = nullptr;
   macro_table macros;
-  if (clang_parseTranslationUnit2(
-          index.get(), empty_file, argv.data(), static_cast<int>(argv.size()), &unsaved, 1,
-          CXTranslationUnit_DetailedPreprocessingRecord, &raw) != CXError_Success)
-    return macros;
-  ch::translation_unit unit(raw);
+  const std::optional<memory_unit> parsed = parse_in_memory(
+      args, "aopt_predefines.cpp", "", 0, CXTranslationUnit_DetailedPreprocessingRecord);
+  if (!parsed) return macros;
+  const ch::translation_unit& unit = parsed->unit;
   struct walk {
     CXTranslationUnit unit;
     macro_table* macros;
@@ -1369,18 +1382,11 @@ std::optional<std::string> compiler_output(const sim_toolchain& toolchain,
 std::optional<std::string> clang_resource_headers(const sim_toolchain& toolchain) {
   std::vector<std::string> args = {"-x", "c++"};
   args.insert(args.end(), toolchain.candidate_flags.begin(), toolchain.candidate_flags.end());
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  static constexpr char probe_file[] = "aopt_resource_probe.cpp";
   static constexpr char probe_text[] = "#include <stddef.h>\n";
-  CXUnsavedFile unsaved{probe_file, probe_text, sizeof(probe_text) - 1};
-  ch::index index(clang_createIndex(0, 0));
-  CXTranslationUnit raw = nullptr;
-  if (clang_parseTranslationUnit2(index.get(), probe_file, argv.data(),
-                                  static_cast<int>(argv.size()), &unsaved, 1,
-                                  CXTranslationUnit_None, &raw) != CXError_Success)
-    return std::nullopt;
-  ch::translation_unit unit(raw);
+  const std::optional<memory_unit> parsed = parse_in_memory(
+      args, "aopt_resource_probe.cpp", probe_text, sizeof(probe_text) - 1, CXTranslationUnit_None);
+  if (!parsed) return std::nullopt;
+  const ch::translation_unit& unit = parsed->unit;
   std::optional<std::string> dir;
   clang_getInclusions(
       unit.get(),
