@@ -107,8 +107,8 @@ int main(int argc, char** argv) {
   fmt::print(
       "\n{} packages ({} not loadable): {} refused, {} unparsed by the screen, {} passed\n"
       "median ms per package: token screen {:.2f}, AST screen {:.1f} (first), {:.2f} (again, "
-      "cached); AST units parsed {}\n",
+      "cached); AST units parsed {} by {} parser processes\n",
       packages, unloadable, refused, unjudged, packages - refused - unjudged, median(token_ms),
-      median(first_ms), median(again_ms), screen.units_parsed());
+      median(first_ms), median(again_ms), screen.units_parsed(), screen.parser_processes_started());
   return 0;
 }

@@ -31,7 +31,7 @@
 #include "npu/package_include.hpp"
 #include "npu/sim/device/screen_allow_lists.hpp"
 #include "npu/sim/device/screen_conditionals.hpp"
-#include "npu/sim/device/sealed_memfd.hpp"
+#include "npu/sim/device/screen_parser_pool.hpp"
 
 namespace aopt::npu {
 
@@ -217,6 +217,8 @@ struct ast_screen::state {
     std::map<std::string, std::string> read;  // package files the unit read -> text hash
     std::optional<screen_finding> finding;
   };
+  std::unique_ptr<screen_parser_pool> parsers;  // where units are parsed and walked
+
   mutable std::mutex verdict_mutex;  // guards the members up to the next blank line
   std::map<std::string, verdict> verdicts;
   std::deque<std::string> verdict_order;
@@ -1400,15 +1402,6 @@ std::optional<std::string> clang_resource_headers(const sim_toolchain& toolchain
   return dir;
 }
 
-// The unit's parse and walk run in a child of their own (aopt_screen_unit) under these bounds:
-// libclang instantiates whatever the package's templates ask for, and a template instantiated
-// 2^30 times held aopt at 2 GB and growing after 9 minutes when the parse ran in aopt's process.
-// Far above an honest unit (every wild operator's units screen within them: bench_dropin); a unit
-// past them is refused as code the screen cannot bound, never as aopt's failure.
-constexpr uint64_t parse_cpu_seconds = 60;
-constexpr uint64_t parse_address_space_bytes = 4ull << 30;
-constexpr double parse_wall_seconds = 600;
-
 screen_finding unjudged(const std::string& file, std::string reason) {
   screen_finding s;
   s.file = file;
@@ -1426,45 +1419,34 @@ struct child_verdict {
   bool judged = false;
 };
 
-child_verdict parse_in_child(const fs::path& program, const std::string& request,
+// The unit's parse and walk run in a parser process (screen_parser_pool.hpp) under bounds:
+// libclang instantiates whatever the package's templates ask for, and a template instantiated
+// 2^30 times held aopt at 2 GB and growing after 9 minutes when the parse ran in aopt's process.
+// The bounds are far above an honest unit (every wild operator's units screen within them:
+// bench_dropin); a unit past them is refused as code the screen cannot bound, never as aopt's
+// failure.
+child_verdict parse_in_child(screen_parser_pool& parsers, const std::string& request,
                              const std::string& main_file) {
   child_verdict out;
-  result<unique_fd> fd = sealed_memfd("aopt-screen-unit", {{request.data(), request.size()}});
-  if (!fd.ok()) {
-    out.finding = unjudged(
-        main_file, "the screen could not hand its parser the unit: " + fd.error().message());
-    return out;
-  }
-  subprocess_options o;
-  o.argv = {program.string()};
-  o.pass_fds = {fd->get()};
-  o.limits.cpu_seconds = parse_cpu_seconds;
-  o.limits.address_space_bytes = parse_address_space_bytes;
-  o.limits.wall_seconds = parse_wall_seconds;
-  auto ran = run_subprocess(o);
-  if (!ran.ok()) {
-    out.finding =
-        unjudged(main_file, "the screen could not start its parser: " + ran.error().message());
-    return out;
-  }
-  const bool out_of_memory = !ran->exited && ran->term_signal == SIGABRT &&
-                             (ran->stderr_text.find("out of memory") != std::string::npos ||
-                              ran->stderr_text.find("bad_alloc") != std::string::npos);
-  if (ran->timed_out || out_of_memory ||
-      (!ran->exited && (ran->term_signal == SIGXCPU || ran->term_signal == SIGKILL))) {
+  const parser_answer answer = parsers.parse(request);
+  if (answer.outcome == parser_answer::kind::past_bounds) {
     screen_finding s;
     s.file = main_file;
     s.construct = "code the screen cannot parse within its bounds";
     s.reason = fmt::format(
-        "parsing the unit took more than {} s of CPU time or {} MiB of memory (a template or "
-        "macro explosion); no honest unit comes near",
-        parse_cpu_seconds, parse_address_space_bytes >> 20);
+        "parsing the unit took more than {} s of CPU time, {} MiB of memory or {} s (a template "
+        "or macro explosion); no honest unit comes near",
+        parsers.limits().cpu_seconds, parsers.limits().address_space_bytes >> 20,
+        parsers.limits().wall_seconds);
     out.finding = s;
     return out;
   }
-  const nlohmann::json verdict = nlohmann::json::parse(ran->stdout_text, nullptr, false);
-  if (!ran->succeeded() || verdict.is_discarded() || !verdict.is_object()) {
-    out.finding = unjudged(main_file, "the screen's parser failed (" + ran->describe() + ")");
+  const nlohmann::json verdict = nlohmann::json::parse(answer.verdict, nullptr, false);
+  if (answer.outcome != parser_answer::kind::answered || verdict.is_discarded() ||
+      !verdict.is_object()) {
+    out.finding =
+        unjudged(main_file, "the screen's parser failed (" +
+                                (answer.failure.empty() ? "no verdict" : answer.failure) + ")");
     return out;
   }
   out.judged = verdict.value("parsed", false);
@@ -1583,7 +1565,7 @@ std::optional<screen_finding> ast_screen::state::screen_unit(const unit_sources&
                               {"predefined_alike", macros->alike},
                               {"private_include_dirs", macros->private_include_dirs}};
     for (const package_file& f : unit.files) request["files"].push_back(f.path);
-    const child_verdict c = parse_in_child(AOPT_SIM_SCREEN, request.dump(), main_file);
+    const child_verdict c = parse_in_child(*parsers, request.dump(), main_file);
     finding = c.finding;
     judged = c.judged;
     for (const std::string& path : c.read) {
@@ -1607,13 +1589,9 @@ std::optional<screen_finding> ast_screen::state::screen_unit(const unit_sources&
   return finding;
 }
 
-int run_screen_unit(int request_fd) {
-  std::string text;
-  char buf[1 << 16];
-  for (ssize_t n; (n = ::pread(request_fd, buf, sizeof buf, static_cast<off_t>(text.size()))) > 0;)
-    text.append(buf, static_cast<size_t>(n));
-  const nlohmann::json r = nlohmann::json::parse(text, nullptr, false);
-  if (!r.is_object()) return 2;
+std::string judge_screen_request(const std::string& request) {
+  const nlohmann::json r = nlohmann::json::parse(request, nullptr, false);
+  if (!r.is_object()) return "";
   unit_sources unit{r.value("role", "") == "kernel" ? unit_role::kernel : unit_role::host,
                     "",
                     {},
@@ -1658,12 +1636,13 @@ int run_screen_unit(int request_fd) {
                       {"reason", finding->reason},
                       {"unjudged", finding->unjudged}};
   }
-  const std::string verdict = out.dump();
-  return std::fwrite(verdict.data(), 1, verdict.size(), stdout) == verdict.size() ? 0 : 1;
+  return out.dump();
 }
 
-ast_screen::ast_screen(const sim_toolchain& toolchain, const fs::path& work_dir)
+ast_screen::ast_screen(const sim_toolchain& toolchain, const fs::path& work_dir,
+                       screen_parser_limits limits)
     : state_(std::make_unique<state>()) {
+  state_->parsers = std::make_unique<screen_parser_pool>(AOPT_SIM_SCREEN, limits);
   state_->toolchain = toolchain;
   state_->work_dir = work_dir;
   state_->include_prefix = toolchain.include_dir.string() + "/";
@@ -1738,6 +1717,10 @@ std::optional<screen_finding> ast_screen::screen(const op_package& op,
 uint64_t ast_screen::units_parsed() const {
   std::lock_guard<std::mutex> lock(state_->verdict_mutex);
   return state_->parsed;
+}
+
+uint64_t ast_screen::parser_processes_started() const {
+  return state_->parsers->processes_started();
 }
 
 }  // namespace aopt::npu

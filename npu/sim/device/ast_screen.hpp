@@ -30,13 +30,16 @@
 // and the caller refuses the candidate only if the compiler accepts what the screen could not
 // read, so a typo stays a compile error with the compiler's diagnostics.
 //
-// Parsing hostile text in aopt's process: the token screen (static_screen.hpp) runs first, so
-// libclang never opens a header the include allow-list refuses; the unit's files are written to
-// a private folder of the screen's, laid out as the build lays them out.
+// Parsing hostile text: the token screen (static_screen.hpp) runs first, so libclang never opens
+// a header the include allow-list refuses; the unit's files are written to a private folder of
+// the screen's, laid out as the build lays them out; the parse and the walk run in a parser
+// process (screen_parser_pool.hpp) under `limits`, past which the unit is refused as code the
+// screen cannot bound.
 //
 // Cost: the shim's kernel and host headers are precompiled once per screen (a PCH built on the
-// first use), the two units are parsed at once, and verdicts are cached by the text of the files
-// each unit read: a tiling-only change re-parses the host unit only. The simulator runs the
+// first use), the two units are parsed at once by parser processes kept between units, and
+// verdicts are cached by the text of the files each unit read: a tiling-only change re-parses the
+// host unit only. The simulator runs the
 // screen next to the (sandboxed) build and awaits it before anything built runs, so a screen
 // shorter than the compile adds no wall time (bench_screen_cost measures it).
 //
@@ -50,6 +53,7 @@
 
 #include "npu/op_package.hpp"
 #include "npu/sim/device/candidate_builder.hpp"
+#include "npu/sim/device/screen_parser_pool.hpp"
 #include "npu/sim/device/static_screen.hpp"
 
 namespace aopt::npu {
@@ -58,7 +62,8 @@ class ast_screen {
  public:
   // `toolchain` gives the shim's include folder and the candidate flags; the PCHs and the units'
   // files are written to a private directory under <work_dir>/screen, removed with the screen.
-  ast_screen(const sim_toolchain& toolchain, const std::filesystem::path& work_dir);
+  ast_screen(const sim_toolchain& toolchain, const std::filesystem::path& work_dir,
+             screen_parser_limits limits = {});
   ~ast_screen();
   ast_screen(const ast_screen&) = delete;
   ast_screen& operator=(const ast_screen&) = delete;
@@ -69,8 +74,10 @@ class ast_screen {
   std::optional<screen_finding> screen(const op_package& op, const std::string& tiling_source,
                                        const std::string* kernel_source) const;
 
-  // How many units were parsed (not found in the verdict cache) so far.
+  // How many units were parsed (not found in the verdict cache) so far, and how many parser
+  // processes parsed them.
   uint64_t units_parsed() const;
+  uint64_t parser_processes_started() const;
 
   // Writes the screen's PCHs of the shim and the names it learns from them into `dir`, which the
   // build makes <toolchain.pch_dir>/screen: a screen then loads them instead of parsing the shim

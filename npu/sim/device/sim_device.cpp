@@ -219,7 +219,8 @@ sim_device::sim_device(sim::hw_profile profile, sim_device_options options)
   cache_ = std::make_unique<compile_cache>(options_.cache_dir, options_.cache_max_bytes);
   builder_ = std::make_unique<candidate_builder>(options_.toolchain, *cache_);
   shim_headers_ = shim_header_set(options_.toolchain.include_dir.string());
-  ast_screen_ = std::make_unique<ast_screen>(options_.toolchain, options_.work_dir);
+  ast_screen_ =
+      std::make_unique<ast_screen>(options_.toolchain, options_.work_dir, options_.screen_limits);
   expected_ = std::make_unique<expected_cache>(expected_cache_bytes);
   inputs_ = std::make_unique<input_store>(input_store_bytes);
 }

@@ -99,6 +99,8 @@ struct sim_device_options {
   // The static screen of T and K before compiling. Off only in tests that prove the trusted
   // checker holds without it.
   bool static_screen = true;
+  // Bounds of the screen's libclang parse of each unit (screen_parser_pool.hpp).
+  screen_parser_limits screen_limits;
 
   uint64_t compiler_address_space_bytes = 0;  // RLIMIT_AS of g++; 0: inherited
   uint32_t parallel_compiles = 2;
