@@ -1,9 +1,11 @@
 // The cube side of the shim (aopt_sim/kernel/cube.h) against plain C++: GM -> L1 with ND -> NZ,
 // LoadData (plain and transposed) into L0A/L0B, Mmad (half, bfloat16, int8; init, accumulate,
-// bias), Fixpipe into GM (ND and NZ, ReLU, the quantization modes); the queues' hidden flags
-// between MTE2, MTE1, M and FIX; races between the cube pipes; capacities from the profile.
+// bias), Fixpipe into GM (ND and NZ, ReLU, the quantization modes, atomic accumulation); the
+// queues' hidden flags between MTE2, MTE1, M and FIX; races between the cube pipes; capacities from
+// the profile.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -32,6 +34,7 @@ struct cube_matmul {
   QuantMode_t quant = NoQuant;
   float scale = 1.0f;
   bool scale_by_flag = false;  // SetFixpipePreQuantFlag instead of deqScalar
+  int atomic = 0;              // the Fixpipe under SetAtomicAdd (1) or SetAtomicMax (2)
 
   void run(In* a, In* b, Acc* bias, Out* c) const {
     constexpr uint32_t c0 = 32 / sizeof(In);
@@ -133,7 +136,10 @@ struct cube_matmul {
       fp.deqScalar = 0;
       SetFixpipePreQuantFlag(bits);
     }
+    if (atomic == 1) SetAtomicAdd<Out>();
+    if (atomic == 2) SetAtomicMax<Out>();
     Fixpipe(cg, co1, fp);
+    if (atomic != 0) SetAtomicNone();
     outCO1.FreeTensor(co1);
   }
 };
@@ -184,6 +190,47 @@ TEST_SUITE("sim") {
       CHECK(seen[static_cast<size_t>(pipe::m)]);
       CHECK(seen[static_cast<size_t>(pipe::fix)]);
       CHECK_FALSE(find_first_race(t).has_value());
+    }
+  }
+
+  TEST_CASE("a Fixpipe into GM under SetAtomicAdd or SetAtomicMax accumulates onto what GM holds") {
+    for (const shape sh : {shape{16, 16, 16, 4}, shape{32, 48, 64, 5}, shape{64, 32, 96, 6}}) {
+      CAPTURE(sh.m);
+      const auto av = random_matrix<half>(size_t{sh.m} * sh.k, sh.seed, -1, 1);
+      const auto bv = random_matrix<half>(size_t{sh.k} * sh.n, sh.seed + 10, -1, 1);
+      const auto dv = random_matrix<float>(size_t{sh.m} * sh.n, sh.seed + 20, -2, 2);
+      for (int atomic = 0; atomic < 3; ++atomic) {  // 0: the plain Fixpipe overwrites
+        CAPTURE(atomic);
+        shim_run run;
+        half* a = run.gm<half>("a", av.size());
+        half* b = run.gm<half>("b", bv.size());
+        float* c = run.gm<float>("c", dv.size());
+        std::copy(av.begin(), av.end(), a);
+        std::copy(bv.begin(), bv.end(), b);
+        std::copy(dv.begin(), dv.end(), c);
+        cube_matmul<half, float, float> mm{sh.m, sh.n, sh.k};
+        mm.atomic = atomic;
+        const core_trace t = run.run([&] { mm.run(a, b, nullptr, c); });
+        for (uint32_t i = 0; i < sh.m; ++i) {
+          for (uint32_t j = 0; j < sh.n; ++j) {
+            float product = 0;
+            for (uint32_t kk = 0; kk < sh.k; ++kk)
+              product +=
+                  static_cast<float>(av[i * sh.k + kk]) * static_cast<float>(bv[kk * sh.n + j]);
+            const float d = dv[i * sh.n + j];
+            const float want = atomic == 1   ? d + product
+                               : atomic == 2 ? std::max(d, product)
+                                             : product;
+            REQUIRE(c[i * sh.n + j] == doctest::Approx(want).epsilon(1e-5));
+          }
+        }
+        const auto fixpipe =
+            std::find_if(t.instructions.begin(), t.instructions.end(),
+                         [](const instruction& in) { return in.cls == op_class::cube_fixpipe; });
+        REQUIRE(fixpipe != t.instructions.end());
+        CHECK(fixpipe->accumulates == (atomic != 0));
+        CHECK_FALSE(find_first_race(t).has_value());
+      }
     }
   }
 

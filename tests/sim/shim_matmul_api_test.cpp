@@ -1,7 +1,7 @@
 // The high-level Matmul API of the shim (lib/matmul_intf.h) and its host tiling
 // (matmul_tiling::MultiCoreMatmulTiling) against plain C++: GetTiling's base tiles fit L0 and the
 // cores, IterateAll and Iterate/GetTensorC give the product on three shapes (tails included),
-// with a bias, with B transposed, and into a local tensor.
+// with a bias, with A or B transposed, added to C by enAtomic, and into a local tensor.
 #include <doctest/doctest.h>
 
 #include <random>
@@ -124,6 +124,116 @@ TEST_SUITE("sim") {
           }
         }
         CHECK_FALSE(find_first_race(trace).has_value());
+      }
+    }
+  }
+
+  TEST_CASE("a transposed A, by its MatmulType or by SetTensorA, with B either way") {
+    for (const case_shape c : {case_shape{64, 64, 64, 1, 4}, case_shape{48, 80, 96, 1, 5},
+                               case_shape{130, 72, 200, 1, 6}}) {
+      CAPTURE(c.m);
+      for (int form = 0; form < 3; ++form) {  // 0: MatmulType, 1: SetTensorA, 2: + B transposed
+        CAPTURE(form);
+        const optiling::TCubeTiling tiling = host_tiling(c.m, c.n, c.k, 1, false);
+        std::mt19937 gen(c.seed);
+        std::uniform_real_distribution<float> d(-1, 1);
+        // A^T is K x M, B (form 2: B^T, N x K) as laid out in GM.
+        std::vector<half> atv(size_t(c.k) * c.m), bv(size_t(c.k) * c.n);
+        for (auto& x : atv) x = static_cast<half>(d(gen));
+        for (auto& x : bv) x = static_cast<half>(d(gen));
+        const bool b_trans = form == 2;
+        shim_run run;
+        half* at = run.gm<half>("at", atv.size());
+        half* b = run.gm<half>("b", bv.size());
+        float* out = run.gm<float>("c", size_t(c.m) * c.n);
+        std::copy(atv.begin(), atv.end(), at);
+        std::copy(bv.begin(), bv.end(), b);
+        const core_trace trace = run.run([&] {
+          using AT = matmul::MatmulType<TPosition::GM, CubeFormat::ND, half, true>;
+          using AN = matmul::MatmulType<TPosition::GM, CubeFormat::ND, half>;
+          using CT = matmul::MatmulType<TPosition::GM, CubeFormat::ND, float>;
+          TPipe pipe;
+          GlobalTensor<half> ag, bgm;
+          GlobalTensor<float> cg;
+          ag.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(at), atv.size());
+          bgm.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(b), bv.size());
+          cg.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(out), size_t(c.m) * c.n);
+          if (form == 0) {
+            matmul::Matmul<AT, AN, CT> mm;
+            REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+            mm.SetTensorA(ag);
+            mm.SetTensorB(bgm);
+            mm.IterateAll(cg);
+          } else {
+            matmul::Matmul<AN, AN, CT> mm;
+            REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+            mm.SetTensorA(ag, true);
+            mm.SetTensorB(bgm, b_trans);
+            while (mm.Iterate()) mm.GetTensorC(cg);
+          }
+        });
+        for (int32_t i = 0; i < c.m; ++i) {
+          for (int32_t j = 0; j < c.n; ++j) {
+            float want = 0;
+            for (int32_t kk = 0; kk < c.k; ++kk) {
+              const half bkj = b_trans ? bv[size_t(j) * c.k + kk] : bv[size_t(kk) * c.n + j];
+              want += static_cast<float>(atv[size_t(kk) * c.m + i]) * static_cast<float>(bkj);
+            }
+            REQUIRE(out[size_t(i) * c.n + j] == doctest::Approx(want).epsilon(1e-5));
+          }
+        }
+        CHECK_FALSE(find_first_race(trace).has_value());
+      }
+    }
+  }
+
+  TEST_CASE("enAtomic 1 adds the product to C in GM, as a fused matmul + add does") {
+    for (const case_shape c : {case_shape{64, 64, 64, 1, 7}, case_shape{48, 80, 96, 1, 8},
+                               case_shape{130, 72, 200, 1, 9}}) {
+      CAPTURE(c.m);
+      const optiling::TCubeTiling tiling = host_tiling(c.m, c.n, c.k, 1, false);
+      std::mt19937 gen(c.seed);
+      std::uniform_real_distribution<float> d(-1, 1);
+      std::vector<half> av(size_t(c.m) * c.k), bv(size_t(c.k) * c.n);
+      std::vector<float> dv(size_t(c.m) * c.n);
+      for (auto& x : av) x = static_cast<half>(d(gen));
+      for (auto& x : bv) x = static_cast<half>(d(gen));
+      for (auto& x : dv) x = d(gen);
+      for (const bool by_iterate : {false, true}) {
+        shim_run run;
+        half* a = run.gm<half>("a", av.size());
+        half* b = run.gm<half>("b", bv.size());
+        float* out = run.gm<float>("c", dv.size());
+        std::copy(av.begin(), av.end(), a);
+        std::copy(bv.begin(), bv.end(), b);
+        std::copy(dv.begin(), dv.end(), out);
+        run.run([&] {
+          using AT = matmul::MatmulType<TPosition::GM, CubeFormat::ND, half>;
+          using CT = matmul::MatmulType<TPosition::GM, CubeFormat::ND, float>;
+          TPipe pipe;
+          matmul::Matmul<AT, AT, CT> mm;
+          REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+          GlobalTensor<half> ag, bgm;
+          GlobalTensor<float> cg;
+          ag.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(a), av.size());
+          bgm.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(b), bv.size());
+          cg.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(out), dv.size());
+          mm.SetTensorA(ag);
+          mm.SetTensorB(bgm);
+          if (by_iterate) {
+            while (mm.Iterate()) mm.GetTensorC(cg, 1);
+          } else {
+            mm.IterateAll(cg, 1);
+          }
+        });
+        for (int32_t i = 0; i < c.m; ++i) {
+          for (int32_t j = 0; j < c.n; ++j) {
+            float want = dv[size_t(i) * c.n + j];
+            for (int32_t kk = 0; kk < c.k; ++kk)
+              want += static_cast<float>(av[i * c.k + kk]) * static_cast<float>(bv[kk * c.n + j]);
+            REQUIRE(out[size_t(i) * c.n + j] == doctest::Approx(want).epsilon(1e-5));
+          }
+        }
       }
     }
   }

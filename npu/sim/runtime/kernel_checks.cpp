@@ -220,6 +220,21 @@ void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst
   s.rec.gm_written(std::move(w));
 }
 
+void check_atomic_destination(state& s, aopt_sim::rt::dtype type, uint32_t elem_size,
+                              uint32_t run_bytes, const char* api, aopt_sim::rt::call_site site) {
+  if (s.launch.gm[s.last_region].starts_poisoned) {
+    warn(s, cat(aopt::sim::accumulation_into_uninitialised_output, "'",
+                s.launch.gm[s.last_region].name, "': ", where(api, site),
+                " adds into it, but op.json gives it no initial contents, so it starts as whatever "
+                "its allocation held (poison here); if the framework zero-fills it, declare "
+                "\"init\": \"zeros\""));
+  }
+  if (type == aopt_sim::rt::dtype::other || run_bytes % elem_size != 0) {
+    fail("bad_argument", cat(where(api, site), ": atomic accumulation of ", dtype_name(type),
+                             " data of ", run_bytes, " bytes per burst"));
+  }
+}
+
 void flush_scalar_write(state& s) {
   const state::scalar_store st = std::exchange(s.pending_scalar_write, {});
   if (st.at == nullptr) return;

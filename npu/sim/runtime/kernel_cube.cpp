@@ -15,9 +15,11 @@
 #include "kernel_cube_operands.hpp"
 #include "kernel_numeric.hpp"
 #include "kernel_state.hpp"
+#include "kernel_vector.hpp"
 
 namespace aopt::sim::kernel {
 
+using aopt_sim::rt::atomic_op;
 using aopt_sim::rt::call_site;
 using aopt_sim::rt::dtype;
 using aopt_sim::rt::local_ref;
@@ -467,10 +469,14 @@ void cube_fixpipe(uint8_t* dst_gm, const local_ref* dst_local, dtype dst_t, cons
   };
   const uint64_t dst_extent =
       dst_offset(g.nd_num - 1, g.m - 1, g.n - 1) + out_size;  // the last element written, + 1
+  // SetAtomicAdd/Max/Min cover L0C -> GM as they cover UB -> GM (documented for the A2/A3 chips):
+  // each converted element accumulates into GM, as K split over cores sums its partial products.
+  const bool atomic = dst_gm != nullptr && s.atomic != atomic_op::none;
   if (dst_gm != nullptr)
     check_gm_range(s, dst_gm, dst_extent, api, site, "the destination writes", /*write=*/true);
   else
     check_ub_range(*dst_local, dst_local->addr, dst_extent, api, site, "the destination writes");
+  if (atomic) check_atomic_destination(s, dst_t, out_size, out_size, api, site);
 
   uint8_t* mem = s.ub.get();
   uint8_t* out = dst_gm != nullptr ? dst_gm : mem + dst_local->addr;
@@ -492,13 +498,19 @@ void cube_fixpipe(uint8_t* dst_gm, const local_ref* dst_local, dtype dst_t, cons
           std::memcpy(&bits, mem + quant_table->addr + uint64_t{j} * 8, 8);
           v *= scale_of(bits);
         }
-        store_converted(out + dst_offset(nd, i, j), dst_t, v);
+        if (atomic) {
+          uint8_t converted[4];
+          store_converted(converted, dst_t, v);
+          accumulate(s.atomic, dst_t, out + dst_offset(nd, i, j), converted, 1);
+        } else {
+          store_converted(out + dst_offset(nd, i, j), dst_t, v);
+        }
       }
     }
   }
   const uint64_t written = uint64_t{g.nd_num} * g.m * g.n * out_size;
   if (dst_gm != nullptr) {
-    s.rec.count_gm(0, written);
+    s.rec.count_gm(atomic ? written : 0, written);
     if (g.nz2nd) {
       for (uint32_t nd = 0; nd < g.nd_num; ++nd) {
         uint8_t* first = dst_gm + dst_offset(nd, 0, 0);
@@ -526,6 +538,7 @@ void cube_fixpipe(uint8_t* dst_gm, const local_ref* dst_local, dtype dst_t, cons
   in.bursts = g.nd_num * g.m;
   in.min_burst_bytes = g.n * out_size;
   in.gm_unaligned = dst_gm != nullptr && reinterpret_cast<uintptr_t>(dst_gm) % 512 != 0;
+  in.accumulates = atomic;
   in.reads.push_back(
       {src.addr, static_cast<uint32_t>(src.addr + src_nd_step * (g.nd_num - 1) + src_matrix)});
   if (quant_table != nullptr) in.reads.push_back({quant_table->addr, quant_table->addr + g.n * 8});

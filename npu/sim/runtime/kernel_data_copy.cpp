@@ -143,17 +143,7 @@ void copy_ub_to_gm(uint8_t* dst, const local_ref& src, dtype type, uint32_t elem
   check_gm_range(s, dst, gm_extent(g), api, site, "UB -> GM copy writes", true);
 
   const bool atomic = s.atomic != atomic_op::none;
-  if (atomic && s.launch.gm[s.last_region].starts_poisoned) {
-    warn(s, cat(aopt::sim::accumulation_into_uninitialised_output, "'",
-                s.launch.gm[s.last_region].name, "': ", where(api, site),
-                " adds into it, but op.json gives it no initial contents, so it starts as whatever "
-                "its allocation held (poison here); if the framework zero-fills it, declare "
-                "\"init\": \"zeros\""));
-  }
-  if (atomic && (type == dtype::other || g.burst_bytes % elem_size != 0)) {
-    fail("bad_argument", cat(where(api, site), ": atomic accumulation of ", dtype_name(type),
-                             " data of ", g.burst_bytes, " bytes per burst"));
-  }
+  if (atomic) check_atomic_destination(s, type, elem_size, g.burst_bytes, api, site);
   for (uint32_t k = 0; k < g.bursts; ++k) {
     const uint8_t* from = s.ub.get() + src.addr + uint64_t{k} * g.ub_stride;
     uint8_t* to = dst + g.gm_stride * k;

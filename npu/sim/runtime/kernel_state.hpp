@@ -198,6 +198,12 @@ void check_gm_range(state& s, const uint8_t* p, uint64_t bytes, const char* api,
 void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
                      uint32_t bursts);
 
+// With an atomic mode set (SetAtomicAdd/Max/Min), a write into GM accumulates: warns when the
+// region has no initial contents (op.json "init"), fails for a type or a run of `run_bytes` the
+// accumulation cannot take. REQUIRES: check_gm_range accepted the write just before.
+void check_atomic_destination(state& s, aopt_sim::rt::dtype type, uint32_t elem_size,
+                              uint32_t run_bytes, const char* api, aopt_sim::rt::call_site site);
+
 // Records a GM read at `p` for the trusted checker (trace.hpp gm_read) when the trace is on:
 // the fingerprint of the bytes the runs hold now, ordered among the launch's GM writes.
 // REQUIRES: as record_gm_write, the read about to happen or just done.

@@ -5,7 +5,8 @@
 // so the trace, the timing and the race checks see exactly the work the object does.
 //
 // Supported: A and B in GM, ND, half/bfloat16_t (float accumulate) or int8_t (int32 accumulate,
-// B transposed); B transposed or not for 16-bit types; a float bias in GM; C into GM (ND) or into
+// B transposed); A and B each transposed or not for 16-bit types (a transposed A is K x M in GM,
+// by its MatmulType or SetTensorA); a float bias in GM; C into GM (ND) or into
 // a local tensor (enSequentialWrite: the baseM x baseN block row-major); tails (SetTail, blocks at
 // the edge of the shape). Anything else ends the run as "unsupported" naming the Matmul row of
 // docs/ascendc-api-coverage.md.
@@ -103,7 +104,9 @@ class Matmul {
   void SetSubBlockIdx(uint8_t) {}
 
   void SetTensorA(const AscendC::GlobalTensor<SrcT>& gm, bool isTransposeA = false) {
-    if (isTransposeA || A_TYPE::isTrans) unsupported("a transposed A");
+    a_trans_ = isTransposeA || A_TYPE::isTrans;
+    // The 2D load transposes 16-bit fractals only (LoadDataWithTranspose is not simulated).
+    if (a_trans_ && sizeof(SrcT) == 1) unsupported("an int8 A that is transposed");
     a_ = gm;
     Restart();
   }
@@ -165,14 +168,20 @@ class Matmul {
     return true;
   }
 
-  // The current block into C in GM, at its place in the result.
+  // The current block into C in GM, at its place in the result; enAtomic 1, 2 or 3 adds it to,
+  // or keeps the larger or smaller of it and, what GM holds there (SetAtomicAdd/Max/Min around
+  // the fixpipe).
   template <bool sync = true>
   void GetTensorC(const AscendC::GlobalTensor<DstT>& gm, uint8_t enAtomic = 0,
                   bool enSequentialWrite = false) {
-    if (enAtomic != 0) unsupported("GetTensorC with enAtomic");
+    if (enAtomic > 3) unsupported("GetTensorC with an enAtomic other than 0 to 3");
     const uint64_t offset =
         enSequentialWrite ? 0 : uint64_t{cur_m_} * base_m_ * org_n_ + uint64_t{cur_n_} * base_n_;
+    if (enAtomic == 1) AscendC::SetAtomicAdd<DstT>();
+    if (enAtomic == 2) AscendC::SetAtomicMax<DstT>();
+    if (enAtomic == 3) AscendC::SetAtomicMin<DstT>();
     Out(gm[offset], enSequentialWrite ? tn_ : org_n_);
+    if (enAtomic != 0) AscendC::SetAtomicNone();
   }
 
   // The current block into a local tensor (row-major, baseN elements per row).
@@ -180,7 +189,7 @@ class Matmul {
   void GetTensorC(const AscendC::LocalTensor<DstT>& local, uint8_t enAtomic = 0,
                   bool enSequentialWrite = false) {
     (void)enSequentialWrite;
-    if (enAtomic != 0) unsupported("GetTensorC with enAtomic");
+    if (enAtomic != 0) unsupported("GetTensorC into a local tensor with enAtomic (GM only)");
     if (!pending_) unsupported("GetTensorC without a block from Iterate");
     // The call is synchronous: the library's client takes the block once the vector core's pipes
     // are done with `local` (its previous contents may still be in use), and the block is there
@@ -267,10 +276,14 @@ class Matmul {
     for (uint32_t ko = 0; ko < single_k_; ko += base_k_) {
       const uint32_t tk = std::min(base_k_, single_k_ - ko);
       const uint32_t tkc = (tk + kC0 - 1) / kC0 * kC0;
-      // GM -> L1 (ND -> NZ).
+      // GM -> L1 (ND -> NZ). A transposed is K x M in GM: its tk x tm block, as B's is.
       AscendC::LocalTensor<SrcT> a1 = qa1_.template AllocTensor<SrcT>();
-      AscendC::DataCopy(a1, a_[uint64_t{row} * org_ka_ + ko],
-                        AscendC::Nd2NzParams(1, tm_, tk, 0, org_ka_, tm16, 1, 0));
+      if (a_trans_)
+        AscendC::DataCopy(a1, a_[uint64_t{ko} * org_m_ + row],
+                          AscendC::Nd2NzParams(1, tk, tm_, 0, org_m_, Align16(tk), 1, 0));
+      else
+        AscendC::DataCopy(a1, a_[uint64_t{row} * org_ka_ + ko],
+                          AscendC::Nd2NzParams(1, tm_, tk, 0, org_ka_, tm16, 1, 0));
       qa1_.EnQue(a1);
       AscendC::LocalTensor<SrcT> b1 = qb1_.template AllocTensor<SrcT>();
       if (b_trans_)
@@ -280,13 +293,19 @@ class Matmul {
         AscendC::DataCopy(b1, b_[uint64_t{ko} * org_n_ + col],
                           AscendC::Nd2NzParams(1, tk, tn_, 0, org_n_, Align16(tk), 1, 0));
       qb1_.EnQue(b1);
-      // L1 -> L0A: row block by row block.
+      // L1 -> L0A: row block by row block. A transposed holds the row block's k fractals one
+      // after another in a column of its NZ, each the transpose of A's.
       a1 = qa1_.template DeQue<SrcT>();
       AscendC::LocalTensor<SrcT> a2 = qa2_.template AllocTensor<SrcT>();
       const uint32_t mb = tm16 / 16, kb = tkc / kC0, nb = tn16 / 16;
-      for (uint32_t i = 0; i < mb; ++i)
-        AscendC::LoadData(a2[i * 16 * tkc], a1[i * 16 * kC0],
-                          AscendC::LoadData2DParams(0, kb, mb, 0, 0, false, 0));
+      for (uint32_t i = 0; i < mb; ++i) {
+        if (a_trans_)
+          AscendC::LoadData(a2[i * 16 * tkc], a1[i * 16 * tkc],
+                            AscendC::LoadData2DParams(0, kb, 1, 0, 0, true, 0));
+        else
+          AscendC::LoadData(a2[i * 16 * tkc], a1[i * 16 * kC0],
+                            AscendC::LoadData2DParams(0, kb, mb, 0, 0, false, 0));
+      }
       qa2_.EnQue(a2);
       qa1_.FreeTensor(a1);
       // L1 -> L0B: the NZ of B^T is already ZN; B itself is transposed per 16 x 16 fractal.
@@ -339,6 +358,7 @@ class Matmul {
   AscendC::GlobalTensor<SrcT> b_;
   AscendC::GlobalTensor<BiasT> bias_;
   bool has_bias_ = false;
+  bool a_trans_ = false;
   bool b_trans_ = false;
   bool pending_ = false;
   uint32_t base_m_ = 0, base_n_ = 0, base_k_ = 0;
