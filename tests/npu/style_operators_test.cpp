@@ -71,4 +71,10 @@ TEST_SUITE("npu") {
     // argument-dependent lookup, which candidates get by compiling as C++20.
     check_evaluates_ok("explicit_args_add");
   }
+  TEST_CASE("a matmul in the public style: matmul_transpose_accumulate (A transposed, enAtomic)") {
+    // `using namespace matmul;` alone with GetSysWorkSpacePtr() unqualified, as the public
+    // Matmul samples write it; SetTensorA(a, isTransA) over a K x M a; IterateAll(c, 1) adding
+    // the product to the ref output c in GM.
+    check_evaluates_ok("matmul_transpose_accumulate");
+  }
 }

@@ -35,6 +35,11 @@ struct cube_request {
 
 namespace matmul {
 
+// The public Matmul samples write `using namespace matmul;` alone and then call GetBlockIdx(),
+// GetSysWorkSpacePtr() and the like unqualified, which compiles with CANN: the AscendC names are
+// visible through matmul.
+using namespace AscendC;
+
 // The documented parameters in full: the batch layouts (LAYOUT) reorder a batched product's
 // operands, which the simulated object does not, so a kernel naming one fails to compile rather
 // than compute another product; IBSHARE (operands shared in L1 between cores) changes no result.
