@@ -10,6 +10,7 @@
 
 #include "npu/hardware_profile.hpp"
 #include "npu/sim/device/sim_device.hpp"
+#include "support/shared_object_cache.hpp"
 
 namespace aopt::testing {
 
@@ -19,6 +20,7 @@ inline std::shared_ptr<npu::sim_device> simulator_device(const std::filesystem::
   REQUIRE_MESSAGE(hw.ok(), hw.error().to_string());
   npu::sim_device_options options;
   options.work_dir = work_dir;
+  options.cache_dir = testing::shared_object_cache();
   return std::make_shared<npu::sim_device>(*hw, options);
 }
 

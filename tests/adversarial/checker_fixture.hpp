@@ -12,6 +12,7 @@
 #include "base/scratch_dir.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/sim/device/sim_device.hpp"
+#include "support/shared_object_cache.hpp"
 
 namespace aopt::testing {
 
@@ -25,9 +26,8 @@ inline sim::hw_profile checker_profile() {
 inline npu::sim_device_options checker_options(const std::filesystem::path& work, bool screen) {
   npu::sim_device_options o;
   o.work_dir = work;
-  // One object cache for every adversarial test process: the honest objects compile once.
-  o.cache_dir = std::filesystem::temp_directory_path() / "aopt-adversarial-objcache";
-  o.cache_max_bytes = 256ull << 20;
+  // The test run's shared object cache: the honest objects compile once.
+  o.cache_dir = shared_object_cache();
   o.static_screen = screen;
   return o;
 }

@@ -11,6 +11,7 @@
 #include "npu/local_device_slots.hpp"
 #include "npu/sim/device/sim_device.hpp"
 #include "storage/store.hpp"
+#include "support/shared_object_cache.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace aopt;
@@ -47,6 +48,7 @@ struct sim_fixture {
     REQUIRE_MESSAGE(hw.ok(), hw.error().to_string());
     npu::sim_device_options options;
     options.work_dir = work.path();
+    options.cache_dir = aopt::testing::shared_object_cache();
     npu::eval_options eval;
     eval.input_sets = 1;
     evaluations = std::make_unique<evaluation_service>(

@@ -15,6 +15,7 @@
 #include "npu/local_device_slots.hpp"
 #include "npu/op_package.hpp"
 #include "npu/sim/device/sim_device.hpp"
+#include "support/shared_object_cache.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace aopt;
@@ -142,6 +143,7 @@ TEST_SUITE("agent") {
     REQUIRE_MESSAGE(hw.ok(), hw.error().to_string());
     npu::sim_device_options options;
     options.work_dir = work.path();
+    options.cache_dir = aopt::testing::shared_object_cache();
     npu::eval_options eval;
     eval.input_sets = 1;
     evaluation_service service(std::make_shared<npu::local_device_slots>(

@@ -16,6 +16,7 @@
 #include "npu/hardware_profile.hpp"
 #include "npu/op_package.hpp"
 #include "npu/sim/device/sim_device.hpp"
+#include "support/shared_object_cache.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace aopt;
@@ -334,6 +335,7 @@ TEST_SUITE("agent") {
     testing::temp_dir work;
     npu::sim_device_options options;
     options.work_dir = work.path();
+    options.cache_dir = aopt::testing::shared_object_cache();
     npu::sim_device device(*hw, options);
 
     const npu::eval_result base = device.evaluate(*op, op->host_source, op->kernel_source, {});

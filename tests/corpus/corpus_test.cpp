@@ -19,6 +19,7 @@
 #include "npu/hardware_profile.hpp"
 #include "npu/op_package.hpp"
 #include "npu/sim/device/sim_device.hpp"
+#include "support/shared_object_cache.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -107,6 +108,7 @@ void check_folder_passes(const std::string& folder) {
   aopt::testing::temp_dir work;
   aopt::npu::sim_device_options device_options;
   device_options.work_dir = work.path();
+  device_options.cache_dir = aopt::testing::shared_object_cache();
   aopt::npu::sim_device device(*profile, device_options);
   const aopt::npu::eval_options options;
 

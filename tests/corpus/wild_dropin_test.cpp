@@ -9,6 +9,7 @@
 #include "npu/dropin_survey.hpp"
 #include "npu/hardware_profile.hpp"
 #include "npu/sim/device/sim_device.hpp"
+#include "support/shared_object_cache.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -37,6 +38,7 @@ TEST_SUITE("corpus") {
     aopt::testing::temp_dir work;
     aopt::npu::sim_device_options device_options;
     device_options.work_dir = work.path();
+    device_options.cache_dir = aopt::testing::shared_object_cache();
     aopt::npu::sim_device device(*profile, device_options);
     const aopt::npu::eval_options options;
     const auto rows = aopt::npu::survey_packages(dirs, device, options, 2);

@@ -9,6 +9,7 @@
 #include "npu/hardware_profile.hpp"
 #include "npu/op_package.hpp"
 #include "npu/sim/device/sim_device.hpp"
+#include "support/shared_object_cache.hpp"
 #include "support/temp_dir.hpp"
 
 namespace aopt::testing {
@@ -20,6 +21,7 @@ inline npu::eval_result evaluate_on_simulator(const npu::op_package& op) {
   temp_dir work;
   npu::sim_device_options options;
   options.work_dir = work.path();
+  options.cache_dir = shared_object_cache();
   npu::sim_device device(*profile, options);
   return device.evaluate(op, op.host_source, op.kernel_source, {});
 }

@@ -15,6 +15,7 @@
 #include "npu/hardware_profile.hpp"
 #include "npu/op_package.hpp"
 #include "npu/sim/device/sim_device.hpp"
+#include "support/shared_object_cache.hpp"
 
 namespace fs = std::filesystem;
 
@@ -52,6 +53,7 @@ TEST_SUITE("npu") {
     REQUIRE(work.ok());
     aopt::npu::sim_device_options options;
     options.work_dir = work->path();
+    options.cache_dir = aopt::testing::shared_object_cache();
     aopt::npu::sim_device device(*profile, options);
     aopt::npu::eval_options eval;
     eval.input_sets = 1;
