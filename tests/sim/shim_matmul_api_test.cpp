@@ -42,6 +42,20 @@ optiling::TCubeTiling host_tiling(int32_t m, int32_t n, int32_t k, int32_t dim, 
   return tiling;
 }
 
+// Checks each element of the m x n result `out` against start(i, j) plus the sum over kk of
+// a(i, kk) * b(kk, j), with the operands as laid out in GM.
+template <typename Start, typename A, typename B>
+void check_product(const float* out, int32_t m, int32_t n, int32_t k, Start start, A a, B b) {
+  for (int32_t i = 0; i < m; ++i) {
+    for (int32_t j = 0; j < n; ++j) {
+      float want = start(i, j);
+      for (int32_t kk = 0; kk < k; ++kk)
+        want += static_cast<float>(a(i, kk)) * static_cast<float>(b(kk, j));
+      REQUIRE(out[size_t(i) * n + j] == doctest::Approx(want).epsilon(1e-5));
+    }
+  }
+}
+
 struct case_shape {
   int32_t m, n, k, dim;
   uint32_t seed;
@@ -115,14 +129,10 @@ TEST_SUITE("sim") {
           }
           mm.End();
         });
-        for (int32_t i = 0; i < c.m; ++i) {
-          for (int32_t j = 0; j < c.n; ++j) {
-            float want = bias ? biasv[j] : 0.0f;
-            for (int32_t kk = 0; kk < c.k; ++kk)
-              want += static_cast<float>(av[i * c.k + kk]) * static_cast<float>(bv[kk * c.n + j]);
-            REQUIRE(out[size_t(i) * c.n + j] == doctest::Approx(want).epsilon(1e-5));
-          }
-        }
+        check_product(
+            out, c.m, c.n, c.k, [&](int32_t, int32_t j) { return bias ? biasv[j] : 0.0f; },
+            [&](int32_t i, int32_t kk) { return av[size_t(i) * c.k + kk]; },
+            [&](int32_t kk, int32_t j) { return bv[size_t(kk) * c.n + j]; });
         CHECK_FALSE(find_first_race(trace).has_value());
       }
     }
@@ -172,16 +182,12 @@ TEST_SUITE("sim") {
             while (mm.Iterate()) mm.GetTensorC(cg);
           }
         });
-        for (int32_t i = 0; i < c.m; ++i) {
-          for (int32_t j = 0; j < c.n; ++j) {
-            float want = 0;
-            for (int32_t kk = 0; kk < c.k; ++kk) {
-              const half bkj = b_trans ? bv[size_t(j) * c.k + kk] : bv[size_t(kk) * c.n + j];
-              want += static_cast<float>(atv[size_t(kk) * c.m + i]) * static_cast<float>(bkj);
-            }
-            REQUIRE(out[size_t(i) * c.n + j] == doctest::Approx(want).epsilon(1e-5));
-          }
-        }
+        check_product(
+            out, c.m, c.n, c.k, [](int32_t, int32_t) { return 0.0f; },
+            [&](int32_t i, int32_t kk) { return atv[size_t(kk) * c.m + i]; },
+            [&](int32_t kk, int32_t j) {
+              return b_trans ? bv[size_t(j) * c.k + kk] : bv[size_t(kk) * c.n + j];
+            });
         CHECK_FALSE(find_first_race(trace).has_value());
       }
     }
@@ -226,14 +232,10 @@ TEST_SUITE("sim") {
             mm.IterateAll(cg, 1);
           }
         });
-        for (int32_t i = 0; i < c.m; ++i) {
-          for (int32_t j = 0; j < c.n; ++j) {
-            float want = dv[size_t(i) * c.n + j];
-            for (int32_t kk = 0; kk < c.k; ++kk)
-              want += static_cast<float>(av[i * c.k + kk]) * static_cast<float>(bv[kk * c.n + j]);
-            REQUIRE(out[size_t(i) * c.n + j] == doctest::Approx(want).epsilon(1e-5));
-          }
-        }
+        check_product(
+            out, c.m, c.n, c.k, [&](int32_t i, int32_t j) { return dv[size_t(i) * c.n + j]; },
+            [&](int32_t i, int32_t kk) { return av[size_t(i) * c.k + kk]; },
+            [&](int32_t kk, int32_t j) { return bv[size_t(kk) * c.n + j]; });
       }
     }
   }
@@ -276,14 +278,10 @@ TEST_SUITE("sim") {
       qout.FreeTensor(local);
       CHECK_FALSE(mm.Iterate());
     });
-    for (int32_t i = 0; i < m; ++i) {
-      for (int32_t j = 0; j < n; ++j) {
-        float want = 0;
-        for (int32_t kk = 0; kk < k; ++kk)
-          want += static_cast<float>(av[i * k + kk]) * static_cast<float>(btv[j * k + kk]);
-        REQUIRE(out[size_t(i) * n + j] == doctest::Approx(want).epsilon(1e-5));
-      }
-    }
+    check_product(
+        out, m, n, k, [](int32_t, int32_t) { return 0.0f; },
+        [&](int32_t i, int32_t kk) { return av[size_t(i) * k + kk]; },
+        [&](int32_t kk, int32_t j) { return btv[size_t(j) * k + kk]; });
   }
 }
 
