@@ -1,13 +1,11 @@
 #include "npu/sim/device/ast_screen.hpp"
 #include "npu/sim/device/ast_screen_unit.hpp"
 
-#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <fstream>

@@ -18,8 +18,6 @@
 #include <utility>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "base/status.hpp"
 #include "base/subprocess.hpp"
 #include "base/unique_fd.hpp"
