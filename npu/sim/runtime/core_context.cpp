@@ -1,11 +1,9 @@
 #include "core_context.hpp"
 
-#include <cstdlib>
-#include <cstring>
-#include <new>
 #include <utility>
 
 #include "auto_sync.hpp"
+#include "core_memory_pool.hpp"
 #include "kernel_state.hpp"
 
 namespace aopt::sim {
@@ -23,14 +21,6 @@ constexpr uint8_t ub_poison = 0x7b;
 
 }  // namespace
 
-namespace kernel {
-
-void free_deleter::operator()(uint8_t* p) const {
-  std::free(p);
-}
-
-}  // namespace kernel
-
 core_context::impl::impl(const kernel_launch& l, uint32_t core_index)
     : launch(l),
       core(core_index),
@@ -42,10 +32,16 @@ core_context::impl::impl(const kernel_launch& l, uint32_t core_index)
   rec.set_core(id.kind, id.group);
   // Room for one vector repeat past the end of each memory keeps block-granular loops in bounds;
   // the checks still stop at ub_bytes (cube_memory.hpp).
-  const size_t bytes = mem.total;
-  ub.reset(static_cast<uint8_t*>(std::aligned_alloc(64, bytes)));
-  if (!ub) throw std::bad_alloc();
-  std::memset(ub.get(), ub_poison, bytes);
+  core_memory_pool* pool = l.core_memory;
+  if (pool == nullptr || pool->bytes() != mem.total) {
+    own_memory = std::make_unique<core_memory_pool>(mem.total, ub_poison);
+    pool = own_memory.get();
+  }
+  ub = pool->acquire();
+}
+
+std::unique_ptr<core_memory_pool> make_core_memory_pool(const hw_profile& hw) {
+  return std::make_unique<core_memory_pool>(kernel::memory_map_of(hw).total, ub_poison);
 }
 
 core_context::core_context(const kernel_launch& launch, uint32_t core)

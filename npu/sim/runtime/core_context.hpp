@@ -59,6 +59,7 @@ inline constexpr char accumulation_into_uninitialised_output[] =
     "atomic accumulation into uninitialised output ";
 
 class block_runner;
+class core_memory_pool;
 
 struct kernel_launch {
   hw_profile hw;
@@ -77,6 +78,9 @@ struct kernel_launch {
   // Orders the GM writes of all blocks (trace.hpp gm_write::seq); without one, each core counts
   // its own.
   std::atomic<uint64_t>* gm_write_seq = nullptr;
+  // Hands the cores their local memories (core_memory_pool.hpp); without one, each core
+  // allocates its own.
+  core_memory_pool* core_memory = nullptr;
 
   launch_layout layout() const { return {block_num, aiv_per_aic}; }
 };
@@ -115,6 +119,10 @@ class core_context {
  private:
   std::unique_ptr<impl> impl_;
 };
+
+// A pool of local memories for the cores of launches on `hw` (core_memory_pool.hpp), poisoned
+// as a core's memories start.
+std::unique_ptr<core_memory_pool> make_core_memory_pool(const hw_profile& hw);
 
 // Makes `core` the calling thread's current core for its lifetime.
 class scoped_core {

@@ -17,6 +17,7 @@
 
 #include "block_runner.hpp"
 #include "core_context.hpp"
+#include "core_memory_pool.hpp"
 #include "driver_codec.hpp"
 #include "driver_expected.hpp"
 #include "driver_failure.hpp"
@@ -271,8 +272,10 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
   for (uint32_t c = 0; c < layout.cores(); ++c)
     sync_class[c] = static_cast<uint32_t>(layout.identity(c).kind);
   block_runner runner(std::move(sync_class));
+  const std::unique_ptr<core_memory_pool> core_memory = make_core_memory_pool(launch.hw);
   kernel_launch with_runner = launch;
   with_runner.runner = &runner;
+  with_runner.core_memory = core_memory.get();
   std::vector<core_trace> by_block(layout.cores());
   const auto name = [&](uint32_t core) {
     const core_identity id = layout.identity(core);
@@ -368,7 +371,8 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
                " (a MIX launch may not exceed its physical cores)");
     }
     launch.tiling_key = tiling.tiling_key;
-    // Only the timed first set records instructions; every set records its GM writes.
+    // Only the timed first set records its instructions and GM writes: the judge replays that
+    // set's trace against its outputs (driver_judge.cpp); the other sets are judged by their bytes.
     launch.record_trace = set == 0;
     std::atomic<uint64_t> write_seq{0};
     launch.gm_write_seq = &write_seq;

@@ -14,6 +14,7 @@
 
 #include "aopt_sim/kernel/runtime_api.h"
 #include "core_context.hpp"
+#include "core_memory_pool.hpp"
 #include "cube_memory.hpp"
 #include "trace_recorder.hpp"
 
@@ -74,10 +75,6 @@ struct flag_slot {
   uint32_t line = 0;
 };
 
-struct free_deleter {
-  void operator()(uint8_t* p) const;
-};
-
 }  // namespace kernel
 
 struct core_context::impl {
@@ -86,10 +83,11 @@ struct core_context::impl {
   const kernel_launch& launch;
   uint32_t core;  // the core's place in the launch: its block_runner block and trace
   core_identity id;
-  uint32_t block_idx;                                   // GetBlockIdx
-  std::unique_ptr<uint8_t[], kernel::free_deleter> ub;  // UB, then the cube memories (mem)
+  uint32_t block_idx;  // GetBlockIdx
   uint32_t ub_bytes;
   kernel::memory_map mem;
+  std::unique_ptr<core_memory_pool> own_memory;  // when the launch has no pool
+  core_memory_pool::lease ub;                    // UB, then the cube memories (mem)
   trace_recorder rec;
 
   // TPipe

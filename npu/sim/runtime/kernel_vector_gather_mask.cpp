@@ -97,7 +97,7 @@ uint64_t vec_gather_mask(uint32_t elem_size, const local_ref& dst, const local_r
         take = fixed_selects(fixed_pattern, i);
       } else {
         const uint8_t byte =
-            s.ub[pattern_base + (i / pattern_bits) * elem_size + (i % pattern_bits) / 8];
+            s.ub.get()[pattern_base + (i / pattern_bits) * elem_size + (i % pattern_bits) / 8];
         take = ((byte >> (i % 8)) & 1) != 0;
       }
       if (!take) continue;
