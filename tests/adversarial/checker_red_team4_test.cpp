@@ -139,6 +139,7 @@ TEST_SUITE("adversarial") {
     // nothing.
     auto options = aopt::testing::checker_options(f.work.path(), true);
     options.screen_limits.cpu_seconds = 5;
+    options.probe_compile_timeout_seconds = 30;
     aopt::npu::sim_device bounded{aopt::testing::checker_profile(), options};
     aopt::npu::eval_options eval;
     eval.compile_timeout_seconds = 30;
@@ -148,7 +149,7 @@ TEST_SUITE("adversarial") {
       // Refused by the screen past its bounds, or by the compiler's own: never ok, never aopt's.
       CHECK_MESSAGE(r.status == eval_status::compile_error, f.describe(r));
       if (&kernel == &kernels[0]) {  // the screen's bound comes long before the compiler's
-        CHECK(r.error_kind == "forbidden");
+        CHECK(r.error_kind == "screen_limit");
         CHECK(r.message.find("cannot parse within its bounds") != std::string::npos);
       }
       CHECK(resident_peak_kib() - before < 64 * 1024);
@@ -156,6 +157,21 @@ TEST_SUITE("adversarial") {
     }
     CHECK(bounded.evaluate(f.op, f.op.host_source, f.op.kernel_source, eval).latency_us ==
           f.honest_latency);
+
+    // The same explosion in a tiling program that Stage I's probe builds alone (before any
+    // evaluation): the probe's screen has the same bounds and the same verdict.
+    const std::string boom_host =
+        checker_fixture::replace(f.op.host_source, "namespace optiling {\n",
+                                 boom + "}\nnamespace optiling {\n");
+    const long before = resident_peak_kib();
+    const auto probed = bounded.probe_tiling(f.op, boom_host);
+    CHECK(probed.result == aopt::npu::tiling_probe_result::kind::compile_error);
+    CHECK_MESSAGE(probed.error_kind == "screen_limit", probed.message);
+    CHECK(resident_peak_kib() - before < 64 * 1024);
+    const auto honest_probe = bounded.probe_tiling(f.op, f.op.host_source);
+    CHECK_MESSAGE(honest_probe.result == aopt::npu::tiling_probe_result::kind::ran,
+                  honest_probe.message);
+    f.check_honest_still_ok();
   }
 
   TEST_CASE("red team 4: a constexpr loop of 2^40 steps is the candidate's compile error") {

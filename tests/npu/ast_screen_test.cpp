@@ -112,6 +112,8 @@ TEST_SUITE("npu") {
       REQUIRE(refused.has_value());
       CHECK_FALSE(refused->unjudged);
       CHECK(refused->construct == "code the screen cannot parse within its bounds");
+      CHECK(refused->past_bounds);
+      CHECK(std::string(refused->error_kind()) == "screen_limit");
       CHECK(parser_children().size() == kept - 1);  // the process that parsed it is gone
       const std::string next = honest_variant(op, 1);
       const auto judged = screen.screen(op, op.host_source, &next);

@@ -1431,6 +1431,7 @@ child_verdict parse_in_child(screen_parser_pool& parsers, const std::string& req
     screen_finding s;
     s.file = main_file;
     s.construct = "code the screen cannot parse within its bounds";
+    s.past_bounds = true;
     s.reason = fmt::format(
         "parsing the unit took more than {} s of CPU time, {} MiB of memory or {} s (a template "
         "or macro explosion); no honest unit comes near",

@@ -452,7 +452,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     std::future<std::optional<screen_finding>> screened;
     if (options_.static_screen) {
       if (auto found = screen_includes_of(op, tiling_source, &kernel_source)) {
-        fail(eval_status::compile_error, "forbidden", found->message());
+        fail(eval_status::compile_error, found->error_kind(), found->message());
         return finish();
       }
       screened = start_ast_screen(op, tiling_source, &kernel_source);
@@ -508,7 +508,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     const std::optional<screen_finding> found = screened.valid() ? screened.get() : std::nullopt;
     r.phases.screen_wait = phase_done();
     if (found && !found->unjudged) {
-      fail(eval_status::compile_error, "forbidden", found->message());
+      fail(eval_status::compile_error, found->error_kind(), found->message());
       return finish();
     }
     if (built.result != build_outcome::kind::ok) {
@@ -520,7 +520,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     }
     // Code the screen could not parse, which the compiler accepted.
     if (found) {
-      fail(eval_status::compile_error, "forbidden", found->message());
+      fail(eval_status::compile_error, found->error_kind(), found->message());
       return finish();
     }
 
@@ -685,12 +685,12 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
     std::future<std::optional<screen_finding>> screened;
     if (options_.static_screen) {
       if (auto found = screen_includes_of(op, tiling_source, nullptr))
-        return finish(kind::compile_error, "forbidden", found->message());
+        return finish(kind::compile_error, found->error_kind(), found->message());
       screened = start_ast_screen(op, tiling_source, nullptr);
     }
     const eval_options defaults;
     build_limits limits;
-    limits.compile_timeout_seconds = defaults.compile_timeout_seconds;
+    limits.compile_timeout_seconds = options_.probe_compile_timeout_seconds;
     limits.address_space_bytes = options_.compiler_address_space_bytes;
     limits.parallel_compiles = 1;
     limits.redact = options_.redact;
@@ -700,13 +700,13 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
         builder_->build(op, tiling_source, op.kernel_source, scratch->path(), limits);
     const std::optional<screen_finding> found = screened.valid() ? screened.get() : std::nullopt;
     if (found && !found->unjudged)
-      return finish(kind::compile_error, "forbidden", found->message());
+      return finish(kind::compile_error, found->error_kind(), found->message());
     if (built.result != build_outcome::kind::ok) {
       return built.result == build_outcome::kind::infra_error
                  ? finish(kind::unavailable, "toolchain", built.message)
                  : finish(kind::compile_error, built.error_kind, built.message);
     }
-    if (found) return finish(kind::compile_error, "forbidden", found->message());
+    if (found) return finish(kind::compile_error, found->error_kind(), found->message());
     sim::driver_spec spec = driver_spec(op, defaults);
     result<shared_input_sets> inputs = share_inputs(op, 1, spec);
     if (!inputs.ok()) return finish(kind::unavailable, "inputs", inputs.error().message());

@@ -103,6 +103,9 @@ struct sim_device_options {
   screen_parser_limits screen_limits;
 
   uint64_t compiler_address_space_bytes = 0;  // RLIMIT_AS of g++; 0: inherited
+  // The wall-clock bound of the tiling probe's compile (probe_tiling has no eval_options; an
+  // evaluation's compile has eval_options.compile_timeout_seconds).
+  double probe_compile_timeout_seconds = eval_options{}.compile_timeout_seconds;
   uint32_t parallel_compiles = 2;
   // Cores the candidate processes share (0: the machine's). A candidate that starts while
   // fewer candidates than cores run gets the free ones for its input sets (driver_spec

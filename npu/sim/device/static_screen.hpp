@@ -30,9 +30,15 @@ struct screen_finding {
   // The AST screen could not parse the code (ast_screen.hpp): the candidate is refused only if
   // the compiler accepts it; otherwise the compiler's error is the verdict.
   bool unjudged = false;
+  // The AST screen's parse went past its bounds (CPU, memory or wall time): a template or macro
+  // explosion no honest unit comes near. Refused as such, not as a forbidden construct.
+  bool past_bounds = false;
 
   // "op_kernel/add.cpp:12: `_exit` is forbidden: a system call or its wrapper"
   std::string message() const;
+  // The evaluation's error_kind for this refusal: "screen_limit" past the bounds, else
+  // "forbidden".
+  const char* error_kind() const { return past_bounds ? "screen_limit" : "forbidden"; }
 };
 
 // The first forbidden construct of `text` (the source file `file`), or nothing. `own_header` is
