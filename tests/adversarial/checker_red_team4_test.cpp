@@ -160,9 +160,8 @@ TEST_SUITE("adversarial") {
 
     // The same explosion in a tiling program that Stage I's probe builds alone (before any
     // evaluation): the probe's screen has the same bounds and the same verdict.
-    const std::string boom_host =
-        checker_fixture::replace(f.op.host_source, "namespace optiling {\n",
-                                 boom + "}\nnamespace optiling {\n");
+    const std::string boom_host = checker_fixture::replace(
+        f.op.host_source, "namespace optiling {\n", boom + "}\nnamespace optiling {\n");
     const long before = resident_peak_kib();
     const auto probed = bounded.probe_tiling(f.op, boom_host);
     CHECK(probed.result == aopt::npu::tiling_probe_result::kind::compile_error);
