@@ -139,10 +139,10 @@ TEST_SUITE("adversarial") {
     // nothing.
     auto options = aopt::testing::checker_options(f.work.path(), true);
     options.screen_limits.cpu_seconds = 5;
-    options.probe_compile_timeout_seconds = 30;
+    options.probe_compile_timeout_seconds = 15;
     aopt::npu::sim_device bounded{aopt::testing::checker_profile(), options};
     aopt::npu::eval_options eval;
-    eval.compile_timeout_seconds = 30;
+    eval.compile_timeout_seconds = 15;
     for (const std::string& kernel : kernels) {
       const long before = resident_peak_kib();
       const eval_result r = bounded.evaluate(f.op, f.op.host_source, kernel, eval);

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <thread>
+#include <vector>
 
 #include "npu/sim/runtime/driver_expected.hpp"
 #include "npu/sim/runtime/shared_inputs.hpp"
@@ -41,6 +43,23 @@ TEST_SUITE("npu") {
     REQUIRE(store.find_or_draw(op, 2).ok());
     REQUIRE(store.find_or_draw(op_of(32), 1).ok());
     CHECK(store.drawn() == 3);
+  }
+
+  TEST_CASE("evaluations asking for a set together share one draw of it") {
+    input_store store(256ull << 20);
+    const op_spec op = op_of(4096);  // 4 MiB: long enough to draw that the askers overlap
+    std::vector<result<std::shared_ptr<const unique_fd>>> got(4, internal_error("not asked"));
+    std::vector<std::thread> askers;
+    for (size_t i = 0; i < got.size(); ++i) {
+      askers.emplace_back([&, i] { got[i] = store.find_or_draw(op, 0); });
+    }
+    for (std::thread& t : askers) t.join();
+    for (const auto& g : got) {
+      REQUIRE(g.ok());
+      CHECK(g->get() == got[0]->get());  // one descriptor
+    }
+    CHECK(store.drawn() == 1);
+    CHECK(sim::read_shared_inputs((*got[0])->get(), op) == sim::make_inputs(op, 0));
   }
 
   TEST_CASE("a shared input set cannot be written, resized or mapped writable") {

@@ -5,11 +5,15 @@
 // number; bounded by bytes, the oldest entry first. A descriptor stays valid while a run holds it,
 // after its entry was evicted.
 //
-// Thread-safety: every method may be called from several threads at once; a set is drawn under
-// the store's lock, once, however many evaluations ask for it together.
+// Thread-safety: every method may be called from several threads at once. A set is drawn once,
+// however many evaluations ask for it together (they wait for that draw), and outside the store's
+// lock: drawing an operator's sets takes most of a second, during which evaluations of other
+// operators find theirs.
 #pragma once
 
 #include <cstdint>
+#include <future>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -33,8 +37,11 @@ class input_store {
   uint64_t drawn() const;
 
  private:
+  using drawn_set = result<std::shared_ptr<const unique_fd>>;
+
   mutable std::mutex mutex_;
   bounded_cache<std::shared_ptr<const unique_fd>> entries_;
+  std::map<std::string, std::shared_future<drawn_set>> drawing_;  // sets being drawn now
   uint64_t drawn_ = 0;
 };
 
