@@ -94,4 +94,21 @@ TEST_SUITE("npu") {
     REQUIRE(cache.fetch(key, dir.path() / "d.o"));
     CHECK(slurp(dir.path() / "d.o") == object_bytes);
   }
+
+  TEST_CASE("a blob is kept beside the objects, checked like them, and never counted as one") {
+    aopt::testing::temp_dir dir;
+    aopt::npu::compile_cache cache(dir.path() / "objcache");
+    const std::string key = aopt::npu::compile_cache::key_of({"tables", "v1"});
+    CHECK_FALSE(cache.fetch_blob(key).has_value());
+    REQUIRE(cache.store_blob(key, "names of the link").ok());
+    CHECK(cache.fetch_blob(key).value() == "names of the link");
+    const fs::path entry = dir.path() / "objcache" / (key + ".o");
+    fs::permissions(entry, fs::perms::owner_all);
+    std::ofstream(entry, std::ios::binary | std::ios::trunc) << "names of the lie";
+    CHECK_FALSE(cache.fetch_blob(key).has_value());  // damaged: dropped
+    CHECK_FALSE(fs::exists(entry));
+    const auto stats = cache.stats();
+    CHECK(stats.hits + stats.misses + stats.stores == 0);
+    CHECK(stats.damaged == 1);
+  }
 }

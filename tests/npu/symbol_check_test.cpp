@@ -5,6 +5,13 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include "npu/sim/device/candidate_builder.hpp"
+#include "npu/sim/device/compile_cache.hpp"
+#include "support/temp_dir.hpp"
+
 using namespace aopt::npu;
 
 namespace {
@@ -84,5 +91,51 @@ TEST_SUITE("npu") {
       CHECK(why->find("`" + s.name + "`") != std::string::npos);
       CHECK(why->find("obj/kernel.o") != std::string::npos);
     }
+  }
+
+  TEST_CASE("the link's nm tables are kept in the object cache, and a damaged copy is made again") {
+    aopt::testing::temp_dir dir;
+    const sim_toolchain toolchain = default_sim_toolchain();
+    std::ofstream(dir.path() / "evil.cpp")
+        << "extern \"C\" long write(int, const void*, unsigned long) { return 0; }\n";
+    aopt::subprocess_options compile;
+    compile.argv = {toolchain.compiler, "-c", "evil.cpp", "-o", "evil.o"};
+    compile.working_dir = dir.path().string();
+    auto compiled = aopt::run_subprocess(compile);
+    REQUIRE((compiled.ok() && compiled->succeeded()));
+
+    compile_cache cache(dir.path() / "objcache");
+    const std::vector<std::filesystem::path> libs = {toolchain.lib_dir / "libaopt_simrt.a"};
+    aopt::subprocess_options run;
+    run.working_dir = dir.path().string();
+    const std::vector<symbol_checker::object> objects = {
+        {"evil.o", host_unit_allowance("TilingFunc")}};
+    auto entries = [&] {
+      std::vector<std::filesystem::path> out;
+      for (const auto& e : std::filesystem::directory_iterator(dir.path() / "objcache"))
+        out.push_back(e.path());
+      return out;
+    };
+
+    const symbol_checker first(toolchain.nm, toolchain.compiler, libs, &cache);
+    const auto found = first.check(objects, run);
+    REQUIRE(found.ok());
+    CHECK(found->find("`write`") != std::string::npos);
+    const auto kept = entries();
+    REQUIRE(kept.size() == 1);  // the tables, under the stamps of nm and the libraries
+    CHECK(std::filesystem::file_size(kept[0]) > 10000);
+
+    // A later checker (another device, another process) reads them and judges alike.
+    const symbol_checker second(toolchain.nm, toolchain.compiler, libs, &cache);
+    CHECK(second.check(objects, run).value() == *found);
+    CHECK(cache.stats().hits + cache.stats().misses + cache.stats().stores == 0);
+
+    // A damaged copy is dropped, the tables are made again and kept anew.
+    std::filesystem::permissions(kept[0], std::filesystem::perms::owner_all);
+    std::ofstream(kept[0], std::ios::binary | std::ios::trunc) << "{\"simulator\": \"\"}";
+    const symbol_checker third(toolchain.nm, toolchain.compiler, libs, &cache);
+    CHECK(third.check(objects, run).value() == *found);
+    CHECK(cache.stats().damaged == 1);
+    CHECK(entries().size() == 1);
   }
 }

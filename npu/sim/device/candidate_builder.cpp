@@ -16,6 +16,7 @@
 #include "base/subprocess.hpp"
 #include "npu/compile_error_explainer.hpp"
 #include "npu/package_include.hpp"
+#include "npu/sim/device/file_stamp.hpp"
 #include "npu/sim/device/process_environment.hpp"
 
 namespace aopt::npu {
@@ -52,15 +53,6 @@ std::string join(const std::vector<std::string>& words) {
 }
 
 // Size and modification time: enough to notice a rebuilt PCH, shim header or compiler.
-std::string file_stamp(const fs::path& path) {
-  std::error_code ec;
-  fs::path resolved = fs::canonical(path, ec);
-  if (ec) return path.string() + ":missing";
-  auto size = fs::file_size(resolved, ec);
-  auto time = fs::last_write_time(resolved, ec).time_since_epoch().count();
-  return fmt::format("{}:{}:{}", resolved.string(), size, static_cast<long long>(time));
-}
-
 std::string toolchain_fingerprint(const sim_toolchain& t) {
   std::string fp = file_stamp(t.compiler) + "\n" + join(t.candidate_flags) + "\n" +
                    file_stamp(t.pch_dir / "kernel_operator.h.gch") + "\n" +
@@ -478,7 +470,8 @@ candidate_builder::candidate_builder(sim_toolchain toolchain, compile_cache& cac
       symbols_(
           toolchain_.nm, toolchain_.compiler,
           {toolchain_.lib_dir / "libaopt_simdriver.a", toolchain_.lib_dir / "libaopt_simprobe.a",
-           toolchain_.lib_dir / "libaopt_simrt.a", toolchain_.lib_dir / "libaopt_protocol.a"}) {}
+           toolchain_.lib_dir / "libaopt_simrt.a", toolchain_.lib_dir / "libaopt_protocol.a"},
+          &cache_) {}
 
 build_outcome candidate_builder::build(const op_package& op, const std::string& tiling_source,
                                        const std::string& kernel_source, const fs::path& scratch,

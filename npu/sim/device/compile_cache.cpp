@@ -82,14 +82,11 @@ fs::path compile_cache::entry_path(const std::string& key) const {
   return dir_ / (key + ".o");
 }
 
-bool compile_cache::fetch(const std::string& key, const fs::path& destination, bool executable) {
-  fs::path entry = entry_path(key);
+std::optional<std::string> compile_cache::read_entry(const std::string& key) {
+  const fs::path entry = entry_path(key);
   std::optional<std::string> bytes = read_all(entry);
-  if (!bytes) {
-    misses_.fetch_add(1);
-    return false;
-  }
-  std::string_view data(*bytes);
+  if (!bytes) return std::nullopt;
+  const std::string_view data(*bytes);
   const bool intact = data.size() >= trailer_size &&
                       data.substr(data.size() - sizeof(trailer_magic)) ==
                           std::string_view(trailer_magic, sizeof(trailer_magic)) &&
@@ -97,37 +94,26 @@ bool compile_cache::fetch(const std::string& key, const fs::path& destination, b
                           data.substr(data.size() - trailer_size, 16);
   std::error_code ec;
   if (!intact) {
-    // Recompiling replaces it; until then nobody may link it.
+    // Making it again replaces it; until then nobody may use it.
     fs::remove(entry, ec);
     damaged_.fetch_add(1);
-    misses_.fetch_add(1);
-    return false;
-  }
-  fs::perms mode = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
-  if (executable) {
-    mode |= fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
-  }
-  if (!write_new_file(destination, data.substr(0, data.size() - trailer_size), {}, mode)) {
-    misses_.fetch_add(1);
-    return false;
+    return std::nullopt;
   }
   // The modification time orders entries for pruning: a hit makes an entry recent.
   fs::last_write_time(entry, fs::file_time_type::clock::now(), ec);
-  hits_.fetch_add(1);
-  return true;
+  bytes->resize(bytes->size() - trailer_size);
+  return bytes;
 }
 
-status compile_cache::store(const std::string& key, const fs::path& object) {
+status compile_cache::write_entry(const std::string& key, std::string_view bytes) {
   std::error_code ec;
   fs::create_directories(dir_, ec);
   if (ec)
     return internal_error(dir_.string() + ": cannot create the object cache: " + ec.message());
-  std::optional<std::string> bytes = read_all(object);
-  if (!bytes) return internal_error(object.string() + ": cannot read the compiled object");
-  std::string trailer = object_digest(*bytes);
+  std::string trailer = object_digest(bytes);
   trailer.append(trailer_magic, sizeof(trailer_magic));
   fs::path temp = dir_ / fmt::format(".tmp-{}-{}-{}", ::getpid(), temp_counter_.fetch_add(1), key);
-  if (!write_new_file(temp, *bytes, trailer,
+  if (!write_new_file(temp, bytes, trailer,
                       fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read)) {
     return internal_error(temp.string() + ": cannot write to the object cache");
   }
@@ -136,8 +122,41 @@ status compile_cache::store(const std::string& key, const fs::path& object) {
     fs::remove(temp, ec);
     return internal_error(entry_path(key).string() + ": cannot store: " + ec.message());
   }
+  return {};
+}
+
+bool compile_cache::fetch(const std::string& key, const fs::path& destination, bool executable) {
+  const std::optional<std::string> data = read_entry(key);
+  if (!data) {
+    misses_.fetch_add(1);
+    return false;
+  }
+  fs::perms mode = fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read;
+  if (executable) {
+    mode |= fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec;
+  }
+  if (!write_new_file(destination, *data, {}, mode)) {
+    misses_.fetch_add(1);
+    return false;
+  }
+  hits_.fetch_add(1);
+  return true;
+}
+
+status compile_cache::store(const std::string& key, const fs::path& object) {
+  std::optional<std::string> bytes = read_all(object);
+  if (!bytes) return internal_error(object.string() + ": cannot read the compiled object");
+  AOPT_RETURN_IF_ERROR(write_entry(key, *bytes));
   if (stores_.fetch_add(1) % prune_interval == prune_interval - 1) prune_if_due();
   return {};
+}
+
+std::optional<std::string> compile_cache::fetch_blob(const std::string& key) {
+  return read_entry(key);
+}
+
+status compile_cache::store_blob(const std::string& key, std::string_view bytes) {
+  return write_entry(key, bytes);
 }
 
 void compile_cache::prune_if_due() {

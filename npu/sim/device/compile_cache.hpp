@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -53,11 +54,20 @@ class compile_cache {
   // Adds a copy of `object` under `key`.
   status store(const std::string& key, const std::filesystem::path& object);
 
+  // A table derived from the toolchain and kept beside the objects (the names the link's
+  // libraries define, symbol_check.hpp), under a key of the stamps of what it was derived from:
+  // its bytes, or nothing on a miss or a damaged entry. Neither counts as a hit, miss or store.
+  std::optional<std::string> fetch_blob(const std::string& key);
+  status store_blob(const std::string& key, std::string_view bytes);
+
   compile_cache_stats stats() const;
   const std::filesystem::path& dir() const { return dir_; }
 
  private:
   std::filesystem::path entry_path(const std::string& key) const;
+  // The entry's bytes without their trailer, or nothing (a damaged entry is removed).
+  std::optional<std::string> read_entry(const std::string& key);
+  status write_entry(const std::string& key, std::string_view bytes);
   void prune_if_due();
 
   const std::filesystem::path dir_;

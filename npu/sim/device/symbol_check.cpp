@@ -3,7 +3,9 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
+#include "npu/sim/device/file_stamp.hpp"
 #include "npu/sim/device/process_environment.hpp"
 
 namespace aopt::npu {
@@ -153,26 +155,16 @@ symbol_allowance host_unit_allowance(const std::string& tiling_func) {
 }
 
 symbol_checker::symbol_checker(std::string nm, std::string compiler,
-                               std::vector<fs::path> simulator_libraries)
+                               std::vector<fs::path> simulator_libraries, compile_cache* cache)
     : nm_(std::move(nm)),
       compiler_(std::move(compiler)),
-      libraries_(std::move(simulator_libraries)) {}
+      libraries_(std::move(simulator_libraries)),
+      cache_(cache) {}
 
 result<const link_namespace*> symbol_checker::trusted() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (trusted_) return &*trusted_;
-  link_namespace names;
-  subprocess_options nm;
-  nm.inherit_environment = false;
-  nm.environment = sandboxed_process_environment();
-  nm.limits.wall_seconds = 120;
-  nm.argv = {nm_, "-P", "-A"};
-  for (const auto& lib : libraries_) nm.argv.push_back(lib.string());
-  result<std::string> simulator = run_nm(nm);
-  if (!simulator.ok()) return simulator.error();
-  names.add(parse_nm_posix(*simulator), true);
-
-  nm.argv = {nm_, "-P", "-A", "-D", "--defined-only"};
+  std::vector<std::string> system_paths;
   for (const char* lib : system_libraries) {
     subprocess_options where;
     where.argv = {compiler_, std::string("-print-file-name=") + lib};
@@ -185,11 +177,44 @@ result<const link_namespace*> symbol_checker::trusted() const {
     while (!path.empty() && (path.back() == '\n' || path.back() == ' ')) path.pop_back();
     // An unknown name is printed back as it is: that library is not in this toolchain.
     if (path.find('/') == std::string::npos) continue;
-    nm.argv.push_back(path);
+    system_paths.push_back(std::move(path));
   }
-  result<std::string> system = run_nm(nm);
-  if (!system.ok()) return system.error();
-  names.add(parse_nm_posix(*system), false);
+  // The tables depend only on nm and the libraries it reads.
+  std::string stamps = file_stamp(nm_);
+  for (const auto& lib : libraries_) stamps += "\n" + file_stamp(lib);
+  stamps += "\n--";
+  for (const std::string& path : system_paths) stamps += "\n" + file_stamp(path);
+  const std::string key = compile_cache::key_of({"link-namespace nm tables", stamps});
+  std::optional<nlohmann::json> tables;
+  if (cache_ != nullptr) {
+    if (std::optional<std::string> kept = cache_->fetch_blob(key)) {
+      nlohmann::json parsed = nlohmann::json::parse(*kept, nullptr, false);
+      if (parsed.is_object() && parsed.value("simulator", nlohmann::json()).is_string() &&
+          parsed.value("system", nlohmann::json()).is_string()) {
+        tables = std::move(parsed);
+      }
+    }
+  }
+  if (!tables) {
+    subprocess_options nm;
+    nm.inherit_environment = false;
+    nm.environment = sandboxed_process_environment();
+    nm.limits.wall_seconds = 120;
+    nm.argv = {nm_, "-P", "-A"};
+    for (const auto& lib : libraries_) nm.argv.push_back(lib.string());
+    result<std::string> simulator = run_nm(nm);
+    if (!simulator.ok()) return simulator.error();
+    nm.argv = {nm_, "-P", "-A", "-D", "--defined-only"};
+    nm.argv.insert(nm.argv.end(), system_paths.begin(), system_paths.end());
+    result<std::string> system = run_nm(nm);
+    if (!system.ok()) return system.error();
+    tables = nlohmann::json{{"simulator", *simulator}, {"system", *system}};
+    // A cache that cannot keep it costs the next checker the two nm runs, nothing else.
+    if (cache_ != nullptr) (void)cache_->store_blob(key, tables->dump());
+  }
+  link_namespace names;
+  names.add(parse_nm_posix((*tables)["simulator"].get<std::string>()), true);
+  names.add(parse_nm_posix((*tables)["system"].get<std::string>()), false);
   trusted_ = std::move(names);
   return &*trusted_;
 }

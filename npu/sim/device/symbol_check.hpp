@@ -11,7 +11,9 @@
 // before the libraries in the link, it would replace theirs.
 //
 // The names the link's libraries define come from nm over the simulator's static libraries and
-// the dynamic symbol tables of the C and C++ libraries, read once per checker. nm reads the
+// the dynamic symbol tables of the C and C++ libraries, read once per checker, and kept in the
+// object cache under the stamps of nm and those libraries (every device of every process used to
+// run both nm calls again: about 0.3 s of CPU each time). nm reads the
 // candidate's objects in the compiler's sandbox: the objects are built from hostile sources.
 //
 // Thread-safety: check() may be called concurrently.
@@ -26,6 +28,7 @@
 
 #include "base/status.hpp"
 #include "base/subprocess.hpp"
+#include "npu/sim/device/compile_cache.hpp"
 
 namespace aopt::npu {
 
@@ -71,8 +74,10 @@ class symbol_checker {
  public:
   // `simulator_libraries`: the static libraries linked after the candidate's objects.
   // `compiler` finds the C and C++ libraries it links (-print-file-name).
+  // `cache`, when given, keeps the libraries' nm tables between checkers and processes.
   symbol_checker(std::string nm, std::string compiler,
-                 std::vector<std::filesystem::path> simulator_libraries);
+                 std::vector<std::filesystem::path> simulator_libraries,
+                 compile_cache* cache = nullptr);
 
   struct object {
     std::string path;  // as nm is given it (relative to the run's working dir)
@@ -89,6 +94,7 @@ class symbol_checker {
   std::string nm_;
   std::string compiler_;
   std::vector<std::filesystem::path> libraries_;
+  compile_cache* cache_;
   mutable std::mutex mutex_;
   mutable std::optional<link_namespace> trusted_;
 };
