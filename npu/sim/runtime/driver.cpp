@@ -371,8 +371,7 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
                " (a MIX launch may not exceed its physical cores)");
     }
     launch.tiling_key = tiling.tiling_key;
-    // Only the timed first set records its instructions and GM writes: the judge replays that
-    // set's trace against its outputs (driver_judge.cpp); the other sets are judged by their bytes.
+    // Only the timed first set records instructions; every set records its GM writes.
     launch.record_trace = set == 0;
     std::atomic<uint64_t> write_seq{0};
     launch.gm_write_seq = &write_seq;

@@ -201,7 +201,6 @@ void record_gm_read(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_
 void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
                      uint32_t bursts) {
   flush_scalar_write(s);  // a store handed out earlier happened before this write
-  if (!s.rec.on()) return;
   const gm_region& r = s.launch.gm[s.last_region];
   gm_write w;
   w.region = static_cast<uint32_t>(s.last_region);
