@@ -6,8 +6,11 @@
 #include "agent/kernel_text/kernel_facts.hpp"
 #include "agent/motifs/bottleneck_phrases.hpp"
 #include "agent/motifs/core_split_edits.hpp"
+#include "agent/motifs/fixpipe_epilogue_edits.hpp"
 #include "agent/motifs/index_fill_edits.hpp"
 #include "agent/motifs/invariant_hoisting_edits.hpp"
+#include "agent/motifs/l0c_accumulation_edits.hpp"
+#include "agent/motifs/l1_residency_edits.hpp"
 #include "agent/motifs/optimization_edits.hpp"
 #include "agent/motifs/rewind_edits.hpp"
 
@@ -178,6 +181,60 @@ std::vector<motif> build_library() {
        "l1_single_to_double_buffer",
        "Give the A1/B1 (L1) queues two buffers so operand loads overlap the cube's work.",
        l1_double_buffer_edits},
+      {"l0c_accumulation",
+       "pipelining",
+       "Accumulate the K steps in L0C, one fixpipe per tile",
+       "Let every Mmad after a tile's first accumulate into the same L0C (CO1) tensor "
+       "(cmatrixInitVal only on the first K step) and move the tile out once: a fixpipe per K "
+       "step writes each partial sum to GM and adds it there with an atomic read-modify-write, "
+       "K / baseK times the output traffic, and the cube waits for each fixpipe to free L0C.",
+       {"extra_gm_traffic"},
+       "Every K step of a tile starts a new L0C sum and fixpipes it into GM under "
+       "SetAtomicAdd.",
+       "a CO1 tensor allocated before a K loop that passes it the flag `s == 0`, queued and "
+       "copied out after the loop",
+       "a K loop whose body allocates a CO1 tensor, multiplies with the flag `true` and copies "
+       "it out under SetAtomicAdd",
+       "l0c_to_per_step_fixpipe",
+       per_step_fixpipe_edits,
+       "per_step_fixpipe_to_l0c",
+       "Allocate the CO1 tensor before the K loop, pass `s == 0` as the init flag and fixpipe "
+       "once after the loop, without atomics.",
+       l0c_accumulation_edits},
+      {"l1_resident_operand",
+       "memory",
+       "Keep an operand's NZ block resident in L1",
+       "Load an operand block that every iteration of a loop reads unchanged (a row panel of a "
+       "for all the column tiles of c) into L1 once, converted ND -> NZ on the way, and keep it "
+       "there for the whole loop: reloading it in every iteration repeats its GM traffic and "
+       "its layout conversion, and the cube waits for each reload.",
+       {"extra_gm_traffic", "mte2_bound"},
+       "Every iteration loads the same operand block from GM into L1 and converts it to NZ "
+       "again.",
+       "an L1 operand loaded and dequeued before a loop and freed after it",
+       "a loop body that starts by loading and dequeuing an L1 operand its load does not vary "
+       "and ends by freeing it",
+       "resident_to_reloaded_operand",
+       reload_operand_edits,
+       "reloaded_to_resident_operand",
+       "Load and dequeue the L1 operand before the loop and free it after, instead of in every "
+       "iteration.",
+       resident_operand_edits},
+      {"fixpipe_epilogue",
+       "fusion",
+       "Fuse the ReLU epilogue into the fixpipe",
+       "Let the fixpipe apply the ReLU (reluEn) while it moves the tile out of L0C: writing the "
+       "raw product to GM and passing over it again reads and rewrites every element through "
+       "GM, one scalar access at a time, after a full barrier.",
+       {"extra_gm_traffic", "scalar_heavy"},
+       "Each tile is written to GM raw, then read back element by element and clamped at zero.",
+       "a Fixpipe into GM whose params enable ReLU",
+       "a Fixpipe into GM followed by a GetValue/SetValue loop that clamps its tile at zero",
+       "fixpipe_relu_to_gm_pass",
+       gm_epilogue_edits,
+       "gm_pass_to_fixpipe_relu",
+       "Enable reluEn in the Fixpipe params and drop the pass that clamps the tile in GM.",
+       fused_epilogue_edits},
       {"stage_barriers",
        "synchronization",
        "Remove full barriers between pipeline stages",

@@ -6,19 +6,26 @@
 //
 //   motif               de-optimization (rewind)   optimization (refinement)
 //   double_buffering    double_to_single_buffer    single_to_double_buffer
+//   l1_double_buffering l1_double_to_single_buffer l1_single_to_double_buffer
+//   l0c_accumulation    l0c_to_per_step_fixpipe    per_step_fixpipe_to_l0c
+//   l1_resident_operand resident_to_reloaded_operand reloaded_to_resident_operand
+//   fixpipe_epilogue    fixpipe_relu_to_gm_pass    gm_pass_to_fixpipe_relu
 //   stage_barriers      add_full_barriers          remove_stage_barriers
 //   invariant_hoisting  invariant_into_loop        hoist_invariant_load
 //   vectorization       vector_to_scalar           scalar_loop_to_vector
 //   large_bursts        chunked_copies             merge_chunked_copies
 //   ub_sized_tiles      small_tile                 enlarge_tile
 //   balanced_split      balanced_to_naive_split    naive_to_balanced_split
+//   grid_core_split     grid_to_line_split         line_to_grid_split
 //   fine_grained_sync   flags_to_full_barriers     full_barrier_to_flags
 //   fused_passes        extra_gm_round_trip        remove_gm_round_trip
 //   reciprocal_multiply multiply_to_divide         divide_to_reciprocal_multiply
 //   vector_index_fill   index_fill_to_scalar_loop  scalar_index_fill_to_vector
 //
 // The edits of each direction are in rewind_edits.hpp and optimization_edits.hpp (both
-// directions of invariant hoisting in invariant_hoisting_edits.hpp); the tuple
+// directions of invariant hoisting in invariant_hoisting_edits.hpp, of the cube's L0C
+// accumulation, L1 residency and fixpipe epilogue in l0c_accumulation_edits.hpp,
+// l1_residency_edits.hpp and fixpipe_epilogue_edits.hpp); the tuple
 // fields (title, description, bottleneck, tags) come from the motif, and each rule names the
 // other as its counterpart. An optimization rule also lists its variants: the same motif with
 // its free parameters varied (one site at a time when it edits several, queue depth 3 and 4,

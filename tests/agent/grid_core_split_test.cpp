@@ -6,21 +6,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <filesystem>
+#include <string>
 
-#include "agent/evaluation/evaluation_service.hpp"
-#include "agent/motifs/optimization_rules.hpp"
-#include "agent/motifs/rewind_rules.hpp"
-#include "npu/hardware_profile.hpp"
-#include "npu/local_device_slots.hpp"
-#include "npu/op_package.hpp"
-#include "npu/sim/device/sim_device.hpp"
-#include "support/shared_object_cache.hpp"
-#include "support/temp_dir.hpp"
+#include "kernel_rule_harness.hpp"
 
 using namespace aopt;
 using namespace aopt::agent;
-namespace fs = std::filesystem;
+using aopt::testing::apply_rule;
 
 namespace {
 
@@ -38,15 +30,6 @@ const char* const kTileLoop = R"(class K {
 };
 )";
 
-std::string apply(const std::string& rule, const std::string& kernel, bool rewind) {
-  const kernel_rule* r = rewind ? find_rewind_rule(rule) : find_optimization_rule(rule);
-  REQUIRE(r != nullptr);
-  REQUIRE_MESSAGE(r->applies(kernel), rule << " does not apply to:\n" << kernel);
-  result<std::string> out = r->apply(kernel);
-  REQUIRE_MESSAGE(out.ok(), out.error().to_string());
-  return *out;
-}
-
 std::string replace_once(std::string text, const std::string& from, const std::string& to) {
   const size_t at = text.find(from);
   REQUIRE(at != std::string::npos);
@@ -57,7 +40,7 @@ std::string replace_once(std::string text, const std::string& from, const std::s
 
 TEST_SUITE("agent") {
   TEST_CASE("grid_core_split: the rewind hands out columns, the optimization flattens them back") {
-    const std::string lines = apply("grid_to_line_split", kTileLoop, true);
+    const std::string lines = apply_rule("grid_to_line_split", kTileLoop, true);
     CHECK(lines.find("for (uint32_t tColumn = GetBlockIdx(); tColumn < tilesN; tColumn += "
                      "GetBlockNum()) {") != std::string::npos);
     CHECK(lines.find("for (uint32_t tLine = 0; tLine < (tiles) / tilesN; tLine++) {") !=
@@ -70,11 +53,11 @@ TEST_SUITE("agent") {
     CHECK_FALSE(find_rewind_rule("grid_to_line_split")->applies(lines));
 
     // On the rewind's own form the optimization gives the flat loop back, text and all.
-    CHECK(apply("line_to_grid_split", lines, false) == kTileLoop);
+    CHECK(apply_rule("line_to_grid_split", lines, false) == kTileLoop);
     // The same column split written another way is flattened by the general form.
     const std::string by_hand =
         replace_once(lines, "tLine * tilesN + tColumn", "tColumn + tLine * tilesN");
-    const std::string grid = apply("line_to_grid_split", by_hand, false);
+    const std::string grid = apply_rule("line_to_grid_split", by_hand, false);
     CHECK(grid.find("for (uint32_t tColumntLine = GetBlockIdx(); tColumntLine < (tilesN) * "
                     "((tiles) / tilesN); tColumntLine += GetBlockNum()) {") != std::string::npos);
     CHECK(grid.find("uint32_t tColumn = tColumntLine / ((tiles) / tilesN);") != std::string::npos);
@@ -99,7 +82,7 @@ TEST_SUITE("agent") {
     }
 };
 )";
-    const std::string flat = apply("line_to_grid_split", rows, false);
+    const std::string flat = apply_rule("line_to_grid_split", rows, false);
     CHECK(flat.find("for (int32_t rowi = GetBlockIdx(); rowi < (rowCount) * (tilesPerRow); rowi "
                     "+= GetBlockNum()) {") != std::string::npos);
     CHECK(flat.find("int32_t row = rowi / (tilesPerRow);") != std::string::npos);
@@ -137,40 +120,21 @@ TEST_SUITE("agent") {
   TEST_CASE(
       "grid_core_split on the simulator: columns are slower and the flat grid is the expert's "
       "speed") {
-    testing::temp_dir work;
-    result<sim::hw_profile> hw =
-        npu::find_hardware_profile("ascend910b4", fs::path(AOPT_SOURCE_DIR) / "config/hardware");
-    REQUIRE_MESSAGE(hw.ok(), hw.error().to_string());
-    npu::sim_device_options options;
-    options.work_dir = work.path();
-    options.cache_dir = aopt::testing::shared_object_cache();
-    npu::eval_options eval;
-    eval.input_sets = 1;
-    evaluation_service service(std::make_shared<npu::local_device_slots>(
-                                   std::make_shared<npu::sim_device>(*hw, options), 1),
-                               nullptr, eval);
-    result<npu::op_package> loaded =
-        npu::load_op_package(fs::path(AOPT_SOURCE_DIR) / "corpus/experts/matmul_fused_relu_custom");
-    REQUIRE_MESSAGE(loaded.ok(), loaded.error().to_string());
-    auto op = std::make_shared<const npu::op_package>(std::move(*loaded));
-    const auto run = [&](const std::string& kernel) {
-      result<evaluation> e = service.evaluate({op, op->host_source, kernel, "test", false, false});
-      REQUIRE_MESSAGE(e.ok(), e.error().to_string());
-      REQUIRE_MESSAGE(e->result.status == npu::eval_status::ok, e->result.message);
-      return e->result.latency_us;
-    };
+    aopt::testing::expert_bench bench;
+    const auto op = aopt::testing::expert_bench::expert("matmul_fused_relu_custom");
+    const auto run = [&](const std::string& kernel) { return bench.latency_us(op, kernel); };
     const double expert = run(op->kernel_source);
-    const std::string lines = apply("grid_to_line_split", op->kernel_source, true);
+    const std::string lines = apply_rule("grid_to_line_split", op->kernel_source, true);
     const double columns = run(lines);
     // 16 x 4 tiles of c on 20 cores: 4 a core either way when spread, 16 a core on the 4 cores
     // that get a column.
     CHECK(columns > 2 * expert);
     // Undone, the rewind gives the expert's text back; the general flattening of a column split
     // written another way is as fast as the expert.
-    CHECK(apply("line_to_grid_split", lines, false) == op->kernel_source);
-    const double flat = run(
-        apply("line_to_grid_split",
-              replace_once(lines, "tLine * tilesN + tColumn", "tColumn + tLine * tilesN"), false));
+    CHECK(apply_rule("line_to_grid_split", lines, false) == op->kernel_source);
+    const double flat = run(apply_rule(
+        "line_to_grid_split",
+        replace_once(lines, "tLine * tilesN + tColumn", "tColumn + tLine * tilesN"), false));
     CHECK(flat < columns / 2);
     CHECK(flat == doctest::Approx(expert).epsilon(0.05));
   }

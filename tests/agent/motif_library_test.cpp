@@ -47,6 +47,13 @@ TEST_SUITE("agent") {
       CHECK(names.count(practice) == 1);
     }
     CHECK(names.count("invariant_hoisting") == 1);
+    // The cube's (issue 32): L1 double buffering, K accumulated in L0C, an operand kept in L1
+    // as NZ, the epilogue fused into the fixpipe, the tile grid spread over the cores.
+    for (const char* cube : {"l1_double_buffering", "l0c_accumulation", "l1_resident_operand",
+                             "fixpipe_epilogue", "grid_core_split"}) {
+      CAPTURE(cube);
+      CHECK(names.count(cube) == 1);
+    }
     CHECK(find_motif("nope") == nullptr);
   }
 

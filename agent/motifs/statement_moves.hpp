@@ -1,0 +1,49 @@
+// Whole statements moved into and out of a loop, the edits of the motifs that change what a loop
+// repeats (the cube's L0C accumulation and L1 residency): a statement on lines of its own is
+// removed where it is and written again, one statement a line, at the top or the bottom of a
+// loop body or right before or after the loop, indented as the code around it.
+//
+// Thread-safety: pure functions.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/kernel_text/kernel_edits.hpp"
+#include "agent/kernel_text/kernel_facts.hpp"
+
+namespace aopt::agent {
+
+// The original text of statement `s`, when it is on one line of its own; nullopt otherwise.
+std::optional<std::string> single_line_statement(const kernel_facts& f, text_range s);
+
+// The braced loop statement `s` starts with; nullopt when `s` is no such loop.
+std::optional<loop_range> loop_at(const kernel_facts& f, text_range s);
+
+// The indentation of `loop`'s own line, and of the statements of its body (the loop's plus the
+// step between the two, four spaces when the body is empty).
+std::string loop_indent(const kernel_facts& f, const loop_range& loop);
+std::string body_indent(const kernel_facts& f, const loop_range& loop);
+
+// Insertions of `lines` (each without its indentation), one a line, with `indent` before each.
+// REQUIRES: the loop's braces end their lines ("{" the header's, "}" its own).
+text_edit insert_at_body_top(const kernel_facts& f, const loop_range& loop,
+                             const std::vector<std::string>& lines, const std::string& indent);
+text_edit insert_at_body_bottom(const kernel_facts& f, const loop_range& loop,
+                                const std::vector<std::string>& lines, const std::string& indent);
+text_edit insert_before_loop(const kernel_facts& f, const loop_range& loop,
+                             const std::vector<std::string>& lines);
+text_edit insert_after_loop(const kernel_facts& f, const loop_range& loop,
+                            const std::vector<std::string>& lines);
+
+// `LocalTensor<T> x = q.<method><T>();` (spaces free): its type, variable and queue.
+struct queue_tensor_declaration {
+  std::string type;
+  std::string variable;
+  std::string queue;
+};
+std::optional<queue_tensor_declaration> queue_tensor_declared(const kernel_facts& f, text_range s,
+                                                              const std::string& method);
+
+}  // namespace aopt::agent
