@@ -62,7 +62,7 @@ bool relu_type(const std::string& type) {
 // A loop that reads `tensor` with GetValue, compares with 0 and writes 0 into it with SetValue.
 bool is_relu_pass(const kernel_facts& f, text_range s, const std::string& tensor) {
   if (!loop_at(f, s)) return false;
-  const std::string shape = shape_of(f.masked().substr(s.begin, s.end - s.begin));
+  const std::string shape = statement_shape(f, s);
   const std::regex reads(tensor + R"(\.GetValue\()");
   // shape_of has dropped the static_casts: `(0.0f)`, `half(0)` and `0` all store zero.
   const std::regex zero_store(tensor + R"(\.SetValue\([^;]*,[(\w]*?0(?:\.0*)?f?\)*;)");
@@ -116,21 +116,16 @@ std::vector<text_edit> fused_epilogue_edits(const kernel_facts& f) {
       edits.push_back(remove_statement(masked, s[i++]));
     std::string tensor = operand_base(site.destination);
     std::smatch m;
-    const std::string next =
-        i < s.size() ? shape_of(masked.substr(s[i].begin, s[i].end - s[i].begin)) : "";
+    const std::string next = i < s.size() ? statement_shape(f, s[i]) : "";
     if (std::regex_match(next, m, alias) && m[2] == shape_of(site.destination)) {
       tensor = m[1];
       edits.push_back(remove_statement(masked, s[i++]));
     }
     if (i >= s.size() || !is_relu_pass(f, s[i], tensor)) continue;
     edits.push_back(remove_statement(masked, s[i++]));
-    const std::string flush =
-        i < s.size() ? shape_of(masked.substr(s[i].begin, s[i].end - s[i].begin)) : "";
-    if (flush.rfind("DataCacheCleanAndInvalid<", 0) == 0 && flush.size() > tensor.size() + 3 &&
-        flush.compare(flush.size() - tensor.size() - 3, std::string::npos, "(" + tensor + ");") ==
-            0) {
+    const std::regex flush("^DataCacheCleanAndInvalid<[^;]*>\\(" + tensor + "\\);$");
+    if (i < s.size() && std::regex_match(statement_shape(f, s[i]), flush))
       edits.push_back(remove_statement(masked, s[i]));
-    }
     if (std::optional<text_range> disabled = relu_setting(f, site, "false")) {
       edits.push_back({*disabled, "true"});
     } else {

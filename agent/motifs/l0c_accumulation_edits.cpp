@@ -16,8 +16,7 @@ namespace {
 // The statement is `q.<method>(x);`.
 bool is_queue_call(const kernel_facts& f, text_range s, const std::string& queue,
                    const std::string& method, const std::string& tensor) {
-  return shape_of(f.masked().substr(s.begin, s.end - s.begin)) ==
-         queue + "." + method + "(" + tensor + ");";
+  return statement_shape(f, s) == queue + "." + method + "(" + tensor + ");";
 }
 
 // A one-call statement that moves a CO1 tensor out of L0C: Fixpipe itself, or a call of a member
@@ -25,7 +24,7 @@ bool is_queue_call(const kernel_facts& f, text_range s, const std::string& queue
 std::optional<std::string> copy_out_call(const kernel_facts& f, text_range s) {
   static const std::regex plain_call(R"(^([A-Za-z_]\w*)\([^;]*\);$)");
   std::smatch m;
-  const std::string shape = shape_of(f.masked().substr(s.begin, s.end - s.begin));
+  const std::string shape = statement_shape(f, s);
   if (!std::regex_match(shape, m, plain_call)) return std::nullopt;
   if (m[1] != "Fixpipe") {
     std::optional<text_range> body = find_function_body(f.masked(), m[1].str());
@@ -140,11 +139,9 @@ std::vector<text_edit> l0c_accumulation_edits(const kernel_facts& f) {
     std::optional<queue_tensor_declaration> sum = queue_tensor_declared(f, s[0], "AllocTensor");
     if (!sum || !f.is_cube_queue(sum->queue) || f.is_l1_queue(sum->queue)) continue;
     std::smatch m;
-    const std::string guard =
-        shape_of(masked.substr(s[n - 3].begin, s[n - 3].end - s[n - 3].begin));
+    const std::string guard = statement_shape(f, s[n - 3]);
     if (!std::regex_match(guard, m, guarded_add) || m[1] != k->variable) continue;
-    if (shape_of(masked.substr(s[n - 1].begin, s[n - 1].end - s[n - 1].begin)) !=
-            "SetAtomicNone();" ||
+    if (statement_shape(f, s[n - 1]) != "SetAtomicNone();" ||
         !is_queue_call(f, s[n - 4], sum->queue, "EnQue", sum->variable)) {
       continue;
     }

@@ -17,7 +17,7 @@ std::optional<std::string> operand_load(const kernel_facts& f, text_range s,
                                         const std::string& queue) {
   static const std::regex plain_call(R"(^([A-Za-z_]\w*)\([^;]*\);$)");
   std::smatch m;
-  const std::string shape = shape_of(f.masked().substr(s.begin, s.end - s.begin));
+  const std::string shape = statement_shape(f, s);
   if (!std::regex_match(shape, m, plain_call)) return std::nullopt;
   std::optional<text_range> body = find_function_body(f.masked(), m[1].str());
   if (!body) return std::nullopt;
@@ -39,8 +39,7 @@ std::optional<resident_block> read_block(const kernel_facts& f, const std::vecto
   std::optional<queue_tensor_declaration> x = queue_tensor_declared(f, s[load_at + 1], "DeQue");
   if (!x || !f.is_l1_queue(x->queue)) return std::nullopt;
   const text_range r = s[release_at];
-  if (shape_of(f.masked().substr(r.begin, r.end - r.begin)) !=
-      x->queue + ".FreeTensor(" + x->variable + ");") {
+  if (statement_shape(f, r) != x->queue + ".FreeTensor(" + x->variable + ");") {
     return std::nullopt;
   }
   std::optional<std::string> load = operand_load(f, s[load_at], x->queue);

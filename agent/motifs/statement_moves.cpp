@@ -6,6 +6,10 @@
 
 namespace aopt::agent {
 
+std::string statement_shape(const kernel_facts& f, text_range s) {
+  return shape_of(f.masked().substr(s.begin, s.end - s.begin));
+}
+
 std::optional<std::string> single_line_statement(const kernel_facts& f, text_range s) {
   std::optional<text_range> lines = own_lines(f.masked(), s);
   if (!lines || f.text().find('\n', s.begin) < s.end) return std::nullopt;
@@ -62,7 +66,7 @@ std::optional<queue_tensor_declaration> queue_tensor_declared(const kernel_facts
   static const std::regex declaration(
       R"(^(?:AscendC::)?LocalTensor<([\w:]+)>([A-Za-z_]\w*)=([A-Za-z_]\w*)\.(\w+)<[\w:]+>\(\);$)");
   std::smatch m;
-  const std::string shape = shape_of(f.masked().substr(s.begin, s.end - s.begin));
+  const std::string shape = statement_shape(f, s);
   if (!std::regex_match(shape, m, declaration) || m[4] != method) return std::nullopt;
   return queue_tensor_declaration{m[1], m[2], m[3]};
 }
