@@ -17,8 +17,15 @@ std::optional<std::string> single_line_statement(const kernel_facts& f, text_ran
 }
 
 std::optional<loop_range> loop_at(const kernel_facts& f, text_range s) {
-  for (const loop_range& loop : find_loops(f.masked(), s)) {
-    if (loop.keyword == s.begin && loop.body.end == s.end) return loop;
+  const std::string& masked = f.masked();
+  const size_t close = s.end - 1;
+  for (const loop_range& loop : find_loops(masked, s)) {
+    if (loop.keyword != s.begin || loop.body.end != s.end) continue;
+    const size_t after_open = skip_space(masked, loop.body.begin + 1);
+    const bool open_ends_line = masked.find('\n', loop.body.begin) < after_open;
+    const bool close_starts_line =
+        masked.find_first_not_of(" \t", line_begin(masked, close)) == close;
+    if (open_ends_line && close_starts_line) return loop;
   }
   return std::nullopt;
 }

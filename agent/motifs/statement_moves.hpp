@@ -21,7 +21,8 @@ std::string statement_shape(const kernel_facts& f, text_range s);
 // The original text of statement `s`, when it is on one line of its own; nullopt otherwise.
 std::optional<std::string> single_line_statement(const kernel_facts& f, text_range s);
 
-// The braced loop statement `s` starts with; nullopt when `s` is no such loop.
+// The braced loop statement `s` starts with, when its "{" ends a line and its "}" starts one (a
+// statement can be put at the top or the bottom of its body); nullopt otherwise.
 std::optional<loop_range> loop_at(const kernel_facts& f, text_range s);
 
 // The indentation of `loop`'s own line, and of the statements of its body (the loop's plus the
@@ -30,7 +31,7 @@ std::string loop_indent(const kernel_facts& f, const loop_range& loop);
 std::string body_indent(const kernel_facts& f, const loop_range& loop);
 
 // Insertions of `lines` (each without its indentation), one a line, with `indent` before each.
-// REQUIRES: the loop's braces end their lines ("{" the header's, "}" its own).
+// REQUIRES for the body's top and bottom: a loop as loop_at() returns it.
 text_edit insert_at_body_top(const kernel_facts& f, const loop_range& loop,
                              const std::vector<std::string>& lines, const std::string& indent);
 text_edit insert_at_body_bottom(const kernel_facts& f, const loop_range& loop,

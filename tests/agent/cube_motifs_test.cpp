@@ -178,6 +178,13 @@ TEST_SUITE("agent") {
     std::string varying = kReloadedPanel;
     varying.replace(varying.find("LoadPanelB(n0);"), 15, "LoadPanelB(n0 + r);");
     CHECK_FALSE(find_optimization_rule("reloaded_to_resident_operand")->applies(varying));
+    // A loop written on one line has no body lines to move the load into.
+    std::string one_line = fast;
+    const size_t loop = one_line.find("        for (uint32_t r = 0;");
+    one_line.replace(
+        loop, one_line.find("        l1B.FreeTensor") - loop,
+        "        for (uint32_t r = 0; r < rowTiles; r++) { RowTile(r * tm, n0, panel); }\n");
+    CHECK_FALSE(find_rewind_rule("resident_to_reloaded_operand")->applies(one_line));
     // A vector queue is no L1 operand.
     std::string vector_queue = kReloadedPanel;
     vector_queue.replace(vector_queue.find("TPosition::B1"), 13, "TPosition::VECIN");
