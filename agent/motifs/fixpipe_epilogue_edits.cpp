@@ -125,7 +125,13 @@ std::vector<text_edit> fused_epilogue_edits(const kernel_facts& f) {
     edits.push_back(remove_statement(masked, s[i++]));
     const std::regex flush("^DataCacheCleanAndInvalid<[^;]*>\\(" + tensor + "\\);$");
     if (i < s.size() && std::regex_match(statement_shape(f, s[i]), flush))
-      edits.push_back(remove_statement(masked, s[i]));
+      edits.push_back(remove_statement(masked, s[i++]));
+    // An alias the pass declared goes with it, unless later code still names it.
+    const bool alias_used_later =
+        tensor != operand_base(site.destination) && i < s.size() &&
+        find_identifier(masked.substr(s[i].begin, s.back().end - s[i].begin), tensor) !=
+            std::string::npos;
+    if (alias_used_later) continue;
     if (std::optional<text_range> disabled = relu_setting(f, site, "false")) {
       edits.push_back({*disabled, "true"});
     } else {

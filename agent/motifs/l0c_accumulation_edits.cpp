@@ -151,6 +151,8 @@ std::vector<text_edit> l0c_accumulation_edits(const kernel_facts& f) {
     std::optional<std::string> enque = single_line_statement(f, s[n - 4]);
     std::optional<std::string> copy_out = copy_out_call(f, s[n - 2]);
     if (!flag || !allocation || !enque || !copy_out) continue;
+    // After the loop the copy-out cannot name the loop's variable.
+    if (find_identifier(*copy_out, k->variable) != std::string::npos) continue;
     return {insert_before_loop(f, loop, {*allocation}),
             remove_statement(masked, s[0]),
             {*flag, k->variable + " == 0"},

@@ -15,8 +15,9 @@
 //                           Fixpipe of the kernel writes a 32-bit result (float, int32_t)
 //                           without ReLU or quantization: a partial sum through either would
 //                           not add up to the product.
-//   l0c_accumulation_edits  (optimization) that per-step form, however its names are spelled
-//                           -> the accumulation in L0C again, the flag `s == 0`.
+//   l0c_accumulation_edits  (optimization) that per-step form, however its names are spelled,
+//                           when its copy-out does not name the K step -> the accumulation in
+//                           L0C again, the flag `s == 0`.
 //
 // Thread-safety: pure functions.
 #pragma once

@@ -152,6 +152,10 @@ TEST_SUITE("agent") {
     CHECK(has_text(slow, "mp.cmatrixInitVal = true;"));
     CHECK(has_text(slow, "            if (kk > 0) {\n                SetAtomicAdd<float>();\n"));
     CHECK(apply_rule("per_step_fixpipe_to_l0c", slow, false) == fast);
+    // A copy-out that names the K step cannot move after the loop.
+    std::string per_step_target = kPerStepSums;
+    per_step_target.replace(per_step_target.find("Store(m0, n0);"), 14, "Store(m0, n0 + kk);");
+    CHECK_FALSE(find_optimization_rule("per_step_fixpipe_to_l0c")->applies(per_step_target));
     // A sum that a fixpipe narrows (float -> half) or clamps (ReLU) does not add up in GM: the
     // rewind leaves such kernels alone.
     std::string narrowed = fast;
@@ -204,6 +208,15 @@ TEST_SUITE("agent") {
     CHECK_FALSE(find_optimization_rule("gm_pass_to_fixpipe_relu")->applies(scaled));
     // A fixpipe that already applies ReLU has nothing to fuse.
     CHECK_FALSE(find_optimization_rule("gm_pass_to_fixpipe_relu")->applies(fast));
+    // The rewind's own pass, through an alias of the tile, fuses back to the same text; an alias
+    // that later code still names is not the pass's alone.
+    const std::string rewound = apply_rule("fixpipe_relu_to_gm_pass", fast, true);
+    REQUIRE(has_text(rewound, "GlobalTensor<half> reluTile = out[m0 * N + n0];"));
+    CHECK(apply_rule("gm_pass_to_fixpipe_relu", rewound, false) == fast);
+    std::string alias_kept = rewound;
+    alias_kept.replace(alias_kept.find("        co1Q.FreeTensor(acc);"), 0,
+                       "        Report(reluTile);\n");
+    CHECK_FALSE(find_optimization_rule("gm_pass_to_fixpipe_relu")->applies(alias_kept));
   }
 
   // The one corpus kernel written with two of the slow forms, matmul_panel_custom, is claimed by
