@@ -128,6 +128,9 @@ std::map<std::string, double> profile_deltas(const npu::eval_result& slow,
   put("mte3.ratio", s.mte3.ratio, f.mte3.ratio);
   put("vector.ratio", s.vector.ratio, f.vector.ratio);
   put("scalar.ratio", s.scalar.ratio, f.scalar.ratio);
+  put("mte1.ratio", s.mte1.ratio, f.mte1.ratio);
+  put("cube.ratio", s.cube.ratio, f.cube.ratio);
+  put("fixpipe.ratio", s.fixpipe.ratio, f.fixpipe.ratio);
   put("barrier_stall_us", s.barrier_stall_us, f.barrier_stall_us);
   put("flag_wait_us", s.flag_wait_us, f.flag_wait_us);
   put("mean_burst_bytes", s.mean_burst_bytes, f.mean_burst_bytes);

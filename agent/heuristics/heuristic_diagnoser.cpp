@@ -15,9 +15,10 @@ namespace {
 
 const std::vector<std::string>& priority() {
   static const std::vector<std::string> order = {
-      "scalar_heavy", "barrier_stall", "no_overlap",     "extra_gm_traffic", "small_bursts",
-      "ub_underuse",  "core_underuse", "core_imbalance", "launch_bound",     "mte2_bound",
-      "mte3_bound",   "vector_bound",  "near_roofline"};
+      "scalar_heavy", "barrier_stall", "no_overlap",    "extra_gm_traffic",
+      "small_bursts", "ub_underuse",   "core_underuse", "core_imbalance",
+      "launch_bound", "mte2_bound",    "mte3_bound",    "vector_bound",
+      "mte1_bound",   "cube_bound",    "fixpipe_bound", "near_roofline"};
   return order;
 }
 
@@ -86,16 +87,19 @@ heuristic_diagnosis heuristic_diagnoser::diagnose(const diagnosis_input& input) 
     const double core_time = p.core_time_max_us > 0 ? p.core_time_max_us : r.latency_us;
     scalar_ratio = p.scalar.ratio;
     stall_share = core_time > 0 ? p.barrier_stall_us / core_time : 0;
-    ratio_sum = p.mte2.ratio + p.vector.ratio + p.mte3.ratio;
+    // The cube's pipes overlap the copies as the vector unit does (zero in a vector kernel).
+    ratio_sum = p.mte2.ratio + p.vector.ratio + p.mte3.ratio + p.mte1.ratio + p.cube.ratio +
+                p.fixpipe.ratio;
 
     struct pipe_share {
       const char* tag;
       std::string name;
       double ratio;
     };
-    std::vector<pipe_share> shares = {{"mte2_bound", "MTE2", p.mte2.ratio},
-                                      {"vector_bound", "vector", p.vector.ratio},
-                                      {"mte3_bound", "MTE3", p.mte3.ratio}};
+    std::vector<pipe_share> shares = {
+        {"mte2_bound", "MTE2", p.mte2.ratio},     {"vector_bound", "vector", p.vector.ratio},
+        {"mte3_bound", "MTE3", p.mte3.ratio},     {"mte1_bound", "MTE1", p.mte1.ratio},
+        {"cube_bound", "cube (M)", p.cube.ratio}, {"fixpipe_bound", "FIX", p.fixpipe.ratio}};
     std::stable_sort(shares.begin(), shares.end(),
                      [](const pipe_share& a, const pipe_share& b) { return a.ratio > b.ratio; });
     if (shares[0].ratio >= options_.pipe_bound_ratio) {
@@ -103,8 +107,11 @@ heuristic_diagnosis heuristic_diagnoser::diagnose(const diagnosis_input& input) 
           shares[0].name + format(" busy %.0f%% of the core time", shares[0].ratio * 100);
     }
     if (ratio_sum < options_.overlap_sum && shares[1].ratio >= 0.15) {
+      const bool cube = p.mte1.ratio + p.cube.ratio + p.fixpipe.ratio > 0;
       found["no_overlap"] =
-          format("MTE2+vector+MTE3 busy ratios sum to %.2f (< %.2f): the pipes take turns",
+          format(cube ? "MTE2+vector+MTE3+MTE1+cube+FIX busy ratios sum to %.2f (< %.2f): the "
+                        "pipes take turns"
+                      : "MTE2+vector+MTE3 busy ratios sum to %.2f (< %.2f): the pipes take turns",
                  ratio_sum, options_.overlap_sum);
     }
     if (p.scalar.ratio >= options_.scalar_ratio ||
@@ -176,9 +183,10 @@ heuristic_diagnosis heuristic_diagnoser::diagnose(const diagnosis_input& input) 
 
   if (found.empty() && profiled) {
     const npu::eval_profile& p = input.result->profile;
-    std::vector<std::pair<const char*, double>> shares = {{"mte2_bound", p.mte2.ratio},
-                                                          {"vector_bound", p.vector.ratio},
-                                                          {"mte3_bound", p.mte3.ratio}};
+    std::vector<std::pair<const char*, double>> shares = {
+        {"mte2_bound", p.mte2.ratio}, {"vector_bound", p.vector.ratio},
+        {"mte3_bound", p.mte3.ratio}, {"mte1_bound", p.mte1.ratio},
+        {"cube_bound", p.cube.ratio}, {"fixpipe_bound", p.fixpipe.ratio}};
     auto top = std::max_element(shares.begin(), shares.end(),
                                 [](const auto& a, const auto& b) { return a.second < b.second; });
     if (top->second > 0) {

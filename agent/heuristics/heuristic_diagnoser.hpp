@@ -3,10 +3,11 @@
 // "heuristic-diagnoser" wherever it appears.
 //
 // Profile signals (only when the result is ok), with the thresholds of diagnoser_options:
-//   <pipe>_bound     the largest of the MTE2 / MTE3 / vector ratios, when >= pipe_bound_ratio
-//                    (mte2_bound, mte3_bound, vector_bound)
-//   no_overlap       MTE2 + vector + MTE3 ratios sum below overlap_sum (busy times add up
-//                    instead of overlapping) and the second busiest of them is >= 0.15
+//   <pipe>_bound     the largest of the MTE2 / MTE3 / vector / MTE1 / cube / fixpipe ratios,
+//                    when >= pipe_bound_ratio (mte2_bound, mte3_bound, vector_bound,
+//                    mte1_bound, cube_bound, fixpipe_bound)
+//   no_overlap       those ratios sum below overlap_sum (busy times add up instead of
+//                    overlapping) and the second busiest of them is >= 0.15
 //   scalar_heavy     scalar ratio >= scalar_ratio, or more GetValue/SetValue accesses than
 //                    vector instructions (and at least 64 of them)
 //   barrier_stall    PipeBarrier<PIPE_ALL> stall time >= barrier_stall_share of the core time

@@ -38,6 +38,12 @@ const std::map<std::string, std::string>& phrases() {
        "Extra GM traffic: data makes a round trip through global memory instead of staying in "
        "UB, more bytes moved than the inputs and outputs need."},
       {"near_roofline", "Near roofline: latency is close to the memory or vector bound."},
+      {"mte1_bound",
+       "MTE1 bound: moving cube operands from L1 into L0A/L0B (LoadData) dominates the core "
+       "time."},
+      {"cube_bound", "Cube bound: the cube unit (Mmad) is busy most of the core time."},
+      {"fixpipe_bound",
+       "Fixpipe bound: moving results out of L0C through the fixpipe dominates the core time."},
   };
   return table;
 }
@@ -46,9 +52,10 @@ const std::map<std::string, std::string>& phrases() {
 
 const std::vector<std::string>& bottleneck_tags() {
   static const std::vector<std::string> tags = {
-      "mte2_bound",    "mte3_bound",       "vector_bound",   "no_overlap",   "scalar_heavy",
-      "barrier_stall", "core_underuse",    "core_imbalance", "small_bursts", "ub_underuse",
-      "launch_bound",  "extra_gm_traffic", "near_roofline"};
+      "mte2_bound",    "mte3_bound",    "vector_bound",  "no_overlap",
+      "scalar_heavy",  "barrier_stall", "core_underuse", "core_imbalance",
+      "small_bursts",  "ub_underuse",   "launch_bound",  "extra_gm_traffic",
+      "near_roofline", "mte1_bound",    "cube_bound",    "fixpipe_bound"};
   return tags;
 }
 

@@ -188,7 +188,7 @@ std::vector<motif> build_library() {
        "(cmatrixInitVal only on the first K step) and move the tile out once: a fixpipe per K "
        "step writes each partial sum to GM and adds it there with an atomic read-modify-write, "
        "K / baseK times the output traffic, and the cube waits for each fixpipe to free L0C.",
-       {"extra_gm_traffic"},
+       {"extra_gm_traffic", "fixpipe_bound"},
        "Every K step of a tile starts a new L0C sum and fixpipes it into GM under "
        "SetAtomicAdd.",
        "a CO1 tensor allocated before a K loop that passes it the flag `s == 0`, queued and "

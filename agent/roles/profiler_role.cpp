@@ -42,10 +42,11 @@ class profiler final : public annotator_policy {
       reply.note.text = "no profile of this kernel to read (its evaluation was not ok)";
       return reply;
     }
-    std::vector<pipe_time> pipes = {{"MTE2", "GM->UB copies", p.mte2.time_us},
-                                    {"V", "vector compute", p.vector.time_us},
-                                    {"MTE3", "UB->GM copies", p.mte3.time_us},
-                                    {"S", "scalar work", p.scalar.time_us}};
+    std::vector<pipe_time> pipes = {
+        {"MTE2", "GM->UB copies", p.mte2.time_us},        {"V", "vector compute", p.vector.time_us},
+        {"MTE3", "UB->GM copies", p.mte3.time_us},        {"S", "scalar work", p.scalar.time_us},
+        {"MTE1", "L1->L0 operand moves", p.mte1.time_us}, {"M", "cube multiplies", p.cube.time_us},
+        {"FIX", "L0C->GM/UB moves", p.fixpipe.time_us}};
     std::sort(pipes.begin(), pipes.end(),
               [](const pipe_time& a, const pipe_time& b) { return a.us > b.us; });
     const pipe_time& top = pipes[0];

@@ -41,27 +41,34 @@ void read_pipe(const json& j, const char* key, pipe_busy& p) {
 }
 
 json profile_summary_json(const eval_profile& p) {
-  return {{"scalar", pipe_json(p.scalar)},
-          {"vector", pipe_json(p.vector)},
-          {"mte2", pipe_json(p.mte2)},
-          {"mte3", pipe_json(p.mte3)},
-          {"block_dim", p.block_dim},
-          {"ub_high_water_bytes", p.ub_high_water_bytes},
-          {"ub_capacity_bytes", p.ub_capacity_bytes},
-          {"gm_read_bytes", p.gm_read_bytes},
-          {"gm_write_bytes", p.gm_write_bytes},
-          {"dma_bursts", p.dma_bursts},
-          {"mean_burst_bytes", p.mean_burst_bytes},
-          {"scalar_accesses", p.scalar_accesses},
-          {"vector_instructions", p.vector_instructions},
-          {"barrier_stall_us", p.barrier_stall_us},
-          {"flag_wait_us", p.flag_wait_us},
-          {"auto_sync_wait_us", p.auto_sync_wait_us},
-          {"waves", p.waves},
-          {"launch_overhead_us", p.launch_overhead_us},
-          {"core_time_max_us", p.core_time_max_us},
-          {"core_time_mean_us", p.core_time_mean_us},
-          {"trace_instructions", p.trace_instructions}};
+  json j = {{"scalar", pipe_json(p.scalar)},
+            {"vector", pipe_json(p.vector)},
+            {"mte2", pipe_json(p.mte2)},
+            {"mte3", pipe_json(p.mte3)},
+            {"block_dim", p.block_dim},
+            {"ub_high_water_bytes", p.ub_high_water_bytes},
+            {"ub_capacity_bytes", p.ub_capacity_bytes},
+            {"gm_read_bytes", p.gm_read_bytes},
+            {"gm_write_bytes", p.gm_write_bytes},
+            {"dma_bursts", p.dma_bursts},
+            {"mean_burst_bytes", p.mean_burst_bytes},
+            {"scalar_accesses", p.scalar_accesses},
+            {"vector_instructions", p.vector_instructions},
+            {"barrier_stall_us", p.barrier_stall_us},
+            {"flag_wait_us", p.flag_wait_us},
+            {"auto_sync_wait_us", p.auto_sync_wait_us},
+            {"waves", p.waves},
+            {"launch_overhead_us", p.launch_overhead_us},
+            {"core_time_max_us", p.core_time_max_us},
+            {"core_time_mean_us", p.core_time_mean_us},
+            {"trace_instructions", p.trace_instructions}};
+  // Only where the cube worked, so that a vector kernel's profile reads as it always did.
+  for (const auto& [key, busy] : {std::pair<const char*, const pipe_busy&>{"mte1", p.mte1},
+                                  {"cube", p.cube},
+                                  {"fixpipe", p.fixpipe}}) {
+    if (busy.time_us > 0) j[key] = pipe_json(busy);
+  }
+  return j;
 }
 
 json profile_json(const eval_profile& p) {
@@ -81,6 +88,9 @@ void read_profile(const json& j, eval_profile& p) {
   read_pipe(j, "vector", p.vector);
   read_pipe(j, "mte2", p.mte2);
   read_pipe(j, "mte3", p.mte3);
+  read_pipe(j, "mte1", p.mte1);
+  read_pipe(j, "cube", p.cube);
+  read_pipe(j, "fixpipe", p.fixpipe);
   read(j, "block_dim", p.block_dim);
   read(j, "ub_high_water_bytes", p.ub_high_water_bytes);
   read(j, "ub_capacity_bytes", p.ub_capacity_bytes);

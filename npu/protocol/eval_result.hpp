@@ -48,6 +48,10 @@ struct ub_allocation {
 // What a profiler tells about one run (msprof op on hardware, the timing model in the sim).
 struct eval_profile {
   pipe_busy scalar, vector, mte2, mte3;
+  // The cube's pipes on the critical core: MTE1 (L1 -> L0A/L0B), the cube itself (M: Mmad) and
+  // the fixpipe (FIX: out of L0C). Zero for a core without cube work, and from a profiler that
+  // does not report them.
+  pipe_busy mte1, cube, fixpipe;
   uint32_t block_dim = 0;
   uint64_t ub_high_water_bytes = 0;  // largest InitBuffer total over cores
   uint64_t ub_capacity_bytes = 0;

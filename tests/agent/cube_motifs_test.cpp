@@ -242,8 +242,17 @@ TEST_SUITE("agent") {
     const auto run = [&](const std::shared_ptr<const npu::op_package>& op,
                          const std::string& kernel) { return bench.latency_us(op, kernel); };
     const auto panel = expert("matmul_resident_panel_custom");
-    const double resident = run(panel, panel->kernel_source);
+    const npu::eval_result resident_result = bench.evaluate_ok(panel, panel->kernel_source);
+    const double resident = resident_result.latency_us;
     const std::string per_step = apply_rule("l0c_to_per_step_fixpipe", panel->kernel_source, true);
+    // The profile shows the cube's pipes, and where the per-step form spends its time: a fixpipe
+    // per K step instead of one per tile.
+    const npu::eval_profile& cube = resident_result.profile;
+    CHECK(cube.mte1.time_us > 0);
+    CHECK(cube.cube.time_us > 0);
+    CHECK(cube.fixpipe.time_us > 0);
+    CHECK(cube.vector.time_us == 0);
+    CHECK(bench.evaluate_ok(panel, per_step).profile.fixpipe.time_us > 2 * cube.fixpipe.time_us);
     const std::string reloaded =
         apply_rule("resident_to_reloaded_operand", panel->kernel_source, true);
     const double per_step_us = run(panel, per_step);

@@ -106,6 +106,41 @@ TEST_SUITE("agent") {
     }
   }
 
+  // A matmul core: MTE2 brings operands to L1, MTE1 moves them to L0, the cube multiplies and the
+  // fixpipe writes c out; no vector work.
+  TEST_CASE("the cube's pipes are diagnosed like the vector unit's") {
+    heuristic_diagnoser d;
+    npu::eval_result r = healthy();
+    r.profile.vector = {0, 0};
+    r.profile.mte3 = {0, 0};
+    r.profile.mte2 = {5, 0.2};
+    r.profile.mte1 = {8, 0.32};
+    r.profile.fixpipe = {3, 0.12};
+    SUBCASE("the busiest pipe names the bound") {
+      r.profile.cube = {20, 0.8};
+      heuristic_diagnosis out = d.diagnose({&r, "", 0, 0});
+      CHECK(has(out, "cube_bound"));
+      CHECK_FALSE(has(out, "mte2_bound"));
+      CHECK(out.query.find(bottleneck_phrase("cube_bound")) != std::string::npos);
+      r.profile.cube = {4, 0.16};
+      r.profile.fixpipe = {18, 0.72};
+      CHECK(has(d.diagnose({&r, "", 0, 0}), "fixpipe_bound"));
+    }
+    SUBCASE("pipes that overlap are no serialization: the cube's count in the sum") {
+      r.profile.cube = {15, 0.6};  // 0.2 + 0.32 + 0.6 + 0.12 = 1.24, over overlap_sum
+      CHECK_FALSE(has(d.diagnose({&r, "", 0, 0}), "no_overlap"));
+      r.profile.cube = {4, 0.16};  // 0.2 + 0.18 + 0.16 + 0.12 = 0.66
+      r.profile.mte1 = {4.5, 0.18};
+      heuristic_diagnosis serial = d.diagnose({&r, "", 0, 0});
+      REQUIRE(has(serial, "no_overlap"));
+      const auto evidence =
+          std::find_if(serial.evidence.begin(), serial.evidence.end(),
+                       [](const std::string& e) { return e.rfind("no_overlap", 0) == 0; });
+      REQUIRE(evidence != serial.evidence.end());
+      CHECK(evidence->find("MTE1+cube+FIX") != std::string::npos);
+    }
+  }
+
   TEST_CASE("static signals of the kernel text count without a profile") {
     heuristic_diagnoser d;
     heuristic_diagnosis out = d.diagnose({nullptr, kBarrierKernel, 0, 0});

@@ -57,13 +57,19 @@ class expert_bench {
     return std::make_shared<const npu::op_package>(std::move(*loaded));
   }
 
-  // The simulated latency of `op` with `kernel`, which must evaluate `ok`.
-  double latency_us(const std::shared_ptr<const npu::op_package>& op, const std::string& kernel) {
+  // The result of `op` with `kernel`, which must evaluate `ok`.
+  npu::eval_result evaluate_ok(const std::shared_ptr<const npu::op_package>& op,
+                               const std::string& kernel) {
     result<agent::evaluation> e =
         service_->evaluate({op, op->host_source, kernel, "test", false, false});
     REQUIRE_MESSAGE(e.ok(), e.error().to_string());
     REQUIRE_MESSAGE(e->result.status == npu::eval_status::ok, e->result.message);
-    return e->result.latency_us;
+    return e->result;
+  }
+
+  // Its simulated latency.
+  double latency_us(const std::shared_ptr<const npu::op_package>& op, const std::string& kernel) {
+    return evaluate_ok(op, kernel).latency_us;
   }
 
  private:

@@ -68,6 +68,25 @@ TEST_SUITE("protocol") {
     CHECK(back.from_cache);
   }
 
+  TEST_CASE("the cube's pipes are in a profile only where the cube worked, and round-trip") {
+    json vector_only = sample_result();
+    for (const char* pipe : {"mte1", "cube", "fixpipe"}) {
+      CAPTURE(pipe);
+      CHECK_FALSE(vector_only.at("profile").contains(pipe));
+    }
+    aopt::npu::eval_result r = sample_result();
+    r.profile.mte1 = {2.0, 0.16};
+    r.profile.cube = {6.0, 0.48};
+    r.profile.fixpipe = {1.5, 0.12};
+    json j = r;
+    CHECK(j.at("profile").at("cube").at("ratio") == 0.48);
+    auto back = j.get<aopt::npu::eval_result>();
+    CHECK(back.profile.mte1.time_us == 2.0);
+    CHECK(back.profile.cube.ratio == 0.48);
+    CHECK(back.profile.fixpipe.time_us == 1.5);
+    CHECK(json(back) == j);
+  }
+
   TEST_CASE("a partial result keeps defaults for the absent keys") {
     auto r = json::parse(R"({"status": "runtime_error", "error_kind": "ub_overflow"})")
                  .get<aopt::npu::eval_result>();

@@ -131,6 +131,9 @@ timing_outcome time_kernel(const driver_spec& spec, const std::vector<core_trace
   p.vector = pipe_of(critical, pipe::v, hw);
   p.mte2 = pipe_of(critical, pipe::mte2, hw);
   p.mte3 = pipe_of(critical, pipe::mte3, hw);
+  p.mte1 = pipe_of(critical, pipe::mte1, hw);
+  p.cube = pipe_of(critical, pipe::m, hw);
+  p.fixpipe = pipe_of(critical, pipe::fix, hw);
   p.block_dim = block_dim;
   p.ub_capacity_bytes = hw.ub_bytes;
   p.mean_burst_bytes =
