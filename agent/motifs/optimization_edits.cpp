@@ -492,50 +492,66 @@ std::vector<text_edit> barrier_flag_edits(const kernel_facts& f) {
   std::optional<std::string> pipe = f.pipe_access();
   if (!pipe) return {};
   const std::string& masked = f.masked();
-  std::set<size_t> loop_bodies;
-  for (const loop_range& loop : find_loops(masked, {0, masked.size()}))
-    loop_bodies.insert(loop.body.begin);
-  std::string event = fresh_identifier(f.text(), "flagEvent");
   std::vector<text_edit> edits;
   std::set<size_t> done;
   for (const text_range& block : find_blocks(masked)) {
     std::vector<text_range> stmts = split_statements(masked, block);
+    // Adds the pipes of statement k to `into`; false at a barrier (the scan stops there).
+    auto collect = [&](size_t k, std::vector<pipe_kind>& into) {
+      if (is_barrier(masked, stmts[k])) return false;
+      for (pipe_kind p : f.pipes(stmts[k]))
+        if (std::find(into.begin(), into.end(), p) == into.end()) into.push_back(p);
+      return true;
+    };
     for (size_t i = 0; i < stmts.size(); ++i) {
       if (!is_full_barrier(masked, stmts[i]) || done.count(stmts[i].begin) != 0) continue;
-      std::optional<pipe_kind> before;
-      for (size_t k = i; k-- > 0 && !before;) {
-        if (is_barrier(masked, stmts[k])) break;
-        std::vector<pipe_kind> p = f.pipes(stmts[k]);
-        if (!p.empty()) before = p.back();
-      }
-      std::optional<pipe_kind> after;
-      bool stop = false;
-      for (size_t k = i + 1; k < stmts.size() && !after && !stop; ++k) {
-        if (is_barrier(masked, stmts[k])) stop = true;
-        std::vector<pipe_kind> p = f.pipes(stmts[k]);
-        if (!p.empty() && !stop) after = p.front();
-      }
-      // At the end of a loop body the next code is the body's start, in the next iteration.
-      if (!after && !stop && loop_bodies.count(block.begin) != 0) {
-        for (size_t k = 0; k < i && !after; ++k) {
-          if (is_barrier(masked, stmts[k])) break;
-          std::vector<pipe_kind> p = f.pipes(stmts[k]);
-          if (!p.empty()) after = p.front();
+      // A full barrier orders every pipe issued before it against every pipe after it: the
+      // flags must order each pair the statements on either side use, not only the nearest
+      // two (a copy-in read by both the scalar unit and MTE3 needs MTE2_S and MTE2_MTE3). A
+      // block may run again (a loop body, a function called in a loop): before its first
+      // barrier ran the tail of its previous run, after its last barrier runs the head of the
+      // next one.
+      std::vector<pipe_kind> before;
+      size_t k = i;
+      while (k > 0 && collect(k - 1, before)) --k;
+      if (k == 0) {
+        for (size_t w = stmts.size(); w-- > i + 1 && collect(w, before);) {
         }
       }
-      if (!before || !after || (*before == pipe_kind::scalar && *after == pipe_kind::scalar))
-        continue;
+      std::vector<pipe_kind> after;
+      k = i + 1;
+      while (k < stmts.size() && collect(k, after)) ++k;
+      if (k == stmts.size()) {
+        for (size_t w = 0; w < i && collect(w, after); ++w) {
+        }
+      }
+      std::vector<std::string> orders;
+      for (pipe_kind b : before) {
+        for (pipe_kind a : after) {
+          if (b == pipe_kind::scalar && a == pipe_kind::scalar) continue;
+          if (b == a) {
+            orders.push_back(std::string("PipeBarrier<PIPE_") + pipe_name(b) + ">();");
+            continue;
+          }
+          const std::string hard = std::string("HardEvent::") + pipe_name(b) + "_" + pipe_name(a);
+          const std::string event = fresh_identifier(
+              f.text(), std::string("flagEvent") + (orders.empty() ? "" : pipe_name(b)) +
+                            (orders.empty() ? "" : pipe_name(a)));
+          orders.push_back("event_t " + event + " = static_cast<event_t>(" + *pipe +
+                           "FetchEventID(" + hard + "));");
+          orders.push_back("SetFlag<" + hard + ">(" + event + ");");
+          orders.push_back("WaitFlag<" + hard + ">(" + event + ");");
+        }
+      }
+      if (orders.empty()) continue;
       std::string replacement;
-      if (*before == *after) {
-        replacement = std::string("PipeBarrier<PIPE_") + pipe_name(*before) + ">();";
+      if (orders.size() == 1) {
+        replacement = orders[0];
       } else {
-        std::string hard =
-            std::string("HardEvent::") + pipe_name(*before) + "_" + pipe_name(*after);
-        std::string indent = line_indent(f.text(), stmts[i].begin);
-        replacement = "{\n" + indent + kIndentUnit + "event_t " + event +
-                      " = static_cast<event_t>(" + *pipe + "FetchEventID(" + hard + "));\n" +
-                      indent + kIndentUnit + "SetFlag<" + hard + ">(" + event + ");\n" + indent +
-                      kIndentUnit + "WaitFlag<" + hard + ">(" + event + ");\n" + indent + "}";
+        const std::string indent = line_indent(f.text(), stmts[i].begin);
+        replacement = "{\n";
+        for (const std::string& o : orders) replacement += indent + kIndentUnit + o + "\n";
+        replacement += indent + "}";
       }
       done.insert(stmts[i].begin);
       edits.push_back({stmts[i], replacement});

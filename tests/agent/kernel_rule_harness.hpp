@@ -32,7 +32,7 @@ inline std::string apply_rule(const std::string& rule, const std::string& kernel
   return *out;
 }
 
-// Corpus experts evaluated with other kernels on the simulator (ascend910b4).
+// Corpus experts (or other packages) evaluated with other kernels on the simulator (ascend910b4).
 class expert_bench {
  public:
   expert_bench() {
@@ -51,8 +51,12 @@ class expert_bench {
   }
 
   static std::shared_ptr<const npu::op_package> expert(const std::string& name) {
-    result<npu::op_package> loaded =
-        npu::load_op_package(std::filesystem::path(AOPT_SOURCE_DIR) / "corpus/experts" / name);
+    return package(std::filesystem::path(AOPT_SOURCE_DIR) / "corpus/experts" / name);
+  }
+
+  // Any operator package (a wild one, say), as it is on disk.
+  static std::shared_ptr<const npu::op_package> package(const std::filesystem::path& dir) {
+    result<npu::op_package> loaded = npu::load_op_package(dir);
     REQUIRE_MESSAGE(loaded.ok(), loaded.error().to_string());
     return std::make_shared<const npu::op_package>(std::move(*loaded));
   }

@@ -33,7 +33,7 @@ TEST_SUITE("agent") {
     result<sim::hw_profile> hw =
         npu::find_hardware_profile("ascend910b4", fs::path(AOPT_SOURCE_DIR) / "config/hardware");
     REQUIRE(hw.ok());
-    testing::temp_dir work;
+    aopt::testing::temp_dir work;
     npu::sim_device_options options;
     options.work_dir = work.path();
     auto device = std::make_shared<npu::sim_device>(*hw, options);
