@@ -86,11 +86,20 @@ void print_report(const npu::op_package& op, const std::string& profile_id,
     for (const auto& [name, busy] : pipes) {
       fmt::print("  {:<10} {:>10.3f}  {}\n", name, busy->time_us, percent(busy->ratio));
     }
+    // The cube's pipes only where the cube worked, so a vector kernel's report reads as before.
+    const std::pair<const char*, const npu::pipe_busy*> cube_pipes[] = {
+        {"MTE1", &p.mte1}, {"cube (M)", &p.cube}, {"FIX", &p.fixpipe}};
+    for (const auto& [name, busy] : cube_pipes) {
+      if (busy->time_us > 0)
+        fmt::print("  {:<10} {:>10.3f}  {}\n", name, busy->time_us, percent(busy->ratio));
+    }
     fmt::print("UB high water {} of {} bytes\n", p.ub_high_water_bytes, p.ub_capacity_bytes);
     fmt::print("GM bytes      {} read, {} written ({} bursts, {:.0f} bytes on average)\n",
                p.gm_read_bytes, p.gm_write_bytes, p.dma_bursts, p.mean_burst_bytes);
-    fmt::print("roofline      bound {:.3f} us (memory {:.3f}, vector {:.3f}); achieved {}\n",
-               r.roof.bound_us, r.roof.memory_bound_us, r.roof.vector_bound_us,
+    const std::string compute =
+        r.roof.compute_bound_us > 0 ? fmt::format(", cube {:.3f}", r.roof.compute_bound_us) : "";
+    fmt::print("roofline      bound {:.3f} us (memory {:.3f}, vector {:.3f}{}); achieved {}\n",
+               r.roof.bound_us, r.roof.memory_bound_us, r.roof.vector_bound_us, compute,
                percent(r.roof.achieved_fraction));
   }
   fmt::print("time          compile {:.2f} s, run {:.2f} s\n", r.compile_seconds, r.run_seconds);

@@ -53,6 +53,18 @@ TEST_SUITE("runtime") {
     }
   }
 
+  TEST_CASE("aopt eval prints the cube's pipes for a matmul, and not for a vector kernel") {
+    auto cube = run_aopt({"eval", (ops_dir / "matmul_transpose_accumulate").string()});
+    CHECK_MESSAGE(cube.exit_code == 0, (cube.stdout_text + cube.stderr_text));
+    for (const char* expected : {"  MTE1 ", "  cube (M) ", "  FIX "}) {
+      CHECK_MESSAGE(cube.stdout_text.find(expected) != std::string::npos, expected);
+    }
+    auto vector = run_aopt({"eval", (ops_dir / "add_tiled").string()});
+    CHECK(vector.exit_code == 0);
+    CHECK(vector.stdout_text.find("  MTE1 ") == std::string::npos);
+    CHECK(vector.stdout_text.find("  FIX ") == std::string::npos);
+  }
+
   TEST_CASE("aopt eval --no-auto-sync judges a scalar read of vector data as a data race") {
     auto r =
         run_aopt({"eval", (ops_dir / "clamp_power_custom").string(), "--no-auto-sync", "--json"});
