@@ -102,6 +102,8 @@ result<mutation_reply> heuristic_mutator_policy::mutate(const mutation_request& 
       synthesis_options synthesis = options_.synthesis;
       if (request.op != nullptr && !request.op->spec.files.host.empty())
         synthesis.file_name = (request.op->dir / request.op->spec.files.host).string();
+      if (request.op != nullptr && !request.op->spec.files.kernel.empty())
+        synthesis.kernel_file_name = (request.op->dir / request.op->spec.files.kernel).string();
       // The package's include folders (op.json's, `--include-dir`): helpers such as `Ceil` or
       // `FloorAlign` the tiling calls come from there, and an unresolved call is no lever.
       if (request.op != nullptr) {

@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 
+#include "agent/kernel_text/local_headers.hpp"
 #include "agent/kernel_text/source_text.hpp"
 #include "agent/kernel_text/tiling_dataflow.hpp"
 #include "agent/kernel_text/tiling_names.hpp"
@@ -326,10 +327,17 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
   if (options.read_dataflow) {
     // The tiling fields the kernel passes as InitBuffer's num: a computed variable handed to
     // one of them is a buffer depth.
+    // The fields the kernel sizes its buffers by: a value computed from constants and handed
+    // to one of them is the elements one buffer holds.
     std::set<std::string> depth_fields;
-    if (!kernel.empty()) depth_fields = buffer_depth_sources(kernel);
-    result<std::vector<computed_lever>> computed =
-        find_computed_levers(tiling, options.include_dirs, options.file_name, depth_fields);
+    std::set<std::string> length_fields;
+    if (!kernel.empty()) {
+      const std::string whole = with_local_headers(kernel, options.kernel_file_name);
+      depth_fields = buffer_depth_sources(whole);
+      length_fields = buffer_length_sources(whole);
+    }
+    result<std::vector<computed_lever>> computed = find_computed_levers(
+        tiling, options.include_dirs, options.file_name, depth_fields, length_fields);
     if (!computed.ok()) {
       looked_at.push_back("the tiling function's data flow (" + computed.error().message() + ")");
     } else {
@@ -387,9 +395,8 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
           std::vector<std::string> after;
           if (c.kind == computed_lever_kind::tile_elements) {
             name = fresh_identifier(working_text, "TILE_CAP");
-            why = "elements per loop: caps `" + v + "` of `" + said +
-                  "` (a quotient of the UB size the kernel is given) at " + name +
-                  ", within the UB bound it computes; 0 keeps it";
+            why = "elements per loop: caps `" + v + "` of `" + said + "` (" + c.sized_by + ") at " +
+                  name + ", within the bound it computes; 0 keeps it";
             r.lines_before.push_back(indent + "constexpr uint32_t " + name +
                                      " = 0;  // tunable: choice {0, 64, 128, 256, 512, 1024, "
                                      "2048, 4096, 8192}  " +

@@ -78,6 +78,9 @@ struct synthesis_options {
   bool read_dataflow = true;
   std::vector<std::string> include_dirs = default_tiling_include_dirs();
   std::string file_name = "tiling.cpp";
+  // The kernel's real path, when known: the headers beside it that it includes (a split
+  // kernel's class) are read with it.
+  std::string kernel_file_name = {};
 
   static std::vector<std::string> default_tiling_include_dirs();
 };

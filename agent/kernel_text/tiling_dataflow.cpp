@@ -94,7 +94,9 @@ bool is_core_query(const std::string& name) {
 // UB size or of the core count from a quantity that merely passes through.
 class function_flow {
  public:
-  function_flow(const std::string& source, CXCursor body) : source_(source), body_(body) {}
+  function_flow(const std::string& source, CXCursor body,
+                const std::set<std::string>& length_fields)
+      : source_(source), body_(body), length_fields_(length_fields) {}
 
   std::vector<computed_lever> levers() {
     walk(body_);
@@ -111,6 +113,10 @@ class function_flow {
     size_t statement_begin = 0;
     size_t statement_end = 0;
     bool top_level = false;
+    // The statement of the function's body that holds it (itself when top_level): an `if`
+    // whose branch writes the variable ends at its '}'. Both 0 when there is none.
+    size_t body_statement_begin = 0;
+    size_t body_statement_end = 0;
   };
   struct variable {
     std::string name;
@@ -125,10 +131,12 @@ class function_flow {
     bool core = false;        // computed from the core count
     bool core_count = false;  // a count of cores: the query, or a cap or min of it (no quotient)
     bool to_kernel = false;
+    bool to_buffer_length = false;  // handed to a field the kernel sizes a buffer by
   };
 
   const std::string& source_;
   CXCursor body_;
+  const std::set<std::string>& length_fields_;
   std::vector<variable> vars_;
   std::map<unsigned, size_t> by_offset_;  // a VarDecl's offset -> its index
   std::set<size_t> write_refs_;           // offsets of references that are written
@@ -186,9 +194,27 @@ class function_flow {
     return false;
   }
 
+  // The statement of the function's body that holds the cursor being visited: [begin, end),
+  // end just past its ';' or '}'. False when there is none.
+  bool body_statement(size_t& begin, size_t& end) const {
+    for (size_t i = 1; i < stack_.size(); ++i) {
+      if (clang_equalCursors(stack_[i - 1], body_) == 0) continue;
+      if (!extent_of(stack_[i], begin, end) || end == 0 || end > source_.size()) return false;
+      if (source_[end - 1] == ';' || source_[end - 1] == '}') return true;
+      const size_t next = source_.find_first_not_of(" \t\r\n", end);
+      if (next == std::string::npos || source_[next] != ';') return false;
+      end = next + 1;
+      return true;
+    }
+    return false;
+  }
+
   void add_write(size_t var, CXCursor rhs) {
     write w{rhs};
     if (!statement(w.statement_begin, w.statement_end, w.top_level)) w.top_level = false;
+    if (!body_statement(w.body_statement_begin, w.body_statement_end)) {
+      w.body_statement_begin = w.body_statement_end = 0;
+    }
     vars_[var].writes.push_back(w);
   }
 
@@ -241,7 +267,11 @@ class function_flow {
           if (extent_of(stripped(clang_Cursor_getArgument(c, 1)), b, e)) write_refs_.insert(b);
         }
       } else if (name.rfind("set_", 0) == 0 && args == 1) {
-        for (size_t var : references(clang_Cursor_getArgument(c, 0))) vars_[var].to_kernel = true;
+        const bool length = length_fields_.count(name.substr(4)) != 0;
+        for (size_t var : references(clang_Cursor_getArgument(c, 0))) {
+          vars_[var].to_kernel = true;
+          if (length) vars_[var].to_buffer_length = true;
+        }
       } else if (name == "SetBlockDim" && args == 1) {
         block_dims_.push_back(clang_Cursor_getArgument(c, 0));
       }
@@ -379,23 +409,27 @@ class function_flow {
   }
 
   // A lever for `v` at its last write, when a line after that write can set it: every write
-  // is a statement of the body and no read comes before the last one ends.
-  std::optional<computed_lever> at_last_write(size_t index, computed_lever_kind kind) const {
+  // is a statement of the body (with `nested`, or inside one, a branch: the line then follows
+  // that statement) and no read comes before the last one ends.
+  std::optional<computed_lever> at_last_write(size_t index, computed_lever_kind kind,
+                                              bool nested = false) const {
     const variable& v = vars_[index];
     if (v.writes.empty()) return std::nullopt;
     for (const write& w : v.writes) {
-      if (!w.top_level) return std::nullopt;
+      if (!w.top_level && (!nested || w.body_statement_end == 0)) return std::nullopt;
     }
     const write& last = v.writes.back();
+    const size_t last_begin = last.top_level ? last.statement_begin : last.body_statement_begin;
+    const size_t last_end = last.top_level ? last.statement_end : last.body_statement_end;
     for (size_t r : v.reads) {
       if (write_refs_.count(r) != 0) continue;
       const bool in_write = std::any_of(v.writes.begin(), v.writes.end(), [&](const write& w) {
         return r >= w.statement_begin && r < w.statement_end;
       });
-      if (!in_write && r < last.statement_end) return std::nullopt;
+      if (!in_write && r < last_end) return std::nullopt;
     }
-    // The ';' must end its line: the line after it is the function's own.
-    const size_t rest = source_.find_first_not_of(" \t\r", last.statement_end);
+    // The statement must end its line: the line after it is the function's own.
+    const size_t rest = source_.find_first_not_of(" \t\r", last_end);
     if (rest != std::string::npos && source_[rest] != '\n' && source_.compare(rest, 2, "//") != 0) {
       return std::nullopt;
     }
@@ -403,10 +437,10 @@ class function_flow {
     lever.kind = kind;
     lever.variable = v.name;
     lever.variable_type = v.type;
-    lever.statement_begin = last.statement_begin;
-    lever.statement_end = last.statement_end;
-    lever.begin = last.statement_begin;
-    lever.end = last.statement_end;
+    lever.statement_begin = last_begin;
+    lever.statement_end = last_end;
+    lever.begin = last_begin;
+    lever.end = last_end;
     lever.expression = source_.substr(lever.begin, lever.end - lever.begin);
     return lever;
   }
@@ -444,20 +478,45 @@ class function_flow {
     return {};
   }
 
-  // Elements per loop: quotients of the UB size the kernel is given, the first of a chain.
+  // Elements per loop: quotients of the UB size the kernel is given, and lengths the kernel
+  // sizes its buffers by that the function computes from constants (`BLOCK_SIZE /
+  // SIZE_OF_DATA`, halved for a dtype in a branch), the first of a chain.
   void tile_levers(std::vector<computed_lever>& out) const {
-    std::vector<size_t> taken;
+    std::vector<size_t> quotients;
+    std::vector<size_t> lengths;
     for (size_t i = 0; i < vars_.size(); ++i) {
       const variable& v = vars_[i];
-      if (v.candidate && v.ub_count && v.to_kernel && !v.ub_root) taken.push_back(i);
+      if (!v.candidate || v.ub_root) continue;
+      if (v.ub_count && v.to_kernel) {
+        quotients.push_back(i);
+      } else if (v.to_buffer_length && v.deps.empty()) {
+        // A length computed from constants alone: one computed from the shape or another local
+        // may be tied to a count the kernel reads with it (tileNum x tileLength = total).
+        lengths.push_back(i);
+      }
     }
-    for (size_t i : taken) {
-      const bool derived = std::any_of(taken.begin(), taken.end(),
-                                       [&](size_t j) { return j != i && depends_on(i, j); });
-      if (derived) continue;
+    const auto derived_from = [&](size_t i, const std::vector<size_t>& of) {
+      return std::any_of(of.begin(), of.end(),
+                         [&](size_t j) { return j != i && depends_on(i, j); });
+    };
+    for (size_t i : quotients) {
+      if (derived_from(i, quotients)) continue;
       std::optional<computed_lever> lever = at_last_write(i, computed_lever_kind::tile_elements);
       if (!lever) continue;
       lever->alignment = alignment_of(vars_[i]);
+      lever->sized_by = "a quotient of the UB size the kernel is given";
+      out.push_back(std::move(*lever));
+    }
+    for (size_t i : lengths) {
+      // A factor of a UB quotient (a group size the budget is divided by) is the quotient's to
+      // move, not a tile of its own.
+      const bool factor = std::any_of(quotients.begin(), quotients.end(),
+                                      [&](size_t q) { return depends_on(q, i); });
+      if (factor || derived_from(i, lengths)) continue;
+      std::optional<computed_lever> lever =
+          at_last_write(i, computed_lever_kind::tile_elements, true);
+      if (!lever) continue;
+      lever->sized_by = "the length the kernel sizes its buffers by";
       out.push_back(std::move(*lever));
     }
   }
@@ -526,6 +585,7 @@ class function_flow {
 struct walker {
   const std::string& source;
   const std::set<std::string>& depth_fields;
+  const std::set<std::string>& length_fields;
   std::vector<computed_lever> found;
   std::set<std::string> depth_variables;   // each computed depth once
   std::vector<CXCursor> stack;             // ancestors of the cursor being visited, outermost first
@@ -621,7 +681,7 @@ struct walker {
         clang_isCursorDefinition(c) != 0) {
       for (CXCursor child : children_of(c)) {
         if (clang_getCursorKind(child) != CXCursor_CompoundStmt) continue;
-        for (computed_lever& l : function_flow(source, child).levers()) {
+        for (computed_lever& l : function_flow(source, child, length_fields).levers()) {
           flow_found.push_back(std::move(l));
         }
       }
@@ -643,7 +703,8 @@ struct walker {
 
 result<std::vector<computed_lever>> find_computed_levers(
     const std::string& source, const std::vector<std::string>& include_dirs,
-    const std::string& file_name, const std::set<std::string>& depth_fields) {
+    const std::string& file_name, const std::set<std::string>& depth_fields,
+    const std::set<std::string>& length_fields) {
   clang_handles::index index(clang_createIndex(0, 0));
   std::vector<std::string> arg_text = {"-x", "c++", "-std=c++17", "-fsyntax-only", "-w"};
   for (const std::string& dir : include_dirs) arg_text.push_back("-I" + dir);
@@ -660,7 +721,7 @@ result<std::vector<computed_lever>> find_computed_levers(
     return invalid_argument("libclang could not parse " + file_name + " (error " +
                             std::to_string(static_cast<int>(rc)) + ")");
   }
-  walker w{source, depth_fields, {}, {}, {}, {}};
+  walker w{source, depth_fields, length_fields, {}, {}, {}, {}};
   w.visit(clang_getTranslationUnitCursor(unit.get()));
   for (computed_lever& l : w.flow_found) w.found.push_back(std::move(l));
   return std::move(w.found);

@@ -23,7 +23,12 @@
 //               hands to a tiling setter: the elements (or rows, tasks) one loop of the kernel
 //               takes. `alignment` is the block it is rounded down to when the function does
 //               so (`x / A * A`, `FloorAlign(x, A)`: A's text), empty otherwise. Of such
-//               quotients derived from one another only the first is taken.
+//               quotients derived from one another only the first is taken. Also a local
+//               integer handed to a setter whose field is in `length_fields` (the fields the
+//               kernel sizes an InitBuffer by: tiling_usage.hpp, buffer_length_sources) that the
+//               function computes from constants alone (no local feeds it); its writes may sit in
+//               branches of a statement of the body, which [statement_begin, statement_end) then
+//               is. `sized_by` says which.
 //   core_split  a local integer the function divides the work by the core count into
 //               (`Ceil(total, coreNum)`, `(total + coreNum - 1) / coreNum`, `total / coreNum`)
 //               and hands to a tiling setter, where the cores used are in turn derived from
@@ -68,12 +73,14 @@ struct computed_lever {
   std::string variable;        // ub_bytes: the variable the UB size is written to
   std::string variable_type;   // ub_bytes: its type as clang spells it, e.g. "uint64_t"
   std::string alignment;       // tile_elements: the block it is rounded down to, or empty
+  std::string sized_by;        // tile_elements: what makes it a tile (a UB quotient, a length)
   std::string why_not;         // not_lever: why the quantity is not made a lever
 };
 
 // invalid_argument when libclang cannot parse at all (no translation unit).
 result<std::vector<computed_lever>> find_computed_levers(
     const std::string& source, const std::vector<std::string>& include_dirs,
-    const std::string& file_name = "tiling.cpp", const std::set<std::string>& depth_fields = {});
+    const std::string& file_name = "tiling.cpp", const std::set<std::string>& depth_fields = {},
+    const std::set<std::string>& length_fields = {});
 
 }  // namespace aopt::agent

@@ -170,6 +170,21 @@ id_set buffer_depth_sources(const std::string& kernel) {
   return closure(nums, deps);
 }
 
+id_set buffer_length_sources(const std::string& kernel) {
+  if (kernel.empty()) return {};
+  const std::string masked = mask_comments_and_strings(kernel);
+  const std::map<std::string, id_set> deps =
+      dependencies(statements_of(without_preprocessor_lines(masked)));
+  id_set lengths;
+  for (const call_site& call : find_calls(kernel, masked, "InitBuffer", {0, masked.size()})) {
+    // InitBuffer(queue, num, len) or InitBuffer(tbuf, len).
+    if (call.arguments.size() != 2 && call.arguments.size() != 3) continue;
+    id_set ids = identifiers(mask_comments_and_strings(call.arguments.back()));
+    lengths.insert(ids.begin(), ids.end());
+  }
+  return closure(lengths, deps);
+}
+
 std::map<std::string, constant_usage> classify_by_usage(const std::string& tiling,
                                                         const std::string& kernel,
                                                         const std::vector<std::string>& names) {

@@ -54,4 +54,8 @@ std::map<std::string, constant_usage> classify_by_usage(const std::string& tilin
 // {bufferNum, tiling, ...}. Empty for an empty kernel.
 std::set<std::string> buffer_depth_sources(const std::string& kernel);
 
+// The identifiers the kernel's InitBuffer lengths (the last argument) are computed from,
+// transitively: the tiling fields a buffer is sized by. Empty for an empty kernel.
+std::set<std::string> buffer_length_sources(const std::string& kernel);
+
 }  // namespace aopt::agent
