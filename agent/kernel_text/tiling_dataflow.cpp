@@ -92,6 +92,9 @@ bool is_core_query(const std::string& name) {
 // The data flow of one function body, over its local integer variables: which writes define
 // each, what they are computed from, and where each is read. Enough to tell a quotient of the
 // UB size or of the core count from a quantity that merely passes through.
+// The smallest cap TILE_CAP offers (template_synthesis.cpp): a length at or below it cannot move.
+constexpr int64_t min_tile_cap = 64;
+
 class function_flow {
  public:
   function_flow(const std::string& source, CXCursor body,
@@ -445,6 +448,21 @@ class function_flow {
     return lever;
   }
 
+  // The largest value the writes of `v` give it, when clang evaluates every one to an integer.
+  static std::optional<int64_t> largest_constant_write(const variable& v) {
+    std::optional<int64_t> largest;
+    for (const write& w : v.writes) {
+      CXEvalResult r = clang_Cursor_Evaluate(w.rhs);
+      if (r == nullptr) return std::nullopt;
+      const bool integer = clang_EvalResult_getKind(r) == CXEval_Int;
+      const int64_t value = integer ? clang_EvalResult_getAsLongLong(r) : 0;
+      clang_EvalResult_dispose(r);
+      if (!integer) return std::nullopt;
+      largest = largest ? std::max(*largest, value) : value;
+    }
+    return largest;
+  }
+
   // The block the last write of `v` rounds down to: its whole right-hand side (through casts)
   // is `x / A * A` or `FloorAlign(x, A)`. A rounding inside a larger expression (`min(x / A * A,
   // n)`, `x / A * A / size`) says nothing of the result.
@@ -513,6 +531,11 @@ class function_flow {
       const bool factor = std::any_of(quotients.begin(), quotients.end(),
                                       [&](size_t q) { return depends_on(q, i); });
       if (factor || derived_from(i, lengths)) continue;
+      // A length no cap can lower (an index block of 8): no lever.
+      if (const std::optional<int64_t> largest = largest_constant_write(vars_[i]);
+          largest && *largest <= min_tile_cap) {
+        continue;
+      }
       std::optional<computed_lever> lever =
           at_last_write(i, computed_lever_kind::tile_elements, true);
       if (!lever) continue;

@@ -111,7 +111,8 @@ TEST_SUITE("agent") {
           std::string::npos);
   }
 
-  TEST_CASE("without the kernel's use, or computed from the shape, a length is no lever") {
+  TEST_CASE(
+      "without the kernel's use, from the shape, or too short to lower, a length is no lever") {
     // Nothing tells the field sizes a buffer: no kernel.
     result<synthesized_template> blind = synthesize_template(kChunkTiling);
     REQUIRE(blind.ok());
@@ -125,6 +126,13 @@ TEST_SUITE("agent") {
     result<synthesized_template> shaped = synthesize_template(from_shape, {}, kChunkKernel);
     REQUIRE(shaped.ok());
     CHECK(find_tunable(shaped->tunables, "TILE_CAP") == nullptr);
+    // A length no cap can lower: 64 bytes of floats, 16 (32 in float16) elements.
+    std::string small = kChunkTiling;
+    const std::string bytes = "CHUNK_BYTES = 16 * 1024;";
+    small.replace(small.find(bytes), bytes.size(), "CHUNK_BYTES = 64;");
+    result<synthesized_template> tiny = synthesize_template(small, {}, kChunkKernel);
+    REQUIRE(tiny.ok());
+    CHECK(find_tunable(tiny->tunables, "TILE_CAP") == nullptr);
   }
 
   TEST_CASE("on a wild operator the capped block is correct and moves the latency (simulator)") {
