@@ -156,33 +156,39 @@ std::vector<std::pair<std::string, std::string>> field_sets(const statement& s) 
 
 }  // namespace
 
-id_set buffer_depth_sources(const std::string& kernel) {
+namespace {
+
+// The identifiers one argument of the kernel's InitBuffer calls is computed from, transitively;
+// `argument` picks it from a call's arguments (nullptr: the call has no such argument).
+id_set init_buffer_sources(const std::string& kernel,
+                           const std::string* (*argument)(const std::vector<std::string>&)) {
   if (kernel.empty()) return {};
   const std::string masked = mask_comments_and_strings(kernel);
   const std::map<std::string, id_set> deps =
       dependencies(statements_of(without_preprocessor_lines(masked)));
-  id_set nums;
+  id_set found;
   for (const call_site& call : find_calls(kernel, masked, "InitBuffer", {0, masked.size()})) {
-    if (call.arguments.size() < 3) continue;
-    id_set ids = identifiers(mask_comments_and_strings(call.arguments[1]));
-    nums.insert(ids.begin(), ids.end());
+    const std::string* arg = argument(call.arguments);
+    if (arg == nullptr) continue;
+    id_set ids = identifiers(mask_comments_and_strings(*arg));
+    found.insert(ids.begin(), ids.end());
   }
-  return closure(nums, deps);
+  return closure(found, deps);
+}
+
+}  // namespace
+
+id_set buffer_depth_sources(const std::string& kernel) {
+  // InitBuffer(queue, num, len): the num.
+  return init_buffer_sources(
+      kernel, [](const std::vector<std::string>& a) { return a.size() >= 3 ? &a[1] : nullptr; });
 }
 
 id_set buffer_length_sources(const std::string& kernel) {
-  if (kernel.empty()) return {};
-  const std::string masked = mask_comments_and_strings(kernel);
-  const std::map<std::string, id_set> deps =
-      dependencies(statements_of(without_preprocessor_lines(masked)));
-  id_set lengths;
-  for (const call_site& call : find_calls(kernel, masked, "InitBuffer", {0, masked.size()})) {
-    // InitBuffer(queue, num, len) or InitBuffer(tbuf, len).
-    if (call.arguments.size() != 2 && call.arguments.size() != 3) continue;
-    id_set ids = identifiers(mask_comments_and_strings(call.arguments.back()));
-    lengths.insert(ids.begin(), ids.end());
-  }
-  return closure(lengths, deps);
+  // InitBuffer(queue, num, len) or InitBuffer(tbuf, len): the len.
+  return init_buffer_sources(kernel, [](const std::vector<std::string>& a) {
+    return a.size() == 2 || a.size() == 3 ? &a.back() : nullptr;
+  });
 }
 
 std::map<std::string, constant_usage> classify_by_usage(const std::string& tiling,
