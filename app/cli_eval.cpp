@@ -81,17 +81,19 @@ void print_report(const npu::op_package& op, const std::string& profile_id,
     fmt::print(")\n");
     fmt::print("block dim     {}\n", p.block_dim);
     fmt::print("pipe          busy (us)   ratio\n");
-    const std::pair<const char*, const npu::pipe_busy*> pipes[] = {
-        {"scalar", &p.scalar}, {"vector", &p.vector}, {"MTE2", &p.mte2}, {"MTE3", &p.mte3}};
-    for (const auto& [name, busy] : pipes) {
-      fmt::print("  {:<10} {:>10.3f}  {}\n", name, busy->time_us, percent(busy->ratio));
-    }
     // The cube's pipes only where the cube worked, so a vector kernel's report reads as before.
-    const std::pair<const char*, const npu::pipe_busy*> cube_pipes[] = {
-        {"MTE1", &p.mte1}, {"cube (M)", &p.cube}, {"FIX", &p.fixpipe}};
-    for (const auto& [name, busy] : cube_pipes) {
-      if (busy->time_us > 0)
-        fmt::print("  {:<10} {:>10.3f}  {}\n", name, busy->time_us, percent(busy->ratio));
+    struct pipe_row {
+      const char* name;
+      const npu::pipe_busy* busy;
+      bool cube;
+    };
+    const pipe_row pipes[] = {{"scalar", &p.scalar, false}, {"vector", &p.vector, false},
+                              {"MTE2", &p.mte2, false},     {"MTE3", &p.mte3, false},
+                              {"MTE1", &p.mte1, true},      {"cube (M)", &p.cube, true},
+                              {"FIX", &p.fixpipe, true}};
+    for (const pipe_row& row : pipes) {
+      if (row.cube && !(row.busy->time_us > 0)) continue;
+      fmt::print("  {:<10} {:>10.3f}  {}\n", row.name, row.busy->time_us, percent(row.busy->ratio));
     }
     fmt::print("UB high water {} of {} bytes\n", p.ub_high_water_bytes, p.ub_capacity_bytes);
     fmt::print("GM bytes      {} read, {} written ({} bursts, {:.0f} bytes on average)\n",

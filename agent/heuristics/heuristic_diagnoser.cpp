@@ -13,6 +13,21 @@ namespace aopt::agent {
 
 namespace {
 
+// A pipe whose busy time overlaps the others' when the kernel pipelines: its bottleneck tag, its
+// name in evidence, its busy share of the core time.
+struct pipe_share {
+  const char* tag;
+  std::string name;
+  double ratio;
+};
+
+// MTE2, vector, MTE3 and the cube's MTE1, M and FIX (zero in a vector kernel), in this order.
+std::vector<pipe_share> overlapping_pipes(const npu::eval_profile& p) {
+  return {{"mte2_bound", "MTE2", p.mte2.ratio},     {"vector_bound", "vector", p.vector.ratio},
+          {"mte3_bound", "MTE3", p.mte3.ratio},     {"mte1_bound", "MTE1", p.mte1.ratio},
+          {"cube_bound", "cube (M)", p.cube.ratio}, {"fixpipe_bound", "FIX", p.fixpipe.ratio}};
+}
+
 const std::vector<std::string>& priority() {
   static const std::vector<std::string> order = {
       "scalar_heavy", "barrier_stall", "no_overlap",    "extra_gm_traffic",
@@ -87,19 +102,8 @@ heuristic_diagnosis heuristic_diagnoser::diagnose(const diagnosis_input& input) 
     const double core_time = p.core_time_max_us > 0 ? p.core_time_max_us : r.latency_us;
     scalar_ratio = p.scalar.ratio;
     stall_share = core_time > 0 ? p.barrier_stall_us / core_time : 0;
-    // The cube's pipes overlap the copies as the vector unit does (zero in a vector kernel).
-    ratio_sum = p.mte2.ratio + p.vector.ratio + p.mte3.ratio + p.mte1.ratio + p.cube.ratio +
-                p.fixpipe.ratio;
-
-    struct pipe_share {
-      const char* tag;
-      std::string name;
-      double ratio;
-    };
-    std::vector<pipe_share> shares = {
-        {"mte2_bound", "MTE2", p.mte2.ratio},     {"vector_bound", "vector", p.vector.ratio},
-        {"mte3_bound", "MTE3", p.mte3.ratio},     {"mte1_bound", "MTE1", p.mte1.ratio},
-        {"cube_bound", "cube (M)", p.cube.ratio}, {"fixpipe_bound", "FIX", p.fixpipe.ratio}};
+    std::vector<pipe_share> shares = overlapping_pipes(p);
+    for (const pipe_share& share : shares) ratio_sum += share.ratio;
     std::stable_sort(shares.begin(), shares.end(),
                      [](const pipe_share& a, const pipe_share& b) { return a.ratio > b.ratio; });
     if (shares[0].ratio >= options_.pipe_bound_ratio) {
@@ -182,16 +186,14 @@ heuristic_diagnosis heuristic_diagnoser::diagnose(const diagnosis_input& input) 
   }
 
   if (found.empty() && profiled) {
-    const npu::eval_profile& p = input.result->profile;
-    std::vector<std::pair<const char*, double>> shares = {
-        {"mte2_bound", p.mte2.ratio}, {"vector_bound", p.vector.ratio},
-        {"mte3_bound", p.mte3.ratio}, {"mte1_bound", p.mte1.ratio},
-        {"cube_bound", p.cube.ratio}, {"fixpipe_bound", p.fixpipe.ratio}};
-    auto top = std::max_element(shares.begin(), shares.end(),
-                                [](const auto& a, const auto& b) { return a.second < b.second; });
-    if (top->second > 0) {
-      found[top->first] = format("no threshold crossed; busiest pipe at %.0f%% of the core time",
-                                 top->second * 100);
+    std::vector<pipe_share> shares = overlapping_pipes(input.result->profile);
+    // The first of the busiest, as the ranking above picks it.
+    auto top = std::max_element(
+        shares.begin(), shares.end(),
+        [](const pipe_share& a, const pipe_share& b) { return a.ratio < b.ratio; });
+    if (top->ratio > 0) {
+      found[top->tag] =
+          format("no threshold crossed; busiest pipe at %.0f%% of the core time", top->ratio * 100);
     }
   }
 

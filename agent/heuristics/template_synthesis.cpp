@@ -325,10 +325,9 @@ result<synthesized_template> synthesize_template(const std::string& tiling,
 
   // Computed levers: values the tiling function computes from the platform.
   if (options.read_dataflow) {
-    // The tiling fields the kernel passes as InitBuffer's num: a computed variable handed to
-    // one of them is a buffer depth.
-    // The fields the kernel sizes its buffers by: a value computed from constants and handed
-    // to one of them is the elements one buffer holds.
+    // The tiling fields the kernel passes as InitBuffer's num and length (read with the headers
+    // beside the kernel): a computed variable handed to one of the first is a buffer depth, a
+    // value computed from constants handed to one of the second the elements a buffer holds.
     std::set<std::string> depth_fields;
     std::set<std::string> length_fields;
     if (!kernel.empty()) {

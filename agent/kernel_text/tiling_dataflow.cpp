@@ -89,12 +89,12 @@ bool is_core_query(const std::string& name) {
   return name == "GetCoreNumAiv" || name == "GetCoreNum" || name == "GetCoreNumAic";
 }
 
-// The data flow of one function body, over its local integer variables: which writes define
-// each, what they are computed from, and where each is read. Enough to tell a quotient of the
-// UB size or of the core count from a quantity that merely passes through.
 // The smallest cap TILE_CAP offers (template_synthesis.cpp): a length at or below it cannot move.
 constexpr int64_t min_tile_cap = 64;
 
+// The data flow of one function body, over its local integer variables: which writes define
+// each, what they are computed from, and where each is read. Enough to tell a quotient of the
+// UB size or of the core count from a quantity that merely passes through.
 class function_flow {
  public:
   function_flow(const std::string& source, CXCursor body,
@@ -181,33 +181,37 @@ class function_flow {
     return out;
   }
 
+  // The bytes of statement `c` through the ';' that ends it (an expression statement's extent
+  // stops before it); with `compound`, also a statement no ';' follows that ends in its '}' (an
+  // if, a loop).
+  bool statement_extent(CXCursor c, bool compound, size_t& begin, size_t& end) const {
+    if (!extent_of(c, begin, end) || end == 0 || end > source_.size()) return false;
+    if (source_[end - 1] == ';') return true;
+    const size_t next = source_.find_first_not_of(" \t\r\n", end);
+    if (next != std::string::npos && source_[next] == ';') {
+      end = next + 1;
+      return true;
+    }
+    return compound && source_[end - 1] == '}';
+  }
+
   // The statement holding the cursor being visited: the ancestor right below a compound.
   bool statement(size_t& begin, size_t& end, bool& top_level) const {
     for (size_t i = stack_.size(); i-- > 1;) {
       if (clang_getCursorKind(stack_[i - 1]) != CXCursor_CompoundStmt) continue;
-      if (!extent_of(stack_[i], begin, end) || end == 0 || end > source_.size()) return false;
-      if (source_[end - 1] != ';') {
-        size_t next = source_.find_first_not_of(" \t\r\n", end);
-        if (next == std::string::npos || source_[next] != ';') return false;
-        end = next + 1;
-      }
+      if (!statement_extent(stack_[i], false, begin, end)) return false;
       top_level = clang_equalCursors(stack_[i - 1], body_) != 0;
       return true;
     }
     return false;
   }
 
-  // The statement of the function's body that holds the cursor being visited: [begin, end),
-  // end just past its ';' or '}'. False when there is none.
+  // The statement of the function's body that holds the cursor being visited (for a top-level
+  // write, the statement itself). False when there is none.
   bool body_statement(size_t& begin, size_t& end) const {
     for (size_t i = 1; i < stack_.size(); ++i) {
-      if (clang_equalCursors(stack_[i - 1], body_) == 0) continue;
-      if (!extent_of(stack_[i], begin, end) || end == 0 || end > source_.size()) return false;
-      if (source_[end - 1] == ';' || source_[end - 1] == '}') return true;
-      const size_t next = source_.find_first_not_of(" \t\r\n", end);
-      if (next == std::string::npos || source_[next] != ';') return false;
-      end = next + 1;
-      return true;
+      if (clang_equalCursors(stack_[i - 1], body_) != 0)
+        return statement_extent(stack_[i], true, begin, end);
     }
     return false;
   }
@@ -421,9 +425,10 @@ class function_flow {
     for (const write& w : v.writes) {
       if (!w.top_level && (!nested || w.body_statement_end == 0)) return std::nullopt;
     }
+    // A top-level write's body statement is its own statement.
     const write& last = v.writes.back();
-    const size_t last_begin = last.top_level ? last.statement_begin : last.body_statement_begin;
-    const size_t last_end = last.top_level ? last.statement_end : last.body_statement_end;
+    const size_t last_begin = last.body_statement_begin;
+    const size_t last_end = last.body_statement_end;
     for (size_t r : v.reads) {
       if (write_refs_.count(r) != 0) continue;
       const bool in_write = std::any_of(v.writes.begin(), v.writes.end(), [&](const write& w) {
@@ -513,24 +518,23 @@ class function_flow {
         lengths.push_back(i);
       }
     }
-    const auto derived_from = [&](size_t i, const std::vector<size_t>& of) {
-      return std::any_of(of.begin(), of.end(),
-                         [&](size_t j) { return j != i && depends_on(i, j); });
-    };
     for (size_t i : quotients) {
-      if (derived_from(i, quotients)) continue;
+      const bool derived = std::any_of(quotients.begin(), quotients.end(),
+                                       [&](size_t j) { return j != i && depends_on(i, j); });
+      if (derived) continue;
       std::optional<computed_lever> lever = at_last_write(i, computed_lever_kind::tile_elements);
       if (!lever) continue;
       lever->alignment = alignment_of(vars_[i]);
       lever->sized_by = "a quotient of the UB size the kernel is given";
       out.push_back(std::move(*lever));
     }
+    // A length reads no local, so none is derived from another.
     for (size_t i : lengths) {
       // A factor of a UB quotient (a group size the budget is divided by) is the quotient's to
       // move, not a tile of its own.
       const bool factor = std::any_of(quotients.begin(), quotients.end(),
                                       [&](size_t q) { return depends_on(q, i); });
-      if (factor || derived_from(i, lengths)) continue;
+      if (factor) continue;
       // A length no cap can lower (an index block of 8): no lever.
       if (const std::optional<int64_t> largest = largest_constant_write(vars_[i]);
           largest && *largest <= min_tile_cap) {

@@ -30,15 +30,6 @@ std::optional<core_strided_loop> read_core_strided_loop(const kernel_facts& f,
   return core_strided_loop{trim(std::string(m[1])), m[2], trim(std::string(m[4]))};
 }
 
-// The declared type of a counted loop's variable: `for (uint32_t i = 0; ...` -> "uint32_t".
-std::optional<std::string> loop_variable_type(const kernel_facts& f, const loop_range& loop) {
-  static const std::regex head(R"(^\(\s*((?:[\w:]+\s+)+)[A-Za-z_]\w*\s*=)");
-  const std::string h = f.text().substr(loop.header.begin, loop.header.end - loop.header.begin);
-  std::smatch m;
-  if (!std::regex_search(h, m, head)) return std::nullopt;
-  return trim(std::string(m[1]));
-}
-
 bool mentions(const std::string& text, const std::string& identifier) {
   return find_identifier(text, identifier) != std::string::npos;
 }
@@ -123,8 +114,8 @@ std::vector<text_edit> grid_split_edits(const kernel_facts& f) {
     }
     if (inner == nullptr || inner->body.end != statements[0].end) continue;
     const std::optional<counted_loop> columns = read_counted_loop(f, *inner);
-    const std::optional<std::string> column_type = loop_variable_type(f, *inner);
-    if (!columns || !column_type || columns->step != "1" ||
+    const std::optional<loop_declaration> column_declared = declared_loop_variable(f, *inner);
+    if (!columns || !column_declared || columns->step != "1" ||
         mentions(columns->bound, lines->variable)) {
       continue;
     }
@@ -163,8 +154,9 @@ std::vector<text_edit> grid_split_edits(const kernel_facts& f) {
                      "for (" + lines->type + " " + cell + " = GetBlockIdx(); " + cell + " < (" +
                          lines->bound + ") * (" + c + "); " + cell + " += GetBlockNum()) {\n" +
                          indent + lines->type + " " + lines->variable + " = " + cell + " / (" + c +
-                         ");\n" + indent + *column_type + " " + columns->variable + " = " + cell +
-                         " % (" + c + ");" + shifted(inside(text, inner->body), false) + "}"});
+                         ");\n" + indent + column_declared->type + " " + columns->variable + " = " +
+                         cell + " % (" + c + ");" + shifted(inside(text, inner->body), false) +
+                         "}"});
   }
   return edits;
 }

@@ -160,6 +160,16 @@ std::optional<counted_loop> read_counted_loop(const kernel_facts& f, const loop_
   return c;
 }
 
+std::optional<loop_declaration> declared_loop_variable(const kernel_facts& f,
+                                                       const loop_range& loop) {
+  static const std::regex head(R"(^\(\s*((?:[\w:]+\s+)+)([A-Za-z_]\w*)\s*=)");
+  if (f.masked().compare(loop.keyword, 3, "for") != 0) return std::nullopt;
+  const std::string h = f.text().substr(loop.header.begin, loop.header.end - loop.header.begin);
+  std::smatch m;
+  if (!std::regex_search(h, m, head)) return std::nullopt;
+  return loop_declaration{trim(std::string(m[1])), m[2]};
+}
+
 std::string unwrap(std::string text) {
   static const std::regex cast_head(R"(^static_cast\s*<[^<>()]*>\s*\()");
   for (;;) {

@@ -88,6 +88,15 @@ struct counted_loop {
 // nullopt when `loop` is no such loop (a while loop, another start, another condition).
 std::optional<counted_loop> read_counted_loop(const kernel_facts& f, const loop_range& loop);
 
+// The variable a `for` loop's header declares, `for (T v = ...`: its type and its name; nullopt
+// for any other loop.
+struct loop_declaration {
+  std::string type;
+  std::string variable;
+};
+std::optional<loop_declaration> declared_loop_variable(const kernel_facts& f,
+                                                       const loop_range& loop);
+
 // `text` without outer `static_cast<T>(...)` wrappers and enclosing parentheses.
 std::string unwrap(std::string text);
 

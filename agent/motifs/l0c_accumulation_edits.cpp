@@ -22,12 +22,10 @@ bool is_queue_call(const kernel_facts& f, text_range s, const std::string& queue
 // A one-call statement that moves a CO1 tensor out of L0C: Fixpipe itself, or a call of a member
 // function whose body calls Fixpipe.
 std::optional<std::string> copy_out_call(const kernel_facts& f, text_range s) {
-  static const std::regex plain_call(R"(^([A-Za-z_]\w*)\([^;]*\);$)");
-  std::smatch m;
-  const std::string shape = statement_shape(f, s);
-  if (!std::regex_match(shape, m, plain_call)) return std::nullopt;
-  if (m[1] != "Fixpipe") {
-    std::optional<text_range> body = find_function_body(f.masked(), m[1].str());
+  std::optional<std::string> called = called_function(f, s);
+  if (!called) return std::nullopt;
+  if (*called != "Fixpipe") {
+    std::optional<text_range> body = find_function_body(f.masked(), *called);
     if (!body || find_calls(f.text(), f.masked(), "Fixpipe", *body).empty()) return std::nullopt;
   }
   return single_line_statement(f, s);

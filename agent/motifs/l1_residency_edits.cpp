@@ -1,7 +1,6 @@
 #include "agent/motifs/l1_residency_edits.hpp"
 
 #include <optional>
-#include <regex>
 #include <string>
 
 #include "agent/kernel_text/source_text.hpp"
@@ -15,14 +14,12 @@ namespace {
 // A one-call statement of a member function whose body fills L1 queue `queue` (EnQue on it).
 std::optional<std::string> operand_load(const kernel_facts& f, text_range s,
                                         const std::string& queue) {
-  static const std::regex plain_call(R"(^([A-Za-z_]\w*)\([^;]*\);$)");
-  std::smatch m;
-  const std::string shape = statement_shape(f, s);
-  if (!std::regex_match(shape, m, plain_call)) return std::nullopt;
-  std::optional<text_range> body = find_function_body(f.masked(), m[1].str());
+  std::optional<std::string> called = called_function(f, s);
+  if (!called) return std::nullopt;
+  std::optional<text_range> body = find_function_body(f.masked(), *called);
   if (!body) return std::nullopt;
-  const std::string called = shape_of(f.masked().substr(body->begin, body->end - body->begin));
-  if (called.find(queue + ".EnQue(") == std::string::npos) return std::nullopt;
+  const std::string body_shape = shape_of(f.masked().substr(body->begin, body->end - body->begin));
+  if (body_shape.find(queue + ".EnQue(") == std::string::npos) return std::nullopt;
   return single_line_statement(f, s);
 }
 
@@ -49,17 +46,6 @@ std::optional<resident_block> read_block(const kernel_facts& f, const std::vecto
   return resident_block{*load, *dequeue, *release};
 }
 
-// The variable a `for` loop declares (`for (T v = ...`), empty for any other loop.
-std::string loop_variable(const kernel_facts& f, const loop_range& loop) {
-  static const std::regex declared(R"(^\(\s*(?:[\w:]+\s+)+([A-Za-z_]\w*)\s*=)");
-  std::smatch m;
-  const std::string header =
-      f.masked().substr(loop.header.begin, loop.header.end - loop.header.begin);
-  if (f.masked().compare(loop.keyword, 3, "for") != 0 || !std::regex_search(header, m, declared))
-    return {};
-  return m[1];
-}
-
 }  // namespace
 
 std::vector<text_edit> reload_operand_edits(const kernel_facts& f) {
@@ -84,8 +70,9 @@ std::vector<text_edit> reload_operand_edits(const kernel_facts& f) {
 std::vector<text_edit> resident_operand_edits(const kernel_facts& f) {
   const std::string& masked = f.masked();
   for (const loop_range& loop : find_loops(masked, {0, masked.size()})) {
-    const std::string v = loop_variable(f, loop);
-    if (v.empty()) continue;
+    const std::optional<loop_declaration> declared = declared_loop_variable(f, loop);
+    if (!declared) continue;
+    const std::string& v = declared->variable;
     std::vector<text_range> s = split_statements(masked, loop.body);
     if (s.size() < 3) continue;
     std::optional<resident_block> operand = read_block(f, s, 0, s.size() - 1);

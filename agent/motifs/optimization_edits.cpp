@@ -534,9 +534,10 @@ std::vector<text_edit> barrier_flag_edits(const kernel_facts& f) {
             continue;
           }
           const std::string hard = std::string("HardEvent::") + pipe_name(b) + "_" + pipe_name(a);
+          // flagEvent for the first order; a later one names its pair (flagEventMTE2MTE3).
           const std::string event = fresh_identifier(
-              f.text(), std::string("flagEvent") + (orders.empty() ? "" : pipe_name(b)) +
-                            (orders.empty() ? "" : pipe_name(a)));
+              f.text(), orders.empty() ? std::string("flagEvent")
+                                       : std::string("flagEvent") + pipe_name(b) + pipe_name(a));
           orders.push_back("event_t " + event + " = static_cast<event_t>(" + *pipe +
                            "FetchEventID(" + hard + "));");
           orders.push_back("SetFlag<" + hard + ">(" + event + ");");

@@ -10,6 +10,14 @@ std::string statement_shape(const kernel_facts& f, text_range s) {
   return shape_of(f.masked().substr(s.begin, s.end - s.begin));
 }
 
+std::optional<std::string> called_function(const kernel_facts& f, text_range s) {
+  static const std::regex plain_call(R"(^([A-Za-z_]\w*)\([^;]*\);$)");
+  std::smatch m;
+  const std::string shape = statement_shape(f, s);
+  if (!std::regex_match(shape, m, plain_call)) return std::nullopt;
+  return m[1].str();
+}
+
 std::optional<std::string> single_line_statement(const kernel_facts& f, text_range s) {
   std::optional<text_range> lines = own_lines(f.masked(), s);
   if (!lines || f.text().find('\n', s.begin) < s.end) return std::nullopt;

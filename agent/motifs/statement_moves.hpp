@@ -18,6 +18,9 @@ namespace aopt::agent {
 // Statement `s` without spaces or static_casts (shape_of), to match with a pattern.
 std::string statement_shape(const kernel_facts& f, text_range s);
 
+// The function statement `s` calls when the statement is that one call (`LoadA(k);`).
+std::optional<std::string> called_function(const kernel_facts& f, text_range s);
+
 // The original text of statement `s`, when it is on one line of its own; nullopt otherwise.
 std::optional<std::string> single_line_statement(const kernel_facts& f, text_range s);
 
