@@ -32,6 +32,10 @@ namespace {
 // What a child's stderr may hold in the parent, whatever its output limit (see wait()).
 constexpr size_t error_output_limit_bytes = 4u << 20;
 
+// How long a child retries a program that is busy being written (see run_child): 0.5 s.
+constexpr int exec_busy_attempts = 500;
+constexpr long exec_busy_pause_ns = 1'000'000;
+
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -233,7 +237,17 @@ struct child_start {
       ::_exit(127);
     }
   }
-  ::execve(start.argv[0], start.argv, start.envp);
+  // Another thread of the parent that writes a program (a cached executable) while a sibling
+  // child is cloned lends that child its write descriptor until the child closes it above: for
+  // that moment the program is busy (ETXTBSY). The writer is finished; the sibling lets go.
+  for (int attempt = 1;; ++attempt) {
+    ::execve(start.argv[0], start.argv, start.envp);
+    if (errno != ETXTBSY || attempt == exec_busy_attempts) break;
+    struct timespec pause {
+      0, exec_busy_pause_ns
+    };
+    ::nanosleep(&pause, nullptr);
+  }
   child_fail(status_fd, child_stage::exec);
 }
 

@@ -1,13 +1,18 @@
 #include "base/subprocess.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include <doctest/doctest.h>
 
@@ -77,6 +82,23 @@ int main(void) {
   return 0;
 }
 )";
+
+// The first child of this process found under /proc, or -1 while there is none.
+pid_t some_child() {
+  for (const auto& task : fs::directory_iterator("/proc/self/task")) {
+    std::ifstream children(task.path() / "children");
+    pid_t pid = -1;
+    if (children >> pid) return pid;
+  }
+  return -1;
+}
+
+// Whether `pid` is inside a sleep system call (its retry pause), read from /proc.
+bool sleeping_in_syscall(pid_t pid) {
+  std::ifstream syscall_file("/proc/" + std::to_string(pid) + "/syscall");
+  long number = -1;
+  return (syscall_file >> number) && (number == SYS_clock_nanosleep || number == SYS_nanosleep);
+}
 
 }  // namespace
 
@@ -332,5 +354,40 @@ int main(void) {
     // Reaped by the destructor: the pid no longer names our child.
     CHECK(::kill(pid, 0) == -1);
     CHECK(errno == ESRCH);
+  }
+
+  TEST_CASE("a program busy being written runs once its writer closes it, or fails naming why") {
+    temp_dir dir;
+    const fs::path program = dir.path() / "program";
+    fs::copy_file("/bin/true", program);
+    fs::permissions(program, fs::perms::owner_all);
+    aopt::subprocess_options o;
+    o.argv = {program.string()};
+    o.limits.wall_seconds = 20;
+    // A writer that never lets go: the child gives up after its retries, naming the reason.
+    int writer = ::open(program.c_str(), O_WRONLY | O_CLOEXEC);
+    REQUIRE(writer >= 0);
+    auto refused = aopt::run_subprocess(o);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message().find("Text file busy") != std::string::npos);
+    CHECK(refused.error().message().find("execve") != std::string::npos);
+    // A writer that closes while the child retries: the program runs.
+    std::optional<aopt::result<aopt::subprocess_result>> ran;
+    std::atomic<bool> finished{false};
+    std::thread runner([&] {
+      ran.emplace(aopt::run_subprocess(o));
+      finished = true;
+    });
+    bool seen_retrying = false;
+    while (!seen_retrying && !finished) {
+      const pid_t child = some_child();
+      seen_retrying = child > 0 && sleeping_in_syscall(child);
+    }
+    ::close(writer);
+    runner.join();
+    CHECK(seen_retrying);
+    REQUIRE(ran.has_value());
+    REQUIRE_MESSAGE(ran->ok(), ran->error().to_string());
+    CHECK((*ran)->succeeded());
   }
 }

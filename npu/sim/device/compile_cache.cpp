@@ -1,8 +1,10 @@
 #include "npu/sim/device/compile_cache.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -44,15 +46,25 @@ std::optional<std::string> read_all(const fs::path& path) {
   return std::move(data).str();
 }
 
-// Writes a new file (replacing a link or file of that name, never writing through it).
+// Writes a new file (replacing a link or file of that name, never writing through it). The
+// descriptor closes on exec: no program another thread starts meanwhile keeps it (and so keeps
+// an executable written here busy).
 bool write_new_file(const fs::path& path, std::string_view a, std::string_view b, fs::perms mode) {
   std::error_code ec;
   fs::remove(path, ec);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(a.data(), static_cast<std::streamsize>(a.size()));
-  out.write(b.data(), static_cast<std::streamsize>(b.size()));
-  out.close();
-  if (!out) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return false;
+  bool written = true;
+  for (std::string_view part : {a, b}) {
+    while (written && !part.empty()) {
+      const ssize_t n = ::write(fd, part.data(), part.size());
+      if (n < 0 && errno == EINTR) continue;
+      written = n > 0;
+      if (written) part.remove_prefix(static_cast<size_t>(n));
+    }
+  }
+  written = (::close(fd) == 0) && written;
+  if (!written) {
     fs::remove(path, ec);
     return false;
   }
