@@ -33,6 +33,7 @@ constexpr int exit_interrupted = 130;
 
 struct run_args {
   std::vector<std::string> inputs;
+  std::vector<std::string> include_dirs;
   std::string campaign;
   std::string db;
   std::string strategy;
@@ -247,6 +248,10 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
   CLI::App* run = app.add_subcommand("run", "optimize operators: one episode per operator");
   run->add_option("inputs", args->inputs, "operator packages or corpus folders")->required();
   run->add_option("--campaign", args->campaign, "campaign id (default: derived from the inputs)");
+  run->add_option("--include-dir", args->include_dirs,
+                  "A folder of the operators' repository holding helper headers they include but "
+                  "do not carry (searched after op.json's include_dirs; repeatable)")
+      ->check(CLI::ExistingDirectory);
   run->add_option("--db", args->db, "database folder (storage.db)");
   run->add_option("--strategy", args->strategy, "alternating, stage1, stage2, best_of_n or evolve");
   run->add_option("--budget", args->budget, "candidate evaluations per operator")
@@ -279,8 +284,12 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
     }
     // A package that does not load (a broken op.json, a file linking out of it) is bad input,
     // refused before the campaign starts.
+    npu::package_load_options load;
+    for (const std::string& dir : args->include_dirs) {
+      load.include_dirs.push_back(std::filesystem::absolute(dir).lexically_normal());
+    }
     for (const std::filesystem::path& op : *ops) {
-      if (result<npu::op_package> pkg = npu::load_op_package(op); !pkg.ok()) {
+      if (result<npu::op_package> pkg = npu::load_op_package(op, load); !pkg.ok()) {
         fmt::print(stderr, "aopt: {}\n", pkg.error().to_string());
         ctx.exit_code = exit_bad_input;
         return;
@@ -289,6 +298,7 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
     campaign_request request;
     request.campaign = args->campaign;
     request.operators = std::move(*ops);
+    request.include_dirs = std::move(load.include_dirs);
     request.config = *cfg;
     ctx.exit_code = execute(std::move(request), *cfg, args->json);
   });

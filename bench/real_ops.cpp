@@ -14,14 +14,14 @@
 // improved (beyond the measurement's resolution, as aopt judged it). Latencies are simulated.
 //
 //   bench_real_ops [FOLDER] [--budget N] [--ops a,b] [--parallel N] [--work DIR]
-//                  [--aopt PATH] [--config FILE] [--set K=V]...
+//                  [--aopt PATH] [--config FILE] [--set K=V]... [--include-dir DIR]...
 //
 // --work DIR keeps every operator's database, eval and report: run again with the same DIR (and
 // the same build) and finished operators are reused, an interrupted run resumes (aopt run's
-// campaigns resume by id). Helper headers a package includes but does not carry must be named by
-// its op.json's include_dirs: `aopt run` has no --include-dir (a campaign is resumed from its
-// stored request, which would have to keep them), so the bench offers none either, rather than
-// evaluate a package with folders its optimization would not see. CPU heavy: budget x operators
+// campaigns resume by id). Helper headers the packages include but do not carry (a repository's
+// include folder) come from their op.json's include_dirs or --include-dir, which both the
+// drop-in eval and the campaign get (aopt run keeps them in the campaign's record), so no
+// package is evaluated with folders its optimization would not see. CPU heavy: budget x operators
 // simulator runs, --parallel (1 by default) at a time.
 #include <algorithm>
 #include <atomic>
@@ -54,6 +54,7 @@ struct bench_args {
   uint32_t budget = 40;
   std::string config_file;
   std::vector<std::string> sets;
+  std::vector<std::string> include_dirs;
 };
 
 // The configuration arguments every aopt process of the bench gets.
@@ -121,6 +122,7 @@ op_row run_operator(const bench_args& a, const fs::path& pkg, const fs::path& di
   if (!fs::exists(eval_file)) {
     std::vector<std::string> argv = {a.aopt, "eval", pkg.string(), "--json"};
     for (const std::string& s : config_argv(a)) argv.push_back(s);
+    for (const std::string& d : a.include_dirs) argv.insert(argv.end(), {"--include-dir", d});
     auto r = run(argv);
     if (!r.ok() || !json_of(r->stdout_text)) {
       row.status = "error";
@@ -166,6 +168,7 @@ op_row run_operator(const bench_args& a, const fs::path& pkg, const fs::path& di
                                      "--set",
                                      "device.slots=1"};
     for (const std::string& s : config_argv(a)) argv.push_back(s);
+    for (const std::string& d : a.include_dirs) argv.insert(argv.end(), {"--include-dir", d});
     auto r = run(argv);
     std::optional<nlohmann::json> j = r.ok() ? json_of(r->stdout_text) : std::nullopt;
     if (!j || !j->contains("operators") || (*j)["operators"].size() != 1) {
@@ -247,6 +250,10 @@ int main(int argc, char** argv) {
   app.add_option("--aopt", a.aopt, "The aopt binary")->capture_default_str();
   app.add_option("--config", a.config_file, "Configuration file (TOML) for every aopt process");
   app.add_option("--set", a.sets, "section.key=value for every aopt process (repeatable)");
+  app.add_option("--include-dir", a.include_dirs,
+                 "A folder of the operators' repository with helper headers they include but do "
+                 "not carry, for aopt eval and aopt run (repeatable)")
+      ->check(CLI::ExistingDirectory);
   CLI11_PARSE(app, argc, argv);
 
   std::vector<fs::path> packages;

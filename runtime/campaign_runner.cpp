@@ -253,6 +253,9 @@ result<campaign_request> load_campaign_request(storage::store& db, const std::st
   try {
     for (const auto& dir : record->at("operators"))
       r.operators.emplace_back(dir.get<std::string>());
+    if (auto dirs = record->find("include_dirs"); dirs != record->end()) {
+      for (const auto& dir : *dirs) r.include_dirs.emplace_back(dir.get<std::string>());
+    }
     result<config::aopt_config> cfg = config::from_json(record->at("config"));
     if (!cfg.ok()) return cfg.error().with_context("campaign " + id);
     r.config = *cfg;
@@ -347,6 +350,11 @@ status campaign_run::prepare(caf::actor_system& sys) {
   }
   record_["operators"] = nlohmann::json::array();
   for (const fs::path& p : request_.operators) record_["operators"].push_back(p.string());
+  // Only a campaign that names include folders records them: other records stay as they were.
+  if (!request_.include_dirs.empty()) {
+    record_["include_dirs"] = nlohmann::json::array();
+    for (const fs::path& p : request_.include_dirs) record_["include_dirs"].push_back(p.string());
+  }
   record_["config"] = config::to_json(cfg);
   record_["strategy"] = config::to_string(cfg.campaign.strategy);
   record_["status"] = "running";
@@ -361,8 +369,10 @@ status campaign_run::prepare(caf::actor_system& sys) {
   }
 
   std::vector<actors::campaign_episode> episodes;
+  npu::package_load_options load;
+  load.include_dirs = request_.include_dirs;
   for (const fs::path& dir : request_.operators) {
-    result<npu::op_package> pkg = npu::load_op_package(dir);
+    result<npu::op_package> pkg = npu::load_op_package(dir, load);
     if (!pkg.ok()) {
       outcome_.errors.push_back(pkg.error().to_string());
       continue;

@@ -61,6 +61,11 @@ struct campaign_outcome {
 struct campaign_request {
   std::string campaign;  // "" = resolve_campaign_id (campaign_identity.hpp)
   std::vector<std::filesystem::path> operators;
+  // Folders of the operators' repository holding helper headers the packages include but do
+  // not carry (`aopt run --include-dir`, as `aopt eval`'s); kept in the campaign's record, so a
+  // resumed campaign loads its packages the same way. Not part of the campaign id: the headers
+  // joined are part of each package's content, which the results are keyed by.
+  std::vector<std::filesystem::path> include_dirs;
   config::aopt_config config;
   // The engine (actor system, device pool, LLM service) run_campaign runs in; null = an engine
   // of the campaign's own, started from config (device.slots, [workers], [llm]).

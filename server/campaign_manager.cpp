@@ -86,16 +86,15 @@ result<std::string> campaign_manager::create(const std::string& id,
                            {"operators", nlohmann::json::array()}};
   for (const fs::path& p : operators) record["operators"].push_back(p.string());
   AOPT_RETURN_IF_ERROR(db_.put_campaign(cid, record));
-  start_locked(cid, operators, config);
+  runtime::campaign_request request;
+  request.operators = operators;
+  request.config = config;
+  start_locked(cid, std::move(request));
   return cid;
 }
 
-void campaign_manager::start_locked(const std::string& id, const std::vector<fs::path>& operators,
-                                    const config::aopt_config& config) {
-  runtime::campaign_request request;
+void campaign_manager::start_locked(const std::string& id, runtime::campaign_request request) {
   request.campaign = id;
-  request.operators = operators;
-  request.config = config;
   request.drift = drift_;
   const runtime::campaign_run_handle run =
       runtime::spawn_campaign_run(*engine_, std::move(request), db_, hub_);
@@ -171,7 +170,7 @@ void campaign_manager::finish(const std::string& id, const status& outcome, bool
 status campaign_manager::restart_locked(const std::string& id) {
   result<runtime::campaign_request> request = runtime::load_campaign_request(db_, id);
   if (!request.ok()) return request.error();
-  start_locked(id, request->operators, request->config);
+  start_locked(id, std::move(*request));
   return status{};
 }
 
@@ -251,7 +250,7 @@ status campaign_manager::resume(const std::string& id) {
   }
   result<runtime::campaign_request> request = runtime::load_campaign_request(db_, id);
   if (!request.ok()) return request.error();
-  start_locked(id, request->operators, request->config);
+  start_locked(id, std::move(*request));
   return status{};
 }
 

@@ -90,9 +90,9 @@ class campaign_manager {
     bool resume_after_stop = false;  // start again instead of recording stop_as
   };
 
+  // Starts `request` (its operators, include folders and configuration) as campaign `id`.
   // REQUIRES: mutex_ held, id not running.
-  void start_locked(const std::string& id, const std::vector<std::filesystem::path>& operators,
-                    const config::aopt_config& config);
+  void start_locked(const std::string& id, runtime::campaign_request request);
   void finish(const std::string& id, const status& outcome, bool interrupted);
   // Starts `id` again from its record. REQUIRES: mutex_ held.
   status restart_locked(const std::string& id);
