@@ -80,7 +80,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {tensors, "SetValue", yes, "scalar pipe; ordered by auto-sync when device.auto_sync"},
       {tensors, "ReinterpretCast", yes, ""},
       {tensors, "ToFloat", yes, "bfloat16_t -> float (and ToBfloat16)"},
-      {movement, "DataCopy", yes, "GM<->UB count form and DataCopyParams strides, UB->UB"},
+      {movement, "DataCopy", yes,
+       "GM<->UB count form and DataCopyParams strides, UB->UB; the enhanced form with "
+       "DataCopyEnhancedParams (BlockMode, DeqScale) copies as the plain one, as documented off "
+       "the CO1 -> CO2 path"},
       {movement, "DataCopyPad", yes,
        "DataCopyExtParams / DataCopyPadExtParams both directions; DataCopyParams / "
        "DataCopyPadParams; a braced 4-element {count, len, srcStride, dstStride} is "
@@ -150,7 +153,9 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {reduce, "BlockReduceMin", yes, ""},
       {reduce, "RepeatReduceSum", yes, ""},
       {reduce, "PairReduceSum", yes, "continuous and bit masks, strides"},
-      {arrange, "Gather", part, "count form only; the mask/repeat forms are missing"},
+      {arrange, "Gather", yes,
+       "count form; continuous and bit mask forms with repeats and a destination repeat stride "
+       "(the offsets of repeat r are srcOffset[r * lanes ...], 256 bytes of lanes a repeat)"},
       {arrange, "Gatherb", yes,
        "uint16_t/uint32_t (the A2/A3 types): 8 blocks a repeat by byte offsets, destination "
        "block and repeat strides"},
@@ -228,7 +233,9 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "see IBSet; waits no earlier than the flag's IBSet in the timing; a wait no block "
        "satisfies, its own blockIdx or blockDim above the core count is refused"},
       {sync, "pipe_barrier", yes, "the pre-AscendC intrinsic: pipe_barrier(PIPE_X)"},
-      {sync, "set_flag", yes, "the pre-AscendC intrinsics set_flag/wait_flag(src, dst, EVENT_IDn)"},
+      {sync, "set_flag", yes,
+       "the pre-AscendC intrinsics set_flag/wait_flag(src, dst, id): id an EVENT_IDn, an "
+       "integer literal or variable"},
       {sync, "wait_flag", yes, ""},
       {atomic, "SetAtomicAdd", yes, "UB->GM copies accumulate"},
       {atomic, "SetAtomicNone", yes, ""},
@@ -460,6 +467,9 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "an AscendC name (and matmul::); Matmul accepts every config and computes the same "
        "product"},
       {cube, "GetNormalConfig", yes, "returns CFG_NORM; its option arguments are accepted"},
+      {cube, "GetIBShareNormConfig", yes, "returns CFG_NORM; its option arguments are accepted"},
+      {cube, "GetMDLConfig", yes,
+       "returns CFG_MDL (GetSpecialMDLConfig likewise); its option arguments are accepted"},
       {cube, "REGIST_MATMUL_OBJ", yes,
        "initialises each Matmul with its TCubeTiling on the calling core; in a MIX kernel the "
        "AIC's kernel ends there (it serves its AIVs' Matmul objects, whose cube work is timed on "

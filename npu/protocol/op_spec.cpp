@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <filesystem>
 #include <set>
 
@@ -250,6 +251,11 @@ status parse_tensor(const json& j, const reader& r, const std::vector<tensor_spe
       t.init_value = 0;
     } else if (init->is_string() && init->get<std::string>() == "none") {
       t.init = tensor_spec::initial::poison;
+    } else if (init->is_string() &&
+               (init->get<std::string>() == "inf" || init->get<std::string>() == "-inf")) {
+      // A running maximum starts at -inf (JSON has no literal for it).
+      t.init = tensor_spec::initial::value;
+      t.init_value = init->get<std::string>() == "inf" ? HUGE_VAL : -HUGE_VAL;
     } else if (init->is_number()) {
       t.init = tensor_spec::initial::value;
       t.init_value = init->get<double>();
@@ -258,9 +264,10 @@ status parse_tensor(const json& j, const reader& r, const std::vector<tensor_spe
       t.init = tensor_spec::initial::copy;
       t.init_source = (*init)["copy"].get<std::string>();
     } else {
-      return r.error(
-          "init",
-          "expected \"zeros\", \"none\", a number or {\"copy\": \"<input>\"}, got " + init->dump());
+      return r.error("init",
+                     "expected \"zeros\", \"none\", \"inf\", \"-inf\", a number or {\"copy\": "
+                     "\"<input>\"}, got " +
+                         init->dump());
     }
   }
   return {};
@@ -281,6 +288,21 @@ status check_initial_copies(const op_spec& s, const reader& r, const leeway& lw)
     if (lw.unsettled_tensor(out.name) || lw.unsettled_tensor(source->name)) continue;
     if (source->type != out.type || source->bytes() != out.bytes()) {
       return at.error("init", "input '" + out.init_source + "' differs in dtype or size");
+    }
+  }
+  return {};
+}
+
+// An infinite initial value is a floating-point output's (an integer has no infinity).
+status check_initial_values(const op_spec& s, const reader& r, const leeway& lw) {
+  for (size_t i = 0; i < s.outputs.size(); ++i) {
+    const tensor_spec& out = s.outputs[i];
+    if (out.init != tensor_spec::initial::value || std::isfinite(out.init_value)) continue;
+    if (lw.unsettled_tensor(out.name)) continue;
+    if (out.type != dtype::float32 && out.type != dtype::float16 && out.type != dtype::bfloat16) {
+      return reader(r.child("outputs", i))
+          .error("init", std::string("an output of dtype ") + to_string(out.type) +
+                             " cannot start at infinity; give a number");
     }
   }
   return {};
@@ -625,6 +647,7 @@ status parse_spec(const json& j, const reader& r, op_spec& s, leeway& lw) {
   AOPT_RETURN_IF_ERROR(parse_tensors(j, r, "inputs", nullptr, s.inputs, lw));
   AOPT_RETURN_IF_ERROR(parse_tensors(j, r, "outputs", &s.inputs, s.outputs, lw));
   AOPT_RETURN_IF_ERROR(check_initial_copies(s, r, lw));
+  AOPT_RETURN_IF_ERROR(check_initial_values(s, r, lw));
   AOPT_RETURN_IF_ERROR(check_inplace_once(s, r));
   AOPT_RETURN_IF_ERROR(parse_attrs(j, r, s.attrs));
   AOPT_RETURN_IF_ERROR(check_unique_names(s, r));
@@ -663,7 +686,12 @@ json tensor_json(const tensor_spec& t, bool with_range) {
     return j;
   }
   if (t.init == tensor_spec::initial::poison) j["init"] = "none";
-  if (t.init == tensor_spec::initial::value) j["init"] = t.init_value;
+  if (t.init == tensor_spec::initial::value) {
+    if (std::isfinite(t.init_value))
+      j["init"] = t.init_value;
+    else
+      j["init"] = t.init_value > 0 ? "inf" : "-inf";
+  }
   if (t.init == tensor_spec::initial::copy) j["init"] = {{"copy", t.init_source}};
   return j;
 }

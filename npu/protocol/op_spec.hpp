@@ -25,7 +25,8 @@
 //
 // An output may say what it holds before the kernel runs (issue 34), as the framework
 // allocates it for an operator that accumulates into it: "init": "zeros", "init": -1 (a
-// constant), "init": {"copy": "<input>"} (an input of the same dtype and size), or "init": "none"
+// constant), "init": "-inf" or "inf" (a running maximum or minimum; floating-point outputs
+// only), "init": {"copy": "<input>"} (an input of the same dtype and size), or "init": "none"
 // (poison, said explicitly). Without it the output starts as poison, or as zeros when the
 // operator accumulates into its outputs (npu/accumulated_outputs.hpp).
 //
@@ -87,7 +88,7 @@ struct tensor_spec {
   //   none     poison (the default: an element the kernel never writes is caught), unless the
   //            operator accumulates into it (npu/accumulated_outputs.hpp: then zeros)
   //   poison   poison, said in so many words ("init": "none"): the framework leaves it as is
-  //   value    every element `init_value` ("init": "zeros" or a number)
+  //   value    every element `init_value` ("init": "zeros", a number, "inf" or "-inf")
   //   copy     the contents of the input `init_source` ("init": {"copy": "x"}), same bytes
   enum class initial { none, poison, value, copy };
   initial init = initial::none;

@@ -343,7 +343,7 @@ TEST_SUITE("npu") {
           std::string::npos);
     CHECK(not_yet.find("docs/ascendc-api-coverage.md") != std::string::npos);
     const std::string partial =
-        explain_compile_error("k.cpp:7:12: error: no matching function for call to 'Gather(int)'");
+        explain_compile_error("k.cpp:7:12: error: no matching function for call to 'Sort(int)'");
     CHECK(partial.find("provided only in part") != std::string::npos);
     const std::string mistake =
         explain_compile_error("k.cpp:9:5: error: 'Addd' was not declared in this scope");

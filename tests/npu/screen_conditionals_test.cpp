@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 
+#include "base/subprocess.hpp"
 #include "support/temp_dir.hpp"
 
 using aopt::npu::check_conditionals;
@@ -102,6 +103,29 @@ TEST_SUITE("npu") {
     // Comments, strings and raw strings holding a directive's text.
     CHECK(refused("// #if __clang__\nconst char* s = \"#if __clang__\";\n") == "");
     CHECK(refused("const char* r = R\"x(\n#if __clang__\n)x\";\n") == "");
+  }
+
+  TEST_CASE("CANN's pass macros pass the screen while neither compiler defines them") {
+    // DrivingSDK's furthest_point_sampling guards its copies so.
+    CHECK(refused("#ifndef __GET_CODE_CHANNEL__\n#endif\n#if defined(__GET_CODE_CHANNEL__)\n"
+                  "#endif\n") == "");
+    // A compiler that predefined one would answer otherwise: refused then.
+    const std::string text = "#ifndef __GET_CODE_CHANNEL__\n#endif\n";
+    predefined_macros predefined = stand_in_predefines();
+    predefined.any.insert("__GET_CODE_CHANNEL__");
+    const auto found = check_conditionals({{"op_kernel/k.cpp", &text}}, predefined, {});
+    REQUIRE(found.has_value());
+    CHECK(found->construct == "#ifndef __GET_CODE_CHANNEL__");
+    // g++ leaves each of them undefined, builtin macros included (a -dM dump omits those).
+    for (const std::string& name : aopt::npu::cann_pass_macros()) {
+      aopt::subprocess_options o;
+      o.argv = {"/bin/sh", "-c",
+                "printf '#ifdef " + name + "\\nDEFINED\\n#endif\\n' | g++ -E -P -x c++ -"};
+      auto r = aopt::run_subprocess(o);
+      REQUIRE(r.ok());
+      REQUIRE(r->succeeded());
+      CHECK_MESSAGE(r->stdout_text.find("DEFINED") == std::string::npos, name);
+    }
   }
 
   TEST_CASE("__has_include may ask only for a header neither compiler holds on its own") {

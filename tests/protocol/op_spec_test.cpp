@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 
 using nlohmann::json;
@@ -34,6 +35,36 @@ std::string nested_error(const json& j) {
 }  // namespace
 
 TEST_SUITE("protocol") {
+  TEST_CASE("an output may start at -inf or inf, a floating-point one only, and writes back so") {
+    json j = relu_op();
+    j["outputs"][0]["dtype"] = "float32";
+    j["outputs"][0]["init"] = "-inf";
+    auto low = parse_op_spec(j, "op.json");
+    REQUIRE_MESSAGE(low.ok(), low.error().to_string());
+    CHECK(low->outputs[0].init == tensor_spec::initial::value);
+    CHECK(std::isinf(low->outputs[0].init_value));
+    CHECK(low->outputs[0].init_value < 0);
+    json written;
+    to_json(written, *low);
+    CHECK(written["outputs"][0]["init"] == "-inf");
+    auto again = parse_op_spec(written, "op.json");
+    REQUIRE(again.ok());
+    CHECK(again->outputs[0].init_value == low->outputs[0].init_value);
+    j["outputs"][0]["init"] = "inf";
+    auto high = parse_op_spec(j, "op.json");
+    REQUIRE(high.ok());
+    CHECK(high->outputs[0].init_value > 0);
+    CHECK(std::isinf(high->outputs[0].init_value));
+    j["outputs"][0]["dtype"] = "int32";
+    CHECK(file_error(j) ==
+          "op.json: outputs[0].init: an output of dtype int32 cannot start at infinity; give a "
+          "number");
+    j["outputs"][0]["dtype"] = "float16";
+    j["outputs"][0]["init"] = "nan";
+    CHECK(file_error(j).find("expected \"zeros\", \"none\", \"inf\", \"-inf\"") !=
+          std::string::npos);
+  }
+
   TEST_CASE("a bad field is named with its path and the reason, in the file and nested") {
     json j = relu_op();
     j["outputs"] = json::array();

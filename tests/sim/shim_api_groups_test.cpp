@@ -292,6 +292,49 @@ TEST_SUITE("sim") {
     }
   }
 
+  TEST_CASE("Gather's mask and repeat forms, the enhanced DataCopy and integer event ids") {
+    for (uint64_t seed : {11, 12, 13}) {
+      const std::vector<float> x = draw<float>(seed, -5, 5);
+      const std::vector<float> y = draw<float>(seed + 100, 0, 1);
+      const std::vector<float> z = run_tile<float, 4>(
+          x, y, [](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            Duplicate(z, -1.0f, 3 * N);
+            // Byte offsets that reverse x: (N - 1 - i) * 4.
+            LocalTensor<int32_t> index = z[3 * N].ReinterpretCast<int32_t>();
+            CreateVecIndex(index, static_cast<int32_t>(0), N);
+            Muls(index, index, -4, N);
+            Adds(index, index, static_cast<int32_t>((N - 1) * 4), N);
+            // Two repeats of all 64 lanes, 16 blocks apart: z[0, 64) and z[128, 192).
+            const uint8_t repeats = 2;
+            Gather(z, x, index.ReinterpretCast<uint32_t>(), 0u, 64, repeats, 16);
+            // The even lanes of one repeat, by bit mask, from the second repeat's offsets.
+            const uint64_t even[2] = {0x5555555555555555ull, 0};
+            Gather(z[N], x, index[64].ReinterpretCast<uint32_t>(), 0, even, 1, 8);
+            // The enhanced form copies as the plain one: 8 blocks of y.
+            DataCopy(z[2 * N], y, DataCopyParams(1, 8, 0, 0), {});
+            // The intrinsics take an id as a literal or a uint64_t variable.
+            set_flag(PIPE_V, PIPE_S, 0);
+            wait_flag(PIPE_V, PIPE_S, 0);
+            uint64_t eventId = EVENT_ID1;
+            set_flag(PIPE_V, PIPE_MTE3, eventId);
+            wait_flag(PIPE_V, PIPE_MTE3, eventId);
+          });
+      for (uint32_t i = 0; i < N; ++i) {
+        const bool gathered = i < 64 || (i >= 128 && i < 192);
+        const uint32_t lane = i < 64 ? i : i - 64;  // repeat 1 reads offsets 64..127
+        CHECK(z[i] == (gathered ? x[N - 1 - lane] : -1.0f));
+        const bool even_lane = i < 64 && i % 2 == 0;
+        CHECK(z[N + i] == (even_lane ? x[N - 1 - (64 + i)] : -1.0f));
+        CHECK(z[2 * N + i] == (i < 64 ? y[i] : -1.0f));
+      }
+    }
+    shim_run run;
+    std::string message;
+    CHECK(error_kind([&] { run.run([] { set_flag(PIPE_V, PIPE_S, uint64_t{1} << 40); }); },
+                     &message) == "flag_misuse");
+    CHECK(message.find("outside 0..7") != std::string::npos);
+  }
+
   TEST_CASE("the enhanced Transpose: NCHW <-> NHWC for 4-byte data, ND2ND_B16, reserved types") {
     // x as 2 images of 4 channels x (4 x 8) positions; the result moved there and back.
     constexpr uint16_t images = 2, channels = 4, height = 4, width = 8;

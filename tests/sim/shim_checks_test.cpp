@@ -346,7 +346,8 @@ TEST_SUITE("sim") {
     CHECK(contains(message, "already freed"));
   }
 
-  TEST_CASE("GM reads may reach CANN's allocation padding, beyond it with a warning; writes not") {
+  TEST_CASE(
+      "GM reads may reach CANN's allocation padding and past it with a warning; writes only it") {
     shim_run run;
     float* x = run.gm<float>("x", 7);  // 28 bytes: aclrtMalloc gives 32 + 32
     run.launch.gm.back().padding = 36;
@@ -384,22 +385,31 @@ TEST_SUITE("sim") {
                 });
               },
               &message) == "gm_out_of_bounds");
-    // A write of the padding is refused: it would corrupt whatever follows on the hardware.
-    CHECK(error_kind(
-              [&] {
-                run.run([&] {
-                  TPipe pipe;
-                  TBuf<TPosition::VECCALC> buf;
-                  pipe.InitBuffer(buf, 256);
-                  GlobalTensor<float> g;
-                  g.SetGlobalBuffer(z, 7);
-                  Duplicate(buf.Get<float>(), 1.0f, 8);
-                  PipeBarrier<PIPE_ALL>();
-                  DataCopy(g, buf.Get<float>(), 8);
-                });
-              },
-              &message) == "gm_out_of_bounds");
-    CHECK(contains(message, "a write must stay inside the tensor"));
+    // A write may reach into the tensor's own allocation padding (a block-granular tail copy),
+    // with a warning; beyond it, it would corrupt whatever follows on the hardware.
+    const auto copy_out = [&](uint32_t count) {
+      return error_kind(
+          [&] {
+            run.run([&] {
+              TPipe pipe;
+              TBuf<TPosition::VECCALC> buf;
+              pipe.InitBuffer(buf, 256);
+              GlobalTensor<float> g;
+              g.SetGlobalBuffer(z, 7);
+              Duplicate(buf.Get<float>(), 1.0f, 64);
+              PipeBarrier<PIPE_ALL>();
+              DataCopy(g, buf.Get<float>(), count);
+            });
+          },
+          &message);
+    };
+    CHECK(copy_out(8) == "");  // 32 bytes: 4 past the end, inside the 36 bytes of padding
+    REQUIRE(run.warnings.size() == 1);
+    CHECK(contains(run.warnings[0], "writes 4 bytes past the end of 'z'"));
+    for (uint32_t i = 0; i < 7; ++i) CHECK(z[i] == 1.0f);
+    CHECK(copy_out(24) == "gm_out_of_bounds");  // 96 bytes: 68 past the end
+    CHECK(contains(message,
+                   "a write must stay inside the tensor and its 36 bytes of allocation padding"));
   }
 
   TEST_CASE("uninitialised UB holds large finite values: multiplying by zero gives zero") {

@@ -19,6 +19,9 @@ using namespace AscendC;  // NOLINT(google-build-using-namespace): kernels are w
 using testing::shim_run;
 
 constexpr MatmulConfig kNormalConfig = GetNormalConfig();
+// The other builders, with and without their documented options, make configs Matmul takes.
+constexpr MatmulConfig kIBShareConfig = GetIBShareNormConfig(false, false, false);
+constexpr MatmulConfig kMdlConfig = GetMDLConfig();
 
 optiling::TCubeTiling host_tiling(int32_t m, int32_t n, int32_t k, int32_t dim, bool bias) {
   fe::PlatFormInfos info;
@@ -169,13 +172,13 @@ TEST_SUITE("sim") {
           bgm.SetGlobalBuffer(reinterpret_cast<__gm__ half*>(b), bv.size());
           cg.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(out), size_t(c.m) * c.n);
           if (form == 0) {
-            matmul::Matmul<AT, AN, CT> mm;
+            matmul::Matmul<AT, AN, CT, CT, kIBShareConfig> mm;
             REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
             mm.SetTensorA(ag);
             mm.SetTensorB(bgm);
             mm.IterateAll(cg);
           } else {
-            matmul::Matmul<AN, AN, CT> mm;
+            matmul::Matmul<AN, AN, CT, CT, kMdlConfig> mm;
             REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
             mm.SetTensorA(ag, true);
             mm.SetTensorB(bgm, b_trans);

@@ -261,6 +261,7 @@ class condition_judge {
       return "";
     }
     if (shim || !reserved(name) || predefined_.alike.count(name) != 0) return "";
+    if (cann_pass_macros().count(name) != 0 && predefined_.any.count(name) == 0) return "";
     return "a name reserved to the compiler that neither the package nor the shim defines and "
            "the two compilers do not predefine alike (__COUNTER__, __INCLUDE_LEVEL__ and the "
            "other builtin macros answer differently for the screen's parser and the compiler)";
@@ -275,6 +276,11 @@ class condition_judge {
 
 }  // namespace
 }  // namespace conditionals
+
+const std::set<std::string>& cann_pass_macros() {
+  static const std::set<std::string> names = {"__GET_CODE_CHANNEL__"};
+  return names;
+}
 
 macro_table parse_macro_dump(const std::string& text) {
   macro_table out;

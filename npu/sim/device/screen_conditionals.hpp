@@ -12,8 +12,9 @@
 //     with two underscores or an underscore and a capital): neither compiler predefines one in
 //     standard C++ mode, so it is the package's or the shim's macro or undefined in both;
 //   * a reserved identifier only if the shim defines it (__CCE_AICORE__), both compilers
-//     predefine it with the same replacement (__cplusplus), or the package defines it and
-//     neither compiler predefines it (an include guard such as __ADD_CUSTOM_H__);
+//     predefine it with the same replacement (__cplusplus), the package defines it and neither
+//     compiler predefines it (an include guard such as __ADD_CUSTOM_H__), or it is one of CANN's
+//     pass macros (cann_pass_macros()) that neither compiler predefines;
 //   * an identifier followed by `(` only if it is a function-like macro of the package or the
 //     shim: __has_builtin(...), __has_attribute(...) and the other queries are the compiler's own
 //     and answer differently;
@@ -50,6 +51,13 @@ struct predefined_macros {
   std::vector<std::string> private_include_dirs;
 };
 predefined_macros compare_predefines(const macro_table& screen, const macro_table& compiler);
+
+// Macros CANN's kernel compiler defines only in passes other than the device compile the
+// simulator stands for, so that a normal build leaves them undefined: __GET_CODE_CHANNEL__
+// (DrivingSDK's furthest_point_sampling guards its copies with `#ifndef __GET_CODE_CHANNEL__`).
+// Neither g++ nor clang defines one either (tests/npu/screen_conditionals_test.cpp asks g++), so
+// both preprocessors keep the same code.
+const std::set<std::string>& cann_pass_macros();
 
 // One file of the package, its path relative to the package root.
 struct package_text {

@@ -8,6 +8,7 @@
 #include "cube_memory.hpp"
 #include "driver_expected.hpp"
 #include "element_codec.hpp"
+#include "gm_allocation.hpp"
 #include "launch_layout.hpp"
 #include "output_replay.hpp"
 
@@ -265,7 +266,11 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
       if (w.region >= region_bytes.size() || w.bursts == 0) {
         return malformed("a GM write names no buffer the kernel was given");
       }
-      const uint64_t limit = region_bytes[w.region];
+      // A write may reach into the buffer's allocation padding, as the runtime lets it (the
+      // replay below keeps the buffer's own bytes).
+      const uint64_t limit =
+          region_bytes[w.region] +
+          (region_bytes[w.region] != 0 ? cann_padding(region_bytes[w.region]) : 0);
       if (!w.inside(limit)) {
         return malformed("block " + std::to_string(b) + " writes GM outside buffer " +
                          std::to_string(w.region) + " (" + std::to_string(limit) + " bytes)");

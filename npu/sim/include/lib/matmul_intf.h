@@ -62,9 +62,22 @@ struct MatmulConfig {
 };
 constexpr MatmulConfig CFG_NORM = {true};
 constexpr MatmulConfig CFG_MDL = {true};
-// The documented config builder; the simulated Matmul computes the same product under each.
+// The documented config builders; the simulated Matmul computes the same product under each,
+// so each accepts its documented option arguments and returns a config Matmul takes.
 template <typename... Options>
 constexpr MatmulConfig GetNormalConfig(Options...) {
+  return CFG_NORM;
+}
+template <typename... Options>
+constexpr MatmulConfig GetMDLConfig(Options...) {
+  return CFG_MDL;
+}
+template <typename... Options>
+constexpr MatmulConfig GetSpecialMDLConfig(Options...) {
+  return CFG_MDL;
+}
+template <typename... Options>
+constexpr MatmulConfig GetIBShareNormConfig(Options...) {
   return CFG_NORM;
 }
 
@@ -378,7 +391,10 @@ class Matmul {
 // `using namespace AscendC; constexpr MatmulConfig CFG = GetNormalConfig();` and then
 // `matmul::Matmul<A, B, C, C, CFG>`.
 namespace AscendC {
+using matmul::GetIBShareNormConfig;
+using matmul::GetMDLConfig;
 using matmul::GetNormalConfig;
+using matmul::GetSpecialMDLConfig;
 using matmul::Matmul;
 using matmul::MatmulConfig;
 using matmul::MatmulType;

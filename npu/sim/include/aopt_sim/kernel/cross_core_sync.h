@@ -12,12 +12,14 @@
 namespace AscendC {
 
 template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
-void CrossCoreSetFlag(uint16_t flagId, aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+void CrossCoreSetFlag(uint16_t flagId,
+                      aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::cross_core_flag(true, modeId, pipe, flagId, site);
 }
 
 template <uint8_t modeId = 0, pipe_t pipe = PIPE_S>
-void CrossCoreWaitFlag(uint16_t flagId, aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+void CrossCoreWaitFlag(uint16_t flagId,
+                       aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::cross_core_flag(false, modeId, pipe, flagId, site);
 }
 

@@ -397,7 +397,7 @@ inline aopt_sim::rt::fixpipe_geometry fixpipe_of(const FixpipeParamsV220& p, boo
 // GM (ND) -> A1/B1 (NZ), on MTE2. Column blocks past dValue are zero-padded to 32 bytes.
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2NzParams& p,
-              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::nd2nz_geometry g;
   g.nd_num = p.ndNum;
   g.n = p.nValue;
@@ -414,7 +414,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Nd2Nz
 // A1 -> A2, B1 -> B2 (2D: whole 512-byte fractals), on MTE1.
 template <typename T>
 void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData2DParams& p,
-              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::load2d_geometry g;
   g.start = p.startIndex;
   g.repeats = p.repeatTimes;
@@ -455,7 +455,7 @@ aopt_sim::rt::load3d_geometry load3d_map_of(const P& p, const IsResetLoad3dConfi
 template <typename T, const IsResetLoad3dConfig& defaultConfig = IS_RESER_LOAD3D_DEFAULT_CONFIG,
           typename U = T>
 void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData3DParamsV1<U>& p,
-              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   static_assert(sizeof(U) == sizeof(T), "LoadData3DParamsV1<U>: U is the element type of T");
   const aopt_sim::rt::load3d_geometry g =
       detail::load3d_map_of<LoadData3DParamsV1<U>, U>(p, defaultConfig);
@@ -476,7 +476,7 @@ void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadDa
 template <typename T, const IsResetLoad3dConfig& defaultConfig = IS_RESER_LOAD3D_DEFAULT_CONFIG,
           typename U = T>
 void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadData3DParamsV2<U>& p,
-              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   static_assert(sizeof(U) == sizeof(T), "LoadData3DParamsV2<U>: U is the element type of T");
   aopt_sim::rt::load3d_geometry g =
       detail::load3d_map_of<LoadData3DParamsV2<U>, U>(p, defaultConfig);
@@ -498,7 +498,8 @@ void LoadData(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LoadDa
 // float out.
 template <typename T, typename U, typename S>
 void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
-          const MmadParams& p, aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+          const MmadParams& p,
+          aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::mmad_geometry g;
   g.m = p.m;
   g.n = p.n;
@@ -513,7 +514,7 @@ void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor
 template <typename T, typename U, typename S, typename V>
 void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor<S>& filter,
           const LocalTensor<V>& bias, const MmadParams& p,
-          aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+          aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::mmad_geometry g;
   g.m = p.m;
   g.n = p.n;
@@ -527,7 +528,7 @@ void Mmad(const LocalTensor<T>& dst, const LocalTensor<U>& fm, const LocalTensor
 // CO1 -> GM, on FIX, with NZ -> ND (CFG_ROW_MAJOR), ReLU and quantization on the way.
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParamsV220& p,
-             aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+             aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::cube_fixpipe(reinterpret_cast<uint8_t*>(dst.GetPhyAddr()), nullptr,
                              detail::cube_type<T>(), src.aopt_ref(), detail::cube_type<U>(),
                              nullptr, detail::fixpipe_of(p, config.format == CO2Layout::ROW_MAJOR),
@@ -538,7 +539,7 @@ void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src, const Fixpip
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR, typename S>
 void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
              const LocalTensor<S>& cbufWorkspace, const FixpipeParamsV220& p,
-             aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+             aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::cube_fixpipe(reinterpret_cast<uint8_t*>(dst.GetPhyAddr()), nullptr,
                              detail::cube_type<T>(), src.aopt_ref(), detail::cube_type<U>(),
                              &cbufWorkspace.aopt_ref(),
@@ -548,7 +549,7 @@ void Fixpipe(const GlobalTensor<T>& dst, const LocalTensor<U>& src,
 // CO1 -> a local tensor (A1/B1 in L1, or CO2/UB).
 template <typename T, typename U, const FixpipeConfig& config = CFG_ROW_MAJOR>
 void Fixpipe(const LocalTensor<T>& dst, const LocalTensor<U>& src, const FixpipeParamsV220& p,
-             aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+             aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::cube_fixpipe(nullptr, &dst.aopt_ref(), detail::cube_type<T>(), src.aopt_ref(),
                              detail::cube_type<U>(), nullptr,
                              detail::fixpipe_of(p, config.format == CO2Layout::ROW_MAJOR), site);

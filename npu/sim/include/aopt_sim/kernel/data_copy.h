@@ -97,7 +97,7 @@ uint64_t value_bits(const T& v) {
 
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint32_t count,
-              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::copy_gm_to_ub(
       dst.aopt_ref(), detail::gm_bytes(src), aopt_sim::rt::dtype_of<T>::value, sizeof(T),
       detail::count_geometry<T>(count), aopt_sim::rt::pad_spec(), "DataCopy", site);
@@ -105,7 +105,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const uint3
 
 template <typename T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count,
-              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::copy_ub_to_gm(detail::gm_bytes(dst), src.aopt_ref(),
                               aopt_sim::rt::dtype_of<T>::value, sizeof(T),
                               detail::count_geometry<T>(count), "DataCopy", site);
@@ -113,14 +113,14 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const uint3
 
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count,
-              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::copy_geometry g = detail::count_geometry<T>(count);
   aopt_sim::rt::copy_ub_to_ub(dst.aopt_ref(), src.aopt_ref(), sizeof(T), g, "DataCopy", site);
 }
 
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& params,
-              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::copy_gm_to_ub(
       dst.aopt_ref(), detail::gm_bytes(src), aopt_sim::rt::dtype_of<T>::value, sizeof(T),
       detail::block_geometry(params, true), aopt_sim::rt::pad_spec(), "DataCopy", site);
@@ -128,7 +128,7 @@ void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataC
 
 template <typename T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params,
-              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::copy_ub_to_gm(detail::gm_bytes(dst), src.aopt_ref(),
                               aopt_sim::rt::dtype_of<T>::value, sizeof(T),
                               detail::block_geometry(params, false), "DataCopy", site);
@@ -136,7 +136,7 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataC
 
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params,
-              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::copy_geometry g;
   g.bursts = params.blockCount;
   g.burst_bytes = uint32_t{params.blockLen} * detail::block_bytes;
@@ -145,10 +145,31 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCo
   aopt_sim::rt::copy_ub_to_ub(dst.aopt_ref(), src.aopt_ref(), sizeof(T), g, "DataCopy", site);
 }
 
+// The enhanced forms: their DataCopyEnhancedParams take effect only on the CO1 -> CO2 path of
+// another chip family; on these paths they are documented to copy as the plain form does.
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& params,
+              const DataCopyEnhancedParams&,
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
+  DataCopy(dst, src, params, site);
+}
+template <typename T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params,
+              const DataCopyEnhancedParams&,
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
+  DataCopy(dst, src, params, site);
+}
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& params,
+              const DataCopyEnhancedParams&,
+              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
+  DataCopy(dst, src, params, site);
+}
+
 template <typename T>
 void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
                  const DataCopyExtParams& params, const DataCopyPadExtParams<T>& pad,
-                 aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                 aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::copy_gm_to_ub(
       dst.aopt_ref(), detail::gm_bytes(src), aopt_sim::rt::dtype_of<T>::value, sizeof(T),
       detail::pad_in_geometry<T>(params.blockCount, params.blockLen, params.srcStride,
@@ -161,7 +182,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
 template <typename T>
 void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
                  const DataCopyExtParams& params,
-                 aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                 aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::copy_ub_to_gm(detail::gm_bytes(dst), src.aopt_ref(),
                               aopt_sim::rt::dtype_of<T>::value, sizeof(T),
                               detail::pad_out_geometry(params.blockCount, params.blockLen,
@@ -172,7 +193,7 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
 template <typename T>
 void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
                  const DataCopyParams& params, const DataCopyPadParams& pad,
-                 aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                 aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::copy_gm_to_ub(
       dst.aopt_ref(), detail::gm_bytes(src), aopt_sim::rt::dtype_of<T>::value, sizeof(T),
       detail::pad_in_geometry<T>(params.blockCount, params.blockLen, params.srcStride,
@@ -184,7 +205,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src,
 template <typename T>
 void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src,
                  const DataCopyParams& params,
-                 aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                 aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::copy_ub_to_gm(detail::gm_bytes(dst), src.aopt_ref(),
                               aopt_sim::rt::dtype_of<T>::value, sizeof(T),
                               detail::pad_out_geometry(params.blockCount, params.blockLen,

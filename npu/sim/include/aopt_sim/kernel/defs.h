@@ -275,6 +275,27 @@ struct DataCopyParams {
   uint16_t dstStride = 0;
 };
 
+// The enhanced DataCopy's extra parameters, with their documented names and defaults. They
+// compute on the CO1 -> CO2 path of another chip family only; elsewhere the copy is the plain one.
+enum class BlockMode : uint8_t {
+  BLOCK_MODE_NORMAL = 0,
+  BLOCK_MODE_MATRIX,
+  BLOCK_MODE_VECTOR,
+  BLOCK_MODE_SMALL_CHANNEL,
+  BLOCK_MODE_DEPTHWISE
+};
+enum class DeqScale : uint8_t { DEQ_NONE = 0, DEQ, VDEQ, DEQ8, VDEQ8, DEQ16, VDEQ16 };
+struct DataCopyEnhancedParams {
+  BlockMode blockMode = BlockMode::BLOCK_MODE_NORMAL;
+  DeqScale deqScale = DeqScale::DEQ_NONE;
+  uint64_t deqValue = 0;
+  uint8_t sidStoreMode = 0;
+  bool isRelu = false;
+  uint8_t padMode = 0;
+  uint64_t padValue = 0;
+  uint64_t deqTensorAddr = 0;
+};
+
 // DataCopyPad: blockLen in bytes; the GM-side gap in bytes, the UB-side gap in 32-byte blocks.
 struct DataCopyExtParams {
   DataCopyExtParams() {}

@@ -20,7 +20,7 @@ namespace AscendC {
 template <bool isAIVOnly = true>
 void IBSet(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
            int32_t blockIdx, int32_t eventID,
-           aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+           aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::inter_block_flag(true, reinterpret_cast<uint8_t*>(gmWorkspace.GetPhyAddr()),
                                  gmWorkspace.GetSize(), ubWorkspace.aopt_ref(), blockIdx, eventID,
                                  isAIVOnly, site);
@@ -29,7 +29,7 @@ void IBSet(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>&
 template <bool isAIVOnly = true>
 void IBWait(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
             int32_t blockIdx, int32_t eventID,
-            aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+            aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::inter_block_flag(false, reinterpret_cast<uint8_t*>(gmWorkspace.GetPhyAddr()),
                                  gmWorkspace.GetSize(), ubWorkspace.aopt_ref(), blockIdx, eventID,
                                  isAIVOnly, site);

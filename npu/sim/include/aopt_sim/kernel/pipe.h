@@ -22,25 +22,26 @@ class queue_base {
   queue_base(TPosition src, TPosition dst, int32_t depth) : src_(src), dst_(dst), depth_(depth) {}
 
   template <typename T>
-  LocalTensor<T> AllocTensor(aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  LocalTensor<T> AllocTensor(
+      aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     return as_tensor<T>(aopt_sim::rt::queue_alloc(handle_, site));
   }
 
   template <typename T>
   bool EnQue(const LocalTensor<T>& tensor,
-             aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+             aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     aopt_sim::rt::queue_enque(handle_, tensor.aopt_ref(), site);
     return true;
   }
 
   template <typename T>
-  LocalTensor<T> DeQue(aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  LocalTensor<T> DeQue(aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     return as_tensor<T>(aopt_sim::rt::queue_deque(handle_, site));
   }
 
   template <typename T>
   void FreeTensor(const LocalTensor<T>& tensor,
-                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     aopt_sim::rt::queue_free(handle_, tensor.aopt_ref(), site);
   }
 
@@ -126,33 +127,33 @@ class TBufPool {
  public:
   template <TPosition qpos, int32_t depth, auto... extra>
   bool InitBuffer(TQue<qpos, depth, extra...>& que, uint8_t num, uint32_t len,
-                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     return init_queue(que, num, len, site);
   }
   template <TPosition src, TPosition dst, int32_t depth, auto... extra>
   bool InitBuffer(TQueBind<src, dst, depth, extra...>& que, uint8_t num, uint32_t len,
-                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     return init_queue(que, num, len, site);
   }
   template <TPosition bpos>
   bool InitBuffer(TBuf<bpos>& buf, uint32_t len,
-                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     buf.aopt_bind(aopt_sim::rt::pool_init_tbuf(handle_, bpos, len, site));
     return true;
   }
   template <class T>
   bool InitBufPool(T& bufPool, uint32_t len,
-                   aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                   aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     bufPool.aopt_init(handle_, aopt_sim::rt::queue_handle{}, len, site);
     return true;
   }
   template <class T, class U>
   bool InitBufPool(T& bufPool, uint32_t len, U& shareBuf,
-                   aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                   aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     bufPool.aopt_init(handle_, shareBuf.aopt_handle(), len, site);
     return true;
   }
-  void Reset(aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  void Reset(aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     aopt_sim::rt::pool_reset(handle_, site);
   }
 
@@ -182,36 +183,36 @@ class TPipe {
 
   template <TPosition pos, int32_t depth, auto... extra>
   bool InitBuffer(TQue<pos, depth, extra...>& que, uint8_t num, uint32_t len,
-                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     return init_queue(que, num, len, site);
   }
 
   template <TPosition src, TPosition dst, int32_t depth, auto... extra>
   bool InitBuffer(TQueBind<src, dst, depth, extra...>& que, uint8_t num, uint32_t len,
-                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     return init_queue(que, num, len, site);
   }
 
   template <TPosition pos>
   bool InitBuffer(TBuf<pos>& buf, uint32_t len,
-                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                  aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     buf.aopt_bind(aopt_sim::rt::pipe_init_tbuf(pos, len, site));
     return true;
   }
 
-  void Reset(aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  void Reset(aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     aopt_sim::rt::pipe_reset(site);
   }
 
   template <class T>
   bool InitBufPool(T& bufPool, uint32_t len,
-                   aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                   aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     bufPool.aopt_init(aopt_sim::rt::queue_handle{}, aopt_sim::rt::queue_handle{}, len, site);
     return true;
   }
   template <class T, class U>
   bool InitBufPool(T& bufPool, uint32_t len, U& shareBuf,
-                   aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                   aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     bufPool.aopt_init(aopt_sim::rt::queue_handle{}, shareBuf.aopt_handle(), len, site);
     return true;
   }
@@ -219,18 +220,20 @@ class TPipe {
   void Destroy() {}
 
   template <HardEvent evt>
-  TEventID AllocEventID(aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  TEventID AllocEventID(aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     return aopt_sim::rt::event_alloc(evt, site);
   }
   template <HardEvent evt>
-  void ReleaseEventID(TEventID id, aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  void ReleaseEventID(TEventID id,
+                      aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     aopt_sim::rt::event_release(evt, id, site);
   }
   template <HardEvent evt>
-  TEventID FetchEventID(aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  TEventID FetchEventID(aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     return aopt_sim::rt::event_fetch(evt, site);
   }
-  TEventID FetchEventID(HardEvent evt, aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  TEventID FetchEventID(HardEvent evt,
+                        aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     return aopt_sim::rt::event_fetch(evt, site);
   }
 

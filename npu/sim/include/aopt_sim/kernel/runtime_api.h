@@ -67,10 +67,12 @@ struct dtype_of<uint64_t> {
   static constexpr dtype value = dtype::u64;
 };
 
-// The source line of an API call in the kernel, captured by a defaulted trailing argument.
+// The source line of an API call in the kernel, captured by a defaulted trailing argument
+// (`call_site site = call_site(__builtin_LINE())`). No default constructor: a braced `{}` in a
+// documented trailing parameter (DataCopy's DataCopyEnhancedParams) must never read as a site.
 struct call_site {
   uint32_t line;
-  explicit constexpr call_site(uint32_t l = __builtin_LINE()) : line(l) {}
+  explicit constexpr call_site(uint32_t l) : line(l) {}
 };
 
 // A LocalTensor as the runtime sees it: its first byte in UB and the buffer it may touch.

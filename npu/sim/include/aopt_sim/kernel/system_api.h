@@ -63,7 +63,7 @@ inline int64_t GetSystemCycle() {
 
 template <typename T>
 void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, const T value,
-                      aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                      aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::gm_fill(reinterpret_cast<uint8_t*>(gmWorkspaceAddr.GetPhyAddr()), size * sizeof(T),
                         &value, sizeof(T), "InitGlobalMemory", site);
 }
@@ -72,7 +72,7 @@ void InitGlobalMemory(GlobalTensor<T>& gmWorkspaceAddr, const uint64_t size, con
 // the same fill, `value` defaulting to zero.
 template <typename T>
 void InitOutput(GlobalTensor<T> gmWorkspaceAddr, const uint64_t size, const T value = 0,
-                aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::gm_fill(reinterpret_cast<uint8_t*>(gmWorkspaceAddr.GetPhyAddr()), size * sizeof(T),
                         &value, sizeof(T), "InitOutput", site);
 }
@@ -80,15 +80,16 @@ void InitOutput(GlobalTensor<T> gmWorkspaceAddr, const uint64_t size, const T va
 // Simulated GM is coherent; the flush costs one uncached scalar GM access.
 template <typename T, CacheLine entireType = CacheLine::SINGLE_CACHE_LINE,
           DcciDst dcciDst = DcciDst::CACHELINE_OUT>
-void DataCacheCleanAndInvalid(const GlobalTensor<T>& dstTensor,
-                              aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+void DataCacheCleanAndInvalid(
+    const GlobalTensor<T>& dstTensor,
+    aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::gm_scalar(reinterpret_cast<uint8_t*>(dstTensor.GetPhyAddr()), 0, true,
                           "DataCacheCleanAndInvalid", site);
 }
 
 // The hardware barrier; blocks synchronise for real (the driver's block_runner).
 template <bool isAIVOnly = true>
-void SyncAll(aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+void SyncAll(aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::sync_all(2, site);
 }
 // The software barrier over a zeroed GM workspace: the same synchronisation; the flag values it
@@ -96,7 +97,7 @@ void SyncAll(aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
 template <bool isAIVOnly = true>
 void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
              const int32_t usedCores = 0,
-             aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+             aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   aopt_sim::rt::soft_sync_all(ubWorkspace.aopt_ref(), gmWorkspace.GetSize(), usedCores, site);
 }
 
@@ -104,10 +105,12 @@ void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t
 template <pipe_t src, pipe_t dst>
 class TQueSync {
  public:
-  void SetFlag(TEventID id, aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  void SetFlag(TEventID id,
+               aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     aopt_sim::rt::set_flag_pipes(src, dst, id, site);
   }
-  void WaitFlag(TEventID id, aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+  void WaitFlag(TEventID id,
+                aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     aopt_sim::rt::wait_flag_pipes(src, dst, id, site);
   }
 };

@@ -68,7 +68,7 @@ class GlobalTensor {
   }
 
   T GetValue(const uint64_t offset,
-             aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) const {
+             aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) const {
     T value;
     std::memcpy(
         &value,
@@ -78,7 +78,7 @@ class GlobalTensor {
   }
 
   void SetValue(const uint64_t offset, const T& value,
-                aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
     std::memcpy(
         aopt_sim::rt::gm_scalar(bytes_at(offset), sizeof(T), true, "GlobalTensor::SetValue", site),
         &value, sizeof(T));
@@ -87,7 +87,8 @@ class GlobalTensor {
   // `gm(i)`: a reference to element i as AscendC returns it; the proxy makes the read or write
   // a traced scalar GM access (GetValue/SetValue).
   detail::global_element<T> operator()(
-      const uint64_t offset, aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) const {
+      const uint64_t offset,
+      aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) const {
     return detail::global_element<T>(*this, offset, site);
   }
 
@@ -153,7 +154,7 @@ class LocalTensor {
   // (tensor_operators.h) run the vector instruction into this tensor.
   template <typename E, typename = typename E::aopt_tensor_expr>
   LocalTensor& operator=(const E& expr) {
-    expr.assign_to(*this, aopt_sim::rt::call_site());
+    expr.assign_to(*this, aopt_sim::rt::call_site(__builtin_LINE()));
     return *this;
   }
 
@@ -164,7 +165,8 @@ class LocalTensor {
     return sub;
   }
 
-  T GetValue(const uint32_t index, aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) const {
+  T GetValue(const uint32_t index,
+             aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) const {
     T value;
     std::memcpy(&value,
                 aopt_sim::rt::ub_scalar(ref_, uint64_t{index} * sizeof(T), sizeof(T), false,
@@ -174,14 +176,15 @@ class LocalTensor {
   }
 
   void SetValue(const uint32_t index, const T& value,
-                aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) const {
+                aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) const {
     std::memcpy(aopt_sim::rt::ub_scalar(ref_, uint64_t{index} * sizeof(T), sizeof(T), true,
                                         "LocalTensor::SetValue", site),
                 &value, sizeof(T));
   }
 
   detail::local_element<T> operator()(
-      const uint32_t index, aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) const {
+      const uint32_t index,
+      aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) const {
     return detail::local_element<T>(*this, index, site);
   }
 

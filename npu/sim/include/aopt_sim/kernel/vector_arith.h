@@ -57,7 +57,7 @@ calc_t<T> power(calc_t<T> base, calc_t<T> exponent) {
 
 template <typename T>
 void Neg(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount,
-         detail::site_t site = detail::site_t()) {
+         detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::map_unary(
       detail::vclass::simple, dst, src, calCount,
       [](detail::calc_t<T> x) { return static_cast<detail::calc_t<T>>(-x); }, "Neg", site);
@@ -65,14 +65,14 @@ void Neg(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t ca
 
 template <typename T, bool isReuseSource = false>
 void Log(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount,
-         detail::site_t site = detail::site_t()) {
+         detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::map_unary(
       detail::vclass::div_transcendental, dst, src, calCount,
       [](detail::calc_t<T> x) { return std::log(x); }, "Log", site);
 }
 template <typename T, bool isReuseSource = false>
 void Log(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>&,
-         const uint32_t calCount, detail::site_t site = detail::site_t()) {
+         const uint32_t calCount, detail::site_t site = detail::site_t(__builtin_LINE())) {
   Log<T, isReuseSource>(dst, src, calCount, site);
 }
 
@@ -80,34 +80,34 @@ void Log(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor
 // vector_ops.h); the simulator computes them exactly, whatever the Taylor level.
 template <typename T, bool isReuseSource>
 void Ln(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount,
-        detail::site_t site = detail::site_t()) {
+        detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::map_unary(
       detail::vclass::div_transcendental, dst, src, calCount,
       [](detail::calc_t<T> x) { return std::log(x); }, "Ln", site);
 }
 template <typename T, uint8_t taylorExpandLevel, bool isReuseSource = false>
 void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount,
-         detail::site_t site = detail::site_t()) {
+         detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::map_unary(
       detail::vclass::div_transcendental, dst, src, calCount,
       [](detail::calc_t<T> x) { return std::exp(x); }, "Exp", site);
 }
 template <typename T, uint8_t taylorExpandLevel, bool isReuseSource = false>
 void Exp(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>&,
-         const uint32_t calCount, detail::site_t site = detail::site_t()) {
+         const uint32_t calCount, detail::site_t site = detail::site_t(__builtin_LINE())) {
   Exp<T, taylorExpandLevel, isReuseSource>(dst, src, calCount, site);
 }
 
 template <typename T, bool isReuseSource = false>
 void Power(const LocalTensor<T>& dst, const LocalTensor<T>& base, const LocalTensor<T>& exponent,
-           const uint32_t calCount, detail::site_t site = detail::site_t()) {
+           const uint32_t calCount, detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::map_binary(detail::vclass::div_transcendental, dst, base, exponent, calCount,
                      &detail::power<T>, "Power", site);
 }
 template <typename T, bool isReuseSource = false>
 void Power(const LocalTensor<T>& dst, const LocalTensor<T>& base,
            const detail::scalar_t<T>& exponent, const uint32_t calCount,
-           detail::site_t site = detail::site_t()) {
+           detail::site_t site = detail::site_t(__builtin_LINE())) {
   const auto e = static_cast<detail::calc_t<T>>(exponent);
   detail::map_unary(
       detail::vclass::div_transcendental, dst, base, calCount,
@@ -116,7 +116,7 @@ void Power(const LocalTensor<T>& dst, const LocalTensor<T>& base,
 template <typename T, bool isReuseSource = false>
 void Power(const LocalTensor<T>& dst, const detail::scalar_t<T>& base,
            const LocalTensor<T>& exponent, const uint32_t calCount,
-           detail::site_t site = detail::site_t()) {
+           detail::site_t site = detail::site_t(__builtin_LINE())) {
   const auto b = static_cast<detail::calc_t<T>>(base);
   detail::map_unary(
       detail::vclass::div_transcendental, dst, exponent, calCount,
@@ -125,7 +125,7 @@ void Power(const LocalTensor<T>& dst, const detail::scalar_t<T>& base,
 
 template <typename T, bool isReuseSource = false>
 void Xor(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
-         const uint32_t calCount, detail::site_t site = detail::site_t()) {
+         const uint32_t calCount, detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(std::is_integral_v<T>, "Xor: integer tensors only (int16_t, uint16_t, ...)");
   detail::map_binary(
       detail::vclass::simple, dst, src0, src1, calCount,
@@ -134,14 +134,14 @@ void Xor(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTenso
 template <typename T, bool isReuseSource = false>
 void Xor(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
          const LocalTensor<uint8_t>&, const uint32_t calCount,
-         detail::site_t site = detail::site_t()) {
+         detail::site_t site = detail::site_t(__builtin_LINE())) {
   Xor<T, isReuseSource>(dst, src0, src1, calCount, site);
 }
 
 template <typename T, bool isReuseSource = false>
 void ClampMax(const LocalTensor<T>& dst, const LocalTensor<T>& src,
               const detail::scalar_t<T> scalar, const uint32_t calCount,
-              detail::site_t site = detail::site_t()) {
+              detail::site_t site = detail::site_t(__builtin_LINE())) {
   const auto s = static_cast<detail::calc_t<T>>(scalar);
   detail::map_unary(
       detail::vclass::simple, dst, src, calCount,
@@ -150,13 +150,13 @@ void ClampMax(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 template <typename T, bool isReuseSource = false>
 void ClampMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>&,
               const detail::scalar_t<T> scalar, const uint32_t calCount,
-              detail::site_t site = detail::site_t()) {
+              detail::site_t site = detail::site_t(__builtin_LINE())) {
   ClampMax<T, isReuseSource>(dst, src, scalar, calCount, site);
 }
 template <typename T, bool isReuseSource = false>
 void ClampMin(const LocalTensor<T>& dst, const LocalTensor<T>& src,
               const detail::scalar_t<T> scalar, const uint32_t calCount,
-              detail::site_t site = detail::site_t()) {
+              detail::site_t site = detail::site_t(__builtin_LINE())) {
   const auto s = static_cast<detail::calc_t<T>>(scalar);
   detail::map_unary(
       detail::vclass::simple, dst, src, calCount,
@@ -165,20 +165,20 @@ void ClampMin(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 template <typename T, bool isReuseSource = false>
 void ClampMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>&,
               const detail::scalar_t<T> scalar, const uint32_t calCount,
-              detail::site_t site = detail::site_t()) {
+              detail::site_t site = detail::site_t(__builtin_LINE())) {
   ClampMin<T, isReuseSource>(dst, src, scalar, calCount, site);
 }
 
 template <typename T>
 void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
-                 const int32_t& calCount, detail::site_t site = detail::site_t()) {
+                 const int32_t& calCount, detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_mul_add(true, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(), src1.aopt_ref(),
                             detail::count_shape(calCount), "FusedMulAdd", site);
 }
 template <typename T, bool isSetMask = true>
 void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                  uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams& params,
-                 detail::site_t site = detail::site_t()) {
+                 detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_mul_add(true, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(), src1.aopt_ref(),
                             detail::with(s, params), "FusedMulAdd", site);
@@ -186,7 +186,7 @@ void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Lo
 template <typename T, bool isSetMask = true>
 void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
                  const uint64_t mask[], const uint8_t repeatTimes, const BinaryRepeatParams& params,
-                 detail::site_t site = detail::site_t()) {
+                 detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_mul_add(true, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(), src1.aopt_ref(),
                             detail::with(s, params), "FusedMulAdd", site);
@@ -194,7 +194,7 @@ void FusedMulAdd(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const Lo
 
 template <typename T, typename U = T>
 void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
-               const int32_t& calCount, detail::site_t site = detail::site_t()) {
+               const int32_t& calCount, detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(std::is_same_v<T, U>, "MulAddDst: the simulator supports equal types only");
   aopt_sim::rt::vec_mul_add(false, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
                             src1.aopt_ref(), detail::count_shape(calCount), "MulAddDst", site);
@@ -202,7 +202,7 @@ void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const Loca
 template <typename T, typename U = T, bool isSetMask = true>
 void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
                uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams& params,
-               detail::site_t site = detail::site_t()) {
+               detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(std::is_same_v<T, U>, "MulAddDst: the simulator supports equal types only");
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_mul_add(false, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
@@ -211,7 +211,7 @@ void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const Loca
 template <typename T, typename U = T, bool isSetMask = true>
 void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
                const uint64_t mask[], const uint8_t repeatTimes, const BinaryRepeatParams& params,
-               detail::site_t site = detail::site_t()) {
+               detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(std::is_same_v<T, U>, "MulAddDst: the simulator supports equal types only");
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_mul_add(false, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),

@@ -60,7 +60,7 @@ template <typename T, typename U, GatherMaskMode mode = defaultGatherMaskMode>
 void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
                 const LocalTensor<U>& src1Pattern, const bool reduceMode, const uint32_t mask,
                 const GatherMaskParams& gatherMaskParams, uint64_t& rsvdCnt,
-                aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   static_assert(detail::gather_mask_type<T>, "GatherMask: 2- or 4-byte element types");
   static_assert(std::is_same_v<U, uint16_t> || std::is_same_v<U, uint32_t>,
                 "GatherMask: src1Pattern is uint16_t or uint32_t");
@@ -75,7 +75,7 @@ template <typename T, GatherMaskMode mode = defaultGatherMaskMode>
 void GatherMask(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t src1Pattern,
                 const bool reduceMode, const uint32_t mask,
                 const GatherMaskParams& gatherMaskParams, uint64_t& rsvdCnt,
-                aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+                aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   static_assert(detail::gather_mask_type<T>, "GatherMask: 2- or 4-byte element types");
   rsvdCnt = aopt_sim::rt::vec_gather_mask(sizeof(T), dst.aopt_ref(), src0.aopt_ref(), nullptr,
                                           src1Pattern, reduceMode, mask,
@@ -100,7 +100,7 @@ template <typename T>
 void Gatherb(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
              const LocalTensor<uint32_t>& offset, const uint8_t repeatTime,
              const GatherRepeatParams& repeatParams,
-             aopt_sim::rt::call_site site = aopt_sim::rt::call_site()) {
+             aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
   static_assert(std::is_same_v<T, uint16_t> || std::is_same_v<T, uint32_t>,
                 "Gatherb: uint16_t or uint32_t (A2/A3)");
   aopt_sim::rt::vec_gatherb(dst.aopt_ref(), src0.aopt_ref(), offset.aopt_ref(), repeatTime,

@@ -107,7 +107,7 @@ template <typename T, bool isReuseSource = false>
 void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& outputMean,
                const LocalTensor<T>& outputVariance, const LocalTensor<T>& inputX,
                const LocalTensor<T>& gamma, const LocalTensor<T>& beta, const T epsilon,
-               LayerNormTiling& tiling, detail::site_t site = detail::site_t()) {
+               LayerNormTiling& tiling, detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::layer_norm_rows<T>(output, outputMean, outputVariance, inputX, gamma, beta,
                              static_cast<float>(epsilon), tiling, site);
 }
@@ -117,7 +117,7 @@ void LayerNorm(const LocalTensor<T>& output, const LocalTensor<T>& outputMean,
                const LocalTensor<T>& outputVariance, const LocalTensor<T>& inputX,
                const LocalTensor<T>& gamma, const LocalTensor<T>& beta,
                const LocalTensor<uint8_t>& sharedTmpBuffer, const T epsilon,
-               LayerNormTiling& tiling, detail::site_t site = detail::site_t()) {
+               LayerNormTiling& tiling, detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   detail::layer_norm_rows<T>(output, outputMean, outputVariance, inputX, gamma, beta,
                              static_cast<float>(epsilon), tiling, site);

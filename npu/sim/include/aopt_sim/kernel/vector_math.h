@@ -33,14 +33,14 @@ namespace AscendC {
 #define AOPT_SIM_MATH_FN(Name, cls, expr)                                                      \
   template <typename T, bool isReuseSource = false>                                            \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t calCount,     \
-            detail::site_t site = detail::site_t()) {                                          \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                          \
     detail::map_unary(                                                                         \
         detail::vclass::cls, dst, src, calCount, [](detail::calc_t<T> x) { return (expr); },   \
         #Name, site);                                                                          \
   }                                                                                            \
   template <typename T, bool isReuseSource = false>                                            \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<uint8_t>&, \
-            const uint32_t calCount, detail::site_t site = detail::site_t()) {                 \
+            const uint32_t calCount, detail::site_t site = detail::site_t(__builtin_LINE())) { \
     Name<T, isReuseSource>(dst, src, calCount, site);                                          \
   }
 
@@ -59,16 +59,17 @@ AOPT_SIM_MATH_FN(Frac, simple, static_cast<detail::calc_t<T>>(x - std::trunc(x))
 #undef AOPT_SIM_MATH_FN
 
 // ---- whole-tensor forms of the math library: Op(dst, src[, tmp]) over src.GetSize() ------------
-#define AOPT_SIM_WHOLE_TENSOR(Name)                                                                \
-  template <typename T, bool isReuseSource = false>                                                \
-  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                  \
-            detail::site_t site = detail::site_t()) {                                              \
-    Name<T, isReuseSource>(dst, src, src.GetSize(), site);                                         \
-  }                                                                                                \
-  template <typename T, bool isReuseSource = false>                                                \
-  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                  \
-            const LocalTensor<uint8_t>& sharedTmpBuffer, detail::site_t site = detail::site_t()) { \
-    Name<T, isReuseSource>(dst, src, sharedTmpBuffer, src.GetSize(), site);                        \
+#define AOPT_SIM_WHOLE_TENSOR(Name)                                         \
+  template <typename T, bool isReuseSource = false>                         \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,           \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {       \
+    Name<T, isReuseSource>(dst, src, src.GetSize(), site);                  \
+  }                                                                         \
+  template <typename T, bool isReuseSource = false>                         \
+  void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,           \
+            const LocalTensor<uint8_t>& sharedTmpBuffer,                    \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {       \
+    Name<T, isReuseSource>(dst, src, sharedTmpBuffer, src.GetSize(), site); \
   }
 
 AOPT_SIM_WHOLE_TENSOR(Sin)
@@ -97,7 +98,7 @@ AOPT_SIM_WHOLE_TENSOR(Frac)
 // ---- Fmod, AddRelu ------------------------------------------------------------------------------
 template <typename T, bool isReuseSource = false>
 void Fmod(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
-          const uint32_t calCount, detail::site_t site = detail::site_t()) {
+          const uint32_t calCount, detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::map_binary(
       detail::vclass::div_transcendental, dst, src0, src1, calCount,
       [](detail::calc_t<T> a, detail::calc_t<T> b) {
@@ -109,7 +110,7 @@ void Fmod(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTens
 template <typename T, bool isReuseSource = false>
 void Fmod(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
           const LocalTensor<uint8_t>&, const uint32_t calCount,
-          detail::site_t site = detail::site_t()) {
+          detail::site_t site = detail::site_t(__builtin_LINE())) {
   Fmod<T, isReuseSource>(dst, src0, src1, calCount, site);
 }
 
@@ -117,7 +118,7 @@ void Fmod(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTens
 // mask, BinaryRepeatParams strides) walk their operands as Add does.
 template <typename T>
 void AddRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
-             const int32_t& count, detail::site_t site = detail::site_t()) {
+             const int32_t& count, detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_binary(aopt_sim::rt::vop::add_relu, detail::dt<T>(), dst.aopt_ref(),
                            src0.aopt_ref(), src1.aopt_ref(), detail::count_shape(count), "AddRelu",
                            site);
@@ -125,7 +126,7 @@ void AddRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalT
 template <typename T, bool isSetMask = true>
 void AddRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
              uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams,
-             detail::site_t site = detail::site_t()) {
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTime);
   aopt_sim::rt::vec_binary(aopt_sim::rt::vop::add_relu, detail::dt<T>(), dst.aopt_ref(),
                            src0.aopt_ref(), src1.aopt_ref(), detail::with(s, repeatParams),
@@ -134,7 +135,8 @@ void AddRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalT
 template <typename T, bool isSetMask = true>
 void AddRelu(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
              const uint64_t mask[], const uint8_t repeatTime,
-             const BinaryRepeatParams& repeatParams, detail::site_t site = detail::site_t()) {
+             const BinaryRepeatParams& repeatParams,
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTime);
   aopt_sim::rt::vec_binary(aopt_sim::rt::vop::add_relu, detail::dt<T>(), dst.aopt_ref(),
                            src0.aopt_ref(), src1.aopt_ref(), detail::with(s, repeatParams),
@@ -181,14 +183,14 @@ void row_sums(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t out
 
 template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
 void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const SumParams& sumParams,
-         detail::site_t site = detail::site_t()) {
+         detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::row_sums<T, detail::calc_t<T>>(dst, src, sumParams.outter, sumParams.inner, sumParams.n,
                                          false, "Sum", site);
 }
 template <typename T, int32_t reduceDim = -1, bool isReuseSource = false, bool isBasicBlock = false>
 void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
          const LocalTensor<uint8_t>& sharedTmpBuffer, const SumParams& sumParams,
-         detail::site_t site = detail::site_t()) {
+         detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   Sum<T, reduceDim, isReuseSource, isBasicBlock>(dst, src, sumParams, site);
 }
@@ -196,7 +198,7 @@ void Sum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 template <typename T, typename accType = T, bool isReuseSource = false, bool isBasicBlock = false,
           int32_t reduceDim = -1>
 void Mean(const LocalTensor<T>& dst, const LocalTensor<T>& src, const MeanParams& meanParams,
-          detail::site_t site = detail::site_t()) {
+          detail::site_t site = detail::site_t(__builtin_LINE())) {
   using acc = std::conditional_t<std::is_same_v<accType, T>, detail::calc_t<T>, accType>;
   detail::row_sums<T, acc>(dst, src, meanParams.outter, meanParams.inner, meanParams.n, true,
                            "Mean", site);
@@ -205,7 +207,7 @@ template <typename T, typename accType = T, bool isReuseSource = false, bool isB
           int32_t reduceDim = -1>
 void Mean(const LocalTensor<T>& dst, const LocalTensor<T>& src,
           const LocalTensor<uint8_t>& sharedTmpBuffer, const MeanParams& meanParams,
-          detail::site_t site = detail::site_t()) {
+          detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   Mean<T, accType, isReuseSource, isBasicBlock, reduceDim>(dst, src, meanParams, site);
 }
@@ -214,7 +216,8 @@ void Mean(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 // ------------------------------------------------------------------------------------
 template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
 void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
-               const uint32_t srcShape[dim], detail::site_t site = detail::site_t()) {
+               const uint32_t srcShape[dim],
+               detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(dim == 1 || dim == 2, "BroadCast: dim is 1 or 2");
   static_assert(axis >= 0 && axis < dim, "BroadCast: axis < dim");
   const uint64_t rows = dim == 2 ? dstShape[0] : 1;
@@ -242,7 +245,7 @@ void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint3
 template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
 void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
                const uint32_t srcShape[dim], const LocalTensor<uint8_t>& sharedTmpBuffer,
-               detail::site_t site = detail::site_t()) {
+               detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, site);
 }
@@ -250,13 +253,14 @@ void BroadCast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint3
 // ---- Broadcast: the name later CANN releases give BroadCast (same signatures, same results).
 template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
 void Broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
-               const uint32_t srcShape[dim], detail::site_t site = detail::site_t()) {
+               const uint32_t srcShape[dim],
+               detail::site_t site = detail::site_t(__builtin_LINE())) {
   BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, site);
 }
 template <typename T, int32_t dim, int32_t axis, bool isReuseSource = false>
 void Broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t dstShape[dim],
                const uint32_t srcShape[dim], const LocalTensor<uint8_t>& sharedTmpBuffer,
-               detail::site_t site = detail::site_t()) {
+               detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   BroadCast<T, dim, axis, isReuseSource>(dst, src, dstShape, srcShape, site);
 }
@@ -266,7 +270,7 @@ void Broadcast(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint3
 // eight, then Adds doubling the run): one simple V instruction over the count elements here.
 template <typename T>
 void ArithProgression(const LocalTensor<T>& dst, const T firstValue, const T diffValue,
-                      const int32_t count, detail::site_t site = detail::site_t()) {
+                      const int32_t count, detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(std::is_same_v<T, half> || std::is_same_v<T, float> || std::is_same_v<T, int16_t> ||
                     std::is_same_v<T, int32_t>,
                 "ArithProgression: half, float, int16_t or int32_t");
@@ -297,7 +301,7 @@ struct UnPadParams {
 
 template <typename T>
 void UnPad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const UnPadParams& unPadParams,
-           const UnPadTiling& tiling, detail::site_t site = detail::site_t()) {
+           const UnPadTiling& tiling, detail::site_t site = detail::site_t(__builtin_LINE())) {
   const uint64_t height = tiling.srcHeight;
   const uint64_t width = tiling.srcWidth;
   const uint64_t pad = uint64_t{unPadParams.leftPad} + unPadParams.rightPad;
@@ -320,7 +324,7 @@ void UnPad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const UnPadPara
 template <typename T>
 void UnPad(const LocalTensor<T>& dst, const LocalTensor<T>& src, const UnPadParams& unPadParams,
            const LocalTensor<uint8_t>& sharedTmpBuffer, const UnPadTiling& tiling,
-           detail::site_t site = detail::site_t()) {
+           detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   UnPad(dst, src, unPadParams, tiling, site);
 }
@@ -341,7 +345,7 @@ struct PadParams {
 
 template <typename T>
 void Pad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, PadParams& padParams,
-         PadTiling& tiling, detail::site_t site = detail::site_t()) {
+         PadTiling& tiling, detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Pad: 16- or 32-bit elements");
   const uint64_t height = tiling.srcHeight;
   const uint64_t width = tiling.srcWidth;
@@ -372,7 +376,7 @@ void Pad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, PadPa
 template <typename T>
 void Pad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, PadParams& padParams,
          const LocalTensor<uint8_t>& sharedTmpBuffer, PadTiling& tiling,
-         detail::site_t site = detail::site_t()) {
+         detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   Pad(dstTensor, srcTensor, padParams, tiling, site);
 }
@@ -384,7 +388,7 @@ void Pad(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor, PadPa
 template <typename T>
 void Extract(const LocalTensor<T>& dstValue, const LocalTensor<uint32_t>& dstIndex,
              const LocalTensor<T>& sorted, const int32_t repeatTimes,
-             detail::site_t site = detail::site_t()) {
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Extract: half or float scores");
   const uint64_t n = repeatTimes < 0 ? 0 : uint64_t{32} * static_cast<uint64_t>(repeatTimes);
   constexpr uint64_t per_pair = 8 / sizeof(T);

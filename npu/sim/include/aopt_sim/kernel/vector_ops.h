@@ -117,14 +117,14 @@ using site_t = aopt_sim::rt::call_site;
 #define AOPT_SIM_BINARY(Name, code)                                                             \
   template <typename T>                                                                         \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,  \
-            const int32_t& count, detail::site_t site = detail::site_t()) {                     \
+            const int32_t& count, detail::site_t site = detail::site_t(__builtin_LINE())) {     \
     aopt_sim::rt::vec_binary(code, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),            \
                              src1.aopt_ref(), detail::count_shape(count), #Name, site);         \
   }                                                                                             \
   template <typename T, bool isSetMask = true>                                                  \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,  \
             uint64_t mask, const uint8_t repeatTimes, const BinaryRepeatParams& params,         \
-            detail::site_t site = detail::site_t()) {                                           \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                           \
     aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);               \
     aopt_sim::rt::vec_binary(code, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),            \
                              src1.aopt_ref(), detail::with(s, params), #Name, site);            \
@@ -132,7 +132,7 @@ using site_t = aopt_sim::rt::call_site;
   template <typename T, bool isSetMask = true>                                                  \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,  \
             const uint64_t mask[], const uint8_t repeatTimes, const BinaryRepeatParams& params, \
-            detail::site_t site = detail::site_t()) {                                           \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                           \
     aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);               \
     aopt_sim::rt::vec_binary(code, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),            \
                              src1.aopt_ref(), detail::with(s, params), #Name, site);            \
@@ -153,14 +153,15 @@ AOPT_SIM_BINARY(Or, aopt_sim::rt::vop::bit_or)
   template <typename T, bool isSetMask = true>                                                    \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                 \
             const detail::scalar_t<T>& scalar, const int32_t& count,                              \
-            detail::site_t site = detail::site_t()) {                                             \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                             \
     aopt_sim::rt::vec_scalar(code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),               \
                              detail::as_double(scalar), detail::count_shape(count), #Name, site); \
   }                                                                                               \
   template <typename T, bool isSetMask = true>                                                    \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                 \
             const detail::scalar_t<T>& scalar, uint64_t mask, const uint8_t repeatTimes,          \
-            const UnaryRepeatParams& params, detail::site_t site = detail::site_t()) {            \
+            const UnaryRepeatParams& params,                                                      \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                             \
     aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);                 \
     aopt_sim::rt::vec_scalar(code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),               \
                              detail::as_double(scalar), detail::with(s, params), #Name, site);    \
@@ -168,7 +169,8 @@ AOPT_SIM_BINARY(Or, aopt_sim::rt::vop::bit_or)
   template <typename T, bool isSetMask = true>                                                    \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                 \
             const detail::scalar_t<T>& scalar, const uint64_t mask[], const uint8_t repeatTimes,  \
-            const UnaryRepeatParams& params, detail::site_t site = detail::site_t()) {            \
+            const UnaryRepeatParams& params,                                                      \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                             \
     aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);                 \
     aopt_sim::rt::vec_scalar(code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),               \
                              detail::as_double(scalar), detail::with(s, params), #Name, site);    \
@@ -187,7 +189,7 @@ AOPT_SIM_SCALAR(ShiftLeft, aopt_sim::rt::vop::shift_left)
 template <typename T, bool isSetMask = true>
 void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                 const detail::scalar_t<T>& scalar, const int32_t& count,
-                detail::site_t site = detail::site_t()) {
+                detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_scalar(aopt_sim::rt::vop::shift_right, detail::dt<T>(), dst.aopt_ref(),
                            src.aopt_ref(), detail::as_double(scalar), detail::count_shape(count),
                            "ShiftRight", site);
@@ -196,7 +198,7 @@ template <typename T, bool isSetMask = true>
 void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                 const detail::scalar_t<T>& scalar, uint64_t mask, const uint8_t repeatTimes,
                 const UnaryRepeatParams& params, bool roundEn = false,
-                detail::site_t site = detail::site_t()) {
+                detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(roundEn);
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_scalar(aopt_sim::rt::vop::shift_right, detail::dt<T>(), dst.aopt_ref(),
@@ -207,7 +209,7 @@ template <typename T, bool isSetMask = true>
 void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                 const detail::scalar_t<T>& scalar, const uint64_t mask[], const uint8_t repeatTimes,
                 const UnaryRepeatParams& params, bool roundEn = false,
-                detail::site_t site = detail::site_t()) {
+                detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(roundEn);
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_scalar(aopt_sim::rt::vop::shift_right, detail::dt<T>(), dst.aopt_ref(),
@@ -220,14 +222,14 @@ void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 #define AOPT_SIM_UNARY(Name, code)                                                       \
   template <typename T, bool isSetMask = true>                                           \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t& count,  \
-            detail::site_t site = detail::site_t()) {                                    \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                    \
     aopt_sim::rt::vec_unary(code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),       \
                             detail::count_shape(count), #Name, site);                    \
   }                                                                                      \
   template <typename T, bool isSetMask = true>                                           \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint64_t mask,         \
             const uint8_t repeatTimes, const UnaryRepeatParams& params,                  \
-            detail::site_t site = detail::site_t()) {                                    \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                    \
     aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);        \
     aopt_sim::rt::vec_unary(code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),       \
                             detail::with(s, params), #Name, site);                       \
@@ -235,7 +237,7 @@ void ShiftRight(const LocalTensor<T>& dst, const LocalTensor<T>& src,
   template <typename T, bool isSetMask = true>                                           \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[], \
             const uint8_t repeatTimes, const UnaryRepeatParams& params,                  \
-            detail::site_t site = detail::site_t()) {                                    \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                    \
     aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);        \
     aopt_sim::rt::vec_unary(code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),       \
                             detail::with(s, params), #Name, site);                       \
@@ -256,14 +258,14 @@ AOPT_SIM_UNARY(Not, aopt_sim::rt::vop::bit_not)
 #define AOPT_SIM_MATH(Name, code)                                                       \
   template <typename T, bool isReuseSource = false>                                     \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t count, \
-            detail::site_t site = detail::site_t()) {                                   \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                   \
     aopt_sim::rt::vec_unary(code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),      \
                             detail::count_shape(count), #Name, site);                   \
   }                                                                                     \
   template <typename T, bool isReuseSource = false>                                     \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                       \
             const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t count,          \
-            detail::site_t site = detail::site_t()) {                                   \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                   \
     static_cast<void>(sharedTmpBuffer);                                                 \
     aopt_sim::rt::vec_unary(code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),      \
                             detail::count_shape(count), #Name, site);                   \
@@ -286,14 +288,15 @@ AOPT_SIM_MATH(Trunc, aopt_sim::rt::vop::trunc)
 // ------------------------------------------------------------------------
 template <typename T>
 void Duplicate(const LocalTensor<T>& dst, const detail::scalar_t<T>& scalar, const int32_t& count,
-               detail::site_t site = detail::site_t()) {
+               detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_duplicate(detail::dt<T>(), dst.aopt_ref(), detail::as_double(scalar),
                               detail::count_shape(count), "Duplicate", site);
 }
 template <typename T, bool isSetMask = true>
 void Duplicate(const LocalTensor<T>& dst, const detail::scalar_t<T>& scalar, uint64_t mask,
                const uint8_t repeatTimes, const uint16_t dstBlockStride,
-               const uint8_t dstRepeatStride, detail::site_t site = detail::site_t()) {
+               const uint8_t dstRepeatStride,
+               detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   s.blk[0] = dstBlockStride;
   s.rep[0] = dstRepeatStride;
@@ -303,7 +306,8 @@ void Duplicate(const LocalTensor<T>& dst, const detail::scalar_t<T>& scalar, uin
 template <typename T, bool isSetMask = true>
 void Duplicate(const LocalTensor<T>& dst, const detail::scalar_t<T>& scalar, const uint64_t mask[],
                const uint8_t repeatTimes, const uint16_t dstBlockStride,
-               const uint8_t dstRepeatStride, detail::site_t site = detail::site_t()) {
+               const uint8_t dstRepeatStride,
+               detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   s.blk[0] = dstBlockStride;
   s.rep[0] = dstRepeatStride;
@@ -315,14 +319,14 @@ void Duplicate(const LocalTensor<T>& dst, const detail::scalar_t<T>& scalar, con
 // ---------------
 template <typename T1, typename T2>
 void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& round_mode,
-          const uint32_t count, detail::site_t site = detail::site_t()) {
+          const uint32_t count, detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_cast(detail::dt<T1>(), detail::dt<T2>(), round_mode, dst.aopt_ref(),
                          src.aopt_ref(), detail::count_shape(count), "Cast", site);
 }
 template <typename T1, typename T2, bool isSetMask = true>
 void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& round_mode,
           uint64_t mask, const uint8_t repeatTimes, const UnaryRepeatParams& params,
-          detail::site_t site = detail::site_t()) {
+          detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_cast(detail::dt<T1>(), detail::dt<T2>(), round_mode, dst.aopt_ref(),
                          src.aopt_ref(), detail::with(s, params), "Cast", site);
@@ -330,7 +334,7 @@ void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMod
 template <typename T1, typename T2, bool isSetMask = true>
 void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMode& round_mode,
           const uint64_t mask[], const uint8_t repeatTimes, const UnaryRepeatParams& params,
-          detail::site_t site = detail::site_t()) {
+          detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_cast(detail::dt<T1>(), detail::dt<T2>(), round_mode, dst.aopt_ref(),
                          src.aopt_ref(), detail::with(s, params), "Cast", site);
@@ -340,14 +344,14 @@ void Cast(const LocalTensor<T1>& dst, const LocalTensor<T2>& src, const RoundMod
 // ---------------------
 template <typename T, typename U>
 void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const detail::scalar_t<U> scalar,
-          const int32_t& count, detail::site_t site = detail::site_t()) {
+          const int32_t& count, detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_axpy(detail::dt<T>(), detail::dt<U>(), dst.aopt_ref(), src.aopt_ref(),
                          detail::as_double(scalar), detail::count_shape(count), "Axpy", site);
 }
 template <typename T, typename U, bool isSetMask = true>
 void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const detail::scalar_t<U> scalar,
           uint64_t mask, const uint8_t repeatTimes, const UnaryRepeatParams& params,
-          detail::site_t site = detail::site_t()) {
+          detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_axpy(detail::dt<T>(), detail::dt<U>(), dst.aopt_ref(), src.aopt_ref(),
                          detail::as_double(scalar), detail::with(s, params), "Axpy", site);
@@ -355,7 +359,7 @@ void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const detail::sc
 template <typename T, typename U, bool isSetMask = true>
 void Axpy(const LocalTensor<T>& dst, const LocalTensor<U>& src, const detail::scalar_t<U> scalar,
           const uint64_t mask[], const uint8_t repeatTimes, const UnaryRepeatParams& params,
-          detail::site_t site = detail::site_t()) {
+          detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_axpy(detail::dt<T>(), detail::dt<U>(), dst.aopt_ref(), src.aopt_ref(),
                          detail::as_double(scalar), detail::with(s, params), "Axpy", site);

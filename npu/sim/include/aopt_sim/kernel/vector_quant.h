@@ -21,7 +21,7 @@ inline void SetDeqScale(half scale) {
 
 template <typename T, typename U>
 void AddDeqRelu(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
-                const int32_t& count, detail::site_t site = detail::site_t()) {
+                const int32_t& count, detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(std::is_same_v<T, half> && std::is_same_v<U, int32_t>,
                 "AddDeqRelu: half dst from int32_t sources");
   aopt_sim::rt::vec_add_deq_relu(dst.aopt_ref(), src0.aopt_ref(), src1.aopt_ref(),
@@ -30,7 +30,7 @@ void AddDeqRelu(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const Loc
 template <typename T, typename U, bool isSetMask = true>
 void AddDeqRelu(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
                 uint64_t mask, const uint8_t repeatTime, const BinaryRepeatParams& repeatParams,
-                detail::site_t site = detail::site_t()) {
+                detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(std::is_same_v<T, half> && std::is_same_v<U, int32_t>,
                 "AddDeqRelu: half dst from int32_t sources");
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTime);
@@ -40,7 +40,8 @@ void AddDeqRelu(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const Loc
 template <typename T, typename U, bool isSetMask = true>
 void AddDeqRelu(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1,
                 const uint64_t mask[], const uint8_t repeatTime,
-                const BinaryRepeatParams& repeatParams, detail::site_t site = detail::site_t()) {
+                const BinaryRepeatParams& repeatParams,
+                detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(std::is_same_v<T, half> && std::is_same_v<U, int32_t>,
                 "AddDeqRelu: half dst from int32_t sources");
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTime);
@@ -51,13 +52,15 @@ void AddDeqRelu(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const Loc
 template <bool isSetMask = true>
 void AddDeqRelu(const LocalTensor<half>& dst, const LocalTensor<int32_t>& src0,
                 const LocalTensor<int32_t>& src1, uint64_t mask, const uint8_t repeatTime,
-                const BinaryRepeatParams& repeatParams, detail::site_t site = detail::site_t()) {
+                const BinaryRepeatParams& repeatParams,
+                detail::site_t site = detail::site_t(__builtin_LINE())) {
   AddDeqRelu<half, int32_t, isSetMask>(dst, src0, src1, mask, repeatTime, repeatParams, site);
 }
 template <bool isSetMask = true>
 void AddDeqRelu(const LocalTensor<half>& dst, const LocalTensor<int32_t>& src0,
                 const LocalTensor<int32_t>& src1, const uint64_t mask[], const uint8_t repeatTime,
-                const BinaryRepeatParams& repeatParams, detail::site_t site = detail::site_t()) {
+                const BinaryRepeatParams& repeatParams,
+                detail::site_t site = detail::site_t(__builtin_LINE())) {
   AddDeqRelu<half, int32_t, isSetMask>(dst, src0, src1, mask, repeatTime, repeatParams, site);
 }
 

@@ -1,10 +1,11 @@
 // aopt simulator, kernel side: vector APIs that move elements rather than compute them, each
 // one V instruction (costed as a simple vector op over the bytes it writes):
 //   Copy (UB -> UB with a lane mask and CopyRepeatParams strides), Gather (element offsets in
-//   bytes), Brcb (each of 8 elements broadcast to a 32-byte block), CreateVecIndex
-//   (first, first + 1, ...; by count, or by lane mask with block and repeat strides), Transpose
-//   (the 16 x 16 two-byte form; the enhanced form with TransposeParamsExt), TransDataTo5HD (the
-//   NCHW -> NC1HWC0 transpose over lists of 16 source and 16 destination blocks).
+//   bytes; by count, or by lane mask and repeat), Brcb (each of 8 elements broadcast to a 32-byte
+//   block), CreateVecIndex (first, first + 1, ...; by count, or by lane mask with block and repeat
+//   strides), Transpose (the 16 x 16 two-byte form; the enhanced form with TransposeParamsExt),
+//   TransDataTo5HD (the NCHW -> NC1HWC0 transpose over lists of 16 source and 16 destination
+//   blocks).
 #pragma once
 
 #include <algorithm>
@@ -103,13 +104,13 @@ void copy_lanes(const LocalTensor<T>& dst, const LocalTensor<T>& src, lane_set m
 template <typename T, bool isSetMask = true>
 void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask,
           const uint8_t repeatTime, const CopyRepeatParams& repeatParams,
-          detail::site_t site = detail::site_t()) {
+          detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::copy_lanes(dst, src, detail::first_lanes(mask), repeatTime, repeatParams, site);
 }
 template <typename T, bool isSetMask = true>
 void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
           const uint8_t repeatTime, const CopyRepeatParams& repeatParams,
-          detail::site_t site = detail::site_t()) {
+          detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::copy_lanes(dst, src, {mask[0], mask[1]}, repeatTime, repeatParams, site);
 }
 
@@ -118,7 +119,7 @@ void Copy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t m
 template <typename T>
 void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src,
             const LocalTensor<uint32_t>& srcOffset, const uint32_t srcBaseAddr,
-            const uint32_t count, detail::site_t site = detail::site_t()) {
+            const uint32_t count, detail::site_t site = detail::site_t(__builtin_LINE())) {
   const uint64_t src_bytes = uint64_t{src.GetSize()} * sizeof(T);
   uint8_t* p[3];
   detail::composite_call(aopt_sim::rt::vec_class::simple,
@@ -138,10 +139,68 @@ void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src,
   }
 }
 
+namespace detail {
+
+// Gather's repeat form: in repeat r, each lane the mask selects takes the element at src +
+// srcBaseAddr + srcOffset[r * lanes + lane] bytes into dst lane r * dstRepStride blocks + lane
+// (lanes = 256 bytes of T per repeat; the offsets of a repeat are consecutive, as its lanes).
+template <typename T>
+void gather_lanes(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                  const LocalTensor<uint32_t>& srcOffset, uint32_t srcBaseAddr, lane_set mask,
+                  uint8_t repeats, uint16_t dstRepStride, site_t site) {
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Gather: 16- or 32-bit element types only");
+  constexpr uint32_t lanes = 256 / sizeof(T);
+  const uint32_t last_lane = mask.end(lanes);
+  if (repeats == 0 || last_lane == 0) return;
+  const uint64_t dst_elems = (uint64_t{repeats - 1u} * dstRepStride * 32) / sizeof(T) + last_lane;
+  const uint64_t offsets = uint64_t{repeats - 1u} * lanes + last_lane;
+  const uint64_t src_bytes = uint64_t{src.GetSize()} * sizeof(T);
+  uint8_t* p[3];
+  composite_call(
+      aopt_sim::rt::vec_class::simple,
+      {writes(dst, dst_elems), reads(srcOffset, offsets, "srcOffset"), reads(src, src.GetSize())},
+      p, uint64_t{repeats} * 256, "Gather", site);
+  for (uint32_t r = 0; r < repeats; ++r)
+    for (uint32_t lane = 0; lane < last_lane; ++lane) {
+      if (!mask.on(lane)) continue;
+      uint32_t off;
+      std::memcpy(&off, p[1] + (uint64_t{r} * lanes + lane) * 4, 4);
+      if (uint64_t{srcBaseAddr} + off + sizeof(T) > src_bytes) {
+        aopt_sim::rt::kernel_assert_failed(
+            "Gather: srcBaseAddr + srcOffset[i] lies inside src (an offset points past the "
+            "source tensor)",
+            "Gather", site.line);
+      }
+      std::memcpy(p[0] + uint64_t{r} * dstRepStride * 32 + uint64_t{lane} * sizeof(T),
+                  p[2] + srcBaseAddr + off, sizeof(T));
+    }
+}
+
+}  // namespace detail
+
+// The repeat forms: the continuous mask (the first `mask` lanes of each repeat) and the bit mask.
+template <typename T>
+void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+            const LocalTensor<uint32_t>& srcOffset, const uint32_t srcBaseAddr, const uint64_t mask,
+            const uint8_t repeatTime, const uint16_t dstRepStride,
+            detail::site_t site = detail::site_t(__builtin_LINE())) {
+  detail::gather_lanes(dst, src, srcOffset, srcBaseAddr, detail::first_lanes(mask), repeatTime,
+                       dstRepStride, site);
+}
+template <typename T>
+void Gather(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+            const LocalTensor<uint32_t>& srcOffset, const uint32_t srcBaseAddr,
+            const uint64_t mask[], const uint8_t repeatTime, const uint16_t dstRepStride,
+            detail::site_t site = detail::site_t(__builtin_LINE())) {
+  detail::gather_lanes(dst, src, srcOffset, srcBaseAddr, {mask[0], mask[1]}, repeatTime,
+                       dstRepStride, site);
+}
+
 // Per repeat, 8 elements of src each fill one 32-byte block of dst.
 template <typename T>
 void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t repeatTime,
-          const BrcbRepeatParams& repeatParams, detail::site_t site = detail::site_t()) {
+          const BrcbRepeatParams& repeatParams,
+          detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Brcb: 16- or 32-bit element types only");
   if (repeatTime == 0) return;
   constexpr uint32_t per_block = 32 / sizeof(T);
@@ -165,7 +224,7 @@ void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t r
 // dst[i] = firstValue + i for i < calCount.
 template <typename T>
 void CreateVecIndex(LocalTensor<T> dst, const T& firstValue, uint32_t calCount,
-                    detail::site_t site = detail::site_t()) {
+                    detail::site_t site = detail::site_t(__builtin_LINE())) {
   uint8_t* p[1];
   detail::composite_call(aopt_sim::rt::vec_class::simple, {detail::writes(dst, calCount)}, p,
                          uint64_t{calCount} * sizeof(T), "CreateVecIndex", site);
@@ -212,14 +271,14 @@ void vec_index_lanes(LocalTensor<T>& dst, const T& firstValue, lane_set mask, ui
 template <typename T>
 void CreateVecIndex(LocalTensor<T>& dst, const T& firstValue, uint64_t mask, uint8_t repeatTime,
                     uint16_t dstBlkStride, uint8_t dstRepStride,
-                    detail::site_t site = detail::site_t()) {
+                    detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::vec_index_lanes(dst, firstValue, detail::first_lanes(mask), repeatTime, dstBlkStride,
                           dstRepStride, site);
 }
 template <typename T>
 void CreateVecIndex(LocalTensor<T>& dst, const T& firstValue, const uint64_t mask[],
                     uint8_t repeatTime, uint16_t dstBlkStride, uint8_t dstRepStride,
-                    detail::site_t site = detail::site_t()) {
+                    detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::vec_index_lanes(dst, firstValue, {mask[0], mask[1]}, repeatTime, dstBlkStride,
                           dstRepStride, site);
 }
@@ -227,7 +286,7 @@ void CreateVecIndex(LocalTensor<T>& dst, const T& firstValue, const uint64_t mas
 // The 16 x 16 matrix of two-byte elements at src, transposed into dst.
 template <typename T>
 void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
-               detail::site_t site = detail::site_t()) {
+               detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(sizeof(T) == 2, "Transpose: the 16 x 16 form takes two-byte elements");
   uint8_t* p[2];
   detail::composite_call(aopt_sim::rt::vec_class::simple,
@@ -274,7 +333,8 @@ struct TransposeParamsExt {
 template <typename T>
 void Transpose(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                const LocalTensor<uint8_t>& sharedTmpBuffer,
-               const TransposeParamsExt& transposeParams, detail::site_t site = detail::site_t()) {
+               const TransposeParamsExt& transposeParams,
+               detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
                 "Transpose: 1, 2 or 4-byte elements");
@@ -346,7 +406,7 @@ template <typename T>
 void TransDataTo5HD(const LocalTensor<T> (&dstList)[NCHW_CONV_ADDR_LIST_SIZE],
                     const LocalTensor<T> (&srcList)[NCHW_CONV_ADDR_LIST_SIZE],
                     const TransDataTo5HDParams& nchwconvParams,
-                    detail::site_t site = detail::site_t()) {
+                    detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
                 "TransDataTo5HD: 8, 16 or 32-bit elements");
   aopt_sim::rt::local_ref dst[NCHW_CONV_ADDR_LIST_SIZE];

@@ -20,14 +20,15 @@ namespace AscendC {
 // -------------------------------------------------------
 template <typename T, typename U>
 void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
-             CMPMODE cmpMode, uint32_t count, detail::site_t site = detail::site_t()) {
+             CMPMODE cmpMode, uint32_t count,
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_compare(cmpMode, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
                             src1.aopt_ref(), false, 0, detail::count_shape(count), "Compare", site);
 }
 template <typename T, typename U, bool isSetMask = true>
 void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
              CMPMODE cmpMode, uint64_t mask, uint8_t repeatTimes, const BinaryRepeatParams& params,
-             detail::site_t site = detail::site_t()) {
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_compare(cmpMode, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
                             src1.aopt_ref(), false, 0, detail::with(s, params), "Compare", site);
@@ -35,7 +36,8 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
 template <typename T, typename U, bool isSetMask = true>
 void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
              CMPMODE cmpMode, const uint64_t mask[], uint8_t repeatTimes,
-             const BinaryRepeatParams& params, detail::site_t site = detail::site_t()) {
+             const BinaryRepeatParams& params,
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_compare(cmpMode, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
                             src1.aopt_ref(), false, 0, detail::with(s, params), "Compare", site);
@@ -43,7 +45,8 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
 // One repeat into the CMPMASK register (read by Select in VSEL_CMPMASK_SPR mode, GetCmpMask).
 template <typename T, bool isSetMask = true>
 void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode, uint64_t mask,
-             const BinaryRepeatParams& params, detail::site_t site = detail::site_t()) {
+             const BinaryRepeatParams& params,
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, 1);
   aopt_sim::rt::vec_compare_to_register(cmpMode, detail::dt<T>(), src0.aopt_ref(), src1.aopt_ref(),
                                         detail::with(s, params), "Compare", site);
@@ -51,7 +54,7 @@ void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmp
 template <typename T, bool isSetMask = true>
 void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmpMode,
              const uint64_t mask[], const BinaryRepeatParams& params,
-             detail::site_t site = detail::site_t()) {
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, 1);
   aopt_sim::rt::vec_compare_to_register(cmpMode, detail::dt<T>(), src0.aopt_ref(), src1.aopt_ref(),
                                         detail::with(s, params), "Compare", site);
@@ -60,7 +63,7 @@ void Compare(const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE cmp
 template <typename T, typename U>
 void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
                    const detail::scalar_t<T> src1Scalar, CMPMODE cmpMode, uint32_t count,
-                   detail::site_t site = detail::site_t()) {
+                   detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_compare(cmpMode, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
                             src0.aopt_ref(), true, detail::as_double(src1Scalar),
                             detail::count_shape(count), "CompareScalar", site);
@@ -69,7 +72,7 @@ template <typename T, typename U, bool isSetMask = true>
 void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
                    const detail::scalar_t<T> src1Scalar, CMPMODE cmpMode, uint64_t mask,
                    uint8_t repeatTimes, const UnaryRepeatParams& params,
-                   detail::site_t site = detail::site_t()) {
+                   detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_compare(cmpMode, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
                             src0.aopt_ref(), true, detail::as_double(src1Scalar),
@@ -79,7 +82,7 @@ template <typename T, typename U, bool isSetMask = true>
 void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
                    const detail::scalar_t<T> src1Scalar, CMPMODE cmpMode, const uint64_t mask[],
                    uint8_t repeatTimes, const UnaryRepeatParams& params,
-                   detail::site_t site = detail::site_t()) {
+                   detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_compare(cmpMode, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
                             src0.aopt_ref(), true, detail::as_double(src1Scalar),
@@ -89,7 +92,7 @@ void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
 template <typename T, typename U>
 void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
               const detail::scalar_t<T> src1Scalar, CMPMODE cmpMode, uint32_t count,
-              detail::site_t site = detail::site_t()) {
+              detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_compare(cmpMode, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
                             src0.aopt_ref(), true, detail::as_double(src1Scalar),
                             detail::count_shape(count), "Compares", site);
@@ -98,7 +101,7 @@ template <typename T, typename U, bool isSetMask = true>
 void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
               const detail::scalar_t<T> src1Scalar, CMPMODE cmpMode, uint64_t mask,
               uint8_t repeatTimes, const UnaryRepeatParams& params,
-              detail::site_t site = detail::site_t()) {
+              detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_compare(cmpMode, detail::dt<T>(), dst.aopt_ref(), src0.aopt_ref(),
                             src0.aopt_ref(), true, detail::as_double(src1Scalar),
@@ -106,11 +109,11 @@ void Compares(const LocalTensor<U>& dst, const LocalTensor<T>& src0,
 }
 
 template <typename T>
-void SetCmpMask(const LocalTensor<T>& src, detail::site_t site = detail::site_t()) {
+void SetCmpMask(const LocalTensor<T>& src, detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::set_cmp_mask(src.aopt_ref(), site);
 }
 template <typename T>
-void GetCmpMask(const LocalTensor<T>& dst, detail::site_t site = detail::site_t()) {
+void GetCmpMask(const LocalTensor<T>& dst, detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::get_cmp_mask(dst.aopt_ref(), site);
 }
 
@@ -119,7 +122,7 @@ void GetCmpMask(const LocalTensor<T>& dst, detail::site_t site = detail::site_t(
 template <typename T, typename U>
 void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
             const LocalTensor<T>& src1, SELMODE selMode, uint32_t count,
-            detail::site_t site = detail::site_t()) {
+            detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_select(selMode, detail::dt<T>(), dst.aopt_ref(), &selMask.aopt_ref(),
                            src0.aopt_ref(), src1.aopt_ref(), false, 0, detail::count_shape(count),
                            "Select", site);
@@ -127,7 +130,7 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
 template <typename T, typename U>
 void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
             const detail::scalar_t<T> src1, SELMODE selMode, uint32_t count,
-            detail::site_t site = detail::site_t()) {
+            detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_select(selMode, detail::dt<T>(), dst.aopt_ref(), &selMask.aopt_ref(),
                            src0.aopt_ref(), src0.aopt_ref(), true, detail::as_double(src1),
                            detail::count_shape(count), "Select", site);
@@ -135,7 +138,8 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
 template <typename T, typename U, bool isSetMask = true>
 void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
             const LocalTensor<T>& src1, SELMODE selMode, uint64_t mask, uint8_t repeatTimes,
-            const BinaryRepeatParams& params, detail::site_t site = detail::site_t()) {
+            const BinaryRepeatParams& params,
+            detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_select(selMode, detail::dt<T>(), dst.aopt_ref(), &selMask.aopt_ref(),
                            src0.aopt_ref(), src1.aopt_ref(), false, 0, detail::with(s, params),
@@ -144,7 +148,8 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
 template <typename T, typename U, bool isSetMask = true>
 void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
             const LocalTensor<T>& src1, SELMODE selMode, const uint64_t mask[], uint8_t repeatTimes,
-            const BinaryRepeatParams& params, detail::site_t site = detail::site_t()) {
+            const BinaryRepeatParams& params,
+            detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_select(selMode, detail::dt<T>(), dst.aopt_ref(), &selMask.aopt_ref(),
                            src0.aopt_ref(), src1.aopt_ref(), false, 0, detail::with(s, params),
@@ -153,7 +158,8 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
 template <typename T, typename U, bool isSetMask = true>
 void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
             const detail::scalar_t<T> src1, SELMODE selMode, uint64_t mask, uint8_t repeatTimes,
-            const BinaryRepeatParams& params, detail::site_t site = detail::site_t()) {
+            const BinaryRepeatParams& params,
+            detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_select(selMode, detail::dt<T>(), dst.aopt_ref(), &selMask.aopt_ref(),
                            src0.aopt_ref(), src0.aopt_ref(), true, detail::as_double(src1),
@@ -163,7 +169,7 @@ template <typename T, typename U, bool isSetMask = true>
 void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
             const detail::scalar_t<T> src1, SELMODE selMode, const uint64_t mask[],
             uint8_t repeatTimes, const BinaryRepeatParams& params,
-            detail::site_t site = detail::site_t()) {
+            detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, mask, repeatTimes);
   aopt_sim::rt::vec_select(selMode, detail::dt<T>(), dst.aopt_ref(), &selMask.aopt_ref(),
                            src0.aopt_ref(), src0.aopt_ref(), true, detail::as_double(src1),
@@ -174,7 +180,7 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
 template <typename T, SELMODE selMode>
 void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1,
             uint8_t repeatTimes, const BinaryRepeatParams& params,
-            detail::site_t site = detail::site_t()) {
+            detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_shape s = detail::mask_shape(false, uint64_t{0}, repeatTimes);
   aopt_sim::rt::vec_select(selMode, detail::dt<T>(), dst.aopt_ref(), nullptr, src0.aopt_ref(),
                            src1.aopt_ref(), false, 0, detail::with(s, params), "Select", site);
@@ -186,7 +192,7 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTe
   template <typename T>                                                                           \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                 \
             const LocalTensor<T>& sharedTmpBuffer, const int32_t count, bool calIndex = false,    \
-            detail::site_t site = detail::site_t()) {                                             \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                             \
     aopt_sim::rt::vec_reduce(code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),               \
                              sharedTmpBuffer.aopt_ref(), calIndex, detail::count_shape(count),    \
                              #Name, site);                                                        \
@@ -195,7 +201,7 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTe
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                 \
             const LocalTensor<T>& sharedTmpBuffer, const int32_t mask, const int32_t repeatTimes, \
             const int32_t srcRepStride, bool calIndex = false,                                    \
-            detail::site_t site = detail::site_t()) {                                             \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                             \
     aopt_sim::rt::vec_shape s = detail::mask_shape(isSetMask, static_cast<uint64_t>(mask),        \
                                                    static_cast<uint32_t>(repeatTimes));           \
     s.rep[1] = static_cast<uint16_t>(srcRepStride);                                               \
@@ -206,7 +212,7 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTe
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src,                                 \
             const LocalTensor<T>& sharedTmpBuffer, const uint64_t mask[],                         \
             const int32_t repeatTimes, const int32_t srcRepStride, bool calIndex = false,         \
-            detail::site_t site = detail::site_t()) {                                             \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                             \
     aopt_sim::rt::vec_shape s =                                                                   \
         detail::mask_shape(isSetMask, mask, static_cast<uint32_t>(repeatTimes));                  \
     s.rep[1] = static_cast<uint16_t>(srcRepStride);                                               \
@@ -236,7 +242,7 @@ template <typename T, bool isSetMask = true>
 void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
                     const int32_t repeatTimes, const int32_t dstRepStride,
                     const int32_t srcBlkStride, const int32_t srcRepStride,
-                    detail::site_t site = detail::site_t()) {
+                    detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_whole_reduce(
       aopt_sim::rt::vop::sum, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),
       ReduceOrder::ORDER_ONLY_VALUE, static_cast<uint32_t>(dstRepStride),
@@ -249,7 +255,7 @@ template <typename T, bool isSetMask = true>
 void WholeReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],
                     const int32_t repeatTimes, const int32_t dstRepStride,
                     const int32_t srcBlkStride, const int32_t srcRepStride,
-                    detail::site_t site = detail::site_t()) {
+                    detail::site_t site = detail::site_t(__builtin_LINE())) {
   aopt_sim::rt::vec_whole_reduce(
       aopt_sim::rt::vop::sum, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),
       ReduceOrder::ORDER_ONLY_VALUE, static_cast<uint32_t>(dstRepStride),
@@ -262,7 +268,8 @@ template <typename T, bool isSetMask = true>
 void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
                      const int32_t repeatTimes, const int32_t mask, const int32_t dstBlkStride,
                      const int32_t srcBlkStride, const int32_t dstRepStride,
-                     const int32_t srcRepStride, detail::site_t site = detail::site_t()) {
+                     const int32_t srcRepStride,
+                     detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(dstBlkStride);
   aopt_sim::rt::vec_whole_reduce(
       aopt_sim::rt::vop::sum, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),
@@ -278,7 +285,7 @@ void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,              \
             const int32_t repeatTimes, const int32_t dstRepStride, const int32_t srcBlkStride,     \
             const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,        \
-            detail::site_t site = detail::site_t()) {                                              \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                              \
     aopt_sim::rt::vec_whole_reduce(                                                                \
         code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(), order,                              \
         static_cast<uint32_t>(dstRepStride),                                                       \
@@ -291,7 +298,7 @@ void RepeatReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint64_t mask[],           \
             const int32_t repeatTimes, const int32_t dstRepStride, const int32_t srcBlkStride,     \
             const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX,        \
-            detail::site_t site = detail::site_t()) {                                              \
+            detail::site_t site = detail::site_t(__builtin_LINE())) {                              \
     aopt_sim::rt::vec_whole_reduce(                                                                \
         code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(), order,                              \
         static_cast<uint32_t>(dstRepStride),                                                       \
@@ -311,7 +318,7 @@ AOPT_SIM_WHOLE_REDUCE(WholeReduceMin, aopt_sim::rt::vop::min)
   template <typename T, bool isSetMask = true>                                                     \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTimes,       \
             const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,            \
-            const int32_t srcRepStride, detail::site_t site = detail::site_t()) {                  \
+            const int32_t srcRepStride, detail::site_t site = detail::site_t(__builtin_LINE())) {  \
     aopt_sim::rt::vec_block_reduce(                                                                \
         code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),                                     \
         static_cast<uint32_t>(dstRepStride),                                                       \
@@ -323,7 +330,7 @@ AOPT_SIM_WHOLE_REDUCE(WholeReduceMin, aopt_sim::rt::vop::min)
   template <typename T, bool isSetMask = true>                                                     \
   void Name(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTimes,       \
             const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,         \
-            const int32_t srcRepStride, detail::site_t site = detail::site_t()) {                  \
+            const int32_t srcRepStride, detail::site_t site = detail::site_t(__builtin_LINE())) {  \
     aopt_sim::rt::vec_block_reduce(                                                                \
         code, detail::dt<T>(), dst.aopt_ref(), src.aopt_ref(),                                     \
         static_cast<uint32_t>(dstRepStride),                                                       \

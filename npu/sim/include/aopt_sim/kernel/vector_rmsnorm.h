@@ -78,7 +78,7 @@ void rms_norm_rows(const LocalTensor<T>& dst, const LocalTensor<T>& src,
 template <typename T, bool isBasicBlock = false>
 void RmsNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
              const LocalTensor<T>& gammaLocal, const T epsilon, const RmsNormTiling& tiling,
-             detail::site_t site = detail::site_t()) {
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::rms_norm_rows<T>(dstLocal, srcLocal, gammaLocal, static_cast<float>(epsilon), tiling,
                            site);
 }
@@ -86,7 +86,8 @@ void RmsNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
 template <typename T, bool isBasicBlock = false>
 void RmsNorm(const LocalTensor<T>& dstLocal, const LocalTensor<T>& srcLocal,
              const LocalTensor<T>& gammaLocal, const LocalTensor<uint8_t>& sharedTmpBuffer,
-             const T epsilon, const RmsNormTiling& tiling, detail::site_t site = detail::site_t()) {
+             const T epsilon, const RmsNormTiling& tiling,
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   detail::rms_norm_rows<T>(dstLocal, srcLocal, gammaLocal, static_cast<float>(epsilon), tiling,
                            site);

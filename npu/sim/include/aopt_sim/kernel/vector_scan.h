@@ -65,7 +65,8 @@ void pair_reduce_sum(const LocalTensor<T>& dst, const LocalTensor<T>& src, int32
 template <typename T, bool isSetMask = true>
 void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
                    const int32_t mask, const int32_t dstRepStride, const int32_t srcBlkStride,
-                   const int32_t srcRepStride, detail::site_t site = detail::site_t()) {
+                   const int32_t srcRepStride,
+                   detail::site_t site = detail::site_t(__builtin_LINE())) {
   const auto m = static_cast<uint64_t>(mask < 0 ? 0 : mask);
   const uint64_t lo = m >= 64 ? ~uint64_t{0} : (uint64_t{1} << m) - 1;
   const uint64_t hi = m <= 64 ? 0 : m >= 128 ? ~uint64_t{0} : (uint64_t{1} << (m - 64)) - 1;
@@ -75,7 +76,8 @@ void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const i
 template <typename T, bool isSetMask = true>
 void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t repeatTime,
                    const uint64_t mask[], const int32_t dstRepStride, const int32_t srcBlkStride,
-                   const int32_t srcRepStride, detail::site_t site = detail::site_t()) {
+                   const int32_t srcRepStride,
+                   detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::pair_reduce_sum(dst, src, repeatTime, mask[0], mask[1], dstRepStride, srcBlkStride,
                           srcRepStride, site);
 }
@@ -83,7 +85,7 @@ void PairReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const i
 template <typename T, const CumSumConfig& config = defaultCumSumConfig>
 void CumSum(LocalTensor<T>& dstTensor, LocalTensor<T>& lastRowTensor,
             const LocalTensor<T>& srcTensor, const CumSumInfo& cumSumInfo,
-            detail::site_t site = detail::site_t()) {
+            detail::site_t site = detail::site_t(__builtin_LINE())) {
   const uint64_t rows = cumSumInfo.outter;
   const uint64_t cols = cumSumInfo.inner;
   const uint64_t n = rows * cols;
@@ -115,7 +117,7 @@ void CumSum(LocalTensor<T>& dstTensor, LocalTensor<T>& lastRowTensor,
 template <typename T, const CumSumConfig& config = defaultCumSumConfig>
 void CumSum(LocalTensor<T>& dstTensor, LocalTensor<T>& lastRowTensor,
             const LocalTensor<T>& srcTensor, LocalTensor<uint8_t>&, const CumSumInfo& cumSumInfo,
-            detail::site_t site = detail::site_t()) {
+            detail::site_t site = detail::site_t(__builtin_LINE())) {
   CumSum<T, config>(dstTensor, lastRowTensor, srcTensor, cumSumInfo, site);
 }
 

@@ -191,7 +191,7 @@ void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTensor,
              const LocalTensor<T>& maxTensor, const LocalTensor<T>& srcTensor,
              const SoftMaxTiling& tiling,
              const SoftMaxShapeInfo& softmaxShapeInfo = SoftMaxShapeInfo(),
-             detail::site_t site = detail::site_t()) {
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(!isDataFormatNZ, "SoftMax: the NZ data format is not simulated (ND only)");
   detail::softmax_rows<T, T>(dstTensor, &sumTensor, &maxTensor, srcTensor,
                              detail::softmax_shape_of<T>(tiling, softmaxShapeInfo, "SoftMax", site),
@@ -203,7 +203,7 @@ void SoftMax(const LocalTensor<half>& dstTensor, const LocalTensor<float>& sumTe
              const LocalTensor<float>& maxTensor, const LocalTensor<half>& srcTensor,
              const SoftMaxTiling& tiling,
              const SoftMaxShapeInfo& softmaxShapeInfo = SoftMaxShapeInfo(),
-             detail::site_t site = detail::site_t()) {
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(!isDataFormatNZ, "SoftMax: the NZ data format is not simulated (ND only)");
   detail::softmax_rows<half, float>(
       dstTensor, &sumTensor, &maxTensor, srcTensor,
@@ -214,7 +214,7 @@ template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
 void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
              const SoftMaxTiling& tiling,
              const SoftMaxShapeInfo& softmaxShapeInfo = SoftMaxShapeInfo(),
-             detail::site_t site = detail::site_t()) {
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   detail::softmax_rows<T, T>(dstTensor, nullptr, nullptr, srcTensor,
                              detail::softmax_shape_of<T>(tiling, softmaxShapeInfo, "SoftMax", site),
                              "SoftMax", site);
@@ -226,7 +226,7 @@ void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& sumTensor,
              const LocalTensor<T>& maxTensor, const LocalTensor<T>& srcTensor,
              const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
              const SoftMaxShapeInfo& softmaxShapeInfo = SoftMaxShapeInfo(),
-             detail::site_t site = detail::site_t()) {
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   SoftMax<T, isReuseSource, isBasicBlock, isDataFormatNZ, config>(
       dstTensor, sumTensor, maxTensor, srcTensor, tiling, softmaxShapeInfo, site);
@@ -237,7 +237,7 @@ void SoftMax(const LocalTensor<half>& dstTensor, const LocalTensor<float>& sumTe
              const LocalTensor<float>& maxTensor, const LocalTensor<half>& srcTensor,
              const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
              const SoftMaxShapeInfo& softmaxShapeInfo = SoftMaxShapeInfo(),
-             detail::site_t site = detail::site_t()) {
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   SoftMax<T, isReuseSource, isBasicBlock, isDataFormatNZ, config>(
       dstTensor, sumTensor, maxTensor, srcTensor, tiling, softmaxShapeInfo, site);
@@ -247,7 +247,7 @@ template <typename T, bool isReuseSource = false, bool isBasicBlock = false,
 void SoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& srcTensor,
              const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
              const SoftMaxShapeInfo& softmaxShapeInfo = SoftMaxShapeInfo(),
-             detail::site_t site = detail::site_t()) {
+             detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   SoftMax<T, isReuseSource, isBasicBlock, config>(dstTensor, srcTensor, tiling, softmaxShapeInfo,
                                                   site);
@@ -260,7 +260,7 @@ void SimpleSoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& inSumT
                    const LocalTensor<T>& inMaxTensor, const LocalTensor<T>& srcTensor,
                    const SoftMaxTiling& tiling,
                    const SoftMaxShapeInfo& softmaxShapeInfo = SoftMaxShapeInfo(),
-                   detail::site_t site = detail::site_t()) {
+                   detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(!isDataFormatNZ, "SimpleSoftMax: the NZ data format is not simulated (ND only)");
   detail::simple_softmax_rows<T, T>(
       dstTensor, inSumTensor, inMaxTensor, srcTensor,
@@ -272,7 +272,7 @@ void SimpleSoftMax(const LocalTensor<half>& dstTensor, const LocalTensor<float>&
                    const LocalTensor<float>& inMaxTensor, const LocalTensor<half>& srcTensor,
                    const SoftMaxTiling& tiling,
                    const SoftMaxShapeInfo& softmaxShapeInfo = SoftMaxShapeInfo(),
-                   detail::site_t site = detail::site_t()) {
+                   detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(!isDataFormatNZ, "SimpleSoftMax: the NZ data format is not simulated (ND only)");
   detail::simple_softmax_rows<half, float>(
       dstTensor, inSumTensor, inMaxTensor, srcTensor,
@@ -284,7 +284,7 @@ void SimpleSoftMax(const LocalTensor<T>& dstTensor, const LocalTensor<T>& inSumT
                    const LocalTensor<T>& inMaxTensor, const LocalTensor<T>& srcTensor,
                    const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
                    const SoftMaxShapeInfo& softmaxShapeInfo = SoftMaxShapeInfo(),
-                   detail::site_t site = detail::site_t()) {
+                   detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   SimpleSoftMax<T, isReuseSource, isBasicBlock, isDataFormatNZ, config>(
       dstTensor, inSumTensor, inMaxTensor, srcTensor, tiling, softmaxShapeInfo, site);
@@ -295,7 +295,7 @@ void SimpleSoftMax(const LocalTensor<half>& dstTensor, const LocalTensor<float>&
                    const LocalTensor<float>& inMaxTensor, const LocalTensor<half>& srcTensor,
                    const LocalTensor<uint8_t>& sharedTmpBuffer, const SoftMaxTiling& tiling,
                    const SoftMaxShapeInfo& softmaxShapeInfo = SoftMaxShapeInfo(),
-                   detail::site_t site = detail::site_t()) {
+                   detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   SimpleSoftMax<T, isReuseSource, isBasicBlock, isDataFormatNZ, config>(
       dstTensor, inSumTensor, inMaxTensor, srcTensor, tiling, softmaxShapeInfo, site);

@@ -98,7 +98,7 @@ void sort_pairs(const uint8_t* scores, const uint8_t* indexes, uint64_t n, uint8
 template <typename T>
 void Sort32(const LocalTensor<T>& dst, const LocalTensor<T>& src0,
             const LocalTensor<uint32_t>& src1, const int32_t repeatTime,
-            detail::site_t site = detail::site_t()) {
+            detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>,
                 "Sort32: half or float scores");
   if (repeatTime <= 0) return;
@@ -140,7 +140,7 @@ struct MrgSort4Info {
 
 template <typename T>
 void MrgSort(const LocalTensor<T>& dst, const MrgSortSrcList<T>& srcList,
-             const MrgSort4Info& params, detail::site_t site = detail::site_t()) {
+             const MrgSort4Info& params, detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>,
                 "MrgSort: half or float scores");
   const uint32_t lists = params.validBit == 0b11     ? 2
@@ -222,7 +222,7 @@ inline void GetMrgSortResult(uint16_t& mrgSortList1, uint16_t& mrgSortList2, uin
 // proposal layout of Atlas inference cores is not provided.)
 template <typename T>
 void Concat(LocalTensor<T>& concat, const LocalTensor<T>& src, const LocalTensor<T>& tmp,
-            const int32_t repeatTime, detail::site_t site = detail::site_t()) {
+            const int32_t repeatTime, detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>, "Concat: half or float");
   static_cast<void>(tmp);
   if (repeatTime < 0 || repeatTime > 255)
@@ -243,7 +243,7 @@ void Concat(LocalTensor<T>& concat, const LocalTensor<T>& src, const LocalTensor
 template <typename T, bool isFullSort>
 void Sort(const LocalTensor<T>& dst, const LocalTensor<T>& concat,
           const LocalTensor<uint32_t>& index, LocalTensor<T>& tmp, const int32_t repeatTime,
-          detail::site_t site = detail::site_t()) {
+          detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, half>, "Sort: half or float scores");
   (void)tmp;
   if (repeatTime < 0 || repeatTime > 255)
