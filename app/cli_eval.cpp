@@ -15,6 +15,7 @@
 
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
+#include "app/cli_include_folder.hpp"
 #include "app/exit_codes.hpp"
 #include "base/utf8.hpp"
 #include "npu/op_package.hpp"
@@ -174,10 +175,12 @@ void add_eval_command(CLI::App& app, cli_context& ctx) {
   eval->add_option("op-dir", args->op_dir, "Operator package directory (holds op.json)")
       ->required();
   eval->add_flag("--json", args->json, "Print exactly one JSON object (the eval result)");
-  eval->add_option("--include-dir", args->include_dirs,
-                   "A folder of the operator's repository holding helper headers it includes but "
-                   "does not carry (searched after op.json's include_dirs; repeatable)")
-      ->check(CLI::ExistingDirectory);
+  eval->add_option(
+          "--include-dir", args->include_dirs,
+          "A folder of the operator's repository holding helper headers it includes but "
+          "does not carry, or a pattern of such folders (kernels/*/op_kernel: every match, "
+          "sorted); searched after op.json's include_dirs; repeatable")
+      ->check(include_folder());
   eval->add_option("--tiling", args->tiling_file, "Tiling program replacing op_host/<name>.cpp");
   eval->add_option("--kernel", args->kernel_file, "Kernel replacing op_kernel/<name>.cpp");
   add_config_options(eval, args->config);

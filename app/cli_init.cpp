@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "app/cli_commands.hpp"
+#include "app/cli_include_folder.hpp"
 #include "app/exit_codes.hpp"
 #include "npu/sim/device/opdef_reader.hpp"
 
@@ -90,8 +91,9 @@ void add_init_command(CLI::App& app, cli_context& ctx) {
   cmd->add_flag("--json", args->json, "Print one JSON object (the skeleton written)");
   cmd->add_option("--include-dir", args->include_dirs,
                   "A folder of the operator's repository its sources include headers from "
-                  "(repeatable; written into op.json's include_dirs)")
-      ->check(CLI::ExistingDirectory);
+                  "(or a pattern of such folders, kernels/*/op_kernel; repeatable; written into "
+                  "op.json's include_dirs)")
+      ->check(include_folder());
   cmd->add_option("--op-type", args->op_type,
                   "The OpDef to write, when the host registers several (by op type, as OP_ADD "
                   "names it)");

@@ -13,6 +13,7 @@
 
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
+#include "app/cli_include_folder.hpp"
 #include "app/cli_numbers.hpp"
 #include "app/exit_codes.hpp"
 #include "base/listen_address.hpp"
@@ -250,8 +251,9 @@ void add_run_commands(CLI::App& app, cli_context& ctx) {
   run->add_option("--campaign", args->campaign, "campaign id (default: derived from the inputs)");
   run->add_option("--include-dir", args->include_dirs,
                   "A folder of the operators' repository holding helper headers they include but "
-                  "do not carry (searched after op.json's include_dirs; repeatable)")
-      ->check(CLI::ExistingDirectory);
+                  "do not carry, or a pattern of such folders (kernels/*/op_kernel: every match, "
+                  "sorted); searched after op.json's include_dirs; repeatable")
+      ->check(include_folder());
   run->add_option("--db", args->db, "database folder (storage.db)");
   run->add_option("--strategy", args->strategy, "alternating, stage1, stage2, best_of_n or evolve");
   run->add_option("--budget", args->budget, "candidate evaluations per operator")

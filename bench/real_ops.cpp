@@ -252,8 +252,8 @@ int main(int argc, char** argv) {
   app.add_option("--set", a.sets, "section.key=value for every aopt process (repeatable)");
   app.add_option("--include-dir", a.include_dirs,
                  "A folder of the operators' repository with helper headers they include but do "
-                 "not carry, for aopt eval and aopt run (repeatable)")
-      ->check(CLI::ExistingDirectory);
+                 "not carry, or a pattern of such folders (kernels/*/op_kernel), for aopt eval "
+                 "and aopt run (repeatable)");
   CLI11_PARSE(app, argc, argv);
 
   std::vector<fs::path> packages;

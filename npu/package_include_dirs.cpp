@@ -1,5 +1,7 @@
 #include "npu/package_include_dirs.hpp"
 
+#include <glob.h>
+
 #include <deque>
 #include <set>
 
@@ -44,14 +46,55 @@ bool climbs_or_absolute(const std::string& path) {
   return false;
 }
 
+bool is_pattern(const fs::path& dir) {
+  return dir.string().find_first_of("*?[") != std::string::npos;
+}
+
+// Frees glob's list however the expansion ends.
+struct glob_list {
+  glob_t list{};
+  ~glob_list() { globfree(&list); }
+};
+
 }  // namespace
+
+result<std::vector<fs::path>> expand_include_dirs(const std::vector<fs::path>& dirs) {
+  std::vector<fs::path> out;
+  for (const fs::path& dir : dirs) {
+    if (!is_pattern(dir)) {
+      out.push_back(dir);
+      continue;
+    }
+    glob_list matches;
+    const int rc = ::glob(dir.c_str(), GLOB_ONLYDIR | GLOB_ERR, nullptr, &matches.list);
+    size_t folders = 0;
+    for (size_t i = 0; rc == 0 && i < matches.list.gl_pathc; ++i) {
+      const fs::path match = fs::path(matches.list.gl_pathv[i]).lexically_normal();
+      std::error_code ec;
+      if (!fs::is_directory(match, ec)) continue;  // GLOB_ONLYDIR may also return files
+      // A folder reached through a link could lie anywhere: the pattern's text would not say.
+      if (fs::weakly_canonical(match, ec) != fs::absolute(match, ec).lexically_normal()) {
+        return failed_precondition(match.string() + ": a folder the include pattern " +
+                                   dir.string() + " matches through a symbolic link");
+      }
+      out.push_back(match);
+      ++folders;
+    }
+    if (folders == 0) {
+      return not_found(dir.string() + ": an include folder pattern that matches no folder");
+    }
+  }
+  return out;
+}
 
 result<joined_headers> join_include_dirs(const std::map<std::string, std::string>& package_files,
                                          const std::vector<fs::path>& include_dirs,
                                          uint64_t max_file_bytes, size_t max_files) {
   joined_headers joined;
   if (include_dirs.empty()) return joined;
-  for (const fs::path& dir : include_dirs) {
+  result<std::vector<fs::path>> expanded = expand_include_dirs(include_dirs);
+  if (!expanded.ok()) return expanded.error();
+  for (const fs::path& dir : *expanded) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) {
       return not_found(dir.string() + ": an include folder of the operator that is not a folder");
@@ -71,7 +114,7 @@ result<joined_headers> join_include_dirs(const std::map<std::string, std::string
       if (d.angled && known.count(package_path(d.path)) != 0) continue;
       for (const std::string& candidate : package_candidates(including, d)) {
         bool found = false;
-        for (const fs::path& dir : include_dirs) {
+        for (const fs::path& dir : *expanded) {
           std::error_code ec;
           if (!fs::exists(dir / candidate, ec)) continue;
           result<std::string> header = read_file_beneath(dir, candidate, max_file_bytes);

@@ -13,6 +13,12 @@
 // screen judges them). Each include folder is searched in order; a file in it is read without
 // following links, and must be UTF-8.
 //
+// An include folder may be a pattern (`kernels/*/op_kernel`, glob(3) syntax): it stands for every
+// folder it matches, in sorted order, as a build that gathers all of a repository's kernel
+// folders into one (DrivingSDK's: `"common.h"` of bev_pool is kernels/common/op_kernel/common.h)
+// sees them. A folder found first holds the header, as with folders named one by one; a pattern
+// that matches no folder, or one through a symbolic link, is an error.
+//
 // Point include folders at the repository's own helper folders, never at CANN's include folder:
 // a joined copy of a CANN header would be screened as the operator's code.
 //
@@ -33,6 +39,11 @@ struct joined_headers {
   std::map<std::string, std::string> files;              // package path -> text
   std::map<std::string, std::filesystem::path> sources;  // package path -> file read
 };
+
+// `dirs` with each pattern replaced by the folders it matches (sorted). Errors: not_found for a
+// pattern that matches no folder, failed_precondition for a match reached through a link.
+result<std::vector<std::filesystem::path>> expand_include_dirs(
+    const std::vector<std::filesystem::path>& dirs);
 
 // The headers `package_files` (every source of the package by its relative path) include,
 // transitively, that `include_dirs` hold and the package does not. Errors: not_found naming an

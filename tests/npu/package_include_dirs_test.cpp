@@ -190,6 +190,43 @@ TEST_SUITE("npu") {
     CHECK(linked.error().message().find("level.h") != std::string::npos);
   }
 
+  TEST_CASE("a pattern of include folders stands for every folder it matches, as a flat build") {
+    // The kernel includes "kernel_limits.h" as a build that gathers every operator's kernel
+    // folder into one finds it: in <root>/kernels/common/op_kernel, beside another operator's.
+    const repository repo;
+    const fs::path common = repo.root.path() / "kernels" / "common" / "op_kernel";
+    write(common / "kernel_limits.h", read(repo.include / "common" / "kernel_limits.h"));
+    write(repo.root.path() / "kernels" / "other" / "op_kernel" / "other.h", "#pragma once\n");
+    const fs::path kernel = repo.package / "op_kernel" / "team_layout_add.cpp";
+    std::string text = read(kernel);
+    replace_in_place(text, "#include \"common/kernel_limits.h\"", "#include \"kernel_limits.h\"");
+    write(kernel, text);
+    package_load_options load;
+    load.include_dirs = {repo.include, repo.root.path() / "kernels" / "*" / "op_kernel"};
+    auto op = load_op_package(repo.package, load);
+    REQUIRE_MESSAGE(op.ok(), op.error().to_string());
+    REQUIRE(op->joined_headers.count("op_kernel/kernel_limits.h") +
+                op->joined_headers.count("kernel_limits.h") ==
+            1);
+    CHECK(op->joined_headers.count("other.h") == 0);  // matched folders hold, nothing more joins
+    CHECK(evaluate_on_simulator(*op).ok());
+
+    // A pattern that matches no folder is named; so is a match through a link.
+    load.include_dirs = {repo.include, repo.root.path() / "kernels" / "*" / "op_nothing"};
+    auto none = load_op_package(repo.package, load);
+    REQUIRE_FALSE(none.ok());
+    CHECK(none.error().code() == aopt::status_code::not_found);
+    CHECK(none.error().message().find("op_nothing") != std::string::npos);
+    aopt::testing::temp_dir elsewhere;
+    fs::create_directories(elsewhere.path() / "op_kernel");
+    fs::create_directory_symlink(elsewhere.path(), repo.root.path() / "kernels" / "linked");
+    load.include_dirs = {repo.include, repo.root.path() / "kernels" / "*" / "op_kernel"};
+    auto linked = load_op_package(repo.package, load);
+    REQUIRE_FALSE(linked.ok());
+    CHECK(linked.error().code() == aopt::status_code::failed_precondition);
+    CHECK(linked.error().message().find("linked") != std::string::npos);
+  }
+
   TEST_CASE("op.json's include_dirs must be an array of folder paths") {
     const repository repo;
     for (const nlohmann::json& bad :
