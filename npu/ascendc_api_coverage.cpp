@@ -452,9 +452,14 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
        "DataCopy NZ -> ND into GM is not simulated (Fixpipe does it from CO1)"},
       {cube, "MmadParams", yes, "m, n, k up to 4095; cmatrixInitVal, cmatrixSource, isBias"},
       {cube, "Matmul", part,
-       "lib/matmul_intf.h: A and B in GM, ND (half/bfloat16_t; int8_t with B transposed), bias, "
-       "SetOrgShape/SetTail, Iterate/IterateAll/GetTensorC into GM or a local tensor; a "
-       "transposed A, L1/UB inputs and enAtomic end the run as unsupported"},
+       "lib/matmul_intf.h: A and B in GM, ND (half/bfloat16_t/float, each transposed or not, by "
+       "MatmulType's ISTRANS or SetTensorA/SetTensorB; int8_t with B transposed and A not), "
+       "bias, SetOrgShape/SetTail, Iterate/IterateAll/GetTensorC into GM (enAtomic 1/2/3: "
+       "accumulated by SetAtomicAdd/Max/Min) or a local tensor; a float operand that needs a "
+       "transpose reaches L0 through the library's transposing move (MTE1, priced by its bytes); "
+       "a transposed int8 A, L1/UB inputs and enAtomic into a local tensor end the run as "
+       "unsupported. As the public samples rely on, `using namespace matmul;` alone makes the "
+       "AscendC names (GetBlockIdx, GetSysWorkSpacePtr...) visible"},
       {cube, "lib/matmul_intf.h", yes, "the header of the Matmul high-level API"},
       {cube, "MatmulType", part,
        "an AscendC name (and matmul::) with the documented parameters: POSITION, FORMAT, TYPE, "

@@ -23,15 +23,15 @@ constexpr MatmulConfig kNormalConfig = GetNormalConfig();
 constexpr MatmulConfig kIBShareConfig = GetIBShareNormConfig(false, false, false);
 constexpr MatmulConfig kMdlConfig = GetMDLConfig();
 
-optiling::TCubeTiling host_tiling(int32_t m, int32_t n, int32_t k, int32_t dim, bool bias) {
+optiling::TCubeTiling host_tiling(
+    int32_t m, int32_t n, int32_t k, int32_t dim, bool bias,
+    matmul_tiling::DataType in = matmul_tiling::DataType::DT_FLOAT16) {
   fe::PlatFormInfos info;
   platform_ascendc::PlatformAscendC platform(&info);
   matmul_tiling::MultiCoreMatmulTiling t(platform);
   t.SetDim(dim);
-  t.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND,
-             matmul_tiling::DataType::DT_FLOAT16);
-  t.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND,
-             matmul_tiling::DataType::DT_FLOAT16);
+  t.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, in);
+  t.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, in);
   t.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND,
              matmul_tiling::DataType::DT_FLOAT);
   t.SetBiasType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND,
@@ -57,6 +57,13 @@ void check_product(const float* out, int32_t m, int32_t n, int32_t k, Start star
       REQUIRE(out[size_t(i) * n + j] == doctest::Approx(want).epsilon(1e-5));
     }
   }
+}
+
+// Whether an instruction of `t` came from `api`.
+bool traces_api(const core_trace& t, const std::string& api) {
+  for (const instruction& in : t.instructions)
+    if (api == in.api) return true;
+  return false;
 }
 
 struct case_shape {
@@ -192,6 +199,65 @@ TEST_SUITE("sim") {
               return b_trans ? bv[size_t(j) * c.k + kk] : bv[size_t(kk) * c.n + j];
             });
         CHECK_FALSE(find_first_race(trace).has_value());
+      }
+    }
+  }
+
+  TEST_CASE("float operands: A transposed by its MatmulType or SetTensorA, B either way") {
+    for (const case_shape c : {case_shape{64, 64, 64, 1, 14}, case_shape{48, 80, 96, 1, 15},
+                               case_shape{130, 72, 200, 1, 16}, case_shape{20, 24, 12, 1, 17},
+                               case_shape{130, 40, 8, 1, 18}}) {
+      CAPTURE(c.m);
+      for (int form = 0; form < 4; ++form) {  // A^T by type, A^T by call, + B^T, A plain
+        CAPTURE(form);
+        const optiling::TCubeTiling tiling =
+            host_tiling(c.m, c.n, c.k, 1, false, matmul_tiling::DataType::DT_FLOAT);
+        std::mt19937 gen(c.seed);
+        std::uniform_real_distribution<float> d(-1, 1);
+        const bool a_trans = form != 3;
+        const bool b_trans = form == 2;
+        // A (form 3) or A^T (K x M); B (K x N) or B^T (N x K), as laid out in GM.
+        std::vector<float> av(size_t(c.k) * c.m), bv(size_t(c.k) * c.n);
+        for (auto& x : av) x = d(gen);
+        for (auto& x : bv) x = d(gen);
+        shim_run run;
+        float* a = run.gm<float>("a", av.size());
+        float* b = run.gm<float>("b", bv.size());
+        float* out = run.gm<float>("c", size_t(c.m) * c.n);
+        std::copy(av.begin(), av.end(), a);
+        std::copy(bv.begin(), bv.end(), b);
+        const core_trace trace = run.run([&] {
+          using AT = matmul::MatmulType<TPosition::GM, CubeFormat::ND, float, true>;
+          using AN = matmul::MatmulType<TPosition::GM, CubeFormat::ND, float>;
+          TPipe pipe;
+          GlobalTensor<float> ag, bgm, cg;
+          ag.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(a), av.size());
+          bgm.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(b), bv.size());
+          cg.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(out), size_t(c.m) * c.n);
+          if (form == 0) {
+            matmul::Matmul<AT, AN, AN> mm;
+            REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+            mm.SetTensorA(ag);
+            mm.SetTensorB(bgm);
+            mm.IterateAll(cg);
+          } else {
+            matmul::Matmul<AN, AN, AN> mm;
+            REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+            mm.SetTensorA(ag, a_trans);
+            mm.SetTensorB(bgm, b_trans);
+            while (mm.Iterate()) mm.GetTensorC(cg);
+          }
+        });
+        check_product(
+            out, c.m, c.n, c.k, [](int32_t, int32_t) { return 0.0f; },
+            [&](int32_t i, int32_t kk) {
+              return a_trans ? av[size_t(kk) * c.m + i] : av[size_t(i) * c.k + kk];
+            },
+            [&](int32_t kk, int32_t j) {
+              return b_trans ? bv[size_t(j) * c.k + kk] : bv[size_t(kk) * c.n + j];
+            });
+        CHECK_FALSE(find_first_race(trace).has_value());
+        CHECK(traces_api(trace, "Matmul (transposing load)") == (a_trans || !b_trans));
       }
     }
   }

@@ -303,6 +303,57 @@ void cube_load_2d(const local_ref& dst, const local_ref& src, uint32_t elem_size
   s.rec.add(std::move(in));
 }
 
+void cube_load_transposed_b32(const local_ref& dst, const local_ref& src,
+                              const transpose_b32_geometry& g, call_site site) {
+  const char* api = "Matmul (transposing load)";
+  state& s = current();
+  require_space(s, src, {mem_space::l1}, api, site, "the source", "A1/B1 (L1)");
+  require_space(s, dst, {mem_space::l0a, mem_space::l0b}, api, site, "the destination",
+                "A2 (L0A) or B2 (L0B)");
+  if (g.outer == 0 || g.k == 0) return;
+  constexpr uint32_t c0 = c0_bytes / 4;  // 8 floats in a 32-byte column block
+  const uint32_t outer_blocks = ceil_div(g.outer, cube_rows);
+  const uint32_t k_blocks = ceil_div(g.k, c0);
+  if (g.src_rows < g.k)
+    fail("bad_argument",
+         cat(where(api, site), ": ", g.src_rows, " rows per column block for ", g.k, " rows"));
+  if (dst.addr % fractal_bytes != 0)
+    fail("misaligned", cat(where(api, site), ": the L0 destination at ", local_offset(s, dst),
+                           " is not 512-byte aligned"));
+  const uint64_t src_bytes = uint64_t{ceil_div(g.outer, c0)} * g.src_rows * c0_bytes;
+  const uint64_t last_fractal =
+      uint64_t{outer_blocks - 1} * g.dst_outer_stride + uint64_t{k_blocks - 1} * g.dst_k_stride;
+  const uint64_t dst_bytes = (last_fractal + 1) * fractal_bytes;
+  check_ub_range(src, src.addr, src_bytes, api, site, "the source reads");
+  check_ub_range(dst, dst.addr, dst_bytes, api, site, "the destination writes");
+  uint8_t* base = s.ub.get();
+  const uint8_t* from = base + src.addr;
+  for (uint32_t o = 0; o < outer_blocks; ++o)
+    for (uint32_t j = 0; j < k_blocks; ++j) {
+      uint8_t* fractal =
+          base + dst.addr +
+          (uint64_t{o} * g.dst_outer_stride + uint64_t{j} * g.dst_k_stride) * fractal_bytes;
+      for (uint32_t r = 0; r < cube_rows; ++r)
+        for (uint32_t q = 0; q < c0; ++q) {
+          const uint32_t outer = o * cube_rows + r;
+          const uint32_t kk = j * c0 + q;
+          uint8_t* to = fractal + (uint64_t{r} * c0 + q) * 4;
+          if (outer >= g.outer || kk >= g.k) {
+            std::memset(to, 0, 4);
+            continue;
+          }
+          std::memcpy(to, from + ((uint64_t{outer / c0} * g.src_rows + kk) * c0 + outer % c0) * 4,
+                      4);
+        }
+    }
+  if (!s.rec.on()) return;
+  instruction in = cube_instruction(pipe::mte1, op_class::cube_load, api, site);
+  in.bytes = uint64_t{outer_blocks} * k_blocks * fractal_bytes;
+  in.reads.push_back({src.addr, static_cast<uint32_t>(src.addr + src_bytes)});
+  in.writes.push_back({dst.addr, static_cast<uint32_t>(dst.addr + dst_bytes)});
+  s.rec.add(std::move(in));
+}
+
 void cube_mmad(const local_ref& c, dtype c_t, const local_ref& a, dtype a_t, const local_ref& b,
                dtype b_t, const local_ref* bias, dtype bias_t, const mmad_geometry& g,
                call_site site) {

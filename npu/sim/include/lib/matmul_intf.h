@@ -4,12 +4,13 @@
 // (ND -> NZ), L1 -> L0A/L0B and runs Mmad over K in baseK steps, and GetTensorC runs the Fixpipe,
 // so the trace, the timing and the race checks see exactly the work the object does.
 //
-// Supported: A and B in GM, ND, half/bfloat16_t (float accumulate) or int8_t (int32 accumulate,
-// B transposed); A and B each transposed or not for 16-bit types (a transposed A is K x M in GM,
-// by its MatmulType or SetTensorA); a float bias in GM; C into GM (ND) or into
-// a local tensor (enSequentialWrite: the baseM x baseN block row-major); tails (SetTail, blocks at
-// the edge of the shape). Anything else ends the run as "unsupported" naming the Matmul row of
-// docs/ascendc-api-coverage.md.
+// Supported: A and B in GM, ND, half/bfloat16_t/float (float accumulate) or int8_t (int32
+// accumulate, B transposed); A and B each transposed or not for 16- and 32-bit types (a
+// transposed A is K x M in GM, by its MatmulType or SetTensorA; 4-byte operands that need a
+// transpose reach L0 through the library's transposing move, cube.h); a float bias in GM; C into GM
+// (ND) or into a local tensor (enSequentialWrite: the baseM x baseN block row-major); tails
+// (SetTail, blocks at the edge of the shape). Anything else ends the run as "unsupported" naming
+// the Matmul row of docs/ascendc-api-coverage.md.
 #pragma once
 
 #include <algorithm>
@@ -109,8 +110,10 @@ class Matmul {
     org_ka_ = static_cast<uint32_t>(tiling_.Ka);
     org_kb_ = static_cast<uint32_t>(tiling_.Kb);
     const uint32_t depth = tiling_.depthA1 >= 2 ? 2 : 1;
-    pipe_->InitBuffer(qa1_, depth, base_m_ * base_k_ * sizeof(SrcT));
-    pipe_->InitBuffer(qb1_, depth, base_k_ * base_n_ * sizeof(SrcT));
+    // An L1 block holds whole 16-row column blocks: for a K x M (A transposed) or K x N block
+    // of 4-byte elements, baseK (a multiple of 8) rounds up to 16 rows.
+    pipe_->InitBuffer(qa1_, depth, Align16(base_m_) * Align16(base_k_) * sizeof(SrcT));
+    pipe_->InitBuffer(qb1_, depth, Align16(base_k_) * Align16(base_n_) * sizeof(SrcT));
     pipe_->InitBuffer(qa2_, 1, base_m_ * base_k_ * sizeof(SrcT));
     pipe_->InitBuffer(qb2_, 1, base_k_ * base_n_ * sizeof(SrcT));
     pipe_->InitBuffer(qc_, 1, base_m_ * base_n_ * sizeof(L0cT));
@@ -123,7 +126,8 @@ class Matmul {
 
   void SetTensorA(const AscendC::GlobalTensor<SrcT>& gm, bool isTransposeA = false) {
     a_trans_ = isTransposeA || A_TYPE::isTrans;
-    // The 2D load transposes 16-bit fractals only (LoadDataWithTranspose is not simulated).
+    // 16-bit fractals transpose in the 2D load, 4-byte ones in the library's own transposing
+    // move; an int8 A transposed is not simulated.
     if (a_trans_ && sizeof(SrcT) == 1) unsupported("an int8 A that is transposed");
     a_ = gm;
     Restart();
@@ -316,7 +320,12 @@ class Matmul {
       a1 = qa1_.template DeQue<SrcT>();
       AscendC::LocalTensor<SrcT> a2 = qa2_.template AllocTensor<SrcT>();
       const uint32_t mb = tm16 / 16, kb = tkc / kC0, nb = tn16 / 16;
-      for (uint32_t i = 0; i < mb; ++i) {
+      if (a_trans_ && sizeof(SrcT) == 4) {
+        aopt_sim::rt::cube_load_transposed_b32(a2.aopt_ref(), a1.aopt_ref(),
+                                               {tm_, tk, Align16(tk), kb, 1},
+                                               aopt_sim::rt::call_site(__builtin_LINE()));
+      }
+      for (uint32_t i = 0; i < mb && !(a_trans_ && sizeof(SrcT) == 4); ++i) {
         if (a_trans_)
           AscendC::LoadData(a2[i * 16 * tkc], a1[i * 16 * tkc],
                             AscendC::LoadData2DParams(0, kb, 1, 0, 0, true, 0));
@@ -329,7 +338,11 @@ class Matmul {
       // L1 -> L0B: the NZ of B^T is already ZN; B itself is transposed per 16 x 16 fractal.
       b1 = qb1_.template DeQue<SrcT>();
       AscendC::LocalTensor<SrcT> b2 = qb2_.template AllocTensor<SrcT>();
-      if (b_trans_) {
+      if (!b_trans_ && sizeof(SrcT) == 4) {
+        aopt_sim::rt::cube_load_transposed_b32(b2.aopt_ref(), b1.aopt_ref(),
+                                               {tn_, tk, Align16(tk), 1, nb},
+                                               aopt_sim::rt::call_site(__builtin_LINE()));
+      } else if (b_trans_) {
         for (uint32_t i = 0; i < kb; ++i)
           AscendC::LoadData(b2[i * kC0 * tn16], b1[i * kC0 * tn16],
                             AscendC::LoadData2DParams(0, nb, 1, 0, 0, false, 0));

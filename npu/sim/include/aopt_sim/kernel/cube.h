@@ -59,6 +59,22 @@ struct load2d_geometry {
 void cube_load_2d(const local_ref& dst, const local_ref& src, uint32_t elem_size,
                   const load2d_geometry& g, call_site site);
 
+// The Matmul library's own transposing move of 4-byte operands, L1 -> A2/B2 on MTE1: the 2D
+// LoadData transposes 16-bit fractals only, so a float A given transposed (K x M in GM) or a
+// float B not transposed reaches L0 through this. The source is an NZ block of `src_rows` rows
+// (K) per 8-column block of the other dimension (`outer`: M of A, N of B), as the ND -> NZ copy
+// lays it; each destination fractal (outer block o, K block j) of 16 x 8 goes to fractal
+// o * dst_outer_stride + j * dst_k_stride. Elements past `outer` or `k` are written as zero.
+struct transpose_b32_geometry {
+  uint32_t outer = 0;
+  uint32_t k = 0;
+  uint32_t src_rows = 0;
+  uint32_t dst_outer_stride = 0;
+  uint32_t dst_k_stride = 0;
+};
+void cube_load_transposed_b32(const local_ref& dst, const local_ref& src,
+                              const transpose_b32_geometry& g, call_site site);
+
 // LoadData 3D (img2col) from a feature map in L1, laid out [C1][l1H][l1W][C0] (NC1HWC0 without
 // N), into A2 (ZZ). The img2col matrix has one row per output position (row-major over the
 // output height and width) and one column per (c1, filter row, filter column, c0), in that
