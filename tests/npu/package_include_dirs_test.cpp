@@ -15,6 +15,7 @@
 #include "npu/hardware_profile.hpp"
 #include "npu/op_package.hpp"
 #include "npu/sim/device/sim_device.hpp"
+#include "support/team_layout_repository.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -22,8 +23,6 @@ using aopt::npu::load_op_package;
 using aopt::npu::package_load_options;
 
 namespace {
-
-const fs::path team_layout = fs::path(AOPT_TEST_DATA_DIR) / "ops" / "team_layout_add";
 
 std::string read(const fs::path& p) {
   std::ifstream in(p);
@@ -43,21 +42,11 @@ void replace_in_place(std::string& text, const std::string& from, const std::str
   text.replace(at, from.size(), to);
 }
 
-// A repository as DrivingSDK lays one out: <root>/kernels/team_layout_add is the package; a
-// tiling helper and a kernel header live in <root>/include instead, with a logging header the
-// host includes by an angled path (which includes AscendCL's base header and a header beside it).
-struct repository {
-  aopt::testing::temp_dir root;
-  fs::path package = root.path() / "kernels" / "team_layout_add";
-  fs::path include = root.path() / "include";
-
+// The repository of support/team_layout_repository.hpp, with a kernel header in <root>/include
+// too and a logging header the host includes by an angled path (which includes AscendCL's base
+// header and a header beside it).
+struct repository : aopt::testing::team_layout_repository {
   repository() {
-    fs::create_directories(package.parent_path());
-    fs::create_directories(include / "tiling_helpers");
-    fs::copy(team_layout, package, fs::copy_options::recursive);
-    fs::rename(package / "op_host" / "tiling_helpers" / "tile_math.h",
-               include / "tiling_helpers" / "tile_math.h");
-    fs::remove(package / "op_host" / "tiling_helpers");
     write(include / "common" / "kernel_limits.h",
           "#pragma once\n#include <cstdint>\nconstexpr uint32_t kTeamMaxBlocks = 48;\n");
     const fs::path kernel = package / "op_kernel" / "team_layout_add.cpp";

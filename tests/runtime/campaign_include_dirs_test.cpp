@@ -13,29 +13,14 @@
 #include "config/aopt_config.hpp"
 #include "runtime/campaign_runner.hpp"
 #include "storage/store.hpp"
+#include "support/team_layout_repository.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// team_layout_add with its tiling helper moved out of the package into <root>/include, where a
-// repository keeps such headers.
-struct repository {
-  aopt::testing::temp_dir root;
-  fs::path package = root.path() / "kernels" / "team_layout_add";
-  fs::path include = root.path() / "include";
-
-  repository() {
-    fs::create_directories(package.parent_path());
-    fs::create_directories(include / "tiling_helpers");
-    fs::copy(fs::path(AOPT_TEST_DATA_DIR) / "ops" / "team_layout_add", package,
-             fs::copy_options::recursive);
-    fs::rename(package / "op_host" / "tiling_helpers" / "tile_math.h",
-               include / "tiling_helpers" / "tile_math.h");
-    fs::remove(package / "op_host" / "tiling_helpers");
-  }
-};
+using repository = aopt::testing::team_layout_repository;
 
 aopt::result<aopt::runtime::campaign_outcome> run(aopt::storage::store& db,
                                                   const aopt::runtime::campaign_request& request) {
