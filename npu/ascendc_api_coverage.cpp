@@ -140,7 +140,10 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {compare, "Select", yes, "tensor/tensor, tensor/scalar and register modes"},
       {compare, "SetCmpMask", yes, ""},
       {compare, "GetCmpMask", yes, ""},
-      {reduce, "ReduceSum", yes, "count and mask forms; ReduceMax/ReduceMin with index"},
+      {reduce, "ReduceSum", yes,
+       "count and mask forms; ReduceMax/ReduceMin with index; the library's pattern forms "
+       "ReduceSum/ReduceMax/ReduceMin<T, Pattern::Reduce::AR or RA> over a 2-D srcShape, "
+       "srcInnerPad rows padded to 32 bytes, with or without a tmp buffer"},
       {reduce, "ReduceMax", yes, ""},
       {reduce, "ReduceMin", yes, ""},
       {reduce, "WholeReduceSum", yes,

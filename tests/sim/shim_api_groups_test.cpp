@@ -335,6 +335,45 @@ TEST_SUITE("sim") {
     CHECK(message.find("outside 0..7") != std::string::npos);
   }
 
+  TEST_CASE("the pattern reduces: ReduceSum, ReduceMax, ReduceMin over AR and RA shapes") {
+    for (uint64_t seed : {21, 22, 23}) {
+      const std::vector<float> x = draw<float>(seed, -5, 5);
+      const std::vector<float> y = draw<float>(seed + 100, 0, 1);
+      const std::vector<float> z = run_tile<float, 4>(
+          x, y, [](LocalTensor<float>& z, LocalTensor<float>& x, LocalTensor<float>& y) {
+            Duplicate(z, -1.0f, 4 * N);
+            // x as 4 rows of 60 values, each row padded to 64 (srcInnerPad).
+            const uint32_t padded[2] = {4, 60};
+            ReduceSum<float, Pattern::Reduce::AR, false>(z, x, padded, true);
+            ReduceMax<float, Pattern::Reduce::AR>(z[8], x, padded, true);
+            ReduceMin<float, Pattern::Reduce::AR>(z[16], x, y.ReinterpretCast<uint8_t>(), padded,
+                                                  true);
+            // x as 4 rows of 64, reduced over the rows.
+            const uint32_t rows[2] = {4, 64};
+            ReduceSum<float, Pattern::Reduce::RA>(z[N], x, y.ReinterpretCast<uint8_t>(), rows,
+                                                  false);
+          });
+      for (uint32_t r = 0; r < 4; ++r) {
+        float sum = 0, hi = x[r * 64], lo = x[r * 64];
+        for (uint32_t i = 0; i < 60; ++i) {
+          sum += x[r * 64 + i];
+          hi = std::max(hi, x[r * 64 + i]);
+          lo = std::min(lo, x[r * 64 + i]);
+        }
+        CHECK(z[r] == doctest::Approx(sum).epsilon(1e-5));
+        CHECK(z[8 + r] == hi);
+        CHECK(z[16 + r] == lo);
+      }
+      CHECK(z[4] == -1.0f);  // AR wrote one value per row
+      for (uint32_t j = 0; j < 64; ++j) {
+        float sum = 0;
+        for (uint32_t r = 0; r < 4; ++r) sum += x[r * 64 + j];
+        CHECK(z[N + j] == doctest::Approx(sum).epsilon(1e-5));
+      }
+      CHECK(z[N + 64] == -1.0f);
+    }
+  }
+
   TEST_CASE("the enhanced Transpose: NCHW <-> NHWC for 4-byte data, ND2ND_B16, reserved types") {
     // x as 2 images of 4 channels x (4 x 8) positions; the result moved there and back.
     constexpr uint16_t images = 2, channels = 4, height = 4, width = 8;

@@ -10,6 +10,7 @@
 //   AddRelu (dst = max(src0 + src1, 0), count and mask/repeat forms, a basic V instruction);
 //   Sum (per row of `outter` rows of `inner` elements, the sum of the first n: SumParams),
 //   Mean (the same sum divided by n: MeanParams);
+//   ReduceSum/ReduceMax/ReduceMin<T, Pattern::Reduce::AR | RA> over a 2-D srcShape;
 //   BroadCast<T, dim, axis> (1-D from one element; 2-D along axis 0 or 1 from a size-1 axis);
 //   UnPad (drops the rightPad last columns of a [height, width] tensor; the shape comes from
 //   the UnPadTiling the host filled), Pad (pads each row to 32 bytes with padValue, from the
@@ -210,6 +211,99 @@ void Mean(const LocalTensor<T>& dst, const LocalTensor<T>& src,
           detail::site_t site = detail::site_t(__builtin_LINE())) {
   static_cast<void>(sharedTmpBuffer);
   Mean<T, accType, isReuseSource, isBasicBlock, reduceDim>(dst, src, meanParams, site);
+}
+
+// ---- ReduceSum / ReduceMax / ReduceMin over a 2-D shape, by pattern
+// ------------------------------ The library's reduce forms: `Reduce<Op><T, Pattern::Reduce::AR |
+// RA, isReuseSource>(dst, src[, tmp], srcShape, srcInnerPad)`. srcShape is {first, last}; AR
+// reduces the last axis (dst holds `first` values), RA the first (dst holds `last`). With
+// srcInnerPad each row of src is padded to 32 bytes. The documented patterns beyond AR and RA are
+// not supported by the library either.
+namespace Pattern {
+namespace Reduce {
+struct AR {};
+struct RA {};
+}  // namespace Reduce
+}  // namespace Pattern
+
+namespace detail {
+
+enum class reduce_op { sum, max, min };
+
+template <typename T, typename P>
+void pattern_reduce(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t shape[],
+                    bool inner_pad, reduce_op op, const char* api, site_t site) {
+  static_assert(
+      std::is_same<P, Pattern::Reduce::AR>::value || std::is_same<P, Pattern::Reduce::RA>::value,
+      "the reduce pattern is Pattern::Reduce::AR or Pattern::Reduce::RA");
+  constexpr bool reduce_last = std::is_same<P, Pattern::Reduce::AR>::value;
+  const uint32_t first = shape[0], last = shape[1];
+  constexpr uint32_t per_block = 32 / sizeof(T);
+  const uint32_t stride = inner_pad ? (last + per_block - 1) / per_block * per_block : last;
+  const uint64_t src_elems = first == 0 ? 0 : uint64_t{first - 1} * stride + last;
+  const uint32_t outputs = reduce_last ? first : last;
+  const uint32_t count = reduce_last ? last : first;
+  uint8_t* p[2];
+  composite_call(vclass::reduce, {writes(dst, outputs), reads(src, src_elems)}, p,
+                 src_elems * sizeof(T), api, site);
+  for (uint32_t o = 0; o < outputs; ++o) {
+    calc_t<T> acc = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+      const uint64_t at = reduce_last ? uint64_t{o} * stride + i : uint64_t{i} * stride + o;
+      const calc_t<T> v = static_cast<calc_t<T>>(load<T>(p[1], at));
+      if (i == 0 && op != reduce_op::sum)
+        acc = v;
+      else if (op == reduce_op::sum)
+        acc = static_cast<calc_t<T>>(acc + v);
+      else if (op == reduce_op::max)
+        acc = v > acc ? v : acc;
+      else
+        acc = v < acc ? v : acc;
+    }
+    store<T>(p[0], o, acc);
+  }
+}
+
+}  // namespace detail
+
+template <class T, class pattern, bool isReuseSource = false>
+void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t srcShape[],
+               bool srcInnerPad, detail::site_t site = detail::site_t(__builtin_LINE())) {
+  detail::pattern_reduce<T, pattern>(dst, src, srcShape, srcInnerPad, detail::reduce_op::sum,
+                                     "ReduceSum", site);
+}
+template <class T, class pattern, bool isReuseSource = false>
+void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+               const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t srcShape[],
+               bool srcInnerPad, detail::site_t site = detail::site_t(__builtin_LINE())) {
+  static_cast<void>(sharedTmpBuffer);
+  ReduceSum<T, pattern, isReuseSource>(dst, src, srcShape, srcInnerPad, site);
+}
+template <class T, class pattern, bool isReuseSource = false>
+void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t srcShape[],
+               bool srcInnerPad, detail::site_t site = detail::site_t(__builtin_LINE())) {
+  detail::pattern_reduce<T, pattern>(dst, src, srcShape, srcInnerPad, detail::reduce_op::max,
+                                     "ReduceMax", site);
+}
+template <class T, class pattern, bool isReuseSource = false>
+void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+               const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t srcShape[],
+               bool srcInnerPad, detail::site_t site = detail::site_t(__builtin_LINE())) {
+  static_cast<void>(sharedTmpBuffer);
+  ReduceMax<T, pattern, isReuseSource>(dst, src, srcShape, srcInnerPad, site);
+}
+template <class T, class pattern, bool isReuseSource = false>
+void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const uint32_t srcShape[],
+               bool srcInnerPad, detail::site_t site = detail::site_t(__builtin_LINE())) {
+  detail::pattern_reduce<T, pattern>(dst, src, srcShape, srcInnerPad, detail::reduce_op::min,
+                                     "ReduceMin", site);
+}
+template <class T, class pattern, bool isReuseSource = false>
+void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src,
+               const LocalTensor<uint8_t>& sharedTmpBuffer, const uint32_t srcShape[],
+               bool srcInnerPad, detail::site_t site = detail::site_t(__builtin_LINE())) {
+  static_cast<void>(sharedTmpBuffer);
+  ReduceMin<T, pattern, isReuseSource>(dst, src, srcShape, srcInnerPad, site);
 }
 
 // ---- BroadCast
