@@ -46,10 +46,6 @@ bool climbs_or_absolute(const std::string& path) {
   return false;
 }
 
-bool is_pattern(const fs::path& dir) {
-  return dir.string().find_first_of("*?[") != std::string::npos;
-}
-
 // Frees glob's list however the expansion ends.
 struct glob_list {
   glob_t list{};
@@ -58,10 +54,14 @@ struct glob_list {
 
 }  // namespace
 
+bool is_include_pattern(const fs::path& dir) {
+  return dir.string().find_first_of("*?[") != std::string::npos;
+}
+
 result<std::vector<fs::path>> expand_include_dirs(const std::vector<fs::path>& dirs) {
   std::vector<fs::path> out;
   for (const fs::path& dir : dirs) {
-    if (!is_pattern(dir)) {
+    if (!is_include_pattern(dir)) {
       out.push_back(dir);
       continue;
     }

@@ -40,6 +40,9 @@ struct joined_headers {
   std::map<std::string, std::filesystem::path> sources;  // package path -> file read
 };
 
+// Whether an include folder is a glob(3) pattern (holds *, ? or [).
+bool is_include_pattern(const std::filesystem::path& dir);
+
 // `dirs` with each pattern replaced by the folders it matches (sorted). Errors: not_found for a
 // pattern that matches no folder, failed_precondition for a match reached through a link.
 result<std::vector<std::filesystem::path>> expand_include_dirs(

@@ -378,8 +378,7 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
     auto add_region = [&](const std::string& name, uint64_t bytes, bool output = false,
                           bool backed_when_empty = false) -> uint8_t* {
       gm.emplace_back(bytes, backed_when_empty);
-      launch.gm.push_back(gm_region{name, gm.back().data(), bytes,
-                                    bytes != 0 ? cann_padding(bytes) : 0,
+      launch.gm.push_back(gm_region{name, gm.back().data(), bytes, gm_padding_bytes(bytes),
                                     bytes != 0 ? gm_over_read_bytes : 0, output});
       args.push_back(gm.back().data());
       return gm.back().data();

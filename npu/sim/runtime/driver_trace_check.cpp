@@ -268,9 +268,7 @@ std::optional<check_failure> check_set_trace(const driver_spec& spec, const set_
       }
       // A write may reach into the buffer's allocation padding, as the runtime lets it (the
       // replay below keeps the buffer's own bytes).
-      const uint64_t limit =
-          region_bytes[w.region] +
-          (region_bytes[w.region] != 0 ? cann_padding(region_bytes[w.region]) : 0);
+      const uint64_t limit = region_bytes[w.region] + gm_padding_bytes(region_bytes[w.region]);
       if (!w.inside(limit)) {
         return malformed("block " + std::to_string(b) + " writes GM outside buffer " +
                          std::to_string(w.region) + " (" + std::to_string(limit) + " bytes)");

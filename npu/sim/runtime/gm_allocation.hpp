@@ -27,6 +27,11 @@ inline uint64_t cann_padding(uint64_t bytes) {
          bytes;
 }
 
+// The allocation padding after a buffer of `bytes` (none after an empty one).
+inline uint64_t gm_padding_bytes(uint64_t bytes) {
+  return bytes != 0 ? cann_padding(bytes) : 0;
+}
+
 // The padding and over-read zone after a buffer of `bytes` (none after an empty one).
 inline uint64_t gm_tail_bytes(uint64_t bytes) {
   return bytes != 0 ? cann_padding(bytes) + gm_over_read_bytes : 0;
