@@ -2,7 +2,12 @@
 //
 //   cold_cc_s    compile + link with an empty object cache (kernel, host and reference units)
 //   kernel_cc_s  a Stage II step: a new kernel text, host and reference objects cached
-//   tiling_cc_s  a Stage I step: a new tiling program text, kernel and reference objects cached
+//   tiling_cc_s  a Stage I step that changes the tiling program's code: a new text (a comment
+//                added), kernel and reference objects cached
+//   value_cc_s   a Stage I step as the mutator makes it: one value of the tiling program's
+//                EVOLVE-BLOCK spelled anew (decimal to hex: another text, the same tiling, so
+//                sim_s is comparable), which a lifted build serves from the caches
+//                (npu/sim/device/tiling_constant_lift.hpp); "-" for a program without a block
 //   sim_s        the candidate process: every input set run, checked and the first one timed
 //   sim_elem/s   tensor elements (inputs + outputs, over all input sets) per wall second of sim_s
 //
@@ -29,6 +34,7 @@
 #include "app/cli_config.hpp"
 #include "base/scratch_dir.hpp"
 #include "npu/op_package.hpp"
+#include "npu/sim/device/tiling_constant_lift.hpp"
 #include "runtime/device_factory.hpp"
 
 namespace fs = std::filesystem;
@@ -55,10 +61,26 @@ std::string status_of(const aopt::npu::eval_result& r) {
   return s;
 }
 
+// The tiling program with its first lifted constant's value spelled in hex with `zeros` leading
+// zeros: another text, the same program. Empty when the program has no such constant.
+std::string respelled_value(const std::string& tiling, int zeros) {
+  const auto lifted = aopt::npu::lift_tiling_constants(tiling);
+  if (!lifted) return {};
+  const std::string decimal =
+      lifted->names.front() + " = " + std::to_string(lifted->values.front()) + ";";
+  const size_t at = tiling.find(decimal);
+  if (at == std::string::npos) return {};
+  const std::string hex =
+      fmt::format("{} = 0x{}{:x};", lifted->names.front(),
+                  std::string(static_cast<size_t>(zeros), '0'), lifted->values.front());
+  return tiling.substr(0, at) + hex + tiling.substr(at + decimal.size());
+}
+
 struct op_figures {
   std::string name;
   std::string status;
-  double cold_cc = 0, kernel_cc = 0, tiling_cc = 0, sim = 0, latency = 0, throughput = 0;
+  double cold_cc = 0, kernel_cc = 0, tiling_cc = 0, value_cc = -1, sim = 0, latency = 0,
+         throughput = 0;
   std::vector<std::pair<const char*, double>> phases;  // medians, in the device's order
 };
 
@@ -104,8 +126,9 @@ int main(int argc, char** argv) {
       "profile {}; {} input sets; medians over {} evaluations; wall seconds on this host; "
       "latency is simulated\n",
       device.profile_id(), eval.input_sets, reps);
-  fmt::print("{:<30} {:>14} {:>9} {:>11} {:>11} {:>8} {:>12} {:>11}\n", "operator", "status",
-             "cold_cc_s", "kernel_cc_s", "tiling_cc_s", "sim_s", "latency_us", "sim_elem/s");
+  fmt::print("{:<30} {:>14} {:>9} {:>11} {:>11} {:>10} {:>8} {:>12} {:>11}\n", "operator", "status",
+             "cold_cc_s", "kernel_cc_s", "tiling_cc_s", "value_cc_s", "sim_s", "latency_us",
+             "sim_elem/s");
   std::vector<op_figures> all;
   for (const auto& dir : dirs) {
     auto op = aopt::npu::load_op_package(dir);
@@ -123,7 +146,7 @@ int main(int argc, char** argv) {
     const auto cold = device.evaluate(*op, op->host_source, op->kernel_source, eval);
     f.cold_cc = cold.compile_seconds;
     f.status = status_of(cold);
-    std::vector<double> kernel_cc, tiling_cc, sim, latency, throughput;
+    std::vector<double> kernel_cc, tiling_cc, value_cc, sim, latency, throughput;
     std::vector<std::vector<double>> phase_samples;
     for (int rep = 0; rep < reps; ++rep) {
       // A comment makes a new source text, as a Stage II (kernel) or Stage I (tiling) step does.
@@ -132,7 +155,15 @@ int main(int argc, char** argv) {
       const auto t = device.evaluate(*op, op->host_source + salt, op->kernel_source, eval);
       kernel_cc.push_back(k.compile_seconds);
       tiling_cc.push_back(t.compile_seconds);
-      for (const auto* r : {&k, &t}) {
+      std::vector<const aopt::npu::eval_result*> steps = {&k, &t};
+      aopt::npu::eval_result v;
+      if (const std::string respelled = respelled_value(op->host_source, rep + 1);
+          !respelled.empty()) {
+        v = device.evaluate(*op, respelled, op->kernel_source, eval);
+        value_cc.push_back(v.compile_seconds);
+        steps.push_back(&v);
+      }
+      for (const auto* r : steps) {
         if (r->status != cold.status) f.status = status_of(*r) + " (varies)";
         sim.push_back(r->run_seconds);
         const auto named = aopt::npu::named_phases(r->phases);
@@ -146,6 +177,7 @@ int main(int argc, char** argv) {
     }
     f.kernel_cc = median(kernel_cc);
     f.tiling_cc = median(tiling_cc);
+    if (!value_cc.empty()) f.value_cc = median(value_cc);
     f.sim = median(sim);
     f.latency = median(latency);
     f.throughput = median(throughput);
@@ -153,8 +185,10 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < phase_samples.size(); ++i) {
       f.phases.emplace_back(names[i].first, median(phase_samples[i]));
     }
-    fmt::print("{:<30} {:>14} {:>9.3f} {:>11.3f} {:>11.3f} {:>8.3f} {:>12.3f} {:>11.3g}\n", f.name,
-               f.status, f.cold_cc, f.kernel_cc, f.tiling_cc, f.sim, f.latency, f.throughput);
+    const std::string value_text = f.value_cc < 0 ? "-" : fmt::format("{:.3f}", f.value_cc);
+    fmt::print("{:<30} {:>14} {:>9.3f} {:>11.3f} {:>11.3f} {:>10} {:>8.3f} {:>12.3f} {:>11.3g}\n",
+               f.name, f.status, f.cold_cc, f.kernel_cc, f.tiling_cc, value_text, f.sim, f.latency,
+               f.throughput);
     std::fflush(stdout);
     all.push_back(f);
   }
@@ -164,9 +198,14 @@ int main(int argc, char** argv) {
       for (const auto& f : all) v.push_back(f.*field);
       return median(v);
     };
-    fmt::print("{:<30} {:>14} {:>9.3f} {:>11.3f} {:>11.3f} {:>8.3f} {:>12} {:>11.3g}\n",
+    std::vector<double> values;
+    for (const auto& f : all) {
+      if (f.value_cc >= 0) values.push_back(f.value_cc);
+    }
+    const std::string value_cc = values.empty() ? "-" : fmt::format("{:.3f}", median(values));
+    fmt::print("{:<30} {:>14} {:>9.3f} {:>11.3f} {:>11.3f} {:>10} {:>8.3f} {:>12} {:>11.3g}\n",
                "median over operators", "", column(&op_figures::cold_cc),
-               column(&op_figures::kernel_cc), column(&op_figures::tiling_cc),
+               column(&op_figures::kernel_cc), column(&op_figures::tiling_cc), value_cc,
                column(&op_figures::sim), "", column(&op_figures::throughput));
   }
   if (!all.empty() && !all.front().phases.empty()) {

@@ -398,6 +398,7 @@ void device_fields(V& v, C& c) {
   v.real("noise_stddev", c.noise_stddev, {0, false, 1, true});
   v.string("work_dir", c.work_dir);
   v.boolean("keep_scratch", c.keep_scratch);
+  v.boolean("lift_tiling_constants", c.lift_tiling_constants);
   v.boolean("confirm_improvements", c.confirm_improvements);
   v.integer("cpu_seconds", c.cpu_seconds, {1});
   v.integer("address_space_mb", c.address_space_mb, {64});

@@ -89,6 +89,9 @@ struct device_config {
   double noise_stddev = 0;  // fraction of the latency; 0 = no injected noise
   std::string work_dir;     // "" = the system temporary folder
   bool keep_scratch = false;
+  // Build Stage I's tilings with their tunable values lifted out of the compiled text, so that
+  // tilings differing only in those values share one build (npu/sim/device/tiling_constant_lift).
+  bool lift_tiling_constants = true;
   // Re-evaluate every accepted improvement once from a cold build before it becomes the best.
   bool confirm_improvements = true;
   uint32_t cpu_seconds = 120;

@@ -22,6 +22,7 @@ const std::set<std::string, std::less<>>& operational_settings() {
   static const std::set<std::string, std::less<>> settings = {"campaign/jobs",
                                                               "device/slots",
                                                               "device/keep_scratch",
+                                                              "device/lift_tiling_constants",
                                                               "device/work_dir",
                                                               "llm/api_key_env",
                                                               "llm/backoff_initial_ms",

@@ -30,6 +30,7 @@ result<std::shared_ptr<npu::device>> make_sim_device(const config::device_config
     options.work_dir = config.work_dir;
   }
   options.keep_scratch = config.keep_scratch;
+  options.lift_tiling_constants = config.lift_tiling_constants;
   options.cpu_seconds = config.cpu_seconds;
   options.address_space_bytes = static_cast<uint64_t>(config.address_space_mb) << 20;
   options.compiler_address_space_bytes = options.address_space_bytes;

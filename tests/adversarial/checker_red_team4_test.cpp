@@ -171,6 +171,22 @@ TEST_SUITE("adversarial") {
     CHECK_MESSAGE(honest_probe.result == aopt::npu::tiling_probe_result::kind::ran,
                   honest_probe.message);
     f.check_honest_still_ok();
+
+    // Both inside the tunable block, which the device reads in its own process to lift the
+    // constants (tiling_constant_lift.hpp) before any screen or compile: that costs aopt nothing
+    // either, and the verdicts are the screen's or the compiler's.
+    for (const std::string& payload : {boom + "}\n", flood}) {
+      const std::string in_block = checker_fixture::replace(
+          f.op.host_source, "// EVOLVE-BLOCK-START\n", "// EVOLVE-BLOCK-START\n" + payload);
+      const long start = resident_peak_kib();
+      const auto probed_block = bounded.probe_tiling(f.op, in_block);
+      CHECK_MESSAGE(probed_block.result == aopt::npu::tiling_probe_result::kind::compile_error,
+                    probed_block.message);
+      const eval_result r = bounded.evaluate(f.op, in_block, f.op.kernel_source, eval);
+      CHECK_MESSAGE(r.status == eval_status::compile_error, f.describe(r));
+      CHECK(resident_peak_kib() - start < 64 * 1024);
+    }
+    f.check_honest_still_ok();
   }
 
   TEST_CASE("red team 4: a constexpr loop of 2^40 steps is the candidate's compile error") {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -195,12 +196,24 @@ __attribute__((constructor)) static void aopt_attack() {
     CHECK(shown.find("AOPT_ADVERSARIAL_SECRET") == std::string::npos);
     CHECK(shown.find(secret) == std::string::npos);
     CHECK(shown.find("found: [redacted]") != std::string::npos);
-    // Exactly what process_environment.hpp gives, nothing of aopt's.
+    // Exactly what process_environment.hpp gives, and the values of its own tiling program's
+    // lifted constants (tiling_constant_lift.hpp), nothing of aopt's.
     std::vector<std::string> env_lines;
+    std::vector<std::string> lifted_lines;
     for (const auto& line : attack.diagnostics) {
-      if (line.rfind("env: ", 0) == 0) env_lines.push_back(line.substr(5));
+      if (line.rfind("env: AOPT_SIM_LIFTED=", 0) == 0) {
+        lifted_lines.push_back(line.substr(5));
+      } else if (line.rfind("env: ", 0) == 0) {
+        env_lines.push_back(line.substr(5));
+      }
     }
     CHECK(env_lines == aopt::npu::sandboxed_process_environment());
+    CHECK(lifted_lines.size() <= 1);
+    for (const auto& line : lifted_lines) {
+      CHECK_MESSAGE(line.find_first_not_of("0123456789,", std::strlen("AOPT_SIM_LIFTED=")) ==
+                        std::string::npos,
+                    line);
+    }
   }
 
   TEST_CASE("sandbox: the compiler reads no file outside the shim and the package") {

@@ -62,6 +62,7 @@ cfg::aopt_config every_field_changed() {
   dev.noise_stddev = 0.125;
   dev.work_dir = "/scratch";
   dev.keep_scratch = true;
+  dev.lift_tiling_constants = false;
   dev.confirm_improvements = false;
   dev.cpu_seconds = 30;
   dev.address_space_mb = 1024;

@@ -138,4 +138,60 @@ TEST_SUITE("npu") {
     CHECK(cache.stats().damaged == 1);
     CHECK(entries().size() == 1);
   }
+
+  TEST_CASE("a checker reads objects it found clean once, and forbidden or changed ones again") {
+    aopt::testing::temp_dir dir;
+    const sim_toolchain toolchain = default_sim_toolchain();
+    // nm, logging each run that reads a candidate object (the libraries' tables come first).
+    const std::filesystem::path log = dir.path() / "nm.log";
+    const std::filesystem::path logging_nm = dir.path() / "nm";
+    std::ofstream(logging_nm)
+        << "#!/bin/sh\ncase \"$*\" in *\" clean.o\"*|*\" evil.o\"*) echo \"$*\" >> " << log.string()
+        << ";; esac\nexec " << toolchain.nm << " \"$@\"\n";
+    std::filesystem::permissions(logging_nm, std::filesystem::perms::owner_all);
+    auto compile = [&](const char* name, const char* text) {
+      std::ofstream(dir.path() / (std::string(name) + ".cpp")) << text;
+      aopt::subprocess_options c;
+      c.argv = {toolchain.compiler, "-c", std::string(name) + ".cpp", "-o",
+                std::string(name) + ".o"};
+      c.working_dir = dir.path().string();
+      auto compiled = aopt::run_subprocess(c);
+      REQUIRE((compiled.ok() && compiled->succeeded()));
+    };
+    auto nm_reads = [&] {
+      std::ifstream in(log);
+      size_t n = 0;
+      for (std::string line; std::getline(in, line);) ++n;
+      return n;
+    };
+    compile("clean",
+            "static int helper() { return 1; }\nint unused_by_name() { return helper(); }\n");
+    compile("evil", "extern \"C\" long write(int, const void*, unsigned long) { return 0; }\n");
+    const std::vector<std::filesystem::path> libs = {toolchain.lib_dir / "libaopt_simrt.a"};
+    const symbol_checker checker(logging_nm.string(), toolchain.compiler, libs);
+    aopt::subprocess_options run;
+    run.working_dir = dir.path().string();
+    const std::vector<symbol_checker::object> clean = {
+        {"clean.o", host_unit_allowance("TilingFunc")}};
+    const std::vector<symbol_checker::object> evil = {
+        {"evil.o", host_unit_allowance("TilingFunc")}};
+
+    CHECK(checker.check(clean, run).value().empty());
+    CHECK(nm_reads() == 1);
+    CHECK(checker.check(clean, run).value().empty());
+    CHECK(nm_reads() == 1);  // remembered
+    // Another allowance is another question.
+    const std::vector<symbol_checker::object> other = {{"clean.o", kernel_unit_allowance("k")}};
+    CHECK(checker.check(other, run).value().empty());
+    CHECK(nm_reads() == 2);
+    // A forbidden object is judged every time.
+    CHECK_FALSE(checker.check(evil, run).value().empty());
+    CHECK_FALSE(checker.check(evil, run).value().empty());
+    CHECK(nm_reads() == 4);
+    // New bytes under the clean object's name are read again: here, forbidden.
+    std::filesystem::copy_file(dir.path() / "evil.o", dir.path() / "clean.o",
+                               std::filesystem::copy_options::overwrite_existing);
+    CHECK(checker.check(clean, run).value().find("`write`") != std::string::npos);
+    CHECK(nm_reads() == 5);
+  }
 }

@@ -21,6 +21,7 @@
 #include "npu/sim/runtime/driver_judge.hpp"
 #include "npu/sim/runtime/driver_report.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
+#include "npu/sim/runtime/lifted_values.hpp"
 #include "npu/sim/runtime/read_mapping.hpp"
 #include "npu/sim/runtime/shared_inputs.hpp"
 #include "npu/sim/runtime/tiling_crash_guard.hpp"
@@ -422,6 +423,49 @@ void sim_device::prepare_validation_shapes(const op_package& op, const eval_opti
   prepared_.insert(key);
 }
 
+std::optional<lifted_tiling> sim_device::lift_for_build(const op_package& op,
+                                                        const std::string& tiling_source) {
+  if (!options_.lift_tiling_constants) return std::nullopt;
+  std::optional<lifted_tiling> lifted = lift_tiling_constants(tiling_source);
+  if (!lifted) return std::nullopt;
+  const std::string key = compile_cache::key_of({op.spec.name, lifted->source});
+  const std::lock_guard lock(unliftable_mutex_);
+  if (unliftable_.find(key) != nullptr) return std::nullopt;
+  return lifted;
+}
+
+sim_device::screened_build sim_device::build_screened(
+    const op_package& op, const std::string& tiling_source,
+    const std::optional<lifted_tiling>& lifted, const std::string* kernel_source,
+    const std::string& kernel_build, const fs::path& scratch, const build_limits& limits,
+    std::future<std::optional<screen_finding>> screened) {
+  screened_build out;
+  const std::string& text = lifted ? lifted->source : tiling_source;
+  out.built = builder_->build(op, text, kernel_build, scratch, limits);
+  out.found = screened.valid() ? screened.get() : std::nullopt;
+  const bool failed =
+      out.found.has_value() || (out.built.result == build_outcome::kind::compile_error &&
+                                out.built.error_kind != "compile_timeout");
+  if (!lifted || !failed) {
+    if (lifted) out.lifted_assignment = sim::lifted_values_assignment(lifted->values);
+    return out;
+  }
+  {
+    const std::string key = compile_cache::key_of({op.spec.name, lifted->source});
+    const std::lock_guard lock(unliftable_mutex_);
+    unliftable_.put(key, true, key.size());
+  }
+  if (options_.static_screen) screened = start_ast_screen(op, tiling_source, kernel_source);
+  const build_outcome first = std::move(out.built);
+  out.built = builder_->build(op, tiling_source, kernel_build, scratch, limits);
+  out.built.seconds += first.seconds;
+  out.built.compile_seconds += first.compile_seconds;
+  out.built.symbols_seconds += first.symbols_seconds;
+  out.built.link_seconds += first.link_seconds;
+  out.found = screened.valid() ? screened.get() : std::nullopt;
+  return out;
+}
+
 eval_result sim_device::evaluate(const op_package& op, const std::string& tiling_source,
                                  const std::string& kernel_source, const eval_options& options) {
   eval_result r;
@@ -449,13 +493,14 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
   };
 
   try {
+    std::optional<lifted_tiling> lifted = lift_for_build(op, tiling_source);
     std::future<std::optional<screen_finding>> screened;
     if (options_.static_screen) {
       if (auto found = screen_includes_of(op, tiling_source, &kernel_source)) {
         fail(eval_status::compile_error, found->error_kind(), found->message());
         return finish();
       }
-      screened = start_ast_screen(op, tiling_source, &kernel_source);
+      screened = start_ast_screen(op, lifted ? lifted->source : tiling_source, &kernel_source);
     }
     sim::driver_spec spec = driver_spec(op, options);
     try {
@@ -498,15 +543,16 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     limits.redact = options_.redact;
     limits.identity = options_.identity;
     limits.cold = options.cold;
-    build_outcome built =
-        builder_->build(op, tiling_source, kernel_source, scratch->path(), limits);
+    screened_build screened_built =
+        build_screened(op, tiling_source, lifted, &kernel_source, kernel_source, scratch->path(),
+                       limits, std::move(screened));
+    const build_outcome& built = screened_built.built;
+    const std::optional<screen_finding>& found = screened_built.found;
     r.compile_seconds = built.seconds;
     r.phases.compile = built.compile_seconds;
     r.phases.symbols = built.symbols_seconds;
     r.phases.link = built.link_seconds;
-    phase_done();
-    const std::optional<screen_finding> found = screened.valid() ? screened.get() : std::nullopt;
-    r.phases.screen_wait = phase_done();
+    r.phases.screen_wait = std::max(0.0, phase_done() - built.seconds);
     if (found && !found->unjudged) {
       fail(eval_status::compile_error, found->error_kind(), found->message());
       return finish();
@@ -545,6 +591,9 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     subprocess_options run =
         process_options(options_, options, scratch->path(),
                         {built.executable.string(), fds.spec_argument()}, limit);
+    if (!screened_built.lifted_assignment.empty()) {
+      run.environment.push_back(screened_built.lifted_assignment);
+    }
     run.pass_fds = fds.passed;
     deliver_to_memory_file(run);
     auto ran = run_subprocess(run);
@@ -682,11 +731,12 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
   auto scratch = scratch_dir::create(options_.work_dir, op.spec.name + "-probe-");
   if (!scratch.ok()) return finish(kind::unavailable, "scratch", scratch.error().message());
   try {
+    std::optional<lifted_tiling> lifted = lift_for_build(op, tiling_source);
     std::future<std::optional<screen_finding>> screened;
     if (options_.static_screen) {
       if (auto found = screen_includes_of(op, tiling_source, nullptr))
         return finish(kind::compile_error, found->error_kind(), found->message());
-      screened = start_ast_screen(op, tiling_source, nullptr);
+      screened = start_ast_screen(op, lifted ? lifted->source : tiling_source, nullptr);
     }
     const eval_options defaults;
     build_limits limits;
@@ -696,9 +746,11 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
     limits.redact = options_.redact;
     limits.identity = options_.identity;
     limits.probe_only = true;
-    build_outcome built =
-        builder_->build(op, tiling_source, op.kernel_source, scratch->path(), limits);
-    const std::optional<screen_finding> found = screened.valid() ? screened.get() : std::nullopt;
+    screened_build screened_built =
+        build_screened(op, tiling_source, lifted, nullptr, op.kernel_source, scratch->path(),
+                       limits, std::move(screened));
+    const build_outcome& built = screened_built.built;
+    const std::optional<screen_finding>& found = screened_built.found;
     if (found && !found->unjudged)
       return finish(kind::compile_error, found->error_kind(), found->message());
     if (built.result != build_outcome::kind::ok) {
@@ -721,6 +773,9 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
     subprocess_options run = process_options(options_, run_limits, scratch->path(),
                                              {built.probe_executable.string(), fds.spec_argument()},
                                              probe_delivery_limit);
+    if (!screened_built.lifted_assignment.empty()) {
+      run.environment.push_back(screened_built.lifted_assignment);
+    }
     run.pass_fds = fds.passed;
     auto ran = run_subprocess(run);
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -52,12 +52,14 @@
 #include "base/scratch_dir.hpp"
 #include "npu/device.hpp"
 #include "npu/sim/device/ast_screen.hpp"
+#include "npu/sim/device/bounded_cache.hpp"
 #include "npu/sim/device/candidate_builder.hpp"
 #include "npu/sim/device/compile_cache.hpp"
 #include "npu/sim/device/expected_cache.hpp"
 #include "npu/sim/device/input_store.hpp"
 #include "npu/sim/device/judge_process.hpp"
 #include "npu/sim/device/static_screen.hpp"
+#include "npu/sim/device/tiling_constant_lift.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
 #include "npu/sim/runtime/hw_profile.hpp"
 #include "npu/tiling_prober.hpp"
@@ -107,6 +109,10 @@ struct sim_device_options {
   // evaluation's compile has eval_options.compile_timeout_seconds).
   double probe_compile_timeout_seconds = eval_options{}.compile_timeout_seconds;
   uint32_t parallel_compiles = 2;
+  // Build tiling programs with their tunable block's integer constants lifted into slots the
+  // process fills (tiling_constant_lift.hpp): tilings that differ only in those values share one
+  // object and executable. A program the rewrite does not build is built as written.
+  bool lift_tiling_constants = true;
   // Cores the candidate processes share (0: the machine's). A candidate that starts while
   // fewer candidates than cores run gets the free ones for its input sets (driver_spec
   // set_threads); the report does not depend on it.
@@ -167,6 +173,29 @@ class sim_device : public device, public tiling_prober {
       const op_package& op, const std::string& tiling_source,
       const std::string* kernel_source) const;
 
+  // A screened build of a tiling program: of its lifted text when lifting applies (`lifted`
+  // then holds the values its process needs), else of the text as written.
+  struct screened_build {
+    build_outcome built;
+    std::optional<screen_finding> found;
+    // The environment entry that hands the process its lifted values; empty when the written
+    // text was built.
+    std::string lifted_assignment;
+  };
+  // The lifted form of `tiling_source` to build, or nothing: lifting is off, finds no constant,
+  // or the same lifted text failed to screen or build before.
+  std::optional<lifted_tiling> lift_for_build(const op_package& op,
+                                              const std::string& tiling_source);
+  // Awaits `screened` (the screen of `lifted`'s text, or of `tiling_source` when there is no
+  // lifting, which holds a reference to it until it is awaited) and builds the same text. A lifted
+  // text that the screen refuses or that does not compile or link is remembered, and
+  // `tiling_source` is screened and built as written: the verdict is always the written program's.
+  screened_build build_screened(const op_package& op, const std::string& tiling_source,
+                                const std::optional<lifted_tiling>& lifted,
+                                const std::string* kernel_source, const std::string& kernel_build,
+                                const std::filesystem::path& scratch, const build_limits& limits,
+                                std::future<std::optional<screen_finding>> screened);
+
   // The descriptors of an evaluation's input sets, held while its process runs.
   struct shared_input_sets {
     std::vector<std::shared_ptr<const unique_fd>> held;
@@ -222,6 +251,8 @@ class sim_device : public device, public tiling_prober {
   judge_cost peak_judge_cost_;
   std::mutex prepared_mutex_;
   std::set<std::string> prepared_;  // operators whose validation shapes' outputs were made
+  std::mutex unliftable_mutex_;
+  bounded_cache<bool> unliftable_{1u << 20};  // lifted texts (keys) that did not build
 };
 
 }  // namespace aopt::npu

@@ -15,6 +15,9 @@
 // object cache under the stamps of nm and those libraries (every device of every process used to
 // run both nm calls again: about 0.3 s of CPU each time). nm reads the
 // candidate's objects in the compiler's sandbox: the objects are built from hostile sources.
+// A checker remembers the objects it found clean, by their bytes and allowances: the same objects
+// again (a cached host object under another kernel, a tiling that differs only in lifted values)
+// are not read by nm again.
 //
 // Thread-safety: check() may be called concurrently.
 #pragma once
@@ -28,6 +31,7 @@
 
 #include "base/status.hpp"
 #include "base/subprocess.hpp"
+#include "npu/sim/device/bounded_cache.hpp"
 #include "npu/sim/device/compile_cache.hpp"
 
 namespace aopt::npu {
@@ -97,6 +101,8 @@ class symbol_checker {
   compile_cache* cache_;
   mutable std::mutex mutex_;
   mutable std::optional<link_namespace> trusted_;
+  mutable std::mutex clean_mutex_;
+  mutable bounded_cache<bool> clean_{1u << 20};  // keys of object sets found clean
 };
 
 }  // namespace aopt::npu

@@ -17,6 +17,7 @@
 
 #include "aopt/reference.h"
 #include "aopt_sim/driver_entry.h"
+#include "aopt_sim/lifted_constants.h"
 #include "exe_graph/runtime/tiling_context.h"
 #include "graph/operator_reg.h"
 #include "graph/types.h"
