@@ -272,17 +272,27 @@ TEST_SUITE("npu") {
     CHECK(after_cold.misses == 5);
     CHECK(after_cold.hits == 0);
 
-    // Stage I: a new T, the same K.
+    // Stage I as the mutator steps: a new value of a tunable, the same K. Its lifted host unit
+    // is the one built (tiling_constant_lift.hpp): kernel, host and executable are fetched. The
+    // reference is not built again: its expected outputs are kept (expected_cache.hpp).
     std::string tiling = replace_once(op.host_source, "TILE_NUM = 8;", "TILE_NUM = 4;");
     auto stage1 = f.device.evaluate(op, tiling, op.kernel_source, {});
     REQUIRE_MESSAGE(stage1.ok(), describe(stage1));
-    auto after_stage1 = f.device.cache_stats();
-    // The host unit is new, and so is the link of the new object; the kernel's object is
-    // fetched. The reference is not built again: its expected outputs are kept
-    // (expected_cache.hpp).
-    CHECK(after_stage1.misses - after_cold.misses == 2);
-    CHECK(after_stage1.hits - after_cold.hits == 1);
+    auto after_value = f.device.cache_stats();
+    CHECK(after_value.misses - after_cold.misses == 0);
+    CHECK(after_value.hits - after_cold.hits == 3);
     CHECK(stage1.latency_us != cold.latency_us);
+
+    // Stage I with new code: the host unit is new, and so is the link of the new object; the
+    // kernel's object is fetched.
+    tiling = replace_once(tiling, "context->SetBlockDim(BLOCK_DIM);",
+                          "context->SetBlockDim(BLOCK_DIM > 1 ? BLOCK_DIM : 1);");
+    auto stage1_code = f.device.evaluate(op, tiling, op.kernel_source, {});
+    REQUIRE_MESSAGE(stage1_code.ok(), describe(stage1_code));
+    auto after_stage1 = f.device.cache_stats();
+    CHECK(after_stage1.misses - after_value.misses == 2);
+    CHECK(after_stage1.hits - after_value.hits == 1);
+    CHECK(stage1_code.latency_us == stage1.latency_us);
 
     // Stage II: the same T, a new K.
     std::string kernel = op.kernel_source + "\n// a kernel edit\n";
