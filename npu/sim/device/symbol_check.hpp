@@ -101,6 +101,7 @@ class symbol_checker {
   compile_cache* cache_;
   mutable std::mutex mutex_;
   mutable std::optional<link_namespace> trusted_;
+  mutable std::vector<std::string> plugin_args_;  // --plugin <the compiler's>, set with trusted_
   mutable std::mutex clean_mutex_;
   mutable bounded_cache<bool> clean_{1u << 20};  // keys of object sets found clean
 };
