@@ -7,6 +7,7 @@
 
 #include <clang-c/Index.h>
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -70,5 +71,30 @@ class tokens {
   CXToken* tokens_ = nullptr;
   unsigned count_ = 0;
 };
+
+// `text` parsed alone under `file_name` with `args`: single-file and incomplete, so no header is
+// looked for; null when libclang could not read it. What its tokens are is all a caller should
+// ask of it.
+inline translation_unit parse_alone(const index& idx, const char* file_name,
+                                    const std::string& text, const char* const* args,
+                                    int arg_count) {
+  CXUnsavedFile unsaved{file_name, text.data(), static_cast<unsigned long>(text.size())};
+  CXTranslationUnit raw = nullptr;
+  const CXErrorCode rc =
+      clang_parseTranslationUnit2(idx.get(), file_name, args, arg_count, &unsaved, 1,
+                                  CXTranslationUnit_SingleFileParse | CXTranslationUnit_Incomplete |
+                                      CXTranslationUnit_KeepGoing,
+                                  &raw);
+  translation_unit unit(raw);
+  if (rc != CXError_Success) unit.reset();
+  return unit;
+}
+
+// The whole of `file_name` (of `size` bytes) in `unit`, for tokens().
+inline CXSourceRange whole_file(CXTranslationUnit unit, const char* file_name, size_t size) {
+  CXFile file = clang_getFile(unit, file_name);
+  return clang_getRange(clang_getLocationForOffset(unit, file, 0),
+                        clang_getLocationForOffset(unit, file, static_cast<unsigned>(size)));
+}
 
 }  // namespace aopt::clang_handles

@@ -51,20 +51,11 @@ std::optional<std::vector<lexed_token>> lex_block(const std::string& source, siz
   static constexpr const char* file_name = "tunables.c";
   clang_handles::index index(clang_createIndex(0, 0));
   const char* args[] = {"-x", "c", "-std=c17", "-fsyntax-only", "-w", "-ferror-limit=1"};
-  CXUnsavedFile unsaved{file_name, block.data(), static_cast<unsigned long>(block.size())};
-  CXTranslationUnit raw = nullptr;
-  const CXErrorCode rc = clang_parseTranslationUnit2(
-      index.get(), file_name, args, static_cast<int>(std::size(args)), &unsaved, 1,
-      CXTranslationUnit_SingleFileParse | CXTranslationUnit_Incomplete |
-          CXTranslationUnit_KeepGoing,
-      &raw);
-  clang_handles::translation_unit unit(raw);
-  if (rc != CXError_Success || !unit) return std::nullopt;
-  CXFile file = clang_getFile(unit.get(), file_name);
-  const CXSourceRange whole = clang_getRange(
-      clang_getLocationForOffset(unit.get(), file, 0),
-      clang_getLocationForOffset(unit.get(), file, static_cast<unsigned>(block.size())));
-  const clang_handles::tokens tokens(unit.get(), whole);
+  const clang_handles::translation_unit unit =
+      clang_handles::parse_alone(index, file_name, block, args, static_cast<int>(std::size(args)));
+  if (!unit) return std::nullopt;
+  const clang_handles::tokens tokens(
+      unit.get(), clang_handles::whole_file(unit.get(), file_name, block.size()));
   std::vector<lexed_token> out;
   out.reserve(tokens.size());
   for (unsigned i = 0; i < tokens.size(); ++i) {
