@@ -423,14 +423,22 @@ void sim_device::prepare_validation_shapes(const op_package& op, const eval_opti
   prepared_.insert(key);
 }
 
+namespace {
+
+// What the device remembers a lifted text that did not build under.
+std::string unliftable_key(const op_package& op, const lifted_tiling& lifted) {
+  return compile_cache::key_of({op.spec.name, lifted.source});
+}
+
+}  // namespace
+
 std::optional<lifted_tiling> sim_device::lift_for_build(const op_package& op,
                                                         const std::string& tiling_source) {
   if (!options_.lift_tiling_constants) return std::nullopt;
   std::optional<lifted_tiling> lifted = lift_tiling_constants(tiling_source);
   if (!lifted) return std::nullopt;
-  const std::string key = compile_cache::key_of({op.spec.name, lifted->source});
   const std::lock_guard lock(unliftable_mutex_);
-  if (unliftable_.find(key) != nullptr) return std::nullopt;
+  if (unliftable_.find(unliftable_key(op, *lifted)) != nullptr) return std::nullopt;
   return lifted;
 }
 
@@ -451,7 +459,7 @@ sim_device::screened_build sim_device::build_screened(
     return out;
   }
   {
-    const std::string key = compile_cache::key_of({op.spec.name, lifted->source});
+    const std::string key = unliftable_key(op, *lifted);
     const std::lock_guard lock(unliftable_mutex_);
     unliftable_.put(key, true, key.size());
   }

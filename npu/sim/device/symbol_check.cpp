@@ -59,6 +59,21 @@ result<std::string> run_nm(subprocess_options run) {
   return std::move(ran->stdout_text);
 }
 
+// Where `compiler` finds `name` (-print-file-name): the path it prints, which is the name itself
+// when the toolchain has no such file; an error when the compiler cannot be run.
+result<std::string> compiler_file(const std::string& compiler, const std::string& name) {
+  subprocess_options where;
+  where.argv = {compiler, "-print-file-name=" + name};
+  where.limits.wall_seconds = 60;
+  auto found = run_subprocess(where);
+  if (!found.ok() || !found->succeeded()) {
+    return internal_error("cannot locate " + name + " with " + compiler);
+  }
+  std::string path = found->stdout_text;
+  while (!path.empty() && (path.back() == '\n' || path.back() == ' ')) path.pop_back();
+  return path;
+}
+
 }  // namespace
 
 std::vector<elf_symbol> parse_nm_posix(const std::string& text) {
@@ -163,40 +178,33 @@ symbol_checker::symbol_checker(std::string nm, std::string compiler,
       libraries_(std::move(simulator_libraries)),
       cache_(cache) {}
 
+std::vector<std::string> symbol_checker::nm_command(
+    std::initializer_list<const char*> options) const {
+  std::vector<std::string> argv = {nm_};
+  argv.insert(argv.end(), plugin_args_.begin(), plugin_args_.end());
+  argv.insert(argv.end(), options.begin(), options.end());
+  return argv;
+}
+
 result<const link_namespace*> symbol_checker::trusted() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (trusted_) return &*trusted_;
   // nm loads every linker plugin it finds unless it is given one: LLVM's gold plugin, which
   // Debian installs with libclang, costs each run 0.05 s and 50 MiB to load libLLVM. The
   // compiler's own LTO plugin, the one its objects would need, is small.
-  {
-    subprocess_options where;
-    where.argv = {compiler_, "-print-file-name=liblto_plugin.so"};
-    where.limits.wall_seconds = 60;
-    auto found = run_subprocess(where);
-    if (found.ok() && found->succeeded()) {
-      std::string path = found->stdout_text;
-      while (!path.empty() && (path.back() == '\n' || path.back() == ' ')) path.pop_back();
-      std::error_code ec;
-      if (!path.empty() && path.front() == '/' && fs::is_regular_file(path, ec)) {
-        plugin_args_ = {"--plugin", path};
-      }
+  if (result<std::string> plugin = compiler_file(compiler_, "liblto_plugin.so"); plugin.ok()) {
+    std::error_code ec;
+    if (!plugin->empty() && plugin->front() == '/' && fs::is_regular_file(*plugin, ec)) {
+      plugin_args_ = {"--plugin", *plugin};
     }
   }
   std::vector<std::string> system_paths;
   for (const char* lib : system_libraries) {
-    subprocess_options where;
-    where.argv = {compiler_, std::string("-print-file-name=") + lib};
-    where.limits.wall_seconds = 60;
-    auto found = run_subprocess(where);
-    if (!found.ok() || !found->succeeded()) {
-      return internal_error(std::string("cannot locate ") + lib + " with " + compiler_);
-    }
-    std::string path = found->stdout_text;
-    while (!path.empty() && (path.back() == '\n' || path.back() == ' ')) path.pop_back();
+    result<std::string> path = compiler_file(compiler_, lib);
+    if (!path.ok()) return path.error();
     // An unknown name is printed back as it is: that library is not in this toolchain.
-    if (path.find('/') == std::string::npos) continue;
-    system_paths.push_back(std::move(path));
+    if (path->find('/') == std::string::npos) continue;
+    system_paths.push_back(std::move(path).value());
   }
   // The tables depend only on nm and the libraries it reads.
   std::string stamps = file_stamp(nm_);
@@ -219,15 +227,11 @@ result<const link_namespace*> symbol_checker::trusted() const {
     nm.inherit_environment = false;
     nm.environment = sandboxed_process_environment();
     nm.limits.wall_seconds = 120;
-    nm.argv = {nm_};
-    nm.argv.insert(nm.argv.end(), plugin_args_.begin(), plugin_args_.end());
-    for (const char* a : {"-P", "-A"}) nm.argv.push_back(a);
+    nm.argv = nm_command({"-P", "-A"});
     for (const auto& lib : libraries_) nm.argv.push_back(lib.string());
     result<std::string> simulator = run_nm(nm);
     if (!simulator.ok()) return simulator.error();
-    nm.argv = {nm_};
-    nm.argv.insert(nm.argv.end(), plugin_args_.begin(), plugin_args_.end());
-    for (const char* a : {"-P", "-A", "-D", "--defined-only"}) nm.argv.push_back(a);
+    nm.argv = nm_command({"-P", "-A", "-D", "--defined-only"});
     nm.argv.insert(nm.argv.end(), system_paths.begin(), system_paths.end());
     result<std::string> system = run_nm(nm);
     if (!system.ok()) return system.error();
@@ -268,12 +272,10 @@ result<std::string> symbol_checker::check(const std::vector<object>& objects,
     const std::lock_guard lock(clean_mutex_);
     if (clean_.find(key) != nullptr) return std::string();
   }
-  sandboxed.argv = {nm_};
   {
     const std::lock_guard lock(mutex_);
-    sandboxed.argv.insert(sandboxed.argv.end(), plugin_args_.begin(), plugin_args_.end());
+    sandboxed.argv = nm_command({"-P", "-A", "--defined-only"});
   }
-  for (const char* a : {"-P", "-A", "--defined-only"}) sandboxed.argv.push_back(a);
   for (const object& o : objects) sandboxed.argv.push_back(o.path);
   result<std::string> listed = run_nm(sandboxed);
   if (!listed.ok()) return listed.error();

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <filesystem>
+#include <initializer_list>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -94,6 +95,8 @@ class symbol_checker {
 
  private:
   result<const link_namespace*> trusted() const;
+  // nm, the plugin it is given, and `options`. REQUIRES: mutex_ held.
+  std::vector<std::string> nm_command(std::initializer_list<const char*> options) const;
 
   std::string nm_;
   std::string compiler_;
