@@ -450,4 +450,54 @@ std::string fresh_identifier(std::string_view text, const std::string& stem) {
   }
 }
 
+namespace {
+
+// Calls `visit(begin, end)` for each identifier of `code` that free_identifiers() lists.
+template <typename Visit>
+void each_free_identifier(std::string_view code, Visit visit) {
+  const std::string masked = mask_comments_and_strings(code);
+  size_t i = 0;
+  while (i < masked.size()) {
+    if (!is_identifier_char(masked[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < masked.size() && is_identifier_char(masked[end])) ++end;
+    // A number (`1e5f`, `0x1F`) is one run of identifier characters that starts with a digit.
+    const bool number = std::isdigit(static_cast<unsigned char>(masked[i])) != 0;
+    size_t before = i;
+    while (before > 0 && is_space(masked[before - 1])) --before;
+    const bool member =
+        before > 0 && (masked[before - 1] == '.' ||
+                       (before > 1 && masked[before - 1] == '>' && masked[before - 2] == '-') ||
+                       (before > 1 && masked[before - 1] == ':' && masked[before - 2] == ':'));
+    if (!number && !member) visit(i, end);
+    i = end;
+  }
+}
+
+}  // namespace
+
+std::set<std::string> free_identifiers(std::string_view code) {
+  std::set<std::string> out;
+  each_free_identifier(code, [&](size_t b, size_t e) { out.emplace(code.substr(b, e - b)); });
+  return out;
+}
+
+std::string replace_free_identifiers(std::string_view code,
+                                     const std::map<std::string, std::string>& replacements) {
+  std::string out;
+  size_t copied = 0;
+  each_free_identifier(code, [&](size_t b, size_t e) {
+    auto it = replacements.find(std::string(code.substr(b, e - b)));
+    if (it == replacements.end()) return;
+    out.append(code.substr(copied, b - copied));
+    out += it->second;
+    copied = e;
+  });
+  out.append(code.substr(copied));
+  return out;
+}
+
 }  // namespace aopt::agent

@@ -11,7 +11,9 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,5 +103,14 @@ std::vector<std::string> identifier_words(std::string_view identifier);
 
 // An identifier not occurring in `text`, made from `stem` plus a numeric suffix if needed.
 std::string fresh_identifier(std::string_view text, const std::string& stem);
+
+// The names a piece of code refers to on its own: its identifiers, except those that follow `.`,
+// `->` or `::` (members and qualified names) and those inside comments, strings or numbers.
+std::set<std::string> free_identifiers(std::string_view code);
+
+// `code` with each identifier free_identifiers() would list replaced by its entry in
+// `replacements` (identifiers without one are kept).
+std::string replace_free_identifiers(std::string_view code,
+                                     const std::map<std::string, std::string>& replacements);
 
 }  // namespace aopt::agent

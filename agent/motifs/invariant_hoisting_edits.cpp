@@ -58,10 +58,6 @@ std::set<std::string> assigned_in(const std::string& text) {
   return out;
 }
 
-std::string slice(const std::string& text, text_range r) {
-  return text.substr(r.begin, r.end - r.begin);
-}
-
 // The load reads the same data in every iteration of `loop`.
 bool invariant_in(const kernel_facts& f, const invariant_load& load, const loop_range& loop) {
   std::set<std::string> changed = assigned_in(slice(f.masked(), loop.header));

@@ -116,6 +116,10 @@ std::optional<call_site> whole_call(const kernel_facts& f, text_range s, const s
   return calls[0];
 }
 
+std::string slice(const std::string& text, text_range r) {
+  return text.substr(r.begin, r.end - r.begin);
+}
+
 text_edit remove_statement(const std::string& masked, text_range s) {
   std::optional<text_range> lines = own_lines(masked, s);
   if (lines && lines->end < masked.size()) return {{lines->begin, lines->end + 1}, ""};

@@ -67,6 +67,9 @@ bool last_core_takes_remainder(const std::string& statement, const std::string& 
 // empty when `s` is no barrier.
 std::string barrier_pipe(const std::string& masked, text_range s);
 
+// The text `r` covers.
+std::string slice(const std::string& text, text_range r);
+
 // The statement `s` of masked text is a barrier on every pipe (barrier_pipe "ALL").
 bool is_full_barrier(const std::string& masked, text_range s);
 

@@ -5,6 +5,7 @@
 #include "agent/kernel_text/kernel_edits.hpp"
 #include "agent/kernel_text/kernel_facts.hpp"
 #include "agent/motifs/bottleneck_phrases.hpp"
+#include "agent/motifs/copy_ahead_edits.hpp"
 #include "agent/motifs/core_split_edits.hpp"
 #include "agent/motifs/fixpipe_epilogue_edits.hpp"
 #include "agent/motifs/index_fill_edits.hpp"
@@ -235,6 +236,27 @@ std::vector<motif> build_library() {
        "gm_pass_to_fixpipe_relu",
        "Enable reluEn in the Fixpipe params and drop the pass that clamps the tile in GM.",
        fused_epilogue_edits},
+      {"copy_in_ahead",
+       "pipelining",
+       "Issue the next tile's copy-in before computing the current one",
+       "Where the compute stage makes the scalar unit wait for the vector unit (a row's "
+       "reduction read back with GetValue, a V_S flag), call the load stage for tile i + 1 "
+       "before computing tile i (and for tile 0 before the loop): the scalar unit issues the "
+       "copy-in first, so MTE2 brings the next tile in while the vector unit works. In order, "
+       "the next copy-in is issued only after the current tile is computed, and MTE2 and the "
+       "vector unit take turns however many buffers the queues have.",
+       {"no_overlap", "scalar_heavy"},
+       "The scalar unit waits for each tile's vector results before it issues the next tile's "
+       "copy-in, so loads and compute do not overlap.",
+       "a load stage called for tile 0 before the loop and for tile i + 1 at the top of its body",
+       "a tile loop that calls a load stage (MTE2 only, enqueues, writes no member) after "
+       "side-effect-free declarations, before stages where a scalar access follows vector work",
+       "ahead_to_in_order_copy_in",
+       in_order_copy_in_edits,
+       "issue_copy_in_ahead",
+       "Call the load stage for tile 0 before the loop and for tile i + 1 at the top of the loop "
+       "body, before the compute of tile i.",
+       copy_in_ahead_edits},
       {"stage_barriers",
        "synchronization",
        "Remove full barriers between pipeline stages",
