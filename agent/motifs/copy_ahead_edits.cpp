@@ -130,8 +130,22 @@ bool queues_hold_two_tiles(const kernel_facts& f, const std::string& load_code) 
   return true;
 }
 
-// The statement is a call of a load stage; its name.
-std::optional<std::string> load_stage_call(const kernel_facts& f, text_range s) {
+// The names `code` (a function body or a statement, masked) writes without declaring them:
+// members and globals.
+std::set<std::string> outer_names_written(const std::string& code) {
+  static const std::regex written(
+      R"((?:^|[;{}])\s*(?:\+\+|--)?\s*(?:this\s*->\s*)?([A-Za-z_]\w*)(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\]]*\])*\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--))");
+  const std::string text = ";" + code;
+  std::set<std::string> names;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), written);
+       it != std::sregex_iterator(); ++it) {
+    if (!declared_in(code, (*it)[1])) names.insert((*it)[1]);
+  }
+  return names;
+}
+
+// The body of the load stage `s` calls, masked, when `s` calls one.
+std::optional<std::string> load_stage_body(const kernel_facts& f, text_range s) {
   if (!is_stage_call(f, s)) return std::nullopt;
   std::optional<std::string> name = called_function(f, s);
   if (!name) return std::nullopt;
@@ -142,18 +156,30 @@ std::optional<std::string> load_stage_call(const kernel_facts& f, text_range s) 
   for (pipe_kind p : pipes) {
     if (p != pipe_kind::mte2) return std::nullopt;
   }
-  const std::string code = slice(f.masked(), *body);
-  if (code.find("EnQue") == std::string::npos || !queues_hold_two_tiles(f, code)) {
+  std::string code = slice(f.masked(), *body);
+  if (code.find("EnQue") == std::string::npos || !queues_hold_two_tiles(f, code) ||
+      !outer_names_written(code.substr(1)).empty()) {
     return std::nullopt;
   }
-  // Every name the body writes is a local of its own.
-  static const std::regex written(
-      R"((?:^|[;{}])\s*(?:\+\+|--)?\s*(?:this\s*->\s*)?([A-Za-z_]\w*)(?:\s*(?:\.|->)\s*[A-Za-z_]\w*|\s*\[[^\]]*\])*\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--))");
-  for (auto it = std::sregex_iterator(code.begin() + 1, code.end(), written);
-       it != std::sregex_iterator(); ++it) {
-    if (!declared_in(code, (*it)[1])) return std::nullopt;
+  return code;
+}
+
+// What `statements` write that `load_code` names: a member a later stage (or the loop body
+// itself) sets and the load reads, which tile i + 1's load would read before tile i set it.
+bool writes_what_load_reads(const kernel_facts& f, const std::vector<text_range>& statements,
+                            const std::string& load_code) {
+  for (text_range s : statements) {
+    std::string code = slice(f.masked(), s);
+    if (is_stage_call(f, s)) {
+      std::optional<std::string> name = called_function(f, s);
+      std::optional<text_range> body = name ? find_function_body(f.masked(), *name) : std::nullopt;
+      if (body) code += "\n" + slice(f.masked(), *body).substr(1);
+    }
+    for (const std::string& name : outer_names_written(code)) {
+      if (find_identifier(load_code, name) != std::string::npos) return true;
+    }
   }
-  return name;
+  return false;
 }
 
 // A scalar access follows vector work somewhere in `pipes`: the scalar unit waits there.
@@ -191,7 +217,9 @@ std::vector<text_edit> copy_in_ahead_edits(const kernel_facts& f) {
     }
     if (load + 1 >= body.size()) continue;
     std::optional<std::string> call = single_line_statement(f, body[load]);
-    if (!call || !load_stage_call(f, body[load])) continue;
+    std::optional<std::string> load_code = load_stage_body(f, body[load]);
+    if (!call || !load_code) continue;
+    if (writes_what_load_reads(f, {body.begin() + load + 1, body.end()}, *load_code)) continue;
     if (!scalar_waits_for_vector(f.pipes({body[load + 1].begin, body.back().end}))) continue;
 
     // The declarations the call needs, in their order, and whether it needs the loop variable.

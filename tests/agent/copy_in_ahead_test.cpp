@@ -128,6 +128,23 @@ TEST_SUITE("agent") {
                    "        inQue.EnQue(src);\n        params.blockCount = 1;\n");
       CHECK(applies("issue_copy_in_ahead", local));
     }
+    SUBCASE("a later stage or the body sets a member the load reads") {
+      const std::string reads_offset =
+          replaced(kRowKernel, "srcGm[blk * rowsEach * width]", "srcGm[readOffset]");
+      CHECK_FALSE(
+          applies("issue_copy_in_ahead", replaced(reads_offset, "        outQue.FreeTensor(dst);\n",
+                                                  "        outQue.FreeTensor(dst);\n"
+                                                  "        readOffset += rows * width;\n")));
+      CHECK_FALSE(
+          applies("issue_copy_in_ahead",
+                  replaced(reads_offset, "            StoreTile(blk, rows);\n",
+                           "            StoreTile(blk, rows);\n"
+                           "            this->readOffset = (blk + 1) * rowsEach * width;\n")));
+      // A member the load does not read may change.
+      CHECK(applies("issue_copy_in_ahead",
+                    replaced(kRowKernel, "        outQue.FreeTensor(dst);\n",
+                             "        outQue.FreeTensor(dst);\n        stored += rows;\n")));
+    }
     SUBCASE("a load stage that also computes") {
       const std::string computing =
           replaced(kRowKernel, "        inQue.EnQue(src);\n",
