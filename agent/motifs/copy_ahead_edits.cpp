@@ -192,22 +192,37 @@ bool scalar_waits_for_vector(const std::vector<pipe_kind>& pipes) {
   return false;
 }
 
+// The loops of the kernel that count by 1 (`for (... i = 0; i < N; i++)`), with their reading.
+struct unit_step_loop {
+  loop_range loop;
+  counted_loop counted;
+};
+
+std::vector<unit_step_loop> unit_step_loops(const kernel_facts& f) {
+  const std::string& masked = f.masked();
+  std::vector<unit_step_loop> loops;
+  for (const loop_range& found : find_loops(masked, {0, masked.size()})) {
+    std::optional<loop_range> loop = loop_at(f, {found.keyword, found.body.end});
+    if (!loop) continue;
+    std::optional<counted_loop> counted = read_counted_loop(f, *loop);
+    if (counted && counted->step == "1") loops.push_back({*loop, *counted});
+  }
+  return loops;
+}
+
 }  // namespace
 
 std::vector<text_edit> copy_in_ahead_edits(const kernel_facts& f) {
   const std::string& masked = f.masked();
   std::vector<text_edit> edits;
-  for (const loop_range& found : find_loops(masked, {0, masked.size()})) {
-    std::optional<loop_range> loop = loop_at(f, {found.keyword, found.body.end});
-    if (!loop) continue;
-    std::optional<counted_loop> counted = read_counted_loop(f, *loop);
-    std::optional<loop_declaration> declared = declared_loop_variable(f, *loop);
-    if (!counted || !declared || counted->step != "1" || !plain_bound(counted->bound)) continue;
-    const std::string& i = counted->variable;
-    const std::string body_code = slice(masked, loop->body);
-    if (written_in(body_code, i) || written_in(body_code, bound_name(counted->bound))) continue;
+  for (const auto& [loop, counted] : unit_step_loops(f)) {
+    std::optional<loop_declaration> declared = declared_loop_variable(f, loop);
+    if (!declared || !plain_bound(counted.bound)) continue;
+    const std::string& i = counted.variable;
+    const std::string body_code = slice(masked, loop.body);
+    if (written_in(body_code, i) || written_in(body_code, bound_name(counted.bound))) continue;
 
-    const std::vector<text_range> body = split_statements(masked, loop->body);
+    const std::vector<text_range> body = split_statements(masked, loop.body);
     std::vector<declaration_line> leading;
     size_t load = 0;
     for (; load < body.size(); ++load) {
@@ -232,7 +247,7 @@ std::vector<text_edit> copy_in_ahead_edits(const kernel_facts& f) {
       needed.insert(uses.begin(), uses.end());
       copied.insert(copied.begin(), *d);
     }
-    const std::string bound = trim(counted->bound);
+    const std::string bound = trim(counted.bound);
     std::vector<std::string> first = {"if (" + bound + " > 0) {"};
     if (needed.count(i) != 0)
       first.push_back(std::string(kIndentUnit) + declared->type + " " + i + " = 0;");
@@ -250,8 +265,8 @@ std::vector<text_edit> copy_in_ahead_edits(const kernel_facts& f) {
     next.push_back(kIndentUnit + replace_free_identifiers(trim(*call), ahead));
     next.push_back("}");
 
-    edits.push_back(insert_before_loop(f, *loop, first));
-    text_edit top = insert_at_body_top(f, *loop, next, body_indent(f, *loop));
+    edits.push_back(insert_before_loop(f, loop, first));
+    text_edit top = insert_at_body_top(f, loop, next, body_indent(f, loop));
     text_edit removal = remove_statement(masked, body[load]);
     if (removal.range.begin == top.range.begin) {
       removal.replacement = top.replacement;
@@ -267,16 +282,12 @@ std::vector<text_edit> copy_in_ahead_edits(const kernel_facts& f) {
 std::vector<text_edit> in_order_copy_in_edits(const kernel_facts& f) {
   const std::string& masked = f.masked();
   std::vector<text_edit> edits;
-  for (const loop_range& found : find_loops(masked, {0, masked.size()})) {
-    std::optional<loop_range> loop = loop_at(f, {found.keyword, found.body.end});
-    if (!loop) continue;
-    std::optional<counted_loop> counted = read_counted_loop(f, *loop);
-    if (!counted || counted->step != "1") continue;
-    const std::string& i = counted->variable;
-    const std::string bound = shape_of(counted->bound);
+  for (const auto& [loop, counted] : unit_step_loops(f)) {
+    const std::string& i = counted.variable;
+    const std::string bound = shape_of(counted.bound);
 
     // The statement right before the loop: `if (N > 0) { ... Load(a); }`.
-    const size_t start = line_begin(masked, loop->keyword);
+    const size_t start = line_begin(masked, loop.keyword);
     size_t close = start;
     while (close > 0 && std::isspace(static_cast<unsigned char>(masked[close - 1]))) --close;
     if (close == 0 || masked[close - 1] != '}') continue;
@@ -298,7 +309,7 @@ std::vector<text_edit> in_order_copy_in_edits(const kernel_facts& f) {
     if (!call || !stage) continue;
 
     // The body's first statement: `if (i + 1 < N) { ... Load(b); }`.
-    const std::vector<text_range> body = split_statements(masked, loop->body);
+    const std::vector<text_range> body = split_statements(masked, loop.body);
     if (body.size() < 2) continue;
     const std::string head = shape_of(slice(masked, body[0]));
     if (head.rfind("if(" + i + "+1<" + bound + "){", 0) != 0) continue;
