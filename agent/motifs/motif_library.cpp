@@ -249,7 +249,8 @@ std::vector<motif> build_library() {
        "The scalar unit waits for each tile's vector results before it issues the next tile's "
        "copy-in, so loads and compute do not overlap.",
        "a load stage called for tile 0 before the loop and for tile i + 1 at the top of its body",
-       "a tile loop that calls a load stage (MTE2 only, enqueues, writes no member) after "
+       "a tile loop that calls a load stage (MTE2 only, enqueues into queues of two or more "
+       "buffers, writes no member and reads none that the later stages set) after "
        "side-effect-free declarations, before stages where a scalar access follows vector work",
        "ahead_to_in_order_copy_in",
        in_order_copy_in_edits,
