@@ -257,8 +257,8 @@ episode_action episode_engine::next() const {
     if (!best_of_n) m.policy_state = state_.mutator_state;
     m.history = state_.tiling_history;
     // Each proposal of the episode has its own index, also one that follows a probe rejection
-    // in the same step (an LLM cache key, a seed without policy state).
-    m.sample_index = state_.candidates + state_.probe_rejections;
+    // or a repeated proposal in the same step (an LLM cache key, a seed without policy state).
+    m.sample_index = state_.candidates + state_.probe_rejections + state_.repeated_proposals;
     return need_mutation{std::move(m)};
   }
   if (!state_.config.annotators.empty() && !pending_.annotations) {
@@ -328,8 +328,8 @@ std::optional<candidate_record> episode_engine::on_mutation(const result<mutatio
     return std::nullopt;
   }
   if (state_.tried.count(hash_pair(reply->tiling, source_kernel())) != 0) {
-    return failed_step("mutator", policy,
-                       {status_code::already_exists, "proposed a tiling already evaluated"});
+    reject_repeated_proposal();
+    return std::nullopt;
   }
   pending_.evaluation = evaluation_request{
       reply->tiling, source_kernel(), "mutator", reply->origin + after_probe_rejections(), {},
@@ -724,6 +724,7 @@ void episode_engine::step_spent() {
   state_.vetoes_in_step = 0;
   state_.probe_rejections_in_step = 0;
   state_.last_probe_rejection.clear();
+  state_.repeated_in_step = 0;
 }
 
 void episode_engine::on_probe_rejection(const feasibility_verdict& verdict) {
@@ -737,6 +738,17 @@ void episode_engine::on_probe_rejection(const feasibility_verdict& verdict) {
   remember_trial({request.tiling, std::nullopt, verdict.kind,
                   "rejected by the tiling probe before the device: " + verdict.message});
   drop_tiling_proposal();
+}
+
+void episode_engine::reject_repeated_proposal() {
+  state_.rejected["already evaluated"]++;
+  state_.repeated_proposals++;
+  drop_tiling_proposal();
+  if (++state_.repeated_in_step < max_repeated_proposals) return;
+  state_.notes["stage1"] = fmt::format(
+      "the mutator proposed only tilings already evaluated with this kernel ({} in a row)",
+      state_.repeated_in_step);
+  end_stage();
 }
 
 void episode_engine::remember_trial(tiling_trial trial) {

@@ -139,6 +139,12 @@ class episode_engine {
   // unprobed, so that a mostly infeasible space still spends the budget and ends.
   void on_probe_rejection(const feasibility_verdict& verdict);
   static constexpr uint32_t max_probe_rejections = 12;
+  // A Stage I tiling whose program was evaluated already (Stage II evaluates its rewrites at the
+  // tiling Stage I goes on from, where a mutator may come back to) is not evaluated again and
+  // costs no budget: it is counted (state().rejected, "already evaluated"), the mutator's state,
+  // which knows it made the proposal, is kept, and next() asks it again. After
+  // max_repeated_proposals in one step Stage I has nothing new to propose and the stage ends.
+  static constexpr uint32_t max_repeated_proposals = 4;
   // Whether `result`, the outcome of the evaluation next() asked for, would become the best.
   // The caller then confirms it with a cold evaluation (improvement_confirmation.hpp) and hands
   // on_evaluation() the confirmed result.
@@ -191,6 +197,7 @@ class episode_engine {
 
   void remember_trial(tiling_trial trial);
   void drop_tiling_proposal();
+  void reject_repeated_proposal();
   bool gates_apply() const;
   void record_veto(const std::string& gate, const std::string& reason);
   void keep_role_state(const std::string& role, const nlohmann::json& state);

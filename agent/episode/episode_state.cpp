@@ -117,6 +117,8 @@ void to_json(nlohmann::json& j, const episode_state& s) {
       {"rejected", s.rejected},
       {"probe_rejections", s.probe_rejections},
       {"probe_rejections_in_step", s.probe_rejections_in_step},
+      {"repeated_proposals", s.repeated_proposals},
+      {"repeated_in_step", s.repeated_in_step},
       {"last_probe_rejection", s.last_probe_rejection},
       {"baseline_bound_us", s.baseline_bound_us},
       {"baseline_roof_fraction", s.baseline_roof_fraction},
@@ -198,6 +200,9 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
     s.rejected = j.value("rejected", std::map<std::string, uint32_t>{});
     s.probe_rejections = j.value("probe_rejections", uint32_t{0});
     s.probe_rejections_in_step = j.value("probe_rejections_in_step", uint32_t{0});
+    // Absent from states saved before a repeated proposal cost no budget.
+    s.repeated_proposals = j.value("repeated_proposals", uint32_t{0});
+    s.repeated_in_step = j.value("repeated_in_step", uint32_t{0});
     s.last_probe_rejection = j.value("last_probe_rejection", std::string());
     s.baseline_bound_us = j.value("baseline_bound_us", 0.0);
     s.baseline_roof_fraction = j.value("baseline_roof_fraction", 0.0);

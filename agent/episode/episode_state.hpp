@@ -116,6 +116,10 @@ struct episode_state {
   uint32_t probe_rejections = 0;
   uint32_t probe_rejections_in_step = 0;
   std::string last_probe_rejection;
+  // Stage I tilings whose program was evaluated already (counted in `rejected` as "already
+  // evaluated"): in the whole episode and since the last step was spent.
+  uint32_t repeated_proposals = 0;
+  uint32_t repeated_in_step = 0;
   // The baseline's (or repaired reference's) roofline: bound and achieved fraction.
   double baseline_bound_us = 0;
   double baseline_roof_fraction = 0;

@@ -25,6 +25,8 @@ struct scripted_world {
   int refinements = 0;
   bool refiner_has_nothing = false;
   int mutations_available = -1;  // -1: the mutator always has a new tiling
+  // Tilings the mutator proposes first, one per request, before its own new ones (T1, T2, ...).
+  std::vector<std::string> proposals_first;
   // Tuples the bank holds: a retrieval returns min(top_k, bank_size) of them, and the refiner
   // then proposes one kernel per retrieved tuple (instead of two numbered ones).
   int bank_size = -1;
@@ -48,7 +50,10 @@ struct scripted_world {
       } else if (auto* m = std::get_if<need_mutation>(&a)) {
         mutation_reply r;
         int n = m->request.policy_state.is_null() ? 0 : m->request.policy_state.get<int>();
-        r.tiling = "T" + std::to_string(++mutations);
+        ++mutations;
+        const size_t first = proposals_first.size();
+        r.tiling = static_cast<size_t>(n) < first ? proposals_first[n]
+                                                  : "T" + std::to_string(n + 1 - first);
         r.policy_state = n + 1;
         r.origin = "scripted";
         if (auto rec = e.on_mutation(r, "scripted-mutator")) records.push_back(*rec);
@@ -257,6 +262,42 @@ TEST_CASE(
   const std::string found = e2.state().notes.at("stage2");
   CHECK_MESSAGE(found.find("(motifs tried: vector_index_fill)") != std::string::npos, found);
   CHECK(found.find("not found") == std::string::npos);
+}
+
+TEST_CASE("a tiling already evaluated costs no budget, and the mutator is asked again") {
+  npu::op_package op = episode_test_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage1;
+  cfg.budget = 6;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.proposals_first = {"T0", "T0"};  // the baseline's tiling, with the baseline's kernel
+  w.evaluate = tiling_latency(100, 90);
+  w.run(e);
+  CHECK(e.state().phase == episode_phase::done);
+  CHECK(e.state().candidates == 6);  // the whole budget went to new tilings
+  CHECK(e.state().failures.count("policy_failure") == 0);
+  CHECK(e.state().rejected.at("already evaluated") == 2);
+  // The mutator's state kept the repeated proposals: its next ones were new.
+  CHECK(e.state().mutator_state.get<int>() == 8);
+  CHECK(outcome_reason(e.state()).find("already evaluated 2") != std::string::npos);
+}
+
+TEST_CASE("a mutator that proposes only tilings already evaluated ends its stage, not the budget") {
+  npu::op_package op = episode_test_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage1;
+  cfg.budget = 20;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.proposals_first = std::vector<std::string>(100, "T0");
+  w.evaluate = tiling_latency(100, 90);
+  w.run(e);
+  CHECK(e.state().phase == episode_phase::done);
+  CHECK(e.state().candidates == 0);
+  CHECK(e.state().rejected.at("already evaluated") == episode_engine::max_repeated_proposals);
+  const std::string stage1 = e.state().notes.at("stage1");
+  CHECK_MESSAGE(stage1.find("only tilings already evaluated") != std::string::npos, stage1);
 }
 
 TEST_CASE("steps a stage leaves unspent go to the other stage, so alternating spends the budget") {
