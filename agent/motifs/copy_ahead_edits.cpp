@@ -13,24 +13,6 @@ namespace aopt::agent {
 
 namespace {
 
-// `name` is written in `code` (masked): assigned, compound-assigned, incremented or decremented.
-bool written_in(const std::string& code, const std::string& name) {
-  for (size_t at = find_identifier(code, name); at != std::string::npos;
-       at = find_identifier(code, name, at + 1)) {
-    size_t before = at;
-    while (before > 0 && (code[before - 1] == ' ' || code[before - 1] == '\t')) --before;
-    if (before >= 2 &&
-        (code.compare(before - 2, 2, "++") == 0 || code.compare(before - 2, 2, "--") == 0)) {
-      return true;
-    }
-    const size_t after = skip_space(code, at + name.size());
-    if (code.compare(after, 2, "++") == 0 || code.compare(after, 2, "--") == 0) return true;
-    static const std::regex assignment(R"(^(?:[-+*/%&|^]|<<|>>)?=(?!=))");
-    if (std::regex_search(code.substr(after, 4), assignment)) return true;
-  }
-  return false;
-}
-
 // A loop bound the body cannot change: a name or a member path (`n`, `this->n`, `t.n`).
 bool plain_bound(const std::string& bound) {
   static const std::regex path(
@@ -147,9 +129,7 @@ std::set<std::string> outer_names_written(const std::string& code) {
 // The body of the load stage `s` calls, masked, when `s` calls one.
 std::optional<std::string> load_stage_body(const kernel_facts& f, text_range s) {
   if (!is_stage_call(f, s)) return std::nullopt;
-  std::optional<std::string> name = called_function(f, s);
-  if (!name) return std::nullopt;
-  std::optional<text_range> body = find_function_body(f.masked(), *name);
+  std::optional<text_range> body = called_function_body(f, s);
   if (!body) return std::nullopt;
   const std::vector<pipe_kind> pipes = f.pipes(*body);
   if (pipes.empty()) return std::nullopt;
@@ -171,9 +151,9 @@ bool writes_what_load_reads(const kernel_facts& f, const std::vector<text_range>
   for (text_range s : statements) {
     std::string code = slice(f.masked(), s);
     if (is_stage_call(f, s)) {
-      std::optional<std::string> name = called_function(f, s);
-      std::optional<text_range> body = name ? find_function_body(f.masked(), *name) : std::nullopt;
-      if (body) code += "\n" + slice(f.masked(), *body).substr(1);
+      if (std::optional<text_range> body = called_function_body(f, s)) {
+        code += "\n" + slice(f.masked(), *body).substr(1);
+      }
     }
     for (const std::string& name : outer_names_written(code)) {
       if (find_identifier(load_code, name) != std::string::npos) return true;
@@ -220,7 +200,8 @@ std::vector<text_edit> copy_in_ahead_edits(const kernel_facts& f) {
     if (!declared || !plain_bound(counted.bound)) continue;
     const std::string& i = counted.variable;
     const std::string body_code = slice(masked, loop.body);
-    if (written_in(body_code, i) || written_in(body_code, bound_name(counted.bound))) continue;
+    const std::set<std::string> assigned = assigned_in(body_code);
+    if (assigned.count(i) != 0 || assigned.count(bound_name(counted.bound)) != 0) continue;
 
     const std::vector<text_range> body = split_statements(masked, loop.body);
     std::vector<declaration_line> leading;

@@ -44,20 +44,6 @@ std::set<std::string> identifiers_in(const std::string& text) {
   return out;
 }
 
-// The variables `text` declares or changes: `x = `, `x += `, `x++`, `++x`, ...
-std::set<std::string> assigned_in(const std::string& text) {
-  static const std::regex assignment(R"(([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)?=(?!=))");
-  static const std::regex postfix(R"(([A-Za-z_]\w*)\s*(?:\+\+|--))");
-  static const std::regex prefix(R"((?:\+\+|--)\s*([A-Za-z_]\w*))");
-  std::set<std::string> out;
-  for (const std::regex* r : {&assignment, &postfix, &prefix}) {
-    for (std::sregex_iterator it(text.begin(), text.end(), *r), end; it != end; ++it) {
-      out.insert((*it)[1].str());
-    }
-  }
-  return out;
-}
-
 // The load reads the same data in every iteration of `loop`.
 bool invariant_in(const kernel_facts& f, const invariant_load& load, const loop_range& loop) {
   std::set<std::string> changed = assigned_in(slice(f.masked(), loop.header));

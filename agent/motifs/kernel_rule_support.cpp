@@ -116,6 +116,19 @@ std::optional<call_site> whole_call(const kernel_facts& f, text_range s, const s
   return calls[0];
 }
 
+std::set<std::string> assigned_in(const std::string& text) {
+  static const std::regex assignment(R"(([A-Za-z_]\w*)\s*(?:[-+*/%&|^]|<<|>>)?=(?!=))");
+  static const std::regex postfix(R"(([A-Za-z_]\w*)\s*(?:\+\+|--))");
+  static const std::regex prefix(R"((?:\+\+|--)\s*([A-Za-z_]\w*))");
+  std::set<std::string> out;
+  for (const std::regex* r : {&assignment, &postfix, &prefix}) {
+    for (std::sregex_iterator it(text.begin(), text.end(), *r), end; it != end; ++it) {
+      out.insert((*it)[1].str());
+    }
+  }
+  return out;
+}
+
 std::string slice(const std::string& text, text_range r) {
   return text.substr(r.begin, r.end - r.begin);
 }

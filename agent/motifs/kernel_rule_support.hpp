@@ -6,6 +6,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,9 @@ bool last_core_takes_remainder(const std::string& statement, const std::string& 
 // (`PipeBarrier<PIPE_X>();`, `AscendC::PipeBarrier<PIPE_X>();`, `pipe_barrier(PIPE_X);`);
 // empty when `s` is no barrier.
 std::string barrier_pipe(const std::string& masked, text_range s);
+
+// The variables `text` declares or changes: `x = `, `x += `, `x++`, `++x`, ...
+std::set<std::string> assigned_in(const std::string& text);
 
 // The text `r` covers.
 std::string slice(const std::string& text, text_range r);

@@ -14,9 +14,7 @@ namespace {
 // A one-call statement of a member function whose body fills L1 queue `queue` (EnQue on it).
 std::optional<std::string> operand_load(const kernel_facts& f, text_range s,
                                         const std::string& queue) {
-  std::optional<std::string> called = called_function(f, s);
-  if (!called) return std::nullopt;
-  std::optional<text_range> body = find_function_body(f.masked(), *called);
+  std::optional<text_range> body = called_function_body(f, s);
   if (!body) return std::nullopt;
   const std::string body_shape = shape_of(f.masked().substr(body->begin, body->end - body->begin));
   if (body_shape.find(queue + ".EnQue(") == std::string::npos) return std::nullopt;

@@ -18,6 +18,12 @@ std::optional<std::string> called_function(const kernel_facts& f, text_range s) 
   return m[1].str();
 }
 
+std::optional<text_range> called_function_body(const kernel_facts& f, text_range s) {
+  std::optional<std::string> name = called_function(f, s);
+  if (!name) return std::nullopt;
+  return find_function_body(f.masked(), *name);
+}
+
 std::optional<std::string> single_line_statement(const kernel_facts& f, text_range s) {
   std::optional<text_range> lines = own_lines(f.masked(), s);
   if (!lines || f.text().find('\n', s.begin) < s.end) return std::nullopt;

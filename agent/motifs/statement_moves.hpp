@@ -21,6 +21,9 @@ std::string statement_shape(const kernel_facts& f, text_range s);
 // The function statement `s` calls when the statement is that one call (`LoadA(k);`).
 std::optional<std::string> called_function(const kernel_facts& f, text_range s);
 
+// The body of the function statement `s` calls (called_function), when the kernel defines it.
+std::optional<text_range> called_function_body(const kernel_facts& f, text_range s);
+
 // The original text of statement `s`, when it is on one line of its own; nullopt otherwise.
 std::optional<std::string> single_line_statement(const kernel_facts& f, text_range s);
 
