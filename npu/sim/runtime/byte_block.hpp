@@ -5,13 +5,15 @@
 // on these machines), so the judge decodes views (decode_report's bulk_bytes::viewed).
 //
 // A view becomes owned bytes at the first change (mutable_bytes), so a view is never written
-// through. Copies of a view are views of the same bytes.
+// through. Copies of a view are views of the same bytes. A view may keep what holds its bytes
+// alive (adopt): the candidate delivers an output from the simulated GM it was written to.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -35,6 +37,13 @@ class byte_block {
     return b;
   }
 
+  // A view of `size` bytes at `data` inside what `holder` keeps alive; copies share it.
+  static byte_block adopt(std::shared_ptr<const void> holder, const uint8_t* data, size_t size) {
+    byte_block b = view(data, size);
+    b.holder_ = std::move(holder);
+    return b;
+  }
+
   const uint8_t* data() const { return view_ != nullptr ? view_ : owned_.data(); }
   size_t size() const { return view_ != nullptr ? view_size_ : owned_.size(); }
   bool empty() const { return size() == 0; }
@@ -42,6 +51,8 @@ class byte_block {
   const uint8_t* end() const { return data() + size(); }
   uint8_t operator[](size_t i) const { return data()[i]; }
   bool is_view() const { return view_ != nullptr; }
+  // What keeps a view's bytes alive (adopt); null for owned bytes and plain views.
+  const std::shared_ptr<const void>& holder() const { return holder_; }
 
   // The bytes to change in place; a view is copied into owned bytes first.
   std::vector<uint8_t>& mutable_bytes() {
@@ -49,6 +60,7 @@ class byte_block {
       owned_.assign(view_, view_ + view_size_);
       view_ = nullptr;
       view_size_ = 0;
+      holder_.reset();
     }
     return owned_;
   }
@@ -61,6 +73,7 @@ class byte_block {
   std::vector<uint8_t> owned_;
   const uint8_t* view_ = nullptr;
   size_t view_size_ = 0;
+  std::shared_ptr<const void> holder_;
 };
 
 }  // namespace aopt::sim

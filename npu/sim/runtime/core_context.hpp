@@ -60,6 +60,7 @@ inline constexpr char accumulation_into_uninitialised_output[] =
 
 class block_runner;
 class core_memory_pool;
+class byte_arena;
 
 struct kernel_launch {
   hw_profile hw;
@@ -81,6 +82,9 @@ struct kernel_launch {
   // Hands the cores their local memories (core_memory_pool.hpp); without one, each core
   // allocates its own.
   core_memory_pool* core_memory = nullptr;
+  // Keeps the data of the launch's traced GM writes (byte_arena.hpp); without one, each core
+  // keeps its own.
+  byte_arena* write_snapshots = nullptr;
 
   launch_layout layout() const { return {block_num, aiv_per_aic}; }
 };

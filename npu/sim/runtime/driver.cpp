@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "block_runner.hpp"
+#include "byte_arena.hpp"
 #include "core_context.hpp"
 #include "core_memory_pool.hpp"
 #include "driver_codec.hpp"
@@ -26,6 +27,7 @@
 #include "exe_graph/runtime/tiling_context.h"
 #include "gm_allocation.hpp"
 #include "graph/types.h"
+#include "huge_page_memory.hpp"
 #include "shared_inputs.hpp"
 #include "tensor_check.hpp"
 #include "tiling_crash_guard.hpp"
@@ -34,6 +36,7 @@ namespace aopt::sim {
 namespace {
 
 // One simulated GM allocation: the tensor's bytes, then its padding and over-read zone poisoned.
+// On huge pages (huge_page_memory.hpp): every byte of it is written before the kernel runs.
 class gm_buffer {
  public:
   // `backed_when_empty`: even an empty allocation has an address (the workspace: CANN hands a
@@ -44,19 +47,15 @@ class gm_buffer {
     const uint64_t with_tail = bytes + cann_padding(bytes) + gm_over_read_bytes;
     const size_t rounded = std::max<size_t>(
         gm_alignment, (with_tail + gm_alignment - 1) / gm_alignment * gm_alignment);
-    data_.reset(static_cast<uint8_t*>(std::aligned_alloc(gm_alignment, rounded)));
-    if (!data_) throw std::bad_alloc();
-    std::memset(data_.get() + bytes, gm_tail_poison_byte, rounded - bytes);
+    memory_ = huge_page_memory(rounded);
+    std::memset(memory_.data() + bytes, gm_tail_poison_byte, rounded - bytes);
   }
-  uint8_t* data() const { return data_.get(); }
+  uint8_t* data() const { return memory_.data(); }
   uint64_t bytes() const { return bytes_; }
 
  private:
-  struct free_deleter {
-    void operator()(uint8_t* p) const { std::free(p); }
-  };
   uint64_t bytes_;
-  std::unique_ptr<uint8_t, free_deleter> data_;
+  huge_page_memory memory_;
 };
 
 ge::DataType to_ge(npu::dtype t) {
@@ -375,6 +374,8 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
     launch.record_trace = set == 0;
     std::atomic<uint64_t> write_seq{0};
     launch.gm_write_seq = &write_seq;
+    byte_arena write_snapshots;
+    launch.write_snapshots = &write_snapshots;
     auto add_region = [&](const std::string& name, uint64_t bytes, bool output = false,
                           bool backed_when_empty = false) -> uint8_t* {
       gm.emplace_back(bytes, backed_when_empty);
@@ -436,9 +437,11 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
       report.changed_inputs.push_back(changed ? std::vector<uint8_t>(after, after + bytes)
                                               : std::vector<uint8_t>());
     }
+    // Delivered from where the kernel left them: a copy would be as much fresh memory again.
     for (size_t i = 0; i < op.outputs.size(); ++i) {
-      const uint8_t* p = gm[op.inputs.size() + i].data();
-      report.outputs.emplace_back(p, p + op.outputs[i].bytes());
+      auto held = std::make_shared<gm_buffer>(std::move(gm[op.inputs.size() + i]));
+      const uint8_t* p = held->data();
+      report.outputs.push_back(byte_block::adopt(std::move(held), p, op.outputs[i].bytes()));
     }
   } catch (const evaluation_failure& e) {
     report.failed_status = e.status();

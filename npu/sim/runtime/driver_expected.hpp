@@ -33,10 +33,10 @@ struct expected_set {
 struct expected_outputs {
   std::string failure;  // the reference threw or returned the wrong sizes; no sets then
   std::vector<expected_set> sets;
-  // The GM bytes of input set 0 (make_inputs), kept beside the expected outputs by the process
-  // that judges, so that replaying the timed set's GM reads (gm_read_check.hpp) draws nothing.
-  // Not on the wire; empty when the judge should draw them itself.
-  std::vector<std::vector<uint8_t>> first_set_inputs;
+  // Where the GM bytes of input set 0 (make_inputs) are, held beside the expected outputs by the
+  // process that judges (which keeps them alive), so that replaying the timed set's GM reads
+  // (gm_read_check.hpp) draws nothing. Not on the wire; empty when the judge should draw them.
+  std::vector<const uint8_t*> first_set_inputs;
 };
 
 using reference_fn = void (*)(const aopt_ref::tensors& in, aopt_ref::tensors& out,

@@ -248,9 +248,13 @@ void check_set(const driver_spec& spec, const run_report& report, const expected
     // Set 0's inputs as the expected outputs keep them, by reference: a conditional of them and
     // a fresh draw would copy them.
     std::vector<std::vector<uint8_t>> drawn;
-    const bool kept = set == 0 && expected.first_set_inputs.size() == op.inputs.size();
-    if (!kept) drawn = make_inputs(op, set);
-    if (auto f = check_gm_reads(op, s, set, kept ? expected.first_set_inputs : drawn, initial)) {
+    std::vector<const uint8_t*> inputs = expected.first_set_inputs;
+    if (set != 0 || inputs.size() != op.inputs.size()) {
+      drawn = make_inputs(op, set);
+      inputs.clear();
+      for (const auto& d : drawn) inputs.push_back(d.empty() ? nullptr : d.data());
+    }
+    if (auto f = check_gm_reads(op, s, set, inputs, initial)) {
       fail("precision_error", f->kind, f->message);
     }
   }

@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
     // Compared where the mapping holds them: the expected doubles are never copied.
     const auto expected_bytes = aopt::sim::read_mapping::whole(judge_fd::expected);
     aopt::sim::expected_outputs expected = aopt::sim::view_expected(expected_bytes.view(), spec.op);
-    expected.first_set_inputs = aopt::sim::read_shared_inputs(judge_fd::first_inputs, spec.op);
+    const auto first_inputs = aopt::sim::map_shared_inputs(judge_fd::first_inputs, spec.op);
+    expected.first_set_inputs = aopt::sim::input_starts(first_inputs.data(), spec.op);
     aopt::npu::eval_result result;
     try {
       // Judged where the mapping holds it: outputs and GM write data are never copied.

@@ -7,6 +7,7 @@
 #include "driver_trace_check.hpp"
 #include "element_codec.hpp"
 #include "gm_allocation.hpp"
+#include "huge_page_memory.hpp"
 #include "runs_digest.hpp"
 
 namespace aopt::sim {
@@ -20,42 +21,52 @@ struct gm_access {
   const gm_read* read = nullptr;
 };
 
+// The tensor, then its padding and over-read zone, on huge pages (huge_page_memory.hpp): an
+// operator's images are tens of MiB of fresh memory.
 struct gm_image {
   std::string name;
-  std::vector<uint8_t> bytes;  // the tensor, then its padding and over-read zone
+  huge_page_memory memory;
+  uint8_t* data() { return memory.data(); }
+  const uint8_t* data() const { return memory.data(); }
+  uint64_t size() const { return memory.size(); }
 };
 
 std::vector<gm_image> launch_images(const npu::op_spec& op, const set_report& set,
-                                    uint32_t set_index,
-                                    const std::vector<std::vector<uint8_t>>& inputs,
+                                    uint32_t set_index, const std::vector<const uint8_t*>& inputs,
                                     const std::vector<std::vector<uint8_t>>& initial) {
   std::vector<gm_image> images;
-  auto add = [&](const std::string& name, uint64_t bytes) -> std::vector<uint8_t>& {
-    images.push_back(
-        {name, std::vector<uint8_t>(bytes + gm_tail_bytes(bytes), gm_tail_poison_byte)});
-    return images.back().bytes;
+  images.reserve(op.inputs.size() + op.outputs.size() + 2);
+  auto add = [&](const std::string& name, uint64_t bytes) -> uint8_t* {
+    images.push_back({name, huge_page_memory(bytes + gm_tail_bytes(bytes))});
+    uint8_t* image = images.back().data();
+    if (image != nullptr) std::memset(image + bytes, gm_tail_poison_byte, gm_tail_bytes(bytes));
+    return image;
   };
   for (size_t i = 0; i < op.inputs.size(); ++i) {
-    std::vector<uint8_t>& image = add("input " + op.inputs[i].name, op.inputs[i].bytes());
-    if (i < inputs.size() && inputs[i].size() == op.inputs[i].bytes()) {
-      std::copy(inputs[i].begin(), inputs[i].end(), image.begin());
+    const uint64_t bytes = op.inputs[i].bytes();
+    uint8_t* image = add("input " + op.inputs[i].name, bytes);
+    if (i < inputs.size() && inputs[i] != nullptr && bytes != 0) {
+      std::memcpy(image, inputs[i], bytes);
+    } else if (bytes != 0) {
+      std::memset(image, gm_tail_poison_byte, bytes);
     }
   }
   for (size_t i = 0; i < op.outputs.size(); ++i) {
     const npu::tensor_spec& t = op.outputs[i];
-    std::vector<uint8_t>& image = add("output " + t.name, t.bytes());
+    uint8_t* image = add("output " + t.name, t.bytes());
     if (i < initial.size() && initial[i].size() == t.bytes() && t.bytes() != 0) {
-      std::copy(initial[i].begin(), initial[i].end(), image.begin());
+      std::memcpy(image, initial[i].data(), t.bytes());
     } else if (t.bytes() != 0) {
-      fill_poison(image.data(), t.type, static_cast<size_t>(t.numel()), set_index);
+      fill_poison(image, t.type, static_cast<size_t>(t.numel()), set_index);
     }
   }
-  std::vector<uint8_t>& workspace = add("the workspace", set.workspace_bytes);
-  std::fill_n(workspace.begin(), set.workspace_bytes, workspace_poison_byte);
+  uint8_t* workspace = add("the workspace", set.workspace_bytes);
+  if (set.workspace_bytes != 0) std::memset(workspace, workspace_poison_byte, set.workspace_bytes);
   // The tiling argument as the tiling function left it: a kernel that wrote it through a raw
   // pointer and loads it back has computed behind the simulator's back like any other buffer.
-  std::vector<uint8_t>& tiling = add("the tiling data", set.tiling_bytes.size());
-  std::copy(set.tiling_bytes.begin(), set.tiling_bytes.end(), tiling.begin());
+  uint8_t* tiling = add("the tiling data", set.tiling_bytes.size());
+  if (!set.tiling_bytes.empty())
+    std::memcpy(tiling, set.tiling_bytes.data(), set.tiling_bytes.size());
   return images;
 }
 
@@ -68,7 +79,7 @@ bool has_gm_reads(const set_report& set) {
 
 std::optional<check_failure> check_gm_reads(const npu::op_spec& op, const set_report& set,
                                             uint32_t set_index,
-                                            const std::vector<std::vector<uint8_t>>& inputs,
+                                            const std::vector<const uint8_t*>& inputs,
                                             const std::vector<std::vector<uint8_t>>& initial) {
   std::vector<gm_image> images = launch_images(op, set, set_index, inputs, initial);
   std::vector<gm_access> order;
@@ -85,23 +96,22 @@ std::optional<check_failure> check_gm_reads(const npu::op_spec& op, const set_re
   for (const gm_access& a : order) {
     if (a.write != nullptr) {
       const gm_write& w = *a.write;
-      std::vector<uint8_t>& image = images[w.region].bytes;
+      uint8_t* image = images[w.region].data();
       for (uint32_t k = 0; k < w.bursts && w.data.size() == uint64_t{w.burst_bytes} * w.bursts;
            ++k) {
-        std::memcpy(image.data() + w.offset + w.stride * k,
-                    w.data.data() + uint64_t{k} * w.burst_bytes, w.burst_bytes);
+        std::memcpy(image + w.offset + w.stride * k, w.data.data() + uint64_t{k} * w.burst_bytes,
+                    w.burst_bytes);
       }
       continue;
     }
     const gm_read& r = *a.read;
     const std::string where = "block " + std::to_string(a.block);
-    if (r.region >= images.size() || !r.inside(images[r.region].bytes.size())) {
+    if (r.region >= images.size() || !r.inside(images[r.region].size())) {
       return check_failure{"malformed_trace", "the delivered trace is inconsistent: " + where +
                                                   " reads GM outside every buffer it was given"};
     }
     const gm_image& image = images[r.region];
-    if (runs_fingerprint(image.bytes.data() + r.offset, r.stride, r.burst_bytes, r.bursts) ==
-        r.digest) {
+    if (runs_fingerprint(image.data() + r.offset, r.stride, r.burst_bytes, r.bursts) == r.digest) {
       continue;
     }
     return untraced_work(

@@ -24,12 +24,13 @@
 
 namespace aopt::sim {
 
-// `inputs`: the GM bytes of every input of input set `set_index` (make_inputs); `initial`: per
+// `inputs`: where the GM bytes of every input of input set `set_index` are (make_inputs; each
+// op.inputs[i].bytes() long, null for an empty input); `initial`: per
 // output its initial bytes, or nothing for a poisoned one (initial_outputs). REQUIRES: the set's
 // traces passed check_set_trace (every write inside its buffer, with its bytes).
 std::optional<check_failure> check_gm_reads(const npu::op_spec& op, const set_report& set,
                                             uint32_t set_index,
-                                            const std::vector<std::vector<uint8_t>>& inputs,
+                                            const std::vector<const uint8_t*>& inputs,
                                             const std::vector<std::vector<uint8_t>>& initial);
 
 // Whether any trace of `set` recorded a GM read (only then are the inputs worth drawing).

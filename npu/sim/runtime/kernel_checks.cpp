@@ -220,14 +220,9 @@ void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst
   w.burst_bytes = burst_bytes;
   w.bursts = bursts;
   w.seq = next_gm_seq(s);
-  if (burst_bytes != 0) {
-    std::vector<uint8_t>& data = w.data.mutable_bytes();
-    data.reserve(uint64_t{burst_bytes} * bursts);
-    for (uint32_t k = 0; k < bursts; ++k) {
-      const uint8_t* run = p + stride * k;
-      data.insert(data.end(), run, run + burst_bytes);
-    }
-  }
+  byte_arena& snapshots =
+      s.launch.write_snapshots != nullptr ? *s.launch.write_snapshots : s.own_write_snapshots;
+  w.data = snapshots.copy_runs(p, stride, burst_bytes, bursts);
   s.rec.gm_written(std::move(w));
 }
 

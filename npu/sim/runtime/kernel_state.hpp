@@ -14,8 +14,10 @@
 
 #include "aopt_sim/kernel/runtime_api.h"
 #include "core_context.hpp"
+#include "byte_arena.hpp"
 #include "core_memory_pool.hpp"
 #include "cube_memory.hpp"
+#include "byte_arena.hpp"
 #include "trace_recorder.hpp"
 
 namespace aopt::sim {
@@ -89,6 +91,7 @@ struct core_context::impl {
   std::unique_ptr<core_memory_pool> own_memory;  // when the launch has no pool
   core_memory_pool::lease ub;                    // UB, then the cube memories (mem)
   trace_recorder rec;
+  byte_arena own_write_snapshots;  // when the launch keeps none
 
   // TPipe
   uint32_t ub_next = 0;

@@ -11,9 +11,6 @@
 
 namespace aopt::sim {
 
-namespace {
-
-// The mapping of descriptor `fd` once its size is checked against the operator's input bytes.
 read_mapping map_shared_inputs(int fd, const npu::op_spec& op) {
   uint64_t want = 0;
   for (const auto& t : op.inputs) want += t.bytes();
@@ -30,7 +27,6 @@ read_mapping map_shared_inputs(int fd, const npu::op_spec& op) {
   return read_mapping(fd, want);
 }
 
-// Where each input starts in a set's bytes (null when the set is empty).
 std::vector<const uint8_t*> input_starts(const uint8_t* set, const npu::op_spec& op) {
   std::vector<const uint8_t*> starts;
   uint64_t offset = 0;
@@ -40,8 +36,6 @@ std::vector<const uint8_t*> input_starts(const uint8_t* set, const npu::op_spec&
   }
   return starts;
 }
-
-}  // namespace
 
 std::vector<std::vector<uint8_t>> read_shared_inputs(int fd, const npu::op_spec& op) {
   const read_mapping mapped = map_shared_inputs(fd, op);

@@ -24,6 +24,11 @@ namespace aopt::sim {
 // when it cannot be mapped or its size is not the operator's input bytes.
 std::vector<std::vector<uint8_t>> read_shared_inputs(int fd, const npu::op_spec& op);
 
+// Descriptor `fd` read whole once its size is checked against `op`'s input bytes (throws as
+// read_shared_inputs), and where each input starts in it (null for an empty input).
+read_mapping map_shared_inputs(int fd, const npu::op_spec& op);
+std::vector<const uint8_t*> input_starts(const uint8_t* set, const npu::op_spec& op);
+
 // Input set `set` of the spec's operator: from spec.input_fds[set] when the parent passed one,
 // drawn here (make_inputs) otherwise.
 std::vector<std::vector<uint8_t>> inputs_of(const driver_spec& spec, uint32_t set);

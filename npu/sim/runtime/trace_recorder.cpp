@@ -1,5 +1,6 @@
 #include "trace_recorder.hpp"
 
+#include "byte_arena.hpp"
 #include "core_context.hpp"
 #include "kernel_state.hpp"
 
@@ -168,6 +169,7 @@ void trace_recorder::gm_written(gm_write w) {
         uint64_t{last.burst_bytes} + w.burst_bytes <= UINT32_MAX) {
       last.burst_bytes += w.burst_bytes;
       last.seq = w.seq;
+      if (byte_arena::extend(last.data, w.data)) return;
       std::vector<uint8_t>& data = last.data.mutable_bytes();
       data.insert(data.end(), w.data.begin(), w.data.end());
       return;
