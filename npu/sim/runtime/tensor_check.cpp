@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "element_codec.hpp"
+#include "tolerance_scan.hpp"
 
 namespace aopt::sim {
 
@@ -61,6 +62,10 @@ bool all_within(const uint8_t* actual, const double* expected, uint64_t n, doubl
 bool all_within_tolerance(const npu::tensor_spec& output, const uint8_t* actual, const double* e,
                           const npu::tolerance& tol) {
   const uint64_t n = output.numel();
+  if (const std::optional<bool> fast =
+          all_within_vectorised(output.type, actual, e, n, tol.atol, tol.rtol)) {
+    return *fast;
+  }
   const auto value = [](auto raw) { return static_cast<double>(raw); };
   switch (output.type) {
     case npu::dtype::float32:
