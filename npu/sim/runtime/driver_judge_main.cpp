@@ -29,6 +29,7 @@
 #include "driver_judge.hpp"
 #include "driver_judge_process.hpp"
 #include "driver_report.hpp"
+#include "huge_page_memory.hpp"
 #include "read_mapping.hpp"
 #include "shared_inputs.hpp"
 
@@ -46,6 +47,7 @@ void report_cost() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  aopt::sim::use_huge_pages_for_large_blocks();
   aopt::sim::delivery_channel channel;
   if (argc != 3) {
     std::cerr << "usage: " << (argc > 0 ? argv[0] : "judge") << " <spec> <check threads>\n";

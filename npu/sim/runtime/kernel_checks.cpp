@@ -81,9 +81,8 @@ const char* event_name(AscendC::HardEvent e) {
   return i < sizeof(names) / sizeof(names[0]) ? names[i] : "?";
 }
 
-void check_ub_range(const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t bytes,
-                    const char* api, aopt_sim::rt::call_site site, const std::string& what) {
-  if (addr >= t.buf_begin && addr + bytes <= t.buf_end) return;
+void ub_range_failure(const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t bytes,
+                      const char* api, aopt_sim::rt::call_site site, const std::string& what) {
   if (t.buf_end == 0) {
     fail(
         "ub_out_of_bounds",
@@ -96,10 +95,10 @@ void check_ub_range(const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t by
                                ") (", t.buf_end - t.buf_begin, " bytes)"));
 }
 
-void check_ub_read_range(state& s, const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t bytes,
+void ub_read_past_buffer(state& s, const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t bytes,
                          const char* api, aopt_sim::rt::call_site site, const std::string& what) {
-  if (addr >= t.buf_begin && addr + bytes <= t.buf_end) return;
-  if (t.buf_end == 0 || addr + bytes > s.ub_bytes) check_ub_range(t, addr, bytes, api, site, what);
+  if (t.buf_end == 0 || addr + bytes > s.ub_bytes)
+    ub_range_failure(t, addr, bytes, api, site, what);
   warn(s, cat(where(api, site), ": ", what, " UB [", addr, ", ", addr + bytes,
               "), past the tensor's buffer UB [", t.buf_begin, ", ", t.buf_end,
               "): the bytes beyond are not the tensor's (harmless only if those lanes are "

@@ -10,14 +10,14 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "aopt_sim/kernel/runtime_api.h"
-#include "core_context.hpp"
 #include "byte_arena.hpp"
+#include "core_context.hpp"
 #include "core_memory_pool.hpp"
 #include "cube_memory.hpp"
-#include "byte_arena.hpp"
 #include "trace_recorder.hpp"
 
 namespace aopt::sim {
@@ -172,17 +172,47 @@ const char* dtype_name(aopt_sim::rt::dtype t);
 uint32_t dtype_size(aopt_sim::rt::dtype t);
 const char* event_name(AscendC::HardEvent e);
 
+// What an access check names in its message ("src0 reads", "dst writes"): a string, or a
+// callable returning one, which is called only when the check does not pass. The vector unit's
+// checks pass millions of times in a run, and a message built for each (an ostringstream, its
+// locale) cost more than the vector work itself.
+inline const std::string& access_text(const std::string& what) {
+  return what;
+}
+inline std::string access_text(const char* what) {
+  return what;
+}
+template <class Describe, class = decltype(std::declval<const Describe&>()())>
+std::string access_text(const Describe& describe) {
+  return describe();
+}
+
+// The failures of the checks below, once the access is known to be outside.
+[[noreturn]] void ub_range_failure(const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t bytes,
+                                   const char* api, aopt_sim::rt::call_site site,
+                                   const std::string& what);
+void ub_read_past_buffer(state& s, const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t bytes,
+                         const char* api, aopt_sim::rt::call_site site, const std::string& what);
+
 // Checks that [addr, addr + bytes) lies in the buffer of `t`; `what` names the operand and the
-// access for the message ("src0 reads", "dst writes").
+// access for the message (access_text).
+template <class What>
 void check_ub_range(const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t bytes,
-                    const char* api, aopt_sim::rt::call_site site, const std::string& what);
+                    const char* api, aopt_sim::rt::call_site site, const What& what) {
+  if (addr >= t.buf_begin && addr + bytes <= t.buf_end) return;
+  ub_range_failure(t, addr, bytes, api, site, access_text(what));
+}
 
 // check_ub_range for an operand a vector instruction only reads: past its buffer but inside
 // the UB, the hardware reads whatever the neighbouring bytes hold (honest kernels round a count
 // up and discard the extra lanes), so that is a warning on the result, not a failure; values
 // that reach an output are judged by the comparison. Past the UB, or without a buffer, it fails.
+template <class What>
 void check_ub_read_range(state& s, const aopt_sim::rt::local_ref& t, uint64_t addr, uint64_t bytes,
-                         const char* api, aopt_sim::rt::call_site site, const std::string& what);
+                         const char* api, aopt_sim::rt::call_site site, const What& what) {
+  if (addr >= t.buf_begin && addr + bytes <= t.buf_end) return;
+  ub_read_past_buffer(s, t, addr, bytes, api, site, access_text(what));
+}
 
 void check_ub_aligned(const aopt_sim::rt::local_ref& t, const char* api,
                       aopt_sim::rt::call_site site, const char* operand);

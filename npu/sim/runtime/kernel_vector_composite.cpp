@@ -49,7 +49,7 @@ void vec_composite(vec_class cls, const vec_span* spans, size_t n, uint8_t** out
     check_ub_aligned(*sp.ref, api, site, sp.name);
     const uint64_t begin = uint64_t{sp.ref->addr} + sp.offset;
     check_ub_range(*sp.ref, begin, sp.bytes, api, site,
-                   cat(sp.name, sp.write ? " writes" : " reads"));
+                   [&sp] { return cat(sp.name, sp.write ? " writes" : " reads"); });
     // No bytes, no pointer: a span of nothing is not a way into the UB.
     out[i] = sp.bytes == 0 ? nullptr : s.ub.get() + begin;
     if (sp.bytes == 0) continue;

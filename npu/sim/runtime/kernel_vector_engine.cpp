@@ -132,10 +132,10 @@ void check_operands(const vec_operand* ops, size_t n, const aopt_sim::rt::vec_sh
     if (hulls[i].begin == hulls[i].end) continue;
     if (op.write) {
       check_ub_range(*op.ref, hulls[i].begin, hulls[i].end - hulls[i].begin, api, site,
-                     cat(op.name, " writes"));
+                     [&op] { return cat(op.name, " writes"); });
     } else {
       check_ub_read_range(current(), *op.ref, hulls[i].begin, hulls[i].end - hulls[i].begin, api,
-                          site, cat(op.name, " reads"));
+                          site, [&op] { return cat(op.name, " reads"); });
     }
   }
 }

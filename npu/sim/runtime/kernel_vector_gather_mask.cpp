@@ -148,7 +148,8 @@ void vec_gatherb(const local_ref& dst, const local_ref& src0, const local_ref& o
                              " bytes; src0 + offset must stay 32-byte aligned"));
     }
     const uint64_t from = uint64_t{src0.addr} + off;
-    check_ub_range(src0, from, block_bytes, api, site, cat("src0 block ", b, " reads"));
+    check_ub_range(src0, from, block_bytes, api, site,
+                   [b] { return cat("src0 block ", b, " reads"); });
     aopt::sim::merge_range(in.reads,
                            {static_cast<uint32_t>(from), static_cast<uint32_t>(from + block_bytes)},
                            max_ranges);
@@ -157,7 +158,8 @@ void vec_gatherb(const local_ref& dst, const local_ref& src0, const local_ref& o
   for (uint64_t b = 0; b < blocks; ++b) {
     const uint64_t to =
         uint64_t{dst.addr} + ((b / 8) * dst_rep_stride + (b % 8) * dst_blk_stride) * block_bytes;
-    check_ub_range(dst, to, block_bytes, api, site, cat("dst block ", b, " writes"));
+    check_ub_range(dst, to, block_bytes, api, site,
+                   [b] { return cat("dst block ", b, " writes"); });
     aopt::sim::merge_range(in.writes,
                            {static_cast<uint32_t>(to), static_cast<uint32_t>(to + block_bytes)},
                            max_ranges);

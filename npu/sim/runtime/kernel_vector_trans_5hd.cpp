@@ -28,7 +28,8 @@ entry_blocks check_entry(const aopt_sim::rt::local_ref& t, uint32_t repeats, uin
   check_ub_aligned(t, api, site, name.c_str());
   entry_blocks e{t.addr, uint32_t{rep_stride} * block};
   const uint64_t span = uint64_t{repeats - 1} * e.stride + block;
-  check_ub_range(t, t.addr, span, api, site, cat(name, write ? " writes" : " reads"));
+  check_ub_range(t, t.addr, span, api, site,
+                 [&] { return cat(name, write ? " writes" : " reads"); });
   return e;
 }
 
