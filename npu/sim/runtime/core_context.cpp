@@ -30,6 +30,7 @@ core_context::impl::impl(const kernel_launch& l, uint32_t core_index)
       mem(kernel::memory_map_of(l.hw)),
       rec(l.record_trace, core_index) {
   rec.set_core(id.kind, id.group);
+  if (l.recorded_instructions != nullptr) rec.reserve(l.recorded_instructions->load());
   // Room for one vector repeat past the end of each memory keeps block-granular loops in bounds;
   // the checks still stop at ub_bytes (cube_memory.hpp).
   core_memory_pool* pool = l.core_memory;

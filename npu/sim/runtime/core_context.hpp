@@ -85,6 +85,10 @@ struct kernel_launch {
   // Keeps the data of the launch's traced GM writes (byte_arena.hpp); without one, each core
   // keeps its own.
   byte_arena* write_snapshots = nullptr;
+  // The most instructions a finished core of this launch recorded: a core starting later
+  // reserves that many, since the cores of a launch mostly run the same code, so its trace does
+  // not grow by copies into fresh memory (each new page costs a fault on these machines).
+  std::atomic<size_t>* recorded_instructions = nullptr;
 
   launch_layout layout() const { return {block_num, aiv_per_aic}; }
 };

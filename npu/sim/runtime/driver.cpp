@@ -275,6 +275,8 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
   kernel_launch with_runner = launch;
   with_runner.runner = &runner;
   with_runner.core_memory = core_memory.get();
+  std::atomic<size_t> recorded_instructions{0};
+  with_runner.recorded_instructions = &recorded_instructions;
   std::vector<core_trace> by_block(layout.cores());
   const auto name = [&](uint32_t core) {
     const core_identity id = layout.identity(core);
@@ -291,6 +293,8 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
       }
       core.finish();
       by_block[block] = core.take_trace();
+      const size_t recorded = by_block[block].instructions.size();
+      if (recorded > recorded_instructions.load()) recorded_instructions.store(recorded);
       for (std::string& w : core.take_warnings()) {
         w = with_block(block, name(block) + w);
         // Per block the same finding differs only in its block number: one of each suffices.

@@ -70,6 +70,10 @@ trace_recorder::trace_recorder(bool on, uint32_t block_idx) : on_(on) {
   last_on_.fill(no_index);
 }
 
+void trace_recorder::reserve(size_t instructions) {
+  if (on_) trace_.instructions.reserve(instructions);
+}
+
 void trace_recorder::set_core(core_kind kind, uint32_t group) {
   trace_.kind = kind;
   trace_.group = group;

@@ -32,6 +32,8 @@ class trace_recorder {
   // The unit this core is (launch_layout.hpp). On an AIC of a MIX launch vector work is refused,
   // on an AIV cube work, each as sim_error "unsupported" naming the call: the unit is not there.
   void set_core(core_kind kind, uint32_t group);
+  // Room for `instructions` before the trace must grow (recording on only).
+  void reserve(size_t instructions);
   // While on, cube work on an AIV is a Matmul object's request to its group's AIC
   // (instruction::on_group_cube) rather than refused.
   void serve_group_cube(bool on) { serving_group_cube_ = on; }
