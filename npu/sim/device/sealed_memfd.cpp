@@ -6,6 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
+
+#include "npu/sim/runtime/huge_page_memory.hpp"
 
 namespace aopt::npu {
 
@@ -58,15 +61,14 @@ result<unique_fd> sealed_memfd_filled(const char* name, uint64_t bytes,
   if (bytes == 0) return sealed_memfd(name, {});
   // Made in anonymous memory on huge pages, then written at once: a memory file's own pages
   // cannot be huge here (shmem), and filled through a mapping they cost a fault each.
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return errno_error(name, "allocating a buffer");
-  struct unmap {
-    void* p;
-    uint64_t bytes;
-    ~unmap() { ::munmap(p, bytes); }
-  } buffer{p, bytes};
-  ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint: without huge pages it is only slower
-  fill(static_cast<uint8_t*>(p));
+  aopt::sim::huge_page_memory buffer;
+  try {
+    buffer = aopt::sim::huge_page_memory(bytes);
+  } catch (const std::bad_alloc&) {
+    return errno_error(name, "allocating a buffer");
+  }
+  uint8_t* p = buffer.data();
+  fill(p);
   return sealed_memfd(name, {{p, static_cast<size_t>(bytes)}});
 }
 

@@ -29,7 +29,6 @@
 #include "driver_judge.hpp"
 #include "driver_judge_process.hpp"
 #include "driver_report.hpp"
-#include "huge_page_memory.hpp"
 #include "read_mapping.hpp"
 #include "shared_inputs.hpp"
 
@@ -47,7 +46,6 @@ void report_cost() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  aopt::sim::use_huge_pages_for_large_blocks();
   aopt::sim::delivery_channel channel;
   if (argc != 3) {
     std::cerr << "usage: " << (argc > 0 ? argv[0] : "judge") << " <spec> <check threads>\n";
@@ -58,14 +56,14 @@ int main(int argc, char** argv) {
   try {
     const auto spec = aopt::sim::read_driver_spec(argv[1]);
     const auto threads = static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 10));
-    // Compared where the mapping holds them: the expected doubles are never copied.
+    // Compared where they were read (read_mapping.hpp): the expected doubles are not copied again.
     const auto expected_bytes = aopt::sim::read_mapping::whole(judge_fd::expected);
     aopt::sim::expected_outputs expected = aopt::sim::view_expected(expected_bytes.view(), spec.op);
     const auto first_inputs = aopt::sim::map_shared_inputs(judge_fd::first_inputs, spec.op);
     expected.first_set_inputs = aopt::sim::input_starts(first_inputs.data(), spec.op);
     aopt::npu::eval_result result;
     try {
-      // Judged where the mapping holds it: outputs and GM write data are never copied.
+      // Judged where it was read: outputs and GM write data are not copied again.
       const auto delivery = aopt::sim::read_mapping::whole(judge_fd::delivery);
       const aopt::sim::run_report report =
           aopt::sim::decode_report(delivery.view(), aopt::sim::bulk_bytes::viewed);

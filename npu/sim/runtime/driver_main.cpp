@@ -13,10 +13,8 @@
 #include "driver_channel.hpp"
 #include "driver_codec.hpp"
 #include "driver_report.hpp"
-#include "huge_page_memory.hpp"
 
 int main(int argc, char** argv) {
-  aopt::sim::use_huge_pages_for_large_blocks();
   aopt::sim::delivery_channel channel;
   if (argc != 2) {
     std::cerr << "usage: " << (argc > 0 ? argv[0] : "candidate") << " <spec>\n";

@@ -1,6 +1,5 @@
 #include "huge_page_memory.hpp"
 
-#include <malloc.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -61,10 +60,6 @@ void huge_page_memory::release() {
   data_ = nullptr;
   mapped_bytes_ = 0;
   size_ = 0;
-}
-
-void use_huge_pages_for_large_blocks() {
-  (void)mallopt(M_MMAP_THRESHOLD, 1 << 20);
 }
 
 }  // namespace aopt::sim

@@ -42,11 +42,4 @@ class huge_page_memory {
   size_t size_ = 0;
 };
 
-// For the blocks malloc hands out: every block of 1 MiB or more gets a mapping of its own, which
-// glibc.malloc.hugetlb=1 (npu/sim/device/process_environment.hpp) advises for huge pages. By
-// default glibc raises that threshold as blocks are freed (up to 32 MiB), after which large
-// vectors (a decoded trace, a set's outputs) come from heaps that grow 4 KiB pages at a time.
-// Called first thing by the simulator's processes; a hint like the rest.
-void use_huge_pages_for_large_blocks();
-
 }  // namespace aopt::sim
