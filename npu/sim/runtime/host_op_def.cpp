@@ -131,3 +131,11 @@ aopt_sim::op_def_description OpDef::aopt_description() const {
 }
 
 }  // namespace ops
+
+namespace aopt_sim {
+
+void record_op_def(const ops::OpDef& def) {
+  op_def_descriptions().push_back(def.aopt_description());
+}
+
+}  // namespace aopt_sim

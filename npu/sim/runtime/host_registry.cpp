@@ -1,10 +1,14 @@
-// The host shim's registries (aopt_sim/tiling_function_registry.h, aopt_sim/op_def_records.h),
+// The host shim's registries (aopt_sim/tiling_function_registry.h, aopt_sim/op_def_records.h,
+// aopt_sim/tiling_parse_registry.h),
 // compiled once into the simulator library instead of in every host unit.
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "aopt_sim/op_def_records.h"
 #include "aopt_sim/tiling_function_registry.h"
+#include "aopt_sim/tiling_parse_registry.h"
 
 namespace aopt_sim {
 
@@ -17,6 +21,10 @@ void register_tiling_function(const std::string& op_type,
                               uint32_t (*function)(gert::TilingContext*)) {
   if (function == nullptr) return;
   tiling_functions().functions.push_back({op_type, function});
+}
+
+op_def_record::op_def_record(void (*construct)()) {
+  tiling_functions().op_defs.push_back(construct);
 }
 
 void construct_op_defs() {
@@ -47,6 +55,24 @@ const tiling_function* registered_tiling_function(const char* op_name, std::stri
   if (found == nullptr) return nullptr;
   if (registered_as != nullptr) *registered_as = found->op_type;
   return &found->function;
+}
+
+namespace {
+
+std::map<std::string, tiling_parse_fn>& tiling_parses() {
+  static std::map<std::string, tiling_parse_fn> registry;
+  return registry;
+}
+
+}  // namespace
+
+void add_tiling_parse(const std::string& op_type, tiling_parse_fn parse) {
+  tiling_parses()[op_type] = std::move(parse);
+}
+
+const tiling_parse_fn* registered_tiling_parse(const std::string& op_type) {
+  const auto it = tiling_parses().find(op_type);
+  return it == tiling_parses().end() ? nullptr : &it->second;
 }
 
 std::vector<op_def_description>& op_def_descriptions() {

@@ -65,7 +65,7 @@ const tiling_function* registered_tiling_function(const char* op_name,
 
 // OP_ADD's record of an OpDef to construct at the first lookup.
 struct op_def_record {
-  explicit op_def_record(void (*construct)()) { tiling_functions().op_defs.push_back(construct); }
+  explicit op_def_record(void (*construct)());  // out of line (runtime/host_registry.cpp)
 };
 
 }  // namespace aopt_sim

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
 
@@ -18,21 +17,21 @@ namespace aopt_sim {
 using tiling_parse_fn =
     std::function<std::shared_ptr<void>(fe::PlatFormInfos* platform, const std::string& node)>;
 
-inline std::map<std::string, tiling_parse_fn>& tiling_parse_registry() {
-  static std::map<std::string, tiling_parse_fn> registry;
-  return registry;
-}
+// Out of line (runtime/host_registry.cpp), so that a host unit instantiates no map.
+void add_tiling_parse(const std::string& op_type, tiling_parse_fn parse);
+// The parse function registered for `op_type`, or nullptr.
+const tiling_parse_fn* registered_tiling_parse(const std::string& op_type);
 
 template <typename CompileInfo, typename F>
 void register_tiling_parse(const std::string& op_type, F parse) {
-  tiling_parse_registry()[op_type] = [parse, op_type](
-                                         fe::PlatFormInfos* platform,
-                                         const std::string& node) -> std::shared_ptr<void> {
-    auto info = std::make_shared<CompileInfo>();
-    gert::TilingParseContext ctx(platform, info.get(), node, op_type);
-    if (parse(&ctx) != ge::GRAPH_SUCCESS) return nullptr;
-    return info;
-  };
+  add_tiling_parse(op_type,
+                   [parse, op_type](fe::PlatFormInfos* platform,
+                                    const std::string& node) -> std::shared_ptr<void> {
+                     auto info = std::make_shared<CompileInfo>();
+                     gert::TilingParseContext ctx(platform, info.get(), node, op_type);
+                     if (parse(&ctx) != ge::GRAPH_SUCCESS) return nullptr;
+                     return info;
+                   });
 }
 
 }  // namespace aopt_sim

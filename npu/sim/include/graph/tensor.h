@@ -17,27 +17,22 @@ constexpr int64_t UNKNOWN_DIM_NUM = -2;
 
 class Shape {
  public:
-  Shape() = default;
-  explicit Shape(std::vector<int64_t> dims) : dims_(std::move(dims)) {}
+  // Out of line (runtime/host_graph_tensor.cpp): compiled once into the simulator library, so a
+  // host unit instantiates no vector for a shape it never builds.
+  Shape();
+  explicit Shape(std::vector<int64_t> dims);
+  Shape(const Shape& other);
+  Shape(Shape&& other) noexcept;
+  Shape& operator=(const Shape& other);
+  Shape& operator=(Shape&& other) noexcept;
+  ~Shape();
 
-  size_t GetDimNum() const { return dims_.size(); }
-  int64_t GetDim(size_t idx) const { return idx < dims_.size() ? dims_[idx] : 0; }
-  graphStatus SetDim(size_t idx, int64_t value) {
-    if (idx >= dims_.size()) return GRAPH_FAILED;
-    dims_[idx] = value;
-    return GRAPH_SUCCESS;
-  }
-  std::vector<int64_t> GetDims() const { return dims_; }
+  size_t GetDimNum() const;
+  int64_t GetDim(size_t idx) const;
+  graphStatus SetDim(size_t idx, int64_t value);
+  std::vector<int64_t> GetDims() const;
   // The element count; 0 for a shape with an unknown dimension (documented behaviour).
-  int64_t GetShapeSize() const {
-    if (dims_.empty()) return 0;
-    int64_t n = 1;
-    for (int64_t d : dims_) {
-      if (d < 0) return 0;
-      n *= d;
-    }
-    return n;
-  }
+  int64_t GetShapeSize() const;
 
  private:
   std::vector<int64_t> dims_;

@@ -27,20 +27,8 @@ class PlatFormInfos {
 
   // Answers ("version", "SoC_version" | "Short_SoC_version") and ("SoCInfo", "ai_core_cnt" |
   // "vector_core_cnt" | "cube_core_cnt"); false for anything else.
-  bool GetPlatformRes(const std::string& label, const std::string& key, std::string& value) const {
-    if (label == "version" && key == "SoC_version") {
-      value = soc_version;
-    } else if (label == "version" && key == "Short_SoC_version") {
-      value = short_soc_version;
-    } else if (label == "SoCInfo" && (key == "ai_core_cnt" || key == "cube_core_cnt")) {
-      value = std::to_string(core_num_aic);
-    } else if (label == "SoCInfo" && key == "vector_core_cnt") {
-      value = std::to_string(core_num_aiv);
-    } else {
-      return false;
-    }
-    return true;
-  }
+  // Out of line (runtime/host_runtime_contexts.cpp): compiled once, not in every host unit.
+  bool GetPlatformRes(const std::string& label, const std::string& key, std::string& value) const;
 };
 
 }  // namespace fe

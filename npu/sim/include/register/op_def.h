@@ -189,6 +189,12 @@ class OpDef {
 
 }  // namespace ops
 
+namespace aopt_sim {
+// Adds what `def` declared to op_def_descriptions(); out of line (runtime/host_op_def.cpp), so a
+// host unit's OP_ADD instantiates no vector of descriptions.
+void record_op_def(const ops::OpDef& def);
+}  // namespace aopt_sim
+
 // Records how to construct the operator's OpDef, which registers its tiling function
 // (aopt_sim/tiling_function_registry.h); the OpDef is constructed at the first lookup, inside
 // the launch, not before main.
@@ -198,5 +204,5 @@ class OpDef {
   [[maybe_unused]] static ::aopt_sim::op_def_record AOPT_OP_ADD_CONCAT(aopt_op_add_,     \
                                                                        __COUNTER__)([] { \
     op_type def(#op_type);                                                               \
-    ::aopt_sim::op_def_descriptions().push_back(def.aopt_description());                 \
+    ::aopt_sim::record_op_def(def);                                                      \
   })

@@ -16,7 +16,7 @@ class ContinuousVector {
   const void* GetData() const { return words_.data(); }
 
  protected:
-  ContinuousVector() = default;
+  ContinuousVector();  // out of line (runtime/host_runtime_contexts.cpp)
   template <typename T>
   void assign(const T* values, size_t n) {
     size_ = n;
@@ -29,7 +29,7 @@ class ContinuousVector {
 
  private:
   size_t size_ = 0;
-  std::vector<uint64_t> words_ = std::vector<uint64_t>(1, 0);  // 8-byte aligned element storage
+  std::vector<uint64_t> words_;  // 8-byte aligned element storage, at least one word
 };
 
 template <typename T>
@@ -49,10 +49,8 @@ template <>
 class TypedContinuousVector<bool> : public ContinuousVector {
  public:
   TypedContinuousVector() = default;
-  explicit TypedContinuousVector(const std::vector<bool>& values) {
-    std::vector<uint8_t> bytes(values.begin(), values.end());
-    assign(bytes.data(), bytes.size());
-  }
+  // Out of line (runtime/host_runtime_contexts.cpp).
+  explicit TypedContinuousVector(const std::vector<bool>& values);
   const bool* GetData() const { return reinterpret_cast<const bool*>(words()); }
 };
 

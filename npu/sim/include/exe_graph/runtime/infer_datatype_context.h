@@ -15,33 +15,26 @@ namespace gert {
 class InferDataTypeContext {
  public:
   // The node type defaults to the node name: the simulator runs one operator, named by its type.
-  explicit InferDataTypeContext(std::string node_name = "aopt_op", std::string node_type = "")
-      : node_name_(std::move(node_name)),
-        node_type_(node_type.empty() ? node_name_ : std::move(node_type)) {}
+  // The members that touch a container are out of line (runtime/host_runtime_contexts.cpp):
+  // compiled once into the simulator library, not in every host unit.
+  explicit InferDataTypeContext(std::string node_name = "aopt_op", std::string node_type = "");
+  ~InferDataTypeContext();
 
   // aopt API (not CANN)
-  void add_input(ge::DataType type) { inputs_.push_back(type); }
-  void add_output(ge::DataType type = ge::DT_UNDEFINED) { outputs_.push_back(type); }
+  void add_input(ge::DataType type);
+  void add_output(ge::DataType type = ge::DT_UNDEFINED);
   RuntimeAttrs& mutable_attrs() { return attrs_; }
 
   const char* GetNodeName() const { return node_name_.c_str(); }
   const char* GetNodeType() const { return node_type_.c_str(); }
-  ge::DataType GetInputDataType(size_t index) const {
-    return index < inputs_.size() ? inputs_[index] : ge::DT_UNDEFINED;
-  }
+  ge::DataType GetInputDataType(size_t index) const;
   ge::DataType GetOptionalInputDataType(size_t index) const { return GetInputDataType(index); }
   ge::DataType GetRequiredInputDataType(size_t index) const { return GetInputDataType(index); }
   ge::DataType GetDynamicInputDataType(size_t ir_index, size_t relative_index) const {
     return GetInputDataType(ir_index + relative_index);
   }
-  ge::DataType GetOutputDataType(size_t index) const {
-    return index < outputs_.size() ? outputs_[index] : ge::DT_UNDEFINED;
-  }
-  ge::graphStatus SetOutputDataType(size_t index, ge::DataType type) {
-    if (index >= outputs_.size()) return ge::GRAPH_FAILED;
-    outputs_[index] = type;
-    return ge::GRAPH_SUCCESS;
-  }
+  ge::DataType GetOutputDataType(size_t index) const;
+  ge::graphStatus SetOutputDataType(size_t index, ge::DataType type);
   const RuntimeAttrs* GetAttrs() const { return &attrs_; }
 
  private:

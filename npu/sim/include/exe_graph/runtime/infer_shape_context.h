@@ -17,29 +17,26 @@ namespace gert {
 class InferShapeContext {
  public:
   // The node type defaults to the node name: the simulator runs one operator, named by its type.
-  explicit InferShapeContext(std::string node_name = "aopt_op", std::string node_type = "")
-      : node_name_(std::move(node_name)),
-        node_type_(node_type.empty() ? node_name_ : std::move(node_type)) {}
+  // The members that touch a container are out of line (runtime/host_runtime_contexts.cpp):
+  // compiled once into the simulator library, not in every host unit.
+  explicit InferShapeContext(std::string node_name = "aopt_op", std::string node_type = "");
+  ~InferShapeContext();
 
   // aopt API (not CANN)
-  void add_input(const Shape& shape) { inputs_.push_back(shape); }
-  void add_output(const Shape& shape = Shape()) { outputs_.push_back(shape); }
+  void add_input(const Shape& shape);
+  void add_output(const Shape& shape = Shape());
   RuntimeAttrs& mutable_attrs() { return attrs_; }
 
   const char* GetNodeName() const { return node_name_.c_str(); }
   const char* GetNodeType() const { return node_type_.c_str(); }
-  size_t GetComputeNodeInputNum() const { return inputs_.size(); }
-  const Shape* GetInputShape(size_t index) const {
-    return index < inputs_.size() ? &inputs_[index] : nullptr;
-  }
+  size_t GetComputeNodeInputNum() const;
+  const Shape* GetInputShape(size_t index) const;
   const Shape* GetOptionalInputShape(size_t index) const { return GetInputShape(index); }
   const Shape* GetRequiredInputShape(size_t index) const { return GetInputShape(index); }
   const Shape* GetDynamicInputShape(size_t ir_index, size_t relative_index) const {
     return GetInputShape(ir_index + relative_index);
   }
-  Shape* GetOutputShape(size_t index) {
-    return index < outputs_.size() ? &outputs_[index] : nullptr;
-  }
+  Shape* GetOutputShape(size_t index);
   const RuntimeAttrs* GetAttrs() const { return &attrs_; }
 
  private:

@@ -28,19 +28,20 @@ class Range {
 
 class InferShapeRangeContext {
  public:
-  // aopt API (not CANN)
-  void add_input(const Range<Shape>& r) { inputs_.push_back(r); }
-  void add_output(const Range<Shape>& r) { outputs_.push_back(r); }
+  // The members that touch a container are out of line (runtime/host_runtime_contexts.cpp):
+  // compiled once into the simulator library, not in every host unit.
+  InferShapeRangeContext();
+  ~InferShapeRangeContext();
 
-  const Range<Shape>* GetInputShapeRange(size_t index) const {
-    return index < inputs_.size() ? &inputs_[index] : nullptr;
-  }
+  // aopt API (not CANN)
+  void add_input(const Range<Shape>& r);
+  void add_output(const Range<Shape>& r);
+
+  const Range<Shape>* GetInputShapeRange(size_t index) const;
   const Range<Shape>* GetOptionalInputShapeRange(size_t index) const {
     return GetInputShapeRange(index);
   }
-  Range<Shape>* GetOutputShapeRange(size_t index) {
-    return index < outputs_.size() ? &outputs_[index] : nullptr;
-  }
+  Range<Shape>* GetOutputShapeRange(size_t index);
   const RuntimeAttrs* GetAttrs() const { return &attrs_; }
 
  private:

@@ -57,48 +57,25 @@ class RuntimeAttrs {
     }
   }
 
-  const int64_t* GetInt(size_t index) const { return GetAttrPointer<int64_t>(index); }
-  const float* GetFloat(size_t index) const { return GetAttrPointer<float>(index); }
-  const bool* GetBool(size_t index) const { return GetAttrPointer<bool>(index); }
-  const char* GetStr(size_t index) const { return GetAttrPointer<char>(index); }
-  const TypedContinuousVector<int64_t>* GetListInt(size_t index) const {
-    return GetAttrPointer<TypedContinuousVector<int64_t>>(index);
-  }
-  const TypedContinuousVector<float>* GetListFloat(size_t index) const {
-    return GetAttrPointer<TypedContinuousVector<float>>(index);
-  }
-  const TypedContinuousVector<bool>* GetListBool(size_t index) const {
-    return GetAttrPointer<TypedContinuousVector<bool>>(index);
-  }
+  // The named getters and the driver's add_* members are out of line
+  // (runtime/host_runtime_contexts.cpp): compiled once into the simulator library, not in every
+  // host unit.
+  const int64_t* GetInt(size_t index) const;
+  const float* GetFloat(size_t index) const;
+  const bool* GetBool(size_t index) const;
+  const char* GetStr(size_t index) const;
+  const TypedContinuousVector<int64_t>* GetListInt(size_t index) const;
+  const TypedContinuousVector<float>* GetListFloat(size_t index) const;
+  const TypedContinuousVector<bool>* GetListBool(size_t index) const;
 
   // aopt: the driver appends attributes in op.json order (not CANN API).
-  void add_int(int64_t value) { add_scalar(kind::integer, value); }
-  void add_float(float value) { add_scalar(kind::floating, value); }
-  void add_bool(bool value) { add_scalar(kind::boolean, value); }
-  void add_string(std::string value) {
-    slot s;
-    s.which = kind::string;
-    s.text = std::move(value);
-    slots_.push_back(std::move(s));
-  }
-  void add_list_int(const std::vector<int64_t>& values) {
-    slot s;
-    s.which = kind::list_int;
-    s.ints = TypedContinuousVector<int64_t>(values);
-    slots_.push_back(std::move(s));
-  }
-  void add_list_float(const std::vector<float>& values) {
-    slot s;
-    s.which = kind::list_float;
-    s.floats = TypedContinuousVector<float>(values);
-    slots_.push_back(std::move(s));
-  }
-  void add_list_bool(const std::vector<bool>& values) {
-    slot s;
-    s.which = kind::list_bool;
-    s.bools = TypedContinuousVector<bool>(values);
-    slots_.push_back(std::move(s));
-  }
+  void add_int(int64_t value);
+  void add_float(float value);
+  void add_bool(bool value);
+  void add_string(std::string value);
+  void add_list_int(const std::vector<int64_t>& values);
+  void add_list_float(const std::vector<float>& values);
+  void add_list_bool(const std::vector<bool>& values);
 
  private:
   enum class kind { integer, floating, boolean, string, list_int, list_float, list_bool };
@@ -112,12 +89,7 @@ class RuntimeAttrs {
   };
 
   template <typename T>
-  void add_scalar(kind which, T value) {
-    slot s;
-    s.which = which;
-    std::memcpy(s.scalar, &value, sizeof(T));
-    slots_.push_back(std::move(s));
-  }
+  void add_scalar(kind which, T value);
 
   std::vector<slot> slots_;
 };

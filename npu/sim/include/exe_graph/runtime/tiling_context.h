@@ -27,53 +27,34 @@ class TilingContext {
   static constexpr size_t kDefaultTilingCapacity = 64 * 1024;
   static constexpr size_t kMaxWorkspaceNum = 16;
 
+  // The members that touch the context's containers are out of line
+  // (runtime/host_runtime_contexts.cpp): compiled once into the simulator library, not in every
+  // host unit.
   explicit TilingContext(std::string node_name = "aopt_op", std::string node_type = "AoptOp",
-                         size_t tiling_capacity = kDefaultTilingCapacity)
-      : node_name_(std::move(node_name)),
-        node_type_(std::move(node_type)),
-        tiling_data_(tiling_capacity),
-        workspace_sizes_(kMaxWorkspaceNum, 0) {}
+                         size_t tiling_capacity = kDefaultTilingCapacity);
+  ~TilingContext();
 
   // ---- aopt driver API (not CANN) ----
   // `data` must outlive the context (the host copy of the input the kernel will read).
-  void add_input(ge::DataType type, const Shape& shape, const void* data = nullptr) {
-    inputs_.push_back(port{CompileTimeTensorDesc(type, ge::FORMAT_ND),
-                           Tensor(StorageShape(shape, shape), type, data)});
-  }
+  void add_input(ge::DataType type, const Shape& shape, const void* data = nullptr);
   // An optional input the call leaves out (op.json "absent"): it keeps its place among the
   // prototype's (IR) inputs, where the Optional getters answer nullptr, but is not instantiated,
   // so the getters by instance index skip it as CANN's do.
-  void add_absent_input(ge::DataType type) {
-    inputs_.push_back(port{CompileTimeTensorDesc(type, ge::FORMAT_ND), Tensor(), false});
-  }
-  void add_output(ge::DataType type, const Shape& shape) {
-    outputs_.push_back(port{CompileTimeTensorDesc(type, ge::FORMAT_ND),
-                            Tensor(StorageShape(shape, shape), type, nullptr)});
-  }
+  void add_absent_input(ge::DataType type);
+  void add_output(ge::DataType type, const Shape& shape);
   RuntimeAttrs& mutable_attrs() { return attrs_; }
   fe::PlatFormInfos& mutable_platform() { return platform_; }
   // Workspace entries requested through GetWorkspaceSizes(n): the largest n asked for.
   size_t workspace_num() const { return workspace_num_; }
   // Sum of the requested workspace sizes, saturating instead of wrapping.
-  uint64_t workspace_bytes() const {
-    uint64_t total = 0;
-    for (size_t i = 0; i < workspace_num_; ++i) {
-      const uint64_t size = workspace_sizes_[i];
-      total = size > UINT64_MAX - total ? UINT64_MAX : total + size;
-    }
-    return total;
-  }
+  uint64_t workspace_bytes() const;
   uint32_t schedule_mode() const { return schedule_mode_; }
 
   // ---- CANN API ----
   const char* GetNodeName() const { return node_name_.c_str(); }
   const char* GetNodeType() const { return node_type_.c_str(); }
-  size_t GetComputeNodeInputNum() const {
-    size_t n = 0;
-    for (const port& p : inputs_) n += p.present ? 1 : 0;
-    return n;
-  }
-  size_t GetComputeNodeOutputNum() const { return outputs_.size(); }
+  size_t GetComputeNodeInputNum() const;
+  size_t GetComputeNodeOutputNum() const;
 
   // By the instance index: the inputs the call holds, absent optional ones skipped.
   const StorageShape* GetInputShape(size_t index) const {
@@ -93,9 +74,7 @@ class TilingContext {
   const StorageShape* GetDynamicInputShape(size_t ir_index, size_t relative_index) const {
     return GetOptionalInputShape(ir_index + relative_index);
   }
-  const StorageShape* GetOutputShape(size_t index) const {
-    return index < outputs_.size() ? &outputs_[index].tensor.GetShape() : nullptr;
-  }
+  const StorageShape* GetOutputShape(size_t index) const;
   const Tensor* GetInputTensor(size_t index) const {
     const port* p = instance(index);
     return p != nullptr ? &p->tensor : nullptr;
@@ -124,9 +103,7 @@ class TilingContext {
   const CompileTimeTensorDesc* GetDynamicInputDesc(size_t ir_index, size_t relative_index) const {
     return GetOptionalInputDesc(ir_index + relative_index);
   }
-  const CompileTimeTensorDesc* GetOutputDesc(size_t index) const {
-    return index < outputs_.size() ? &outputs_[index].desc : nullptr;
-  }
+  const CompileTimeTensorDesc* GetOutputDesc(size_t index) const;
   const RuntimeAttrs* GetAttrs() const { return &attrs_; }
   fe::PlatFormInfos* GetPlatformInfo() const { return &platform_; }
 
@@ -160,15 +137,7 @@ class TilingContext {
 
   // What the op's registered TilingParse function filled (run on the first call), or nullptr
   // when none is registered for this op type or it failed.
-  const void* GetCompileInfo() const {
-    if (!compile_info_parsed_) {
-      compile_info_parsed_ = true;
-      auto& registry = aopt_sim::tiling_parse_registry();
-      auto it = registry.find(node_type_);
-      if (it != registry.end()) compile_info_ = it->second(&platform_, node_name_);
-    }
-    return compile_info_.get();
-  }
+  const void* GetCompileInfo() const;
   template <typename T>
   const T* GetCompileInfo() const {
     return static_cast<const T*>(GetCompileInfo());
@@ -187,11 +156,7 @@ class TilingContext {
   }
 
   // Sizes in bytes of `count` workspaces, zero-initialised; nullptr above kMaxWorkspaceNum.
-  size_t* GetWorkspaceSizes(size_t count) {
-    if (count > kMaxWorkspaceNum) return nullptr;
-    if (count > workspace_num_) workspace_num_ = count;
-    return workspace_sizes_.data();
-  }
+  size_t* GetWorkspaceSizes(size_t count);
   size_t GetWorkspaceNum() const { return workspace_num_; }
 
  private:
@@ -201,17 +166,8 @@ class TilingContext {
     bool present = true;
   };
 
-  const port* ir(size_t ir_index) const {
-    return ir_index < inputs_.size() && inputs_[ir_index].present ? &inputs_[ir_index] : nullptr;
-  }
-  const port* instance(size_t index) const {
-    for (const port& p : inputs_) {
-      if (!p.present) continue;
-      if (index == 0) return &p;
-      --index;
-    }
-    return nullptr;
-  }
+  const port* ir(size_t ir_index) const;
+  const port* instance(size_t index) const;
 
   std::string node_name_;
   std::string node_type_;

@@ -13,11 +13,11 @@ namespace gert {
 
 class TilingData {
  public:
-  explicit TilingData(size_t capacity)
-      : capacity_(capacity), words_((capacity + sizeof(uint64_t) - 1) / sizeof(uint64_t) + 1, 0) {}
+  // Out of line (runtime/host_runtime_contexts.cpp), as the other members that touch a container.
+  explicit TilingData(size_t capacity);
 
-  void* GetData() { return words_.data(); }
-  const void* GetData() const { return words_.data(); }
+  void* GetData();
+  const void* GetData() const;
   size_t GetCapacity() const { return capacity_; }
   size_t GetDataSize() const { return data_size_; }
   ge::graphStatus SetDataSize(size_t size) {
