@@ -3,7 +3,8 @@
 // shim's headers test makes GCC drop the header silently, which tripled every candidate's compile
 // time once; this test fails instead. And the headers every generated kernel unit includes add
 // no standard header that the kernel's precompiled header lacks: parsing the reference's <map>
-// there once took a third of each kernel compile.
+// there once took a third of each kernel compile. Nor does the host shim's inline code make every
+// host unit instantiate standard templates for the shim's own types.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -52,6 +53,41 @@ bool parses_a_standard_header(const std::string& report) {
   return false;
 }
 
+// The functions GCC instantiated and lowered while compiling `unit` with `flags`: one
+// ";; Function <signature>" line each in its -fdump-tree-original dump.
+std::vector<std::string> instantiated_functions(const aopt::npu::sim_toolchain& t,
+                                                std::vector<std::string> flags,
+                                                const std::string& unit = "int aopt_unit;\n") {
+  aopt::testing::temp_dir dir;
+  std::ofstream(dir.path() / "unit.cpp") << unit;
+  aopt::subprocess_options o;
+  o.argv = {t.compiler};
+  o.argv.insert(o.argv.end(), flags.begin(), flags.end());
+  for (const char* a : {"-fdump-tree-original=unit.original", "-c", "unit.cpp", "-o", "unit.o"}) {
+    o.argv.push_back(a);
+  }
+  o.working_dir = dir.path().string();
+  auto r = aopt::run_subprocess(o);
+  REQUIRE_MESSAGE(r.ok(), r.error().to_string());
+  REQUIRE_MESSAGE(r->succeeded(), r->stderr_text);
+  std::ifstream dump(dir.path() / "unit.original");
+  std::vector<std::string> functions;
+  for (std::string line; std::getline(dump, line);) {
+    if (line.rfind(";; Function ", 0) == 0) functions.push_back(line.substr(12));
+  }
+  return functions;
+}
+
+// Whether a function signature is a standard template's, instantiated for a type of the shim.
+bool standard_template_of_shim_type(const std::string& signature) {
+  if (signature.find("std::") == std::string::npos) return false;
+  for (const char* ns : {"gert::", "ge::", "fe::", "ops::", "aopt_sim::", "platform_ascendc::",
+                         "optiling::", "matmul_tiling::"}) {
+    if (signature.find(ns) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST_SUITE("npu") {
@@ -82,5 +118,34 @@ TEST_SUITE("npu") {
     // The check sees a standard header the PCH lacks.
     const std::string with_map = pch_report(t, flags, "#include <map>\n");
     CHECK_MESSAGE(parses_a_standard_header(with_map), with_map.substr(0, 2000));
+  }
+
+  TEST_CASE("an empty host unit instantiates next to no standard template for the shim's types") {
+    // GCC instantiates at the end of each unit what the precompiled header's inline bodies name,
+    // called or not: with the contexts' container members inline, an empty host unit
+    // instantiated 325 such functions (of 1306); out of line, a handful of constexpr ones that
+    // the class definitions themselves need.
+    const aopt::npu::sim_toolchain t = aopt::npu::default_sim_toolchain();
+    auto shim_instances = [&](const std::string& unit) {
+      const std::vector<std::string> functions =
+          instantiated_functions(t, aopt::npu::host_unit_flags(t), unit);
+      REQUIRE(functions.size() > 100);  // the dump is read: the standard headers' own are there
+      std::vector<std::string> found;
+      for (const std::string& f : functions) {
+        if (standard_template_of_shim_type(f)) found.push_back(f.substr(0, 200));
+      }
+      return found;
+    };
+    const std::vector<std::string> empty = shim_instances("int aopt_unit;\n");
+    std::string listed;
+    for (const std::string& f : empty) listed += f + "\n";
+    CHECK_MESSAGE(empty.size() <= 16, listed);
+    // The count sees such instances: an inline body (never called) that grows a vector of shapes
+    // and a map of operators' shapes, as the contexts' members did.
+    const std::vector<std::string> inline_containers = shim_instances(
+        "inline void aopt_unused() {\n"
+        "  std::vector<gert::Shape> shapes(3);\n  shapes.push_back(gert::Shape());\n"
+        "  std::map<std::string, ge::Shape> named;\n  named[\"x\"] = ge::Shape();\n}\n");
+    CHECK(inline_containers.size() > empty.size() + 16);
   }
 }
