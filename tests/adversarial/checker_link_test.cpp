@@ -4,7 +4,9 @@
 // with `extern "C"` definitions of the runtime's mangled names turned all DMA into one scalar
 // access). With the static screen off, the symbol check alone refuses each as compile_error
 // "forbidden", naming the symbol; the honest candidate evaluated next is still ok with its true
-// latency.
+// latency. Since the host shim defines its contexts' container members in the runtime library, a
+// tiling program can name them out of class: the same check refuses such a definition, strong or
+// weak.
 #include <string>
 
 #include <doctest/doctest.h>
@@ -47,6 +49,17 @@ TEST_SUITE("adversarial") {
              op.host_source, tiling_anchor,
              "extern \"C\" int creat64(const char*, unsigned) { return -1; }\n" + tiling_anchor),
          op.kernel_source, "creat64"},
+        {"the tiling program defines a context member the runtime defines out of line",
+         f.replace(op.host_source, tiling_anchor,
+                   "size_t* gert::TilingContext::GetWorkspaceSizes(size_t) { static size_t w[16]; "
+                   "return w; }\n" +
+                       tiling_anchor),
+         op.kernel_source, "_ZN4gert13TilingContext17GetWorkspaceSizesEm"},
+        {"the tiling program defines a shape member weakly",
+         f.replace(op.host_source, tiling_anchor,
+                   "__attribute__((weak)) int64_t ge::Shape::GetShapeSize() const { return 1; }\n" +
+                       tiling_anchor),
+         op.kernel_source, "_ZNK2ge5Shape12GetShapeSizeEv"},
         {"the kernel replaces operator new", op.host_source,
          f.replace(op.kernel_source, kernel_anchor,
                    "void* operator new(unsigned long n) { static char pool[1 << 20]; "
