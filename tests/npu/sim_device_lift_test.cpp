@@ -145,4 +145,30 @@ TEST_SUITE("npu") {
     CHECK(a.message == b.message);
     CHECK(a.message.find("pow2") != std::string::npos);
   }
+
+  TEST_CASE("a kernel that does not compile leaves its tiling program lifted") {
+    // The lifting changes the tiling program's text only: a kernel unit that fails to compile
+    // fails the same way under the written program, so its failure is reported once and the
+    // tiling's other values still share the first build.
+    const aopt::npu::op_package op = lift_test_add();
+    const std::string broken_kernel =
+        with_replaced(op.kernel_source, "class KernelAdd {",
+                      "int aopt_broken = undeclared_name;\nclass KernelAdd {");
+    lift_device lifted(true);
+    lift_device plain(false);
+    const auto first = lifted.device.evaluate(op, op.host_source, op.kernel_source, {});
+    REQUIRE_MESSAGE(first.ok(), first.message);
+    const size_t entries = lifted.cached_entries();
+    const auto a = lifted.device.evaluate(op, op.host_source, broken_kernel, {});
+    const auto b = plain.device.evaluate(op, op.host_source, broken_kernel, {});
+    CHECK(a.status == aopt::npu::eval_status::compile_error);
+    CHECK(a.error_kind == "compile");
+    CHECK(a.message == b.message);
+    CHECK(a.message.find("undeclared_name") != std::string::npos);
+    // Another value of a tunable: served by the lifted build, nothing compiled or linked anew.
+    const std::string three = with_replaced(op.host_source, "BLOCK_DIM = 8;", "BLOCK_DIM = 3;");
+    const auto c = lifted.device.evaluate(op, three, op.kernel_source, {});
+    REQUIRE_MESSAGE(c.ok(), c.message);
+    CHECK(lifted.cached_entries() == entries);
+  }
 }

@@ -613,6 +613,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     }
     out.result = build_outcome::kind::compile_error;
     out.error_kind = u->timed_out ? "compile_timeout" : "compile";
+    out.failed_unit = u->source;
     out.diagnostics = trim_diagnostics(u->output, strip);
     std::string first = first_line_with(out.diagnostics, {"error:"});
     out.message = first.empty() ? u->failure : explain_compile_error(first);

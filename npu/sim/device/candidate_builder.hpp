@@ -96,7 +96,10 @@ struct build_outcome {
   std::string error_kind;
   std::string message;                   // one line: the first compiler error, or what failed
   std::vector<std::string> diagnostics;  // trimmed compiler output, paths relative
-  double seconds = 0;                    // wall time of compiling and linking
+  // compile_error "compile" or "compile_timeout": the generated unit that failed
+  // (kernel_unit_file, host_unit_file or the reference's source), the kernel's when both did.
+  std::string failed_unit;
+  double seconds = 0;  // wall time of compiling and linking
   // Its parts: the compiler runs, the symbol check, the links.
   double compile_seconds = 0;
   double symbols_seconds = 0;

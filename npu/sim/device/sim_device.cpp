@@ -430,6 +430,22 @@ std::string unliftable_key(const op_package& op, const lifted_tiling& lifted) {
   return compile_cache::key_of({op.spec.name, lifted.source});
 }
 
+// Whether a lifted build's failure may be the lifting's: it changed the tiling program's text
+// only, so a screen finding elsewhere, or a kernel unit that failed to compile without naming that
+// file, fails the same way from the text as written. Building it again unlifted would only double
+// the failure's cost (an exploding kernel paid its compile timeout twice) and give up the lifting
+// of a tiling program that was never at fault.
+bool lifting_may_have_failed(const op_package& op, const build_outcome& built,
+                             const std::optional<screen_finding>& found) {
+  if (found.has_value()) return found->file == op.spec.files.host || found->file == host_unit_file;
+  if (built.result != build_outcome::kind::compile_error || built.error_kind == "compile_timeout")
+    return false;
+  if (built.error_kind != "compile" || built.failed_unit != kernel_unit_file) return true;
+  return std::any_of(built.diagnostics.begin(), built.diagnostics.end(), [&](const std::string& d) {
+    return d.find(op.spec.files.host) != std::string::npos;
+  });
+}
+
 }  // namespace
 
 std::optional<lifted_tiling> sim_device::lift_for_build(const op_package& op,
@@ -451,10 +467,7 @@ sim_device::screened_build sim_device::build_screened(
   const std::string& text = lifted ? lifted->source : tiling_source;
   out.built = builder_->build(op, text, kernel_build, scratch, limits);
   out.found = screened.valid() ? screened.get() : std::nullopt;
-  const bool failed =
-      out.found.has_value() || (out.built.result == build_outcome::kind::compile_error &&
-                                out.built.error_kind != "compile_timeout");
-  if (!lifted || !failed) {
+  if (!lifted || !lifting_may_have_failed(op, out.built, out.found)) {
     if (lifted) out.lifted_assignment = sim::lifted_values_assignment(lifted->values);
     return out;
   }

@@ -188,7 +188,8 @@ class sim_device : public device, public tiling_prober {
                                               const std::string& tiling_source);
   // Awaits `screened` (the screen of `lifted`'s text, or of `tiling_source` when there is no
   // lifting, which holds a reference to it until it is awaited) and builds the same text. A lifted
-  // text that the screen refuses or that does not compile or link is remembered, and
+  // text whose failure may be the lifting's (a screen finding in the tiling program, a failure to
+  // compile or link that the kernel unit alone does not explain) is remembered, and
   // `tiling_source` is screened and built as written: the verdict is always the written program's.
   screened_build build_screened(const op_package& op, const std::string& tiling_source,
                                 const std::optional<lifted_tiling>& lifted,
