@@ -145,12 +145,15 @@ const TypedContinuousVector<bool>* RuntimeAttrs::GetListBool(size_t index) const
   return GetAttrPointer<TypedContinuousVector<bool>>(index);
 }
 
+RuntimeAttrs::slot& RuntimeAttrs::add_slot(kind which) {
+  slot& s = slots_.emplace_back();
+  s.which = which;
+  return s;
+}
+
 template <typename T>
 void RuntimeAttrs::add_scalar(kind which, T value) {
-  slot s;
-  s.which = which;
-  std::memcpy(s.scalar, &value, sizeof(T));
-  slots_.push_back(std::move(s));
+  std::memcpy(add_slot(which).scalar, &value, sizeof(T));
 }
 
 void RuntimeAttrs::add_int(int64_t value) {
@@ -166,31 +169,19 @@ void RuntimeAttrs::add_bool(bool value) {
 }
 
 void RuntimeAttrs::add_string(std::string value) {
-  slot s;
-  s.which = kind::string;
-  s.text = std::move(value);
-  slots_.push_back(std::move(s));
+  add_slot(kind::string).text = std::move(value);
 }
 
 void RuntimeAttrs::add_list_int(const std::vector<int64_t>& values) {
-  slot s;
-  s.which = kind::list_int;
-  s.ints = TypedContinuousVector<int64_t>(values);
-  slots_.push_back(std::move(s));
+  add_slot(kind::list_int).ints = TypedContinuousVector<int64_t>(values);
 }
 
 void RuntimeAttrs::add_list_float(const std::vector<float>& values) {
-  slot s;
-  s.which = kind::list_float;
-  s.floats = TypedContinuousVector<float>(values);
-  slots_.push_back(std::move(s));
+  add_slot(kind::list_float).floats = TypedContinuousVector<float>(values);
 }
 
 void RuntimeAttrs::add_list_bool(const std::vector<bool>& values) {
-  slot s;
-  s.which = kind::list_bool;
-  s.bools = TypedContinuousVector<bool>(values);
-  slots_.push_back(std::move(s));
+  add_slot(kind::list_bool).bools = TypedContinuousVector<bool>(values);
 }
 
 InferShapeContext::InferShapeContext(std::string node_name, std::string node_type)

@@ -88,6 +88,8 @@ class RuntimeAttrs {
     TypedContinuousVector<bool> bools;
   };
 
+  // A new slot of kind `which` at the end, for the add_* members to fill.
+  slot& add_slot(kind which);
   template <typename T>
   void add_scalar(kind which, T value);
 
