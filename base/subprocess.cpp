@@ -404,6 +404,7 @@ std::string signal_name(int signal_number) {
 
 std::string subprocess_result::describe() const {
   if (timed_out) return fmt::format("timed out after {:.1f} s", wall_seconds);
+  if (cancelled) return fmt::format("cancelled after {:.1f} s", wall_seconds);
   if (exited) return "exit code " + std::to_string(exit_code);
   return "signal " + signal_name(term_signal);
 }
@@ -478,6 +479,7 @@ result<subprocess> subprocess::start(const subprocess_options& options) {
   child.pid_ = pid;
   child.output_limit_bytes_ = options.output_limit_bytes;
   child.wall_seconds_ = options.limits.wall_seconds;
+  child.cancel_fd_ = options.cancel_fd;
   child.redact_ = options.redact;
   out_write.reset();
   err_write.reset();
@@ -554,6 +556,7 @@ subprocess& subprocess::operator=(subprocess&& other) noexcept {
     start_time_ = other.start_time_;
     output_limit_bytes_ = other.output_limit_bytes_;
     wall_seconds_ = other.wall_seconds_;
+    cancel_fd_ = other.cancel_fd_;
     network_isolated_ = other.network_isolated_;
     filesystem_confined_ = other.filesystem_confined_;
     own_user_namespace_ = other.own_user_namespace_;
@@ -664,7 +667,7 @@ subprocess_result subprocess::wait() {
       }
       timeout_ms = static_cast<int>(std::ceil(left * 1000));
     }
-    pollfd fds[4];
+    pollfd fds[5];
     nfds_t count = 0;
     if (stdout_fd_ >= 0) fds[count++] = {stdout_fd_, POLLIN, 0};
     if (stderr_fd_ >= 0) fds[count++] = {stderr_fd_, POLLIN, 0};
@@ -676,8 +679,14 @@ subprocess_result subprocess::wait() {
     } else if (timeout_ms < 0 || timeout_ms > 10) {
       timeout_ms = 10;  // no pidfd (old kernel): poll for the exit
     }
+    const nfds_t cancel_slot = count;
+    if (cancel_fd_ >= 0) fds[count++] = {cancel_fd_, POLLIN, 0};
     int rc = ::poll(fds, count, timeout_ms);
     if (rc < 0 && errno != EINTR) break;
+    if (cancel_fd_ >= 0 && rc > 0 && (fds[cancel_slot].revents & POLLIN) != 0) {
+      result.cancelled = true;
+      break;
+    }
     if (monitor_ && rc > 0) {
       short events = fds[monitor_slot].revents;
       if ((events & POLLIN) != 0) {
@@ -693,7 +702,7 @@ subprocess_result subprocess::wait() {
 
   // Whatever else is left in the group (a grandchild holding the pipes open) goes too.
   ::kill(-pid_, SIGKILL);
-  if (result.timed_out) ::kill(pid_, SIGKILL);
+  if (result.timed_out || result.cancelled) ::kill(pid_, SIGKILL);
   int wait_status = 0;
   rusage usage{};
   while (::wait4(pid_, &wait_status, 0, &usage) < 0 && errno == EINTR) {
@@ -703,7 +712,7 @@ subprocess_result subprocess::wait() {
   result.cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
                        static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
   if (WIFEXITED(wait_status)) {
-    result.exited = !result.timed_out;
+    result.exited = !result.timed_out && !result.cancelled;
     result.exit_code = WEXITSTATUS(wait_status);
   } else if (WIFSIGNALED(wait_status)) {
     result.term_signal = WTERMSIG(wait_status);

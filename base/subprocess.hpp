@@ -87,6 +87,10 @@ struct subprocess_options {
   // Texts that must never come back from the child (secrets): every occurrence in its output,
   // and a prefix of one cut off at a truncation, becomes "[redacted]".
   std::vector<std::string> redact;
+  // A descriptor of the parent's (cancellation::fd(), base/cancellation.hpp), or -1. When it
+  // becomes readable the child's group is killed as at the timeout, and the result says
+  // `cancelled`: work another thread has made pointless stops now instead of at its end.
+  int cancel_fd = -1;
 };
 
 struct subprocess_result {
@@ -94,6 +98,7 @@ struct subprocess_result {
   int exit_code = -1;
   int term_signal = 0;     // the signal that ended it, when !exited
   bool timed_out = false;  // killed by the wall-clock timeout (term_signal is SIGKILL)
+  bool cancelled = false;  // killed because options.cancel_fd became readable (SIGKILL)
   double wall_seconds = 0;
   double cpu_seconds = 0;  // user + system time of the child
   std::string stdout_text;
@@ -115,7 +120,7 @@ struct subprocess_result {
   std::vector<std::string> notes;  // what the sandbox could not do, for the log
 
   bool succeeded() const { return exited && exit_code == 0 && !timed_out; }
-  // "exit code 3", "signal SIGSEGV", "timed out after 2.0 s"
+  // "exit code 3", "signal SIGSEGV", "timed out after 2.0 s", "cancelled after 0.4 s"
   std::string describe() const;
 };
 
@@ -156,6 +161,7 @@ class subprocess {
   double start_time_ = 0;
   size_t output_limit_bytes_ = 0;
   double wall_seconds_ = 0;
+  int cancel_fd_ = -1;
   bool network_isolated_ = false;
   bool filesystem_confined_ = false;
   bool own_user_namespace_ = false;

@@ -124,8 +124,8 @@ struct measurement_stats {
 
 // Where the wall time of one evaluation went, seconds: the per-phase profile of issue 33. The
 // simulator device fills it; phases a device does not have stay 0. The phases are not timed
-// against each other: the source screen runs beside the build, so only the time the evaluation
-// waited for it after the build counts.
+// against each other: the build runs beside the reference, and the source screen beside the
+// build, so only the time the build's result waited for the screen after the build counts.
 struct eval_phases {
   double inputs = 0;       // drawing, or fetching from the input store, the input sets
   double reference = 0;    // the expected outputs: reference built and run (0 when cached)

@@ -3,6 +3,7 @@
 // show the trusted checker holds alone), and the honest candidate's true latency.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -56,6 +57,11 @@ struct checker_fixture {
     return std::move(op).value();
   }
   static std::string describe(const npu::eval_result& r) { return nlohmann::json(r).dump(1); }
+  // Whether one of r's diagnostics contains `text`.
+  static bool has_diagnostic(const npu::eval_result& r, const std::string& text) {
+    return std::any_of(r.diagnostics.begin(), r.diagnostics.end(),
+                       [&](const std::string& d) { return d.find(text) != std::string::npos; });
+  }
   static std::string replace(std::string text, const std::string& from, const std::string& to) {
     const auto pos = text.find(from);
     REQUIRE_MESSAGE(pos != std::string::npos, from);

@@ -151,6 +151,9 @@ TEST_SUITE("adversarial") {
       if (&kernel == &kernels[0]) {  // the screen's bound comes long before the compiler's
         CHECK(r.error_kind == "screen_limit");
         CHECK(r.message.find("cannot parse within its bounds") != std::string::npos);
+        // ... and the refusal stops the compile there: no compile to its timeout.
+        CHECK_MESSAGE(f.has_diagnostic(r, "the build was stopped after"), f.describe(r));
+        CHECK(r.compile_seconds < eval.compile_timeout_seconds);
       }
       CHECK(resident_peak_kib() - before < 64 * 1024);
       f.check_honest_still_ok();

@@ -16,6 +16,7 @@
 
 #include <doctest/doctest.h>
 
+#include "base/cancellation.hpp"
 #include "support/c_program.hpp"
 
 namespace fs = std::filesystem;
@@ -339,6 +340,50 @@ int main(void) {
     auto r = run_checked(o);
     CHECK_MESSAGE(r.exit_code == 0, r.stdout_text);
     if (!r.network_isolated) MESSAGE("no network namespace here: " << r.notes.at(0));
+  }
+
+  TEST_CASE("a cancellation raised while the child runs kills its whole group and says so") {
+    aopt::cancellation stop;
+    aopt::subprocess_options o;
+    o.argv = {"/bin/sh", "-c", "sleep 30 & sleep 30"};
+    o.limits.wall_seconds = 60;
+    o.cancel_fd = stop.fd();
+    auto child = aopt::subprocess::start(o);
+    REQUIRE(child.ok());
+    std::thread raiser([&stop] { stop.cancel(); });
+    const aopt::subprocess_result r = child->wait();
+    raiser.join();
+    CHECK(r.cancelled);
+    CHECK_FALSE(r.timed_out);
+    CHECK_FALSE(r.exited);
+    CHECK_FALSE(r.succeeded());
+    CHECK(r.wall_seconds < 30);  // not the child's own end, nor the wall-clock limit
+    CHECK(r.describe().find("cancelled after") == 0);
+  }
+
+  TEST_CASE("a cancellation stays raised for every later child; an unraised one changes nothing") {
+    aopt::cancellation stop;
+    aopt::subprocess_options o;
+    o.argv = {"/bin/sh", "-c", "echo ran; exit 3"};
+    o.cancel_fd = stop.fd();
+    auto ran = aopt::run_subprocess(o);
+    REQUIRE(ran.ok());
+    CHECK_FALSE(ran->cancelled);
+    CHECK(ran->exited);
+    CHECK(ran->exit_code == 3);
+    CHECK(ran->stdout_text == "ran\n");
+    CHECK_FALSE(stop.cancelled());
+
+    stop.cancel();
+    stop.cancel();  // a second raise is harmless
+    CHECK(stop.cancelled());
+    o.argv = {"/bin/sleep", "30"};
+    for (int i = 0; i < 2; ++i) {
+      auto r = aopt::run_subprocess(o);
+      REQUIRE(r.ok());
+      CHECK(r->cancelled);
+      CHECK(r->wall_seconds < 30);
+    }
   }
 
   TEST_CASE("destroying a running subprocess kills and reaps the child") {

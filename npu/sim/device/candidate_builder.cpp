@@ -233,6 +233,7 @@ subprocess_options compiler_run(const sim_toolchain& toolchain, const fs::path& 
                         toolchain.lib_dir.string()};
   o.redact = limits.redact;
   o.sandbox_user = limits.identity;
+  if (limits.cancel != nullptr) o.cancel_fd = limits.cancel->fd();
   return o;
 }
 
@@ -487,6 +488,14 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     out.message = message;
     return finish(out);
   };
+  // Whether the build's verdict was decided elsewhere; what a killed compiler, symbol reader or
+  // linker then reports is the kill's, not the candidate's or the machine's.
+  auto stopped = [&] { return limits.cancel != nullptr && limits.cancel->cancelled(); };
+  auto cancelled = [&] {
+    out.result = build_outcome::kind::cancelled;
+    out.message = "the build was stopped: its verdict was decided before it ended";
+    return finish(out);
+  };
 
   const op_spec& spec = op.spec;
   std::vector<std::pair<const std::string*, const std::string*>> screened = {
@@ -563,6 +572,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   }
 
   auto compile = [&](unit& u) {
+    if (stopped()) return;
     subprocess_options o = compiler_run(toolchain_, scratch, limits);
     o.argv.insert(o.argv.end(), u.args.begin(), u.args.end());
     for (const char* a : {"-c", u.source.c_str(), "-o", u.object.c_str()}) o.argv.push_back(a);
@@ -599,6 +609,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   for (auto& t : threads) t.join();
   out.units_compiled = static_cast<uint32_t>(to_compile.size());
   out.compile_seconds = now_seconds() - compile_start;
+  if (stopped()) return cancelled();
 
   const std::vector<std::string> strip = {
       scratch.string() + "/", toolchain_.include_dir.string() + "/",
@@ -638,6 +649,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     result<std::string> forbidden =
         symbols_.check(objects, compiler_run(toolchain_, scratch, limits));
     out.symbols_seconds = now_seconds() - symbols_start;
+    if (stopped()) return cancelled();
     if (!forbidden.ok())
       return infra("checking the candidate's symbols: " + forbidden.error().message());
     if (!forbidden->empty()) {
@@ -675,6 +687,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
     }
     link_failure failed =
         link_executable(toolchain_, scratch, limits, job, runtime_lib, protocol_lib, strip);
+    if (stopped()) return cancelled();
     if (failed.infra) return infra(failed.message);
     if (!failed.linked) {
       out.result = build_outcome::kind::compile_error;

@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "base/cancellation.hpp"
 #include "base/sandbox.hpp"
 #include "npu/op_package.hpp"
 #include "npu/sim/device/compile_cache.hpp"
@@ -87,7 +88,8 @@ inline constexpr const char* host_unit_file = "aopt_host.cpp";
 const char* kernel_c_type(dtype t);
 
 struct build_outcome {
-  enum class kind { ok, compile_error, infra_error };
+  // cancelled: build_limits::cancel was raised; the build stopped where it was and made nothing.
+  enum class kind { ok, compile_error, infra_error, cancelled };
   kind result = kind::infra_error;
   std::filesystem::path executable;
   std::filesystem::path reference_executable;  // build_limits::reference_only (then no executable)
@@ -128,6 +130,10 @@ struct build_limits {
   // Compile kernel and host afresh, without reading or writing the object cache (the trusted
   // reference still comes from it).
   bool cold = false;
+  // Raised by whoever has already decided the build's verdict (the static screen refusing the
+  // code, sim_device.hpp): the running compiler or linker is killed, nothing more starts, and the
+  // outcome is kind::cancelled. Null: the build runs to its end. Must outlive build().
+  const cancellation* cancel = nullptr;
 };
 
 class candidate_builder {

@@ -243,12 +243,17 @@ std::optional<screen_finding> sim_device::screen_includes_of(
   return std::nullopt;
 }
 
-std::future<std::optional<screen_finding>> sim_device::start_ast_screen(
-    const op_package& op, const std::string& tiling_source,
-    const std::string* kernel_source) const {
-  return std::async(std::launch::async, [this, &op, &tiling_source, kernel_source] {
-    return ast_screen_->screen(op, tiling_source, kernel_source);
-  });
+sim_device::running_screen sim_device::start_ast_screen(const op_package& op,
+                                                        const std::string& tiling_source,
+                                                        const std::string* kernel_source) const {
+  running_screen screen;
+  screen.verdict = std::async(
+      std::launch::async, [this, &op, &tiling_source, kernel_source, stop = screen.stop_build] {
+        std::optional<screen_finding> found = ast_screen_->screen(op, tiling_source, kernel_source);
+        if (found && !found->unjudged) stop->cancel();
+        return found;
+      });
+  return screen;
 }
 
 std::string sim_device::profile_id() const {
@@ -462,11 +467,13 @@ sim_device::screened_build sim_device::build_screened(
     const op_package& op, const std::string& tiling_source,
     const std::optional<lifted_tiling>& lifted, const std::string* kernel_source,
     const std::string& kernel_build, const fs::path& scratch, const build_limits& limits,
-    std::future<std::optional<screen_finding>> screened) {
+    running_screen screened) {
   screened_build out;
   const std::string& text = lifted ? lifted->source : tiling_source;
-  out.built = builder_->build(op, text, kernel_build, scratch, limits);
-  out.found = screened.valid() ? screened.get() : std::nullopt;
+  build_limits stoppable = limits;
+  stoppable.cancel = screened.stop_build.get();
+  out.built = builder_->build(op, text, kernel_build, scratch, stoppable);
+  out.found = screened.verdict.valid() ? screened.verdict.get() : std::nullopt;
   if (!lifted || !lifting_may_have_failed(op, out.built, out.found)) {
     if (lifted) out.lifted_assignment = sim::lifted_values_assignment(lifted->values);
     return out;
@@ -476,14 +483,16 @@ sim_device::screened_build sim_device::build_screened(
     const std::lock_guard lock(unliftable_mutex_);
     unliftable_.put(key, true, key.size());
   }
-  if (options_.static_screen) screened = start_ast_screen(op, tiling_source, kernel_source);
+  screened = options_.static_screen ? start_ast_screen(op, tiling_source, kernel_source)
+                                    : running_screen{};
+  stoppable.cancel = screened.stop_build.get();
   const build_outcome first = std::move(out.built);
-  out.built = builder_->build(op, tiling_source, kernel_build, scratch, limits);
+  out.built = builder_->build(op, tiling_source, kernel_build, scratch, stoppable);
   out.built.seconds += first.seconds;
   out.built.compile_seconds += first.compile_seconds;
   out.built.symbols_seconds += first.symbols_seconds;
   out.built.link_seconds += first.link_seconds;
-  out.found = screened.valid() ? screened.get() : std::nullopt;
+  out.found = screened.verdict.valid() ? screened.verdict.get() : std::nullopt;
   return out;
 }
 
@@ -515,7 +524,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
 
   try {
     std::optional<lifted_tiling> lifted = lift_for_build(op, tiling_source);
-    std::future<std::optional<screen_finding>> screened;
+    running_screen screened;
     if (options_.static_screen) {
       if (auto found = screen_includes_of(op, tiling_source, &kernel_source)) {
         fail(eval_status::compile_error, found->error_kind(), found->message());
@@ -544,19 +553,6 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       fail(eval_status::infra_error, "inputs", inputs.error().message());
       return finish();
     }
-    // The expected outputs come first, from the reference in a process and directory of its
-    // own: no candidate of this operator and shape has run when they are made (issue 30).
-    reference_outcome reference = expected_outputs_of(op, spec, options, *inputs);
-    r.phases.reference = phase_done();
-    if (reference.expected == nullptr) {
-      fail(eval_status::infra_error, "reference", reference.message);
-      r.diagnostics = std::move(reference.diagnostics);
-      return finish();
-    }
-    const std::shared_ptr<const unique_fd> expected = std::move(reference.expected);
-    prepare_validation_shapes(op, options);
-    r.phases.reference += phase_done();
-
     build_limits limits;
     limits.compile_timeout_seconds = options.compile_timeout_seconds;
     limits.address_space_bytes = options_.compiler_address_space_bytes;
@@ -564,18 +560,50 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     limits.redact = options_.redact;
     limits.identity = options_.identity;
     limits.cold = options.cold;
-    screened_build screened_built =
-        build_screened(op, tiling_source, lifted, &kernel_source, kernel_source, scratch->path(),
-                       limits, std::move(screened));
+    // The candidate builds while the reference makes the expected outputs: a build runs nothing
+    // of the candidate's, and nothing it made runs before both are done. `waited` is how long the
+    // verdict of the screen kept the build's result back.
+    const std::shared_ptr<cancellation> stop_build = screened.stop_build;
+    double waited = 0;
+    std::future<screened_build> building = std::async(std::launch::async, [&] {
+      const auto build_start = std::chrono::steady_clock::now();
+      screened_build b = build_screened(op, tiling_source, lifted, &kernel_source, kernel_source,
+                                        scratch->path(), limits, std::move(screened));
+      const auto build_end = std::chrono::steady_clock::now();
+      waited = std::chrono::duration<double>(build_end - build_start).count() - b.built.seconds;
+      return b;
+    });
+    // The expected outputs, from the reference in a process and directory of its own: no
+    // candidate of this operator and shape has run when they are made (issue 30).
+    reference_outcome reference = expected_outputs_of(op, spec, options, *inputs);
+    if (reference.expected == nullptr) {
+      r.phases.reference = phase_done();
+      stop_build->cancel();
+      building.wait();
+      fail(eval_status::infra_error, "reference", reference.message);
+      r.diagnostics = std::move(reference.diagnostics);
+      return finish();
+    }
+    const std::shared_ptr<const unique_fd> expected = std::move(reference.expected);
+    prepare_validation_shapes(op, options);
+    r.phases.reference = phase_done();
+
+    screened_build screened_built = building.get();
+    phase_done();
     const build_outcome& built = screened_built.built;
     const std::optional<screen_finding>& found = screened_built.found;
     r.compile_seconds = built.seconds;
     r.phases.compile = built.compile_seconds;
     r.phases.symbols = built.symbols_seconds;
     r.phases.link = built.link_seconds;
-    r.phases.screen_wait = std::max(0.0, phase_done() - built.seconds);
+    r.phases.screen_wait = std::max(0.0, waited);
     if (found && !found->unjudged) {
       fail(eval_status::compile_error, found->error_kind(), found->message());
+      if (built.result == build_outcome::kind::cancelled) {
+        r.diagnostics.push_back(
+            fmt::format("the build was stopped after {:.1f} s: the screen refused the code first",
+                        built.seconds));
+      }
       return finish();
     }
     if (built.result != build_outcome::kind::ok) {
@@ -753,7 +781,7 @@ tiling_probe_result sim_device::probe_tiling(const op_package& op,
   if (!scratch.ok()) return finish(kind::unavailable, "scratch", scratch.error().message());
   try {
     std::optional<lifted_tiling> lifted = lift_for_build(op, tiling_source);
-    std::future<std::optional<screen_finding>> screened;
+    running_screen screened;
     if (options_.static_screen) {
       if (auto found = screen_includes_of(op, tiling_source, nullptr))
         return finish(kind::compile_error, found->error_kind(), found->message());

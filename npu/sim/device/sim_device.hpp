@@ -48,6 +48,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/cancellation.hpp"
 #include "base/sandbox.hpp"
 #include "base/scratch_dir.hpp"
 #include "npu/device.hpp"
@@ -167,11 +168,18 @@ class sim_device : public device, public tiling_prober {
                                                    const std::string* kernel_source) const;
   // The AST screen of the same sources, started next to the build (which is sandboxed and
   // takes longer): its verdict is awaited before anything the build made runs. A refusal wins
-  // over a compile error; a finding marked unjudged refuses the candidate only if the compiler
-  // accepts what the screen could not parse.
-  std::future<std::optional<screen_finding>> start_ast_screen(
-      const op_package& op, const std::string& tiling_source,
-      const std::string* kernel_source) const;
+  // over a compile error, and stops the build the moment it is reached (`stop_build`, handed to
+  // the build as build_limits::cancel): a refused candidate costs no compile to its end or its
+  // timeout. A finding marked unjudged refuses the candidate only if the compiler accepts what
+  // the screen could not parse, so it stops nothing.
+  struct running_screen {
+    // Raised by the screen when it refuses the code, or by the evaluation when it cannot go on
+    // (the reference failed); never null.
+    std::shared_ptr<cancellation> stop_build = std::make_shared<cancellation>();
+    std::future<std::optional<screen_finding>> verdict;  // invalid when the screen is off
+  };
+  running_screen start_ast_screen(const op_package& op, const std::string& tiling_source,
+                                  const std::string* kernel_source) const;
 
   // A screened build of a tiling program: of its lifted text when lifting applies (`lifted`
   // then holds the values its process needs), else of the text as written.
@@ -195,7 +203,7 @@ class sim_device : public device, public tiling_prober {
                                 const std::optional<lifted_tiling>& lifted,
                                 const std::string* kernel_source, const std::string& kernel_build,
                                 const std::filesystem::path& scratch, const build_limits& limits,
-                                std::future<std::optional<screen_finding>> screened);
+                                running_screen screened);
 
   // The descriptors of an evaluation's input sets, held while its process runs.
   struct shared_input_sets {
