@@ -1,6 +1,9 @@
 // How fast the simulator device turns a candidate around, per operator package:
 //
-//   cold_cc_s    compile + link with an empty object cache (kernel, host and reference units)
+//   cold_cc_s    compile + link of kernel and host with an empty object cache; the build runs
+//                beside the reference's build and runs, so on a small machine it shares the cores
+//   cold_eval_s  the whole first evaluation with an empty object cache: inputs drawn, reference
+//                built and run, candidate built, run and judged
 //   kernel_cc_s  a Stage II step: a new kernel text, host and reference objects cached
 //   tiling_cc_s  a Stage I step that changes the tiling program's code: a new text (a comment
 //                added), kernel and reference objects cached
@@ -23,6 +26,7 @@
 //   bench_sim_speed [--reps N] [--config FILE] [--set K=V]... [op-dir...]
 //   default operators: a handful of corpus operators per level
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -79,8 +83,8 @@ std::string respelled_value(const std::string& tiling, int zeros) {
 struct op_figures {
   std::string name;
   std::string status;
-  double cold_cc = 0, kernel_cc = 0, tiling_cc = 0, value_cc = -1, sim = 0, latency = 0,
-         throughput = 0;
+  double cold_cc = 0, cold_eval = 0, kernel_cc = 0, tiling_cc = 0, value_cc = -1, sim = 0,
+         latency = 0, throughput = 0;
   std::vector<std::pair<const char*, double>> phases;  // medians, in the device's order
 };
 
@@ -126,9 +130,9 @@ int main(int argc, char** argv) {
       "profile {}; {} input sets; medians over {} evaluations; wall seconds on this host; "
       "latency is simulated\n",
       device.profile_id(), eval.input_sets, reps);
-  fmt::print("{:<30} {:>14} {:>9} {:>11} {:>11} {:>10} {:>8} {:>12} {:>11}\n", "operator", "status",
-             "cold_cc_s", "kernel_cc_s", "tiling_cc_s", "value_cc_s", "sim_s", "latency_us",
-             "sim_elem/s");
+  fmt::print("{:<30} {:>14} {:>9} {:>11} {:>11} {:>11} {:>10} {:>8} {:>12} {:>11}\n", "operator",
+             "status", "cold_cc_s", "cold_eval_s", "kernel_cc_s", "tiling_cc_s", "value_cc_s",
+             "sim_s", "latency_us", "sim_elem/s");
   std::vector<op_figures> all;
   for (const auto& dir : dirs) {
     auto op = aopt::npu::load_op_package(dir);
@@ -143,7 +147,10 @@ int main(int argc, char** argv) {
 
     op_figures f;
     f.name = op->spec.name;
+    const auto cold_start = std::chrono::steady_clock::now();
     const auto cold = device.evaluate(*op, op->host_source, op->kernel_source, eval);
+    f.cold_eval =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - cold_start).count();
     f.cold_cc = cold.compile_seconds;
     f.status = status_of(cold);
     std::vector<double> kernel_cc, tiling_cc, value_cc, sim, latency, throughput;
@@ -186,9 +193,11 @@ int main(int argc, char** argv) {
       f.phases.emplace_back(names[i].first, median(phase_samples[i]));
     }
     const std::string value_text = f.value_cc < 0 ? "-" : fmt::format("{:.3f}", f.value_cc);
-    fmt::print("{:<30} {:>14} {:>9.3f} {:>11.3f} {:>11.3f} {:>10} {:>8.3f} {:>12.3f} {:>11.3g}\n",
-               f.name, f.status, f.cold_cc, f.kernel_cc, f.tiling_cc, value_text, f.sim, f.latency,
-               f.throughput);
+    fmt::print(
+        "{:<30} {:>14} {:>9.3f} {:>11.3f} {:>11.3f} {:>11.3f} {:>10} {:>8.3f} {:>12.3f} "
+        "{:>11.3g}\n",
+        f.name, f.status, f.cold_cc, f.cold_eval, f.kernel_cc, f.tiling_cc, value_text, f.sim,
+        f.latency, f.throughput);
     std::fflush(stdout);
     all.push_back(f);
   }
@@ -203,10 +212,11 @@ int main(int argc, char** argv) {
       if (f.value_cc >= 0) values.push_back(f.value_cc);
     }
     const std::string value_cc = values.empty() ? "-" : fmt::format("{:.3f}", median(values));
-    fmt::print("{:<30} {:>14} {:>9.3f} {:>11.3f} {:>11.3f} {:>10} {:>8.3f} {:>12} {:>11.3g}\n",
-               "median over operators", "", column(&op_figures::cold_cc),
-               column(&op_figures::kernel_cc), column(&op_figures::tiling_cc), value_cc,
-               column(&op_figures::sim), "", column(&op_figures::throughput));
+    fmt::print(
+        "{:<30} {:>14} {:>9.3f} {:>11.3f} {:>11.3f} {:>11.3f} {:>10} {:>8.3f} {:>12} {:>11.3g}\n",
+        "median over operators", "", column(&op_figures::cold_cc), column(&op_figures::cold_eval),
+        column(&op_figures::kernel_cc), column(&op_figures::tiling_cc), value_cc,
+        column(&op_figures::sim), "", column(&op_figures::throughput));
   }
   if (!all.empty() && !all.front().phases.empty()) {
     fmt::print("\nphases of the Stage I and II evaluations, median seconds\n{:<30}", "operator");
