@@ -33,4 +33,26 @@ class cancellation {
   std::atomic<bool> raised_{false};
 };
 
+// Raises a cancellation when the scope ends, unless release() came first: work started beside
+// the scope stops when the scope is left early, by a return or an exception.
+//
+//   aopt::cancel_on_exit stop_unless_taken(stop);  // after the future of the work it stops
+//   ... may return or throw ...
+//   stop_unless_taken.release();
+//   auto value = future.get();
+class cancel_on_exit {
+ public:
+  explicit cancel_on_exit(cancellation& signal) noexcept : signal_(&signal) {}
+  ~cancel_on_exit() {
+    if (signal_ != nullptr) signal_->cancel();
+  }
+  cancel_on_exit(const cancel_on_exit&) = delete;
+  cancel_on_exit& operator=(const cancel_on_exit&) = delete;
+
+  void release() noexcept { signal_ = nullptr; }
+
+ private:
+  cancellation* signal_;
+};
+
 }  // namespace aopt

@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
@@ -384,6 +386,32 @@ int main(void) {
       CHECK(r->cancelled);
       CHECK(r->wall_seconds < 30);
     }
+  }
+
+  TEST_CASE("a scope left by an exception stops the work started beside it; a released one not") {
+    aopt::cancellation stop;
+    aopt::subprocess_options o;
+    o.argv = {"/bin/sleep", "30"};
+    o.cancel_fd = stop.fd();
+    std::optional<aopt::result<aopt::subprocess_result>> beside;
+    try {
+      auto work = std::async(std::launch::async, [&] { beside = aopt::run_subprocess(o); });
+      aopt::cancel_on_exit stop_unless_taken(stop);
+      throw std::runtime_error("the other work failed");
+    } catch (const std::runtime_error&) {
+      // The future's destructor waited for the child: it was stopped, not run for 30 s.
+    }
+    REQUIRE(beside.has_value());
+    REQUIRE(beside->ok());
+    CHECK((*beside)->cancelled);
+    CHECK((*beside)->wall_seconds < 30);
+
+    aopt::cancellation kept;
+    {
+      aopt::cancel_on_exit stop_unless_taken(kept);
+      stop_unless_taken.release();
+    }
+    CHECK_FALSE(kept.cancelled());
   }
 
   TEST_CASE("destroying a running subprocess kills and reaps the child") {

@@ -573,13 +573,15 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       waited = std::chrono::duration<double>(build_end - build_start).count() - b.built.seconds;
       return b;
     });
+    // Declared after `building`, so it runs first when the evaluation leaves without the build's
+    // result (the reference failed, or its work threw): the future's destructor then waits for a
+    // stopped build, not for a finished one.
+    cancel_on_exit stop_unless_taken(*stop_build);
     // The expected outputs, from the reference in a process and directory of its own: no
     // candidate of this operator and shape has run when they are made (issue 30).
     reference_outcome reference = expected_outputs_of(op, spec, options, *inputs);
     if (reference.expected == nullptr) {
       r.phases.reference = phase_done();
-      stop_build->cancel();
-      building.wait();
       fail(eval_status::infra_error, "reference", reference.message);
       r.diagnostics = std::move(reference.diagnostics);
       return finish();
@@ -588,6 +590,7 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
     prepare_validation_shapes(op, options);
     r.phases.reference = phase_done();
 
+    stop_unless_taken.release();
     screened_build screened_built = building.get();
     phase_done();
     const build_outcome& built = screened_built.built;
