@@ -311,13 +311,18 @@ void step(episode_self self) {
           },
           [&](const agent::need_gate& g) {
             // A veto costs no evaluation: the engine records it, the state is persisted, and the
-            // next candidate is asked for.
+            // next candidate is asked for. An accepted candidate goes on to the device unsaved
+            // when no gate changed the state: its evaluation's transition saves it.
+            const bool heeds_opinions = g.request.heeds_opinions;
             ask_in_turn<gate_atom>(
                 self, g.roles, 0, g.request, std::vector<agent::role_answer<agent::gate_verdict>>{},
-                [](const agent::gate_verdict& v) { return v.veto; },
+                [heeds_opinions](const agent::gate_verdict& v) {
+                  return v.veto && (v.certain || heeds_opinions);
+                },
                 [self](const std::vector<agent::role_answer<agent::gate_verdict>>& verdicts) {
-                  self->state.engine->on_gate(verdicts);
-                  if (persist(self, std::nullopt, std::nullopt)) step(self);
+                  if (!self->state.engine->on_gate(verdicts) ||
+                      persist(self, std::nullopt, std::nullopt))
+                    step(self);
                 });
           },
           [&](const agent::need_evaluation& ev) {

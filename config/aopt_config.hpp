@@ -184,7 +184,7 @@ struct pipeline_config {
   std::vector<std::string> stage2 = {"diagnoser", "retriever", "refiner"};
   // Hooked roles by hook (agent/episode/hooks.hpp), in the order they are asked.
   std::vector<std::string> annotators;
-  std::vector<std::string> gates;
+  std::vector<std::string> gates = {"depth_screen"};
   std::vector<std::string> observers;
 };
 

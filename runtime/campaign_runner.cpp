@@ -445,8 +445,13 @@ status campaign_run::prepare(caf::actor_system& sys) {
   environment.hardware = &hardware_;
   environment.evaluation = actors::make_evaluation_service(sys, evaluation);
   environment.device_slots = cfg.device.slots;
-  result<std::vector<actors::hooked_role>> hooked = spawn_hooked_roles(sys, cfg, environment);
-  if (!hooked.ok()) return refuse(hooked.error());
+  std::vector<agent::episode_config> resumed;
+  for (const actors::campaign_episode& e : episodes) resumed.push_back(e.state.config);
+  config::aopt_config hooked_cfg = cfg;
+  hooked_cfg.pipeline = with_resumed_roles(cfg.pipeline, resumed);
+  result<std::vector<actors::hooked_role>> hooked =
+      spawn_hooked_roles(sys, hooked_cfg, environment);
+  if (!hooked.ok()) return refuse(hooked.error().with_context("the roles the episodes ask"));
   pipeline_.hooked = std::move(*hooked);
 
   if (events_) {

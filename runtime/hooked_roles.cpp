@@ -1,5 +1,6 @@
 #include "runtime/hooked_roles.hpp"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <utility>
@@ -98,6 +99,21 @@ status check_hooked_roles(const config::aopt_config& config) {
     }
   }
   return status::ok_status();
+}
+
+config::pipeline_config with_resumed_roles(config::pipeline_config pipeline,
+                                           const std::vector<agent::episode_config>& episodes) {
+  auto add_missing = [](std::vector<std::string>& list, const std::vector<std::string>& asked) {
+    for (const std::string& role : asked) {
+      if (std::find(list.begin(), list.end(), role) == list.end()) list.push_back(role);
+    }
+  };
+  for (const agent::episode_config& e : episodes) {
+    add_missing(pipeline.annotators, e.annotators);
+    add_missing(pipeline.gates, e.gates);
+    add_missing(pipeline.observers, e.observers);
+  }
+  return pipeline;
 }
 
 result<std::vector<actors::hooked_role>> spawn_hooked_roles(

@@ -14,6 +14,7 @@
 #include <caf/all.hpp>
 
 #include "actors/hook_role.hpp"
+#include "agent/episode/episode_state.hpp"
 #include "agent/roles/role_descriptor.hpp"
 #include "base/status.hpp"
 #include "config/aopt_config.hpp"
@@ -21,6 +22,13 @@
 namespace aopt::runtime {
 
 status check_hooked_roles(const config::aopt_config& config);
+
+// `pipeline` with the roles that resumed episodes ask and it does not name appended to their
+// hook's list: an episode asks the roles its persisted configuration names (a state written
+// before a feature became a role names it by migration, agent/episode/episode_state.hpp), so
+// they must run even when today's [pipeline] leaves them out.
+config::pipeline_config with_resumed_roles(config::pipeline_config pipeline,
+                                           const std::vector<agent::episode_config>& episodes);
 
 // `environment` is the campaign's (its policy and settings are filled per role here).
 result<std::vector<actors::hooked_role>> spawn_hooked_roles(

@@ -239,6 +239,7 @@ episode_action episode_engine::next() const {
     g.parent_result = source_result();
     if (pending_.diag) g.diag = *pending_.diag;
     if (pending_.annotations) g.annotations = *pending_.annotations;
+    g.heeds_opinions = state_.vetoes_in_step < max_gate_vetoes;
     return need_gate{std::move(g), state_.config.gates};
   }
 
@@ -441,7 +442,6 @@ void episode_engine::compose_best_of_n() {
 
 void episode_engine::queue_next_kernel() {
   std::vector<kernel_candidate>& kernels = *pending_.kernels;
-  while (!kernels.empty() && screened_out(kernels.front())) kernels.erase(kernels.begin());
   if (kernels.empty()) {
     if (retrieve_deeper()) return;
     if (state_.config.strat != strategy::best_of_n) {
@@ -459,17 +459,6 @@ void episode_engine::queue_next_kernel() {
   pending_.policy = pending_.refiner_policy;
   pending_.evaluation = evaluation_request{source_tiling(), std::move(next.kernel), "refiner",
                                            std::move(next.origin), std::move(next.tuple_ids)};
-}
-
-// A rewrite whose buffers cannot fit the UB at the source's tiling (depth_rewrite_screen.hpp) costs
-// neither an evaluation nor budget. It counts as tried, so that it is not proposed again.
-bool episode_engine::screened_out(const kernel_candidate& candidate) {
-  const feasibility_verdict verdict =
-      screen_depth_rewrite(source_kernel(), source_result().profile, candidate.kernel);
-  if (verdict.feasible()) return false;
-  state_.rejected[verdict.kind + " (screen)"]++;
-  state_.tried.insert(hash_pair(source_tiling(), candidate.kernel));
-  return true;
 }
 
 candidate_record episode_engine::make_record(const evaluation_request& request,
@@ -876,8 +865,7 @@ void episode_engine::skip_empty_stages() {
 }
 
 bool episode_engine::gates_apply() const {
-  return !state_.config.gates.empty() && pending_.evaluation && !pending_.gated &&
-         state_.vetoes_in_step < max_gate_vetoes;
+  return !state_.config.gates.empty() && pending_.evaluation && !pending_.gated;
 }
 
 void episode_engine::keep_role_state(const std::string& role, const nlohmann::json& state) {
@@ -901,29 +889,44 @@ void episode_engine::on_annotations(const std::vector<role_answer<annotation_rep
   pending_.annotations = std::move(notes);
 }
 
-void episode_engine::on_gate(const std::vector<role_answer<gate_verdict>>& verdicts) {
-  if (!gates_apply()) return;
+bool episode_engine::on_gate(const std::vector<role_answer<gate_verdict>>& verdicts) {
+  if (!gates_apply()) return false;
+  const bool heeds_opinions = state_.vetoes_in_step < max_gate_vetoes;
+  bool changed = false;
   for (const role_answer<gate_verdict>& v : verdicts) {
     if (!v.answer.ok()) {
       state_.notes["gate_error"] =
           fmt::format("{} failed and judged nothing: {}", v.role, v.answer.error().to_string());
+      changed = true;
       continue;
     }
-    keep_role_state(v.role, v.answer->role_state);
-    if (v.answer->veto) return record_veto(v.role, v.answer->reason);
+    if (!v.answer->role_state.is_null()) {
+      keep_role_state(v.role, v.answer->role_state);
+      changed = true;
+    }
+    if (v.answer->veto && (v.answer->certain || heeds_opinions)) {
+      record_veto(v.role, *v.answer);
+      return true;
+    }
   }
   pending_.gated = true;
+  return changed;
 }
 
-void episode_engine::record_veto(const std::string& gate, const std::string& reason) {
+void episode_engine::record_veto(const std::string& gate, const gate_verdict& verdict) {
   constexpr size_t max_vetoes_kept = 16;
   const evaluation_request request = *pending_.evaluation;
-  state_.rejected["vetoed by " + gate]++;
-  state_.vetoes_in_step++;
+  const std::string& reason = verdict.reason;
   const bool rewrite = request.role == "refiner";
-  state_.notes["gates"] =
-      fmt::format("{} vetoed {} before the device, the last ({}): {}", gate,
-                  rewrite ? "kernel rewrites" : "tilings", request.origin, reason);
+  if (verdict.certain) {
+    state_.rejected[(verdict.kind.empty() ? "vetoed" : verdict.kind) + " (" + gate + ")"]++;
+  } else {
+    state_.rejected["vetoed by " + gate]++;
+    state_.vetoes_in_step++;
+    state_.notes["gates"] =
+        fmt::format("{} vetoed {} before the device, the last ({}): {}", gate,
+                    rewrite ? "kernel rewrites" : "tilings", request.origin, reason);
+  }
   pending_.evaluation.reset();
   pending_.gated = false;
   if (rewrite) {

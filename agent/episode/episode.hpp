@@ -34,7 +34,6 @@
 #include <variant>
 #include <vector>
 
-#include "agent/episode/depth_rewrite_screen.hpp"
 #include "agent/episode/episode_state.hpp"
 #include "agent/episode/hooks.hpp"
 #include "agent/episode/kernel_frontier.hpp"
@@ -158,13 +157,15 @@ class episode_engine {
   // The annotators' answers to need_annotation, in order. A failed annotator costs nothing: the
   // refinement goes on without its statement, and the notes say why ("annotate").
   void on_annotations(const std::vector<role_answer<annotation_reply>>& answers);
-  // The gates' verdicts on need_gate's candidate, in order, up to the first veto. A veto costs
-  // neither an evaluation nor budget: the candidate counts as tried, is counted in
-  // state().rejected ("vetoed by <gate>"), and its reason goes to the proposer (the mutator's
-  // tiling history, the refiner's next request). A gate that failed judges nothing. After
-  // max_gate_vetoes in one step the next candidate goes to the device ungated, so that a gate
-  // vetoing everything still lets the budget be spent and the episode end.
-  void on_gate(const std::vector<role_answer<gate_verdict>>& verdicts);
+  // The gates' verdicts on need_gate's candidate, in order, up to the first heeded veto. A veto
+  // costs neither an evaluation nor budget: the candidate counts as tried, is counted in
+  // state().rejected ("vetoed by <gate>", a certain one "<kind> (<gate>)"), and its reason goes
+  // to the proposer (the mutator's tiling history, the refiner's next request). A gate that
+  // failed judges nothing. After max_gate_vetoes opinions in one step only certain vetoes are
+  // heeded (gate_request::heeds_opinions), so that a gate vetoing everything still lets the
+  // budget be spent and the episode end. Returns whether the state changed (a veto, a note, a
+  // role's state): an accepted candidate whose gates keep no state need not be persisted.
+  bool on_gate(const std::vector<role_answer<gate_verdict>>& verdicts);
   static constexpr uint32_t max_gate_vetoes = 12;
   // After on_evaluation(): the observers to tell, and what (nullopt: none configured).
   std::optional<observation> pending_observation() const;
@@ -199,7 +200,7 @@ class episode_engine {
   void drop_tiling_proposal();
   void reject_repeated_proposal();
   bool gates_apply() const;
-  void record_veto(const std::string& gate, const std::string& reason);
+  void record_veto(const std::string& gate, const gate_verdict& verdict);
   void keep_role_state(const std::string& role, const nlohmann::json& state);
 
   bool validation_settled() const;
@@ -217,7 +218,6 @@ class episode_engine {
   void step_spent();
   void skip_empty_stages();
   void queue_next_kernel();
-  bool screened_out(const kernel_candidate& candidate);
   bool retrieve_deeper();
   bool evolving() const { return state_.config.strat == strategy::evolve; }
   // Stage II alone (strategy stage2) walks its kernel frontier (kernel_frontier.hpp) instead of

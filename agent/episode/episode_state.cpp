@@ -1,5 +1,9 @@
 #include "agent/episode/episode_state.hpp"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 namespace aopt::agent {
 namespace {
 
@@ -66,6 +70,7 @@ void to_json(nlohmann::json& j, const episode_state& s) {
     vetoes.push_back({{"gate", v.gate}, {"origin", v.origin}, {"reason", v.reason}});
   }
   j = {
+      {"state_version", episode_state_version},
       {"campaign", s.campaign},
       {"op_name", s.op_name},
       {"op_dir", s.op_dir},
@@ -151,6 +156,16 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
     s.config.seed = c.at("seed").get<uint64_t>();
     s.config.annotators = c.value("annotators", std::vector<std::string>{});
     s.config.gates = c.value("gates", std::vector<std::string>{});
+    const int version = j.value("state_version", 1);
+    if (version > episode_state_version) {
+      return invalid_argument(fmt::format(
+          "episode state: written in form {} by a newer aopt; this one reads form {} and older",
+          version, episode_state_version));
+    }
+    if (version < 2 && std::find(s.config.gates.begin(), s.config.gates.end(), "depth_screen") ==
+                           s.config.gates.end()) {
+      s.config.gates.insert(s.config.gates.begin(), "depth_screen");
+    }
     s.config.observers = c.value("observers", std::vector<std::string>{});
     const std::string phase = j.at("phase").get<std::string>();
     if (!enum_parse(phase, s.phase, phase_names)) {

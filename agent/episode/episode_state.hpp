@@ -131,9 +131,15 @@ struct episode_state {
   std::map<std::string, nlohmann::json> role_states;
   // The latest rewrites the gates vetoed (bounded, oldest first): the refiner hears of them.
   std::vector<veto_note> vetoes;
-  // Candidates the gates vetoed since the last step was spent.
+  // Opinions the gates vetoed with since the last step was spent (certain vetoes not counted).
   uint32_t vetoes_in_step = 0;
 };
+
+// The form of episode_state's JSON, written as "state_version" (absent: 1). Reading an older
+// form brings it to this one:
+//   2  the depth screen, which the engine ran ahead of the gates, is the gate "depth_screen"
+//      (agent/roles/depth_screen_role.cpp): a state of version 1 gains it first in its gates.
+inline constexpr int episode_state_version = 2;
 
 void to_json(nlohmann::json& j, const episode_state& s);
 result<episode_state> episode_state_from_json(const nlohmann::json& j);

@@ -62,12 +62,22 @@ struct gate_request {
   diagnosis diag;  // Stage II: the diagnosis the rewrite answers; empty otherwise
   std::vector<annotation> annotations;
   nlohmann::json role_state;
+  // False once the step's gates have vetoed max_gate_vetoes candidates: only a certain veto
+  // (gate_verdict::certain) is heeded from then on, so a gate whose vetoes are opinions (an LLM
+  // critic) accepts without spending a call.
+  bool heeds_opinions = true;
 };
 
 struct gate_verdict {
   bool veto = false;
   std::string reason;  // why (a veto's reason is shown to the proposer and in the outcome)
   nlohmann::json role_state;
+  // A certain veto states a fact about the candidate, not an opinion of it: the device would
+  // refuse it, or run its parent's program again. It is always heeded, and it does not count
+  // toward the step's max_gate_vetoes. `kind` names the fact in the outcome ("ub_overflow"
+  // counts as "ub_overflow (<gate>)"); an opinion counts as "vetoed by <gate>".
+  bool certain = false;
+  std::string kind;
 };
 
 struct observation {

@@ -10,7 +10,8 @@
 //     answers whether the rewrite addresses the bottleneck.
 //
 // Tilings pass: their feasibility is the tiling probe's. A veto's reason reaches the refiner.
-// The role state counts the vetoes of the episode.
+// The role state counts the vetoes of the episode. Its vetoes are opinions: past the step's
+// limit (gate_request::heeds_opinions false) it accepts without asking the model.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -26,14 +27,20 @@ namespace aopt::agent {
 namespace {
 
 gate_verdict accept(const gate_request& request) {
-  return {false, "", request.role_state};
+  gate_verdict verdict;
+  verdict.role_state = request.role_state;
+  return verdict;
 }
 
 gate_verdict veto(const gate_request& request, std::string reason) {
   nlohmann::json state =
       request.role_state.is_object() ? request.role_state : nlohmann::json::object();
   state["vetoes"] = state.value("vetoes", 0) + 1;
-  return {true, std::move(reason), std::move(state)};
+  gate_verdict verdict;
+  verdict.veto = true;
+  verdict.reason = std::move(reason);
+  verdict.role_state = std::move(state);
+  return verdict;
 }
 
 bool has_tag(const diagnosis& d, const std::string& tag) {
@@ -54,7 +61,7 @@ class heuristic_critic final : public gate_policy {
   std::string name() const override { return "heuristic-critic"; }
 
   result<gate_verdict> judge(const gate_request& request) override {
-    if (request.role != "refiner") return accept(request);
+    if (request.role != "refiner" || !request.heeds_opinions) return accept(request);
     if (std::optional<gate_verdict> same = same_program(request)) return *same;
     const npu::roofline& roof = request.parent_result.roof;
     if (roof.bound_us > 0 && roof.achieved_fraction >= roofline_fraction_) {
@@ -87,7 +94,7 @@ class llm_critic final : public gate_policy {
   std::string name() const override { return "llm-critic"; }
 
   result<gate_verdict> judge(const gate_request& request) override {
-    if (request.role != "refiner") return accept(request);
+    if (request.role != "refiner" || !request.heeds_opinions) return accept(request);
     if (std::optional<gate_verdict> same = same_program(request)) return *same;
     if (request.op == nullptr) return invalid_argument("llm-critic: request without an operator");
     const llm::prompt_variables values = {

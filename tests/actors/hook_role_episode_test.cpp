@@ -106,7 +106,10 @@ class marker_gate final : public agent::gate_policy {
   std::string name() const override { return "marker-gate"; }
   result<agent::gate_verdict> judge(const agent::gate_request& request) override {
     if (request.kernel.find(vetoed_marker) == std::string::npos) return agent::gate_verdict{};
-    return agent::gate_verdict{true, "it carries the marker", nlohmann::json()};
+    agent::gate_verdict veto;
+    veto.veto = true;
+    veto.reason = "it carries the marker";
+    return veto;
   }
 };
 

@@ -3,11 +3,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "agent/episode/episode.hpp"
+#include "agent/roles/role_table.hpp"
 
 using namespace aopt;
 using namespace aopt::agent;
@@ -164,52 +166,172 @@ TEST_SUITE("agent") {
   }
 }
 
+namespace {
+
+// The depth screen as the pipeline's gate: its policy from the role table.
+std::shared_ptr<gate_policy> depth_screen_gate() {
+  const std::vector<role_descriptor> table = role_descriptors();
+  const role_descriptor* role = find_role(table, "depth_screen");
+  REQUIRE(role != nullptr);
+  CHECK(role->hook == hook_kind::gate);
+  auto made = role->make(role_environment{});
+  REQUIRE(made.ok());
+  auto* gate = std::get_if<std::shared_ptr<gate_policy>>(&*made);
+  REQUIRE(gate != nullptr);
+  return *gate;
+}
+
+// An opinionated gate: vetoes every candidate, unless opinions are no longer heeded.
+class vetoing_gate final : public gate_policy {
+ public:
+  std::string name() const override { return "scripted-naysayer"; }
+  result<gate_verdict> judge(const gate_request&) override {
+    gate_verdict v;
+    v.veto = true;
+    v.reason = "no";
+    return v;
+  }
+};
+
+struct screened_run {
+  std::vector<std::string> evaluated;
+  episode_state state;
+};
+
+// A Stage II episode of budget 1 over the sigmoid kernel whose refiner proposes `rewrites` once,
+// and `more` distinct harmless rewrites after them; `gates` answer need_gate in order.
+screened_run run_stage2(const std::vector<std::string>& gate_names,
+                        const std::vector<std::shared_ptr<gate_policy>>& gates,
+                        const std::vector<kernel_candidate>& rewrites, int more = 0) {
+  const std::string parent = sigmoid_kernel("constexpr int32_t BUFFER_NUM = 1;", plain_tile);
+  npu::op_package op;
+  op.spec.name = "sigmoid_custom";
+  op.host_source = "T0";
+  op.kernel_source = parent;
+  episode_config cfg;
+  cfg.strat = strategy::stage2;
+  cfg.budget = 1;
+  cfg.gates = gate_names;
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+
+  screened_run run;
+  for (int i = 0; i < 200 && !e.finished(); ++i) {
+    const episode_action a = e.next();
+    if (std::holds_alternative<need_diagnosis>(a)) {
+      (void)e.on_diagnosis(diagnosis{"mte2 bound", {"mte2_bound"}});
+    } else if (std::holds_alternative<need_retrieval>(a)) {
+      e.on_retrieval(std::vector<tuple_ref>{{"t0", 1.0, nlohmann::json::object()}});
+    } else if (std::holds_alternative<need_refinement>(a)) {
+      std::vector<kernel_candidate> proposed = rewrites;
+      for (int k = 0; k < more; ++k) {
+        proposed.push_back({parent + "// variant " + std::to_string(k) + "\n",
+                            "rule:variant " + std::to_string(k),
+                            {"t0"}});
+      }
+      (void)e.on_refinement(proposed, "scripted-refiner");
+    } else if (const auto* g = std::get_if<need_gate>(&a)) {
+      REQUIRE(g->roles == gate_names);
+      std::vector<role_answer<gate_verdict>> verdicts;
+      for (size_t k = 0; k < gates.size(); ++k) {
+        verdicts.push_back({gate_names[k], gates[k]->judge(g->request)});
+        const gate_verdict& v = *verdicts.back().answer;
+        if (v.veto && (v.certain || g->request.heeds_opinions)) break;
+      }
+      (void)e.on_gate(verdicts);
+    } else if (const auto* ev = std::get_if<need_evaluation>(&a)) {
+      run.evaluated.push_back(ev->request.kernel);
+      npu::eval_result r;
+      r.status = npu::eval_status::ok;
+      r.latency_us = ev->request.kernel == parent ? 100 : 101;
+      r.profile = profile_of(ev->request.kernel, 1, 65536);
+      (void)e.on_evaluation(r);
+    } else {
+      FAIL("unexpected action");
+    }
+  }
+  REQUIRE(e.finished());
+  run.state = e.state();
+  return run;
+}
+
+}  // namespace
+
 TEST_SUITE("agent") {
-  TEST_CASE("Stage II skips rewrites the screen rejects: no evaluation, no budget, counted") {
+  TEST_CASE("the depth screen gate refuses rewrites before the device: no evaluation, no budget") {
     const std::string parent = sigmoid_kernel("constexpr int32_t BUFFER_NUM = 1;", plain_tile);
     const std::string doubled = sigmoid_kernel("constexpr int32_t BUFFER_NUM = 2;", plain_tile);
     std::string deeper = parent;
     const std::string call = "InitBuffer(outQueueY, BUFFER_NUM,";
     deeper.replace(deeper.find(call), call.size(), "InitBuffer(outQueueY, 3,");
     const std::string commented = parent + "// unrolled\n";
+    const std::vector<kernel_candidate> rewrites = {{doubled, "rule:double", {"t0"}},
+                                                    {deeper, "rule:depth 3", {"t0"}},
+                                                    {commented, "rule:comment", {"t0"}}};
 
+    // The default pipeline: the baseline, then the only rewrite whose buffers fit.
+    const screened_run screened = run_stage2({"depth_screen"}, {depth_screen_gate()}, rewrites);
+    REQUIRE(screened.evaluated.size() == 2);
+    CHECK(screened.evaluated[1] == commented);
+    CHECK(screened.state.candidates == 1);
+    CHECK(screened.state.rejected.at("ub_overflow (depth_screen)") == 2);
+    CHECK(screened.state.vetoes_in_step == 0);  // certain: not an opinion the limit counts
+    REQUIRE(!screened.state.vetoes.empty());    // the refiner hears why
+    CHECK(screened.state.vetoes.back().reason.find("bytes of UB") != std::string::npos);
+
+    // The pipeline is configuration: without the gate the first rewrite goes to the device.
+    const screened_run unscreened = run_stage2({}, {}, rewrites);
+    REQUIRE(unscreened.evaluated.size() == 2);
+    CHECK(unscreened.evaluated[1] == doubled);
+    CHECK(unscreened.state.rejected.count("ub_overflow (depth_screen)") == 0);
+  }
+
+  TEST_CASE("past the step's limit of opinions, a certain veto is still heeded and not counted") {
+    const std::string parent = sigmoid_kernel("constexpr int32_t BUFFER_NUM = 1;", plain_tile);
+    const std::string doubled = sigmoid_kernel("constexpr int32_t BUFFER_NUM = 2;", plain_tile);
+    // The naysayer vetoes the first max_gate_vetoes variants; then only certain vetoes count:
+    // the overflowing rewrite proposed last is refused by the screen, the variant after it goes
+    // to the device.
+    std::vector<kernel_candidate> rewrites;
+    for (uint32_t k = 0; k < episode_engine::max_gate_vetoes; ++k) {
+      rewrites.push_back({parent + "// opinion " + std::to_string(k) + "\n", "rule:o", {"t0"}});
+    }
+    rewrites.push_back({doubled, "rule:double", {"t0"}});
+    const screened_run run =
+        run_stage2({"naysayer", "depth_screen"},
+                   {std::make_shared<vetoing_gate>(), depth_screen_gate()}, rewrites, 1);
+    REQUIRE(run.evaluated.size() == 2);
+    CHECK(run.evaluated[1].find("// variant 0") != std::string::npos);
+    CHECK(run.state.rejected.at("vetoed by naysayer") == episode_engine::max_gate_vetoes);
+    CHECK(run.state.rejected.at("ub_overflow (depth_screen)") == 1);
+  }
+
+  TEST_CASE("a state written before the depth screen was a gate asks it first, once") {
     npu::op_package op;
     op.spec.name = "sigmoid_custom";
     op.host_source = "T0";
-    op.kernel_source = parent;
+    op.kernel_source = "K0";
     episode_config cfg;
-    cfg.strat = strategy::stage2;
-    cfg.budget = 1;
-    episode_engine e(op, initial_episode_state("c", op, cfg));
+    cfg.gates = {"critic"};
+    nlohmann::json old = initial_episode_state("c", op, cfg);
+    old.erase("state_version");  // the form every state had before
+    result<episode_state> migrated = episode_state_from_json(old);
+    REQUIRE(migrated.ok());
+    CHECK(migrated->config.gates == std::vector<std::string>{"depth_screen", "critic"});
 
-    std::vector<std::string> evaluated;
-    for (int i = 0; i < 50 && !e.finished(); ++i) {
-      const episode_action a = e.next();
-      if (std::holds_alternative<need_diagnosis>(a)) {
-        (void)e.on_diagnosis(diagnosis{"mte2 bound", {"mte2_bound"}});
-      } else if (std::holds_alternative<need_retrieval>(a)) {
-        e.on_retrieval(std::vector<tuple_ref>{{"t0", 1.0, nlohmann::json::object()}});
-      } else if (std::holds_alternative<need_refinement>(a)) {
-        (void)e.on_refinement(std::vector<kernel_candidate>{{doubled, "rule:double", {"t0"}},
-                                                            {deeper, "rule:depth 3", {"t0"}},
-                                                            {commented, "rule:comment", {"t0"}}},
-                              "scripted-refiner");
-      } else if (const auto* ev = std::get_if<need_evaluation>(&a)) {
-        evaluated.push_back(ev->request.kernel);
-        npu::eval_result r;
-        r.status = npu::eval_status::ok;
-        r.latency_us = ev->request.kernel == parent ? 100 : 101;
-        r.profile = profile_of(ev->request.kernel, 1, 65536);
-        (void)e.on_evaluation(r);
-      } else {
-        FAIL("unexpected action");
-      }
-    }
-    REQUIRE(e.finished());
-    // The baseline, then the only rewrite whose buffers fit: the budget of 1 went to it.
-    REQUIRE(evaluated.size() == 2);
-    CHECK(evaluated[1] == commented);
-    CHECK(e.state().candidates == 1);
-    CHECK(e.state().rejected.at("ub_overflow (screen)") == 2);
+    // Read again after it was written in today's form: unchanged.
+    result<episode_state> again = episode_state_from_json(nlohmann::json(*migrated));
+    REQUIRE(again.ok());
+    CHECK(again->config.gates == std::vector<std::string>{"depth_screen", "critic"});
+    // Today's form with a list that leaves it out keeps leaving it out.
+    result<episode_state> fresh =
+        episode_state_from_json(nlohmann::json(initial_episode_state("c", op, cfg)));
+    REQUIRE(fresh.ok());
+    CHECK(fresh->config.gates == std::vector<std::string>{"critic"});
+
+    nlohmann::json future = initial_episode_state("c", op, cfg);
+    future["state_version"] = episode_state_version + 1;
+    result<episode_state> refused = episode_state_from_json(future);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message().find("newer aopt") != std::string::npos);
   }
 }

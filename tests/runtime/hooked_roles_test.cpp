@@ -28,8 +28,30 @@ const char* list_of(aopt::agent::hook_kind k) {
 
 }  // namespace
 
-TEST_CASE("the default pipeline has no hooked roles, and passes") {
+TEST_CASE("the default pipeline's one hooked role, the depth screen gate, passes") {
+  auto cfg = aopt::config::load_config("", {});
+  REQUIRE(cfg.ok());
+  CHECK(cfg->pipeline.annotators.empty());
+  CHECK(cfg->pipeline.gates == std::vector<std::string>{"depth_screen"});
+  CHECK(cfg->pipeline.observers.empty());
   CHECK(check({}).empty());
+}
+
+TEST_CASE("a resumed episode's roles run although today's pipeline leaves them out") {
+  aopt::config::pipeline_config today;
+  today.gates = {"critic"};
+  aopt::agent::episode_config before;  // a state written before the depth screen was a gate
+  before.gates = {"depth_screen", "critic"};
+  before.annotators = {"profiler"};
+  aopt::agent::episode_config same;
+  same.gates = {"critic"};
+  const aopt::config::pipeline_config spawned =
+      aopt::runtime::with_resumed_roles(today, {before, same});
+  CHECK(spawned.gates == std::vector<std::string>{"critic", "depth_screen"});
+  CHECK(spawned.annotators == std::vector<std::string>{"profiler"});
+  CHECK(spawned.observers.empty());
+  CHECK(spawned.stage2 == today.stage2);
+  CHECK(aopt::runtime::with_resumed_roles(today, {same}).gates == today.gates);
 }
 
 TEST_CASE("an unknown hooked role is refused, naming the entry and the roles there are") {
