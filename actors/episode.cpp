@@ -171,7 +171,8 @@ void confirm(episode_self self, evaluation_job job, const std::string& cache_key
 }
 
 // Evaluates the best on the validation shapes one after another (correctness only), then hands
-// the engine all results.
+// the engine all results. Each result the device gave is saved in the evaluation cache as it
+// comes, so a resumed or repeated campaign does not check the same best on that shape again.
 void validate(episode_self self, const agent::need_validation& need,
               std::shared_ptr<std::vector<npu::eval_result>> results) {
   if (results->size() == need.shapes.size()) {
@@ -184,13 +185,16 @@ void validate(episode_self self, const agent::need_validation& need,
       npu::with_shapes(*ctx.op, need.shapes[results->size()]));
   evaluation_job job{ctx.state.campaign, ctx.op->dir.string(), need.tiling, need.kernel, op};
   job.validation = true;
-  auto next = [self, need, results](npu::eval_result r) {
+  auto next = [self, need, results](npu::eval_result r, const std::string& cache_key) {
+    const std::optional<agent::eval_cache_entry> entry =
+        r.from_cache ? std::nullopt : agent::eval_cache_entry_for(cache_key, r);
     results->push_back(std::move(r));
+    if (entry && !persist(self, std::nullopt, entry)) return;
     validate(self, need, results);
   };
   self->request(ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, std::move(job))
-      .then([=](const evaluation_done& done) { next(done.result); },
-            [=](caf::error& e) { next(evaluator_failure(e)); });
+      .then([=](const evaluation_done& done) { next(done.result, done.cache_key); },
+            [=](caf::error& e) { next(evaluator_failure(e), ""); });
 }
 
 void evaluate(episode_self self, const agent::evaluation_request& request) {
@@ -201,7 +205,8 @@ void evaluate(episode_self self, const agent::evaluation_request& request) {
       .then(
           [=](const evaluation_done& done) {
             npu::eval_result r = done.result;
-            if (self->state.ctx.pipeline.confirm_improvements &&
+            const bool confirmed_before = r.from_cache && r.confirmed;
+            if (self->state.ctx.pipeline.confirm_improvements && !confirmed_before &&
                 self->state.engine->would_accept(r)) {
               return confirm(self, job, done.cache_key, std::move(r));
             }

@@ -60,7 +60,8 @@ struct evaluation_job {
   std::shared_ptr<const npu::op_package> op;
   // A confirmation: evaluated on the device from a cold build, never answered from a cache.
   bool cold = false;
-  // A check of the final best on a validation shape (`op` reshaped): on the device, uncached.
+  // A check of the final best on a validation shape (`op` reshaped), correctness only; cached
+  // under a validation key of its own.
   bool validation = false;
 };
 

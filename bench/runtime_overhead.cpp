@@ -3,9 +3,10 @@
 // Run 1 (cold) evaluates every candidate on the device: it gives evaluations per minute and the
 // idle time of the device slots per evaluation (policies, actors, RocksDB, scheduling).
 // Run 2 repeats the same campaign under another id on the same database: its candidates are
-// answered from the evaluation cache (the evaluator counts them), so its time per candidate is
-// the runtime's own cost. Should it evaluate any on the device, that number includes device
-// time and the bench says so.
+// answered from the evaluation cache (the evaluator counts them), and so are the checks of its
+// bests on the validation shapes, so its time per candidate is the runtime's own cost. Should it
+// evaluate or validate any on the device, that number includes device time and the bench says
+// so.
 //
 //   bench_runtime_overhead [ops-dir] [budget] [repeats] [--config FILE] [--set K=V]...
 //
@@ -39,6 +40,7 @@ double median(std::vector<double> v) {
 struct run_numbers {
   double wall_s = 0;
   uint64_t evaluated = 0;
+  uint64_t validations = 0;  // final bests checked on validation shapes on the device
   uint64_t cache_hits = 0;
   double busy_s = 0;
   uint32_t slots = 0;
@@ -56,8 +58,8 @@ run_numbers run_once(const std::vector<fs::path>& ops, const aopt::config::aopt_
     std::fprintf(stderr, "campaign failed: %s\n", outcome.error().to_string().c_str());
     std::exit(1);
   }
-  return {outcome->wall_seconds, outcome->pool.evaluated, outcome->pool.cache_hits,
-          outcome->pool.busy_seconds, outcome->pool.slots};
+  return {outcome->wall_seconds,    outcome->pool.evaluated,    outcome->pool.validations,
+          outcome->pool.cache_hits, outcome->pool.busy_seconds, outcome->pool.slots};
 }
 
 }  // namespace
@@ -112,12 +114,13 @@ int main(int argc, char** argv) {
                         static_cast<double>(std::max<uint64_t>(1, warm_candidates)));
       std::printf(
           "repeat %d: cold %llu evaluations (%llu cache hits) in %.2f s (device busy %.2f s over "
-          "%u slots); warm %llu cache hits, %llu evaluations in %.3f s\n",
+          "%u slots); warm %llu cache hits, %llu evaluations, %llu validations in %.3f s\n",
           r + 1, static_cast<unsigned long long>(cold.evaluated),
           static_cast<unsigned long long>(cold.cache_hits), cold.wall_s, cold.busy_s, cold.slots,
           static_cast<unsigned long long>(warm.cache_hits),
-          static_cast<unsigned long long>(warm.evaluated), warm.wall_s);
-      if (warm.cache_hits == 0 || warm.evaluated > 0)
+          static_cast<unsigned long long>(warm.evaluated),
+          static_cast<unsigned long long>(warm.validations), warm.wall_s);
+      if (warm.cache_hits == 0 || warm.evaluated > 0 || warm.validations > 0)
         std::printf(
             "  warning: the warm run was not answered from the cache alone; its time per "
             "candidate includes device time\n");

@@ -27,6 +27,7 @@ npu::eval_result confirmed_result(const npu::eval_result& first, const npu::eval
   }
   npu::eval_result out = cold.latency_us >= first.latency_us ? cold : first;
   out.from_cache = false;
+  out.confirmed = true;
   const double fast = std::min(first.latency_us, cold.latency_us);
   const double slow = std::max(first.latency_us, cold.latency_us);
   if (fast <= 0 || slow / fast - 1 > confirmation_tolerance) {

@@ -5,7 +5,8 @@
 //   * the cold run failed: its failure, as kind "unconfirmed", naming what each run said;
 //   * both ok: the slower of the two, so that a result that something left behind by an earlier
 //     evaluation made faster gains nothing; a disagreement beyond `tolerance` is noted in the
-//     diagnostics.
+//     diagnostics. It is marked `confirmed`, and so is its entry in the evaluation cache: a
+//     campaign that the cache answers with it (a resumed or repeated one) confirms it no more.
 #pragma once
 
 #include "npu/protocol/eval_result.hpp"

@@ -20,7 +20,7 @@ std::optional<eval_cache_entry> eval_cache_entry_for(const std::string& key,
 
 std::string eval_cache_key(const std::string& profile_id, const npu::op_package& op,
                            const std::string& tiling, const std::string& kernel,
-                           const npu::eval_options& options) {
+                           const npu::eval_options& options, bool validation) {
   // Everything that can change an evaluation's outcome: the device, the operator's spec,
   // reference and tiling header, the candidate pair, and the checking options.
   nlohmann::json spec = op.spec;
@@ -29,6 +29,7 @@ std::string eval_cache_key(const std::string& profile_id, const npu::op_package&
                            {"detect_races", options.detect_races},
                            {"noise", options.noise_stddev_fraction},
                            {"noise_seed", options.noise_seed}};
+  if (validation) checks["validation"] = true;
   std::vector<std::string> parts = {
       profile_id, spec.dump(), op.reference_source, op.tiling_header_source,
       tiling,     kernel,      checks.dump()};
@@ -42,9 +43,9 @@ evaluation_service::evaluation_service(std::shared_ptr<npu::device_slots> slots,
 
 evaluation_plan evaluation_service::plan(const evaluation_call& call) {
   evaluation_plan plan;
-  plan.cache_key =
-      eval_cache_key(slots_->profile_id(), *call.op, call.tiling, call.kernel, options_);
-  if (cache_ && !call.cold && !call.validation) {
+  plan.cache_key = eval_cache_key(slots_->profile_id(), *call.op, call.tiling, call.kernel,
+                                  options_, call.validation);
+  if (cache_ && !call.cold) {
     if ((plan.cached = cache_->lookup(plan.cache_key))) {
       plan.cached->from_cache = true;
       ++cache_hits_;

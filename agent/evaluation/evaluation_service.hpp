@@ -50,10 +50,12 @@ bool is_cacheable(const npu::eval_result& r);
 std::optional<eval_cache_entry> eval_cache_entry_for(const std::string& key,
                                                      const npu::eval_result& r);
 
-// The cache key of evaluating (T, K) of `op` on a device with `profile_id` under `options`.
+// The cache key of evaluating (T, K) of `op` on a device with `profile_id` under `options`. A
+// validation (a final best checked on a reshaped `op`, correctness only) has keys of its own,
+// which never answer a tuning evaluation.
 std::string eval_cache_key(const std::string& profile_id, const npu::op_package& op,
                            const std::string& tiling, const std::string& kernel,
-                           const npu::eval_options& options);
+                           const npu::eval_options& options, bool validation = false);
 
 // One candidate to evaluate.
 struct evaluation_call {
@@ -63,7 +65,9 @@ struct evaluation_call {
   std::string campaign;  // who asked (the slot owner's bookkeeping)
   // A confirmation: evaluated on the device from a cold build, never answered from the cache.
   bool cold = false;
-  // A check of a final best on a validation shape (`op` reshaped): on the device, uncached.
+  // A check of a final best on a validation shape (`op` reshaped), correctness only; answered
+  // from the cache under a validation key of its own (a resumed or repeated campaign does not
+  // check the same best on the same shape again).
   bool validation = false;
 };
 

@@ -221,6 +221,7 @@ void to_json(nlohmann::json& j, const eval_result& r) {
   if (r.measurement.measured || !r.measurement.verdict.empty()) {
     j["measurement"] = measurement_json(r.measurement);
   }
+  if (r.confirmed) j["confirmed"] = true;
   if (!r.warnings.empty()) {
     std::vector<std::string> warnings;
     for (const std::string& line : r.warnings) warnings.push_back(to_valid_utf8(line));
@@ -255,6 +256,7 @@ void from_json(const nlohmann::json& j, eval_result& r) {
   read(j, "run_seconds", r.run_seconds);
   if (auto it = j.find("phases"); it != j.end()) from_json(*it, r.phases);
   read(j, "from_cache", r.from_cache);
+  read(j, "confirmed", r.confirmed);
   if (auto it = j.find("measurement"); it != j.end()) read_measurement(*it, r.measurement);
 }
 

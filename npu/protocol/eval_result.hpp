@@ -168,6 +168,9 @@ struct eval_result {
   double run_seconds = 0;
   eval_phases phases;
   bool from_cache = false;
+  // The result of an improvement's confirmation (agent/episode/improvement_confirmation.hpp):
+  // the slower of a first and a cold evaluation. Answered from the cache, it needs no second one.
+  bool confirmed = false;
   measurement_stats measurement;  // cann and cascade devices
 
   bool ok() const { return status == eval_status::ok; }

@@ -154,17 +154,29 @@ TEST_CASE("the evaluation service answers a stored candidate from the cache, oth
   REQUIRE(service.evaluate(cold).ok());
   agent::evaluation_call validation{op, "tiling", "kernel-a", "c"};
   validation.validation = true;
-  REQUIRE(service.evaluate(validation).ok());
+  result<agent::evaluation> checked = service.evaluate(validation);
+  REQUIRE(checked.ok());
   REQUIRE(device->calls.size() == 3);
   CHECK(device->calls[1].cold);
   CHECK_FALSE(device->calls[2].cold);
+  // The validation has a key of its own; once stored, the same check is answered from the cache.
+  CHECK(checked->cache_key != first->cache_key);
+  std::optional<agent::eval_cache_entry> checked_entry =
+      agent::eval_cache_entry_for(checked->cache_key, checked->result);
+  REQUIRE(checked_entry.has_value());
+  cache->entries[checked_entry->key] = checked_entry->result;
+  result<agent::evaluation> checked_again = service.evaluate(validation);
+  REQUIRE(checked_again.ok());
+  CHECK(checked_again->result.from_cache);
+  CHECK(device->calls.size() == 3);
+  CHECK(service.cache_hits() == 2);
 
   // Another kernel is another key.
   result<agent::evaluation> other = service.evaluate({op, "tiling", "kernel-b", "c"});
   REQUIRE(other.ok());
   CHECK_FALSE(other->result.from_cache);
   CHECK(other->cache_key != first->cache_key);
-  CHECK(service.cache_hits() == 1);
+  CHECK(service.cache_hits() == 2);
 }
 
 TEST_CASE("the evaluation cache key covers the device profile and the checking options") {
@@ -180,6 +192,8 @@ TEST_CASE("the evaluation cache key covers the device profile and the checking o
   npu::eval_options cold = base;
   cold.cold = true;
   CHECK(key == agent::eval_cache_key("sim:a", *op, "t", "k", cold));
+  // A validation check answers only a validation check.
+  CHECK(key != agent::eval_cache_key("sim:a", *op, "t", "k", base, true));
 }
 
 TEST_CASE("an evaluation no slot could give is an error and leaves no cache entry") {

@@ -25,6 +25,7 @@ TEST_CASE("a cold re-evaluation that fails turns the improvement into its failur
   const npu::eval_result r = confirmed_result(ok(5.0), cold);
   CHECK(r.status == npu::eval_status::precision_error);
   CHECK(r.error_kind == "unconfirmed");
+  CHECK_FALSE(r.confirmed);
   CHECK(r.message.find("precision_error/mismatch: z[3]: 1 != 2") != std::string::npos);
   CHECK(r.message.find("the first evaluation: ok, 5 us") != std::string::npos);
 }
@@ -36,6 +37,7 @@ TEST_CASE("of two ok runs the slower one counts, and a disagreement is noted") {
   CHECK(r.ok());
   CHECK(r.latency_us == 3.0);
   CHECK_FALSE(r.from_cache);
+  CHECK(r.confirmed);
   REQUIRE(r.diagnostics.size() == 1);
   CHECK(r.diagnostics[0].find("measured 3 us against 2 us") != std::string::npos);
 
@@ -47,4 +49,5 @@ TEST_CASE("two ok runs that agree confirm the improvement without a note") {
   CHECK(r.ok());
   CHECK(r.latency_us == 2.0);
   CHECK(r.diagnostics.empty());
+  CHECK(r.confirmed);
 }

@@ -66,6 +66,12 @@ TEST_SUITE("protocol") {
     CHECK(back.phases.check == 0.125);
     CHECK(back.phases.run == 0);
     CHECK(back.from_cache);
+    CHECK_FALSE(j.contains("confirmed"));
+    CHECK_FALSE(back.confirmed);
+
+    aopt::npu::eval_result confirmed = sample_result();
+    confirmed.confirmed = true;
+    CHECK(json(confirmed).get<aopt::npu::eval_result>().confirmed);
   }
 
   TEST_CASE("the cube's pipes are in a profile only where the cube worked, and round-trip") {
