@@ -215,23 +215,6 @@ void evaluate(episode_self self, const agent::evaluation_request& request) {
           [=](caf::error& e) { record_evaluation(self, "", evaluator_failure(e)); });
 }
 
-// Feasibility before the device (issue 16): the one place every Stage I tiling passes, whoever
-// proposed it. A rejected tiling costs no evaluation: the engine records it (count, reason, the
-// mutator's feedback), the state is persisted, and the mutator is asked again. A prober that
-// failed itself judges nothing: the candidate is evaluated.
-void probe_then_evaluate(episode_self self, const agent::evaluation_request& request) {
-  const episode_context& ctx = self->state.ctx;
-  self->request(ctx.pipeline.prober, caf::infinite, probe_atom_v,
-                make_local(tiling_probe_call{ctx.op, request.tiling, request.kernel}))
-      .then(
-          [=](const probe_outcome& o) {
-            if (o.value->feasible()) return evaluate(self, request);
-            self->state.engine->on_probe_rejection(*o.value);
-            if (persist(self, std::nullopt, std::nullopt)) step(self);
-          },
-          [=](caf::error&) { evaluate(self, request); });
-}
-
 void continue_after(episode_self self, const std::optional<agent::candidate_record>& record) {
   if (record && !persist(self, record, std::nullopt)) return;
   step(self);
@@ -330,10 +313,7 @@ void step(episode_self self) {
                     step(self);
                 });
           },
-          [&](const agent::need_evaluation& ev) {
-            if (!ev.request.probe || !ctx.pipeline.prober) return evaluate(self, ev.request);
-            probe_then_evaluate(self, ev.request);
-          },
+          [&](const agent::need_evaluation& ev) { evaluate(self, ev.request); },
           [&](const agent::need_validation& v) {
             validate(self, v, std::make_shared<std::vector<npu::eval_result>>());
           },

@@ -16,7 +16,6 @@
 #include "actors/hook_role.hpp"
 #include "actors/messages.hpp"
 #include "actors/mutator.hpp"
-#include "actors/prober.hpp"
 #include "actors/refiner.hpp"
 #include "actors/retriever.hpp"
 #include "agent/episode/campaign_events.hpp"
@@ -37,9 +36,6 @@ struct episode_pipeline {
   retriever_actor retriever;
   refiner_actor refiner;
   evaluator_actor evaluator;
-  // The tiling probe (actors/prober.hpp) every Stage I tiling passes before the evaluator; null:
-  // none (stage1.probe_tilings = false, or no prober for the device).
-  prober_actor prober;
   std::string mutator_policy;  // names recorded with each candidate
   std::string refiner_policy;
   // A candidate that would become the best is evaluated once more, cold, before it is accepted

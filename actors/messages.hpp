@@ -21,7 +21,6 @@
 #include "agent/episode/episode.hpp"
 #include "agent/episode/hooks.hpp"
 #include "agent/episode/roles.hpp"
-#include "agent/episode/tiling_feasibility.hpp"
 #include "agent/heuristics/bank_rewind.hpp"
 #include "base/utf8.hpp"
 #include "llm/call_result.hpp"
@@ -120,16 +119,6 @@ using observation_outcome = local<result<nlohmann::json>>;
 // The Rewinder (actors/rewinder.hpp): one expert package in, its distilled trajectory out.
 using rewind_job = local<npu::op_package>;
 using rewind_outcome = local<result<agent::distilled_expert>>;
-
-// The tiling probe (actors/prober.hpp): a Stage I candidate's tiling, with the kernel it is to
-// run with, in; the trusted judge's verdict out.
-struct tiling_probe_call {
-  std::shared_ptr<const npu::op_package> op;
-  std::string tiling;
-  std::string kernel;
-};
-using probe_job = local<tiling_probe_call>;
-using probe_outcome = local<agent::feasibility_verdict>;
 
 // LLM calls by message to the campaign's gateway actor (actors/llm_gateway.hpp). A failed call
 // is a classified llm::call_result, not an actor error.
@@ -328,8 +317,6 @@ CAF_ADD_TYPE_ID(aopt, (aopt::actors::worker_hello))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::worker_welcome))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::pool_job))
 CAF_ADD_TYPE_ID(aopt, (aopt::npu::package_sources))
-CAF_ADD_TYPE_ID(aopt, (aopt::actors::probe_job))
-CAF_ADD_TYPE_ID(aopt, (aopt::actors::probe_outcome))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::annotation_job))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::annotation_outcome))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::gate_job))
@@ -354,7 +341,6 @@ CAF_ADD_ATOM(aopt, aopt::actors, join_atom, "join")
 CAF_ADD_ATOM(aopt, aopt::actors, heartbeat_atom, "heartbeat")
 CAF_ADD_ATOM(aopt, aopt::actors, package_atom, "package")
 CAF_ADD_ATOM(aopt, aopt::actors, tick_atom, "tick")
-CAF_ADD_ATOM(aopt, aopt::actors, probe_atom, "probe")
 CAF_ADD_ATOM(aopt, aopt::actors, challenge_atom, "challenge")
 CAF_ADD_ATOM(aopt, aopt::actors, done_atom, "done")
 CAF_ADD_ATOM(aopt, aopt::actors, annotate_atom, "annotate")

@@ -23,7 +23,7 @@
 // and the order of the lines do. --work DIR keeps the databases: run again with the same DIR (and
 // the same build), the bench resumes every campaign it started there (bench_work_dir.hpp).
 // Besides the infeasible share of device evaluations, it prints the share of proposals the tiling
-// probe rejected before the device (issue 16, "<kind> (probe)" rejections).
+// probe rejected before the device (issue 16, "<kind> (tiling_probe)" rejections).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -160,7 +160,7 @@ variant_result run_variant(const std::string& name, const std::vector<fs::path>&
         s.failures.count("policy_failure") ? s.failures.at("policy_failure") : 0;
     uint32_t probed = 0;
     for (const auto& [reason, n] : s.rejected) {
-      if (ends_with(reason, "(probe)")) probed += n;
+      if (ends_with(reason, "(tiling_probe)")) probed += n;
     }
     r.evaluations += s.candidates - policy_failures;
     r.infeasible += failures;

@@ -165,8 +165,8 @@ struct llm_config {
 
 // [stage1]: Stage I (tiling) beyond the budget keys of [campaign] (issue 16).
 struct stage1_config {
-  // Run every Stage I candidate's tiling function alone (the tiling probe) and keep the
-  // infeasible ones from the device.
+  // Run every Stage I candidate's tiling function alone (the gate "tiling_probe",
+  // agent/roles/tiling_probe_role.cpp) and keep the infeasible ones from the device.
   bool probe_tilings = true;
 };
 
@@ -184,7 +184,7 @@ struct pipeline_config {
   std::vector<std::string> stage2 = {"diagnoser", "retriever", "refiner"};
   // Hooked roles by hook (agent/episode/hooks.hpp), in the order they are asked.
   std::vector<std::string> annotators;
-  std::vector<std::string> gates = {"depth_screen"};
+  std::vector<std::string> gates = {"depth_screen", "tiling_probe"};
   std::vector<std::string> observers;
 };
 

@@ -14,7 +14,6 @@
 #include "actors/campaign.hpp"
 #include "actors/evaluator.hpp"
 #include "actors/llm_gateway.hpp"
-#include "actors/prober.hpp"
 #include "actors/role_registry.hpp"
 #include "actors/shut_down.hpp"
 #include "agent/episode/store_journal.hpp"
@@ -428,7 +427,6 @@ status campaign_run::prepare(caf::actor_system& sys) {
   if (!pipeline.ok()) return refuse(pipeline.error());
   pipeline_ = *pipeline;
   pipeline_.confirm_improvements = cfg.device.confirm_improvements;
-  if (probe.screen) pipeline_.prober = actors::spawn_prober(sys, probe.screen);
   const actors::evaluator_context evaluation{device_, host_.device_pool(),
                                              std::make_shared<agent::store_journal>(db_),
                                              make_eval_options(cfg.device)};
@@ -445,10 +443,15 @@ status campaign_run::prepare(caf::actor_system& sys) {
   environment.hardware = &hardware_;
   environment.evaluation = actors::make_evaluation_service(sys, evaluation);
   environment.device_slots = cfg.device.slots;
+  environment.tiling_probe = probe.screen;
   std::vector<agent::episode_config> resumed;
   for (const actors::campaign_episode& e : episodes) resumed.push_back(e.state.config);
   config::aopt_config hooked_cfg = cfg;
   hooked_cfg.pipeline = with_resumed_roles(cfg.pipeline, resumed);
+  const std::vector<std::string>& gates = hooked_cfg.pipeline.gates;
+  if (probe.screen && std::find(gates.begin(), gates.end(), "tiling_probe") == gates.end()) {
+    outcome_.tiling_probe = "off ([pipeline] gates leaves out tiling_probe)";
+  }
   result<std::vector<actors::hooked_role>> hooked =
       spawn_hooked_roles(sys, hooked_cfg, environment);
   if (!hooked.ok()) return refuse(hooked.error().with_context("the roles the episodes ask"));
@@ -485,7 +488,7 @@ result<campaign_outcome> campaign_run::finish(
     *outcome.cascade += cascade->counts();
   }
   actors::shut_down(pipeline_.mutator, pipeline_.diagnoser, pipeline_.retriever, pipeline_.refiner,
-                    pipeline_.evaluator, pipeline_.prober, llm_gateway_->actor());
+                    pipeline_.evaluator, llm_gateway_->actor());
   for (const actors::hooked_role& role : pipeline_.hooked) actors::shut_down(role.actor);
   // Unroutes the LLM backend from the gateway actor and the billing from the journal.
   llm_gateway_.reset();

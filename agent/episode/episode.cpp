@@ -257,7 +257,7 @@ episode_action episode_engine::next() const {
     if (m.repairing) m.repair_kind = state_.repaired_from.substr(0, state_.repaired_from.find(':'));
     if (!best_of_n) m.policy_state = state_.mutator_state;
     m.history = state_.tiling_history;
-    // Each proposal of the episode has its own index, also one that follows a probe rejection
+    // Each proposal of the episode has its own index, also one that follows a certain rejection
     // or a repeated proposal in the same step (an LLM cache key, a seed without policy state).
     m.sample_index = state_.candidates + state_.probe_rejections + state_.repeated_proposals;
     return need_mutation{std::move(m)};
@@ -313,7 +313,7 @@ std::optional<candidate_record> episode_engine::on_mutation(const result<mutatio
           reply.error().message() +
           (state_.probe_rejections_in_step == 0
                ? std::string()
-               : fmt::format(" ({} rejected by the tiling probe in the last step, the last for {})",
+               : fmt::format(" ({} rejected before the device in the last step, the last {})",
                              state_.probe_rejections_in_step, state_.last_probe_rejection));
       end_stage();
       return std::nullopt;
@@ -333,8 +333,7 @@ std::optional<candidate_record> episode_engine::on_mutation(const result<mutatio
     return std::nullopt;
   }
   pending_.evaluation = evaluation_request{
-      reply->tiling, source_kernel(), "mutator", reply->origin + after_probe_rejections(), {},
-      probe_next()};
+      reply->tiling, source_kernel(), "mutator", reply->origin + after_tiling_rejections(), {}};
   return std::nullopt;
 }
 
@@ -428,15 +427,14 @@ std::optional<candidate_record> episode_engine::on_refinement(
 // baseline kernel itself when the refiner has nothing).
 void episode_engine::compose_best_of_n() {
   const std::vector<kernel_candidate>& kernels = *pending_.kernels;
-  evaluation_request e{
-      *pending_.mutated_tiling, state_.baseline_kernel, "best_of_n", "sample", {}, probe_next()};
+  evaluation_request e{*pending_.mutated_tiling, state_.baseline_kernel, "best_of_n", "sample", {}};
   if (!kernels.empty()) {
     const kernel_candidate& k = kernels[state_.candidates % kernels.size()];
     e.kernel = k.kernel;
     e.origin = "sample+" + k.origin;
     e.tuple_ids = k.tuple_ids;
   }
-  e.origin += after_probe_rejections();
+  e.origin += after_tiling_rejections();
   pending_.evaluation = std::move(e);
 }
 
@@ -697,15 +695,11 @@ void episode_engine::advance_after_step() {
   if (state_.step_in_stage >= stage_allowance() && !state_.repairing) end_stage();
 }
 
-// Stage I tilings are probed, unless this step's proposals were rejected too often already.
-bool episode_engine::probe_next() const {
-  return state_.probe_rejections_in_step < max_probe_rejections;
-}
-
-// What the origin of a candidate proposed after probe rejections in its step says about them.
-std::string episode_engine::after_probe_rejections() const {
+// What the origin of a candidate proposed after certain rejections of tilings in its step says
+// about them.
+std::string episode_engine::after_tiling_rejections() const {
   if (state_.probe_rejections_in_step == 0) return "";
-  return fmt::format(" (after {} rejected by the tiling probe, the last for {})",
+  return fmt::format(" (after {} rejected before the device, the last {})",
                      state_.probe_rejections_in_step, state_.last_probe_rejection);
 }
 
@@ -714,19 +708,6 @@ void episode_engine::step_spent() {
   state_.probe_rejections_in_step = 0;
   state_.last_probe_rejection.clear();
   state_.repeated_in_step = 0;
-}
-
-void episode_engine::on_probe_rejection(const feasibility_verdict& verdict) {
-  if (!pending_.evaluation || !pending_.evaluation->probe || verdict.feasible()) return;
-  const evaluation_request request = *pending_.evaluation;
-  state_.rejected[verdict.kind + " (probe)"]++;
-  state_.probe_rejections++;
-  state_.probe_rejections_in_step++;
-  state_.last_probe_rejection = verdict.kind + ": " + verdict.message;
-  // The proposer's feedback: the kind (the heuristic mutator learns the region from it) and why.
-  remember_trial({request.tiling, std::nullopt, verdict.kind,
-                  "rejected by the tiling probe before the device: " + verdict.message});
-  drop_tiling_proposal();
 }
 
 void episode_engine::reject_repeated_proposal() {
@@ -747,8 +728,25 @@ void episode_engine::remember_trial(tiling_trial trial) {
   }
 }
 
-// A tiling rejected before the device (by the probe or a gate) leaves nothing pending but what
-// best_of_n keeps: its refined kernels, for the next sample.
+// A tiling the gates vetoed with certainty: counted with its kind, and its kind is the mutator's
+// feedback (the heuristic mutator learns the infeasible region from it, the LLM reads why).
+// evolve keeps the step's parent, as after any veto.
+void episode_engine::reject_tiling(const std::string& gate, const gate_verdict& verdict) {
+  const std::string kind = verdict.kind.empty() ? "vetoed" : verdict.kind;
+  state_.rejected[kind + " (" + gate + ")"]++;
+  state_.probe_rejections++;
+  state_.probe_rejections_in_step++;
+  state_.last_probe_rejection = "by " + gate + " for " + kind + ": " + verdict.reason;
+  remember_trial({pending_.evaluation->tiling, std::nullopt, kind,
+                  "rejected by " + gate + " before the device: " + verdict.reason});
+  pending_.gated = false;
+  std::optional<program> parent = pending_.parent;
+  drop_tiling_proposal();
+  if (evolving()) pending_.parent = std::move(parent);
+}
+
+// A tiling rejected before the device (by a gate or as a repeated proposal) leaves nothing pending
+// but what best_of_n keeps: its refined kernels, for the next sample.
 void episode_engine::drop_tiling_proposal() {
   // The policy state that produced the proposal is kept: it knows the proposal was made.
   if (pending_.mutator_state) state_.mutator_state = *pending_.mutator_state;
@@ -865,7 +863,9 @@ void episode_engine::skip_empty_stages() {
 }
 
 bool episode_engine::gates_apply() const {
-  return !state_.config.gates.empty() && pending_.evaluation && !pending_.gated;
+  if (state_.config.gates.empty() || !pending_.evaluation || pending_.gated) return false;
+  return pending_.evaluation->role == "refiner" ||
+         state_.probe_rejections_in_step < max_tiling_rejections;
 }
 
 void episode_engine::keep_role_state(const std::string& role, const nlohmann::json& state) {
@@ -918,6 +918,7 @@ void episode_engine::record_veto(const std::string& gate, const gate_verdict& ve
   const evaluation_request request = *pending_.evaluation;
   const std::string& reason = verdict.reason;
   const bool rewrite = request.role == "refiner";
+  if (!rewrite && verdict.certain) return reject_tiling(gate, verdict);
   if (verdict.certain) {
     state_.rejected[(verdict.kind.empty() ? "vetoed" : verdict.kind) + " (" + gate + ")"]++;
   } else {
@@ -937,7 +938,7 @@ void episode_engine::record_veto(const std::string& gate, const gate_verdict& ve
     queue_next_kernel();
     return;
   }
-  // A tiling: the mutator's feedback, like a probe rejection's; evolve keeps the step's parent.
+  // A tiling vetoed by an opinion: the mutator hears of it; evolve keeps the step's parent.
   remember_trial({request.tiling, std::nullopt, "vetoed",
                   "vetoed by " + gate + " before the device: " + reason});
   std::optional<program> parent = pending_.parent;

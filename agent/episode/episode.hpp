@@ -22,11 +22,10 @@
 // with a status a tiling can fix (baseline_repair.hpp) is repaired: Stage I runs, without its
 // step allowance, until a candidate is feasible; that one becomes the reference (baseline_us)
 // and the episode continues as usual; no feasible candidate within the budget fails the
-// operator. Every Stage I tiling, whoever proposed it, is flagged for the tiling probe
-// (evaluation_request::probe): a caller with a probe runs it first, and a rejection
-// (on_probe_rejection) costs neither an evaluation nor budget. When the search is over, a best
-// other than the reference is checked on the operator's validation shapes (need_validation) before
-// the episode finishes. Thread-compatible: one thread at a time.
+// operator. Every candidate but the baseline passes the gates first (need_gate, hooks.hpp), the
+// tiling probe among them: a veto costs neither an evaluation nor budget. When the search is over,
+// a best other than the reference is checked on the operator's validation shapes (need_validation)
+// before the episode finishes. Thread-compatible: one thread at a time.
 #pragma once
 
 #include <optional>
@@ -50,10 +49,6 @@ struct evaluation_request {
   std::string role;
   std::string origin;
   std::vector<std::string> tuple_ids;
-  // A Stage I tiling, whoever proposed it (issue 16: feasibility before the device): a caller
-  // with a tiling probe runs it first and hands a rejection to on_probe_rejection() instead of
-  // evaluating; a caller without one evaluates it as it is.
-  bool probe = false;
 };
 
 struct need_mutation {
@@ -130,14 +125,6 @@ class episode_engine {
   void on_retrieval(const result<std::vector<tuple_ref>>& tuples);
   std::optional<candidate_record> on_refinement(
       const result<std::vector<kernel_candidate>>& candidates, const std::string& policy);
-  // The tiling probe rejected the tiling of the evaluation next() asked for (its `probe` is set):
-  // no device evaluation, no budget. The rejection is counted (state().rejected, "<kind>
-  // (probe)"), enters the tiling history with its reason (the mutator's feedback: the heuristic
-  // mutator learns the region, the LLM reads it in its next prompt), and next() asks the
-  // mutator again. After max_probe_rejections in one step the next proposal goes to the device
-  // unprobed, so that a mostly infeasible space still spends the budget and ends.
-  void on_probe_rejection(const feasibility_verdict& verdict);
-  static constexpr uint32_t max_probe_rejections = 12;
   // A Stage I tiling whose program was evaluated already (Stage II evaluates its rewrites at the
   // tiling Stage I goes on from, where a mutator may come back to) is not evaluated again and
   // costs no budget: it is counted (state().rejected, "already evaluated"), the mutator's state,
@@ -160,13 +147,20 @@ class episode_engine {
   // The gates' verdicts on need_gate's candidate, in order, up to the first heeded veto. A veto
   // costs neither an evaluation nor budget: the candidate counts as tried, is counted in
   // state().rejected ("vetoed by <gate>", a certain one "<kind> (<gate>)"), and its reason goes
-  // to the proposer (the mutator's tiling history, the refiner's next request). A gate that
-  // failed judges nothing. After max_gate_vetoes opinions in one step only certain vetoes are
-  // heeded (gate_request::heeds_opinions), so that a gate vetoing everything still lets the
-  // budget be spent and the episode end. Returns whether the state changed (a veto, a note, a
-  // role's state): an accepted candidate whose gates keep no state need not be persisted.
+  // to the proposer (the mutator's tiling history, the refiner's next request). A certain veto
+  // of a tiling (the tiling probe's: the device would refuse it) enters the history under its
+  // kind, from which the heuristic mutator learns the infeasible region, and the origin of the
+  // step's next candidate names it. A gate that failed judges nothing. Returns whether the state
+  // changed (a veto, a note, a role's state): an accepted candidate whose gates keep no state
+  // need not be persisted.
+  //
+  // Two limits per step let a gate that vetoes everything still spend the budget and end the
+  // episode: after max_gate_vetoes opinions only certain vetoes are heeded
+  // (gate_request::heeds_opinions), and after max_tiling_rejections certain vetoes of tilings the
+  // step's next tiling goes to the device ungated.
   bool on_gate(const std::vector<role_answer<gate_verdict>>& verdicts);
   static constexpr uint32_t max_gate_vetoes = 12;
+  static constexpr uint32_t max_tiling_rejections = 12;
   // After on_evaluation(): the observers to tell, and what (nullopt: none configured).
   std::optional<observation> pending_observation() const;
   // The observers' answers (their new states), in order.
@@ -213,8 +207,8 @@ class episode_engine {
   void advance_after_step();
   void end_stage();
   void fail_repair(const std::string& why);
-  bool probe_next() const;
-  std::string after_probe_rejections() const;
+  std::string after_tiling_rejections() const;
+  void reject_tiling(const std::string& gate, const gate_verdict& verdict);
   void step_spent();
   void skip_empty_stages();
   void queue_next_kernel();

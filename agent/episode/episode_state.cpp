@@ -166,6 +166,10 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
                            s.config.gates.end()) {
       s.config.gates.insert(s.config.gates.begin(), "depth_screen");
     }
+    if (version < 3 && std::find(s.config.gates.begin(), s.config.gates.end(), "tiling_probe") ==
+                           s.config.gates.end()) {
+      s.config.gates.push_back("tiling_probe");
+    }
     s.config.observers = c.value("observers", std::vector<std::string>{});
     const std::string phase = j.at("phase").get<std::string>();
     if (!enum_parse(phase, s.phase, phase_names)) {

@@ -111,8 +111,9 @@ struct episode_state {
   std::string repaired_tiling;  // the repaired reference's tiling (its kernel is the baseline's)
   // Candidates rejected before the device, by reason (they cost no evaluation).
   std::map<std::string, uint32_t> rejected;
-  // Stage I tilings the tiling probe rejected (also counted in `rejected` as "<kind> (probe)"):
-  // in the whole episode, since the last step was spent, and the last one's kind and message.
+  // Stage I tilings a gate vetoed with certainty, the tiling probe's infeasible ones (also
+  // counted in `rejected` as "<kind> (<gate>)"): in the whole episode, since the last step was
+  // spent, and the last one's kind, gate and reason.
   uint32_t probe_rejections = 0;
   uint32_t probe_rejections_in_step = 0;
   std::string last_probe_rejection;
@@ -139,7 +140,9 @@ struct episode_state {
 // form brings it to this one:
 //   2  the depth screen, which the engine ran ahead of the gates, is the gate "depth_screen"
 //      (agent/roles/depth_screen_role.cpp): a state of version 1 gains it first in its gates.
-inline constexpr int episode_state_version = 2;
+//   3  the tiling probe, which the episode actor ran after the gates, is the gate "tiling_probe"
+//      (agent/roles/tiling_probe_role.cpp): a state of version 2 or older gains it last.
+inline constexpr int episode_state_version = 3;
 
 void to_json(nlohmann::json& j, const episode_state& s);
 result<episode_state> episode_state_from_json(const nlohmann::json& j);

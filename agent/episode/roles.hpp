@@ -27,7 +27,7 @@ struct tiling_trial {
   std::optional<double> latency_us;  // nullopt: infeasible
   std::string summary;               // e.g. the tunable values or the failure kind
   // Why it failed, in a sentence, when more than its kind is known (a tiling probe rejection:
-  // "rejected by the tiling probe before the device: tileLength 32768 x ...").
+  // "rejected by tiling_probe before the device: tileLength 32768 x ...").
   std::string detail = {};
 };
 

@@ -20,8 +20,8 @@
 // naming the host file, the line and what was expected. Either ends the stage without spending
 // budget, and the episode keeps the message (episode_state::notes). While a failed baseline is
 // repaired (mutation_request::repairing) the start values count as infeasible. A failed trial's
-// summary is its failure kind, also for a tiling the tiling probe rejected before the device
-// (episode.hpp, on_probe_rejection): the mutator learns the region from it.
+// summary is its failure kind, also for a tiling a gate rejected with certainty before the
+// device (the tiling probe; episode.hpp, on_gate): the mutator learns the region from it.
 //
 // Thread-safety: every policy may be called from several threads at once.
 #pragma once

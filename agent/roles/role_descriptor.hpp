@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/episode/hooks.hpp"
+#include "agent/episode/tiling_feasibility.hpp"
 #include "agent/evaluation/evaluation_service.hpp"
 #include "agent/llm_policies/llm_backend.hpp"
 #include "base/status.hpp"
@@ -50,6 +51,9 @@ struct role_environment {
   // Evaluations outside the episode's budget (a profiler's extra run): cached, slot-bounded.
   std::shared_ptr<evaluation_service> evaluation;
   uint32_t device_slots = 0;
+  // Runs a tiling function alone and judges it (agent/episode/tiling_feasibility.hpp); empty
+  // when the campaign probes nothing (stage1.probe_tilings = false, or its device cannot).
+  tiling_screen tiling_probe;
 };
 
 struct role_descriptor {

@@ -24,7 +24,7 @@ inline std::optional<actors::episode_summary> episode_to_end(caf::actor_system& 
       .receive([&](const actors::episode_summary& s) { summary = s; },
                [&](const caf::error& e) { FAIL("episode: " << caf::to_string(e)); });
   actors::shut_down(pipeline.mutator, pipeline.diagnoser, pipeline.retriever, pipeline.refiner,
-                    pipeline.evaluator, pipeline.prober);
+                    pipeline.evaluator);
   for (const actors::hooked_role& role : pipeline.hooked) actors::shut_down(role.actor);
   return summary;
 }

@@ -1,9 +1,10 @@
 // Feasibility before the device for every proposer (issue 16), through the episode actor: the
 // LLM mutator (the stub endpoint on loopback, real HTTP) proposes an infeasible tiling of
-// add_custom (its clamp to the UB removed, a 32768-element double-buffered tile). The prober
-// actor runs the simulator's real tiling probe (g++ build of the host unit, sandboxed run) and
+// add_custom (its clamp to the UB removed, a 32768-element double-buffered tile). The gate
+// tiling_probe (agent/roles/tiling_probe_role.cpp, built from the role table as a campaign builds
+// it) runs the simulator's real tiling probe (g++ build of the host unit, sandboxed run) and
 // rejects it: no device evaluation, no budget, counted with its reason, and the reason is in
-// the LLM's next prompt; its next, feasible, proposal is evaluated. Without a prober (what
+// the LLM's next prompt; its next, feasible, proposal is evaluated. Without a screen (what
 // stage1.probe_tilings = false gives) the same proposal goes to the device.
 #include <doctest/doctest.h>
 
@@ -16,14 +17,15 @@
 #include "actors/device_pool.hpp"
 #include "actors/episode_to_end.hpp"
 #include "actors/evaluator.hpp"
+#include "actors/hook_role.hpp"
 #include "actors/messages.hpp"
-#include "actors/prober.hpp"
 #include "actors/recording_journal.hpp"
 #include "actors/role_registry.hpp"
 #include "actors/simulator_fixture.hpp"
 #include "agent/heuristics/heuristic_policies.hpp"
 #include "agent/llm_policies/llm_backend.hpp"
 #include "agent/llm_policies/llm_mutator.hpp"
+#include "agent/roles/role_table.hpp"
 #include "config/aopt_config.hpp"
 #include "runtime/llm_factory.hpp"
 #include "support/openai_stub_server.hpp"
@@ -94,7 +96,8 @@ struct episode_run {
   std::vector<agent::candidate_record> candidates;
 };
 
-// One Stage I episode of budget 1 with the LLM mutator; `screen` empty: no prober.
+// One Stage I episode of budget 1 with the LLM mutator, gated by tiling_probe over `screen`
+// (empty: the role probes nothing).
 episode_run run_episode(std::shared_ptr<const npu::op_package> op,
                         std::shared_ptr<agent::llm_backend> llm,
                         std::shared_ptr<counting_device> device, agent::tiling_screen screen) {
@@ -117,11 +120,18 @@ episode_run run_episode(std::shared_ptr<const npu::op_package> op,
   eval.input_sets = 1;
   pipeline->evaluator =
       actors::spawn_evaluator(sys, {device, actors::spawn_device_pool(sys, {}), nullptr, eval});
-  if (screen) pipeline->prober = actors::spawn_prober(sys, screen);
+  const agent::role_descriptor* probe = agent::find_role(agent::role_descriptors(), "tiling_probe");
+  REQUIRE(probe != nullptr);
+  agent::role_environment env;
+  env.tiling_probe = screen;
+  result<agent::hook_policy> gate = probe->make(env);
+  REQUIRE(gate.ok());
+  pipeline->hooked = {{"tiling_probe", actors::spawn_hook_role(sys, *gate)}};
 
   agent::episode_config episode_cfg;
   episode_cfg.strat = agent::strategy::stage1;
   episode_cfg.budget = 1;
+  episode_cfg.gates = {"tiling_probe"};
   auto journal = std::make_shared<testing::recording_journal>();
   std::optional<actors::episode_summary> summary =
       testing::episode_to_end(sys, {op, agent::initial_episode_state("c", *op, episode_cfg),
@@ -167,22 +177,22 @@ TEST_CASE(
   CHECK(evaluated[1].find("BLOCK_DIM = 4;") != std::string::npos);
   CHECK(evaluated[1].find("TILE_LENGTH = 32768;") == std::string::npos);
   CHECK(probed.state.candidates == 1);
-  CHECK(probed.state.rejected.at("ub_overflow (probe)") == 1);
+  CHECK(probed.state.rejected.at("ub_overflow (tiling_probe)") == 1);
   CHECK(probed.state.probe_rejections == 1);
   REQUIRE(probed.candidates.size() == 2);
   CHECK(probed.candidates[1].origin.find(
-            "(after 1 rejected by the tiling probe, the last for ub_overflow: tileLength 32768 x "
-            "bufferNum 2") != std::string::npos);
+            "(after 1 rejected before the device, the last by tiling_probe for ub_overflow: "
+            "tileLength 32768 x bufferNum 2") != std::string::npos);
   // The rejection and its reason are in the LLM's next prompt, as a failed trial.
   const auto requests = server.received();
   REQUIRE(requests.size() == 2);
-  CHECK(user_prompt(requests[0]).find("rejected by the tiling probe") == std::string::npos);
+  CHECK(user_prompt(requests[0]).find("rejected by tiling_probe") == std::string::npos);
   const std::string second = user_prompt(requests[1]);
   CHECK(second.find("BLOCK_DIM=8, BUFFER_NUM=2, TILE_LENGTH=32768: failed (ub_overflow: rejected "
-                    "by the tiling probe before the device: tileLength 32768 x bufferNum 2") !=
+                    "by tiling_probe before the device: tileLength 32768 x bufferNum 2") !=
         std::string::npos);
 
-  // No prober: the same infeasible proposal costs a device evaluation, which fails.
+  // No screen: the same infeasible proposal costs a device evaluation, which fails.
   server.script(
       {test::reply("Bigger, double-buffered tiles.\n" + edit(tile_and_buffers, huge_tiles))});
   const episode_run unprobed = run_episode(op, *llm, device, {});
@@ -191,7 +201,7 @@ TEST_CASE(
   REQUIRE(all.size() == evaluated.size() + 2);  // the baseline, the infeasible tiling
   CHECK(all.back().find("TILE_LENGTH = 32768;") != std::string::npos);
   CHECK(unprobed.state.probe_rejections == 0);
-  CHECK(unprobed.state.rejected.count("ub_overflow (probe)") == 0);
+  CHECK(unprobed.state.rejected.count("ub_overflow (tiling_probe)") == 0);
   REQUIRE(unprobed.candidates.size() == 2);
   CHECK_FALSE(unprobed.candidates[1].result.ok());
 }

@@ -15,6 +15,7 @@
 
 #include "agent/episode/episode.hpp"
 #include "agent/heuristics/heuristic_policies.hpp"
+#include "agent/roles/role_table.hpp"
 
 using namespace aopt;
 using namespace aopt::agent;
@@ -135,11 +136,13 @@ episode_state stage1_episode(const npu::op_package& op, uint32_t budget) {
   episode_config config;
   config.strat = strategy::stage1;
   config.budget = budget;
+  config.gates = {"tiling_probe"};
   return initial_episode_state("c", op, config);
 }
 
-// Drives an episode the way the episode actor does: every Stage I tiling the engine flags goes
-// through `screen` first; a rejection goes back to the engine, the rest to a scripted device.
+// Drives an episode the way the episode actor does: every Stage I tiling goes through the gate
+// "tiling_probe", here `screen` as agent/roles/tiling_probe_role.cpp applies it; a rejection goes
+// back to the engine, the rest to a scripted device.
 struct probe_world {
   std::function<feasibility_verdict(const std::string&)> screen;
   bool check_feasible = true;  // what reaches the device must have passed the screen
@@ -148,29 +151,38 @@ struct probe_world {
   uint32_t origins_after_rejection = 0;
 
   void run(episode_engine& e, mutator_policy& policy) {
+    std::optional<std::string> passed;  // the tiling the gate accepted last
     for (int i = 0; i < 1000; ++i) {
       episode_action a = e.next();
       if (std::holds_alternative<episode_finished>(a)) return;
       if (auto* m = std::get_if<need_mutation>(&a)) {
         e.on_mutation(policy.mutate(m->request), policy.name());
+      } else if (auto* g = std::get_if<need_gate>(&a)) {
+        REQUIRE(g->roles == std::vector<std::string>{"tiling_probe"});
+        CHECK(g->request.role == "mutator");
+        const feasibility_verdict v = screen(g->request.tiling);
+        gate_verdict verdict;
+        if (v.feasible()) {
+          passed = g->request.tiling;
+        } else {
+          ++rejections;
+          verdict.veto = verdict.certain = true;
+          verdict.kind = v.kind;
+          verdict.reason = v.message;
+        }
+        const bool veto = verdict.veto;
+        // A veto changes the state; an acceptance by a gate without state does not.
+        CHECK(e.on_gate({{"tiling_probe", result<gate_verdict>(std::move(verdict))}}) == veto);
       } else if (auto* ev = std::get_if<need_evaluation>(&a)) {
         const evaluation_request& r = ev->request;
         if (r.role == "baseline") {
-          CHECK_FALSE(r.probe);
           e.on_evaluation(ok(100));
           continue;
         }
-        if (r.probe) {
-          const feasibility_verdict v = screen(r.tiling);
-          if (!v.feasible()) {
-            ++rejections;
-            e.on_probe_rejection(v);
-            continue;
-          }
-        } else if (check_feasible) {
-          FAIL("a Stage I tiling was not flagged for the probe");
-        }
-        if (r.origin.find("rejected by the tiling probe, the last for ") != std::string::npos)
+        if (check_feasible && passed != r.tiling) FAIL("a Stage I tiling skipped the probe");
+        passed.reset();
+        if (r.origin.find("rejected before the device, the last by tiling_probe for ") !=
+            std::string::npos)
           ++origins_after_rejection;
         evaluated.push_back(r.tiling);
         e.on_evaluation(ok(50.0 + static_cast<double>(evaluated.size())));
@@ -302,8 +314,8 @@ TEST_SUITE("agent") {
     // is known infeasible (every larger tile) it is not proposed again: few rejections in all.
     const episode_state& s = engine.state();
     CHECK(s.candidates == 12);
-    REQUIRE(s.rejected.count("ub_overflow (probe)") == 1);
-    CHECK(s.rejected.at("ub_overflow (probe)") == w.rejections);
+    REQUIRE(s.rejected.count("ub_overflow (tiling_probe)") == 1);
+    CHECK(s.rejected.at("ub_overflow (tiling_probe)") == w.rejections);
     CHECK(w.rejections >= 1);
     CHECK(w.rejections <= 4);  // 8192, 16384, 32768, 65536 at most
     CHECK(s.probe_rejections == w.rejections);
@@ -312,7 +324,7 @@ TEST_SUITE("agent") {
     bool in_history = false;
     for (const tiling_trial& t : s.tiling_history) {
       if (t.summary == "ub_overflow" &&
-          t.detail == "rejected by the tiling probe before the device: tile too large")
+          t.detail == "rejected by tiling_probe before the device: tile too large")
         in_history = true;
     }
     CHECK(in_history);
@@ -341,7 +353,7 @@ constexpr uint32_t BUFFER_NUM = 2;    // tunable: choice {2, 1}
     CHECK(engine.state().notes.count("stage1") == 0);
   }
 
-  TEST_CASE("after too many probe rejections in one step the next proposal goes unprobed") {
+  TEST_CASE("after too many probe rejections in one step the next proposal goes ungated") {
     // A probe that rejects everything: each step ends with one unprobed evaluation, so that the
     // budget is spent and the episode ends.
     const npu::op_package op = toy_op(kTileAndBlockDim);
@@ -352,8 +364,116 @@ constexpr uint32_t BUFFER_NUM = 2;    // tunable: choice {2, 1}
     episode_engine engine(op, stage1_episode(op, 2));
     w.run(engine, policy);
     CHECK(engine.state().candidates <= 2);
-    CHECK(w.rejections <= 2 * episode_engine::max_probe_rejections);
-    CHECK(w.rejections >= episode_engine::max_probe_rejections);
+    CHECK(w.rejections <= 2 * episode_engine::max_tiling_rejections);
+    CHECK(w.rejections >= episode_engine::max_tiling_rejections);
     CHECK(w.evaluated.size() == engine.state().candidates);
+  }
+
+  TEST_CASE("the tiling probe gate judges tilings with the campaign's screen, certainly") {
+    const role_descriptor* role = find_role(role_descriptors(), "tiling_probe");
+    REQUIRE(role != nullptr);
+    CHECK(role->hook == hook_kind::gate);
+    CHECK_FALSE(role->has_llm_policy);
+    const npu::op_package op = toy_op(kTileAndBlockDim);
+    std::vector<std::string> probed;
+    role_environment env;
+    env.tiling_probe = [&](const npu::op_package&, const std::string& tiling, const std::string&) {
+      probed.push_back(tiling);
+      return tiling == "T-big" ? feasibility_verdict{"ub_overflow", "tile too large"}
+                               : feasibility_verdict{};
+    };
+    result<hook_policy> made = role->make(env);
+    REQUIRE(made.ok());
+    auto gate = std::get<std::shared_ptr<gate_policy>>(*made);
+    gate_request request;
+    request.op = &op;
+    request.role = "mutator";
+    request.tiling = "T-big";
+    result<gate_verdict> big = gate->judge(request);
+    REQUIRE(big.ok());
+    CHECK(big->veto);
+    CHECK(big->certain);
+    CHECK(big->kind == "ub_overflow");
+    CHECK(big->reason == "tile too large");
+    request.role = "best_of_n";
+    request.tiling = "T-small";
+    CHECK_FALSE(gate->judge(request)->veto);
+    // A kernel rewrite keeps its parent's tiling: nothing to probe.
+    request.role = "refiner";
+    request.tiling = "T-big";
+    CHECK_FALSE(gate->judge(request)->veto);
+    CHECK(probed == std::vector<std::string>{"T-big", "T-small"});
+
+    // A campaign without a screen (stage1.probe_tilings = false) probes nothing.
+    result<hook_policy> unprobed = role->make(role_environment{});
+    REQUIRE(unprobed.ok());
+    request.role = "mutator";
+    CHECK_FALSE(std::get<std::shared_ptr<gate_policy>>(*unprobed)->judge(request)->veto);
+  }
+
+  TEST_CASE("a state written before the tiling probe was a gate asks it last, once") {
+    const npu::op_package op = toy_op(kTileAndBlockDim);
+    episode_config cfg;
+    cfg.gates = {"depth_screen", "critic"};
+    nlohmann::json old = initial_episode_state("c", op, cfg);
+    old["state_version"] = 2;
+    result<episode_state> migrated = episode_state_from_json(old);
+    REQUIRE(migrated.ok());
+    const std::vector<std::string> gates = {"depth_screen", "critic", "tiling_probe"};
+    CHECK(migrated->config.gates == gates);
+    result<episode_state> again = episode_state_from_json(nlohmann::json(*migrated));
+    REQUIRE(again.ok());
+    CHECK(again->config.gates == gates);
+  }
+
+  TEST_CASE("evolve keeps its step's parent after the probe rejects the step's tiling") {
+    const npu::op_package op = toy_op(kTileAndBlockDim);
+    episode_config config;
+    config.strat = strategy::evolve;
+    config.budget = 16;
+    config.gates = {"tiling_probe"};
+    episode_engine e(op, initial_episode_state("c", op, config));
+    heuristic_mutator_policy policy = screened_by_the_probe_only();
+    std::optional<std::string> vetoed_parent;
+    bool checked = false;
+    for (int i = 0; i < 200 && !checked; ++i) {
+      episode_action a = e.next();
+      if (std::holds_alternative<episode_finished>(a)) break;
+      if (auto* m = std::get_if<need_mutation>(&a)) {
+        if (vetoed_parent) {
+          // The mutator is asked again from the same parent, not from the best.
+          CHECK(m->request.tiling == *vetoed_parent);
+          checked = true;
+        }
+        e.on_mutation(policy.mutate(m->request), policy.name());
+      } else if (auto* g = std::get_if<need_gate>(&a)) {
+        gate_verdict verdict;
+        // The first tiling proposed from a parent that is not the best is vetoed.
+        if (!vetoed_parent && g->request.role == "mutator" &&
+            g->request.parent_tiling != e.state().best_tiling) {
+          verdict.veto = verdict.certain = true;
+          verdict.kind = "ub_overflow";
+          verdict.reason = "tile too large";
+          vetoed_parent = g->request.parent_tiling;
+        }
+        e.on_gate({{"tiling_probe", result<gate_verdict>(std::move(verdict))}});
+      } else if (std::holds_alternative<need_evaluation>(a)) {
+        // Each evaluated tiling is slower than the last: the best stays the baseline, and an
+        // evolve parent other than the baseline shows.
+        e.on_evaluation(probe_world::ok(100.0 + e.state().candidates));
+      } else if (std::holds_alternative<need_validation>(a)) {
+        e.on_validation({});
+      } else {
+        // Stage II steps: nothing to propose.
+        if (std::holds_alternative<need_diagnosis>(a)) {
+          e.on_diagnosis(failed_precondition("no diagnosis in this test"));
+        } else if (std::holds_alternative<need_retrieval>(a)) {
+          e.on_retrieval(std::vector<tuple_ref>{});
+        } else if (std::holds_alternative<need_refinement>(a)) {
+          e.on_refinement(failed_precondition("no rewrites in this test"), "none");
+        }
+      }
+    }
+    CHECK(checked);
   }
 }

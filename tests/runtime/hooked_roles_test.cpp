@@ -28,11 +28,11 @@ const char* list_of(aopt::agent::hook_kind k) {
 
 }  // namespace
 
-TEST_CASE("the default pipeline's one hooked role, the depth screen gate, passes") {
+TEST_CASE("the default pipeline's hooked roles, the depth screen and tiling probe gates, pass") {
   auto cfg = aopt::config::load_config("", {});
   REQUIRE(cfg.ok());
   CHECK(cfg->pipeline.annotators.empty());
-  CHECK(cfg->pipeline.gates == std::vector<std::string>{"depth_screen"});
+  CHECK(cfg->pipeline.gates == std::vector<std::string>{"depth_screen", "tiling_probe"});
   CHECK(cfg->pipeline.observers.empty());
   CHECK(check({}).empty());
 }
