@@ -33,6 +33,7 @@ aopt::sim::run_report sample_report() {
     aopt::sim::gm_write write;
     write.region = 2;
     write.burst_bytes = 64;
+    write.instruction = 40 + set;
     write.data = aopt::sim::byte_block(64, static_cast<uint8_t>(20 + set));
     trace.gm_writes.push_back(write);
     s.traces.push_back(trace);
@@ -73,6 +74,9 @@ TEST_SUITE("sim") {
     REQUIRE(back.sets.size() == 2);
     CHECK(back.sets[1].outputs[0] == report.sets[1].outputs[0]);
     CHECK(back.sets[1].block_dim == 9);
+    // The instruction that made a GM access travels with it (the race detectors order by it).
+    REQUIRE(back.sets[1].traces[0].gm_writes.size() == 1);
+    CHECK(back.sets[1].traces[0].gm_writes[0].instruction == 41);
   }
 
   TEST_CASE("padding counts the bytes already sent, and a refused part fails the flush") {

@@ -223,6 +223,39 @@ TEST_SUITE("sim") {
     CHECK(t.gm_read_bytes == 4096 * 4);
   }
 
+  TEST_CASE("every GM access names the instruction that made it") {
+    shim_run run;
+    float* x = run.gm<float>("x", 1024);
+    float* z = run.gm<float>("z", 1024);
+    const core_trace t = run.run([&] {
+      TPipe pipe;
+      TBuf<TPosition::VECCALC> buf;
+      pipe.InitBuffer(buf, 1024 * 4);
+      GlobalTensor<float> xg;
+      GlobalTensor<float> zg;
+      xg.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(x), 1024);
+      zg.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(z), 1024);
+      LocalTensor<float> v = buf.Get<float>();
+      DataCopy(v, xg, 1024);
+      PipeBarrier<PIPE_ALL>();
+      DataCopy(zg, v, 1024);
+      PipeBarrier<PIPE_ALL>();
+      // A scalar loop: the reads and the stores, recorded at the next access, are its one
+      // coalesced instruction's.
+      for (uint32_t i = 0; i < 4; ++i) zg.SetValue(i, xg.GetValue(i) + 1.0f);
+    });
+    const uint32_t copy_in = find(t, "DataCopy");
+    const uint32_t copy_out = find(t, "DataCopy", copy_in + 1);
+    const uint32_t scalar = find(t, "GlobalTensor");
+    CHECK(t.instructions[scalar].cls == op_class::scalar_gm);
+    REQUIRE(t.gm_reads.size() >= 2);
+    CHECK(t.gm_reads[0].instruction == copy_in);
+    for (size_t i = 1; i < t.gm_reads.size(); ++i) CHECK(t.gm_reads[i].instruction == scalar);
+    REQUIRE(t.gm_writes.size() >= 2);
+    CHECK(t.gm_writes[0].instruction == copy_out);
+    for (size_t i = 1; i < t.gm_writes.size(); ++i) CHECK(t.gm_writes[i].instruction == scalar);
+  }
+
   TEST_CASE("a mask-form op records its repeats and the hull of the bytes it touches") {
     shim_run run;
     const core_trace t = run.run([&] {

@@ -167,11 +167,11 @@ uint8_t* gm_scalar(uint8_t* address, uint32_t bytes, bool write, const char* api
   aopt::sim::kernel::flush_scalar_write(s);
   aopt::sim::kernel::check_gm_range(s, address, bytes, api, site, write ? "writes" : "reads",
                                     write);
-  if (!write) aopt::sim::kernel::record_gm_read(s, address, 0, bytes, 1);
   s.rec.scalar_gm(api, site.line, bytes, write);
+  if (!write) aopt::sim::kernel::record_gm_read(s, address, 0, bytes, 1, s.rec.scalar_gm_index());
   // The caller stores through the returned pointer after this returns, so the write is
   // recorded (with its bytes) at the next GM access or when the block ends.
-  if (write) s.pending_scalar_write = {address, bytes, s.last_region};
+  if (write) s.pending_scalar_write = {address, bytes, s.last_region, s.rec.scalar_gm_index()};
   return address;
 }
 

@@ -11,7 +11,7 @@
 namespace aopt::sim {
 namespace {
 
-constexpr char report_magic[] = "AOPTRPT5";
+constexpr char report_magic[] = "AOPTRPT6";
 constexpr char end_magic[] = "AOPTEND1";
 constexpr size_t magic_size = 8;
 // Bounds that no honest run comes near; they keep a hostile count from exhausting memory.
@@ -25,6 +25,7 @@ void put_runs(byte_writer& w, const gm_runs& g) {
   w.put(g.burst_bytes);
   w.put(g.bursts);
   w.put(g.seq);
+  w.put(g.instruction);
 }
 
 void get_runs(byte_reader& r, gm_runs& g) {
@@ -34,6 +35,7 @@ void get_runs(byte_reader& r, gm_runs& g) {
   g.burst_bytes = r.get<uint32_t>("gm_runs.burst_bytes");
   g.bursts = r.get<uint32_t>("gm_runs.bursts");
   g.seq = r.get<uint64_t>("gm_runs.seq");
+  g.instruction = r.get<uint32_t>("gm_runs.instruction");
 }
 
 void put_ranges(byte_writer& w, const std::vector<ub_range>& ranges) {
@@ -184,12 +186,12 @@ core_trace get_trace(byte_reader& r, std::vector<std::vector<uint32_t>>& api_ids
     in.signals.resize(r.count("instruction.signals", 8));
     for (uint64_t& x : in.signals) x = r.get<uint64_t>("instruction.signal");
   }
-  t.gm_writes.resize(r.count("trace.gm_writes", 44));
+  t.gm_writes.resize(r.count("trace.gm_writes", 48));
   for (gm_write& g : t.gm_writes) {
     get_runs(r, g);
     g.data = get_block(r, "gm_write.data", bulk);
   }
-  t.gm_reads.resize(r.count("trace.gm_reads", 44));
+  t.gm_reads.resize(r.count("trace.gm_reads", 48));
   for (gm_read& g : t.gm_reads) {
     get_runs(r, g);
     g.digest = r.get<uint64_t>("gm_read.digest");

@@ -199,17 +199,17 @@ void check_gm_range(state& s, const uint8_t* p, uint64_t bytes, const char* api,
 }
 
 void record_gm_read(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
-                    uint32_t bursts) {
+                    uint32_t bursts, uint32_t by) {
   if (!s.rec.on()) return;
   flush_scalar_write(s);  // a store handed out earlier happened before this read
   const gm_region& r = s.launch.gm[s.last_region];
   const size_t region = s.last_region;
   s.rec.gm_read_from(static_cast<uint32_t>(region), static_cast<uint64_t>(p - r.base), p, stride,
-                     burst_bytes, bursts, next_gm_seq(s));
+                     burst_bytes, bursts, next_gm_seq(s), by);
 }
 
 void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
-                     uint32_t bursts) {
+                     uint32_t bursts, uint32_t by) {
   flush_scalar_write(s);  // a store handed out earlier happened before this write
   const gm_region& r = s.launch.gm[s.last_region];
   gm_write w;
@@ -219,6 +219,7 @@ void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst
   w.burst_bytes = burst_bytes;
   w.bursts = bursts;
   w.seq = next_gm_seq(s);
+  w.instruction = by;
   byte_arena& snapshots =
       s.launch.write_snapshots != nullptr ? *s.launch.write_snapshots : s.own_write_snapshots;
   w.data = snapshots.copy_runs(p, stride, burst_bytes, bursts);
@@ -245,7 +246,7 @@ void flush_scalar_write(state& s) {
   if (st.at == nullptr) return;
   const size_t keep = s.last_region;
   s.last_region = st.region;
-  record_gm_write(s, st.at, 0, st.bytes, 1);
+  record_gm_write(s, st.at, 0, st.bytes, 1, st.by);
   s.last_region = keep;
 }
 

@@ -222,7 +222,8 @@ void cube_copy_nd2nz(const local_ref& dst, const uint8_t* src, uint32_t elem_siz
   for (uint32_t i = 0; i < g.nd_num; ++i) {
     const uint64_t dst_nd = dst.addr + uint64_t{g.dst_nz_stride} * i * elem_size;
     const uint8_t* src_nd = src + uint64_t{g.src_nd_stride} * i * elem_size;
-    record_gm_read(s, src_nd, uint64_t{g.src_d} * elem_size, static_cast<uint32_t>(row_bytes), g.n);
+    record_gm_read(s, src_nd, uint64_t{g.src_d} * elem_size, static_cast<uint32_t>(row_bytes), g.n,
+                   s.rec.next_index());
     for (uint32_t r = 0; r < g.n; ++r) {
       const uint8_t* src_row = src_nd + uint64_t{g.src_d} * r * elem_size;
       uint8_t* dst_row = s.ub.get() + dst_nd + uint64_t{r} * g.dst_n_stride * c0_bytes;
@@ -567,7 +568,8 @@ void cube_fixpipe(uint8_t* dst_gm, const local_ref* dst_local, dtype dst_t, cons
         uint8_t* first = dst_gm + dst_offset(nd, 0, 0);
         check_gm_range(s, first, dst_offset(nd, g.m - 1, g.n - 1) - dst_offset(nd, 0, 0) + out_size,
                        api, site, "the destination writes", /*write=*/true);
-        record_gm_write(s, first, uint64_t{g.dst_stride} * out_size, g.n * out_size, g.m);
+        record_gm_write(s, first, uint64_t{g.dst_stride} * out_size, g.n * out_size, g.m,
+                        s.rec.next_index());
       }
     } else {
       for (uint32_t nd = 0; nd < g.nd_num; ++nd) {
@@ -576,7 +578,8 @@ void cube_fixpipe(uint8_t* dst_gm, const local_ref* dst_local, dtype dst_t, cons
           const uint32_t cols = std::min(cube_rows, g.n - jb * cube_rows);
           check_gm_range(s, first, uint64_t{g.m - 1} * cube_rows * out_size + cols * out_size, api,
                          site, "the destination writes", /*write=*/true);
-          record_gm_write(s, first, uint64_t{cube_rows} * out_size, cols * out_size, g.m);
+          record_gm_write(s, first, uint64_t{cube_rows} * out_size, cols * out_size, g.m,
+                          s.rec.next_index());
         }
       }
     }

@@ -107,7 +107,7 @@ void copy_gm_to_ub(const local_ref& dst, const uint8_t* src, dtype, uint32_t ele
   const uint32_t row = ub_row(g);
   check_ub_range(dst, dst.addr, ub_extent(g, g.ub_stride, row), api, site, "GM -> UB copy writes");
   check_gm_range(s, src, gm_extent(g), api, site, "GM -> UB copy reads", false);
-  record_gm_read(s, src, g.gm_stride, g.burst_bytes, g.bursts);
+  record_gm_read(s, src, g.gm_stride, g.burst_bytes, g.bursts, s.rec.next_index());
 
   const bool padded =
       g.ub_row != 0 && (pad.source == pad_source::value ||
@@ -155,7 +155,7 @@ void copy_ub_to_gm(uint8_t* dst, const local_ref& src, dtype type, uint32_t elem
 
   const uint64_t moved = uint64_t{g.bursts} * g.burst_bytes;
   s.rec.count_gm(atomic ? moved : 0, moved);
-  record_gm_write(s, dst, g.gm_stride, g.burst_bytes, g.bursts);
+  record_gm_write(s, dst, g.gm_stride, g.burst_bytes, g.bursts, s.rec.next_index());
   if (!s.rec.on()) return;
   instruction in = dma(pipe::mte3, op_class::dma_out, api, site, g);
   in.gm_unaligned = gm_unaligned(dst, g);

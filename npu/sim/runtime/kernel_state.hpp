@@ -131,6 +131,7 @@ struct core_context::impl {
     const uint8_t* at = nullptr;
     uint32_t bytes = 0;
     size_t region = 0;
+    uint32_t by = aopt::sim::no_gm_instruction;  // the coalesced scalar_gm instruction
   };
   scalar_store pending_scalar_write;
   uint64_t own_write_seq = 0;  // when the launch has no shared counter
@@ -223,11 +224,12 @@ void check_ub_aligned(const aopt_sim::rt::local_ref& t, const char* api,
 void check_gm_range(state& s, const uint8_t* p, uint64_t bytes, const char* api,
                     aopt_sim::rt::call_site site, const char* what, bool write);
 
-// Records a GM write at `p` for the trusted checker (trace.hpp gm_write), with the bytes the
+// Records a GM write at `p` by instruction `by` (trace_recorder::next_index() for the
+// instruction the API adds next) for the trusted checker (trace.hpp gm_write), with the bytes the
 // runs hold now. REQUIRES: check_gm_range accepted the
 // access just before (it leaves the region in s.last_region) and the write has happened.
 void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
-                     uint32_t bursts);
+                     uint32_t bursts, uint32_t by);
 
 // With an atomic mode set (SetAtomicAdd/Max/Min), a write into GM accumulates: warns when the
 // region has no initial contents (op.json "init"), fails for a type or a run of `run_bytes` the
@@ -235,11 +237,11 @@ void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst
 void check_atomic_destination(state& s, aopt_sim::rt::dtype type, uint32_t elem_size,
                               uint32_t run_bytes, const char* api, aopt_sim::rt::call_site site);
 
-// Records a GM read at `p` for the trusted checker (trace.hpp gm_read) when the trace is on:
-// the fingerprint of the bytes the runs hold now, ordered among the launch's GM writes.
-// REQUIRES: as record_gm_write, the read about to happen or just done.
+// Records a GM read at `p` by instruction `by` for the trusted checker (trace.hpp gm_read) when
+// the trace is on: the fingerprint of the bytes the runs hold now, ordered among the launch's GM
+// writes. REQUIRES: as record_gm_write, the read about to happen or just done.
 void record_gm_read(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
-                    uint32_t bursts);
+                    uint32_t bursts, uint32_t by);
 
 // Records the GlobalTensor store gm_scalar handed out last, if any (it happens after gm_scalar
 // returns).

@@ -24,7 +24,7 @@ void gm_fill(uint8_t* dst, uint64_t bytes, const void* pattern, uint32_t elem_si
   s.rec.count_gm(0, bytes);
   for (uint64_t at = 0; at < bytes; at += uint64_t{1} << 30) {
     record_gm_write(s, dst + at, 0, static_cast<uint32_t>(std::min<uint64_t>(bytes - at, 1u << 30)),
-                    1);
+                    1, s.rec.next_index());
   }
   if (!s.rec.on() || bytes == 0) return;
   aopt::sim::instruction in;

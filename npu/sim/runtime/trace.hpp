@@ -104,6 +104,8 @@ struct instruction {
   std::vector<uint64_t> signals;  // cross_set / cross_wait only
 };
 
+constexpr uint32_t no_gm_instruction = 0xffffffffu;
+
 // Where a traced GM access went: `bursts` runs of `burst_bytes`, one every `stride` bytes from
 // `offset`, in GM region `region` (the index of the kernel argument: inputs, outputs, workspace,
 // tiling), and `seq` its place among the GM writes and reads of all blocks of the launch.
@@ -114,6 +116,9 @@ struct gm_runs {
   uint32_t burst_bytes = 0;
   uint32_t bursts = 1;
   uint64_t seq = 0;
+  // The instruction of this core's trace that made the access (recording on), so the hazard
+  // detectors order GM accesses as they order UB ones; no_gm_instruction when recording was off.
+  uint32_t instruction = no_gm_instruction;
 
   // Whether every run lies inside a buffer of `size` bytes (overflow-safe; no runs always do).
   bool inside(uint64_t size) const;

@@ -102,6 +102,10 @@ uint32_t trace_recorder::push(instruction in) {
   return index;
 }
 
+uint32_t trace_recorder::next_index() const {
+  return on_ ? static_cast<uint32_t>(trace_.instructions.size()) : no_index;
+}
+
 uint32_t trace_recorder::add(instruction in) {
   open_ub_ = no_index;
   open_gm_ = no_index;
@@ -169,7 +173,8 @@ void trace_recorder::gm_written(gm_write w) {
   if (!all.empty() && w.bursts == 1) {
     gm_write& last = all.back();
     if (last.bursts == 1 && last.region == w.region && last.offset + last.burst_bytes == w.offset &&
-        last.seq + 1 == w.seq && last.data.empty() == w.data.empty() &&
+        last.seq + 1 == w.seq && last.instruction == w.instruction &&
+        last.data.empty() == w.data.empty() &&
         uint64_t{last.burst_bytes} + w.burst_bytes <= UINT32_MAX) {
       last.burst_bytes += w.burst_bytes;
       last.seq = w.seq;
@@ -192,13 +197,13 @@ void trace_recorder::note_ub_carve(const ub_carve& carve) {
 
 void trace_recorder::gm_read_from(uint32_t region, uint64_t offset, const uint8_t* first,
                                   uint64_t stride, uint32_t burst_bytes, uint32_t bursts,
-                                  uint64_t seq) {
+                                  uint64_t seq, uint32_t by) {
   if (!on_ || bursts == 0 || burst_bytes == 0) return;
   std::vector<gm_read>& all = trace_.gm_reads;
   if (read_open_ && bursts == 1) {
     gm_read& last = all.back();
     if (last.region == region && last.offset + last.burst_bytes == offset && last.seq + 1 == seq &&
-        uint64_t{last.burst_bytes} + burst_bytes <= UINT32_MAX) {
+        last.instruction == by && uint64_t{last.burst_bytes} + burst_bytes <= UINT32_MAX) {
       open_read_.add(first, 0, burst_bytes, 1);
       last.burst_bytes += burst_bytes;
       last.seq = seq;
@@ -213,6 +218,7 @@ void trace_recorder::gm_read_from(uint32_t region, uint64_t offset, const uint8_
   r.burst_bytes = burst_bytes;
   r.bursts = bursts;
   r.seq = seq;
+  r.instruction = by;
   open_read_.reset();
   open_read_.add(first, stride, burst_bytes, bursts);
   r.digest = open_read_.value();

@@ -48,18 +48,23 @@ class trace_recorder {
 
   uint32_t last_on(pipe p) const { return last_on_[static_cast<size_t>(p)]; }
   size_t instruction_count() const { return trace_.instructions.size(); }
+  // The index the next add() gets (no_index with recording off): the owner of the GM accesses an
+  // API records before the instruction that makes them (gm_runs::instruction).
+  uint32_t next_index() const;
+  // The coalesced GlobalTensor access instruction scalar_gm() last opened or extended.
+  uint32_t scalar_gm_index() const { return open_gm_; }
 
   void count_gm(uint64_t read_bytes, uint64_t write_bytes);
   // Records a GM write (recording on or off); a single burst continuing the previous one of the
-  // same region, with no write of another block between, extends it, so an element-wise
-  // SetValue loop stays one entry.
+  // same region and instruction, with no write of another block between, extends it, so an
+  // element-wise SetValue loop stays one entry.
   void gm_written(gm_write w);
-  // Records (recording on only) a GM read of region `region` at `offset`: `bursts` runs of
-  // `burst_bytes` every `stride` bytes starting at `first`, hashed now. A single burst that
-  // continues the previous read with `seq` next after its own extends it, so an element-wise
-  // GetValue loop stays one entry.
+  // Records (recording on only) a GM read of region `region` at `offset` by instruction `by`:
+  // `bursts` runs of `burst_bytes` every `stride` bytes starting at `first`, hashed now. A single
+  // burst of the same instruction that continues the previous read with `seq` next after its own
+  // extends it, so an element-wise GetValue loop stays one entry.
   void gm_read_from(uint32_t region, uint64_t offset, const uint8_t* first, uint64_t stride,
-                    uint32_t burst_bytes, uint32_t bursts, uint64_t seq);
+                    uint32_t burst_bytes, uint32_t bursts, uint64_t seq, uint32_t by);
   void note_ub_use(uint64_t end);
   void note_ub_carve(const ub_carve& carve);
 
