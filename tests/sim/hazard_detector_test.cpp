@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <functional>
 #include <string>
 
 #include "npu/sim/runtime/hazard_detector.hpp"
@@ -197,6 +198,108 @@ TEST_SUITE("sim") {
     REQUIRE(race.has_value());
     CHECK(contains(race->message, "DataCopy (MTE2"));
     CHECK(contains(race->message, "Add (V"));
+  }
+
+  // GM round trips within a core: z stored on MTE3, then loaded back on MTE2 (kernel argument 2).
+  // Instruction 0 loads x into UB [0, 4096), 1 stores it to z, `order` goes between the store and
+  // the load of z back into UB [4096, 8192).
+  core_trace gm_round_trip(const std::function<void(trace_builder&)>& order) {
+    trace_builder b;
+    b.gm(b.copy_in(0, 4096), false, 0, 0, 4096);
+    b.wait_flag(pipe::mte3, b.set_flag(pipe::mte2));
+    b.gm(b.copy_out(0, 4096), true, 2, 0, 4096);
+    order(b);
+    b.gm(b.copy_in(4096, 4096), false, 2, 0, 4096);
+    return b.take();
+  }
+
+  TEST_CASE("a GM store on MTE3 loaded back on MTE2 without synchronisation is a race") {
+    const auto race = find_first_race(gm_round_trip([](trace_builder&) {}));
+    REQUIRE(race.has_value());
+    MESSAGE(race->message);
+    CHECK(race->first_index == 3);
+    CHECK(race->second_index == 4);
+    REQUIRE(race->gm_region.has_value());
+    CHECK(*race->gm_region == 2);
+    CHECK(race->gm_begin == 0);
+    CHECK(race->gm_end == 4096);
+    CHECK(contains(race->message,
+                   "DataCopy (MTE3, #3) writes GM bytes [0, 4096) of kernel argument 2 while "
+                   "DataCopy (MTE2, #4) reads it"));
+    CHECK(contains(race->message, "MTE3_MTE2"));
+    // A flag of the wrong direction, or a barrier of one pipe, orders nothing between the two.
+    CHECK(find_first_race(gm_round_trip([](trace_builder& b) {
+            b.wait_flag(pipe::mte3, b.set_flag(pipe::mte2));
+          })).has_value());
+    CHECK(find_first_race(gm_round_trip([](trace_builder& b) {
+            instruction barrier;
+            barrier.on = pipe::mte3;
+            barrier.cls = op_class::barrier;
+            barrier.api = "PipeBarrier<PIPE_MTE3>";
+            b.add(barrier);
+          })).has_value());
+  }
+
+  TEST_CASE(
+      "the GM round trip ordered by a barrier, the right flag or a chain of flags is no race") {
+    CHECK_FALSE(
+        find_first_race(gm_round_trip([](trace_builder& b) { b.pipe_all_barrier(); })).has_value());
+    CHECK_FALSE(find_first_race(gm_round_trip([](trace_builder& b) {
+                  b.wait_flag(pipe::mte2, b.set_flag(pipe::mte3));
+                })).has_value());
+    // MTE3 -> V -> MTE2, as FreeTensor/AllocTensor of a VECOUT then a VECIN buffer order them.
+    CHECK_FALSE(find_first_race(gm_round_trip([](trace_builder& b) {
+                  b.wait_flag(pipe::v, b.set_flag(pipe::mte3));
+                  b.wait_flag(pipe::mte2, b.set_flag(pipe::v));
+                })).has_value());
+  }
+
+  TEST_CASE("GM accesses to other bytes or another argument, or on one pipe, are not races") {
+    trace_builder b;
+    b.gm(b.copy_out(0, 4096), true, 2, 0, 4096);
+    b.gm(b.copy_in(4096, 4096), false, 2, 4096, 4096);  // the next bytes of z
+    b.gm(b.copy_in(8192, 4096), false, 0, 0, 4096);     // x at the same offset
+    b.gm(b.copy_out(0, 4096), true, 2, 0, 4096);        // z again, on MTE3
+    // Interleaved rows: the store writes the even 64-byte rows, the load reads the odd ones.
+    b.gm_strided(b.copy_out(0, 1024), true, 3, 0, 64, 16, 128);
+    b.gm_strided(b.copy_in(12288, 1024), false, 3, 64, 64, 16, 128);
+    CHECK_FALSE(find_first_race(b.trace()).has_value());
+    // A row just past the store's last, then one of the store's own rows.
+    b.gm(b.copy_in(12288, 64), false, 3, 16 * 128, 64);
+    CHECK_FALSE(find_first_race(b.trace()).has_value());
+    b.gm(b.copy_in(12288, 64), false, 3, 14 * 128, 64);
+    CHECK(find_first_race(b.trace()).has_value());
+  }
+
+  TEST_CASE("a GM store over bytes loaded on another pipe is a race unless the load is ordered") {
+    // In place: x loaded, added on V, stored back over x. Through V the flags order the store
+    // after the load; a store straight after the load does not wait for it.
+    trace_builder ordered;
+    ordered.gm(ordered.copy_in(0, 4096), false, 0, 0, 4096);
+    ordered.wait_flag(pipe::v, ordered.set_flag(pipe::mte2));
+    ordered.vector(op_class::vec_simple, "Adds", 4096, {0}, 4096);
+    ordered.wait_flag(pipe::mte3, ordered.set_flag(pipe::v));
+    ordered.gm(ordered.copy_out(4096, 4096), true, 0, 0, 4096);
+    CHECK_FALSE(find_first_race(ordered.trace()).has_value());
+
+    trace_builder unordered;
+    unordered.gm(unordered.copy_in(0, 4096), false, 0, 0, 4096);
+    unordered.gm(unordered.copy_out(8192, 4096), true, 0, 0, 4096);
+    const auto race = find_first_race(unordered.trace());
+    REQUIRE(race.has_value());
+    CHECK(contains(race->message, "reads GM bytes [0, 4096) of kernel argument 0"));
+    CHECK(contains(race->message, "MTE2_MTE3"));
+  }
+
+  TEST_CASE("the scalar unit's GM accesses are left to the compiler's auto-sync") {
+    trace_builder b;
+    b.gm(b.copy_out(0, 4096), true, 2, 0, 4096);
+    instruction get;
+    get.on = pipe::s;
+    get.cls = op_class::scalar_gm;
+    get.api = "GlobalTensor::GetValue";
+    b.gm(b.add(get), false, 2, 0, 4);
+    CHECK_FALSE(find_first_race(b.trace()).has_value());
   }
 
   TEST_CASE("detection is fast on a long trace") {

@@ -1,6 +1,6 @@
 // Hand-built core traces for the timing and hazard tests, shaped the way the kernel API shim
-// records them (docs/ascendc-reference.md §3): TQue operations become set_flag/wait_flag pairs whose
-// deps edges carry the hidden synchronisation, so the tests need no shim.
+// records them (docs/ascendc-reference.md §3): TQue operations become set_flag/wait_flag pairs
+// whose deps edges carry the hidden synchronisation, so the tests need no shim.
 #pragma once
 
 #include <array>
@@ -93,6 +93,34 @@ class trace_builder {
     return add(std::move(in));
   }
 
+  // The GM bytes [offset, offset + bytes) of kernel argument `region` that instruction `by` read
+  // or wrote, as the shim records them (trace.hpp gm_read, gm_write), `seq` its place among the
+  // launch's GM accesses.
+  void gm(uint32_t by, bool write, uint32_t region, uint64_t offset, uint32_t bytes,
+          uint64_t seq = 0) {
+    gm_runs runs;
+    runs.region = region;
+    runs.offset = offset;
+    runs.burst_bytes = bytes;
+    runs.seq = seq;
+    runs.instruction = by;
+    add_gm(runs, write);
+  }
+
+  // As gm(), `bursts` runs of `bytes` every `stride` bytes.
+  void gm_strided(uint32_t by, bool write, uint32_t region, uint64_t offset, uint32_t bytes,
+                  uint32_t bursts, uint64_t stride, uint64_t seq = 0) {
+    gm_runs runs;
+    runs.region = region;
+    runs.offset = offset;
+    runs.burst_bytes = bytes;
+    runs.bursts = bursts;
+    runs.stride = stride;
+    runs.seq = seq;
+    runs.instruction = by;
+    add_gm(runs, write);
+  }
+
   const core_trace& trace() const { return trace_; }
   core_trace take() { return std::move(trace_); }
 
@@ -108,6 +136,18 @@ class trace_builder {
     in.min_burst_bytes = bytes / bursts;
     in.gm_unaligned = gm_unaligned;
     return in;
+  }
+
+  void add_gm(const gm_runs& runs, bool write) {
+    if (write) {
+      gm_write w;
+      static_cast<gm_runs&>(w) = runs;
+      trace_.gm_writes.push_back(w);
+    } else {
+      gm_read r;
+      static_cast<gm_runs&>(r) = runs;
+      trace_.gm_reads.push_back(r);
+    }
   }
 
   core_trace trace_;

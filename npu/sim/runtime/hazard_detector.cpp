@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <map>
 #include <sstream>
 #include <vector>
+
+#include "gm_key_ranges.hpp"
+#include "range_shadow.hpp"
 
 namespace aopt::sim {
 namespace {
@@ -23,12 +25,12 @@ void join(vector_clock& into, const vector_clock& other) {
 }
 
 // Sorted, disjoint, non-empty ranges covering the same bytes.
-std::vector<ub_range> merged(const std::vector<ub_range>& ranges) {
-  std::vector<ub_range> out;
-  for (const ub_range& r : ranges)
-    if (r.begin < r.end) out.push_back(r);
+std::vector<key_range> merged(std::vector<key_range> out) {
+  out.erase(
+      std::remove_if(out.begin(), out.end(), [](const key_range& r) { return r.begin >= r.end; }),
+      out.end());
   std::sort(out.begin(), out.end(),
-            [](const ub_range& a, const ub_range& b) { return a.begin < b.begin; });
+            [](const key_range& a, const key_range& b) { return a.begin < b.begin; });
   size_t n = 0;
   for (size_t i = 0; i < out.size(); ++i) {
     if (n > 0 && out[i].begin <= out[n - 1].end)
@@ -40,10 +42,16 @@ std::vector<ub_range> merged(const std::vector<ub_range>& ranges) {
   return out;
 }
 
-// The last accesses to a run of UB bytes: the last write and, per pipe, the last read since it.
+std::vector<key_range> ub_key_ranges(const std::vector<ub_range>& ranges) {
+  std::vector<key_range> out;
+  out.reserve(ranges.size());
+  for (const ub_range& r : ranges) out.push_back({r.begin, r.end});
+  return merged(std::move(out));
+}
+
+// The last accesses to a run of bytes: the last write and, per pipe, the last read since it.
 // Per pipe the latest read suffices: if it happens before an access, so do the earlier ones.
-struct shadow {
-  uint32_t end = 0;
+struct last_access {
   uint32_t writer = no_instruction;
   std::array<uint32_t, pipe_count> readers = no_readers();
 
@@ -53,8 +61,34 @@ struct shadow {
     return r;
   }
 
-  bool same_state(const shadow& o) const { return writer == o.writer && readers == o.readers; }
+  bool operator==(const last_access& o) const { return writer == o.writer && readers == o.readers; }
 };
+
+// The GM accesses of a trace that the detector orders, those of the DMA pipes, each with the
+// GM keys it touches (gm_key_ranges.hpp).
+struct gm_access {
+  uint32_t instruction = 0;
+  bool write = false;
+  std::vector<key_range> ranges;
+};
+
+std::vector<gm_access> dma_gm_accesses(const core_trace& trace) {
+  std::vector<gm_access> out;
+  auto add = [&](const gm_runs& g, bool write) {
+    // An access no instruction of the trace made cannot be ordered; the scalar unit's are the
+    // compiler's to order (auto_sync.hpp).
+    if (g.instruction >= trace.instructions.size()) return;
+    if (trace.instructions[g.instruction].on == pipe::s) return;
+    out.push_back({g.instruction, write, merged(gm_key_ranges(g))});
+  };
+  for (const gm_read& r : trace.gm_reads) add(r, false);
+  for (const gm_write& w : trace.gm_writes) add(w, true);
+  // Per instruction its reads first, as for UB.
+  std::stable_sort(out.begin(), out.end(), [](const gm_access& a, const gm_access& b) {
+    return a.instruction != b.instruction ? a.instruction < b.instruction : !a.write && b.write;
+  });
+  return out;
+}
 
 std::string hint(pipe from, pipe to) {
   std::string flag =
@@ -73,15 +107,22 @@ std::string hint(pipe from, pipe to) {
 
 class detector {
  public:
-  explicit detector(const core_trace& trace) : trace_(trace), clocks_(trace.instructions.size()) {}
+  explicit detector(const core_trace& trace)
+      : trace_(trace), clocks_(trace.instructions.size()), gm_(dma_gm_accesses(trace)) {}
 
   std::optional<data_race> run() {
+    size_t next_gm = 0;
     for (uint32_t i = 0; i < trace_.instructions.size(); ++i) {
       advance_clock(i);
-      for (const ub_range& r : merged(trace_.instructions[i].reads))
-        if (auto race = access(i, r, false)) return race;
-      for (const ub_range& r : merged(trace_.instructions[i].writes))
-        if (auto race = access(i, r, true)) return race;
+      for (const key_range& r : ub_key_ranges(trace_.instructions[i].reads))
+        if (auto race = access(ub_, i, r, false)) return race;
+      for (const key_range& r : ub_key_ranges(trace_.instructions[i].writes))
+        if (auto race = access(ub_, i, r, true)) return race;
+      for (; next_gm < gm_.size() && gm_[next_gm].instruction == i; ++next_gm) {
+        for (const key_range& r : gm_[next_gm].ranges) {
+          if (auto race = access(gm_shadow_, i, r, gm_[next_gm].write)) return race;
+        }
+      }
     }
     return std::nullopt;
   }
@@ -128,42 +169,13 @@ class detector {
     return clocks_[earlier][p] <= clocks_[later][p];
   }
 
-  // Makes [begin, end) a union of whole map entries, adding empty entries for untouched bytes.
-  void cover(uint32_t begin, uint32_t end) {
-    split_at(begin);
-    split_at(end);
-    uint32_t pos = begin;
-    auto it = shadow_.lower_bound(begin);
-    while (pos < end) {
-      if (it == shadow_.end() || it->first > pos) {
-        const uint32_t gap_end = it == shadow_.end() ? end : std::min(end, it->first);
-        shadow new_entry;
-        new_entry.end = gap_end;
-        it = shadow_.emplace_hint(it, pos, new_entry);
-      }
-      pos = it->second.end;
-      ++it;
-    }
-  }
-
-  void split_at(uint32_t pos) {
-    auto it = shadow_.upper_bound(pos);
-    if (it == shadow_.begin()) return;
-    --it;
-    if (it->first < pos && pos < it->second.end) {
-      shadow tail = it->second;
-      it->second.end = pos;
-      shadow_.emplace_hint(std::next(it), pos, tail);
-    }
-  }
-
   // The earlier access to this run that races with the current one, or no_instruction.
   struct conflict {
     uint32_t index = no_instruction;
     bool was_write = false;
   };
 
-  conflict find_conflict(const shadow& s, uint32_t i, bool is_write) const {
+  conflict find_conflict(const last_access& s, uint32_t i, bool is_write) const {
     if (!ordered_before(s.writer, i)) return {s.writer, true};
     if (is_write)
       for (uint32_t reader : s.readers)
@@ -171,51 +183,34 @@ class detector {
     return {};
   }
 
-  std::optional<data_race> access(uint32_t i, ub_range r, bool is_write) {
-    cover(r.begin, r.end);
-    auto first = shadow_.find(r.begin);
-    for (auto it = first; it != shadow_.end() && it->first < r.end; ++it) {
-      const conflict c = find_conflict(it->second, i, is_write);
+  // Checks instruction i's access to the bytes `r` of `shadow` against the last ones, then
+  // records it. A race is described with the bytes in the detector's keys (UB offsets or GM keys).
+  std::optional<data_race> access(range_shadow<last_access>& shadow, uint32_t i, key_range r,
+                                  bool is_write) {
+    const auto first = shadow.cover(r.begin, r.end);
+    for (auto it = first; it != shadow.end() && it->first < r.end; ++it) {
+      const conflict c = find_conflict(it->second.state, i, is_write);
       if (c.index == no_instruction) continue;
-      ub_range overlap{it->first, it->second.end};
+      key_range overlap{it->first, it->second.end};
       for (auto next = std::next(it);
-           next != shadow_.end() && next->first == overlap.end && next->first < r.end; ++next) {
-        const conflict more = find_conflict(next->second, i, is_write);
+           next != shadow.end() && next->first == overlap.end && next->first < r.end; ++next) {
+        const conflict more = find_conflict(next->second.state, i, is_write);
         if (more.index != c.index) break;
         overlap.end = next->second.end;
       }
-      return describe(c.index, c.was_write, i, is_write, overlap);
+      return describe(c.index, c.was_write, i, is_write, overlap, &shadow == &gm_shadow_);
     }
-    auto last = shadow_.lower_bound(r.end);
     if (is_write) {
-      shadow written;
-      written.end = r.end;
+      last_access written;
       written.writer = i;
-      shadow_.erase(first, last);
-      shadow_.emplace(r.begin, written);
+      shadow.assign(r.begin, r.end, written);
     } else {
       const size_t p = index_of(trace_.instructions[i].on);
-      for (auto it = first; it != last; ++it) it->second.readers[p] = i;
+      const auto last = shadow.past(r.end);
+      for (auto it = first; it != last; ++it) it->second.state.readers[p] = i;
     }
-    coalesce(r.begin, r.end);
+    shadow.coalesce(r.begin, r.end);
     return std::nullopt;
-  }
-
-  // Merges runs with identical state in and next to [begin, end) so the map stays small.
-  void coalesce(uint32_t begin, uint32_t end) {
-    auto it = shadow_.upper_bound(begin);
-    if (it != shadow_.begin()) --it;
-    if (it != shadow_.begin()) --it;
-    while (it != shadow_.end() && it->first <= end) {
-      auto next = std::next(it);
-      if (next != shadow_.end() && next->first == it->second.end &&
-          it->second.same_state(next->second)) {
-        it->second.end = next->second.end;
-        shadow_.erase(next);
-      } else {
-        it = next;
-      }
-    }
   }
 
   std::string site(uint32_t index) const {
@@ -228,15 +223,24 @@ class detector {
   }
 
   data_race describe(uint32_t earlier, bool earlier_writes, uint32_t later, bool later_writes,
-                     ub_range overlap) const {
+                     key_range overlap, bool in_gm) const {
     data_race race;
     race.first_index = earlier;
     race.second_index = later;
-    race.overlap = overlap;
     std::ostringstream os;
-    os << "data race: " << site(earlier) << (earlier_writes ? " writes" : " reads") << " UB ["
-       << overlap.begin << ", " << overlap.end << ") while " << site(later)
-       << (later_writes ? " writes" : " reads") << " it without synchronisation (missing "
+    os << "data race: " << site(earlier) << (earlier_writes ? " writes " : " reads ");
+    if (in_gm) {
+      race.gm_region = gm_region_of(overlap.begin);
+      race.gm_begin = gm_offset_of(overlap.begin);
+      race.gm_end = gm_offset_of(overlap.end);
+      os << "GM bytes [" << gm_offset_of(overlap.begin) << ", " << gm_offset_of(overlap.end)
+         << ") of kernel argument " << gm_region_of(overlap.begin);
+    } else {
+      race.overlap = {static_cast<uint32_t>(overlap.begin), static_cast<uint32_t>(overlap.end)};
+      os << "UB [" << overlap.begin << ", " << overlap.end << ")";
+    }
+    os << " while " << site(later) << (later_writes ? " writes" : " reads")
+       << " it without synchronisation (missing "
        << hint(trace_.instructions[earlier].on, trace_.instructions[later].on) << ")";
     race.message = os.str();
     return race;
@@ -245,8 +249,10 @@ class detector {
   const core_trace& trace_;
   std::vector<vector_clock> clocks_;
   std::array<vector_clock, pipe_count> pipe_clock_{};
-  vector_clock issued_after_{};        // what every instruction issued from here on happens after
-  std::map<uint32_t, shadow> shadow_;  // keyed by first byte; entries are disjoint
+  vector_clock issued_after_{};  // what every instruction issued from here on happens after
+  range_shadow<last_access> ub_;
+  std::vector<gm_access> gm_;  // in instruction order
+  range_shadow<last_access> gm_shadow_;
 };
 
 }  // namespace
