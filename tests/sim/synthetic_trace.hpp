@@ -93,6 +93,20 @@ class trace_builder {
     return add(std::move(in));
   }
 
+  // A synchronisation between cores on S that waits for every pipe (SyncAll, IBSet, IBWait;
+  // trace.hpp), `bytes` naming an inter-block flag.
+  uint32_t cross_core_sync(op_class cls, const char* api, uint64_t bytes = 0) {
+    instruction in;
+    in.on = pipe::s;
+    in.cls = cls;
+    in.all_pipes_barrier = true;
+    in.api = api;
+    in.bytes = bytes;
+    for (int64_t last : last_on_)
+      if (last >= 0) in.deps.push_back(static_cast<uint32_t>(last));
+    return add(std::move(in));
+  }
+
   // The GM bytes [offset, offset + bytes) of kernel argument `region` that instruction `by` read
   // or wrote, as the shim records them (trace.hpp gm_read, gm_write), `seq` its place among the
   // launch's GM accesses.

@@ -14,6 +14,7 @@
 #include "core_context.hpp"
 #include "driver_failure.hpp"
 #include "driver_trace_check.hpp"
+#include "gm_cross_core_race.hpp"
 #include "gm_read_check.hpp"
 #include "hazard_detector.hpp"
 #include "roofline.hpp"
@@ -373,6 +374,9 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
           fail("precision_error", "data_race",
                "block " + std::to_string(block) + ": " + race->message);
         }
+      }
+      if (auto race = find_cross_core_race(first.traces)) {
+        fail("precision_error", "data_race", race->message);
       }
     }
     result.phases.timing = seconds_between(timing_start, std::chrono::steady_clock::now());

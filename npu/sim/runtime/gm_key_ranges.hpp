@@ -1,4 +1,4 @@
-// GM as one address space for the race detectors (hazard_detector.hpp):
+// GM as one address space for the race detectors (hazard_detector.hpp, gm_cross_core_race.hpp):
 // byte `offset` of kernel argument `region` (trace.hpp gm_runs) is the key region << 44 | offset.
 // Every GM buffer of a launch is far below 2^44 bytes (the workspace is capped at 1 GiB), so keys
 // of different arguments never meet.

@@ -10,7 +10,7 @@
 // of queue operations between them; the simulator's functional run executes them in program
 // order, so without this check such a round trip would compute the right values where the
 // hardware may not. The scalar unit's GM accesses are left out: the compiler's auto-sync orders
-// S against MTE2 and MTE3 (auto_sync.hpp).
+// S against MTE2 and MTE3 (auto_sync.hpp). Races between cores: gm_cross_core_race.hpp.
 #pragma once
 
 #include <cstdint>

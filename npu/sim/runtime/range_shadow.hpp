@@ -1,4 +1,4 @@
-// The shadow memory of the race detectors (hazard_detector.hpp): per byte
+// The shadow memory of the race detectors (hazard_detector.hpp, gm_cross_core_race.hpp): per byte
 // of an address space the last accesses to it, kept as disjoint runs of bytes whose state is
 // equal, so that a copy of a megabyte costs a few map entries rather than a million.
 #pragma once
