@@ -291,6 +291,26 @@ TEST_SUITE("sim") {
     CHECK(contains(race->message, "MTE2_MTE3"));
   }
 
+  TEST_CASE("GM stores of the same bytes from two pipes race unless ordered") {
+    auto stores = [](bool ordered) {
+      trace_builder b;
+      instruction fixpipe;
+      fixpipe.on = pipe::fix;
+      fixpipe.cls = op_class::cube_fixpipe;
+      fixpipe.api = "Fixpipe";
+      b.gm(b.add(fixpipe), true, 2, 0, 4096);
+      if (ordered) b.wait_flag(pipe::mte3, b.set_flag(pipe::fix));
+      b.gm(b.copy_out(0, 2048), true, 2, 1024, 2048);
+      return b.take();
+    };
+    const auto race = find_first_race(stores(false));
+    REQUIRE(race.has_value());
+    CHECK(race->gm_begin == 1024);
+    CHECK(race->gm_end == 3072);
+    CHECK(contains(race->message, "Fixpipe (FIX, #0) writes GM bytes [1024, 3072)"));
+    CHECK_FALSE(find_first_race(stores(true)).has_value());
+  }
+
   TEST_CASE("the scalar unit's GM accesses are left to the compiler's auto-sync") {
     trace_builder b;
     b.gm(b.copy_out(0, 4096), true, 2, 0, 4096);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "gm_key_ranges.hpp"
@@ -213,13 +214,21 @@ class detector {
   }
 
  private:
-  // Every GM access some instruction of its core made, in the order the simulator ran them.
+  // Every GM access some instruction of its core made to a kernel argument the launch both
+  // reads and writes (only there can a read and a write meet), in the order the simulator ran
+  // them.
   std::vector<gm_event> events() const {
+    std::set<uint32_t> read, written;
+    for (const core_trace& t : traces_) {
+      for (const gm_read& r : t.gm_reads) read.insert(r.region);
+      for (const gm_write& w : t.gm_writes) written.insert(w.region);
+    }
     std::vector<gm_event> out;
     for (size_t c = 0; c < traces_.size(); ++c) {
       const core_trace& t = traces_[c];
       auto add = [&](const gm_runs& g, bool write) {
         if (g.instruction >= t.instructions.size()) return;
+        if (read.count(g.region) == 0 || written.count(g.region) == 0) return;
         access_ref who{static_cast<uint32_t>(c), clocks_.segment(c, g.instruction), g.instruction};
         out.push_back({g.seq, who, write, &g});
       };

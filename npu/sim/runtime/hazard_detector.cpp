@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -72,14 +73,34 @@ struct gm_access {
   std::vector<key_range> ranges;
 };
 
+// Only the accesses of a kernel argument where two can race: one the core both reads and writes,
+// or writes from two pipes. The others (inputs only read, outputs only stored) are most of a
+// kernel's and cannot race, so the detector skips them whole.
 std::vector<gm_access> dma_gm_accesses(const core_trace& trace) {
-  std::vector<gm_access> out;
-  auto add = [&](const gm_runs& g, bool write) {
+  auto made_by_dma = [&](const gm_runs& g) {
     // An access no instruction of the trace made cannot be ordered; the scalar unit's are the
     // compiler's to order (auto_sync.hpp).
-    if (g.instruction >= trace.instructions.size()) return;
-    if (trace.instructions[g.instruction].on == pipe::s) return;
-    out.push_back({g.instruction, write, merged(gm_key_ranges(g))});
+    return g.instruction < trace.instructions.size() &&
+           trace.instructions[g.instruction].on != pipe::s;
+  };
+  struct use {
+    bool read = false;
+    uint32_t write_pipes = 0;  // bit per pipe
+  };
+  std::map<uint32_t, use> uses;
+  for (const gm_read& r : trace.gm_reads)
+    if (made_by_dma(r)) uses[r.region].read = true;
+  for (const gm_write& w : trace.gm_writes)
+    if (made_by_dma(w))
+      uses[w.region].write_pipes |= 1u << index_of(trace.instructions[w.instruction].on);
+  auto may_race = [&](uint32_t region) {
+    const use& u = uses[region];
+    return (u.read && u.write_pipes != 0) || (u.write_pipes & (u.write_pipes - 1)) != 0;
+  };
+  std::vector<gm_access> out;
+  auto add = [&](const gm_runs& g, bool write) {
+    if (made_by_dma(g) && may_race(g.region))
+      out.push_back({g.instruction, write, merged(gm_key_ranges(g))});
   };
   for (const gm_read& r : trace.gm_reads) add(r, false);
   for (const gm_write& w : trace.gm_writes) add(w, true);
