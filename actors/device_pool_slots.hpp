@@ -32,6 +32,7 @@ class device_pool_slots final : public npu::device_slots {
 
   result<npu::eval_result> evaluate(const npu::slot_job& job) override;
   std::string profile_id() const override { return device_->profile_id(); }
+  std::string checker_id() const override { return device_->checker_id(); }
 
  private:
   caf::actor_system& sys_;

@@ -50,6 +50,10 @@ cascade_device::cascade_device(std::shared_ptr<device> simulator, std::shared_pt
       margin_(margin),
       log_(std::move(log)) {}
 
+std::string cascade_device::checker_id() const {
+  return simulator_->checker_id();
+}
+
 std::string cascade_device::profile_id() const {
   return "cascade:" + hardware_->profile_id() + "+" + simulator_->profile_id();
 }

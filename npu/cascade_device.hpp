@@ -49,6 +49,8 @@ class cascade_device : public device {
 
   // "cascade:<hardware id>+<simulator id>"
   std::string profile_id() const override;
+  // The simulator's: the hardware's verdicts are the judge's too, its latencies measured.
+  std::string checker_id() const override;
 
   // The hardware device's re-measurement (finalists have passed the simulator already).
   std::optional<eval_result> remeasure(const op_package& op, const std::string& tiling_source,

@@ -42,6 +42,12 @@ class device {
   // Identifies the hardware profile, part of every evaluation cache key ("sim:ascend910b4").
   virtual std::string profile_id() const = 0;
 
+  // Identifies what decides this device's verdicts and latencies beyond profile_id() (the
+  // simulator: its judge, runtime, shim headers and profile constants; checker_identity.hpp),
+  // also part of every evaluation cache key: a result cached under another checker is never
+  // served. Empty: nothing beyond the profile.
+  virtual std::string checker_id() const { return {}; }
+
   // The end-of-campaign re-measurement of a finalist: the candidate is evaluated again and
   // measured with more samples (the device's finalist count), neither compared with nor
   // becoming the operator's best. nullopt when re-measuring cannot change the latency (the

@@ -41,6 +41,8 @@ class device_slots {
   virtual result<eval_result> evaluate(const slot_job& job) = 0;
   // The hardware profile of every slot ("sim:ascend910b4"): part of every evaluation cache key.
   virtual std::string profile_id() const = 0;
+  // The device's checker_id() (device.hpp): part of every evaluation cache key.
+  virtual std::string checker_id() const { return {}; }
 };
 
 }  // namespace aopt::npu

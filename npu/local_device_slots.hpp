@@ -22,6 +22,7 @@ class local_device_slots final : public device_slots {
 
   result<eval_result> evaluate(const slot_job& job) override;
   std::string profile_id() const override { return device_->profile_id(); }
+  std::string checker_id() const override { return device_->checker_id(); }
 
   // The most evaluations that ran at once so far (never above the slot count).
   uint32_t max_in_flight() const;

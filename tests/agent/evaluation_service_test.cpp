@@ -29,7 +29,9 @@ class counting_device final : public npu::device {
     return r;
   }
   std::string profile_id() const override { return "test:profile"; }
+  std::string checker_id() const override { return checker; }
 
+  std::string checker;  // what the device's verdicts depend on beyond the profile
   struct call {
     std::string kernel;
     bool cold = false;
@@ -268,4 +270,35 @@ TEST_CASE("local device slots run at most their number of evaluations at once") 
   CHECK(ok == std::vector<int>{1, 1, 1, 1});
   CHECK(device->max_running == 2);
   CHECK(slots->max_in_flight() == 2);
+}
+
+TEST_CASE("a result cached under another build of the checker is not served, and re-evaluated") {
+  auto old_checker = std::make_shared<counting_device>();
+  old_checker->checker = "judge-1";
+  auto cache = std::make_shared<map_cache>();
+  const auto op = shared_test_op();
+  agent::evaluation_service before(std::make_shared<npu::local_device_slots>(old_checker, 1), cache,
+                                   npu::eval_options{});
+  result<agent::evaluation> first = before.evaluate({op, "tiling", "kernel-a", "c"});
+  REQUIRE(first.ok());
+  cache->entries[first->cache_key] = first->result;
+  CHECK(before.evaluate({op, "tiling", "kernel-a", "c"})->result.from_cache);
+
+  // The same device and profile after the judge changed: its own key, so the device decides.
+  auto new_checker = std::make_shared<counting_device>();
+  new_checker->checker = "judge-2";
+  agent::evaluation_service after(std::make_shared<npu::local_device_slots>(new_checker, 1), cache,
+                                  npu::eval_options{});
+  result<agent::evaluation> again = after.evaluate({op, "tiling", "kernel-a", "c"});
+  REQUIRE(again.ok());
+  CHECK_FALSE(again->result.from_cache);
+  CHECK(again->cache_key != first->cache_key);
+  CHECK(new_checker->calls.size() == 1);
+
+  // A device whose verdicts depend on nothing beyond its profile keys by the profile alone.
+  auto plain = std::make_shared<counting_device>();
+  agent::evaluation_service profile_only(std::make_shared<npu::local_device_slots>(plain, 1),
+                                         nullptr, npu::eval_options{});
+  CHECK(profile_only.plan({op, "tiling", "kernel-a", "c"}).cache_key ==
+        agent::eval_cache_key("test:profile", *op, "tiling", "kernel-a", npu::eval_options{}));
 }

@@ -12,6 +12,7 @@
 #include "base/content_hash.hpp"
 #include "base/scratch_dir.hpp"
 #include "base/subprocess.hpp"
+#include "npu/sim/device/checker_identity.hpp"
 #include "npu/sim/device/expected_cache.hpp"
 #include "npu/sim/device/process_environment.hpp"
 #include "npu/sim/device/sealed_memfd.hpp"
@@ -217,6 +218,7 @@ sim_device::sim_device(sim::hw_profile profile, sim_device_options options)
       if (!searchable_by_others(dir)) options_.identity.reset();
     }
   }
+  checker_id_ = checker_identity(options_.toolchain, profile_);
   cache_ = std::make_unique<compile_cache>(options_.cache_dir, options_.cache_max_bytes);
   builder_ = std::make_unique<candidate_builder>(options_.toolchain, *cache_);
   shim_headers_ = shim_header_set(options_.toolchain.include_dir.string());

@@ -138,6 +138,7 @@ class sim_device : public device, public tiling_prober {
 
   // "sim:<profile name>"
   std::string profile_id() const override;
+  std::string checker_id() const override { return checker_id_; }
 
   const sim::hw_profile& hardware() const { return profile_; }
   // Object-cache counters: a Stage I evaluation adds one miss (the host unit) and one hit (the
@@ -248,6 +249,7 @@ class sim_device : public device, public tiling_prober {
 
   sim::hw_profile profile_;
   sim_device_options options_;
+  std::string checker_id_;  // checker_identity() of the toolchain and profile
   std::unique_ptr<compile_cache> cache_;
   std::unique_ptr<candidate_builder> builder_;
   std::set<std::string> shim_headers_;      // what the static screen lets a source include
