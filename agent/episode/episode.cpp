@@ -730,7 +730,6 @@ void episode_engine::remember_trial(tiling_trial trial) {
 
 // A tiling the gates vetoed with certainty: counted with its kind, and its kind is the mutator's
 // feedback (the heuristic mutator learns the infeasible region from it, the LLM reads why).
-// evolve keeps the step's parent, as after any veto.
 void episode_engine::reject_tiling(const std::string& gate, const gate_verdict& verdict) {
   const std::string kind = verdict.kind.empty() ? "vetoed" : verdict.kind;
   state_.rejected[kind + " (" + gate + ")"]++;
@@ -739,6 +738,12 @@ void episode_engine::reject_tiling(const std::string& gate, const gate_verdict& 
   state_.last_probe_rejection = "by " + gate + " for " + kind + ": " + verdict.reason;
   remember_trial({pending_.evaluation->tiling, std::nullopt, kind,
                   "rejected by " + gate + " before the device: " + verdict.reason});
+  drop_vetoed_tiling();
+}
+
+// A tiling the gates vetoed leaves what drop_tiling_proposal() keeps; evolve also keeps the step's
+// parent, so that the step goes on from it, as a resumed episode, which draws it again, does.
+void episode_engine::drop_vetoed_tiling() {
   pending_.gated = false;
   std::optional<program> parent = pending_.parent;
   drop_tiling_proposal();
@@ -938,12 +943,10 @@ void episode_engine::record_veto(const std::string& gate, const gate_verdict& ve
     queue_next_kernel();
     return;
   }
-  // A tiling vetoed by an opinion: the mutator hears of it; evolve keeps the step's parent.
+  // A tiling vetoed by an opinion: the mutator hears of it.
   remember_trial({request.tiling, std::nullopt, "vetoed",
                   "vetoed by " + gate + " before the device: " + reason});
-  std::optional<program> parent = pending_.parent;
-  drop_tiling_proposal();
-  if (evolving()) pending_.parent = std::move(parent);
+  drop_vetoed_tiling();
 }
 
 std::optional<observation> episode_engine::pending_observation() const {

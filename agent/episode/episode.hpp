@@ -209,6 +209,7 @@ class episode_engine {
   void fail_repair(const std::string& why);
   std::string after_tiling_rejections() const;
   void reject_tiling(const std::string& gate, const gate_verdict& verdict);
+  void drop_vetoed_tiling();
   void step_spent();
   void skip_empty_stages();
   void queue_next_kernel();

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "agent/episode/depth_rewrite_screen.hpp"
+#include "agent/roles/certain_veto.hpp"
 #include "agent/roles/role_descriptor.hpp"
 
 namespace aopt::agent {
@@ -23,16 +24,9 @@ class depth_screen final : public gate_policy {
   std::string name() const override { return "depth-screen"; }
 
   result<gate_verdict> judge(const gate_request& request) override {
-    gate_verdict verdict;
-    if (request.role != "refiner" || request.tiling != request.parent_tiling) return verdict;
-    const feasibility_verdict screened =
-        screen_depth_rewrite(request.parent_kernel, request.parent_result.profile, request.kernel);
-    if (screened.feasible()) return verdict;
-    verdict.veto = true;
-    verdict.certain = true;
-    verdict.kind = screened.kind;
-    verdict.reason = screened.message;
-    return verdict;
+    if (request.role != "refiner" || request.tiling != request.parent_tiling) return gate_verdict{};
+    return certain_veto_unless_feasible(
+        screen_depth_rewrite(request.parent_kernel, request.parent_result.profile, request.kernel));
   }
 };
 

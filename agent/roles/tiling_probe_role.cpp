@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "agent/roles/certain_veto.hpp"
 #include "agent/roles/role_descriptor.hpp"
 
 namespace aopt::agent {
@@ -25,15 +26,8 @@ class tiling_probe final : public gate_policy {
   std::string name() const override { return "tiling-probe"; }
 
   result<gate_verdict> judge(const gate_request& request) override {
-    gate_verdict verdict;
-    if (!screen_ || request.role == "refiner") return verdict;
-    const feasibility_verdict probed = screen_(*request.op, request.tiling, request.kernel);
-    if (probed.feasible()) return verdict;
-    verdict.veto = true;
-    verdict.certain = true;
-    verdict.kind = probed.kind;
-    verdict.reason = probed.message;
-    return verdict;
+    if (!screen_ || request.role == "refiner") return gate_verdict{};
+    return certain_veto_unless_feasible(screen_(*request.op, request.tiling, request.kernel));
   }
 
  private:
