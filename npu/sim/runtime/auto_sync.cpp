@@ -11,15 +11,19 @@ namespace {
 constexpr uint32_t none = std::numeric_limits<uint32_t>::max();
 constexpr uint32_t block_bytes = 32;
 
-// Per 32-byte UB block, the latest instruction of one pipe that wrote it and that touched it.
+// Per 32-byte UB block, the latest instruction of one pipe that wrote it and that touched it,
+// and the bytes any of them touched: an access outside those needs no look at the blocks.
 struct block_history {
   std::vector<uint32_t> last_write;
   std::vector<uint32_t> last_touch;
+  uint32_t touched_begin = std::numeric_limits<uint32_t>::max();
+  uint32_t touched_end = 0;
 
   explicit block_history(size_t blocks) : last_write(blocks, none), last_touch(blocks, none) {}
 
   // The latest instruction here that an access to `r` must follow.
   uint32_t conflicting(ub_range r, bool write) const {
+    if (r.end <= touched_begin || r.begin >= touched_end) return none;
     const std::vector<uint32_t>& table = write ? last_touch : last_write;
     uint32_t latest = none;
     for (uint32_t b = r.begin / block_bytes; b * block_bytes < r.end; ++b)
@@ -28,6 +32,8 @@ struct block_history {
   }
 
   void record(ub_range r, bool write, uint32_t index) {
+    touched_begin = std::min(touched_begin, r.begin / block_bytes * block_bytes);
+    touched_end = std::max(touched_end, (r.end + block_bytes - 1) / block_bytes * block_bytes);
     for (uint32_t b = r.begin / block_bytes; b * block_bytes < r.end; ++b) {
       last_touch[b] = index;
       if (write) last_write[b] = index;
@@ -80,6 +86,13 @@ void insert_auto_sync(core_trace& trace) {
   // not only to the one that touched the data.
   std::array<uint32_t, pipe_count> latest_of;
   latest_of.fill(none);
+  // Only a scalar access reads another pipe's history, so what another pipe does after the last
+  // scalar access need not be recorded (most kernels have none: their UB is the vector pipes').
+  uint32_t last_scalar_access = none;
+  for (uint32_t i = 0; i < trace.instructions.size(); ++i) {
+    const instruction& in = trace.instructions[i];
+    if (in.on == pipe::s && !(in.reads.empty() && in.writes.empty())) last_scalar_access = i;
+  }
 
   for (uint32_t i = 0; i < trace.instructions.size(); ++i) {
     instruction& in = trace.instructions[i];
@@ -105,6 +118,7 @@ void insert_auto_sync(core_trace& trace) {
       }
     }
     latest_of[p] = i;
+    if (in.on != pipe::s && (last_scalar_access == none || i > last_scalar_access)) continue;
     for (const ub_range& r : in.reads)
       if (r.begin < r.end) history[p].record(r, false, i);
     for (const ub_range& r : in.writes)

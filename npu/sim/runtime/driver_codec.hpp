@@ -33,9 +33,9 @@ class byte_writer {
   template <typename T>
   void put(T v) {
     static_assert(std::is_trivially_copyable<T>::value, "plain values only");
-    const size_t at = out_.size();
-    out_.resize(at + sizeof(T));
-    std::memcpy(&out_[at], &v, sizeof(T));
+    char bytes[sizeof(T)];
+    std::memcpy(bytes, &v, sizeof(T));
+    out_.append(bytes, sizeof(T));
     if (sink_ && out_.size() >= flush_at_) flush();
   }
   void put_bytes(const void* p, size_t n) {

@@ -11,6 +11,7 @@
 #include "gm_allocation.hpp"
 #include "launch_layout.hpp"
 #include "output_replay.hpp"
+#include "vector_loop.hpp"
 
 namespace aopt::sim {
 namespace {
@@ -42,24 +43,33 @@ struct dataflow_totals {
   std::vector<std::string> uninitialised;  // instructions reading UB nothing traced wrote
 };
 
-// ORs and ANDs the flags of `n` bytes into `any` and `all`, eight at a time.
-void or_and(const uint8_t* p, size_t n, uint8_t& any, uint8_t& all) {
-  uint64_t o = 0, a = ~uint64_t{0};
-  size_t k = 0;
-  for (; k + 8 <= n; k += 8) {
-    uint64_t w;
-    std::memcpy(&w, p + k, 8);
-    o |= w;
-    a &= w;
+// ORs and ANDs the flags of `n` bytes into `any` and `all`.
+AOPT_SIM_VECTOR_LOOP void or_and(const uint8_t* p, size_t n, uint8_t& any, uint8_t& all) {
+  uint8_t o = 0, a = 0xff;
+  for (size_t k = 0; k < n; ++k) {
+    o |= p[k];
+    a &= p[k];
   }
-  for (int shift = 0; shift < 64; shift += 8) {
-    any |= static_cast<uint8_t>(o >> shift);
-    if (n >= 8) all &= static_cast<uint8_t>(a >> shift);
+  any |= o;
+  all &= a;
+}
+
+// What a copy of `n` UB bytes to GM carries: their flags ORed into `any`, how many were copied
+// in from GM and not computed since (`passthrough`, unless the copy accumulates) and how many
+// depend on no GM read and are no constant (`underived`).
+AOPT_SIM_VECTOR_LOOP void copied_out(const uint8_t* p, size_t n, bool accumulates, uint8_t& any,
+                                     uint64_t& passthrough, uint64_t& underived) {
+  uint8_t o = 0;
+  uint64_t copied = 0, bare = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const uint8_t f = p[k];
+    o |= f;
+    copied += (f & (written | computed)) == written;
+    bare += (f & (derived | constant)) == 0;
   }
-  for (; k < n; ++k) {
-    any |= p[k];
-    all &= p[k];
-  }
+  any |= o;
+  if (!accumulates) passthrough += copied;
+  underived += bare;
 }
 
 std::string instruction_name(const instruction& in, size_t i) {
@@ -79,12 +89,8 @@ void dataflow(const core_trace& t, uint32_t ub_bytes, dataflow_totals& totals) {
       for (const ub_range& r : in.reads) {
         const auto [b, e] = clamp(r);
         uint8_t any = 0;
-        for (uint32_t k = b; k < e; ++k) {
-          const uint8_t f = ub[k];
-          any |= f;
-          totals.passthrough_bytes += !in.accumulates && (f & (written | computed)) == written;
-          totals.underived_bytes += (f & (derived | constant)) == 0;
-        }
+        copied_out(ub.data() + b, e - b, in.accumulates, any, totals.passthrough_bytes,
+                   totals.underived_bytes);
         totals.out_bytes += e - b;
         if ((any & written) == 0 && e > b && totals.never_written.empty()) {
           totals.never_written = instruction_name(in, i) + " copies UB [" + std::to_string(b) +

@@ -17,17 +17,10 @@
 
 #include "aopt_sim/kernel/runtime_api.h"
 #include "kernel_state.hpp"
+#include "vector_loop.hpp"
 
-// The element loops: compiled for AVX-512, AVX2 and baseline x86-64 (picked at load time) and
-// optimised for vectorisation, which makes the half/bfloat16 conversions branch-free and the
-// loops run at memory speed. Floating-point contraction stays off (ISO mode), so results are
-// the same in every clone.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define AOPT_SIM_VECTOR_LOOP \
-  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), optimize("O3")))
-#else
-#define AOPT_SIM_VECTOR_LOOP
-#endif
+// The element loops are AOPT_SIM_VECTOR_LOOPs (vector_loop.hpp), which makes the
+// half/bfloat16 conversions branch-free and the loops run at memory speed.
 
 namespace aopt::sim::kernel {
 

@@ -2,6 +2,7 @@
 // Values go through double (exact for all of them) and are rounded once into the destination;
 // the frequent exact or round-to-nearest pairs have direct loops. int32 -> half scales by the
 // DEQSCALE register (SetDeqScale), as the documented s322f16 conversion does.
+#include "half_convert.hpp"
 #include "kernel_numeric.hpp"
 #include "kernel_vector.hpp"
 
@@ -27,10 +28,18 @@ AOPT_SIM_VECTOR_LOOP void cast_loop(uint8_t* d, const uint8_t* a, const uint8_t*
     }
   } else if constexpr (std::is_same_v<D, float> &&
                        (std::is_same_v<S, f16s> || std::is_same_v<S, bf16s>)) {
-    for (size_t i = 0; i < n; ++i) dst[i] = elem<S>::load(src[i]);  // exact
+    if constexpr (std::is_same_v<S, f16s>) {
+      halves_to_floats(&src[0].bits, dst, n);  // exact
+    } else {
+      for (size_t i = 0; i < n; ++i) dst[i] = elem<S>::load(src[i]);  // exact
+    }
   } else if constexpr (std::is_same_v<S, float> &&
                        (std::is_same_v<D, f16s> || std::is_same_v<D, bf16s>)) {
     if (mode == RoundMode::CAST_NONE || mode == RoundMode::CAST_RINT) {
+      if constexpr (std::is_same_v<D, f16s>) {
+        floats_to_halves(src, &dst[0].bits, n);
+        return;
+      }
       for (size_t i = 0; i < n; ++i) dst[i] = elem<D>::store(src[i]);
     } else {
       for (size_t i = 0; i < n; ++i) dst[i] = elem<D>::from_double(src[i], mode);

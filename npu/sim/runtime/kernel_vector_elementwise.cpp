@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "half_convert.hpp"
 #include "kernel_numeric.hpp"
 #include "kernel_vector.hpp"
 
@@ -151,6 +152,10 @@ template <typename Op>
 struct integer_only<Op, std::void_t<decltype(Op::integer_only)>> : std::true_type {};
 
 // ---- the loops ------------------------------------------------------------------------------
+// Half operands are converted in bulk, a chunk at a time (half_convert.hpp), and computed in
+// float as the element forms do; the chunk stays in L1 beside its operands.
+constexpr size_t half_chunk = 512;
+
 template <typename S, typename Op>
 AOPT_SIM_VECTOR_LOOP void binary_loop(uint8_t* d, const uint8_t* a, const uint8_t* b, size_t n,
                                       const chunk_args&) {
@@ -158,6 +163,17 @@ AOPT_SIM_VECTOR_LOOP void binary_loop(uint8_t* d, const uint8_t* a, const uint8_
   const S* __restrict x = reinterpret_cast<const S*>(a);
   const S* __restrict y = reinterpret_cast<const S*>(b);
   const Op op;
+  if constexpr (std::is_same_v<S, f16s>) {
+    float u[half_chunk], v[half_chunk];
+    for (size_t at = 0; at < n; at += half_chunk) {
+      const size_t m = std::min(half_chunk, n - at);
+      halves_to_floats(&x[at].bits, u, m);
+      halves_to_floats(&y[at].bits, v, m);
+      for (size_t i = 0; i < m; ++i) u[i] = op(u[i], v[i]);
+      floats_to_halves(u, &dst[at].bits, m);
+    }
+    return;
+  }
   for (size_t i = 0; i < n; ++i)
     dst[i] = elem<S>::store(op(elem<S>::load(x[i]), elem<S>::load(y[i])));
 }
@@ -170,6 +186,16 @@ AOPT_SIM_VECTOR_LOOP void scalar_loop(uint8_t* d, const uint8_t* a, const uint8_
   const S* __restrict x = reinterpret_cast<const S*>(a);
   const C s = static_cast<C>(args.scalar);
   const Op op;
+  if constexpr (std::is_same_v<S, f16s>) {
+    float u[half_chunk];
+    for (size_t at = 0; at < n; at += half_chunk) {
+      const size_t m = std::min(half_chunk, n - at);
+      halves_to_floats(&x[at].bits, u, m);
+      for (size_t i = 0; i < m; ++i) u[i] = op(u[i], s);
+      floats_to_halves(u, &dst[at].bits, m);
+    }
+    return;
+  }
   for (size_t i = 0; i < n; ++i) dst[i] = elem<S>::store(op(elem<S>::load(x[i]), s));
 }
 
@@ -179,6 +205,16 @@ AOPT_SIM_VECTOR_LOOP void unary_loop(uint8_t* d, const uint8_t* a, const uint8_t
   S* __restrict dst = reinterpret_cast<S*>(d);
   const S* __restrict x = reinterpret_cast<const S*>(a);
   const Op op;
+  if constexpr (std::is_same_v<S, f16s>) {
+    float u[half_chunk];
+    for (size_t at = 0; at < n; at += half_chunk) {
+      const size_t m = std::min(half_chunk, n - at);
+      halves_to_floats(&x[at].bits, u, m);
+      for (size_t i = 0; i < m; ++i) u[i] = op(u[i]);
+      floats_to_halves(u, &dst[at].bits, m);
+    }
+    return;
+  }
   for (size_t i = 0; i < n; ++i) dst[i] = elem<S>::store(op(elem<S>::load(x[i])));
 }
 
