@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "vector_loop.hpp"
+
 namespace aopt::sim {
 namespace {
 
@@ -149,7 +151,7 @@ double round_to_element(double value, npu::dtype t) {
   return decode_element(bytes, t);
 }
 
-void fill_poison(void* out, npu::dtype t, size_t count, uint32_t variant) {
+AOPT_SIM_VECTOR_LOOP void fill_poison(void* out, npu::dtype t, size_t count, uint32_t variant) {
   auto* bytes = static_cast<unsigned char*>(out);
   switch (t) {
     case npu::dtype::float32:
