@@ -1,0 +1,127 @@
+// Issue 30 item 7, a sixth red-team round, written as an attacker would against the honest
+// tests/data/ops/add_tiled (z = x + y, float16, 8 cores; honest 19.00 us) and the corpus's
+// matmul_gelu_custom, each candidate passing the static screen and followed by the honest one at
+// its true latency. Classes the earlier rounds did not try:
+//   verdicts of       a remote worker whose checker is another (another build of the simulator,
+//   another checker   or a profile of the coordinator's name with other constants) joined, since
+//                     only profile names were compared, and its verdicts and latencies were cached
+//                     under the coordinator's checker: with dma_latency_cycles 50 instead of 500,
+//                     adds_custom's campaign reported its baseline at 42.34 us (true 51.94) and an
+//                     "improvement" to 31.61 us. The bank's rewind records were keyed by the
+//                     profile alone, so experts rewound by an older checker were skipped and their
+//                     tuples kept. Both now carry npu::verdict_scope (profile and checker), and the
+//                     pool refuses a worker of another checker.
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "adversarial/checker_fixture.hpp"
+#include "agent/heuristics/bank_rewind.hpp"
+#include "npu/verdict_scope.hpp"
+#include "support/line_process.hpp"
+#include "support/temp_dir.hpp"
+
+using aopt::npu::eval_result;
+using aopt::npu::eval_status;
+using aopt::testing::checker_fixture;
+
+namespace {
+
+// The hardware profile file of `dir`, add_tiled's own, with one assumed constant changed: a
+// profile of the same name that judges differently.
+void rt6_write_recalibrated_profile(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
+  const auto source = std::filesystem::path(AOPT_SOURCE_DIR) / "config/hardware/ascend910b4.toml";
+  std::ifstream in(source);
+  REQUIRE(in.good());
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text = checker_fixture::replace(text, "dma_latency_cycles = 500", "dma_latency_cycles = 50");
+  std::ofstream(dir / "ascend910b4.toml") << text;
+}
+
+}  // namespace
+
+TEST_SUITE("adversarial") {
+  TEST_CASE("red team 6: a worker judged by another checker is refused and gets no work") {
+    aopt::testing::temp_dir tmp;
+    rt6_write_recalibrated_profile(tmp.path() / "hardware");
+    std::vector<std::string> coordinator_args = {
+        AOPT_BINARY,
+        "run",
+        std::string(AOPT_SOURCE_DIR) + "/corpus/level1/adds_custom",
+        "--db",
+        (tmp.path() / "db").string(),
+        "--report",
+        (tmp.path() / "reports").string(),
+        "--budget",
+        "1",
+        "--rounds",
+        "1",
+        "--jobs",
+        "1",
+        "--seed",
+        "11",
+        "--json",
+        "--workers-listen",
+        "127.0.0.1:0",
+        "--set",
+        "device.slots=0"};
+    using stream = aopt::testing::line_process::stream;
+    aopt::testing::line_process coordinator(coordinator_args, {"AOPT_WORKERS_SECRET="});
+    const std::optional<std::string> listening =
+        coordinator.wait_for(stream::err, "workers join on");
+    REQUIRE(listening.has_value());
+    const std::string port = listening->substr(listening->rfind(':') + 1);
+    const auto worker = [&](std::vector<std::string> extra) {
+      std::vector<std::string> args = {
+          AOPT_BINARY, "worker", "--coordinator", "127.0.0.1:" + port,
+          "--slots",   "1",      "--set",         "workers.rejoin_s=0"};
+      args.insert(args.end(), extra.begin(), extra.end());
+      return std::make_unique<aopt::testing::line_process>(
+          args, std::vector<std::string>{"AOPT_WORKERS_SECRET="});
+    };
+    // Same profile name, another dma_latency_cycles: its latencies are not the coordinator's.
+    auto intruder = worker({"--set", "device.hardware_dir=" + (tmp.path() / "hardware").string()});
+    CHECK(intruder->finish() == 1);
+    bool said_checker = false;
+    for (const std::string& line : intruder->lines(stream::err))
+      said_checker = said_checker || line.find("checker") != std::string::npos;
+    CHECK(said_checker);
+    CHECK(intruder->lines(stream::out).empty());  // never joined, never leased anything
+    REQUIRE(coordinator.wait_for(stream::err, "refused a worker").has_value());
+
+    auto member = worker({});
+    REQUIRE(member->wait_for(stream::out, "joined").has_value());
+    const int code = coordinator.finish();
+    REQUIRE(code == 0);
+    const nlohmann::json summary = nlohmann::json::parse(coordinator.lines(stream::out).back());
+    CHECK(summary.at("pool").at("workers").at("refused") == 1);
+    CHECK(summary.at("pool").at("workers").at("joined") == 1);
+    CHECK(member->finish() == 0);
+  }
+
+  TEST_CASE("red team 6: a bank rewind record of another checker is not this checker's") {
+    checker_fixture f;
+    // A profile of the same name with one constant recalibrated: the same profile id, another
+    // checker, whose rewind steps may be kept or dropped otherwise.
+    aopt::sim::hw_profile recalibrated = aopt::testing::checker_profile();
+    recalibrated.dma_latency_cycles = 50;
+    aopt::npu::sim_device other{recalibrated, aopt::testing::checker_options(f.work.path(), true)};
+    REQUIRE(other.profile_id() == f.screened.profile_id());
+    REQUIRE(other.checker_id() != f.screened.checker_id());
+    const auto key = [&](const aopt::npu::sim_device& d) {
+      return aopt::agent::rewind_record_key(
+          f.op, "heuristic", aopt::npu::verdict_scope(d.profile_id(), d.checker_id()), 0.05);
+    };
+    CHECK(key(other) != key(f.screened));
+    CHECK(key(f.unscreened) == key(f.screened));  // the screen is not the checker
+    f.check_honest_still_ok();
+  }
+}
