@@ -10,7 +10,16 @@
 //                     "improvement" to 31.61 us. The bank's rewind records were keyed by the
 //                     profile alone, so experts rewound by an older checker were skipped and their
 //                     tuples kept. Both now carry npu::verdict_scope (profile and checker), and the
-//                     pool refuses a worker of another checker.
+//                     pool refuses a worker of another checker;
+//   launch shape      the kernel declares itself MIX (KERNEL_TYPE_MIX_AIC_1_2), its AICs return at
+//                     once and its AIVs do the whole add: half the blockDim for the same vector
+//                     cores. The launch overhead was charged per physical AIC (per group), so a
+//                     group's AIVs started for free: 4 groups (8 AIVs) scored ok at 17.40 us
+//                     against 19.00 us for the same add on 8 AIV cores, by either spelling of the
+//                     declaration, and 16 groups (32 AIVs) at 22.52 us against 28.70 us on 32
+//                     cores. The launch overhead is now charged per core the launch starts, a
+//                     group's AIC and AIVs alike (timing_model.hpp launch_cores): 20.60 and
+//                     35.32 us, more than the honest add, never less.
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -34,6 +43,35 @@ using aopt::testing::checker_fixture;
 
 namespace {
 
+// add_tiled's tiling at `blocks` blocks.
+std::string rt6_tiling(const checker_fixture& f, uint32_t blocks) {
+  return checker_fixture::replace(f.op.host_source, "constexpr uint32_t BLOCK_DIM = 8;",
+                                  "constexpr uint32_t BLOCK_DIM = " + std::to_string(blocks) + ";");
+}
+
+// add_tiled's kernel, its slices cut per vector core (GetBlockNum() * GetSubBlockNum(): the AIVs
+// of a MIX launch, the blocks of any other), entered through `entry` before anything else.
+std::string rt6_vector_kernel(const checker_fixture& f, const std::string& entry) {
+  std::string kernel = checker_fixture::replace(
+      f.op.kernel_source, "const uint32_t perCore = total / AscendC::GetBlockNum();",
+      "const uint32_t perCore =\n"
+      "        total / static_cast<uint32_t>(AscendC::GetBlockNum() * "
+      "AscendC::GetSubBlockNum());");
+  return checker_fixture::replace(kernel, "  GET_TILING_DATA(tilingData, tiling);\n",
+                                  entry + "  GET_TILING_DATA(tilingData, tiling);\n");
+}
+
+// Declared MIX with two AIVs per AIC, by KERNEL_TASK_TYPE_DEFAULT or per tiling key; the AICs
+// leave at once.
+const std::string rt6_mix_default =
+    "  KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);\n"
+    "  if ASCEND_IS_AIC {\n"
+    "    return;\n"
+    "  }\n";
+const std::string rt6_mix_by_key =
+    "  KERNEL_TASK_TYPE(0, KERNEL_TYPE_MIX_AIC_1_2);\n"
+    "  if (ASCEND_IS_AIC) return;\n";
+
 // The hardware profile file of `dir`, add_tiled's own, with one assumed constant changed: a
 // profile of the same name that judges differently.
 void rt6_write_recalibrated_profile(const std::filesystem::path& dir) {
@@ -49,6 +87,34 @@ void rt6_write_recalibrated_profile(const std::filesystem::path& dir) {
 }  // namespace
 
 TEST_SUITE("adversarial") {
+  TEST_CASE("red team 6: a MIX launch pays for every core it starts, its AIVs included") {
+    checker_fixture f;
+    struct variant {
+      std::string name;
+      uint32_t groups;  // MIX blockDim: two AIVs each
+      const std::string* entry;
+    };
+    const variant variants[] = {
+        {"KERNEL_TASK_TYPE_DEFAULT, 4 groups", 4, &rt6_mix_default},
+        {"KERNEL_TASK_TYPE by tiling key, 4 groups", 4, &rt6_mix_by_key},
+        {"KERNEL_TASK_TYPE_DEFAULT, 16 groups", 16, &rt6_mix_default},
+    };
+    for (const variant& v : variants) {
+      CAPTURE(v.name);
+      // The same add on as many AIV cores, honestly launched.
+      const std::string kernel_as_vector = rt6_vector_kernel(f, "");
+      const eval_result honest =
+          f.unscreened.evaluate(f.op, rt6_tiling(f, 2 * v.groups), kernel_as_vector, {});
+      REQUIRE_MESSAGE(honest.ok(), f.describe(honest));
+      const eval_result r =
+          f.screened.evaluate(f.op, rt6_tiling(f, v.groups), rt6_vector_kernel(f, *v.entry), {});
+      CHECK_MESSAGE(r.ok(), f.describe(r));
+      // Each group's AIC is started too: 0.4 us of launch per core, never a saving.
+      CHECK(r.latency_us > honest.latency_us);
+      f.check_honest_still_ok();
+    }
+  }
+
   TEST_CASE("red team 6: a worker judged by another checker is refused and gets no work") {
     aopt::testing::temp_dir tmp;
     rt6_write_recalibrated_profile(tmp.path() / "hardware");
