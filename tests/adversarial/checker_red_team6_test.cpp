@@ -19,7 +19,15 @@
 //                     declaration, and 16 groups (32 AIVs) at 22.52 us against 28.70 us on 32
 //                     cores. The launch overhead is now charged per core the launch starts, a
 //                     group's AIC and AIVs alike (timing_model.hpp launch_cores): 20.60 and
-//                     35.32 us, more than the honest add, never less.
+//                     35.32 us, more than the honest add, never less;
+//   GM write races    cores storing different bytes over the same GM with nothing ordering them
+//   between cores     (each core spilling its tile 0 over the next core's slice; block 0 writing
+//                     its tile over every other slice; block 0 zero-filling z first): the blocks
+//                     run one after another here, so the rightful store always came last and
+//                     all three scored ok (19.00, 19.74, 19.00 us); on the hardware whichever core
+//                     ends last wins. Writes alone were never compared; now two cores' unordered
+//                     stores of different bytes are a data_race (gm_cross_core_race.hpp), while
+//                     the same bytes (a shared tail) or a SyncAll between them stay ok.
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -82,6 +90,54 @@ void rt6_write_recalibrated_profile(const std::filesystem::path& dir) {
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   text = checker_fixture::replace(text, "dma_latency_cycles = 500", "dma_latency_cycles = 50");
   std::ofstream(dir / "ascend910b4.toml") << text;
+}
+
+// add_tiled's kernel, each core also storing tile 0 of its result where `where` says (a
+// GlobalTensor `spill` over the whole of z is in scope, `me` and `blocks` the core and blockDim,
+// `perCore` a slice; `allX`, `allY` over x and y), and `entry` run first in the kernel's entry.
+std::string rt6_spilling_kernel(const checker_fixture& f, const std::string& where,
+                                const std::string& entry = "") {
+  std::string k = checker_fixture::replace(f.op.kernel_source, "  uint32_t tileElems = 0;\n",
+                                           "  uint32_t tileElems = 0;\n"
+                                           "  uint32_t perCore = 0;\n"
+                                           "  uint32_t me = 0;\n"
+                                           "  uint32_t blocks = 0;\n"
+                                           "  AscendC::GlobalTensor<DTYPE_Z> spill;\n"
+                                           "  AscendC::GlobalTensor<DTYPE_X> allX;\n"
+                                           "  AscendC::GlobalTensor<DTYPE_Y> allY;\n");
+  k = checker_fixture::replace(k, "    const uint32_t perCore = total / AscendC::GetBlockNum();\n",
+                               "    perCore = total / AscendC::GetBlockNum();\n"
+                               "    me = AscendC::GetBlockIdx();\n"
+                               "    blocks = AscendC::GetBlockNum();\n"
+                               "    spill.SetGlobalBuffer(reinterpret_cast<__gm__ DTYPE_Z*>(z), "
+                               "total);\n"
+                               "    allX.SetGlobalBuffer(reinterpret_cast<__gm__ DTYPE_X*>(x), "
+                               "total);\n"
+                               "    allY.SetGlobalBuffer(reinterpret_cast<__gm__ DTYPE_Y*>(y), "
+                               "total);\n");
+  k = checker_fixture::replace(k, "    AscendC::DataCopy(sum[t * tileElems], c, tileElems);\n",
+                               "    AscendC::DataCopy(sum[t * tileElems], c, tileElems);\n"
+                               "    if (t == 0) {\n" +
+                                   where + "    }\n");
+  return checker_fixture::replace(k, "  GET_TILING_DATA(tilingData, tiling);\n",
+                                  "  GET_TILING_DATA(tilingData, tiling);\n" + entry);
+}
+
+// Block 0 fills all of z with zeros before any core stores its slice; `then` follows the fill.
+std::string rt6_zero_fill(const std::string& then) {
+  return "  if (AscendC::GetBlockIdx() == 0) {\n"
+         "    AscendC::GlobalTensor<DTYPE_Z> whole;\n"
+         "    whole.SetGlobalBuffer(reinterpret_cast<__gm__ DTYPE_Z*>(z), "
+         "tilingData.totalLength);\n"
+         "    AscendC::InitGlobalMemory(whole, tilingData.totalLength, static_cast<DTYPE_Z>(0));\n"
+         "  }\n" +
+         then;
+}
+
+// add_tiled's tiling with a workspace for SyncAll: 32 bytes per core.
+std::string rt6_workspace_tiling(const checker_fixture& f) {
+  return checker_fixture::replace(f.op.host_source, "context->GetWorkspaceSizes(1)[0] = 0;",
+                                  "context->GetWorkspaceSizes(1)[0] = BLOCK_DIM * 32;");
 }
 
 }  // namespace
@@ -189,5 +245,77 @@ TEST_SUITE("adversarial") {
     CHECK(key(other) != key(f.screened));
     CHECK(key(f.unscreened) == key(f.screened));  // the screen is not the checker
     f.check_honest_still_ok();
+  }
+
+  TEST_CASE("red team 6: cores storing different bytes over each other, unordered, race") {
+    checker_fixture f;
+    struct variant {
+      std::string name;
+      std::string kernel;
+      std::string first;  // the block whose store the message names first
+      std::string second;
+    };
+    const variant variants[] = {
+        // Each core spills its tile 0 over the next core's: the next block, run after it here,
+        // always overwrote it; on the hardware whichever core ends last wins.
+        {"spill over the next slice",
+         rt6_spilling_kernel(f,
+                             "      if (me + 1 < blocks) AscendC::DataCopy(spill[(me + 1) * "
+                             "perCore], c, tileElems);\n"),
+         "block 0's", "block 1's"},
+        // Block 0 writes its tile 0 over every other core's tile 0, as a "default".
+        {"broadcast from block 0",
+         rt6_spilling_kernel(f,
+                             "      for (uint32_t b = 1; me == 0 && b < blocks; ++b)\n"
+                             "        AscendC::DataCopy(spill[b * perCore], c, tileElems);\n"),
+         "block 0's", "block 1's"},
+        // Block 0 zero-fills z first, with nothing making the others store after the fill.
+        {"zero fill by block 0", rt6_spilling_kernel(f, "", rt6_zero_fill("")), "block 0's",
+         "block 1's"},
+    };
+    for (const variant& v : variants) {
+      CAPTURE(v.name);
+      const eval_result r = f.screened.evaluate(f.op, rt6_workspace_tiling(f), v.kernel, {});
+      CHECK_MESSAGE(r.status == eval_status::precision_error, f.describe(r));
+      CHECK(r.error_kind == "data_race");
+      CHECK(r.message.find("data race between cores: " + v.first) != std::string::npos);
+      CHECK(r.message.find("of kernel argument 2 and " + v.second) != std::string::npos);
+      CHECK(r.message.find("leave different bytes") != std::string::npos);
+      f.check_honest_still_ok();
+    }
+  }
+
+  TEST_CASE("red team 6: cores storing the same bytes, or ordered by SyncAll, stay ok") {
+    checker_fixture f;
+    const std::string kernels[] = {
+        // A shared tail: each core also stores tile 0 of its own slice's neighbour, computed as
+        // the neighbour computes it (the same bytes).
+        rt6_spilling_kernel(f,
+                            "      if (me + 1 < blocks) {\n"
+                            "        auto nx = lhsQueue.AllocTensor<DTYPE_X>();\n"
+                            "        auto ny = rhsQueue.AllocTensor<DTYPE_Y>();\n"
+                            "        AscendC::DataCopy(nx, allX[(me + 1) * perCore], tileElems);\n"
+                            "        AscendC::DataCopy(ny, allY[(me + 1) * perCore], tileElems);\n"
+                            "        lhsQueue.EnQue(nx);\n"
+                            "        rhsQueue.EnQue(ny);\n"
+                            "        nx = lhsQueue.DeQue<DTYPE_X>();\n"
+                            "        ny = rhsQueue.DeQue<DTYPE_Y>();\n"
+                            "        auto nz = sumQueue.AllocTensor<DTYPE_Z>();\n"
+                            "        AscendC::Add(nz, nx, ny, tileElems);\n"
+                            "        sumQueue.EnQue(nz);\n"
+                            "        nz = sumQueue.DeQue<DTYPE_Z>();\n"
+                            "        AscendC::DataCopy(spill[(me + 1) * perCore], nz, tileElems);\n"
+                            "        sumQueue.FreeTensor(nz);\n"
+                            "        lhsQueue.FreeTensor(nx);\n"
+                            "        rhsQueue.FreeTensor(ny);\n"
+                            "      }\n"),
+        // The zero fill, then SyncAll before any core stores.
+        rt6_spilling_kernel(f, "", rt6_zero_fill("  AscendC::SyncAll();\n")),
+    };
+    for (const std::string& kernel : kernels) {
+      const eval_result r = f.screened.evaluate(f.op, rt6_workspace_tiling(f), kernel, {});
+      CHECK_MESSAGE(r.ok(), f.describe(r));
+      f.check_honest_still_ok();
+    }
   }
 }
