@@ -27,7 +27,14 @@
 //                     all three scored ok (19.00, 19.74, 19.00 us); on the hardware whichever core
 //                     ends last wins. Writes alone were never compared; now two cores' unordered
 //                     stores of different bytes are a data_race (gm_cross_core_race.hpp), while
-//                     the same bytes (a shared tail) or a SyncAll between them stay ok.
+//                     the same bytes (a shared tail) or a SyncAll between them stay ok;
+//   a core of two     matmul_gelu without its MIX declaration (or declared AIV_ONLY, or AIC_ONLY)
+//   units             and one block per Matmul client ran its Matmul and its GELU on each whole
+//                     core: ok at 1084.19 us against the honest MIX kernel's 2099.94 us, on cores
+//                     the 910B does not have (its AI cores are split into AICs and AIVs). The
+//                     judge now refuses a core doing cube and vector work on a profile of split
+//                     cores, and a MIX AIC's vector or AIV's own cube work (core_units.hpp):
+//                     runtime_error (unsupported).
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -138,6 +145,15 @@ std::string rt6_zero_fill(const std::string& then) {
 std::string rt6_workspace_tiling(const checker_fixture& f) {
   return checker_fixture::replace(f.op.host_source, "context->GetWorkspaceSizes(1)[0] = 0;",
                                   "context->GetWorkspaceSizes(1)[0] = BLOCK_DIM * 32;");
+}
+
+// The corpus operator matmul_gelu_custom (c = gelu(a x b + bias), a MIX kernel of one AIC and two
+// AIVs per group).
+aopt::npu::op_package rt6_matmul_gelu() {
+  auto op = aopt::npu::load_op_package(std::filesystem::path(AOPT_SOURCE_DIR) /
+                                       "corpus/level2/matmul_gelu_custom");
+  REQUIRE_MESSAGE(op.ok(), op.error().to_string());
+  return std::move(op).value();
 }
 
 }  // namespace
@@ -315,6 +331,33 @@ TEST_SUITE("adversarial") {
     for (const std::string& kernel : kernels) {
       const eval_result r = f.screened.evaluate(f.op, rt6_workspace_tiling(f), kernel, {});
       CHECK_MESSAGE(r.ok(), f.describe(r));
+      f.check_honest_still_ok();
+    }
+  }
+
+  TEST_CASE("red team 6: a core with both a cube and a vector unit is not a 910B core") {
+    checker_fixture f;
+    const aopt::npu::op_package op = rt6_matmul_gelu();
+    const eval_result honest = f.screened.evaluate(op, op.host_source, op.kernel_source, {});
+    REQUIRE_MESSAGE(honest.ok(), f.describe(honest));
+    // One block per Matmul client (not one group per two): each block its own cube and vector.
+    const std::string tiling = checker_fixture::replace(
+        op.host_source, "context->SetBlockDim((tiling.cubeTilingData.get_usedCoreNum() + 1) / 2);",
+        "context->SetBlockDim(tiling.cubeTilingData.get_usedCoreNum());");
+    const std::string declaration = "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);\n";
+    const std::string declarations[] = {"", "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);\n",
+                                        "    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIC_ONLY);\n"};
+    for (const std::string& declared : declarations) {
+      CAPTURE(declared);
+      const std::string kernel = checker_fixture::replace(op.kernel_source, declaration, declared);
+      const eval_result r = f.screened.evaluate(op, tiling, kernel, {});
+      CHECK_MESSAGE(r.status == eval_status::runtime_error, f.describe(r));
+      CHECK(r.error_kind == "unsupported");
+      CHECK(r.message.find("block 0 runs") != std::string::npos);
+      CHECK(r.message.find("AI cores are split") != std::string::npos);
+      const eval_result again = f.screened.evaluate(op, op.host_source, op.kernel_source, {});
+      CHECK_MESSAGE(again.ok(), f.describe(again));
+      CHECK(again.latency_us == honest.latency_us);
       f.check_honest_still_ok();
     }
   }
