@@ -96,6 +96,11 @@ class pool_adapter {
     if (hello.profile != cfg_.profile_id)
       return refuse(fmt::format("its device profile {} is not the coordinator's {}",
                                 to_valid_utf8(hello.profile.substr(0, 64)), cfg_.profile_id));
+    if (hello.checker != cfg_.checker_id)
+      return refuse(
+          fmt::format("its checker {} is not the coordinator's {} (another build of "
+                      "the simulator, or other constants under the profile's name)",
+                      to_valid_utf8(hello.checker.substr(0, 64)), cfg_.checker_id));
     const std::string name = fmt::format("w{}@{}", state().next_worker++, to_valid_utf8(from));
     // Heartbeats are checked while there are workers: a pool without any keeps no timer.
     if (state().workers.empty()) self_->send(self_, tick_atom_v);

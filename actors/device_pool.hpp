@@ -6,8 +6,9 @@
 //   (challenge_atom)                    -> nonce             a worker about to join
 //   (join_atom, worker_hello, actor)    -> worker_welcome    a worker offering its slots; refused
 //                                                            (an error) for a nonce not open, a
-//                                                            wrong answer (secret) or another
-//                                                            hardware profile
+//                                                            wrong answer (secret), another
+//                                                            hardware profile or another
+//                                                            checker
 //   (heartbeat_atom, worker name)                            from a joined worker
 //   (package_atom, hash)                -> package_sources   a joined worker lacking a package
 //   (stats_atom)                        -> pool_stats
@@ -46,6 +47,7 @@ struct device_pool_config {
   uint32_t local_slots = 1;  // 0: a pure coordinator, evaluating on workers only
   std::string secret;        // "" = workers need none (the listener is then loopback only)
   std::string profile_id;    // workers must evaluate on this hardware profile
+  std::string checker_id;    // ... judged by this checker (npu::device::checker_id)
   double heartbeat_s = 1;
   double heartbeat_timeout_s = 10;
   // Told of workers joining, refused and dropped, one line each (may be null). Called from the

@@ -223,11 +223,17 @@ struct worker_hello {
   std::string answer;  // HMAC-SHA256(secret, nonce || host), hex; "" without a secret
   uint32_t slots = 0;
   std::string profile;  // the device's profile id; must equal the coordinator's
+  // The device's checker id (npu::device::checker_id); must equal the coordinator's too: the
+  // coordinator caches what a worker answers under its own checker, so a worker of another
+  // build of the checker, or with a profile of the same name and other constants, would have its
+  // verdicts and latencies served as the coordinator's.
+  std::string checker;
 };
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, worker_hello& x) {
-  return f(caf::meta::type_name("worker_hello"), x.host, x.nonce, x.answer, x.slots, x.profile);
+  return f(caf::meta::type_name("worker_hello"), x.host, x.nonce, x.answer, x.slots, x.profile,
+           x.checker);
 }
 
 struct worker_welcome {

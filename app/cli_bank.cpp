@@ -38,6 +38,7 @@
 #include "app/cli_commands.hpp"
 #include "app/cli_config.hpp"
 #include "app/exit_codes.hpp"
+#include "npu/verdict_scope.hpp"
 #include "runtime/device_factory.hpp"
 #include "runtime/engine.hpp"
 #include "runtime/llm_factory.hpp"
@@ -199,8 +200,9 @@ int run_build(const bank_args& args) {
       exit_code = exit_failed;
       continue;
     }
-    const std::string key =
-        agent::rewind_record_key(*op, policy, (*device)->profile_id(), cfg->bank.significance);
+    const std::string key = agent::rewind_record_key(
+        *op, policy, npu::verdict_scope((*device)->profile_id(), (*device)->checker_id()),
+        cfg->bank.significance);
     result<bool> rewound = agent::is_rewound(**db, key);
     if (!rewound.ok()) {
       fmt::print(stderr, "aopt bank build: {}\n", rewound.error().to_string());

@@ -88,7 +88,11 @@ session_end serve_coordinator(caf::actor_system& sys, const worker_setup& w,
     return session_end::unreachable;
   }
   caf::scoped_actor self{sys};
-  actors::worker_hello hello{host_label(), "", "", w.slots, w.device->profile_id()};
+  actors::worker_hello hello;
+  hello.host = host_label();
+  hello.slots = w.slots;
+  hello.profile = w.device->profile_id();
+  hello.checker = w.device->checker_id();
   std::string refusal;
   self->request(*pool, std::chrono::seconds(30), actors::challenge_atom_v)
       .receive([&](const std::string& nonce) { hello.nonce = nonce; },

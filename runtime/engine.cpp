@@ -40,10 +40,12 @@ result<std::shared_ptr<engine>> engine::start(
           "set the environment variable {} (workers.secret_env) or workers.secret",
           address->to_string(), w.secret_env));
     }
-    // Workers must evaluate on the hardware profile this coordinator's campaigns use.
+    // Workers must evaluate on the hardware profile this coordinator's campaigns use, judged by
+    // the same checker.
     result<std::shared_ptr<npu::device>> device = make_device(config);
     if (!device.ok()) return device.error();
     pool.profile_id = (*device)->profile_id();
+    pool.checker_id = (*device)->checker_id();
     listen = *address;
   } else if (config.device.slots == 0) {
     return invalid_argument(

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/content_hash.hpp"
+#include "npu/verdict_scope.hpp"
 
 namespace aopt::agent {
 
@@ -45,10 +46,8 @@ evaluation_plan evaluation_service::plan(const evaluation_call& call) {
   evaluation_plan plan;
   // The checker's identity beside the profile's: a result another build of the checker gave is
   // never served as this one's.
-  const std::string checker = slots_->checker_id();
-  plan.cache_key =
-      eval_cache_key(checker.empty() ? slots_->profile_id() : slots_->profile_id() + "@" + checker,
-                     *call.op, call.tiling, call.kernel, options_, call.validation);
+  plan.cache_key = eval_cache_key(npu::verdict_scope(slots_->profile_id(), slots_->checker_id()),
+                                  *call.op, call.tiling, call.kernel, options_, call.validation);
   if (cache_ && !call.cold) {
     if ((plan.cached = cache_->lookup(plan.cache_key))) {
       plan.cached->from_cache = true;

@@ -230,10 +230,10 @@ result<distilled_expert> rewind_and_distill(evaluation_service& evaluations,
 }
 
 std::string rewind_record_key(const npu::op_package& expert, const std::string& policy,
-                              const std::string& profile_id, double significance) {
+                              const std::string& device_scope, double significance) {
   return content_hash({"bank-rewind-v1", nlohmann::json(expert.spec).dump(),
                        expert.tiling_header_source, expert.host_source, expert.kernel_source,
-                       expert.reference_source, policy, profile_id,
+                       expert.reference_source, policy, device_scope,
                        fmt::format("{:.17g}", significance)});
 }
 

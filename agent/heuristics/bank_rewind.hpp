@@ -147,11 +147,13 @@ result<distilled_expert> rewind_and_distill(evaluation_service& evaluations,
                                             const rewind_options& options);
 
 // What a rewind of `expert` yields depends on: the package's sources and spec, the rewind and
-// distillation policies (`policy`), the device profile and the significance threshold. The
-// bank builder records this key once the expert's tuples are stored, and skips the expert on a
-// later build while the key is unchanged.
+// distillation policies (`policy`), the device that judged the steps (`device_scope`, its
+// npu::verdict_scope: the profile and the checker, so that tuples an older build of the checker
+// kept are rewound again, not kept) and the significance threshold. The bank builder records this
+// key once the expert's tuples are stored, and skips the expert on a later build while the key is
+// unchanged.
 std::string rewind_record_key(const npu::op_package& expert, const std::string& policy,
-                              const std::string& profile_id, double significance);
+                              const std::string& device_scope, double significance);
 
 // Retrieval quality: the fraction of probes whose tuple is among the retriever's top k for the
 // probe's query (0 when there is no probe).

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core_context.hpp"
+#include "core_units.hpp"
 #include "driver_failure.hpp"
 #include "driver_trace_check.hpp"
 #include "gm_cross_core_race.hpp"
@@ -361,6 +362,10 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
                           std::to_string(first.workspace_bytes) + " bytes; " +
                           std::to_string(spec.input_sets) + " input sets passed");
 
+    // A core's work on a unit it does not have would be timed on hardware that does not exist.
+    if (auto mixed = find_unit_mix(first.traces, spec.hw)) {
+      fail("runtime_error", "unsupported", *mixed);
+    }
     const timing_outcome timing = time_kernel(spec, first.traces);
     result.latency_us = timing.latency.median_us;
     result.latency = timing.latency;

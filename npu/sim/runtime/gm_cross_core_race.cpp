@@ -159,10 +159,41 @@ struct access_ref {
   uint32_t core = nobody;
   uint32_t segment = 0;
   uint32_t instruction = 0;
+  const gm_write* write = nullptr;  // a write's bytes, to compare with another core's
   bool operator==(const access_ref& o) const {
-    return core == o.core && segment == o.segment && instruction == o.instruction;
+    return core == o.core && segment == o.segment && instruction == o.instruction &&
+           write == o.write;
   }
 };
+
+// The byte `w` left at GM offset `offset` of its region, or null where it wrote none (a gap
+// between its bursts). When bursts overlap, the last one's.
+const uint8_t* byte_written(const gm_write& w, uint64_t offset) {
+  if (offset < w.offset || w.bursts == 0) return nullptr;
+  const uint64_t from = offset - w.offset;
+  uint64_t k = w.stride == 0 ? w.bursts - 1 : std::min<uint64_t>(from / w.stride, w.bursts - 1);
+  for (;;) {
+    const uint64_t start = k * w.stride;
+    if (from >= start && from - start < w.burst_bytes) {
+      const uint64_t at = k * w.burst_bytes + (from - start);
+      return at < w.data.size() ? w.data.data() + at : nullptr;
+    }
+    // An earlier burst holds it only while bursts are longer than their stride.
+    if (k == 0 || from - (k - 1) * w.stride >= w.burst_bytes) return nullptr;
+    --k;
+  }
+}
+
+// The first GM key of [begin, end) where `a` and `b` both wrote and left different bytes.
+std::optional<uint64_t> first_difference(const gm_write& a, const gm_write& b, uint64_t begin,
+                                         uint64_t end) {
+  for (uint64_t key = begin; key < end; ++key) {
+    const uint8_t* x = byte_written(a, gm_offset_of(key));
+    const uint8_t* y = byte_written(b, gm_offset_of(key));
+    if (x != nullptr && y != nullptr && *x != *y) return key;
+  }
+  return std::nullopt;
+}
 
 // The last write to a run of GM bytes and, per core, the last read of it. A core's latest read
 // stands for its earlier ones: the simulator ran the accesses in an order every synchronisation
@@ -215,25 +246,33 @@ class detector {
 
  private:
   // Every GM access some instruction of its core made to a kernel argument the launch both
-  // reads and writes (only there can a read and a write meet), in the order the simulator ran
-  // them.
+  // reads and writes (only there can a read and a write meet) or that two cores write (only
+  // there can two writes meet), in the order the simulator ran them.
   std::vector<gm_event> events() const {
-    std::set<uint32_t> read, written;
-    for (const core_trace& t : traces_) {
+    std::set<uint32_t> read, written, written_twice;
+    std::map<uint32_t, size_t> writer;  // per argument, a core that writes it
+    for (size_t c = 0; c < traces_.size(); ++c) {
+      const core_trace& t = traces_[c];
       for (const gm_read& r : t.gm_reads) read.insert(r.region);
-      for (const gm_write& w : t.gm_writes) written.insert(w.region);
+      for (const gm_write& w : t.gm_writes) {
+        written.insert(w.region);
+        const auto [it, fresh] = writer.emplace(w.region, c);
+        if (!fresh && it->second != c) written_twice.insert(w.region);
+      }
     }
     std::vector<gm_event> out;
     for (size_t c = 0; c < traces_.size(); ++c) {
       const core_trace& t = traces_[c];
-      auto add = [&](const gm_runs& g, bool write) {
+      auto add = [&](const gm_runs& g, const gm_write* write) {
         if (g.instruction >= t.instructions.size()) return;
-        if (read.count(g.region) == 0 || written.count(g.region) == 0) return;
-        access_ref who{static_cast<uint32_t>(c), clocks_.segment(c, g.instruction), g.instruction};
-        out.push_back({g.seq, who, write, &g});
+        const bool read_and_written = read.count(g.region) != 0 && written.count(g.region) != 0;
+        if (!read_and_written && written_twice.count(g.region) == 0) return;
+        access_ref who{static_cast<uint32_t>(c), clocks_.segment(c, g.instruction), g.instruction,
+                       write};
+        out.push_back({g.seq, who, write != nullptr, &g});
       };
-      for (const gm_read& r : t.gm_reads) add(r, false);
-      for (const gm_write& w : t.gm_writes) add(w, true);
+      for (const gm_read& r : t.gm_reads) add(r, nullptr);
+      for (const gm_write& w : t.gm_writes) add(w, &w);
     }
     std::stable_sort(out.begin(), out.end(),
                      [](const gm_event& a, const gm_event& b) { return a.seq < b.seq; });
@@ -260,6 +299,18 @@ class detector {
             return describe(reader, false, e.who, true, {it->first, it->second.end});
           }
         }
+        // Two cores storing different bytes with nothing ordering them: which one the output
+        // keeps depends on which core the hardware runs last, where the simulator always runs
+        // them in block order. The same bytes (a shared tail) or an accumulation are no race.
+        if (!ordered(s.writer, e.who) && !accumulates(s.writer) && !accumulates(e.who)) {
+          const uint64_t begin = std::max(it->first, r.begin);
+          const uint64_t end = std::min(it->second.end, r.end);
+          if (const auto key = first_difference(*s.writer.write, *e.who.write, begin, end)) {
+            return describe(s.writer, true, e.who, true, {*key, end},
+                            " and leave different bytes, so the output depends on which core "
+                            "the hardware runs last");
+          }
+        }
       }
     }
     const auto last = shadow_.past(r.end);
@@ -284,8 +335,14 @@ class detector {
     return std::nullopt;
   }
 
+  // Whether the access accumulates into GM (SetAtomicAdd and its kind): such writes land in any
+  // order by design.
+  bool accumulates(const access_ref& a) const {
+    return a.write != nullptr && traces_[a.core].instructions[a.instruction].accumulates;
+  }
+
   cross_core_race describe(const access_ref& earlier, bool earlier_writes, const access_ref& later,
-                           bool later_writes, key_range bytes) const {
+                           bool later_writes, key_range bytes, const char* what = "") const {
     cross_core_race race;
     race.first_core = earlier.core;
     race.first_index = earlier.instruction;
@@ -299,7 +356,7 @@ class detector {
        << " them with no synchronisation between the cores ordering the two (missing SyncAll, "
           "IBSet/IBWait or CrossCoreSetFlag/WaitFlag after the "
        << (earlier_writes ? "write" : "read") << " and before the "
-       << (later_writes ? "write" : "read") << ")";
+       << (later_writes ? "write" : "read") << ")" << what;
     race.message = os.str();
     return race;
   }

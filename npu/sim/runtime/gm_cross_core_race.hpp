@@ -6,9 +6,11 @@
 // what an earlier block stored sees it, and a block whose store lands over what an earlier block
 // read was too late to spoil it: without this check both would score ok.
 //
-// Writes alone are not compared: cores that accumulate into one output (SetAtomicAdd) or store
-// the same bytes of a shared tail write in any order by design, and the judge checks the bytes
-// the launch left.
+// Two cores' writes of the same bytes race only when they leave different bytes: cores that
+// accumulate into one output (SetAtomicAdd) or store the same bytes of a shared tail write in any
+// order by design. Unordered stores of different bytes leave whichever core the hardware ran last
+// (red team 6: a core spilling stale UB over the start of the next core's slice, which the next
+// block, run after it here, always overwrote).
 //
 // Cross-core order is per core, not per pipe: every synchronisation above waits for (SyncAll,
 // IBSet, IBWait) or stands for (CrossCoreSetFlag, counted as if its pipe had drained every other)

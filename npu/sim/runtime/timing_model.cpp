@@ -366,6 +366,12 @@ mix_shape mix_shape_of(const std::vector<core_trace>& traces) {
   return m;
 }
 
+uint32_t launch_cores(const std::vector<core_trace>& traces, const hw_profile& hw) {
+  const mix_shape mix = mix_shape_of(traces);
+  if (mix.groups != 0) return std::min(mix.groups, hw.cube_cores) * mix.cores_per_group;
+  return std::min(static_cast<uint32_t>(traces.size()), cores_of_kind(traces, hw));
+}
+
 core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores) {
   const uint32_t cores = uses_cube(trace) ? hw.cube_cores : hw.vector_cores;
   return core_replay(trace, hw, std::min(active_cores, cores)).run();
@@ -467,7 +473,7 @@ kernel_timing combine_cores(const std::vector<core_timing>& cores,
   const auto block_dim = static_cast<uint32_t>(block_cycles.size());
   const uint32_t physical =
       std::min(block_dim, mix.groups != 0 ? hw.cube_cores : cores_of_kind(traces, hw));
-  k.launch_overhead_us = hw.launch_overhead_us(physical);
+  k.launch_overhead_us = hw.launch_overhead_us(launch_cores(traces, hw));
   k.waves = physical == 0 ? 0 : (block_dim + physical - 1) / physical;
   // Free time of each physical core; a min-heap hands each block the earliest-free core.
   std::priority_queue<double, std::vector<double>, std::greater<>> free_at;

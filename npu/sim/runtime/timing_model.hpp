@@ -47,6 +47,11 @@ struct mix_shape {
 };
 mix_shape mix_shape_of(const std::vector<core_trace>& traces);
 uint32_t cores_of_kind(const std::vector<core_trace>& traces, const hw_profile& hw);
+// The cores a launch starts at once, each paying its share of the launch overhead
+// (hw_profile::launch_overhead_us): its blocks up to the cores of their kind or, for a MIX
+// launch, its groups up to the physical AI cores, each group's AIC and AIVs alike. Charged per
+// group, a kernel declared MIX started two AIVs per AIC for free (red team 6).
+uint32_t launch_cores(const std::vector<core_trace>& traces, const hw_profile& hw);
 
 // `active_cores` is the launch's blockDim, capped at the profile's cores (the rest run in later
 // waves): DMA bandwidth per core is min(per-core rate, HBM bandwidth / active_cores).

@@ -79,10 +79,6 @@ const std::vector<linear_constant>& table() {
   return constants;
 }
 
-uint32_t physical_cores(const std::vector<core_trace>& traces, const hw_profile& hw) {
-  return std::min(static_cast<uint32_t>(traces.size()), cores_of_kind(traces, hw));
-}
-
 }  // namespace
 
 const std::vector<std::string>& linear_timing_constants() {
@@ -140,7 +136,7 @@ std::vector<std::pair<std::string, double>> latency_sensitivities(
   std::vector<std::pair<std::string, double>> out;
   // The launch overhead is added outside every maximum: its derivatives are exact constants.
   out.emplace_back("launch_base_us", traces.empty() ? 0.0 : 1.0);
-  out.emplace_back("launch_per_core_us", static_cast<double>(physical_cores(traces, hw)));
+  out.emplace_back("launch_per_core_us", static_cast<double>(launch_cores(traces, hw)));
   const auto block_dim = static_cast<uint32_t>(traces.size());
   // One wave above the HBM floor: the latency is launch + the critical block's time, so only
   // that block needs replaying (the usual case; several waves or a binding floor replay all).
