@@ -58,8 +58,8 @@ struct evaluator_fixture {
   caf::actor_system sys{(actors::configure_actor_system(cfg), cfg)};
   std::shared_ptr<fixed_latency_device> device = std::make_shared<fixed_latency_device>();
   std::shared_ptr<map_eval_cache> cache = std::make_shared<map_eval_cache>();
-  actors::device_pool_actor pool =
-      actors::spawn_device_pool(sys, {1, "", device->profile_id(), 1, 10, nullptr});
+  actors::device_pool_actor pool = actors::spawn_device_pool(
+      sys, {1, "", device->profile_id(), device->checker_id(), 1, 10, nullptr});
   actors::evaluator_actor evaluator =
       actors::spawn_evaluator(sys, {device, pool, cache, npu::eval_options{}});
   actors::evaluation_job job{"c-test", "/nonexistent", "tiling text", "kernel text",
