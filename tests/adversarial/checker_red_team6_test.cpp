@@ -34,7 +34,14 @@
 //                     the 910B does not have (its AI cores are split into AICs and AIVs). The
 //                     judge now refuses a core doing cube and vector work on a profile of split
 //                     cores, and a MIX AIC's vector or AIV's own cube work (core_units.hpp):
-//                     runtime_error (unsupported).
+//                     runtime_error (unsupported);
+//   a launch that     matmul_custom (AIC_ONLY) with a SyncAll before its work, its tiling no
+//   cannot run        longer capping blockDim at the AICs: at blockDim 32 (or 21) on a profile
+//                     of 20 AICs it scored ok at 228.61 us, where the hardware hangs (the first
+//                     wave waits for blocks that never start). The runtime compared blockDim
+//                     with the vector cores as the call ran; the judge now compares it with the
+//                     cores of the launch's kind (waiting_launch.hpp): runtime_error (deadlock);
+//                     at blockDim 20 it stays ok.
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -154,6 +161,29 @@ aopt::npu::op_package rt6_matmul_gelu() {
                                        "corpus/level2/matmul_gelu_custom");
   REQUIRE_MESSAGE(op.ok(), op.error().to_string());
   return std::move(op).value();
+}
+
+// The corpus operator matmul_custom (AIC_ONLY), its tiling at `blocks` blocks whatever the AICs,
+// and its kernel with a SyncAll of every block before the work.
+struct rt6_matmul_sync {
+  aopt::npu::op_package op;
+  std::string kernel;
+  std::string tiling(uint32_t blocks) const {
+    std::string t =
+        checker_fixture::replace(op.host_source, "constexpr uint32_t BLOCK_DIM = 8; ",
+                                 "constexpr uint32_t BLOCK_DIM = " + std::to_string(blocks) + "; ");
+    return checker_fixture::replace(t, "std::min({BLOCK_DIM, aicNum, tiles})",
+                                    "std::min({BLOCK_DIM, tiles})");
+  }
+};
+rt6_matmul_sync rt6_load_matmul_sync() {
+  auto op = aopt::npu::load_op_package(std::filesystem::path(AOPT_SOURCE_DIR) /
+                                       "corpus/level2/matmul_custom");
+  REQUIRE_MESSAGE(op.ok(), op.error().to_string());
+  rt6_matmul_sync m{std::move(op).value(), ""};
+  m.kernel = checker_fixture::replace(m.op.kernel_source, "    op.Process();",
+                                      "    SyncAll();\n    op.Process();");
+  return m;
 }
 
 }  // namespace
@@ -360,5 +390,22 @@ TEST_SUITE("adversarial") {
       CHECK(again.latency_us == honest.latency_us);
       f.check_honest_still_ok();
     }
+  }
+
+  TEST_CASE("red team 6: a launch whose blocks wait for each other must fit on its cores") {
+    checker_fixture f;
+    const rt6_matmul_sync m = rt6_load_matmul_sync();
+    for (const uint32_t blocks : {32u, 21u}) {
+      CAPTURE(blocks);
+      const eval_result r = f.screened.evaluate(m.op, m.tiling(blocks), m.kernel, {});
+      CHECK_MESSAGE(r.status == eval_status::runtime_error, f.describe(r));
+      CHECK(r.error_kind == "deadlock");
+      CHECK(r.message.find("SyncAll of block 0: blockDim " + std::to_string(blocks) +
+                           " exceeds the 20 cube cores (AIC)") != std::string::npos);
+      f.check_honest_still_ok();
+    }
+    const eval_result fits = f.screened.evaluate(m.op, m.tiling(20), m.kernel, {});
+    CHECK_MESSAGE(fits.ok(), f.describe(fits));
+    f.check_honest_still_ok();
   }
 }

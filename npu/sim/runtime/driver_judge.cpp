@@ -22,6 +22,7 @@
 #include "tensor_check.hpp"
 #include "timing_model.hpp"
 #include "timing_sensitivity.hpp"
+#include "waiting_launch.hpp"
 
 namespace aopt::sim {
 namespace {
@@ -365,6 +366,9 @@ judgement judge_run(const driver_spec& spec, const run_report& report,
     // A core's work on a unit it does not have would be timed on hardware that does not exist.
     if (auto mixed = find_unit_mix(first.traces, spec.hw)) {
       fail("runtime_error", "unsupported", *mixed);
+    }
+    if (auto hangs = find_unfit_waiting_launch(first.traces, spec.hw)) {
+      fail("runtime_error", "deadlock", *hangs);
     }
     const timing_outcome timing = time_kernel(spec, first.traces);
     result.latency_us = timing.latency.median_us;
