@@ -19,8 +19,9 @@
 #include "kernel_state.hpp"
 #include "vector_loop.hpp"
 
-// The element loops are AOPT_SIM_VECTOR_LOOPs (vector_loop.hpp), which makes the
-// half/bfloat16 conversions branch-free and the loops run at memory speed.
+// The element loops are AOPT_SIM_VECTOR_LOOPs (vector_loop.hpp), so that they run at memory
+// speed; half operands of the frequent loops are converted in bulk (half_convert.hpp), since the
+// one-element half conversion does not vectorise.
 
 namespace aopt::sim::kernel {
 

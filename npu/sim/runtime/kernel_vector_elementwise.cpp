@@ -153,8 +153,20 @@ struct integer_only<Op, std::void_t<decltype(Op::integer_only)>> : std::true_typ
 
 // ---- the loops ------------------------------------------------------------------------------
 // Half operands are converted in bulk, a chunk at a time (half_convert.hpp), and computed in
-// float as the element forms do; the chunk stays in L1 beside its operands.
+// float as the element forms do; the chunk stays in L1 beside its operands. `compute(at, m, out)`
+// writes the float results of elements [at, at + m) to `out`; they are stored to `dst` as halves.
+// Inlined into each loop's clones, so the float arithmetic is vectorised for each instruction set.
 constexpr size_t half_chunk = 512;
+
+template <typename Compute>
+__attribute__((always_inline)) inline void in_float_chunks(f16s* dst, size_t n, Compute compute) {
+  float out[half_chunk];
+  for (size_t at = 0; at < n; at += half_chunk) {
+    const size_t m = std::min(half_chunk, n - at);
+    compute(at, m, out);
+    floats_to_halves(out, &dst[at].bits, m);
+  }
+}
 
 template <typename S, typename Op>
 AOPT_SIM_VECTOR_LOOP void binary_loop(uint8_t* d, const uint8_t* a, const uint8_t* b, size_t n,
@@ -164,14 +176,13 @@ AOPT_SIM_VECTOR_LOOP void binary_loop(uint8_t* d, const uint8_t* a, const uint8_
   const S* __restrict y = reinterpret_cast<const S*>(b);
   const Op op;
   if constexpr (std::is_same_v<S, f16s>) {
-    float u[half_chunk], v[half_chunk];
-    for (size_t at = 0; at < n; at += half_chunk) {
-      const size_t m = std::min(half_chunk, n - at);
-      halves_to_floats(&x[at].bits, u, m);
-      halves_to_floats(&y[at].bits, v, m);
-      for (size_t i = 0; i < m; ++i) u[i] = op(u[i], v[i]);
-      floats_to_halves(u, &dst[at].bits, m);
-    }
+    in_float_chunks(
+        dst, n, [&](size_t at, size_t m, float* u) __attribute__((always_inline)) {
+          float v[half_chunk];
+          halves_to_floats(&x[at].bits, u, m);
+          halves_to_floats(&y[at].bits, v, m);
+          for (size_t i = 0; i < m; ++i) u[i] = op(u[i], v[i]);
+        });
     return;
   }
   for (size_t i = 0; i < n; ++i)
@@ -187,13 +198,11 @@ AOPT_SIM_VECTOR_LOOP void scalar_loop(uint8_t* d, const uint8_t* a, const uint8_
   const C s = static_cast<C>(args.scalar);
   const Op op;
   if constexpr (std::is_same_v<S, f16s>) {
-    float u[half_chunk];
-    for (size_t at = 0; at < n; at += half_chunk) {
-      const size_t m = std::min(half_chunk, n - at);
-      halves_to_floats(&x[at].bits, u, m);
-      for (size_t i = 0; i < m; ++i) u[i] = op(u[i], s);
-      floats_to_halves(u, &dst[at].bits, m);
-    }
+    in_float_chunks(
+        dst, n, [&](size_t at, size_t m, float* u) __attribute__((always_inline)) {
+          halves_to_floats(&x[at].bits, u, m);
+          for (size_t i = 0; i < m; ++i) u[i] = op(u[i], s);
+        });
     return;
   }
   for (size_t i = 0; i < n; ++i) dst[i] = elem<S>::store(op(elem<S>::load(x[i]), s));
@@ -206,13 +215,11 @@ AOPT_SIM_VECTOR_LOOP void unary_loop(uint8_t* d, const uint8_t* a, const uint8_t
   const S* __restrict x = reinterpret_cast<const S*>(a);
   const Op op;
   if constexpr (std::is_same_v<S, f16s>) {
-    float u[half_chunk];
-    for (size_t at = 0; at < n; at += half_chunk) {
-      const size_t m = std::min(half_chunk, n - at);
-      halves_to_floats(&x[at].bits, u, m);
-      for (size_t i = 0; i < m; ++i) u[i] = op(u[i]);
-      floats_to_halves(u, &dst[at].bits, m);
-    }
+    in_float_chunks(
+        dst, n, [&](size_t at, size_t m, float* u) __attribute__((always_inline)) {
+          halves_to_floats(&x[at].bits, u, m);
+          for (size_t i = 0; i < m; ++i) u[i] = op(u[i]);
+        });
     return;
   }
   for (size_t i = 0; i < n; ++i) dst[i] = elem<S>::store(op(elem<S>::load(x[i])));
