@@ -366,10 +366,25 @@ mix_shape mix_shape_of(const std::vector<core_trace>& traces) {
   return m;
 }
 
+uint32_t cores_running(const mix_shape& mix, const std::vector<core_trace>& traces,
+                       const hw_profile& hw) {
+  return mix.groups != 0 ? hw.cube_cores : cores_of_kind(traces, hw);
+}
+
+namespace {
+
+// The cores a launch of `blocks` blocks (of a MIX launch: its groups) keeps busy at once: its
+// first wave, a MIX group's AIC and AIVs alike.
+uint32_t first_wave_cores(const mix_shape& mix, uint32_t blocks,
+                          const std::vector<core_trace>& traces, const hw_profile& hw) {
+  return std::min(mix.groups != 0 ? mix.groups : blocks, cores_running(mix, traces, hw)) *
+         mix.cores_per_group;
+}
+
+}  // namespace
+
 uint32_t launch_cores(const std::vector<core_trace>& traces, const hw_profile& hw) {
-  const mix_shape mix = mix_shape_of(traces);
-  if (mix.groups != 0) return std::min(mix.groups, hw.cube_cores) * mix.cores_per_group;
-  return std::min(static_cast<uint32_t>(traces.size()), cores_of_kind(traces, hw));
+  return first_wave_cores(mix_shape_of(traces), static_cast<uint32_t>(traces.size()), traces, hw);
 }
 
 core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores) {
@@ -382,9 +397,7 @@ std::vector<core_timing> replay_cores(const std::vector<core_trace>& traces, con
   const mix_shape mix = mix_shape_of(traces);
   // A MIX launch keeps every core of its groups busy at once: its groups on the physical AI
   // cores, each with its AIC and AIVs.
-  const uint32_t active = mix.groups != 0
-                              ? std::min(mix.groups, hw.cube_cores) * mix.cores_per_group
-                              : std::min(block_dim, cores_of_kind(traces, hw));
+  const uint32_t active = first_wave_cores(mix, block_dim, traces, hw);
   flag_times flags;
   std::vector<pipe_times> group_cube(mix.groups);
   std::vector<core_replay> cores;
@@ -471,8 +484,7 @@ kernel_timing combine_cores(const std::vector<core_timing>& cores,
     }
   }
   const auto block_dim = static_cast<uint32_t>(block_cycles.size());
-  const uint32_t physical =
-      std::min(block_dim, mix.groups != 0 ? hw.cube_cores : cores_of_kind(traces, hw));
+  const uint32_t physical = std::min(block_dim, cores_running(mix, traces, hw));
   k.launch_overhead_us = hw.launch_overhead_us(launch_cores(traces, hw));
   k.waves = physical == 0 ? 0 : (block_dim + physical - 1) / physical;
   // Free time of each physical core; a min-heap hands each block the earliest-free core.

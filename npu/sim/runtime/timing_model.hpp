@@ -47,6 +47,11 @@ struct mix_shape {
 };
 mix_shape mix_shape_of(const std::vector<core_trace>& traces);
 uint32_t cores_of_kind(const std::vector<core_trace>& traces, const hw_profile& hw);
+// The physical cores a launch's blocks are placed on, in waves: the AI cores (an AIC with its
+// AIVs each) for a MIX launch's groups (`mix`, of the same traces), otherwise the cores of the
+// kind its work needs (cores_of_kind).
+uint32_t cores_running(const mix_shape& mix, const std::vector<core_trace>& traces,
+                       const hw_profile& hw);
 // The cores a launch starts at once, each paying its share of the launch overhead
 // (hw_profile::launch_overhead_us): its blocks up to the cores of their kind or, for a MIX
 // launch, its groups up to the physical AI cores, each group's AIC and AIVs alike. Charged per

@@ -20,9 +20,9 @@ std::optional<std::string> find_unfit_waiting_launch(const std::vector<core_trac
   }
   if (wait == nullptr) return std::nullopt;
   const mix_shape mix = mix_shape_of(traces);
-  const bool cube = mix.groups != 0 || cores_of_kind(traces, hw) == hw.cube_cores;
   const uint32_t blocks = mix.groups != 0 ? mix.groups : static_cast<uint32_t>(traces.size());
-  const uint32_t cores = mix.groups != 0 ? hw.cube_cores : cores_of_kind(traces, hw);
+  const uint32_t cores = cores_running(mix, traces, hw);
+  const bool cube = mix.groups != 0 || cores == hw.cube_cores;
   if (blocks <= cores) return std::nullopt;
   return std::string(wait) + " of block " + std::to_string(block) + ": blockDim " +
          std::to_string(blocks) + " exceeds the " + std::to_string(cores) + " " +
