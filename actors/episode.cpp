@@ -7,10 +7,8 @@
 #include "actors/exception_text.hpp"
 #include "actors/messages.hpp"
 #include "agent/episode/episode.hpp"
-#include "agent/episode/improvement_confirmation.hpp"
 #include "agent/episode/outcome_reason.hpp"
 #include "agent/evaluation/evaluation_service.hpp"
-#include "npu/validation_shapes.hpp"
 
 namespace aopt::actors {
 namespace {
@@ -112,16 +110,21 @@ hook_role_actor hooked_actor(episode_self self, const std::string& name) {
 
 // Asks `roles[i..]` one after another, each with its own persisted state, collecting their
 // answers until `last` says an answer ends the round (a veto); then hands them all to `done`.
-template <class Atom, class Request, class Reply, class Last, class Done>
+// `relay` passes an answer on to the next role's request (a verifier's amended result).
+template <class Atom, class Request, class Reply, class Last, class Relay, class Done>
 void ask_in_turn(episode_self self, std::vector<std::string> roles, size_t i, Request request,
-                 std::vector<agent::role_answer<Reply>> answers, Last last, Done done) {
+                 std::vector<agent::role_answer<Reply>> answers, Last last, Relay relay,
+                 Done done) {
   if (i == roles.size()) return done(answers);
   const std::string role = roles[i];
   const hook_role_actor actor = hooked_actor(self, role);
   auto next = [=](result<Reply> answer) mutable {
     answers.push_back({role, std::move(answer)});
-    if (answers.back().answer.ok() && last(*answers.back().answer)) return done(answers);
-    ask_in_turn<Atom>(self, roles, i + 1, request, answers, last, done);
+    if (answers.back().answer.ok()) {
+      if (last(*answers.back().answer)) return done(answers);
+      relay(request, *answers.back().answer);
+    }
+    ask_in_turn<Atom>(self, roles, i + 1, request, answers, last, relay, done);
   };
   if (!actor) return next(internal_error("no role named " + role + " runs in this pipeline"));
   const auto& states = self->state.engine->state().role_states;
@@ -130,6 +133,35 @@ void ask_in_turn(episode_self self, std::vector<std::string> roles, size_t i, Re
   self->request(actor, caf::infinite, Atom{}, make_local(request))
       .then([=](const local<result<Reply>>& o) mutable { next(*o.value); },
             [=](caf::error& e) mutable { next(from_error<Reply>(e, role.c_str())); });
+}
+
+template <class Request, class Reply>
+void relay_nothing(Request&, const Reply&) {}
+
+void relay_verified(agent::verification_request& next, const agent::verification_reply& reply) {
+  next.result = reply.result;
+}
+
+// Asks the verifiers of `need` in turn, each with the result the one before it left.
+template <class Done>
+void verify(episode_self self, const agent::need_verification& need, Done done) {
+  ask_in_turn<verify_atom>(
+      self, need.roles, 0, need.request,
+      std::vector<agent::role_answer<agent::verification_reply>>{},
+      [](const agent::verification_reply&) { return false; }, relay_verified, done);
+}
+
+// Persists what the verifiers' own evaluations may leave in the evaluation cache, each entry with
+// the current state; false when a write failed (the episode has then finished with the reason).
+bool persist_verifier_entries(
+    episode_self self, const std::vector<agent::role_answer<agent::verification_reply>>& answers) {
+  for (const auto& a : answers) {
+    if (!a.answer.ok()) continue;
+    for (const agent::eval_cache_entry& entry : a.answer->cache_entries) {
+      if (!persist(self, std::nullopt, entry)) return false;
+    }
+  }
+  return true;
 }
 
 template <class Reply>
@@ -150,51 +182,24 @@ void record_evaluation(episode_self self, const std::string& cache_key, const np
   ask_in_turn<observe_atom>(
       self, self->state.engine->state().config.observers, 0, *event,
       std::vector<agent::role_answer<nlohmann::json>>{}, never_last<nlohmann::json>,
+      relay_nothing<agent::observation, nlohmann::json>,
       [self, save](const std::vector<agent::role_answer<nlohmann::json>>& states) {
         self->state.engine->on_observed(states);
         save();
       });
 }
 
-// A candidate that would become the best is evaluated once more, cold, before it is accepted.
-void confirm(episode_self self, evaluation_job job, const std::string& cache_key,
-             npu::eval_result first) {
-  job.cold = true;
-  self->request(self->state.ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, job)
-      .then(
-          [=](const evaluation_done& done) {
-            record_evaluation(self, cache_key, agent::confirmed_result(first, done.result));
-          },
-          [=](caf::error& e) {
-            record_evaluation(self, "", agent::confirmed_result(first, evaluator_failure(e)));
-          });
-}
-
-// Evaluates the best on the validation shapes one after another (correctness only), then hands
-// the engine all results. Each result the device gave is saved in the evaluation cache as it
-// comes, so a resumed or repeated campaign does not check the same best on that shape again.
-void validate(episode_self self, const agent::need_validation& need,
-              std::shared_ptr<std::vector<npu::eval_result>> results) {
-  if (results->size() == need.shapes.size()) {
-    self->state.engine->on_validation(*results);
-    if (persist(self, std::nullopt, std::nullopt)) step(self);
-    return;
-  }
-  const episode_context& ctx = self->state.ctx;
-  auto op = std::make_shared<const npu::op_package>(
-      npu::with_shapes(*ctx.op, need.shapes[results->size()]));
-  evaluation_job job{ctx.state.campaign, ctx.op->dir.string(), need.tiling, need.kernel, op};
-  job.validation = true;
-  auto next = [self, need, results](npu::eval_result r, const std::string& cache_key) {
-    const std::optional<agent::eval_cache_entry> entry =
-        r.from_cache ? std::nullopt : agent::eval_cache_entry_for(cache_key, r);
-    results->push_back(std::move(r));
-    if (entry && !persist(self, std::nullopt, entry)) return;
-    validate(self, need, results);
-  };
-  self->request(ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, std::move(job))
-      .then([=](const evaluation_done& done) { next(done.result, done.cache_key); },
-            [=](caf::error& e) { next(evaluator_failure(e), ""); });
+// Hands the device's result to the verifiers (an improvement's cold confirmation among them),
+// then records what they leave under the evaluation's cache key.
+void verify_then_record(episode_self self, const std::string& cache_key, npu::eval_result r) {
+  std::optional<agent::need_verification> need = self->state.engine->verification_of(r);
+  if (!need) return record_evaluation(self, cache_key, r);
+  verify(self, *need,
+         [self, cache_key,
+          r](const std::vector<agent::role_answer<agent::verification_reply>>& answers) {
+           if (!persist_verifier_entries(self, answers)) return;
+           record_evaluation(self, cache_key, self->state.engine->verified_result(r, answers));
+         });
 }
 
 void evaluate(episode_self self, const agent::evaluation_request& request) {
@@ -204,15 +209,9 @@ void evaluate(episode_self self, const agent::evaluation_request& request) {
   self->request(ctx.pipeline.evaluator, caf::infinite, evaluate_atom_v, job)
       .then(
           [=](const evaluation_done& done) {
-            npu::eval_result r = done.result;
-            const bool confirmed_before = r.from_cache && r.confirmed;
-            if (self->state.ctx.pipeline.confirm_improvements && !confirmed_before &&
-                self->state.engine->would_accept(r)) {
-              return confirm(self, job, done.cache_key, std::move(r));
-            }
-            record_evaluation(self, done.cache_key, r);
+            verify_then_record(self, done.cache_key, done.result);
           },
-          [=](caf::error& e) { record_evaluation(self, "", evaluator_failure(e)); });
+          [=](caf::error& e) { verify_then_record(self, "", evaluator_failure(e)); });
 }
 
 void continue_after(episode_self self, const std::optional<agent::candidate_record>& record) {
@@ -292,6 +291,7 @@ void step(episode_self self) {
                 self, a.roles, 0, a.request,
                 std::vector<agent::role_answer<agent::annotation_reply>>{},
                 never_last<agent::annotation_reply>,
+                relay_nothing<agent::annotation_request, agent::annotation_reply>,
                 [self](const std::vector<agent::role_answer<agent::annotation_reply>>& answers) {
                   self->state.engine->on_annotations(answers);
                   step(self);
@@ -307,6 +307,7 @@ void step(episode_self self) {
                 [heeds_opinions](const agent::gate_verdict& v) {
                   return v.veto && (v.certain || heeds_opinions);
                 },
+                relay_nothing<agent::gate_request, agent::gate_verdict>,
                 [self](const std::vector<agent::role_answer<agent::gate_verdict>>& verdicts) {
                   if (!self->state.engine->on_gate(verdicts) ||
                       persist(self, std::nullopt, std::nullopt))
@@ -314,8 +315,14 @@ void step(episode_self self) {
                 });
           },
           [&](const agent::need_evaluation& ev) { evaluate(self, ev.request); },
-          [&](const agent::need_validation& v) {
-            validate(self, v, std::make_shared<std::vector<npu::eval_result>>());
+          [&](const agent::need_verification& v) {
+            verify(
+                self, v,
+                [self](const std::vector<agent::role_answer<agent::verification_reply>>& answers) {
+                  if (!persist_verifier_entries(self, answers)) return;
+                  self->state.engine->on_final_verification(answers);
+                  if (persist(self, std::nullopt, std::nullopt)) step(self);
+                });
           },
           [&](const agent::episode_finished&) {
             // An episode can end without an evaluation (a stage with nothing left to propose):

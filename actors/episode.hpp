@@ -38,9 +38,6 @@ struct episode_pipeline {
   evaluator_actor evaluator;
   std::string mutator_policy;  // names recorded with each candidate
   std::string refiner_policy;
-  // A candidate that would become the best is evaluated once more, cold, before it is accepted
-  // (agent/episode/improvement_confirmation.hpp).
-  bool confirm_improvements = true;
   // The hooked roles (agent/episode/hooks.hpp), by name; the episode's configuration says which
   // it asks, in which order.
   std::vector<hooked_role> hooked;

@@ -41,6 +41,15 @@ hook_role_actor spawn_hook_role(caf::actor_system& sys, agent::hook_policy polic
           return answer_detached<gate_outcome>(
               self, [gate, job] { return make_local(gate->judge(*job.value)); });
         },
+        [=](verify_atom, const verification_job& job) -> caf::result<verification_outcome> {
+          auto verifier = policy_of<agent::verifier_policy>(policy);
+          if (!verifier) {
+            return make_local(
+                wrong_hook<agent::verification_reply>(policy, agent::hook_kind::verify));
+          }
+          return answer_detached<verification_outcome>(
+              self, [verifier, job] { return make_local(verifier->verify(*job.value)); });
+        },
         [=](observe_atom, const observation_job& job) -> caf::result<observation_outcome> {
           auto observer = policy_of<agent::observer_policy>(policy);
           if (!observer) {

@@ -114,6 +114,8 @@ using annotation_job = local<agent::annotation_request>;
 using annotation_outcome = local<result<agent::annotation_reply>>;
 using gate_job = local<agent::gate_request>;
 using gate_outcome = local<result<agent::gate_verdict>>;
+using verification_job = local<agent::verification_request>;
+using verification_outcome = local<result<agent::verification_reply>>;
 using observation_job = local<agent::observation>;
 using observation_outcome = local<result<nlohmann::json>>;
 // The Rewinder (actors/rewinder.hpp): one expert package in, its distilled trajectory out.
@@ -327,6 +329,8 @@ CAF_ADD_TYPE_ID(aopt, (aopt::actors::annotation_job))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::annotation_outcome))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::gate_job))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::gate_outcome))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::verification_job))
+CAF_ADD_TYPE_ID(aopt, (aopt::actors::verification_outcome))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::observation_job))
 CAF_ADD_TYPE_ID(aopt, (aopt::actors::observation_outcome))
 CAF_ADD_ATOM(aopt, aopt::actors, evaluate_atom, "evaluate")
@@ -351,5 +355,6 @@ CAF_ADD_ATOM(aopt, aopt::actors, challenge_atom, "challenge")
 CAF_ADD_ATOM(aopt, aopt::actors, done_atom, "done")
 CAF_ADD_ATOM(aopt, aopt::actors, annotate_atom, "annotate")
 CAF_ADD_ATOM(aopt, aopt::actors, gate_atom, "gate")
+CAF_ADD_ATOM(aopt, aopt::actors, verify_atom, "verify")
 CAF_ADD_ATOM(aopt, aopt::actors, observe_atom, "observe")
 CAF_END_TYPE_ID_BLOCK(aopt)

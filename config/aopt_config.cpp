@@ -447,6 +447,7 @@ void pipeline_fields(V& v, C& c) {
   v.string_list("stage2", c.stage2, true, true);
   v.string_list("annotators", c.annotators, true, true);
   v.string_list("gates", c.gates, true, true);
+  v.string_list("verifiers", c.verifiers, true, true);
   v.string_list("observers", c.observers, true, true);
 }
 

@@ -185,6 +185,7 @@ struct pipeline_config {
   // Hooked roles by hook (agent/episode/hooks.hpp), in the order they are asked.
   std::vector<std::string> annotators;
   std::vector<std::string> gates = {"depth_screen", "tiling_probe"};
+  std::vector<std::string> verifiers = {"improvement_confirmation", "validation"};
   std::vector<std::string> observers;
 };
 

@@ -54,6 +54,14 @@ void reopen_if_baseline_failed_transiently(const storage::store& db, agent::epis
   }
 }
 
+// device.confirm_improvements = false leaves the confirmation out of an episode's verifiers, a
+// resumed one's too: it is the campaign's switch, whatever the episode was started with.
+void apply_confirmation_switch(const config::aopt_config& c, agent::episode_config& e) {
+  if (c.device.confirm_improvements) return;
+  std::vector<std::string>& v = e.verifiers;
+  v.erase(std::remove(v.begin(), v.end(), "improvement_confirmation"), v.end());
+}
+
 result<agent::episode_config> episode_config_of(const config::aopt_config& c) {
   agent::episode_config e;
   switch (c.campaign.strategy) {
@@ -82,7 +90,9 @@ result<agent::episode_config> episode_config_of(const config::aopt_config& c) {
   e.seed = c.campaign.seed;
   e.annotators = c.pipeline.annotators;
   e.gates = c.pipeline.gates;
+  e.verifiers = c.pipeline.verifiers;
   e.observers = c.pipeline.observers;
+  apply_confirmation_switch(c, e);
   return e;
 }
 
@@ -384,6 +394,7 @@ status campaign_run::prepare(caf::actor_system& sys) {
       result<agent::episode_state> restored = agent::episode_state_from_json(*saved);
       if (!restored.ok()) return refuse(restored.error().with_context("resuming " + op->spec.name));
       state = std::move(*restored);
+      apply_confirmation_switch(cfg, state.config);
       reopen_if_baseline_failed_transiently(db_, state);
     }
     episodes.push_back({std::move(op), std::move(state)});
@@ -426,7 +437,6 @@ status campaign_run::prepare(caf::actor_system& sys) {
       roles.spawn_pipeline(sys, cfg.pipeline.stage1, cfg.pipeline.stage2, *policies);
   if (!pipeline.ok()) return refuse(pipeline.error());
   pipeline_ = *pipeline;
-  pipeline_.confirm_improvements = cfg.device.confirm_improvements;
   const actors::evaluator_context evaluation{device_, host_.device_pool(),
                                              std::make_shared<agent::store_journal>(db_),
                                              make_eval_options(cfg.device)};

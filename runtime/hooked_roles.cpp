@@ -26,6 +26,8 @@ const std::vector<std::string>& roles_of(const config::pipeline_config& pipeline
       return pipeline.annotators;
     case agent::hook_kind::gate:
       return pipeline.gates;
+    case agent::hook_kind::verify:
+      return pipeline.verifiers;
     case agent::hook_kind::observe:
       return pipeline.observers;
   }
@@ -34,8 +36,8 @@ const std::vector<std::string>& roles_of(const config::pipeline_config& pipeline
 
 std::vector<named_entry> pipeline_entries(const config::aopt_config& config) {
   std::vector<named_entry> out;
-  for (agent::hook_kind hook :
-       {agent::hook_kind::annotate, agent::hook_kind::gate, agent::hook_kind::observe}) {
+  for (agent::hook_kind hook : {agent::hook_kind::annotate, agent::hook_kind::gate,
+                                agent::hook_kind::verify, agent::hook_kind::observe}) {
     const std::vector<std::string>& roles = roles_of(config.pipeline, hook);
     for (size_t i = 0; i < roles.size(); ++i) {
       out.push_back(
@@ -111,6 +113,7 @@ config::pipeline_config with_resumed_roles(config::pipeline_config pipeline,
   for (const agent::episode_config& e : episodes) {
     add_missing(pipeline.annotators, e.annotators);
     add_missing(pipeline.gates, e.gates);
+    add_missing(pipeline.verifiers, e.verifiers);
     add_missing(pipeline.observers, e.observers);
   }
   return pipeline;

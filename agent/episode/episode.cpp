@@ -161,14 +161,13 @@ void episode_engine::add_to_programs(const evaluation_request& request,
 
 bool episode_engine::finished() const {
   return state_.phase == episode_phase::failed ||
-         (state_.phase == episode_phase::done && validation_settled());
+         (state_.phase == episode_phase::done && verification_settled());
 }
 
-// Nothing to validate: no validation shapes, the best is the reference point itself, or the
-// check already ran.
-bool episode_engine::validation_settled() const {
-  return op_.spec.validation_shapes.empty() || state_.best_seq == state_.baseline_seq ||
-         state_.notes.count("validation") > 0 || state_.notes.count("validation_failed") > 0;
+// Nothing to verify: no verifiers, the best is the reference point itself, or they were asked.
+bool episode_engine::verification_settled() const {
+  return state_.config.verifiers.empty() || state_.best_seq == state_.baseline_seq ||
+         state_.best_verified;
 }
 
 uint32_t episode_engine::round_count() const {
@@ -219,7 +218,17 @@ const npu::eval_result& episode_engine::source_result() const {
 episode_action episode_engine::next() const {
   if (finished()) return episode_finished{};
   if (state_.phase == episode_phase::done) {
-    return need_validation{state_.best_tiling, state_.best_kernel, op_.spec.validation_shapes};
+    verification_request v;
+    v.campaign = state_.campaign;
+    v.op = &op_;
+    v.moment = verification_moment::final;
+    v.role = "best";
+    v.origin = fmt::format("candidate #{}", state_.best_seq);
+    v.tiling = state_.best_tiling;
+    v.kernel = state_.best_kernel;
+    v.result = state_.best_result;
+    v.would_accept = true;
+    return need_verification{std::move(v), state_.config.verifiers};
   }
   if (state_.phase == episode_phase::baseline) {
     return need_evaluation{
@@ -498,31 +507,81 @@ bool episode_engine::would_accept(const npu::eval_result& result) const {
   return state_.repairing || npu::improves_on(result, state_.best_us);
 }
 
-void episode_engine::on_validation(const std::vector<npu::eval_result>& results) {
-  const std::vector<npu::shape_set>& shapes = op_.spec.validation_shapes;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    const npu::eval_result* r = i < results.size() ? &results[i] : nullptr;
-    if (r != nullptr && r->ok()) continue;
-    const std::string shape = npu::describe_shapes(shapes[i]);
-    const std::string outcome =
-        r == nullptr ? std::string("no result")
-                     : std::string(npu::to_string(r->status)) +
-                           (r->error_kind.empty() ? "" : "/" + r->error_kind) + ": " + r->message;
-    state_.notes["validation_failed"] = fmt::format(
-        "the best (candidate #{}, {:g} us) failed validation shape {} ({}): {}; the reference "
-        "({:g} us) is reported instead",
-        state_.best_seq, state_.best_us, i, shape, outcome, state_.baseline_us);
-    state_.best_tiling =
-        state_.repaired_tiling.empty() ? state_.baseline_tiling : state_.repaired_tiling;
-    state_.best_kernel = state_.baseline_kernel;
-    state_.best_us = state_.baseline_us;
-    state_.best_seq = state_.baseline_seq;
-    state_.best_result = state_.baseline_result;
-    state_.trajectory.push_back({state_.candidates, state_.best_us, 0});
-    return;
+std::optional<need_verification> episode_engine::verification_of(
+    const npu::eval_result& result) const {
+  if (state_.config.verifiers.empty()) return std::nullopt;
+  verification_request v;
+  v.campaign = state_.campaign;
+  v.op = &op_;
+  v.moment = verification_moment::evaluation;
+  if (state_.phase == episode_phase::baseline) {
+    v.role = v.origin = "baseline";
+    v.tiling = state_.baseline_tiling;
+    v.kernel = state_.baseline_kernel;
+  } else if (pending_.evaluation) {
+    v.role = pending_.evaluation->role;
+    v.origin = pending_.evaluation->origin;
+    v.tiling = pending_.evaluation->tiling;
+    v.kernel = pending_.evaluation->kernel;
   }
-  state_.notes["validation"] =
-      fmt::format("the best passed {} validation shape(s) the tuning never saw", shapes.size());
+  v.result = result;
+  v.would_accept = would_accept(result);
+  return need_verification{std::move(v), state_.config.verifiers};
+}
+
+npu::eval_result episode_engine::verified_result(
+    const npu::eval_result& result, const std::vector<role_answer<verification_reply>>& answers) {
+  npu::eval_result out = result;
+  for (const role_answer<verification_reply>& a : answers) {
+    if (!a.answer.ok()) {
+      npu::eval_result failed;
+      failed.status = npu::eval_status::infra_error;
+      failed.error_kind = "verifier_failure";
+      failed.message = fmt::format("{} could not verify the result ({}): {}", a.role,
+                                   npu::describe_outcome(out), a.answer.error().to_string());
+      return failed;
+    }
+    keep_role_state(a.role, a.answer->role_state);
+    out = a.answer->result;
+  }
+  return out;
+}
+
+void episode_engine::on_final_verification(
+    const std::vector<role_answer<verification_reply>>& answers) {
+  state_.best_verified = true;
+  for (const role_answer<verification_reply>& a : answers) {
+    if (!a.answer.ok()) {
+      state_.notes[a.role + "_failed"] = fmt::format(
+          "the best (candidate #{}, {:g} us) could not be verified by {}: {}; the reference "
+          "({:g} us) is reported instead",
+          state_.best_seq, state_.best_us, a.role, a.answer.error().to_string(),
+          state_.baseline_us);
+      report_reference_instead();
+      return;
+    }
+    keep_role_state(a.role, a.answer->role_state);
+    if (!a.answer->result.ok()) {
+      state_.notes[a.role + "_failed"] = fmt::format(
+          "the best (candidate #{}, {:g} us) failed {}; the reference ({:g} us) is "
+          "reported instead",
+          state_.best_seq, state_.best_us, a.answer->result.message, state_.baseline_us);
+      report_reference_instead();
+      return;
+    }
+    if (!a.answer->note.empty()) state_.notes[a.role] = a.answer->note;
+  }
+}
+
+// The best failed a verifier (the notes say which, and why): the reference point is reported.
+void episode_engine::report_reference_instead() {
+  state_.best_tiling =
+      state_.repaired_tiling.empty() ? state_.baseline_tiling : state_.repaired_tiling;
+  state_.best_kernel = state_.baseline_kernel;
+  state_.best_us = state_.baseline_us;
+  state_.best_seq = state_.baseline_seq;
+  state_.best_result = state_.baseline_result;
+  state_.trajectory.push_back({state_.candidates, state_.best_us, 0});
 }
 
 candidate_record episode_engine::on_evaluation(const npu::eval_result& result) {

@@ -23,9 +23,11 @@
 // step allowance, until a candidate is feasible; that one becomes the reference (baseline_us)
 // and the episode continues as usual; no feasible candidate within the budget fails the
 // operator. Every candidate but the baseline passes the gates first (need_gate, hooks.hpp), the
-// tiling probe among them: a veto costs neither an evaluation nor budget. When the search is over,
-// a best other than the reference is checked on the operator's validation shapes (need_validation)
-// before the episode finishes. Thread-compatible: one thread at a time.
+// tiling probe among them: a veto costs neither an evaluation nor budget. Every result passes the
+// verifiers before the engine takes it (an improvement's cold confirmation among them), and when
+// the search is over a best other than the reference passes them once more (need_verification,
+// the validation shapes among them) before the episode finishes. Thread-compatible: one thread at
+// a time.
 #pragma once
 
 #include <optional>
@@ -67,13 +69,6 @@ struct need_refinement {
 struct need_evaluation {
   evaluation_request request;
 };
-// The episode's search is over; its best is checked for correctness on the operator's
-// validation shapes (op.json), which the tuning never saw, before it is reported.
-struct need_validation {
-  std::string tiling;
-  std::string kernel;
-  std::vector<npu::shape_set> shapes;
-};
 // The hooks (hooks.hpp). Each names its roles in pipeline order; the caller asks them one after
 // another, each with its own state (episode_state::role_states), and hands every answer back.
 struct need_annotation {
@@ -86,11 +81,18 @@ struct need_gate {
   gate_request request;
   std::vector<std::string> roles;
 };
+// The episode's search is over: its verifiers check the best (moment final) before it is
+// reported. A result's own verification (moment evaluation) is asked by the caller between the
+// device and on_evaluation(): see verification_of().
+struct need_verification {
+  verification_request request;
+  std::vector<std::string> roles;
+};
 struct episode_finished {};
 
 using episode_action =
     std::variant<need_mutation, need_annotation, need_diagnosis, need_retrieval, need_refinement,
-                 need_gate, need_evaluation, need_validation, episode_finished>;
+                 need_gate, need_evaluation, need_verification, episode_finished>;
 
 // One hooked role's answer, by its name.
 template <class T>
@@ -131,15 +133,22 @@ class episode_engine {
   // which knows it made the proposal, is kept, and next() asks it again. After
   // max_repeated_proposals in one step Stage I has nothing new to propose and the stage ends.
   static constexpr uint32_t max_repeated_proposals = 4;
-  // Whether `result`, the outcome of the evaluation next() asked for, would become the best.
-  // The caller then confirms it with a cold evaluation (improvement_confirmation.hpp) and hands
-  // on_evaluation() the confirmed result.
-  bool would_accept(const npu::eval_result& result) const;
+  // The verification of `result`, the device's outcome of the evaluation next() asked for:
+  // nullopt when no verifier is configured. The caller asks the roles in turn, each with the
+  // result the one before it left, and hands verified_result() their answers.
+  std::optional<need_verification> verification_of(const npu::eval_result& result) const;
+  // The result to hand on_evaluation(): the last verifier's. A verifier that failed cannot vouch
+  // for the result: it becomes an infra_error naming the verifier (never cached, never accepted).
+  // Keeps the verifiers' states.
+  npu::eval_result verified_result(const npu::eval_result& result,
+                                   const std::vector<role_answer<verification_reply>>& answers);
   // Records the outcome of the evaluation next() asked for and advances the algorithm.
   candidate_record on_evaluation(const npu::eval_result& result);
-  // The best's results on need_validation's shapes, in order. A best that failed one is not
-  // reported: the reference point (baseline) takes its place, and the notes say why.
-  void on_validation(const std::vector<npu::eval_result>& results);
+  // The verifiers' answers about the final best (need_verification). A best one of them fails, or
+  // that one of them could not verify, is not reported: the reference point takes its place, and
+  // the notes say why ("<verifier>_failed"); what each verifier established is noted under its
+  // name.
+  void on_final_verification(const std::vector<role_answer<verification_reply>>& answers);
 
   // The annotators' answers to need_annotation, in order. A failed annotator costs nothing: the
   // refinement goes on without its statement, and the notes say why ("annotate").
@@ -197,7 +206,9 @@ class episode_engine {
   void record_veto(const std::string& gate, const gate_verdict& verdict);
   void keep_role_state(const std::string& role, const nlohmann::json& state);
 
-  bool validation_settled() const;
+  bool would_accept(const npu::eval_result& result) const;
+  bool verification_settled() const;
+  void report_reference_instead();
   uint32_t stage_steps(int stage) const;
   uint32_t stage_allowance() const;
   uint32_t round_count() const;

@@ -86,6 +86,7 @@ void to_json(nlohmann::json& j, const episode_state& s) {
         {"seed", s.config.seed},
         {"annotators", s.config.annotators},
         {"gates", s.config.gates},
+        {"verifiers", s.config.verifiers},
         {"observers", s.config.observers}}},
       {"phase", to_string(s.phase)},
       {"failure", s.failure},
@@ -116,6 +117,7 @@ void to_json(nlohmann::json& j, const episode_state& s) {
       {"accepted_by_origin", s.accepted_by_origin},
       {"stage2_by_origin", s.stage2_by_origin},
       {"notes", s.notes},
+      {"best_verified", s.best_verified},
       {"repairing", s.repairing},
       {"repaired_from", s.repaired_from},
       {"repaired_tiling", s.repaired_tiling},
@@ -169,6 +171,15 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
     if (version < 3 && std::find(s.config.gates.begin(), s.config.gates.end(), "tiling_probe") ==
                            s.config.gates.end()) {
       s.config.gates.push_back("tiling_probe");
+    }
+    s.config.verifiers = c.value("verifiers", std::vector<std::string>{});
+    if (version < 4) {
+      for (const char* verifier : {"improvement_confirmation", "validation"}) {
+        if (std::find(s.config.verifiers.begin(), s.config.verifiers.end(), verifier) ==
+            s.config.verifiers.end()) {
+          s.config.verifiers.push_back(verifier);
+        }
+      }
     }
     s.config.observers = c.value("observers", std::vector<std::string>{});
     const std::string phase = j.at("phase").get<std::string>();
@@ -230,6 +241,9 @@ result<episode_state> episode_state_from_json(const nlohmann::json& j) {
       s.baseline_result = it->get<npu::eval_result>();
     }
     s.role_states = j.value("role_states", std::map<std::string, nlohmann::json>{});
+    s.best_verified =
+        version < 4 ? s.notes.count("validation") > 0 || s.notes.count("validation_failed") > 0
+                    : j.value("best_verified", false);
     for (const nlohmann::json& v : j.value("vetoes", nlohmann::json::array())) {
       s.vetoes.push_back({v.at("gate").get<std::string>(), v.at("origin").get<std::string>(),
                           v.at("reason").get<std::string>()});

@@ -37,9 +37,10 @@ struct episode_config {
   uint32_t top_k = 3;  // tuples retrieved per diagnosis
   uint64_t seed = 1;
   // The hooked roles (hooks.hpp) by hook, each list in pipeline order ([pipeline] annotators,
-  // gates, observers); empty lists ask nothing.
+  // gates, verifiers, observers); empty lists ask nothing.
   std::vector<std::string> annotators = {};
   std::vector<std::string> gates = {};
+  std::vector<std::string> verifiers = {};
   std::vector<std::string> observers = {};
 };
 
@@ -100,9 +101,12 @@ struct episode_state {
   // Why operators end as they do (issue 16; all absent from older states).
   // Why a stage ended without spending its steps: "stage1", "stage2"; "stage1_error": the
   // tiling's tunable annotations could not be read (file, line, what was expected);
-  // "validation": the final best passed op.json's validation shapes; "validation_failed": it
-  // failed one (which, how) and the reference point is reported instead.
+  // "<verifier>": what a verifier established about the final best ("validation": it passed
+  // op.json's validation shapes); "<verifier>_failed": the best failed it (which check, how) and
+  // the reference point is reported instead.
   std::map<std::string, std::string> notes;
+  // The verifiers (hooks.hpp) were asked about the final best: the episode can finish.
+  bool best_verified = false;
   // Baseline repair: the baseline failed with a status a tiling can fix and Stage I searches a
   // feasible tiling; the first one becomes the reference (baseline_us). repaired_from keeps the
   // failure ("ub_overflow: ...") once repair started.
@@ -142,7 +146,11 @@ struct episode_state {
 //      (agent/roles/depth_screen_role.cpp): a state of version 1 gains it first in its gates.
 //   3  the tiling probe, which the episode actor ran after the gates, is the gate "tiling_probe"
 //      (agent/roles/tiling_probe_role.cpp): a state of version 2 or older gains it last.
-inline constexpr int episode_state_version = 3;
+//   4  the confirmation of an improvement and the validation of the final best, which the episode
+//      actor ran, are the verifiers "improvement_confirmation" and "validation"
+//      (agent/roles/improvement_confirmation_role.cpp, validation_role.cpp): a state of version 3
+//      or older gains both, and its best counts as verified when its notes hold the validation's.
+inline constexpr int episode_state_version = 4;
 
 void to_json(nlohmann::json& j, const episode_state& s);
 result<episode_state> episode_state_from_json(const nlohmann::json& j);

@@ -1,12 +1,18 @@
 // The open hooks of the episode loop (docs/roles.md). Besides the four roles Algorithm 1 names
 // (mutator, diagnoser, retriever, refiner: roles.hpp), any number of roles may hook into an
-// episode at three points, each with its own pipeline in [pipeline]:
+// episode at four points, each with its own pipeline in [pipeline]:
 //
 //   annotate  before Stage II diagnoses its parent: a role adds a statement about the parent
 //             (its bottleneck, what a change would gain) that the diagnoser and the refiner read;
 //   gate      before a candidate goes to the device: a role accepts it or vetoes it, with a
 //             reason; a veto costs neither an evaluation nor budget, and the reason goes back to
 //             the role that proposed the candidate (the mutator's history, the refiner's request);
+//   verify    after the device, before the engine takes a result: a role may amend it with a fact
+//             it establishes itself, with the evaluation service of its role environment (a cold
+//             second run that must agree, a check on shapes the tuning never saw). Asked for every
+//             candidate's evaluation (moment `evaluation`), and once for the best when the search
+//             is over (moment `final`); a best the verifiers fail is not reported, the reference
+//             point is;
 //   observe   after an evaluation: a role sees the candidate and its result.
 //
 // A hooked role keeps whatever it must remember between calls in `role_state`: the engine
@@ -23,15 +29,17 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/episode/roles.hpp"
+#include "agent/evaluation/evaluation_service.hpp"
 #include "base/status.hpp"
 #include "npu/op_package.hpp"
 #include "npu/protocol/eval_result.hpp"
 
 namespace aopt::agent {
 
-enum class hook_kind { annotate, gate, observe };
+enum class hook_kind { annotate, gate, verify, observe };
 const char* to_string(hook_kind k);
-// The [pipeline] list that names the roles of a hook: "annotators", "gates", "observers".
+// The [pipeline] list that names the roles of a hook: "annotators", "gates", "verifiers",
+// "observers".
 const char* pipeline_list(hook_kind k);
 
 struct annotation_request {
@@ -80,6 +88,39 @@ struct gate_verdict {
   std::string kind;
 };
 
+enum class verification_moment { evaluation, final };
+const char* to_string(verification_moment m);
+
+// A result the device (or the evaluation cache) gave, before the engine takes it.
+struct verification_request {
+  std::string campaign;
+  const npu::op_package* op = nullptr;  // must outlive the call
+  verification_moment moment = verification_moment::evaluation;
+  std::string role;  // who proposed the candidate ("baseline", "mutator", ...; "best" when final)
+  std::string origin;
+  std::string tiling;
+  std::string kernel;
+  // As the verifiers before this one in the pipeline left it.
+  npu::eval_result result;
+  // Moment evaluation: whether `result` would become the best. Moment final: true.
+  bool would_accept = false;
+  nlohmann::json role_state;
+};
+
+// The verifier's answer. What the engine takes is the last verifier's `result`; at moment
+// evaluation the evaluation cache keeps it under the evaluation's key, so a verifier amends with
+// facts about the candidate (a second run, a check), never opinions (a gate vetoes those).
+struct verification_reply {
+  npu::eval_result result;  // the request's, unless amended
+  // Moment final: what the check established, recorded in the episode's notes under the role's
+  // name ("validation": "the best passed 2 validation shape(s) ...").
+  std::string note;
+  // Results of the role's own evaluations the evaluation cache may keep (eval_cache_entry_for),
+  // so that a resumed or repeated campaign does not run them again.
+  std::vector<eval_cache_entry> cache_entries;
+  nlohmann::json role_state;
+};
+
 struct observation {
   std::string campaign;
   const npu::op_package* op = nullptr;
@@ -107,6 +148,13 @@ class gate_policy {
   virtual result<gate_verdict> judge(const gate_request& request) = 0;
 };
 
+class verifier_policy {
+ public:
+  virtual ~verifier_policy() = default;
+  virtual std::string name() const = 0;
+  virtual result<verification_reply> verify(const verification_request& request) = 0;
+};
+
 class observer_policy {
  public:
   virtual ~observer_policy() = default;
@@ -116,8 +164,9 @@ class observer_policy {
 };
 
 // What a hooked role's factory makes: the policy of its hook.
-using hook_policy = std::variant<std::shared_ptr<annotator_policy>, std::shared_ptr<gate_policy>,
-                                 std::shared_ptr<observer_policy>>;
+using hook_policy =
+    std::variant<std::shared_ptr<annotator_policy>, std::shared_ptr<gate_policy>,
+                 std::shared_ptr<verifier_policy>, std::shared_ptr<observer_policy>>;
 
 hook_kind kind_of(const hook_policy& policy);
 std::string name_of(const hook_policy& policy);

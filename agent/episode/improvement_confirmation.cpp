@@ -5,16 +5,6 @@
 #include <fmt/format.h>
 
 namespace aopt::agent {
-namespace {
-
-std::string outcome_of(const npu::eval_result& r) {
-  if (r.ok()) return fmt::format("ok, {:g} us", r.latency_us);
-  std::string what = npu::to_string(r.status);
-  if (!r.error_kind.empty()) what += "/" + r.error_kind;
-  return what + ": " + r.message;
-}
-
-}  // namespace
 
 npu::eval_result confirmed_result(const npu::eval_result& first, const npu::eval_result& cold) {
   if (!cold.ok()) {
@@ -22,7 +12,7 @@ npu::eval_result confirmed_result(const npu::eval_result& first, const npu::eval
     out.error_kind = "unconfirmed";
     out.message = fmt::format(
         "the cold re-evaluation of an accepted improvement ended {} (the first evaluation: {})",
-        outcome_of(cold), outcome_of(first));
+        npu::describe_outcome(cold), npu::describe_outcome(first));
     return out;
   }
   npu::eval_result out = cold.latency_us >= first.latency_us ? cold : first;

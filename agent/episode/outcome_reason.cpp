@@ -60,14 +60,20 @@ std::string outcome_reason(const episode_state& s) {
     parts.push_back("baseline repaired from " + s.repaired_from);
   }
   if (const std::string e = note(s, "stage1_error"); !e.empty()) parts.push_back("error: " + e);
-  const std::string validation_failed = note(s, "validation_failed");
+  // A best a verifier failed is not reported (episode_state::notes).
+  std::string verification_failed;
+  for (const std::string& verifier : s.config.verifiers) {
+    if (const std::string n = note(s, verifier + "_failed"); !n.empty()) verification_failed = n;
+  }
   if (s.phase == episode_phase::failed) {
     parts.push_back(s.failure);
   } else if (s.phase == episode_phase::baseline || s.phase == episode_phase::running) {
     parts.push_back("running");
   } else if (improved_beyond_resolution(s)) {
     parts.insert(parts.begin(), "improved");
-    if (const std::string v = note(s, "validation"); !v.empty()) parts.push_back(v);
+    for (const std::string& verifier : s.config.verifiers) {
+      if (const std::string v = note(s, verifier); !v.empty()) parts.push_back(v);
+    }
     if (const uint32_t rejected = total(s.rejected); rejected > 0) {
       parts.push_back(
           fmt::format("{} rejected before the device ({})", rejected, counts(s.rejected)));
@@ -76,8 +82,8 @@ std::string outcome_reason(const episode_state& s) {
     // A strategy that stopped before its budget says so, improved or not (issue 18).
     if (const std::string n = note(s, "early_stop"); !n.empty()) parts.push_back(n);
     if (const std::string n = note(s, "stage2_share"); !n.empty()) parts.push_back(n);
-  } else if (!validation_failed.empty()) {
-    parts.push_back("not improved: " + validation_failed);
+  } else if (!verification_failed.empty()) {
+    parts.push_back("not improved: " + verification_failed);
   } else {
     // Near the bound, that is the reason: lead with it.
     const std::string roof = roofline_part(s);

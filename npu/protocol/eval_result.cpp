@@ -1,5 +1,6 @@
 #include "npu/protocol/eval_result.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "base/utf8.hpp"
@@ -183,6 +184,17 @@ bool parse_eval_status(const std::string& text, eval_status& out) {
 bool is_transient_failure(const eval_result& r) {
   return r.status == eval_status::infra_error ||
          (r.status == eval_status::timeout && r.error_kind == "wall_clock");
+}
+
+std::string describe_outcome(const eval_result& r) {
+  if (r.ok()) {
+    char latency[32];
+    std::snprintf(latency, sizeof latency, "%g", r.latency_us);
+    return std::string("ok, ") + latency + " us";
+  }
+  std::string what = to_string(r.status);
+  if (!r.error_kind.empty()) what += "/" + r.error_kind;
+  return what + ": " + r.message;
 }
 
 void make_valid_utf8(eval_result& r) {

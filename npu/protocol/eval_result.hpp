@@ -181,6 +181,9 @@ struct eval_result {
 // it; a CPU-time limit is the candidate's own). Such a result is neither cached nor final.
 bool is_transient_failure(const eval_result& r);
 
+// One line: "ok, 12.5 us", or "runtime_error/gm_out_of_bounds: DataCopy past z".
+std::string describe_outcome(const eval_result& r);
+
 // Makes every text of `r` (message, diagnostics, ...) valid UTF-8: they quote candidate output
 // and compiler diagnostics, which may hold any bytes.
 void make_valid_utf8(eval_result& r);

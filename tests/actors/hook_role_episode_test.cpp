@@ -151,7 +151,6 @@ TEST_CASE("hooked roles: annotations, vetoes and observations through the episod
       actors::role_registry::with_builtin_roles().spawn_pipeline(sys, roles.stage1, roles.stage2,
                                                                  policies);
   REQUIRE_MESSAGE(pipeline.ok(), pipeline.error().to_string());
-  pipeline->confirm_improvements = false;
   auto device = std::make_shared<scripted_device>();
   pipeline->evaluator =
       actors::spawn_evaluator(sys, {device, actors::spawn_device_pool(sys, {}), nullptr, {}});

@@ -1,7 +1,8 @@
 // An episode repeated over the evaluation cache its first run filled (a resumed or repeated
 // campaign, a bench's warm run) sends nothing to the device: its candidates, the confirmations of
-// its improvements (agent/episode/improvement_confirmation.hpp) and the checks of its best on the
-// validation shapes are all answered from the cache, with the same outcome as the first run.
+// its improvements and the checks of its best on the validation shapes (the default verifiers,
+// agent/roles/improvement_confirmation_role.cpp and validation_role.cpp) are all answered from
+// the cache, with the same outcome as the first run.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "actors/simulator_fixture.hpp"
 #include "agent/episode/episode_journal.hpp"
 #include "config/aopt_config.hpp"
+#include "runtime/hooked_roles.hpp"
 
 using namespace aopt;
 
@@ -107,10 +109,19 @@ cached_episode_run run_cached_episode(const std::shared_ptr<caching_journal>& st
       actors::role_registry::with_builtin_roles().spawn_pipeline(sys, {"mutator"}, {"refiner"},
                                                                  policies);
   REQUIRE_MESSAGE(pipeline.ok(), pipeline.error().to_string());
-  pipeline->confirm_improvements = true;
   auto device = std::make_shared<line_counting_device>();
-  pipeline->evaluator =
-      actors::spawn_evaluator(sys, {device, actors::spawn_device_pool(sys, {}), store, {}});
+  const actors::evaluator_context evaluation{device, actors::spawn_device_pool(sys, {}), store, {}};
+  pipeline->evaluator = actors::spawn_evaluator(sys, evaluation);
+  // The default verifiers, as a campaign spawns them: the confirmation and the validation.
+  agent::role_environment environment;
+  environment.evaluation = actors::make_evaluation_service(sys, evaluation);
+  const config::aopt_config defaults;
+  REQUIRE(defaults.pipeline.verifiers ==
+          std::vector<std::string>{"improvement_confirmation", "validation"});
+  result<std::vector<actors::hooked_role>> hooked =
+      runtime::spawn_hooked_roles(sys, defaults, environment);
+  REQUIRE_MESSAGE(hooked.ok(), hooked.error().to_string());
+  pipeline->hooked = std::move(*hooked);
 
   auto op = testing::corpus_package("level1/add_custom");
   REQUIRE_FALSE(op->spec.validation_shapes.empty());
@@ -118,6 +129,7 @@ cached_episode_run run_cached_episode(const std::shared_ptr<caching_journal>& st
   episode_cfg.strat = agent::strategy::stage2;
   episode_cfg.budget = 2;
   episode_cfg.gates = {};
+  episode_cfg.verifiers = defaults.pipeline.verifiers;
   std::optional<actors::episode_summary> summary =
       testing::episode_to_end(sys, {op, agent::initial_episode_state(campaign, *op, episode_cfg),
                                     *pipeline, store, nullptr, nullptr});

@@ -115,7 +115,6 @@ episode_run run_episode(std::shared_ptr<const npu::op_package> op,
       actors::role_registry::with_builtin_roles().spawn_pipeline(sys, roles.stage1, roles.stage2,
                                                                  policies);
   REQUIRE_MESSAGE(pipeline.ok(), pipeline.error().to_string());
-  pipeline->confirm_improvements = false;
   npu::eval_options eval;
   eval.input_sets = 1;
   pipeline->evaluator =

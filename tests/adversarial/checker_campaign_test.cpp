@@ -11,21 +11,41 @@
 #include "adversarial/checker_fixture.hpp"
 #include "agent/episode/episode.hpp"
 #include "agent/episode/outcome_reason.hpp"
-#include "npu/validation_shapes.hpp"
+#include "agent/roles/role_table.hpp"
+#include "npu/local_device_slots.hpp"
 
 using aopt::testing::checker_fixture;
 namespace agent = aopt::agent;
+using aopt::result;
 
 namespace {
 
-// Runs a Stage I episode proposing `tilings` in order; returns its final state.
+// The validation role (agent/roles/validation_role.cpp) over the fixture's unscreened simulator.
+std::shared_ptr<agent::verifier_policy> validation_over(checker_fixture& f) {
+  const agent::role_descriptor* role = agent::find_role(agent::role_descriptors(), "validation");
+  REQUIRE(role != nullptr);
+  agent::role_environment env;
+  // Not owned: the fixture outlives the role.
+  std::shared_ptr<aopt::npu::device> device(std::shared_ptr<void>(), &f.unscreened);
+  env.evaluation = std::make_shared<agent::evaluation_service>(
+      std::make_shared<aopt::npu::local_device_slots>(device, 1), nullptr,
+      aopt::npu::eval_options{});
+  result<agent::hook_policy> made = role->make(env);
+  REQUIRE(made.ok());
+  return std::get<std::shared_ptr<agent::verifier_policy>>(*made);
+}
+
+// Runs a Stage I episode proposing `tilings` in order, its final best checked by the validation
+// role; returns its final state.
 agent::episode_state run_episode(checker_fixture& f, const std::vector<std::string>& tilings,
                                  const aopt::npu::op_package* package = nullptr) {
   const aopt::npu::op_package& op = package ? *package : f.op;
   agent::episode_config cfg;
   cfg.strat = agent::strategy::stage1;
   cfg.budget = static_cast<uint32_t>(tilings.size());
+  cfg.verifiers = {"validation"};
   agent::episode_engine e(op, agent::initial_episode_state("c", op, cfg));
+  const std::shared_ptr<agent::verifier_policy> validation = validation_over(f);
   size_t proposed = 0;
   for (int step = 0; step < 100 && !e.finished(); ++step) {
     agent::episode_action a = e.next();
@@ -36,14 +56,14 @@ agent::episode_state run_episode(checker_fixture& f, const std::vector<std::stri
       r.origin = "scripted";
       e.on_mutation(r, "hostile-mutator");
     } else if (auto* ev = std::get_if<agent::need_evaluation>(&a)) {
-      e.on_evaluation(f.unscreened.evaluate(op, ev->request.tiling, ev->request.kernel, {}));
-    } else if (auto* v = std::get_if<agent::need_validation>(&a)) {
-      std::vector<aopt::npu::eval_result> results;
-      for (const auto& shapes : v->shapes) {
-        results.push_back(
-            f.unscreened.evaluate(aopt::npu::with_shapes(op, shapes), v->tiling, v->kernel, {}));
+      aopt::npu::eval_result r =
+          f.unscreened.evaluate(op, ev->request.tiling, ev->request.kernel, {});
+      if (auto need = e.verification_of(r)) {
+        r = e.verified_result(r, {{"validation", validation->verify(need->request)}});
       }
-      e.on_validation(results);
+      e.on_evaluation(r);
+    } else if (auto* v = std::get_if<agent::need_verification>(&a)) {
+      e.on_final_verification({{"validation", validation->verify(v->request)}});
     } else {
       REQUIRE(std::holds_alternative<agent::episode_finished>(a));
     }

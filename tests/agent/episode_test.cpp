@@ -35,9 +35,25 @@ struct scripted_world {
   uint32_t deepest_retrieval = 0;
   int stop_after = -1;  // evaluations after which run() returns (an interrupted process)
   int evaluations = 0;
-  // Results of the final best on the validation shapes; unset: the episode must not ask.
-  std::function<std::vector<npu::eval_result>(const need_validation&)> validate;
-  int validations = 0;
+  // The verifiers' answers (episode_config::verifiers), by role; unset: the episode must not ask.
+  std::function<result<verification_reply>(const std::string&, const verification_request&)> verify;
+  int verifications = 0;        // verifier calls about a fresh result (moment evaluation)
+  int final_verifications = 0;  // rounds of verifiers asked about the final best
+
+  // Asks the roles in turn, each with the result the one before it left, as the episode actor does.
+  std::vector<role_answer<verification_reply>> ask_verifiers(const episode_engine& e,
+                                                             const need_verification& need) {
+    REQUIRE_MESSAGE(verify, "the episode asked verifiers it should not have");
+    std::vector<role_answer<verification_reply>> answers;
+    verification_request request = need.request;
+    for (const std::string& role : need.roles) {
+      auto state = e.state().role_states.find(role);
+      request.role_state = state == e.state().role_states.end() ? nlohmann::json() : state->second;
+      answers.push_back({role, verify(role, request)});
+      if (answers.back().answer.ok()) request.result = answers.back().answer->result;
+    }
+    return answers;
+  }
   std::vector<candidate_record> records;
 
   void run(episode_engine& e, int max_actions = 1000) {
@@ -85,12 +101,17 @@ struct scripted_world {
         }
         if (auto rec = e.on_refinement(ks, "scripted-refiner")) records.push_back(*rec);
       } else if (auto* ev = std::get_if<need_evaluation>(&a)) {
-        records.push_back(e.on_evaluation(evaluate(ev->request.tiling, ev->request.kernel)));
+        npu::eval_result r = evaluate(ev->request.tiling, ev->request.kernel);
+        if (std::optional<need_verification> need = e.verification_of(r)) {
+          ++verifications;
+          r = e.verified_result(r, ask_verifiers(e, *need));
+        }
+        records.push_back(e.on_evaluation(r));
         if (++evaluations == stop_after) return;
-      } else if (auto* v = std::get_if<need_validation>(&a)) {
-        REQUIRE_MESSAGE(validate, "the episode asked for a validation it should not need");
-        ++validations;
-        e.on_validation(validate(*v));
+      } else if (auto* v = std::get_if<need_verification>(&a)) {
+        CHECK(v->request.moment == verification_moment::final);
+        ++final_verifications;
+        e.on_final_verification(ask_verifiers(e, *v));
       }
     }
     FAIL("episode did not finish");
@@ -565,24 +586,37 @@ TEST_CASE("a resumed episode continues exactly like an uninterrupted one") {
         nlohmann::json(whole.state().trajectory.size()));
 }
 
-TEST_CASE("a candidate is offered for confirmation only when it would become the best") {
+TEST_CASE("a result's verifiers hear whether it would become the best") {
   npu::op_package op = episode_test_op();
   episode_config cfg;
   cfg.strat = strategy::stage1;
   cfg.budget = 3;
+  cfg.verifiers = {"improvement_confirmation"};
   episode_engine e(op, initial_episode_state("c", op, cfg));
-  CHECK_FALSE(e.would_accept(episode_ok_result(1)));  // the baseline is never confirmed
+  const auto would_accept = [&e, &cfg](const npu::eval_result& r) {
+    std::optional<need_verification> need = e.verification_of(r);
+    REQUIRE(need.has_value());
+    CHECK(need->roles == cfg.verifiers);
+    CHECK(need->request.moment == verification_moment::evaluation);
+    return need->request.would_accept;
+  };
+  CHECK(e.verification_of(episode_ok_result(1))->request.role == "baseline");
+  CHECK_FALSE(would_accept(episode_ok_result(1)));  // the baseline is never confirmed
   e.on_evaluation(episode_ok_result(10));
   mutation_reply m;
   m.tiling = "T1";
   e.on_mutation(m, "scripted-mutator");
   REQUIRE(std::holds_alternative<need_evaluation>(e.next()));
-  CHECK(e.would_accept(episode_ok_result(9)));
-  CHECK_FALSE(e.would_accept(episode_ok_result(10)));
+  CHECK(e.verification_of(episode_ok_result(9))->request.tiling == "T1");
+  CHECK(would_accept(episode_ok_result(9)));
+  CHECK_FALSE(would_accept(episode_ok_result(10)));
   npu::eval_result failed;
   failed.status = npu::eval_status::runtime_error;
   failed.latency_us = 1;
-  CHECK_FALSE(e.would_accept(failed));
+  CHECK_FALSE(would_accept(failed));
+  cfg.verifiers.clear();
+  episode_engine unverified(op, initial_episode_state("c", op, cfg));
+  CHECK_FALSE(unverified.verification_of(episode_ok_result(1)).has_value());
 }
 
 namespace {
@@ -593,54 +627,176 @@ npu::op_package validated_op() {
   return op;
 }
 
+// A verifier of the final best that fails it on its second check, as the validation role does on
+// a validation shape (agent/roles/validation_role.cpp, tested with its evaluations in
+// tests/agent/verifier_roles_test.cpp).
+result<verification_reply> fails_second_shape(const std::string& role,
+                                              const verification_request& request) {
+  verification_reply reply;
+  reply.result = request.result;
+  if (role == "validation" && request.moment == verification_moment::final) {
+    reply.result.status = npu::eval_status::runtime_error;
+    reply.result.error_kind = "gm_out_of_bounds";
+    reply.result.message =
+        "validation shape 1 (x [2, 16]): runtime_error/gm_out_of_bounds: DataCopy past z";
+  }
+  return reply;
+}
+
 }  // namespace
 
-TEST_CASE("a best that fails a validation shape is not reported: the reference point is") {
+TEST_CASE("a best that fails a verifier is not reported: the reference point is") {
   npu::op_package op = validated_op();
   episode_config cfg;
   cfg.strat = strategy::stage1;
   cfg.budget = 3;
+  cfg.verifiers = {"validation"};
   episode_engine e(op, initial_episode_state("c", op, cfg));
   scripted_world w;
   w.evaluate = tiling_latency(10, 5);
-  w.validate = [](const need_validation& v) {
-    CHECK(v.tiling == "T1");  // the best: the first of the equally fast tilings
-    CHECK(v.shapes.size() == 2);
-    npu::eval_result wrong;
-    wrong.status = npu::eval_status::runtime_error;
-    wrong.error_kind = "gm_out_of_bounds";
-    wrong.message = "DataCopy past z";
-    return std::vector<npu::eval_result>{episode_ok_result(3), wrong};
+  std::vector<std::string> verified_tilings;
+  w.verify = [&](const std::string& role, const verification_request& request) {
+    if (request.moment == verification_moment::final) verified_tilings.push_back(request.tiling);
+    return fails_second_shape(role, request);
   };
   w.run(e);
   const episode_state& s = e.state();
-  CHECK(w.validations == 1);
+  CHECK(w.final_verifications == 1);
+  CHECK(verified_tilings == std::vector<std::string>{"T1"});  // the first of the equally fast
   CHECK(s.phase == episode_phase::done);
+  CHECK(s.best_verified);
   CHECK(s.best_us == 10);
   CHECK(s.best_tiling == "T0");
   CHECK(s.best_seq == s.baseline_seq);
   CHECK(s.best_result.latency_us == 10);
   const std::string& why = s.notes.at("validation_failed");
-  CHECK(why.find("validation shape 1 (x [2, 16])") != std::string::npos);
-  CHECK(why.find("runtime_error/gm_out_of_bounds: DataCopy past z") != std::string::npos);
+  CHECK(why.find("the best (candidate #1, 5 us) failed validation shape 1 (x [2, 16]): "
+                 "runtime_error/gm_out_of_bounds: DataCopy past z; the reference (10 us) is "
+                 "reported instead") != std::string::npos);
   CHECK(outcome_reason(s).find("not improved: the best (candidate #1") != std::string::npos);
 }
 
-TEST_CASE("a best that passes its validation shapes is reported, and so is the check") {
+TEST_CASE("a verifier that fails to answer about the final best leaves the reference reported") {
   npu::op_package op = validated_op();
   episode_config cfg;
   cfg.strat = strategy::stage1;
   cfg.budget = 2;
+  cfg.verifiers = {"validation"};
   episode_engine e(op, initial_episode_state("c", op, cfg));
   scripted_world w;
   w.evaluate = tiling_latency(10, 5);
-  w.validate = [](const need_validation& v) {
-    return std::vector<npu::eval_result>(v.shapes.size(), episode_ok_result(2));
+  w.verify = [](const std::string& role,
+                const verification_request& request) -> result<verification_reply> {
+    if (request.moment == verification_moment::final) return unavailable("device pool is down");
+    return fails_second_shape(role, request);
   };
   w.run(e);
-  CHECK(w.validations == 1);
+  CHECK(e.finished());
+  CHECK(e.state().best_us == 10);
+  CHECK(e.state().notes.at("validation_failed").find("could not be verified by validation") !=
+        std::string::npos);
+}
+
+TEST_CASE("a best that passes its verifiers is reported, with what each established") {
+  npu::op_package op = validated_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage1;
+  cfg.budget = 2;
+  cfg.verifiers = {"improvement_confirmation", "validation"};
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.evaluate = tiling_latency(10, 5);
+  w.verify = [](const std::string& role, const verification_request& request) {
+    verification_reply reply;
+    reply.result = request.result;
+    if (role == "validation" && request.moment == verification_moment::final)
+      reply.note = "the best passed 2 validation shape(s) the tuning never saw";
+    return result<verification_reply>(reply);
+  };
+  w.run(e);
+  CHECK(w.final_verifications == 1);
+  CHECK(w.verifications == 3);  // the baseline and both candidates
   CHECK(e.state().best_us == 5);
+  CHECK(e.state().notes.count("improvement_confirmation") == 0);
   CHECK(outcome_reason(e.state()).find("passed 2 validation shape(s)") != std::string::npos);
+}
+
+TEST_CASE("verifiers amend a fresh result in turn, and the engine takes the last one's") {
+  npu::op_package op = episode_test_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage1;
+  cfg.budget = 2;
+  cfg.verifiers = {"slower", "second"};
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.evaluate = tiling_latency(10, 5);
+  std::vector<double> seen_by_second;
+  std::vector<bool> would_accept;
+  w.verify = [&](const std::string& role, const verification_request& request) {
+    verification_reply reply;
+    reply.result = request.result;
+    reply.role_state = request.role_state.is_null() ? 1 : request.role_state.get<int>() + 1;
+    if (role == "slower" && request.moment == verification_moment::evaluation) {
+      would_accept.push_back(request.would_accept);
+      reply.result.latency_us += 1;  // a second run that was slower: the slower one counts
+    }
+    if (role == "second") seen_by_second.push_back(request.result.latency_us);
+    return result<verification_reply>(reply);
+  };
+  w.run(e);
+  const episode_state& s = e.state();
+  CHECK(seen_by_second == std::vector<double>{11, 6, 6, 6});  // baseline, T1, T2, final best
+  // T2's 5 us would beat the best's confirmed 6 us; amended to 6 us, it does not.
+  CHECK(would_accept == std::vector<bool>{false, true, true});
+  CHECK(s.baseline_us == 11);
+  CHECK(s.best_us == 6);
+  CHECK(s.role_states.at("slower") == 4);
+  CHECK(s.role_states.at("second") == 4);
+}
+
+TEST_CASE("a verifier that fails to answer about a fresh result makes it an infra_error") {
+  npu::op_package op = episode_test_op();
+  episode_config cfg;
+  cfg.strat = strategy::stage1;
+  cfg.budget = 2;
+  cfg.verifiers = {"flaky"};
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  scripted_world w;
+  w.evaluate = tiling_latency(10, 5);
+  w.verify = [&](const std::string&,
+                 const verification_request& request) -> result<verification_reply> {
+    if (request.role == "baseline") return verification_reply{request.result, "", {}, nullptr};
+    return unavailable("the cold run's slot was lost");
+  };
+  w.run(e);
+  const episode_state& s = e.state();
+  CHECK(s.best_us == 10);  // neither candidate was taken
+  CHECK(s.failures.at("verifier_failure") == 2);
+  REQUIRE(w.records.size() == 3);
+  CHECK(w.records[1].result.status == npu::eval_status::infra_error);
+  CHECK(w.records[1].result.message.find("flaky could not verify the result (ok, 5 us)") !=
+        std::string::npos);
+}
+
+TEST_CASE("a state written before the verifiers asks the confirmation and the validation") {
+  npu::op_package op = validated_op();
+  episode_config cfg;
+  nlohmann::json old = initial_episode_state("c", op, cfg);
+  old["state_version"] = 3;
+  old["config"].erase("verifiers");
+  old.erase("best_verified");
+  old["notes"]["validation"] = "the best passed 2 validation shape(s) the tuning never saw";
+  result<episode_state> migrated = episode_state_from_json(old);
+  REQUIRE(migrated.ok());
+  const std::vector<std::string> verifiers = {"improvement_confirmation", "validation"};
+  CHECK(migrated->config.verifiers == verifiers);
+  CHECK(migrated->best_verified);
+  old["notes"].erase("validation");
+  CHECK_FALSE(episode_state_from_json(old)->best_verified);
+  result<episode_state> again = episode_state_from_json(nlohmann::json(*migrated));
+  REQUIRE(again.ok());
+  CHECK(again->config.verifiers == verifiers);
+  CHECK(again->best_verified);
 }
 
 TEST_CASE("a best that is still the reference point needs no validation") {
@@ -648,12 +804,15 @@ TEST_CASE("a best that is still the reference point needs no validation") {
   episode_config cfg;
   cfg.strat = strategy::stage1;
   cfg.budget = 2;
+  cfg.verifiers = {"validation"};
   episode_engine e(op, initial_episode_state("c", op, cfg));
   scripted_world w;
-  w.evaluate = tiling_latency(10, 12);  // no candidate is faster; validate stays unset
+  w.evaluate = tiling_latency(10, 12);  // no candidate is faster
+  w.verify = fails_second_shape;
   w.run(e);
   CHECK(e.finished());
-  CHECK(w.validations == 0);
+  CHECK(w.final_verifications == 0);
+  CHECK(e.state().notes.count("validation_failed") == 0);
 }
 
 namespace {

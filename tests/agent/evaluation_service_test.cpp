@@ -10,6 +10,7 @@
 
 #include "agent/episode/store_journal.hpp"
 #include "npu/local_device_slots.hpp"
+#include "support/map_eval_cache.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace aopt;
@@ -40,17 +41,6 @@ class counting_device final : public npu::device {
 
  private:
   std::mutex mutex_;
-};
-
-// The evaluation cache as a map; entries are put by the test, as the journal would.
-class map_cache final : public agent::eval_cache {
- public:
-  std::optional<npu::eval_result> lookup(const std::string& key) override {
-    auto it = entries.find(key);
-    if (it == entries.end()) return std::nullopt;
-    return it->second;
-  }
-  std::map<std::string, npu::eval_result> entries;
 };
 
 // Slots that are gone: every lease fails.
@@ -121,7 +111,7 @@ TEST_CASE("a transient failure stored by an older version is a cache miss") {
 
 TEST_CASE("the evaluation service answers a stored candidate from the cache, others on a slot") {
   auto device = std::make_shared<counting_device>();
-  auto cache = std::make_shared<map_cache>();
+  auto cache = std::make_shared<aopt::testing::map_eval_cache>();
   agent::evaluation_service service(std::make_shared<npu::local_device_slots>(device, 1), cache,
                                     npu::eval_options{});
   const auto op = shared_test_op();
@@ -199,7 +189,8 @@ TEST_CASE("the evaluation cache key covers the device profile and the checking o
 }
 
 TEST_CASE("an evaluation no slot could give is an error and leaves no cache entry") {
-  agent::evaluation_service service(std::make_shared<broken_slots>(), std::make_shared<map_cache>(),
+  agent::evaluation_service service(std::make_shared<broken_slots>(),
+                                    std::make_shared<aopt::testing::map_eval_cache>(),
                                     npu::eval_options{});
   result<agent::evaluation> r = service.evaluate({shared_test_op(), "tiling", "kernel", "c"});
   REQUIRE_FALSE(r.ok());
@@ -275,7 +266,7 @@ TEST_CASE("local device slots run at most their number of evaluations at once") 
 TEST_CASE("a result cached under another build of the checker is not served, and re-evaluated") {
   auto old_checker = std::make_shared<counting_device>();
   old_checker->checker = "judge-1";
-  auto cache = std::make_shared<map_cache>();
+  auto cache = std::make_shared<aopt::testing::map_eval_cache>();
   const auto op = shared_test_op();
   agent::evaluation_service before(std::make_shared<npu::local_device_slots>(old_checker, 1), cache,
                                    npu::eval_options{});

@@ -461,8 +461,6 @@ constexpr uint32_t BUFFER_NUM = 2;    // tunable: choice {2, 1}
         // Each evaluated tiling is slower than the last: the best stays the baseline, and an
         // evolve parent other than the baseline shows.
         e.on_evaluation(probe_world::ok(100.0 + e.state().candidates));
-      } else if (std::holds_alternative<need_validation>(a)) {
-        e.on_validation({});
       } else {
         // Stage II steps: nothing to propose.
         if (std::holds_alternative<need_diagnosis>(a)) {

@@ -95,6 +95,7 @@ cfg::aopt_config every_field_changed() {
   // Hooked roles are checked against the role table when a campaign builds them, not here.
   c.pipeline.annotators = {"an-annotator"};
   c.pipeline.gates = {"a-gate", "another-gate"};
+  c.pipeline.verifiers = {"a-verifier"};
   c.pipeline.observers = {"an-observer"};
   c.bank.significance = 0.1;
   c.bank.dedup_threshold = 0.75;
