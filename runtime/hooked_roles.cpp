@@ -53,7 +53,7 @@ result<agent::role_environment> environment_for(const agent::role_descriptor& ro
                                                 const config::aopt_config& config,
                                                 agent::role_environment env) {
   if (role.hook != entry.hook) {
-    return invalid_argument(fmt::format("config: {}: \"{}\" is an {} role, not {}", entry.key,
+    return invalid_argument(fmt::format("config: {}: \"{}\" serves the {} hook, not {}", entry.key,
                                         entry.role, agent::to_string(role.hook),
                                         agent::to_string(entry.hook)));
   }

@@ -28,11 +28,13 @@ const char* list_of(aopt::agent::hook_kind k) {
 
 }  // namespace
 
-TEST_CASE("the default pipeline's hooked roles, the depth screen and tiling probe gates, pass") {
+TEST_CASE("the default pipeline's hooked roles, its gates and its verifiers, pass") {
   auto cfg = aopt::config::load_config("", {});
   REQUIRE(cfg.ok());
   CHECK(cfg->pipeline.annotators.empty());
   CHECK(cfg->pipeline.gates == std::vector<std::string>{"depth_screen", "tiling_probe"});
+  CHECK(cfg->pipeline.verifiers ==
+        std::vector<std::string>{"improvement_confirmation", "validation"});
   CHECK(cfg->pipeline.observers.empty());
   CHECK(check({}).empty());
 }
@@ -69,12 +71,12 @@ TEST_CASE("every role of the table passes under its own hook and is refused unde
     CHECK(d.make);
     CHECK(check({std::string("pipeline.") + list_of(d.hook) + "=[\"" + d.name + "\"]"}).empty());
     for (auto other : {aopt::agent::hook_kind::annotate, aopt::agent::hook_kind::gate,
-                       aopt::agent::hook_kind::observe}) {
+                       aopt::agent::hook_kind::verify, aopt::agent::hook_kind::observe}) {
       if (other == d.hook) continue;
       const std::string error =
           check({std::string("pipeline.") + list_of(other) + "=[\"" + d.name + "\"]"});
       CHECK(error == std::string("config: pipeline.") + list_of(other) + "[0]: \"" + d.name +
-                         "\" is an " + aopt::agent::to_string(d.hook) + " role, not " +
+                         "\" serves the " + aopt::agent::to_string(d.hook) + " hook, not " +
                          aopt::agent::to_string(other));
     }
     const std::string unknown =
