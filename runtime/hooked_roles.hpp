@@ -1,5 +1,5 @@
 // The hooked roles of a campaign (agent/episode/hooks.hpp), built from the role table
-// (agent/roles/role_table.hpp) as [pipeline] annotators, gates and observers name them.
+// (agent/roles/role_table.hpp) as [pipeline] annotators, gates, verifiers and observers name them.
 //
 // check_hooked_roles() refuses, naming the entry and the reason, a role whose hook is not the
 // list's, `policy = "llm"` for a role without an LLM policy, a setting its schema does not have
