@@ -135,6 +135,11 @@ void ask_in_turn(episode_self self, std::vector<std::string> roles, size_t i, Re
             [=](caf::error& e) mutable { next(from_error<Reply>(e, role.c_str())); });
 }
 
+template <class Reply>
+bool never_last(const Reply&) {
+  return false;
+}
+
 template <class Request, class Reply>
 void relay_nothing(Request&, const Reply&) {}
 
@@ -145,10 +150,9 @@ void relay_verified(agent::verification_request& next, const agent::verification
 // Asks the verifiers of `need` in turn, each with the result the one before it left.
 template <class Done>
 void verify(episode_self self, const agent::need_verification& need, Done done) {
-  ask_in_turn<verify_atom>(
-      self, need.roles, 0, need.request,
-      std::vector<agent::role_answer<agent::verification_reply>>{},
-      [](const agent::verification_reply&) { return false; }, relay_verified, done);
+  ask_in_turn<verify_atom>(self, need.roles, 0, need.request,
+                           std::vector<agent::role_answer<agent::verification_reply>>{},
+                           never_last<agent::verification_reply>, relay_verified, done);
 }
 
 // Persists what the verifiers' own evaluations may leave in the evaluation cache, each entry with
@@ -162,11 +166,6 @@ bool persist_verifier_entries(
     }
   }
   return true;
-}
-
-template <class Reply>
-bool never_last(const Reply&) {
-  return false;
 }
 
 // Hands the engine the outcome of the evaluation it asked for, tells the observers, persists it
