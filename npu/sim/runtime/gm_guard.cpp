@@ -1,0 +1,76 @@
+#include "gm_guard.hpp"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <system_error>
+#include <utility>
+
+namespace aopt::sim {
+namespace {
+
+// Written as one literal: a signal handler may only call async-signal-safe functions.
+constexpr char fault_line[] =
+    "\naopt-gm-guard: the kernel touched simulated GM outside the traced tensor API (through a "
+    "raw pointer, e.g. a GM_ADDR cast and dereferenced): the trace does not account for that "
+    "work, so it cannot be priced. Read and write GM with DataCopy/DataCopyPad or "
+    "GlobalTensor::GetValue/SetValue\n";
+
+// A fault on a page that is mapped but refuses the access (SEGV_ACCERR) while the cores run is
+// the guard's (the UB and the stacks are writable; a null or wild pointer is SEGV_MAPERR). The
+// handler resets itself (SA_RESETHAND), so returning re-runs the access and the process dies of
+// the fault as it would have.
+void on_fault(int, siginfo_t* info, void*) {
+  if (info != nullptr && info->si_code == SEGV_ACCERR) {
+    [[maybe_unused]] const ssize_t written =
+        ::write(STDERR_FILENO, fault_line, sizeof fault_line - 1);
+  }
+}
+
+void install_fault_report() {
+  struct sigaction action {};
+  action.sa_sigaction = on_fault;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  ::sigaction(SIGSEGV, &action, nullptr);
+}
+
+}  // namespace
+
+gm_guard::gm_guard(std::vector<span> spans) : spans_(std::move(spans)) {
+  spans_.erase(std::remove_if(spans_.begin(), spans_.end(),
+                              [](const span& s) { return s.begin == nullptr || s.bytes == 0; }),
+               spans_.end());
+  install_fault_report();
+  if (!protect(PROT_NONE)) {
+    const int error = errno;
+    protect(PROT_READ | PROT_WRITE);
+    throw std::system_error(error, std::generic_category(), "mprotect of simulated GM");
+  }
+}
+
+gm_guard::~gm_guard() {
+  protect(PROT_READ | PROT_WRITE);
+}
+
+void gm_guard::open() {
+  if (depth_++ == 0 && !protect(PROT_READ | PROT_WRITE))
+    throw std::system_error(errno, std::generic_category(), "mprotect of simulated GM");
+}
+
+void gm_guard::close() noexcept {
+  // Taking access away from a whole mapping of our own does not fail (and a destructor's caller
+  // could not act on it).
+  if (--depth_ == 0) protect(PROT_NONE);
+}
+
+bool gm_guard::protect(int access) const noexcept {
+  bool all = true;
+  for (const span& s : spans_) all = ::mprotect(s.begin, s.bytes, access) == 0 && all;
+  return all;
+}
+
+}  // namespace aopt::sim

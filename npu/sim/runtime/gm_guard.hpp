@@ -1,0 +1,73 @@
+// Simulated GM out of the kernel's reach except inside the traced API (issue 30, price by work).
+//
+// The timing model prices what the trace records, and the trace records the API calls. A kernel
+// that reads GM through a raw pointer (a GM_ADDR cast, which the screen cannot tell from the cast
+// that sets a GlobalTensor) computes on bytes no trace shows: a row sum done in plain C++ and
+// stored by one scalar SetValue, a softmax's maximum fed to Adds as a scalar. Its outputs can be
+// right, its trace plausible and its latency far below the work it did. So while the cores run,
+// the GM the kernel was given (inputs, outputs, workspace) is mapped without access; the runtime
+// opens it only inside the API calls that read or write GM (DataCopy, GlobalTensor
+// GetValue/SetValue, the ND -> NZ load, Fixpipe, InitGlobalMemory), which record and price what
+// they touch. Any other access faults, and the fault is reported as untraced work naming GM.
+// The tiling data stays readable: GET_TILING_DATA copies it, and the host program that wrote it
+// never sees the inputs' data.
+//
+// Thread-safety: one guard per launch; its cores run one at a time (block_runner.hpp), so open()
+// and close() are never called concurrently for one guard. Guards of launches of other input
+// sets protect other mappings.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace aopt::sim {
+
+// What the fault report writes on stderr before the process dies of the fault; the parent
+// (sim_device) turns the line after the marker into the candidate's failure.
+inline constexpr const char* gm_guard_marker = "aopt-gm-guard: ";
+
+class gm_guard {
+ public:
+  struct span {
+    uint8_t* begin = nullptr;  // page-aligned: the start of a mapping of its own
+    size_t bytes = 0;
+  };
+
+  // Removes every access to `spans` (empty ones are skipped) until the guard ends, and installs
+  // the fault report (idempotent, process-wide: it stays installed).
+  explicit gm_guard(std::vector<span> spans);
+  ~gm_guard();  // read and write again
+  gm_guard(const gm_guard&) = delete;
+  gm_guard& operator=(const gm_guard&) = delete;
+
+  // Nested: the first open() makes the spans readable and writable (or throws
+  // std::system_error), the matching last close() takes that away again.
+  void open();
+  void close() noexcept;
+
+ private:
+  // Whether every span took `access`.
+  bool protect(int access) const noexcept;
+
+  std::vector<span> spans_;
+  uint32_t depth_ = 0;
+};
+
+// Open for the scope of one API call; a null guard (a launch without one) does nothing.
+class gm_window {
+ public:
+  explicit gm_window(gm_guard* guard) : guard_(guard) {
+    if (guard_ != nullptr) guard_->open();
+  }
+  ~gm_window() {
+    if (guard_ != nullptr) guard_->close();
+  }
+  gm_window(const gm_window&) = delete;
+  gm_window& operator=(const gm_window&) = delete;
+
+ private:
+  gm_guard* guard_;
+};
+
+}  // namespace aopt::sim
