@@ -291,6 +291,7 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
       core_context core(with_runner, block);
       {
         scoped_core scope(core);
+        const gm_kernel_scope guarded(with_runner.guard);
         entries.kernel(args);
       }
       core.finish();

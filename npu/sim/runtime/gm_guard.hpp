@@ -12,6 +12,10 @@
 // The tiling data stays readable: GET_TILING_DATA copies it, and the host program that wrote it
 // never sees the inputs' data.
 //
+// Where the CPU has memory protection keys the GM is tagged with the process's key and a window
+// switches the running thread's access to it (a register write); elsewhere a window changes the
+// pages' protection (two mprotect calls per guarded buffer).
+//
 // Thread-safety: one guard per launch; its cores run one at a time (block_runner.hpp), so open()
 // and close() are never called concurrently for one guard. Guards of launches of other input
 // sets protect other mappings.
@@ -41,16 +45,25 @@ class gm_guard {
   gm_guard(const gm_guard&) = delete;
   gm_guard& operator=(const gm_guard&) = delete;
 
+  // Around a core's kernel, on the thread that runs it: a key's access is the thread's, so the
+  // core starts without it (nothing to do where pages are protected instead).
+  void kernel_starts() const noexcept;
+  void kernel_ended() const noexcept;
+
   // Nested: the first open() makes the spans readable and writable (or throws
   // std::system_error), the matching last close() takes that away again.
   void open();
   void close() noexcept;
 
  private:
-  // Whether every span took `access`.
+  // Whether every span took `access`, or the protection key `key`.
   bool protect(int access) const noexcept;
+  bool tag(int key) const noexcept;
+  // Read and write for every thread again.
+  void release() const noexcept;
 
   std::vector<span> spans_;
+  int key_;  // the protection key, or -1: page protection
   uint32_t depth_ = 0;
 };
 
@@ -68,6 +81,23 @@ class gm_window {
 
  private:
   gm_guard* guard_;
+};
+
+// A core's kernel running on the calling thread (gm_guard::kernel_starts); a null guard does
+// nothing.
+class gm_kernel_scope {
+ public:
+  explicit gm_kernel_scope(const gm_guard* guard) : guard_(guard) {
+    if (guard_ != nullptr) guard_->kernel_starts();
+  }
+  ~gm_kernel_scope() {
+    if (guard_ != nullptr) guard_->kernel_ended();
+  }
+  gm_kernel_scope(const gm_kernel_scope&) = delete;
+  gm_kernel_scope& operator=(const gm_kernel_scope&) = delete;
+
+ private:
+  const gm_guard* guard_;
 };
 
 }  // namespace aopt::sim
