@@ -30,14 +30,6 @@ void on_fault(int, siginfo_t* info, void*) {
   }
 }
 
-void install_fault_report() {
-  struct sigaction action {};
-  action.sa_sigaction = on_fault;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_SIGINFO | SA_RESETHAND;
-  ::sigaction(SIGSEGV, &action, nullptr);
-}
-
 // The process's protection key for guarded GM, allocated once, or -1 where the CPU or kernel has
 // none (then the guard changes the pages' protection instead). A key's access is a per-thread
 // register (PKRU) the runtime writes without a system call, so a window costs a few cycles
@@ -49,11 +41,18 @@ int guard_key() {
 
 }  // namespace
 
+void install_gm_fault_report() {
+  struct sigaction action {};
+  action.sa_sigaction = on_fault;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_SIGINFO | SA_RESETHAND;
+  ::sigaction(SIGSEGV, &action, nullptr);
+}
+
 gm_guard::gm_guard(std::vector<span> spans) : spans_(std::move(spans)), key_(guard_key()) {
   spans_.erase(std::remove_if(spans_.begin(), spans_.end(),
                               [](const span& s) { return s.begin == nullptr || s.bytes == 0; }),
                spans_.end());
-  install_fault_report();
   const bool all = key_ >= 0 ? tag(key_) : protect(PROT_NONE);
   if (!all) {
     const int error = errno;

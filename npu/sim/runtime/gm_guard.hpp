@@ -31,6 +31,12 @@ namespace aopt::sim {
 // (sim_device) turns the line after the marker into the candidate's failure.
 inline constexpr const char* gm_guard_marker = "aopt-gm-guard: ";
 
+// Installs the report of a guard's fault (process-wide; the handler stays). Called once before
+// any input set starts: the tiling crash guard (tiling_crash_guard.hpp) saves the handler it finds
+// and restores it afterwards, so a handler installed while a tiling function runs on another
+// thread would be undone.
+void install_gm_fault_report();
+
 class gm_guard {
  public:
   struct span {
@@ -38,8 +44,7 @@ class gm_guard {
     size_t bytes = 0;
   };
 
-  // Removes every access to `spans` (empty ones are skipped) until the guard ends, and installs
-  // the fault report (idempotent, process-wide: it stays installed).
+  // Removes every access to `spans` (empty ones are skipped) until the guard ends.
   explicit gm_guard(std::vector<span> spans);
   ~gm_guard();  // read and write again
   gm_guard(const gm_guard&) = delete;
