@@ -211,6 +211,10 @@ constexpr const char* allowed_everywhere[] = {
     "mmap",
     "munmap",
     "mprotect",
+    // Memory protection keys: the simulator's runtime keeps its GM out of the kernel's reach with
+    // them (npu/sim/runtime/gm_guard.hpp).
+    "pkey_alloc",
+    "pkey_mprotect",
     "mremap",
     "madvise",
     "brk",

@@ -450,7 +450,8 @@ const std::vector<ascendc_api>& ascendc_api_coverage() {
       {cube, "SetFixpipePreQuantFlag", yes, "the scalar of a Fixpipe whose deqScalar is 0"},
       {cube, "Nd2NzParams", yes,
        "DataCopy GM -> A1/B1/C1 (ND -> NZ) on MTE2, column blocks zero-padded to 32 bytes; "
-       "costed at the L2 rate"},
+       "costed at the L2 rate for bytes an earlier GM access of the launch touched, at the GM rate "
+       "for the rest"},
       {cube, "Nz2NdParamsFull", no,
        "DataCopy NZ -> ND into GM is not simulated (Fixpipe does it from CO1)"},
       {cube, "MmadParams", yes, "m, n, k up to 4095; cmatrixInitVal, cmatrixSource, isBias"},

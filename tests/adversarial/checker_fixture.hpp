@@ -17,6 +17,11 @@
 
 namespace aopt::testing {
 
+// What a kernel that touches GM outside the traced API fails with: the runtime keeps the GM out of
+// its reach while its cores run (npu/sim/runtime/gm_guard.hpp), so such an access is refused where
+// it happens, before any later check of the trace or the outputs sees it.
+inline constexpr const char* raw_gm_refusal = "touched simulated GM outside the traced tensor API";
+
 inline sim::hw_profile checker_profile() {
   auto p = npu::find_hardware_profile("ascend910b4",
                                       std::filesystem::path(AOPT_SOURCE_DIR) / "config/hardware");

@@ -168,7 +168,9 @@ TEST_SUITE("adversarial") {
          "x overwritten in GM after the add",
          t,
          after_run("", "  reinterpret_cast<__gm__ DTYPE_X*>(x)[AscendC::GetBlockIdx()] = 0;\n"),
-         {"input_modified"}},
+         // A raw GM store faults where it happens (gm_guard.hpp), before the judge could find
+         // the input modified.
+         {"untraced_work"}},
         {"spec substitution",
          "re-exec with a spec of one input set",
          t,

@@ -157,9 +157,12 @@ TEST_SUITE("sim") {
       previous = fraction;
     }
     // The rest is MTE2: every GM -> L1 copy pays the profile's DMA start-up (assumed 500 cycles),
-    // and a 128 x 256 x 128 step moves 96 KiB for 1024 cycles of Mmad.
+    // and a 128 x 256 x 128 step moves 96 KiB for 1024 cycles of Mmad. One core reads each operand
+    // byte once, so every byte comes from GM at 32 bytes a cycle (only bytes the launch touched
+    // before come from L2, l2_reuse.hpp): 3072 cycles a step, the fraction below a third.
     MESSAGE("compute-bound fraction at k = 2048: " << previous);
-    CHECK(previous > 0.4);
+    CHECK(previous > 0.2);
+    CHECK(previous < 1.0 / 3);
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -22,6 +23,7 @@
 #include "npu/sim/runtime/driver_judge.hpp"
 #include "npu/sim/runtime/driver_report.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
+#include "npu/sim/runtime/gm_guard.hpp"
 #include "npu/sim/runtime/lifted_values.hpp"
 #include "npu/sim/runtime/read_mapping.hpp"
 #include "npu/sim/runtime/shared_inputs.hpp"
@@ -692,16 +694,21 @@ eval_result sim_device::evaluate(const op_package& op, const std::string& tiling
       return finish();
     }
     if (!ran->exited) {
-      // A crash inside the host tiling function names it (tiling_crash_guard.hpp).
-      const std::string marker = sim::tiling_crash_marker;
-      if (const size_t at = ran->stderr_text.rfind(marker); at != std::string::npos) {
+      // The line after `marker` on the candidate's stderr, if it wrote one.
+      const auto marked = [&](const std::string& marker) -> std::optional<std::string> {
+        const size_t at = ran->stderr_text.rfind(marker);
+        if (at == std::string::npos) return std::nullopt;
         const size_t end = ran->stderr_text.find('\n', at);
-        return failed_run(
-            eval_status::runtime_error, "signal",
-            ran->stderr_text.substr(at + marker.size(), end == std::string::npos
-                                                            ? std::string::npos
-                                                            : end - at - marker.size()));
-      }
+        return ran->stderr_text.substr(at + marker.size(), end == std::string::npos
+                                                               ? std::string::npos
+                                                               : end - at - marker.size());
+      };
+      // The kernel touched GM outside the traced API (gm_guard.hpp): work no trace prices.
+      if (auto line = marked(sim::gm_guard_marker))
+        return failed_run(eval_status::precision_error, "untraced_work", std::move(*line));
+      // A crash inside the host tiling function names it (tiling_crash_guard.hpp).
+      if (auto line = marked(sim::tiling_crash_marker))
+        return failed_run(eval_status::runtime_error, "signal", std::move(*line));
       return failed_run(eval_status::runtime_error, "signal",
                         "the candidate was killed by " + signal_name(ran->term_signal));
     }

@@ -1,5 +1,6 @@
 #include "core_context.hpp"
 
+#include <cstring>
 #include <utility>
 
 #include "auto_sync.hpp"
@@ -161,18 +162,20 @@ uint8_t* ub_scalar(const local_ref& t, uint64_t offset_bytes, uint32_t bytes, bo
   return s.ub.get() + begin;
 }
 
-uint8_t* gm_scalar(uint8_t* address, uint32_t bytes, bool write, const char* api, call_site site) {
+void gm_scalar(uint8_t* address, uint32_t bytes, bool write, void* value, const char* api,
+               call_site site) {
   aopt::sim::core_context::impl& s = current();
+  const aopt::sim::gm_window open(s.launch.guard);
   // The previous scalar store has happened by now: its bytes are recorded before this access.
   aopt::sim::kernel::flush_scalar_write(s);
   aopt::sim::kernel::check_gm_range(s, address, bytes, api, site, write ? "writes" : "reads",
                                     write);
   s.rec.scalar_gm(api, site.line, bytes, write);
   if (!write) aopt::sim::kernel::record_gm_read(s, address, 0, bytes, 1, s.rec.scalar_gm_index());
-  // The caller stores through the returned pointer after this returns, so the write is
-  // recorded (with its bytes) at the next GM access or when the block ends.
+  if (bytes != 0) std::memcpy(write ? address : value, write ? value : address, bytes);
+  // The store is recorded (with its bytes) at the next GM access or when the block ends, so that
+  // consecutive scalar accesses coalesce.
   if (write) s.pending_scalar_write = {address, bytes, s.last_region, s.rec.scalar_gm_index()};
-  return address;
 }
 
 }  // namespace aopt_sim::rt

@@ -61,6 +61,7 @@ inline constexpr char accumulation_into_uninitialised_output[] =
 class block_runner;
 class core_memory_pool;
 class byte_arena;
+class gm_guard;
 
 struct kernel_launch {
   hw_profile hw;
@@ -89,6 +90,9 @@ struct kernel_launch {
   // reserves that many, since the cores of a launch mostly run the same code, so its trace does
   // not grow by copies into fresh memory (each new page costs a fault on these machines).
   std::atomic<size_t>* recorded_instructions = nullptr;
+  // Keeps the GM out of the kernel's reach outside the API calls that touch it (gm_guard.hpp);
+  // without one, the GM stays open.
+  gm_guard* guard = nullptr;
 
   launch_layout layout() const { return {block_num, aiv_per_aic}; }
 };

@@ -26,6 +26,7 @@
 #include "element_codec.hpp"
 #include "exe_graph/runtime/tiling_context.h"
 #include "gm_allocation.hpp"
+#include "gm_guard.hpp"
 #include "graph/types.h"
 #include "huge_page_memory.hpp"
 #include "shared_inputs.hpp"
@@ -52,6 +53,7 @@ class gm_buffer {
   }
   uint8_t* data() const { return memory_.data(); }
   uint64_t bytes() const { return bytes_; }
+  gm_guard::span mapped() const { return {memory_.data(), memory_.size()}; }
 
  private:
   uint64_t bytes_;
@@ -289,6 +291,7 @@ void run_blocks(const driver_spec& spec, const candidate_entries& entries,
       core_context core(with_runner, block);
       {
         scoped_core scope(core);
+        const gm_kernel_scope guarded(with_runner.guard);
         entries.kernel(args);
       }
       core.finish();
@@ -431,7 +434,15 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
       std::memcpy(tiling_gm, tiling.tiling_bytes.data(), tiling.tiling_bytes.size());
     }
 
-    run_blocks(spec, entries, launch, args.data(), report.traces, warnings);
+    {
+      // Everything but the tiling data, which GET_TILING_DATA reads in the kernel's own code.
+      std::vector<gm_guard::span> guarded;
+      for (size_t i = 0; i + 1 < gm.size(); ++i) guarded.push_back(gm[i].mapped());
+      gm_guard guard(std::move(guarded));
+      launch.guard = &guard;
+      run_blocks(spec, entries, launch, args.data(), report.traces, warnings);
+      launch.guard = nullptr;
+    }
 
     for (size_t i = 0; i < op.inputs.size(); ++i) {
       const uint8_t* after = gm[i].data();
@@ -462,6 +473,7 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
 }  // namespace
 
 run_report collect_report(const driver_spec& spec, const candidate_entries& entries) {
+  install_gm_fault_report();
   run_report report;
   const uint32_t sets = spec.input_sets;
   const uint32_t threads = std::min(spec.set_threads, sets);

@@ -201,7 +201,8 @@ void check_gm_range(state& s, const uint8_t* p, uint64_t bytes, const char* api,
 void record_gm_read(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
                     uint32_t bursts, uint32_t by) {
   if (!s.rec.on()) return;
-  flush_scalar_write(s);  // a store handed out earlier happened before this read
+  const gm_window open(s.launch.guard);  // the digest reads the bytes
+  flush_scalar_write(s);                 // a store handed out earlier happened before this read
   const gm_region& r = s.launch.gm[s.last_region];
   const size_t region = s.last_region;
   s.rec.gm_read_from(static_cast<uint32_t>(region), static_cast<uint64_t>(p - r.base), p, stride,
@@ -210,7 +211,8 @@ void record_gm_read(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_
 
 void record_gm_write(state& s, const uint8_t* p, uint64_t stride, uint32_t burst_bytes,
                      uint32_t bursts, uint32_t by) {
-  flush_scalar_write(s);  // a store handed out earlier happened before this write
+  const gm_window open(s.launch.guard);  // the snapshot reads the bytes
+  flush_scalar_write(s);                 // a store handed out earlier happened before this write
   const gm_region& r = s.launch.gm[s.last_region];
   gm_write w;
   w.region = static_cast<uint32_t>(s.last_region);

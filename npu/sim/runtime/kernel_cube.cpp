@@ -195,6 +195,7 @@ void cube_copy_nd2nz(const local_ref& dst, const uint8_t* src, uint32_t elem_siz
                      const nd2nz_geometry& g, call_site site) {
   const char* api = "DataCopy (Nd2NzParams)";
   state& s = current();
+  const aopt::sim::gm_window open(s.launch.guard);
   require_space(s, dst, {mem_space::l1}, api, site, "the destination", "A1/B1/C1 (L1)");
   if (g.nd_num == 0 || g.n == 0 || g.d == 0) return;
   if (elem_size == 0 || c0_bytes % elem_size != 0)
@@ -474,6 +475,7 @@ void cube_fixpipe(uint8_t* dst_gm, const local_ref* dst_local, dtype dst_t, cons
                   call_site site) {
   const char* api = "Fixpipe";
   state& s = current();
+  const aopt::sim::gm_window open(dst_gm != nullptr ? s.launch.guard : nullptr);
   require_space(s, src, {mem_space::l0c}, api, site, "the source", "CO1 (L0C)");
   if (dst_local != nullptr)
     require_space(s, *dst_local, {mem_space::l1, mem_space::ub}, api, site, "the destination",

@@ -100,6 +100,7 @@ using aopt::sim::pipe;
 void copy_gm_to_ub(const local_ref& dst, const uint8_t* src, dtype, uint32_t elem_size,
                    const copy_geometry& g, const pad_spec& pad, const char* api, call_site site) {
   state& s = current();
+  const aopt::sim::gm_window open(s.launch.guard);
   if (empty(g)) return;
   check_ub_aligned(dst, api, site, "the UB destination");
   check_whole_blocks(g, elem_size, api, site);
@@ -134,6 +135,7 @@ void copy_gm_to_ub(const local_ref& dst, const uint8_t* src, dtype, uint32_t ele
 void copy_ub_to_gm(uint8_t* dst, const local_ref& src, dtype type, uint32_t elem_size,
                    const copy_geometry& g, const char* api, call_site site) {
   state& s = current();
+  const aopt::sim::gm_window open(s.launch.guard);
   if (empty(g)) return;
   check_ub_aligned(src, api, site, "the UB source");
   check_whole_blocks(g, elem_size, api, site);

@@ -18,6 +18,7 @@
 #include "core_context.hpp"
 #include "core_memory_pool.hpp"
 #include "cube_memory.hpp"
+#include "gm_guard.hpp"
 #include "trace_recorder.hpp"
 
 namespace aopt::sim {

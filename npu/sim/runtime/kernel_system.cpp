@@ -18,6 +18,7 @@ void kernel_assert_failed(const char* condition, const char* file, uint32_t line
 void gm_fill(uint8_t* dst, uint64_t bytes, const void* pattern, uint32_t elem_size, const char* api,
              call_site site) {
   state& s = current();
+  const aopt::sim::gm_window open(s.launch.guard);
   check_gm_range(s, dst, bytes, api, site, "writes", true);
   for (uint64_t at = 0; at + elem_size <= bytes; at += elem_size)
     std::memcpy(dst + at, pattern, elem_size);

@@ -42,20 +42,29 @@ double vector_work(const instruction& in, const hw_profile& hw) {
   return repeats * cycles_per_repeat(in.cls, hw);
 }
 
-double dma_cost(const instruction& in, const hw_profile& hw, uint32_t active_cores) {
+// `from_l2`: the bytes of a GM -> L1 load that L2 serves (l2_reuse.hpp); the rest come from GM.
+double dma_cost(const instruction& in, const hw_profile& hw, uint32_t active_cores,
+                uint64_t from_l2) {
   const double per_core =
       in.cls == op_class::dma_in ? hw.gm_read_bytes_per_cycle : hw.gm_write_bytes_per_cycle;
   // hbm_gbps GB/s over clock_ghz G cycles/s is bytes per cycle for the whole chip.
   const double hbm_share = hw.hbm_gbps / hw.clock_ghz / std::max<uint32_t>(active_cores, 1);
   double bandwidth = std::min(per_core, hbm_share);
-  // GM -> L1: cube operands re-read by many cores come from L2 (timing_model.hpp).
-  if (in.cls == op_class::dma_in && in.repeats == 1) bandwidth = hw.l2_read_bytes_per_cycle;
+  double l2_bandwidth = hw.l2_read_bytes_per_cycle;
   const uint64_t bursts = std::max<uint64_t>(in.bursts, 1);
   const uint64_t shortest_burst = in.min_burst_bytes > 0 ? in.min_burst_bytes : in.bytes / bursts;
-  if (shortest_burst < hw.dma_efficient_burst_bytes) bandwidth /= hw.dma_short_burst_penalty;
-  if (in.gm_unaligned) bandwidth *= hw.dma_unaligned_efficiency;
+  if (shortest_burst < hw.dma_efficient_burst_bytes) {
+    bandwidth /= hw.dma_short_burst_penalty;
+    l2_bandwidth /= hw.dma_short_burst_penalty;
+  }
+  if (in.gm_unaligned) {
+    bandwidth *= hw.dma_unaligned_efficiency;
+    l2_bandwidth *= hw.dma_unaligned_efficiency;
+  }
+  const uint64_t hits = std::min(from_l2, in.bytes);
   return hw.dma_latency_cycles + static_cast<double>(bursts) * hw.dma_burst_overhead_cycles +
-         static_cast<double>(in.bytes) / bandwidth;
+         static_cast<double>(in.bytes - hits) / bandwidth +
+         static_cast<double>(hits) / l2_bandwidth;
 }
 
 // Cube work (the roofline's compute bound): Mmad cycles at the profile's MAC rate for its type.
@@ -77,7 +86,8 @@ double fixpipe_cost(const instruction& in, const hw_profile& hw, uint32_t active
 }
 
 // Execution cycles of an instruction on its pipe, not counting issue.
-double execution_cost(const instruction& in, const hw_profile& hw, uint32_t active_cores) {
+double execution_cost(const instruction& in, const hw_profile& hw, uint32_t active_cores,
+                      uint64_t from_l2) {
   switch (in.cls) {
     case op_class::scalar_ub:
       return static_cast<double>(in.count) * hw.scalar_ub_access_cycles;
@@ -85,7 +95,7 @@ double execution_cost(const instruction& in, const hw_profile& hw, uint32_t acti
       return static_cast<double>(in.count) * hw.scalar_gm_access_cycles;
     case op_class::dma_in:
     case op_class::dma_out:
-      return dma_cost(in, hw, active_cores);
+      return dma_cost(in, hw, active_cores, from_l2);
     case op_class::set_flag:
     case op_class::wait_flag:
     case op_class::barrier:
@@ -138,11 +148,14 @@ class core_replay {
   // `flags` is shared by the cores replayed together (replay_cores); without it an IBWait waits
   // for nothing.
   // `group_cube`: the pipes of the core's MIX group's AIC (none for whole cores).
+  // `l2_hits`: the bytes of its GM -> L1 loads that L2 serves (none: all come from GM).
   core_replay(const core_trace& trace, const hw_profile& hw, uint32_t active_cores,
-              flag_times* flags = nullptr, pipe_times* group_cube = nullptr)
+              const l2_hit_bytes* l2_hits, flag_times* flags = nullptr,
+              pipe_times* group_cube = nullptr)
       : trace_(trace),
         hw_(hw),
         active_cores_(active_cores),
+        l2_hits_(l2_hits),
         flags_(flags),
         group_cube_(group_cube),
         end_(trace.instructions.size(), 0.0) {}
@@ -244,8 +257,9 @@ class core_replay {
     const double slots = issue_slots(in);
     const double issued = issue_time_ + slots * hw_.issue_cycles;
     result_.busy_cycles[index_of(pipe::s)] += slots * hw_.issue_cycles;
-    const double cost = execution_cost(in, hw_, active_cores_);
-    account_work(in);
+    const uint64_t from_l2 = l2_hits_of(i);
+    const double cost = execution_cost(in, hw_, active_cores_, from_l2);
+    account_work(in, from_l2);
 
     if (blocks_issue(in)) {
       double start = deps_end(in, issued);
@@ -312,11 +326,17 @@ class core_replay {
     for (uint64_t id : in.signals) flags_->emplace(id | cross_signal_bit, at);
   }
 
-  void account_work(const instruction& in) {
+  uint64_t l2_hits_of(size_t i) const {
+    if (l2_hits_ == nullptr) return 0;
+    const auto it = l2_hits_->find(static_cast<uint32_t>(i));
+    return it == l2_hits_->end() ? 0 : it->second;
+  }
+
+  void account_work(const instruction& in, uint64_t from_l2) {
     if (in.cls == op_class::dma_in || in.cls == op_class::dma_out) {
       result_.dma_bursts += std::max<uint32_t>(in.bursts, 1);
       result_.dma_bytes += in.bytes;
-      if (in.cls == op_class::dma_in && in.repeats == 1) result_.l2_dma_bytes += in.bytes;
+      if (is_l1_load(in)) result_.l2_dma_bytes += std::min(from_l2, in.bytes);
     } else if (in.cls == op_class::scalar_ub || in.cls == op_class::scalar_gm) {
       result_.scalar_accesses += in.count;
     } else if (is_vector_class(in.cls)) {
@@ -330,6 +350,7 @@ class core_replay {
   const core_trace& trace_;
   const hw_profile& hw_;
   uint32_t active_cores_;
+  const l2_hit_bytes* l2_hits_;
   flag_times* flags_;
   pipe_times* group_cube_;
   std::vector<double> end_;
@@ -387,9 +408,10 @@ uint32_t launch_cores(const std::vector<core_trace>& traces, const hw_profile& h
   return first_wave_cores(mix_shape_of(traces), static_cast<uint32_t>(traces.size()), traces, hw);
 }
 
-core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores) {
+core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores,
+                        const l2_hit_bytes* l2_hits) {
   const uint32_t cores = uses_cube(trace) ? hw.cube_cores : hw.vector_cores;
-  return core_replay(trace, hw, std::min(active_cores, cores)).run();
+  return core_replay(trace, hw, std::min(active_cores, cores), l2_hits).run();
 }
 
 std::vector<core_timing> replay_cores(const std::vector<core_trace>& traces, const hw_profile& hw,
@@ -400,12 +422,14 @@ std::vector<core_timing> replay_cores(const std::vector<core_trace>& traces, con
   const uint32_t active = first_wave_cores(mix, block_dim, traces, hw);
   flag_times flags;
   std::vector<pipe_times> group_cube(mix.groups);
+  const std::vector<l2_hit_bytes> l2_hits = find_l2_hits(traces);
   std::vector<core_replay> cores;
   cores.reserve(traces.size());
-  for (const core_trace& t : traces) {
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const core_trace& t = traces[i];
     pipe_times* cube =
         t.kind != core_kind::whole && t.group < group_cube.size() ? &group_cube[t.group] : nullptr;
-    cores.emplace_back(t, hw, active, &flags, cube);
+    cores.emplace_back(t, hw, active, &l2_hits[i], &flags, cube);
   }
   // Every core replays as far as it can: to its end, its next SyncAll, or a wait whose flag no
   // core has set yet (a flag set meanwhile lets its waiters go on). Then a kind of core (AIC,

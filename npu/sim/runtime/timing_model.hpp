@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hw_profile.hpp"
+#include "l2_reuse.hpp"
 #include "trace.hpp"
 
 namespace aopt::sim {
@@ -28,9 +29,9 @@ struct core_timing {
   double cube_work_cycles = 0;    // Mmad cycles without start-up (roofline's compute bound)
   uint64_t dma_bursts = 0;
   uint64_t dma_bytes = 0;
-  // GM -> L1 bytes (cube operands): read at the L2 rate and left out of the HBM floor, because
-  // the cores re-read the same operand tiles (L2 holds them); the roofline's memory bound still
-  // charges each operand once.
+  // GM -> L1 bytes (cube operands) that an earlier GM access of the launch touched
+  // (l2_reuse.hpp): read at the L2 rate and left out of the HBM floor, because L2 holds them; the
+  // roofline's memory bound still charges each operand once.
   uint64_t l2_dma_bytes = 0;
   uint64_t scalar_accesses = 0;
 };
@@ -60,7 +61,10 @@ uint32_t launch_cores(const std::vector<core_trace>& traces, const hw_profile& h
 
 // `active_cores` is the launch's blockDim, capped at the profile's cores (the rest run in later
 // waves): DMA bandwidth per core is min(per-core rate, HBM bandwidth / active_cores).
-core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores);
+// `l2_hits`: the bytes of the core's GM -> L1 loads that L2 serves (find_l2_hits over the
+// launch's traces); none: every byte comes from GM.
+core_timing replay_core(const core_trace& trace, const hw_profile& hw, uint32_t active_cores,
+                        const l2_hit_bytes* l2_hits = nullptr);
 
 // Every block's timing, with SyncAll and IBSet/IBWait synchronising them: a block passes its
 // k-th SyncAll when the last block reaches its k-th, and an IBWait no earlier than the first

@@ -79,6 +79,17 @@ const std::vector<linear_constant>& table() {
   return constants;
 }
 
+// Every core replayed on its own, with the launch's L2 hits (l2_reuse.hpp).
+std::vector<core_timing> replay_each(const std::vector<core_trace>& traces, const hw_profile& hw) {
+  const auto block_dim = static_cast<uint32_t>(traces.size());
+  const std::vector<l2_hit_bytes> l2_hits = find_l2_hits(traces);
+  std::vector<core_timing> cores;
+  cores.reserve(traces.size());
+  for (size_t i = 0; i < traces.size(); ++i)
+    cores.push_back(replay_core(traces[i], hw, block_dim, &l2_hits[i]));
+  return cores;
+}
+
 }  // namespace
 
 const std::vector<std::string>& linear_timing_constants() {
@@ -114,19 +125,12 @@ std::string why_not_linear(const std::string& constant) {
 }
 
 double simulated_latency_us(const std::vector<core_trace>& traces, const hw_profile& hw) {
-  const auto block_dim = static_cast<uint32_t>(traces.size());
-  std::vector<core_timing> cores;
-  cores.reserve(traces.size());
-  for (const core_trace& t : traces) cores.push_back(replay_core(t, hw, block_dim));
-  return combine_cores(cores, traces, hw).latency_us;
+  return combine_cores(replay_each(traces, hw), traces, hw).latency_us;
 }
 
 std::vector<std::pair<std::string, double>> latency_sensitivities(
     const std::vector<core_trace>& traces, const hw_profile& hw) {
-  const auto block_dim = static_cast<uint32_t>(traces.size());
-  std::vector<core_timing> cores;
-  cores.reserve(traces.size());
-  for (const core_trace& t : traces) cores.push_back(replay_core(t, hw, block_dim));
+  const std::vector<core_timing> cores = replay_each(traces, hw);
   return latency_sensitivities(traces, cores, combine_cores(cores, traces, hw), hw);
 }
 
@@ -142,6 +146,9 @@ std::vector<std::pair<std::string, double>> latency_sensitivities(
   // that block needs replaying (the usual case; several waves or a binding floor replay all).
   const bool critical_only =
       !traces.empty() && base.waves == 1 && base.core_time_max_us > base.hbm_floor_us;
+  // The critical block's loads hit L2 where the launch's earlier accesses touched their bytes.
+  const std::vector<l2_hit_bytes> l2_hits =
+      critical_only ? find_l2_hits(traces) : std::vector<l2_hit_bytes>();
   // One instruction of each kind (class, and for DMA whether a burst is short) stands for all
   // of that kind when asking which constants the launch uses: one pass over the traces.
   std::map<std::pair<op_class, bool>, const instruction*> kinds;
@@ -161,7 +168,8 @@ std::vector<std::pair<std::string, double>> latency_sensitivities(
       const double step = value > 0 ? value * relative_step : relative_step;
       raised.*c.field = value + step;
       if (critical_only) {
-        const core_timing t = replay_core(traces[base.critical_core], raised, block_dim);
+        const core_timing t = replay_core(traces[base.critical_core], raised, block_dim,
+                                          &l2_hits[base.critical_core]);
         slope = hw.cycles_to_us(t.total_cycles - cores[base.critical_core].total_cycles) / step;
       } else {
         slope = (simulated_latency_us(traces, raised) - base.latency_us) / step;

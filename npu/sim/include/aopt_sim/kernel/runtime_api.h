@@ -96,10 +96,15 @@ int64_t sub_block_num();
 int64_t task_ration();
 uint8_t* ub_base();
 
-// ---- scalar access (S pipe); the returned pointer is valid for `bytes` bytes ----------------
+// ---- scalar access (S pipe) ------------------------------------------------------------------
+// UB: the returned pointer is valid for `bytes` bytes.
 uint8_t* ub_scalar(const local_ref& t, uint64_t offset_bytes, uint32_t bytes, bool write,
                    const char* api, call_site site);
-uint8_t* gm_scalar(uint8_t* address, uint32_t bytes, bool write, const char* api, call_site site);
+// GM: copies `bytes` from `address` into `value`, or from `value` to `address` (write). The copy
+// happens here, never through a pointer handed back: GM is out of the kernel's reach outside the
+// traced API (gm_guard.hpp).
+void gm_scalar(uint8_t* address, uint32_t bytes, bool write, void* value, const char* api,
+               call_site site);
 
 // ---- TPipe, queues, buffers, event ids ------------------------------------------------------
 struct queue_handle {

@@ -83,7 +83,7 @@ template <typename T, CacheLine entireType = CacheLine::SINGLE_CACHE_LINE,
 void DataCacheCleanAndInvalid(
     const GlobalTensor<T>& dstTensor,
     aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
-  aopt_sim::rt::gm_scalar(reinterpret_cast<uint8_t*>(dstTensor.GetPhyAddr()), 0, true,
+  aopt_sim::rt::gm_scalar(reinterpret_cast<uint8_t*>(dstTensor.GetPhyAddr()), 0, true, nullptr,
                           "DataCacheCleanAndInvalid", site);
 }
 

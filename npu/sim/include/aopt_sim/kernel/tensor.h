@@ -70,18 +70,16 @@ class GlobalTensor {
   T GetValue(const uint64_t offset,
              aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) const {
     T value;
-    std::memcpy(
-        &value,
-        aopt_sim::rt::gm_scalar(bytes_at(offset), sizeof(T), false, "GlobalTensor::GetValue", site),
-        sizeof(T));
+    aopt_sim::rt::gm_scalar(bytes_at(offset), sizeof(T), false, &value, "GlobalTensor::GetValue",
+                            site);
     return value;
   }
 
   void SetValue(const uint64_t offset, const T& value,
                 aopt_sim::rt::call_site site = aopt_sim::rt::call_site(__builtin_LINE())) {
-    std::memcpy(
-        aopt_sim::rt::gm_scalar(bytes_at(offset), sizeof(T), true, "GlobalTensor::SetValue", site),
-        &value, sizeof(T));
+    T stored = value;
+    aopt_sim::rt::gm_scalar(bytes_at(offset), sizeof(T), true, &stored, "GlobalTensor::SetValue",
+                            site);
   }
 
   // `gm(i)`: a reference to element i as AscendC returns it; the proxy makes the read or write
