@@ -643,25 +643,44 @@ result<verification_reply> fails_second_shape(const std::string& role,
   return reply;
 }
 
+// A Stage I episode over `op` at `budget` (the baseline tiling T0 at 10 us, every other at 5 us)
+// asking `verifiers`, each answered by `verify`: the world it ran in, and its final state.
+struct verified_run {
+  scripted_world world;
+  episode_state state;
+};
+
+verified_run run_verified(
+    const npu::op_package& op, uint32_t budget, std::vector<std::string> verifiers,
+    std::function<result<verification_reply>(const std::string&, const verification_request&)>
+        verify) {
+  episode_config cfg;
+  cfg.strat = strategy::stage1;
+  cfg.budget = budget;
+  cfg.verifiers = std::move(verifiers);
+  episode_engine e(op, initial_episode_state("c", op, cfg));
+  verified_run run;
+  run.world.evaluate = tiling_latency(10, 5);
+  run.world.verify = std::move(verify);
+  run.world.run(e);
+  CHECK(e.finished());
+  run.state = e.state();
+  return run;
+}
+
 }  // namespace
 
 TEST_CASE("a best that fails a verifier is not reported: the reference point is") {
-  npu::op_package op = validated_op();
-  episode_config cfg;
-  cfg.strat = strategy::stage1;
-  cfg.budget = 3;
-  cfg.verifiers = {"validation"};
-  episode_engine e(op, initial_episode_state("c", op, cfg));
-  scripted_world w;
-  w.evaluate = tiling_latency(10, 5);
+  const npu::op_package op = validated_op();
   std::vector<std::string> verified_tilings;
-  w.verify = [&](const std::string& role, const verification_request& request) {
-    if (request.moment == verification_moment::final) verified_tilings.push_back(request.tiling);
-    return fails_second_shape(role, request);
-  };
-  w.run(e);
-  const episode_state& s = e.state();
-  CHECK(w.final_verifications == 1);
+  const verified_run run = run_verified(
+      op, 3, {"validation"}, [&](const std::string& role, const verification_request& request) {
+        if (request.moment == verification_moment::final)
+          verified_tilings.push_back(request.tiling);
+        return fails_second_shape(role, request);
+      });
+  const episode_state& s = run.state;
+  CHECK(run.world.final_verifications == 1);
   CHECK(verified_tilings == std::vector<std::string>{"T1"});  // the first of the equally fast
   CHECK(s.phase == episode_phase::done);
   CHECK(s.best_verified);
@@ -677,74 +696,53 @@ TEST_CASE("a best that fails a verifier is not reported: the reference point is"
 }
 
 TEST_CASE("a verifier that fails to answer about the final best leaves the reference reported") {
-  npu::op_package op = validated_op();
-  episode_config cfg;
-  cfg.strat = strategy::stage1;
-  cfg.budget = 2;
-  cfg.verifiers = {"validation"};
-  episode_engine e(op, initial_episode_state("c", op, cfg));
-  scripted_world w;
-  w.evaluate = tiling_latency(10, 5);
-  w.verify = [](const std::string& role,
-                const verification_request& request) -> result<verification_reply> {
-    if (request.moment == verification_moment::final) return unavailable("device pool is down");
-    return fails_second_shape(role, request);
-  };
-  w.run(e);
-  CHECK(e.finished());
-  CHECK(e.state().best_us == 10);
-  CHECK(e.state().notes.at("validation_failed").find("could not be verified by validation") !=
+  const verified_run run =
+      run_verified(validated_op(), 2, {"validation"},
+                   [](const std::string& role,
+                      const verification_request& request) -> result<verification_reply> {
+                     if (request.moment == verification_moment::final)
+                       return unavailable("device pool is down");
+                     return fails_second_shape(role, request);
+                   });
+  CHECK(run.state.best_us == 10);
+  CHECK(run.state.notes.at("validation_failed").find("could not be verified by validation") !=
         std::string::npos);
 }
 
 TEST_CASE("a best that passes its verifiers is reported, with what each established") {
-  npu::op_package op = validated_op();
-  episode_config cfg;
-  cfg.strat = strategy::stage1;
-  cfg.budget = 2;
-  cfg.verifiers = {"improvement_confirmation", "validation"};
-  episode_engine e(op, initial_episode_state("c", op, cfg));
-  scripted_world w;
-  w.evaluate = tiling_latency(10, 5);
-  w.verify = [](const std::string& role, const verification_request& request) {
-    verification_reply reply;
-    reply.result = request.result;
-    if (role == "validation" && request.moment == verification_moment::final)
-      reply.note = "the best passed 2 validation shape(s) the tuning never saw";
-    return result<verification_reply>(reply);
-  };
-  w.run(e);
-  CHECK(w.final_verifications == 1);
-  CHECK(w.verifications == 3);  // the baseline and both candidates
-  CHECK(e.state().best_us == 5);
-  CHECK(e.state().notes.count("improvement_confirmation") == 0);
-  CHECK(outcome_reason(e.state()).find("passed 2 validation shape(s)") != std::string::npos);
+  const verified_run run =
+      run_verified(validated_op(), 2, {"improvement_confirmation", "validation"},
+                   [](const std::string& role, const verification_request& request) {
+                     verification_reply reply;
+                     reply.result = request.result;
+                     if (role == "validation" && request.moment == verification_moment::final)
+                       reply.note = "the best passed 2 validation shape(s) the tuning never saw";
+                     return result<verification_reply>(reply);
+                   });
+  CHECK(run.world.final_verifications == 1);
+  CHECK(run.world.verifications == 3);  // the baseline and both candidates
+  CHECK(run.state.best_us == 5);
+  CHECK(run.state.notes.count("improvement_confirmation") == 0);
+  CHECK(outcome_reason(run.state).find("passed 2 validation shape(s)") != std::string::npos);
 }
 
 TEST_CASE("verifiers amend a fresh result in turn, and the engine takes the last one's") {
-  npu::op_package op = episode_test_op();
-  episode_config cfg;
-  cfg.strat = strategy::stage1;
-  cfg.budget = 2;
-  cfg.verifiers = {"slower", "second"};
-  episode_engine e(op, initial_episode_state("c", op, cfg));
-  scripted_world w;
-  w.evaluate = tiling_latency(10, 5);
   std::vector<double> seen_by_second;
   std::vector<bool> would_accept;
-  w.verify = [&](const std::string& role, const verification_request& request) {
-    verification_reply reply;
-    reply.result = request.result;
-    reply.role_state = request.role_state.is_null() ? 1 : request.role_state.get<int>() + 1;
-    if (role == "slower" && request.moment == verification_moment::evaluation) {
-      would_accept.push_back(request.would_accept);
-      reply.result.latency_us += 1;  // a second run that was slower: the slower one counts
-    }
-    if (role == "second") seen_by_second.push_back(request.result.latency_us);
-    return result<verification_reply>(reply);
-  };
-  w.run(e);
-  const episode_state& s = e.state();
+  const verified_run run = run_verified(
+      episode_test_op(), 2, {"slower", "second"},
+      [&](const std::string& role, const verification_request& request) {
+        verification_reply reply;
+        reply.result = request.result;
+        reply.role_state = request.role_state.is_null() ? 1 : request.role_state.get<int>() + 1;
+        if (role == "slower" && request.moment == verification_moment::evaluation) {
+          would_accept.push_back(request.would_accept);
+          reply.result.latency_us += 1;  // a second run that was slower: the slower one counts
+        }
+        if (role == "second") seen_by_second.push_back(request.result.latency_us);
+        return result<verification_reply>(reply);
+      });
+  const episode_state& s = run.state;
   CHECK(seen_by_second == std::vector<double>{11, 6, 6, 6});  // baseline, T1, T2, final best
   // T2's 5 us would beat the best's confirmed 6 us; amended to 6 us, it does not.
   CHECK(would_accept == std::vector<bool>{false, true, true});
@@ -755,26 +753,18 @@ TEST_CASE("verifiers amend a fresh result in turn, and the engine takes the last
 }
 
 TEST_CASE("a verifier that fails to answer about a fresh result makes it an infra_error") {
-  npu::op_package op = episode_test_op();
-  episode_config cfg;
-  cfg.strat = strategy::stage1;
-  cfg.budget = 2;
-  cfg.verifiers = {"flaky"};
-  episode_engine e(op, initial_episode_state("c", op, cfg));
-  scripted_world w;
-  w.evaluate = tiling_latency(10, 5);
-  w.verify = [&](const std::string&,
-                 const verification_request& request) -> result<verification_reply> {
-    if (request.role == "baseline") return verification_reply{request.result, "", {}, nullptr};
-    return unavailable("the cold run's slot was lost");
-  };
-  w.run(e);
-  const episode_state& s = e.state();
-  CHECK(s.best_us == 10);  // neither candidate was taken
-  CHECK(s.failures.at("verifier_failure") == 2);
-  REQUIRE(w.records.size() == 3);
-  CHECK(w.records[1].result.status == npu::eval_status::infra_error);
-  CHECK(w.records[1].result.message.find("flaky could not verify the result (ok, 5 us)") !=
+  const verified_run run = run_verified(
+      episode_test_op(), 2, {"flaky"},
+      [](const std::string&, const verification_request& request) -> result<verification_reply> {
+        if (request.role == "baseline") return verification_reply{request.result, "", {}, nullptr};
+        return unavailable("the cold run's slot was lost");
+      });
+  CHECK(run.state.best_us == 10);  // neither candidate was taken
+  CHECK(run.state.failures.at("verifier_failure") == 2);
+  const std::vector<candidate_record>& records = run.world.records;
+  REQUIRE(records.size() == 3);
+  CHECK(records[1].result.status == npu::eval_status::infra_error);
+  CHECK(records[1].result.message.find("flaky could not verify the result (ok, 5 us)") !=
         std::string::npos);
 }
 
