@@ -259,7 +259,9 @@ TEST_SUITE("agent") {
     const double reloaded_us = run(panel, reloaded);
     MESSAGE("resident panel " << resident << " us, per-step fixpipe " << per_step_us
                               << " us, reloaded panel " << reloaded_us << " us");
-    CHECK(per_step_us > 1.1 * resident);
+    // A fixpipe per K step costs 9 % more since operand loads pay the GM rate on first touch
+    // (red team 7, l2_reuse.hpp: 32.64 against 29.92 us), above the bank's 5 % significance.
+    CHECK(per_step_us > 1.05 * resident);
     CHECK(reloaded_us > 1.1 * resident);
     // Both rewinds in turn, as the bank builder applies them, still compute the product.
     run(panel, apply_rule("l0c_to_per_step_fixpipe", reloaded, true));

@@ -130,12 +130,14 @@ TEST_SUITE("agent") {
     // that get a column.
     CHECK(columns > 2 * expert);
     // Undone, the rewind gives the expert's text back; the general flattening of a column split
-    // written another way is as fast as the expert.
+    // written another way spreads the tiles as evenly as the expert. It orders them otherwise,
+    // and since cube operand loads hit L2 only on bytes an earlier access touched (red team 7,
+    // l2_reuse.hpp), that order moves its latency: 37.94 against the expert's 32.62 us.
     CHECK(apply_rule("line_to_grid_split", lines, false) == op->kernel_source);
     const double flat = run(apply_rule(
         "line_to_grid_split",
         replace_once(lines, "tLine * tilesN + tColumn", "tColumn + tLine * tilesN"), false));
     CHECK(flat < columns / 2);
-    CHECK(flat == doctest::Approx(expert).epsilon(0.05));
+    CHECK(flat == doctest::Approx(expert).epsilon(0.2));
   }
 }
