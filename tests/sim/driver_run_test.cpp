@@ -5,12 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "register/op_def_registry.h"
@@ -27,10 +29,10 @@ REGISTER_TILING_DATA_CLASS(DriverRunTestAxpy, DriverRunTestTiling);
 }  // namespace optiling
 
 #include "kernel_operator.h"
+#include "npu/sim/runtime/crash_report.hpp"
 #include "npu/sim/runtime/driver.hpp"
 #include "npu/sim/runtime/driver_report.hpp"
 #include "npu/sim/runtime/driver_spec.hpp"
-#include "npu/sim/runtime/gm_guard.hpp"
 #include "npu/sim/runtime/hw_profile.hpp"
 #include "npu/sim/runtime/input_generator.hpp"
 #include "npu/sim/runtime/run_driver.hpp"
@@ -257,6 +259,44 @@ void raw_pointer_kernel(uint8_t* const* args) {
   for (uint32_t i = 0; i < tilingData.blockLength; ++i) z[i] = x[i] + tilingData.alpha * y[i];
 }
 
+// Two input sets on two threads, met inside each other (each child process starts them at 0):
+// the second tiling function to run waits in the host code while the first set's kernel runs.
+std::atomic<uint32_t> tilings_entered{0};
+
+// Until `done` holds, or a bound far beyond any scheduling delay (the test then fails on what the
+// child printed, rather than hanging).
+template <typename Done>
+void wait_until(Done done) {
+  for (uint64_t spins = 0; !done() && spins < 2'000'000'000ULL; ++spins) std::this_thread::yield();
+}
+
+// The second set's tiling function stays in the host code, holding its thread there, until the
+// process ends (the first set's kernel faults meanwhile).
+ge::graphStatus tiling_held_open(gert::TilingContext* context) {
+  if (tilings_entered.fetch_add(1) == 1) wait_until([] { return false; });
+  return tiling_func<4>(context);
+}
+
+// The second set's tiling function crashes while the first set's kernel runs.
+ge::graphStatus tiling_crashing_second(gert::TilingContext* context) {
+  if (tilings_entered.fetch_add(1) == 1) std::raise(SIGSEGV);
+  return tiling_func<4>(context);
+}
+
+// The first kernel to run waits until the other set is inside its tiling function, then stores
+// through a raw GM pointer.
+void raw_store_while_other_set_tiles(uint8_t* const* args) {
+  wait_until([] { return tilings_entered.load() >= 2; });
+  memorizing_kernel(args);
+}
+
+// Its kernels keep to the traced API: waits until the other set is inside its tiling function,
+// then runs the correct kernel.
+void correct_while_other_set_tiles(uint8_t* const* args) {
+  wait_until([] { return tilings_entered.load() >= 2; });
+  kernel_entry<variant::correct>(args);
+}
+
 json spec(uint32_t input_sets = 3, int64_t rows = 4) {
   const json x = {{"name", "x"}, {"dtype", "float32"}, {"shape", {rows, 1024}}, {"range", {-2, 2}}};
   json y = x;
@@ -298,7 +338,7 @@ struct child_outcome {
   bool killed_by_segv = false;
   std::string stderr_text;
 };
-child_outcome run_in_child(const aopt::sim::candidate_entries& e) {
+child_outcome run_in_child(const aopt::sim::candidate_entries& e, const json& s = spec()) {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
   const pid_t pid = ::fork();
@@ -308,7 +348,7 @@ child_outcome run_in_child(const aopt::sim::candidate_entries& e) {
     ::close(fds[0]);
     ::close(fds[1]);
     json result;
-    aopt::sim::run_driver(spec(), e, result);
+    aopt::sim::run_driver(s, e, result);
     ::_exit(0);
   }
   ::close(fds[1]);
@@ -582,6 +622,31 @@ TEST_SUITE("sim") {
     CHECK(aopt::sim::run_driver(s, entries(&tiling_func<4>, &kernel_entry<variant::correct>),
                                 result) == 2);
     CHECK(contains(result, "vector_cores"));
+  }
+
+  TEST_CASE("a fault is reported by what its own thread was running, whatever other sets run") {
+    // Input sets run on threads of their own (issue 33). One set's kernel storing through raw GM
+    // while another set is inside its tiling function is the kernel's untraced work, not a crash
+    // of the tiling function: a handler one set installed around its tiling function used to
+    // catch it (in 4 runs of 6 before crash_report.hpp).
+    json two_threads = spec(2);
+    two_threads["set_threads"] = 2;
+    for (int run = 0; run < 10; ++run) {
+      CAPTURE(run);
+      const child_outcome kernel_fault =
+          run_in_child(entries(&tiling_held_open, &raw_store_while_other_set_tiles), two_threads);
+      INFO(kernel_fault.stderr_text);
+      CHECK(refused_raw_gm(kernel_fault));
+      CHECK(kernel_fault.stderr_text.find(aopt::sim::tiling_crash_marker) == std::string::npos);
+      // And the other way: the tiling function that crashes is named while a kernel runs.
+      const child_outcome tiling_crash = run_in_child(
+          entries(&tiling_crashing_second, &correct_while_other_set_tiles), two_threads);
+      INFO(tiling_crash.stderr_text);
+      CHECK(tiling_crash.killed_by_segv);
+      CHECK(tiling_crash.stderr_text.find(std::string(aopt::sim::tiling_crash_marker) +
+                                          "the tiling function ") != std::string::npos);
+      CHECK(tiling_crash.stderr_text.find(aopt::sim::gm_guard_marker) == std::string::npos);
+    }
   }
 
   TEST_CASE("input sets run on several threads deliver the report of one thread, byte for byte") {

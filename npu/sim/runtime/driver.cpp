@@ -473,7 +473,7 @@ set_report run_launch(const driver_spec& spec, const candidate_entries& entries,
 }  // namespace
 
 run_report collect_report(const driver_spec& spec, const candidate_entries& entries) {
-  install_gm_fault_report();
+  install_crash_report();
   run_report report;
   const uint32_t sets = spec.input_sets;
   const uint32_t threads = std::min(spec.set_threads, sets);

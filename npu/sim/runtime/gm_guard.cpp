@@ -1,6 +1,5 @@
 #include "gm_guard.hpp"
 
-#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,24 +11,6 @@
 namespace aopt::sim {
 namespace {
 
-// Written as one literal: a signal handler may only call async-signal-safe functions.
-constexpr char fault_line[] =
-    "\naopt-gm-guard: the kernel touched simulated GM outside the traced tensor API (through a "
-    "raw pointer, e.g. a GM_ADDR cast and dereferenced): the trace does not account for that "
-    "work, so it cannot be priced. Read and write GM with DataCopy/DataCopyPad or "
-    "GlobalTensor::GetValue/SetValue\n";
-
-// A fault on a page that is mapped but refuses the access (SEGV_ACCERR, or SEGV_PKUERR under a
-// protection key) while the cores run is the guard's: the UB and the stacks are writable, and a
-// null or wild pointer is SEGV_MAPERR. The handler resets itself (SA_RESETHAND), so returning
-// re-runs the access and the process dies of the fault as it would have.
-void on_fault(int, siginfo_t* info, void*) {
-  if (info != nullptr && (info->si_code == SEGV_ACCERR || info->si_code == SEGV_PKUERR)) {
-    [[maybe_unused]] const ssize_t written =
-        ::write(STDERR_FILENO, fault_line, sizeof fault_line - 1);
-  }
-}
-
 // The process's protection key for guarded GM, allocated once, or -1 where the CPU or kernel has
 // none (then the guard changes the pages' protection instead). A key's access is a per-thread
 // register (PKRU) the runtime writes without a system call, so a window costs a few cycles
@@ -40,14 +21,6 @@ int guard_key() {
 }
 
 }  // namespace
-
-void install_gm_fault_report() {
-  struct sigaction action {};
-  action.sa_sigaction = on_fault;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_SIGINFO | SA_RESETHAND;
-  ::sigaction(SIGSEGV, &action, nullptr);
-}
 
 gm_guard::gm_guard(std::vector<span> spans) : spans_(std::move(spans)), key_(guard_key()) {
   spans_.erase(std::remove_if(spans_.begin(), spans_.end(),

@@ -8,7 +8,8 @@
 // the GM the kernel was given (inputs, outputs, workspace) is mapped without access; the runtime
 // opens it only inside the API calls that read or write GM (DataCopy, GlobalTensor
 // GetValue/SetValue, the ND -> NZ load, Fixpipe, InitGlobalMemory), which record and price what
-// they touch. Any other access faults, and the fault is reported as untraced work naming GM.
+// they touch. Any other access faults, and the fault is reported as untraced work naming GM
+// (crash_report.hpp).
 // The tiling data stays readable: GET_TILING_DATA copies it, and the host program that wrote it
 // never sees the inputs' data.
 //
@@ -26,16 +27,6 @@
 #include <vector>
 
 namespace aopt::sim {
-
-// What the fault report writes on stderr before the process dies of the fault; the parent
-// (sim_device) turns the line after the marker into the candidate's failure.
-inline constexpr const char* gm_guard_marker = "aopt-gm-guard: ";
-
-// Installs the report of a guard's fault (process-wide; the handler stays). Called once before
-// any input set starts: the tiling crash guard (tiling_crash_guard.hpp) saves the handler it finds
-// and restores it afterwards, so a handler installed while a tiling function runs on another
-// thread would be undone.
-void install_gm_fault_report();
 
 class gm_guard {
  public:
