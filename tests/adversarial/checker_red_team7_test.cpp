@@ -236,6 +236,50 @@ TEST_SUITE("adversarial") {
     f.check_honest_still_ok();
   }
 
+  TEST_CASE("red team 7: a kernel cannot give itself GM access back") {
+    // The guard's access is the thread's protection key register (or the pages' protection):
+    // a kernel that wrote the register, or changed the protection, would read GM raw again.
+    // The screen admits neither: a function the package declares but does not define (pkey_set,
+    // mprotect, syscall from the C library) and a compiler builtin off its allow-list.
+    checker_fixture f;
+    const aopt::npu::op_package reduce_sum = rt7_corpus_op("level1/reduce_sum_custom");
+    const std::string with_raw = rt7_reduce_sum_with_raw(reduce_sum);
+    struct reopening {
+      const char* declaration;
+      const char* call;
+      const char* named;
+    };
+    const reopening reopenings[] = {
+        {"extern \"C\" int pkey_set(int, unsigned int);\n", "pkey_set(1, 0);", "pkey_set"},
+        {"extern \"C\" int mprotect(void*, unsigned long, int);\n",
+         "mprotect((void*)((unsigned long)rawX & ~4095UL), 1UL << 24, 3);", "mprotect"},
+        {"extern \"C\" long syscall(long, ...);\n", "syscall(330, 0, 0);", "syscall"},
+        {"__attribute__((target(\"pku\"))) static inline void OpenAll() "
+         "{ __builtin_ia32_wrpkru(0); }\n",
+         "OpenAll();", "__builtin_ia32_wrpkru"},
+    };
+    for (const reopening& e : reopenings) {
+      CAPTURE(e.named);
+      std::string kernel = checker_fixture::replace(
+          with_raw, rt7_reduce_and_store,
+          std::string("            ") + e.call + "\n" +
+              rt7_raw_row_sum("progress * rowsPerTile + r") +
+              "            result.SetValue(progress * rowsPerTile + r,\n"
+              "                            acc + 0.0f * xLocal.GetValue(r * colsAligned));\n");
+      kernel =
+          checker_fixture::replace(kernel, "#include \"kernel_operator.h\"\n",
+                                   std::string("#include \"kernel_operator.h\"\n") + e.declaration);
+      const eval_result r = f.screened.evaluate(reduce_sum, reduce_sum.host_source, kernel, {});
+      CHECK_MESSAGE(r.status == eval_status::compile_error, f.describe(r));
+      CHECK(r.error_kind == "forbidden");
+      CHECK(r.message.find(std::string("`") + e.named + "`") != std::string::npos);
+    }
+    rt7_check_honest(
+        f, reduce_sum,
+        f.screened.evaluate(reduce_sum, reduce_sum.host_source, reduce_sum.kernel_source, {})
+            .latency_us);
+  }
+
   TEST_CASE("red team 7: a GM -> L1 load hits L2 only on bytes the launch touched before") {
     checker_fixture f;
     const aopt::sim::hw_profile hw = aopt::testing::checker_profile();

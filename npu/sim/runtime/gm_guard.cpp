@@ -22,7 +22,8 @@ int guard_key() {
 
 }  // namespace
 
-gm_guard::gm_guard(std::vector<span> spans) : spans_(std::move(spans)), key_(guard_key()) {
+gm_guard::gm_guard(std::vector<span> spans, mechanism how)
+    : spans_(std::move(spans)), key_(how == mechanism::pages ? -1 : guard_key()) {
   spans_.erase(std::remove_if(spans_.begin(), spans_.end(),
                               [](const span& s) { return s.begin == nullptr || s.bytes == 0; }),
                spans_.end());

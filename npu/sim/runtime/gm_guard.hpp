@@ -35,8 +35,12 @@ class gm_guard {
     size_t bytes = 0;
   };
 
+  // How access is taken away: a protection key where the CPU has one (the default), else the
+  // pages' protection. Tests choose `pages` to cover the fallback on a CPU with keys.
+  enum class mechanism { best_available, pages };
+
   // Removes every access to `spans` (empty ones are skipped) until the guard ends.
-  explicit gm_guard(std::vector<span> spans);
+  explicit gm_guard(std::vector<span> spans, mechanism how = mechanism::best_available);
   ~gm_guard();  // read and write again
   gm_guard(const gm_guard&) = delete;
   gm_guard& operator=(const gm_guard&) = delete;
@@ -50,6 +54,9 @@ class gm_guard {
   // std::system_error), the matching last close() takes that away again.
   void open();
   void close() noexcept;
+
+  // Whether this guard uses a protection key (else page protection).
+  bool keyed() const noexcept { return key_ >= 0; }
 
  private:
   // Whether every span took `access`, or the protection key `key`.
