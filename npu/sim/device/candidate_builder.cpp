@@ -55,8 +55,8 @@ std::string join(const std::vector<std::string>& words) {
 // Size and modification time: enough to notice a rebuilt PCH, shim header or compiler.
 std::string toolchain_fingerprint(const sim_toolchain& t) {
   std::string fp = file_stamp(t.compiler) + "\n" + join(t.candidate_flags) + "\n" +
-                   file_stamp(t.pch_dir / "kernel_operator.h.gch") + "\n" +
-                   file_stamp(t.pch_dir / "host/aopt_sim/host_api.h.gch") + "\n";
+                   join(t.tiling_flags) + "\n" + file_stamp(t.pch_dir / "kernel_operator.h.gch") +
+                   "\n" + file_stamp(t.pch_dir / "host/aopt_sim/host_api.h.gch") + "\n";
   std::vector<std::string> headers;
   std::error_code ec;
   for (fs::recursive_directory_iterator it(t.include_dir, ec), end; !ec && it != end;
@@ -329,6 +329,7 @@ sim_toolchain default_sim_toolchain() {
   sim_toolchain t;
   t.compiler = AOPT_CXX_COMPILER;
   t.candidate_flags = split_words(AOPT_SIM_CANDIDATE_FLAGS);
+  t.tiling_flags = split_words(AOPT_SIM_TILING_FLAGS);
   t.link_flags = split_words(AOPT_SIM_LINK_FLAGS);
   t.include_dir = AOPT_SIM_INCLUDE_DIR;
   t.pch_dir = AOPT_SIM_PCH_DIR;
@@ -451,10 +452,11 @@ std::vector<std::string> kernel_unit_flags(const sim_toolchain& t) {
   return flags;
 }
 
-std::vector<std::string> host_unit_flags(const sim_toolchain& t) {
-  // Host code is compiled as CANN compiles it: with the host headers, without the kernel API.
-  // The precompiled host header saves parsing them (and the standard library) per unit.
-  std::vector<std::string> flags = t.candidate_flags;
+namespace {
+
+// The host headers, as CANN compiles host code: without the kernel API. The precompiled host
+// header saves parsing them (and the standard library) per unit.
+std::vector<std::string> with_host_headers(std::vector<std::string> flags, const sim_toolchain& t) {
   flags.push_back("-I" + (t.pch_dir / "host").string());
   flags.push_back("-I" + t.include_dir.string());
   const std::vector<std::string> package = package_include_flags();
@@ -462,6 +464,16 @@ std::vector<std::string> host_unit_flags(const sim_toolchain& t) {
   flags.push_back("-include");
   flags.push_back("aopt_sim/host_api.h");
   return flags;
+}
+
+}  // namespace
+
+std::vector<std::string> host_unit_flags(const sim_toolchain& t) {
+  return with_host_headers(t.tiling_flags, t);
+}
+
+std::vector<std::string> reference_unit_flags(const sim_toolchain& t) {
+  return with_host_headers(t.candidate_flags, t);
 }
 
 candidate_builder::candidate_builder(sim_toolchain toolchain, compile_cache& cache)
@@ -553,7 +565,7 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   host.key = compile_cache::key_of(
       {fingerprint_, join(host.args), host_text, op.tiling_header_source, tiling_source, others});
 
-  unit reference(spec.files.reference, host_args, "obj/reference.o");
+  unit reference(spec.files.reference, reference_unit_flags(toolchain_), "obj/reference.o");
   reference.key = compile_cache::key_of({fingerprint_, join(reference.args), op.reference_source});
   if (limits.cold) kernel.key = host.key = "";
 

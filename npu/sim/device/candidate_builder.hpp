@@ -54,13 +54,16 @@ namespace aopt::npu {
 struct sim_toolchain {
   std::string compiler;                      // g++
   std::vector<std::string> candidate_flags;  // must equal the flags the PCH was built with
-  std::vector<std::string> link_flags;       // e.g. -fuse-ld=gold
-  std::string nm = "/usr/bin/nm";            // reads candidate objects (symbol_check.hpp)
-  std::filesystem::path include_dir;         // the shim headers
-  std::filesystem::path pch_dir;             // kernel_operator.h.gch, host/aopt_sim/host_api.h.gch
-  std::filesystem::path lib_dir;  // libaopt_simdriver.a, libaopt_simprobe.a, libaopt_simrt.a,
-                                  // libaopt_protocol.a
-  std::filesystem::path judge;    // the judge executable (judge_process.hpp)
+  // The tiling program's unit: the candidate flags but for the optimisation level, which keeps
+  // the host PCH valid (npu/sim/CMakeLists.txt says why).
+  std::vector<std::string> tiling_flags;
+  std::vector<std::string> link_flags;  // e.g. -fuse-ld=gold
+  std::string nm = "/usr/bin/nm";       // reads candidate objects (symbol_check.hpp)
+  std::filesystem::path include_dir;    // the shim headers
+  std::filesystem::path pch_dir;        // kernel_operator.h.gch, host/aopt_sim/host_api.h.gch
+  std::filesystem::path lib_dir;        // libaopt_simdriver.a, libaopt_simprobe.a, libaopt_simrt.a,
+                                        // libaopt_protocol.a
+  std::filesystem::path judge;          // the judge executable (judge_process.hpp)
 };
 
 // The toolchain of this build of aopt (compile definitions from npu/sim/CMakeLists.txt).
@@ -69,8 +72,12 @@ sim_toolchain default_sim_toolchain();
 // The compile flags of the generated kernel and host units. Every macro the units need is
 // defined in their generated source, after the precompiled header the last flags force-include:
 // a -D here would make GCC drop the precompiled header (and triple the compile time).
+// The host unit (the tiling program) is compiled with the toolchain's tiling flags; the
+// operator's reference, which computes every expected output, with the candidate flags and the
+// same host headers.
 std::vector<std::string> kernel_unit_flags(const sim_toolchain& t);
 std::vector<std::string> host_unit_flags(const sim_toolchain& t);
+std::vector<std::string> reference_unit_flags(const sim_toolchain& t);
 
 // The generated translation units the package's sources are compiled in (the kernel unit
 // aopt_kernel.cpp, the host unit aopt_host.cpp; see the top of this file): what the AST screen
