@@ -4,9 +4,10 @@
 //                beside the reference's build and runs, so on a small machine it shares the cores
 //   cold_eval_s  the whole first evaluation with an empty object cache: inputs drawn, reference
 //                built and run, candidate built, run and judged
-//   kernel_cc_s  a Stage II step: a new kernel text, host and reference objects cached
-//   tiling_cc_s  a Stage I step that changes the tiling program's code: a new text (a comment
-//                added), kernel and reference objects cached
+//   kernel_cc_s  a Stage II step: a new kernel text and object (a function added), host and
+//                reference objects cached: compile, symbol check and link
+//   tiling_cc_s  a Stage I step that changes the tiling program's code: a new text and object
+//                (a function added), kernel and reference objects cached
 //   value_cc_s   a Stage I step as the mutator makes it: one value of the tiling program's
 //                EVOLVE-BLOCK spelled anew (decimal to hex: another text, the same tiling, so
 //                sim_s is comparable), which a lifted build serves from the caches
@@ -156,8 +157,11 @@ int main(int argc, char** argv) {
     std::vector<double> kernel_cc, tiling_cc, value_cc, sim, latency, throughput;
     std::vector<std::vector<double>> phase_samples;
     for (int rep = 0; rep < reps; ++rep) {
-      // A comment makes a new source text, as a Stage II (kernel) or Stage I (tiling) step does.
-      const std::string salt = fmt::format("\n// bench step {}\n", rep);
+      // A new function makes a new source text and a new object, as a Stage II (kernel) or
+      // Stage I (tiling) step's code does: the unit compiles, its symbols are checked and the
+      // candidate links anew (a comment would leave the object, and so the link, as it was).
+      const std::string salt =
+          fmt::format("\nnamespace aopt_bench_step {{ int salt() {{ return {}; }} }}\n", rep);
       const auto k = device.evaluate(*op, op->host_source, op->kernel_source + salt, eval);
       const auto t = device.evaluate(*op, op->host_source + salt, op->kernel_source, eval);
       kernel_cc.push_back(k.compile_seconds);

@@ -4,23 +4,12 @@
 #include <stdexcept>
 
 #include "base/utf8.hpp"
-#include "npu/protocol/name_table.hpp"
 
 namespace aopt::npu {
 
 namespace {
 
 using json = nlohmann::json;
-
-// Stored in the evaluation cache: never rename.
-constexpr enum_name<eval_status> status_names[] = {
-    {eval_status::ok, "ok"},
-    {eval_status::compile_error, "compile_error"},
-    {eval_status::runtime_error, "runtime_error"},
-    {eval_status::precision_error, "precision_error"},
-    {eval_status::timeout, "timeout"},
-    {eval_status::infra_error, "infra_error"},
-};
 
 // Reads `key` into `out` when present; an absent key keeps the default, so results written
 // by an older driver (or a partial result.json) still load.
@@ -171,14 +160,6 @@ bool improves_on(const eval_result& r, double best_us) {
   if (r.measurement.verdict == "faster") return true;
   if (r.measurement.verdict == "not_faster" || r.measurement.verdict == "filtered") return false;
   return r.latency_us < best_us;
-}
-
-const char* to_string(eval_status s) {
-  return name_of(status_names, s);
-}
-
-bool parse_eval_status(const std::string& text, eval_status& out) {
-  return value_named(status_names, text, out);
 }
 
 bool is_transient_failure(const eval_result& r) {

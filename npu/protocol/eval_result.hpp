@@ -14,20 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "npu/protocol/eval_status.hpp"
+
 namespace aopt::npu {
-
-enum class eval_status {
-  ok,
-  compile_error,
-  runtime_error,
-  precision_error,
-  timeout,
-  infra_error,
-};
-
-const char* to_string(eval_status s);
-// Returns false when `text` names no status.
-bool parse_eval_status(const std::string& text, eval_status& out);
 
 // Busy time of one pipe, summed over the critical (slowest) core, like msprof op's
 // PipeUtilization: time in microseconds and the ratio of the core's total time.

@@ -2,7 +2,10 @@
 // proposes the exploits of issue 17 (forged results with early exits from the tiling function,
 // a static constructor, an atexit handler corrupting the delivery). Evaluated by the simulator
 // device with the static screen off, so the trusted checker alone stands between them and the
-// score: the episode ends with the best of the run without them, latency and tiling.
+// score: the episode ends with the best of the run without them, latency and tiling. The same
+// with issue 30's attacks in the tiling program.
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -121,6 +124,69 @@ TEST_SUITE("adversarial") {
     CHECK(attacked.failures.at("no_delivery") == 2);
     MESSAGE("best " << attacked.best_us << " us; failures "
                     << nlohmann::json(attacked.failures).dump());
+  }
+
+  TEST_CASE("issue 30's attacks from a hostile mutator among honest tilings change nothing") {
+    // The tiling program runs in the candidate process, so a Stage I mutator reaches everything
+    // issue 30 names there: it interposes the runtime (the issue's campaign accepted that file at
+    // 6.05x, cold-confirmed) or the C library, changes the mode of a file of aopt's, sets up
+    // io_uring, rewrites the reference and spec.json in its scratch dir, and breaks its own
+    // scratch dir before crashing. The static screen is off; the episode ends as without them.
+    checker_fixture f;
+    const std::string& t0 = f.op.host_source;
+    const std::string tile_line = "constexpr uint32_t TILE_NUM = 8;";
+    const std::string anchor = "namespace optiling {\n";
+    const std::vector<std::string> honest = {
+        f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 2;"),
+        f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 1;"),
+    };
+    const std::string owned = (f.work.path() / "aopt-owned.txt").string();
+    std::ofstream(owned) << "aopt's\n";
+    const std::filesystem::perms owned_mode = std::filesystem::status(owned).permissions();
+    const std::string constructor = "__attribute__((constructor)) static void aopt_attack() ";
+    auto before_tiling = [&](const std::string& code) {
+      return f.replace(t0, anchor, code + anchor);
+    };
+    const std::vector<std::string> hostile = {
+        before_tiling("extern \"C\" long _ZN8aopt_sim2rt9block_numEv() { return 1; }\n"),
+        before_tiling("extern \"C\" int creat64(const char*, unsigned) { return -1; }\n"),
+        before_tiling("#include <sys/stat.h>\n" + constructor + "{ chmod(" +
+                      nlohmann::json(owned).dump() + ", 0777); }\n"),
+        before_tiling("#include <sys/syscall.h>\n#include <unistd.h>\n" + constructor +
+                      "{ unsigned char p[120] = {}; syscall(__NR_io_uring_setup, 8, p); }\n"),
+        // Writes its own scratch dir only: the expected outputs were made before, elsewhere, so
+        // this one is judged as the baseline tiling it is.
+        before_tiling("#include <cstdio>\n" + constructor +
+                      "{ for (const char* n : {\"reference\", \"spec.json\"}) {"
+                      " FILE* o = std::fopen(n, \"w\"); if (o) { std::fputs(\"forged\", o);"
+                      " std::fclose(o); } } }\n"),
+        before_tiling("#include <cstdlib>\n#include <sys/stat.h>\n" + constructor +
+                      "{ chmod(\".\", 0); std::abort(); }\n"),
+    };
+    std::vector<std::string> mixed;
+    for (size_t i = 0; i < hostile.size(); ++i) {
+      mixed.push_back(hostile[i]);
+      if (i < honest.size()) mixed.push_back(honest[i]);
+    }
+
+    const agent::episode_state clean = run_episode(f, honest);
+    const agent::episode_state attacked = run_episode(f, mixed);
+    CHECK(attacked.candidates == mixed.size());
+    CHECK(attacked.best_us == clean.best_us);
+    CHECK(attacked.best_tiling == clean.best_tiling);
+    CHECK(attacked.best_result.latency_us == clean.best_result.latency_us);
+    const std::string failures = nlohmann::json(attacked.failures).dump();
+    auto failed = [&](const std::string& kind) {
+      const auto it = attacked.failures.find(kind);
+      return it == attacked.failures.end() ? uint64_t{0} : uint64_t{it->second};
+    };
+    CHECK_MESSAGE(failed("forbidden") == 2, failures);
+    CHECK_MESSAGE(failed("sandbox_violation") == 3, failures);
+    uint64_t refused = 0;
+    for (const auto& [kind, n] : attacked.failures) refused += n;
+    CHECK(refused == hostile.size() - 1);
+    CHECK(std::filesystem::status(owned).permissions() == owned_mode);
+    MESSAGE("best " << attacked.best_us << " us; failures " << failures);
   }
 
   TEST_CASE("a best that only works on the tuning shape is not reported as the result") {

@@ -1,12 +1,14 @@
 // Issue 30 item 2: the sandbox is an allow-list of system calls, and candidates run as an
 // identity that owns nothing of aopt's. The escapes the issue found, as the attacker wrote them
 // (a static constructor of the kernel, the screen off): chmod and utimensat on a file of aopt's
-// outside the scratch dir, and io_uring, which created the socket `socket` may not, to reach a
+// outside the scratch dir (and, not named by the issue, chown, an extended attribute and a device
+// node or FIFO beside it), and io_uring, which created the socket `socket` may not, to reach a
 // UNIX socket outside. Each is killed (sandbox_violation) and leaves the file and the socket
 // untouched; the honest candidate evaluated next is still ok with its true latency.
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -45,9 +47,10 @@ bool searchable_by_others(const fs::path& dir) {
 }  // namespace
 
 TEST_SUITE("adversarial") {
-  TEST_CASE("sandbox allow-list: chmod and utimensat of aopt's files are killed") {
+  TEST_CASE("sandbox allow-list: chmod, utimensat, xattrs and mknod on aopt's files are killed") {
     checker_fixture f;
     const fs::path target = f.work.path() / "aopt-owned.txt";
+    const fs::path node = f.work.path() / "aopt-fifo";
     std::ofstream(target) << "aopt's\n";
     fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write);
     struct stat before {};
@@ -64,6 +67,14 @@ TEST_SUITE("adversarial") {
         "#include <unistd.h>\n"
         "__attribute__((constructor)) static void aopt_attack() { chown(" +
             literal(target.string()) + ", 65534, 65534); }\n",
+        // Attributes ride along with a file aopt trusts (a user.* attribute needs no privilege).
+        "#include <sys/xattr.h>\n"
+        "__attribute__((constructor)) static void aopt_attack() { setxattr(" +
+            literal(target.string()) + ", \"user.aopt\", \"x\", 1, 0); }\n",
+        // A FIFO beside aopt's files would block whichever aopt process opened it.
+        "#include <sys/stat.h>\n"
+        "__attribute__((constructor)) static void aopt_attack() { mknod(" +
+            literal(node.string()) + ", S_IFIFO | 0666, 0); }\n",
     };
     for (const std::string& attack : attacks) {
       CAPTURE(attack);
@@ -76,6 +87,9 @@ TEST_SUITE("adversarial") {
       CHECK(after.st_mode == before.st_mode);
       CHECK(after.st_mtim.tv_sec == before.st_mtim.tv_sec);
       CHECK(after.st_uid == before.st_uid);
+      char value[8];
+      CHECK(::getxattr(target.c_str(), "user.aopt", value, sizeof value) < 0);
+      CHECK_FALSE(fs::exists(node));
       f.check_honest_still_ok();
     }
   }

@@ -255,9 +255,11 @@ struct link_job {
 };
 
 // What a link depends on besides its objects: the linker, its flags and the simulator libraries
-// (size and time, as the toolchain fingerprint stamps the headers).
+// (size and time, as the toolchain fingerprint stamps the headers), and how they are linked.
+// `libs`: the driver, reference, probe, runtime and protocol libraries.
 std::string link_inputs_stamp(const sim_toolchain& t, const fs::path (&libs)[5]) {
-  std::string stamp = file_stamp(t.compiler) + "\n" + join(t.link_flags) + "\n";
+  std::string stamp = file_stamp(t.compiler) + "\n" + join(t.link_flags) + "\n" +
+                      join(simulator_link_libraries(libs[3], libs[4])) + "\n";
   for (const fs::path& lib : libs) stamp += file_stamp(lib) + "\n";
   return stamp;
 }
@@ -295,8 +297,8 @@ link_failure link_executable(const sim_toolchain& toolchain, const fs::path& scr
   // The main library first: it uses the runtime, which uses the protocol (op.json), and static
   // libraries resolve left to right.
   link.argv.push_back(job.main_lib.string());
-  link.argv.push_back(runtime_lib.string());
-  link.argv.push_back(protocol_lib.string());
+  const std::vector<std::string> libraries = simulator_link_libraries(runtime_lib, protocol_lib);
+  link.argv.insert(link.argv.end(), libraries.begin(), libraries.end());
   link.argv.push_back("-pthread");
   link_failure failed;
   auto linked = run_subprocess(link);
@@ -474,6 +476,12 @@ std::vector<std::string> host_unit_flags(const sim_toolchain& t) {
 
 std::vector<std::string> reference_unit_flags(const sim_toolchain& t) {
   return with_host_headers(t.candidate_flags, t);
+}
+
+std::vector<std::string> simulator_link_libraries(const fs::path& runtime_lib,
+                                                  const fs::path& protocol_lib) {
+  return {"-Wl,--whole-archive", runtime_lib.string(), "-Wl,--no-whole-archive",
+          protocol_lib.string()};
 }
 
 candidate_builder::candidate_builder(sim_toolchain toolchain, compile_cache& cache)
@@ -734,7 +742,9 @@ std::string candidate_builder::opdef_reader_key(const std::map<std::string, std:
   // they change in a way the libraries' stamps do not show.
   content_hasher key;
   key.add("opdef-reader-v2").add(fingerprint_).add(join(host_unit_flags(toolchain_)));
-  key.add(join(toolchain_.link_flags));
+  key.add(join(toolchain_.link_flags))
+      .add(join(simulator_link_libraries(toolchain_.lib_dir / "libaopt_simrt.a",
+                                         toolchain_.lib_dir / "libaopt_protocol.a")));
   for (const char* lib : {"libaopt_simrt.a", "libaopt_protocol.a"}) {
     key.add(file_stamp(toolchain_.lib_dir / lib));
   }
@@ -824,8 +834,9 @@ build_outcome candidate_builder::build_opdef_reader(const std::map<std::string, 
   o.argv.insert(o.argv.end(), toolchain_.link_flags.begin(), toolchain_.link_flags.end());
   for (const std::string& source : sources) o.argv.push_back(source);
   for (const char* a : {"-o", "opdef"}) o.argv.push_back(a);
-  o.argv.push_back((toolchain_.lib_dir / "libaopt_simrt.a").string());
-  o.argv.push_back((toolchain_.lib_dir / "libaopt_protocol.a").string());
+  const std::vector<std::string> libraries = simulator_link_libraries(
+      toolchain_.lib_dir / "libaopt_simrt.a", toolchain_.lib_dir / "libaopt_protocol.a");
+  o.argv.insert(o.argv.end(), libraries.begin(), libraries.end());
   o.argv.push_back("-pthread");
   auto r = run_subprocess(o);
   if (!r.ok()) {

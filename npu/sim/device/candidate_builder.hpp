@@ -79,6 +79,16 @@ std::vector<std::string> kernel_unit_flags(const sim_toolchain& t);
 std::vector<std::string> host_unit_flags(const sim_toolchain& t);
 std::vector<std::string> reference_unit_flags(const sim_toolchain& t);
 
+// The simulator's libraries as every candidate-side link names them, after the candidate's
+// objects and the executable's main library: the runtime as a whole archive, so that every
+// definition of its own is in the link and an object of the candidate's defining one of its names
+// fails as a duplicate definition instead of replacing it (issue 30: the runtime cannot be
+// interposed, whatever symbol_check.hpp, which refuses such a name first, might miss); then the
+// protocol library, whose members the runtime calls (as an ordinary archive: the one that reads
+// op.json also calls aopt's base library, which a candidate does not link).
+std::vector<std::string> simulator_link_libraries(const std::filesystem::path& runtime_lib,
+                                                  const std::filesystem::path& protocol_lib);
+
 // The generated translation units the package's sources are compiled in (the kernel unit
 // aopt_kernel.cpp, the host unit aopt_host.cpp; see the top of this file): what the AST screen
 // parses, so that it judges exactly what the compiler compiles.
