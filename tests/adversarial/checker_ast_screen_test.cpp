@@ -432,6 +432,13 @@ TEST_SUITE("adversarial") {
         {"glibc alias",
          "extern \"C\" int creat64(const char*, unsigned);\n"
          "void forge() { creat64(\"x\", 0600); }"},
+        {"glibc alias __write",
+         "extern \"C\" long __write(int, const void*, unsigned long);\n"
+         "void forge() { __write(1, \"x\", 1); }"},
+        {"glibc alias openat64",
+         "extern \"C\" int openat64(int, const char*, int, ...);\n"
+         "void forge() { openat64(-100, \"x\", 0); }"},
+        {"digraph include", "%:include <fstream>\nvoid forge() { std::ofstream(\"x\") << 1; }"},
         {"composite internals", "auto forge = &AscendC::detail::composite_call;"},
         {"function pointer", "auto forge = &AscendC::detail::composite_call;"},
         {"template ADL",
