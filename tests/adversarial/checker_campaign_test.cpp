@@ -75,18 +75,47 @@ agent::episode_state run_episode(checker_fixture& f, const std::vector<std::stri
   return e.state();
 }
 
+// Two honest Stage I steps from the fixture's tiling program: fewer tiles.
+std::vector<std::string> honest_tilings(checker_fixture& f) {
+  const std::string tile_line = "constexpr uint32_t TILE_NUM = 8;";
+  return {f.replace(f.op.host_source, tile_line, "constexpr uint32_t TILE_NUM = 2;"),
+          f.replace(f.op.host_source, tile_line, "constexpr uint32_t TILE_NUM = 1;")};
+}
+
+// Runs the honest tilings alone, then each hostile one followed by the next honest one, and
+// checks that the second episode evaluated them all and ends as the first: its final state.
+agent::episode_state run_attacked_as_clean(checker_fixture& f,
+                                           const std::vector<std::string>& honest,
+                                           const std::vector<std::string>& hostile) {
+  std::vector<std::string> mixed;
+  for (size_t i = 0; i < hostile.size(); ++i) {
+    mixed.push_back(hostile[i]);
+    if (i < honest.size()) mixed.push_back(honest[i]);
+  }
+  const agent::episode_state clean = run_episode(f, honest);
+  agent::episode_state attacked = run_episode(f, mixed);
+  CHECK(attacked.candidates == mixed.size());
+  CHECK(attacked.best_us == clean.best_us);
+  CHECK(attacked.best_tiling == clean.best_tiling);
+  CHECK(attacked.best_result.latency_us == clean.best_result.latency_us);
+  return attacked;
+}
+
+// How many of the episode's candidates failed, of any kind.
+uint64_t refused(const agent::episode_state& s) {
+  uint64_t n = 0;
+  for (const auto& [kind, count] : s.failures) n += count;
+  return n;
+}
+
 }  // namespace
 
 TEST_SUITE("adversarial") {
   TEST_CASE("a hostile mutator's exploits among honest tilings leave the episode's result as is") {
     checker_fixture f;
     const std::string& t0 = f.op.host_source;
-    const std::string tile_line = "constexpr uint32_t TILE_NUM = 8;";
     const std::string body = "  AddTiledTilingData tiling;\n";
-    const std::vector<std::string> honest = {
-        f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 2;"),
-        f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 1;"),
-    };
+    const std::vector<std::string> honest = honest_tilings(f);
     const std::string includes = "#include <cstdio>\n#include <cstdlib>\n#include <unistd.h>\n";
     const std::vector<std::string> hostile = {
         includes + f.replace(t0, body,
@@ -102,24 +131,11 @@ TEST_SUITE("adversarial") {
                              "::write(fd, \"AOPTEND1\", 8); });\n" +
                                  body),
     };
-    std::vector<std::string> mixed;
-    for (size_t i = 0; i < hostile.size(); ++i) {
-      mixed.push_back(hostile[i]);
-      if (i < honest.size()) mixed.push_back(honest[i]);
-    }
-
-    const agent::episode_state clean = run_episode(f, honest);
-    const agent::episode_state attacked = run_episode(f, mixed);
-    CHECK(attacked.candidates == mixed.size());
-    CHECK(attacked.best_us == clean.best_us);
-    CHECK(attacked.best_tiling == clean.best_tiling);
-    CHECK(attacked.best_result.latency_us == clean.best_result.latency_us);
+    const agent::episode_state attacked = run_attacked_as_clean(f, honest, hostile);
     // Every hostile candidate was evaluated; the two that forge an exit were refused. The atexit
     // handler never runs (the candidate ends right after its delivery without exit handlers:
     // delivery_channel::exit_delivered), so that one is judged as the baseline tiling it is.
-    uint64_t refused = 0;
-    for (const auto& [kind, n] : attacked.failures) refused += n;
-    CHECK(refused == hostile.size() - 1);
+    CHECK(refused(attacked) == hostile.size() - 1);
     CHECK(attacked.failures.count("no_delivery") == 1);
     CHECK(attacked.failures.at("no_delivery") == 2);
     MESSAGE("best " << attacked.best_us << " us; failures "
@@ -134,12 +150,8 @@ TEST_SUITE("adversarial") {
     // scratch dir before crashing. The static screen is off; the episode ends as without them.
     checker_fixture f;
     const std::string& t0 = f.op.host_source;
-    const std::string tile_line = "constexpr uint32_t TILE_NUM = 8;";
     const std::string anchor = "namespace optiling {\n";
-    const std::vector<std::string> honest = {
-        f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 2;"),
-        f.replace(t0, tile_line, "constexpr uint32_t TILE_NUM = 1;"),
-    };
+    const std::vector<std::string> honest = honest_tilings(f);
     const std::string owned = (f.work.path() / "aopt-owned.txt").string();
     std::ofstream(owned) << "aopt's\n";
     const std::filesystem::perms owned_mode = std::filesystem::status(owned).permissions();
@@ -163,18 +175,7 @@ TEST_SUITE("adversarial") {
         before_tiling("#include <cstdlib>\n#include <sys/stat.h>\n" + constructor +
                       "{ chmod(\".\", 0); std::abort(); }\n"),
     };
-    std::vector<std::string> mixed;
-    for (size_t i = 0; i < hostile.size(); ++i) {
-      mixed.push_back(hostile[i]);
-      if (i < honest.size()) mixed.push_back(honest[i]);
-    }
-
-    const agent::episode_state clean = run_episode(f, honest);
-    const agent::episode_state attacked = run_episode(f, mixed);
-    CHECK(attacked.candidates == mixed.size());
-    CHECK(attacked.best_us == clean.best_us);
-    CHECK(attacked.best_tiling == clean.best_tiling);
-    CHECK(attacked.best_result.latency_us == clean.best_result.latency_us);
+    const agent::episode_state attacked = run_attacked_as_clean(f, honest, hostile);
     const std::string failures = nlohmann::json(attacked.failures).dump();
     auto failed = [&](const std::string& kind) {
       const auto it = attacked.failures.find(kind);
@@ -182,9 +183,7 @@ TEST_SUITE("adversarial") {
     };
     CHECK_MESSAGE(failed("forbidden") == 2, failures);
     CHECK_MESSAGE(failed("sandbox_violation") == 3, failures);
-    uint64_t refused = 0;
-    for (const auto& [kind, n] : attacked.failures) refused += n;
-    CHECK(refused == hostile.size() - 1);
+    CHECK(refused(attacked) == hostile.size() - 1);
     CHECK(std::filesystem::status(owned).permissions() == owned_mode);
     MESSAGE("best " << attacked.best_us << " us; failures " << failures);
   }

@@ -2,8 +2,6 @@
 // [4, 1024], four blocks, with kernels that are right, wrong in the ways candidates go wrong,
 // or unusable. Entry points go through aopt::sim::candidate_entries, so no global symbols.
 #include <doctest/doctest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <csignal>
@@ -37,6 +35,7 @@ REGISTER_TILING_DATA_CLASS(DriverRunTestAxpy, DriverRunTestTiling);
 #include "npu/sim/runtime/input_generator.hpp"
 #include "npu/sim/runtime/run_driver.hpp"
 #include "npu/sim/runtime/tensor_check.hpp"
+#include "sim/forked_child.hpp"
 
 namespace driver_run_test {
 
@@ -334,41 +333,12 @@ json run(const aopt::sim::candidate_entries& e, const json& s = spec()) {
 
 // How `e` ends in a child process of its own, as a candidate runs: a kernel that touches GM behind
 // the traced API faults there (gm_guard.hpp), which would take the test process with it.
-struct child_outcome {
-  bool killed_by_segv = false;
-  std::string stderr_text;
-};
-child_outcome run_in_child(const aopt::sim::candidate_entries& e, const json& s = spec()) {
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::dup2(fds[1], STDERR_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
+using aopt::sim::testing::child_end;
+child_end run_in_child(const aopt::sim::candidate_entries& e, const json& s = spec()) {
+  return aopt::sim::testing::run_in_forked_child([&] {
     json result;
     aopt::sim::run_driver(s, e, result);
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  child_outcome out;
-  char buffer[4096];
-  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
-    out.stderr_text.append(buffer, static_cast<size_t>(n));
-  ::close(fds[0]);
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  out.killed_by_segv = WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
-  return out;
-}
-
-// Whether `c` died where its kernel touched GM outside the traced API.
-bool refused_raw_gm(const child_outcome& c) {
-  return c.killed_by_segv &&
-         c.stderr_text.find(std::string(aopt::sim::gm_guard_marker) +
-                            "the kernel touched simulated GM outside the traced tensor API") !=
-             std::string::npos;
+  });
 }
 
 bool contains(const json& result, const std::string& text) {
@@ -454,9 +424,9 @@ TEST_SUITE("sim") {
     // Its answer is right for input set 0, but its raw store faults where it happens: the GM is
     // out of the kernel's reach outside the traced API (gm_guard.hpp), and the device reports the
     // guard's line as untraced_work.
-    const child_outcome c = run_in_child(entries(&tiling_func<4>, &memorizing_kernel));
+    const child_end c = run_in_child(entries(&tiling_func<4>, &memorizing_kernel));
     INFO(c.stderr_text);
-    CHECK(refused_raw_gm(c));
+    CHECK(aopt::sim::testing::died_of_untraced_gm(c));
   }
 
   TEST_CASE("output elements the kernel never writes are reported as unwritten") {
@@ -599,9 +569,9 @@ TEST_SUITE("sim") {
   TEST_CASE("raw-pointer compute, faster than the roofline allows, is untraced work") {
     // Refused at its first raw access (gm_guard.hpp), long before a latency exists to compare
     // with the roofline.
-    const child_outcome c = run_in_child(entries(&tiling_func<1>, &raw_pointer_kernel));
+    const child_end c = run_in_child(entries(&tiling_func<1>, &raw_pointer_kernel));
     INFO(c.stderr_text);
-    CHECK(refused_raw_gm(c));
+    CHECK(aopt::sim::testing::died_of_untraced_gm(c));
   }
 
   TEST_CASE("an unusable spec or missing entry point is an infra error and returns 2") {
@@ -633,13 +603,13 @@ TEST_SUITE("sim") {
     two_threads["set_threads"] = 2;
     for (int run = 0; run < 10; ++run) {
       CAPTURE(run);
-      const child_outcome kernel_fault =
+      const child_end kernel_fault =
           run_in_child(entries(&tiling_held_open, &raw_store_while_other_set_tiles), two_threads);
       INFO(kernel_fault.stderr_text);
-      CHECK(refused_raw_gm(kernel_fault));
+      CHECK(aopt::sim::testing::died_of_untraced_gm(kernel_fault));
       CHECK(kernel_fault.stderr_text.find(aopt::sim::tiling_crash_marker) == std::string::npos);
       // And the other way: the tiling function that crashes is named while a kernel runs.
-      const child_outcome tiling_crash = run_in_child(
+      const child_end tiling_crash = run_in_child(
           entries(&tiling_crashing_second, &correct_while_other_set_tiles), two_threads);
       INFO(tiling_crash.stderr_text);
       CHECK(tiling_crash.killed_by_segv);

@@ -2,9 +2,7 @@
 // and the pages' protection, which the simulator falls back to elsewhere. A CPU with keys would
 // otherwise never run the fallback, so the tests choose it.
 #include <doctest/doctest.h>
-#include <signal.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -13,6 +11,7 @@
 
 #include "npu/sim/runtime/crash_report.hpp"
 #include "npu/sim/runtime/gm_guard.hpp"
+#include "sim/forked_child.hpp"
 
 namespace gm_guard_test {
 
@@ -39,48 +38,18 @@ class gm_pages {
   size_t bytes_ = 0;
 };
 
-struct child_end {
-  bool killed_by_segv = false;
-  bool exited_zero = false;
-  std::string stderr_text;
-};
+using aopt::sim::testing::child_end;
 
 // Runs `touch` in a child process as a core's kernel (the guard's access taken from its thread)
-// with the simulator's crash report installed; how it ended and what it wrote on stderr.
+// with the simulator's crash report installed.
 template <typename Touch>
 child_end run_as_kernel(const gm_guard& guard, Touch touch) {
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::dup2(fds[1], STDERR_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
+  return aopt::sim::testing::run_in_forked_child([&] {
     aopt::sim::install_crash_report();
     guard.kernel_starts();
     touch();
     guard.kernel_ended();
-    ::_exit(0);
-  }
-  ::close(fds[1]);
-  child_end end;
-  char buffer[4096];
-  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
-    end.stderr_text.append(buffer, static_cast<size_t>(n));
-  ::close(fds[0]);
-  int status = 0;
-  REQUIRE(::waitpid(pid, &status, 0) == pid);
-  end.killed_by_segv = WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV;
-  end.exited_zero = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  return end;
-}
-
-bool reported_untraced(const child_end& end) {
-  return end.killed_by_segv &&
-         end.stderr_text.find(std::string(aopt::sim::gm_guard_marker) +
-                              "the kernel touched simulated GM outside the traced tensor API") !=
-             std::string::npos;
+  });
 }
 
 }  // namespace gm_guard_test
@@ -100,9 +69,9 @@ TEST_SUITE("sim") {
       // A kernel's raw read and its raw write fault, and the crash report names untraced work.
       const child_end read = run_as_kernel(guard, [&] { (void)*gm.last_byte(); });
       INFO(read.stderr_text);
-      CHECK(reported_untraced(read));
+      CHECK(aopt::sim::testing::died_of_untraced_gm(read));
       const child_end write = run_as_kernel(guard, [&] { *gm.last_byte() = 1; });
-      CHECK(reported_untraced(write));
+      CHECK(aopt::sim::testing::died_of_untraced_gm(write));
 
       // Inside a window (nested, as an API calling another one) the kernel reads and writes;
       // after the outer window closes it faults again.
@@ -118,7 +87,7 @@ TEST_SUITE("sim") {
         (void)*gm.last_byte();
       });
       INFO(windowed.stderr_text);
-      CHECK(reported_untraced(windowed));
+      CHECK(aopt::sim::testing::died_of_untraced_gm(windowed));
       const child_end inside = run_as_kernel(guard, [&] {
         aopt::sim::gm_window open(&guard);
         *gm.last_byte() = 9;

@@ -254,12 +254,13 @@ struct link_job {
   fs::path main_lib;
 };
 
-// What a link depends on besides its objects: the linker, its flags and the simulator libraries
-// (size and time, as the toolchain fingerprint stamps the headers), and how they are linked.
-// `libs`: the driver, reference, probe, runtime and protocol libraries.
-std::string link_inputs_stamp(const sim_toolchain& t, const fs::path (&libs)[5]) {
-  std::string stamp = file_stamp(t.compiler) + "\n" + join(t.link_flags) + "\n" +
-                      join(simulator_link_libraries(libs[3], libs[4])) + "\n";
+// What a link depends on besides its objects: the linker, its flags, the simulator libraries
+// (size and time, as the toolchain fingerprint stamps the headers) and how they are linked
+// (`link_libraries`, simulator_link_libraries).
+std::string link_inputs_stamp(const sim_toolchain& t, const fs::path (&libs)[5],
+                              const std::vector<std::string>& link_libraries) {
+  std::string stamp =
+      file_stamp(t.compiler) + "\n" + join(t.link_flags) + "\n" + join(link_libraries) + "\n";
   for (const fs::path& lib : libs) stamp += file_stamp(lib) + "\n";
   return stamp;
 }
@@ -682,7 +683,8 @@ build_outcome candidate_builder::build(const op_package& op, const std::string& 
   // The candidate links kernel and host only: the reference (and so the expected outputs) is
   // never in its address space. The reference is built alone, in a directory of its own.
   const fs::path libs[] = {driver_lib, reference_lib, probe_lib, runtime_lib, protocol_lib};
-  const std::string libs_stamp = link_inputs_stamp(toolchain_, libs);
+  const std::string libs_stamp =
+      link_inputs_stamp(toolchain_, libs, simulator_link_libraries(runtime_lib, protocol_lib));
   std::vector<link_job> links;
   if (limits.probe_only) {
     links.push_back({probe_executable_name, {host.object}, probe_lib});
