@@ -482,7 +482,7 @@ std::vector<std::string> reference_unit_flags(const sim_toolchain& t) {
 std::vector<std::string> simulator_link_libraries(const fs::path& runtime_lib,
                                                   const fs::path& protocol_lib) {
   return {"-Wl,--whole-archive", runtime_lib.string(), "-Wl,--no-whole-archive",
-          protocol_lib.string()};
+          protocol_lib.string(), "-lmvec"};
 }
 
 candidate_builder::candidate_builder(sim_toolchain toolchain, compile_cache& cache)

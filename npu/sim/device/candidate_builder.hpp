@@ -85,7 +85,8 @@ std::vector<std::string> reference_unit_flags(const sim_toolchain& t);
 // fails as a duplicate definition instead of replacing it (issue 30: the runtime cannot be
 // interposed, whatever symbol_check.hpp, which refuses such a name first, might miss); then the
 // protocol library, whose members the runtime calls (as an ordinary archive: the one that reads
-// op.json also calls aopt's base library, which a candidate does not link).
+// op.json also calls aopt's base library, which a candidate does not link); then glibc's vector
+// math, which the runtime's element-wise loops call (runtime/vector_libm.hpp).
 std::vector<std::string> simulator_link_libraries(const std::filesystem::path& runtime_lib,
                                                   const std::filesystem::path& protocol_lib);
 

@@ -7,6 +7,7 @@
 #include "half_convert.hpp"
 #include "kernel_numeric.hpp"
 #include "kernel_vector.hpp"
+#include "vector_libm.hpp"
 
 namespace aopt::sim::kernel {
 namespace {
@@ -122,30 +123,42 @@ struct op_not {
     static constexpr bool float_only = true;         \
     float operator()(float x) const { return expr; } \
   };
-AOPT_FLOAT_UNARY(op_exp, std::exp(x))
-AOPT_FLOAT_UNARY(op_ln, std::log(x))
+// Ops that call libm's transcendental functions, run through their vector variants
+// (vector_libm.hpp).
+#define AOPT_LIBM_UNARY(name, expr)                  \
+  struct name {                                      \
+    static constexpr bool float_only = true;         \
+    static constexpr bool calls_libm = true;         \
+    float operator()(float x) const { return expr; } \
+  };
+AOPT_LIBM_UNARY(op_exp, std::exp(x))
+AOPT_LIBM_UNARY(op_ln, std::log(x))
 AOPT_FLOAT_UNARY(op_sqrt, std::sqrt(x))
 AOPT_FLOAT_UNARY(op_rsqrt, 1.0f / std::sqrt(x))
 AOPT_FLOAT_UNARY(op_reciprocal, 1.0f / x)
-AOPT_FLOAT_UNARY(op_tanh, std::tanh(x))
-AOPT_FLOAT_UNARY(op_sigmoid, 1.0f / (1.0f + std::exp(-x)))
-AOPT_FLOAT_UNARY(op_sin, std::sin(x))
-AOPT_FLOAT_UNARY(op_cos, std::cos(x))
-AOPT_FLOAT_UNARY(op_erf, std::erf(x))
-AOPT_FLOAT_UNARY(op_silu, x / (1.0f + std::exp(-x)))
+AOPT_LIBM_UNARY(op_tanh, std::tanh(x))
+AOPT_LIBM_UNARY(op_sigmoid, 1.0f / (1.0f + std::exp(-x)))
+AOPT_LIBM_UNARY(op_sin, std::sin(x))
+AOPT_LIBM_UNARY(op_cos, std::cos(x))
+AOPT_LIBM_UNARY(op_erf, std::erf(x))
+AOPT_LIBM_UNARY(op_silu, x / (1.0f + std::exp(-x)))
 // The tanh approximation of GELU.
-AOPT_FLOAT_UNARY(op_gelu,
-                 0.5f * x * (1.0f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x))))
+AOPT_LIBM_UNARY(op_gelu, 0.5f * x * (1.0f + std::tanh(0.7978845608f * (x + 0.044715f * x * x * x))))
 AOPT_FLOAT_UNARY(op_floor, std::floor(x))
 AOPT_FLOAT_UNARY(op_ceil, std::ceil(x))
 AOPT_FLOAT_UNARY(op_round, std::round(x))
 AOPT_FLOAT_UNARY(op_trunc, std::trunc(x))
+#undef AOPT_LIBM_UNARY
 #undef AOPT_FLOAT_UNARY
 
 template <typename Op, typename = void>
 struct float_only : std::false_type {};
 template <typename Op>
 struct float_only<Op, std::void_t<decltype(Op::float_only)>> : std::true_type {};
+template <typename Op, typename = void>
+struct calls_libm : std::false_type {};
+template <typename Op>
+struct calls_libm<Op, std::void_t<decltype(Op::calls_libm)>> : std::true_type {};
 template <typename Op, typename = void>
 struct integer_only : std::false_type {};
 template <typename Op>
@@ -209,8 +222,7 @@ AOPT_SIM_VECTOR_LOOP void scalar_loop(uint8_t* d, const uint8_t* a, const uint8_
 }
 
 template <typename S, typename Op>
-AOPT_SIM_VECTOR_LOOP void unary_loop(uint8_t* d, const uint8_t* a, const uint8_t*, size_t n,
-                                     const chunk_args&) {
+__attribute__((always_inline)) inline void unary_elements(uint8_t* d, const uint8_t* a, size_t n) {
   S* __restrict dst = reinterpret_cast<S*>(d);
   const S* __restrict x = reinterpret_cast<const S*>(a);
   const Op op;
@@ -223,6 +235,18 @@ AOPT_SIM_VECTOR_LOOP void unary_loop(uint8_t* d, const uint8_t* a, const uint8_t
     return;
   }
   for (size_t i = 0; i < n; ++i) dst[i] = elem<S>::store(op(elem<S>::load(x[i])));
+}
+
+template <typename S, typename Op>
+AOPT_SIM_VECTOR_LOOP void unary_loop(uint8_t* d, const uint8_t* a, const uint8_t*, size_t n,
+                                     const chunk_args&) {
+  unary_elements<S, Op>(d, a, n);
+}
+
+template <typename S, typename Op>
+AOPT_SIM_LIBM_LOOP void unary_libm_loop(uint8_t* d, const uint8_t* a, const uint8_t*, size_t n,
+                                        const chunk_args&) {
+  unary_elements<S, Op>(d, a, n);
 }
 
 template <typename S>
@@ -266,6 +290,8 @@ chunk_fn unary_if_supported() {
     return nullptr;
   else if constexpr (integer_only<Op>::value && !is_int<S>)
     return nullptr;
+  else if constexpr (calls_libm<Op>::value)
+    return &unary_libm_loop<S, Op>;
   else
     return &unary_loop<S, Op>;
 }
